@@ -1,0 +1,131 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ProcInspector answers questions about local processes. The state package supplies the real one; tests
+// supply fakes or spawn real children.
+type ProcInspector interface {
+	// Alive reports whether pid exists. EPERM counts as alive (the process exists, it is just not ours).
+	Alive(pid int) bool
+	// StartTime returns when pid started, if it can be known.
+	StartTime(pid int) (time.Time, bool)
+}
+
+// Env is what judging needs from the world.
+type Env struct {
+	Now        time.Time
+	Host       string
+	StaleAfter time.Duration
+	Proc       ProcInspector
+}
+
+// DefaultStaleAfter is the jonggrang convention's own rule (cleanStaleLocks, 30 minutes).
+const DefaultStaleAfter = 30 * time.Minute
+
+// pidReuseSlack absorbs clock granularity: /proc start times have clock-tick resolution and lock timestamps
+// are often second-precision.
+const pidReuseSlack = 2 * time.Second
+
+// SameHost compares host names the way people mean them: case-insensitively, and "box" equals "box.lan".
+func SameHost(a, b string) bool {
+	short := func(h string) string {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if i := strings.IndexByte(h, '.'); i > 0 {
+			h = h[:i]
+		}
+		return h
+	}
+	return short(a) == short(b)
+}
+
+// JudgeLock sets Verdict, Reasons and AgeSeconds on l by the SPEC rules. The judgement is always explained.
+func JudgeLock(l *Lock, env Env) {
+	l.Reasons = nil
+	staleAfter := env.StaleAfter
+	if staleAfter <= 0 {
+		staleAfter = DefaultStaleAfter
+	}
+	var age time.Duration
+	if l.AcquiredAt != nil {
+		age = env.Now.Sub(*l.AcquiredAt)
+		l.AgeSeconds = int64(age / time.Second)
+	}
+	verdict := func(v Verdict, format string, args ...any) {
+		l.Verdict = v
+		l.Reasons = append(l.Reasons, fmt.Sprintf(format, args...))
+	}
+
+	if l.ParseError != "" {
+		verdict(VerdictStale, "unparsable: %s", l.ParseError)
+		return
+	}
+	if l.Host != "" && env.Host != "" && !SameHost(l.Host, env.Host) {
+		verdict(VerdictUnknown, "held on %s; liveness cannot be checked here", l.Host)
+		if l.AcquiredAt != nil {
+			l.Reasons = append(l.Reasons, "age "+HumanDuration(age))
+		}
+		return
+	}
+	if l.AcquiredAt != nil && age < -time.Minute {
+		l.Reasons = append(l.Reasons, fmt.Sprintf("acquired_at is %s in the future", HumanDuration(-age)))
+	}
+	switch {
+	case l.PID < 0 || l.PID > maxPID:
+		verdict(VerdictUnknown, "pid %d is not a valid process id", l.PID)
+		return
+	case l.PID > 0 && env.Proc != nil:
+		if !env.Proc.Alive(l.PID) {
+			verdict(VerdictStale, "pid %d is not running on this host", l.PID)
+			return
+		}
+		if l.AcquiredAt != nil {
+			if started, ok := env.Proc.StartTime(l.PID); ok && started.After(l.AcquiredAt.Add(pidReuseSlack)) {
+				verdict(VerdictStale, "pid %d started at %s, after the lock was taken at %s (pid reused)",
+					l.PID, started.UTC().Format(time.RFC3339), l.AcquiredAt.UTC().Format(time.RFC3339))
+				return
+			}
+		}
+		verdict(VerdictLive, "pid %d is running", l.PID)
+		if l.AcquiredAt != nil && age > staleAfter {
+			l.Reasons = append(l.Reasons, fmt.Sprintf("age %s exceeds %s, but the process is alive", HumanDuration(age), HumanDuration(staleAfter)))
+		}
+		return
+	}
+	// No pid (or pid 0): only the age can speak, and only the jonggrang convention defines an age rule.
+	if l.PID == 0 && l.Kind == KindResumable {
+		verdict(VerdictUnknown, "no pid recorded; liveness cannot be checked")
+		return
+	}
+	if l.AcquiredAt == nil {
+		verdict(VerdictUnknown, "no usable timestamp and no pid; the convention never expires such a lock")
+		return
+	}
+	if age > staleAfter {
+		verdict(VerdictStale, "age %s exceeds %s", HumanDuration(age), HumanDuration(staleAfter))
+		return
+	}
+	verdict(VerdictLive, "age %s is within %s", HumanDuration(age), HumanDuration(staleAfter))
+}
+
+// maxPID is Linux's PID_MAX_LIMIT (2^22); anything above can never be a process.
+const maxPID = 1 << 22
+
+// HumanDuration renders a duration compactly: 45s, 5m, 2h0m, 3d4h.
+func HumanDuration(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd%dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}

@@ -1,0 +1,409 @@
+// Package model holds the one model both run-root conventions load into. It is pure: no I/O, so every rule
+// here (status, ordering, lock verdicts) is unit-testable with injected facts.
+package model
+
+import "time"
+
+// Kind names a run-root convention.
+type Kind string
+
+const (
+	KindJonggrang Kind = "jonggrang"
+	KindResumable Kind = "resumable"
+)
+
+// StageWord is what the UI calls a stage for this convention.
+func (k Kind) StageWord() string {
+	if k == KindJonggrang {
+		return "phase"
+	}
+	return "stage"
+}
+
+// RunStatus is the derived status of a run (see DeriveStatus for the rules).
+type RunStatus string
+
+const (
+	StatusRunning       RunStatus = "running"
+	StatusPaused        RunStatus = "paused"
+	StatusAwaitingInput RunStatus = "awaiting-input"
+	StatusStalled       RunStatus = "stalled"
+	StatusFailed        RunStatus = "failed"
+	StatusBlocked       RunStatus = "blocked"
+	StatusCompleted     RunStatus = "completed"
+	StatusUnknown       RunStatus = "unknown"
+)
+
+// StageStatus is the status of one stage (phase).
+type StageStatus string
+
+const (
+	StagePending   StageStatus = "pending"
+	StageRunning   StageStatus = "running"
+	StageCompleted StageStatus = "completed"
+	StageFailed    StageStatus = "failed"
+	StageSkipped   StageStatus = "skipped"
+)
+
+// Done reports whether a stage counts towards progress.
+func (s StageStatus) Done() bool { return s == StageCompleted || s == StageSkipped }
+
+// Severity of a problem. Only SeverityError is a stop condition.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Verdict is the liveness judgement of a lock.
+type Verdict string
+
+const (
+	VerdictLive    Verdict = "live"
+	VerdictStale   Verdict = "stale"
+	VerdictUnknown Verdict = "unknown"
+)
+
+// Run is one run of either convention. JSON tags are the stable `status --json` schema: fields may be added,
+// never renamed.
+type Run struct {
+	ID           string    `json:"id"`
+	Kind         Kind      `json:"kind"`
+	Dir          string    `json:"dir"`
+	Title        string    `json:"title"`
+	Status       RunStatus `json:"status"`
+	RawStatus    string    `json:"raw_status"`
+	CurrentStage string    `json:"current_stage"`
+	Progress     Progress  `json:"progress"`
+	Stages       []Stage   `json:"stages"`
+	Flags        []Flag    `json:"flags"`
+	Locks        []Lock    `json:"locks"`
+	Problems     []Problem `json:"problems"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	Log          *LogRef   `json:"log"`
+
+	// StatePath is the file that holds the run's durable state (MANIFEST.yaml or state.env).
+	StatePath string `json:"state_path"`
+	// ProjectRoot is the jonggrang project that holds .jonggrang/ (empty for resumable runs).
+	ProjectRoot string `json:"project_root,omitempty"`
+	Archived    bool   `json:"archived,omitempty"`
+	Gates       []Gate `json:"gates"`
+	// CrashSigns explain why a run that claims to be running is judged not to be (dead orchestration
+	// group, stale locks of its own agents). They feed the stalled rule and the UI's "why".
+	CrashSigns []string `json:"crash_signs,omitempty"`
+
+	Jonggrang *JonggrangDetail `json:"jonggrang,omitempty"`
+	Resumable *ResumableDetail `json:"resumable,omitempty"`
+}
+
+// Progress counts stages done (completed or skipped) out of all stages.
+type Progress struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+// Stage is a jonggrang phase or a resumable stage.
+type Stage struct {
+	Key         string          `json:"key"`
+	Name        string          `json:"name"`
+	Status      StageStatus     `json:"status"`
+	StartedAt   *time.Time      `json:"started_at"`
+	CompletedAt *time.Time      `json:"completed_at"`
+	Error       string          `json:"error"`
+	SkipReason  string          `json:"skip_reason,omitempty"`
+	Checklist   []ChecklistItem `json:"checklist"`
+	// RawStatus is the status word as written on disk, kept when it is not one we know.
+	RawStatus string `json:"raw_status,omitempty"`
+
+	// Resumable: the flag keys that carry this stage's state, e.g. S_VERIFY_DONE, M3_CHECKLIST_DONE.
+	DoneKey          string `json:"done_key,omitempty"`
+	ChecklistDoneKey string `json:"checklist_done_key,omitempty"`
+	// ChecklistDone is the value of <STAGE>_CHECKLIST_DONE when that key exists.
+	ChecklistDone *bool `json:"checklist_done,omitempty"`
+
+	// Jonggrang: files recorded in phases[n].output_files.
+	OutputFiles []OutputFile `json:"output_files,omitempty"`
+}
+
+// Duration is the time a stage took (or has taken so far, given now); zero when unknown.
+func (s Stage) Duration(now time.Time) time.Duration {
+	if s.StartedAt == nil {
+		return 0
+	}
+	end := now
+	if s.CompletedAt != nil {
+		end = *s.CompletedAt
+	}
+	if end.Before(*s.StartedAt) {
+		return 0
+	}
+	return end.Sub(*s.StartedAt)
+}
+
+// ChecklistItem is one CB_<STAGE>_<ITEM> key.
+type ChecklistItem struct {
+	Key  string `json:"key"`
+	Done bool   `json:"done"`
+	// Raw is the value as written, kept so a value other than 0/1 can be shown.
+	Raw string `json:"raw,omitempty"`
+}
+
+// OutputFile is an entry of a jonggrang phase's output_files.
+type OutputFile struct {
+	Path      string     `json:"path"`
+	Type      string     `json:"type"`
+	Size      *int64     `json:"size"`
+	CreatedAt *time.Time `json:"created_at"`
+	AgentID   string     `json:"agent_id,omitempty"`
+	TaskID    string     `json:"task_id,omitempty"`
+}
+
+// Flag is a boolean of a run: validation (jonggrang), finalization and push (resumable).
+type Flag struct {
+	Group string `json:"group"`
+	Name  string `json:"name"`
+	Value bool   `json:"value"`
+	Raw   string `json:"raw,omitempty"`
+}
+
+// Lock is a lock file with its liveness verdict. The verdict is always explained by Reasons.
+type Lock struct {
+	Path       string     `json:"path"`
+	Holder     string     `json:"holder"`
+	PID        int        `json:"pid"`
+	Host       string     `json:"host"`
+	User       string     `json:"user"`
+	RunID      string     `json:"run_id,omitempty"`
+	Files      []string   `json:"files,omitempty"`
+	AcquiredAt *time.Time `json:"acquired_at"`
+	AgeSeconds int64      `json:"age_seconds"`
+	Verdict    Verdict    `json:"verdict"`
+	Reasons    []string   `json:"reasons"`
+	// ParseError is set when the lock's bytes could not be understood; such a lock is judged stale.
+	ParseError string `json:"parse_error,omitempty"`
+	// Raw is the lock file's content as read (capped), logged verbatim when the lock is cleared.
+	Raw string `json:"-"`
+	// Kind is the convention whose rules judge this lock.
+	Kind Kind `json:"-"`
+}
+
+// Problem is something wrong with a run. Code is a stable kebab-case identifier.
+type Problem struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	Path     string   `json:"path,omitempty"`
+}
+
+// Gate is an ephemeral jonggrang gate (feedback loop, compaction) or a resumable gate.
+type Gate struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Blocked bool   `json:"blocked"`
+	Detail  string `json:"detail"`
+}
+
+// LogRef points at a run's log.
+type LogRef struct {
+	Path      string `json:"path"`
+	SizeBytes int64  `json:"size_bytes"`
+}
+
+// LogEntry is one run.log entry: a `[timestamp] message` line and the continuation lines under it.
+type LogEntry struct {
+	Time         time.Time `json:"time"`
+	HasTime      bool      `json:"-"`
+	Message      string    `json:"message"`
+	Event        string    `json:"event,omitempty"`
+	Fields       []KV      `json:"fields,omitempty"`
+	Continuation []string  `json:"continuation,omitempty"`
+	// Offset is the byte offset of the entry's first line in the log.
+	Offset int64 `json:"offset"`
+	Level  Level `json:"level,omitempty"`
+}
+
+// KV is one key=value pair of a log line, in the order written.
+type KV struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Level classifies a log entry for highlighting and error jumps.
+type Level string
+
+const (
+	LevelNone  Level = ""
+	LevelError Level = "error"
+	LevelWarn  Level = "warn"
+	LevelGood  Level = "good"
+)
+
+// JonggrangDetail carries what only jonggrang runs have.
+type JonggrangDetail struct {
+	WorkType       string            `json:"work_type"`
+	PipelineMode   string            `json:"pipeline_mode"`
+	HasUI          bool              `json:"has_ui"`
+	CreatedAt      *time.Time        `json:"created_at"`
+	ContextUsage   *float64          `json:"context_usage"`
+	ActivePhases   []string          `json:"active_phases"`
+	Agents         []Agent           `json:"agents"`
+	PhaseOutputs   []PhaseOutput     `json:"phase_outputs"`
+	Tasks          []Task            `json:"tasks"`
+	ProgressTail   []string          `json:"progress_tail"`
+	Interruptions  []time.Time       `json:"interruptions,omitempty"`
+	Feedback       *FeedbackGate     `json:"feedback,omitempty"`
+	Compaction     *CompactionGate   `json:"compaction,omitempty"`
+	SessionRoles   map[string]string `json:"session_roles,omitempty"`
+	Groups         []Group           `json:"groups,omitempty"`
+	WorktreeCopyOf string            `json:"worktree_copy_of,omitempty"`
+}
+
+// Agent is an entry of a jonggrang manifest's agents map.
+type Agent struct {
+	ID          string     `json:"id"`
+	Role        string     `json:"role"`
+	Status      string     `json:"status"`
+	StartedAt   *time.Time `json:"started_at"`
+	CompletedAt *time.Time `json:"completed_at"`
+	LockedFiles []string   `json:"locked_files"`
+}
+
+// PhaseOutput is a NN-<role>-<suffix>.json file, reduced to what a person (or a resume brief) needs.
+type PhaseOutput struct {
+	File      string     `json:"file"`
+	Phase     string     `json:"phase"`
+	Role      string     `json:"role"`
+	TaskID    string     `json:"task_id,omitempty"`
+	AgentID   string     `json:"agent_id,omitempty"`
+	Status    string     `json:"status"`
+	Timestamp *time.Time `json:"timestamp"`
+	// Summary lines drawn from the role payload (tasks, files, verdict, test totals).
+	Summary []string `json:"summary"`
+	Error   string   `json:"error,omitempty"`
+	// Payload facts the resume brief uses.
+	Approved     *bool    `json:"approved,omitempty"`
+	TestsPassed  *bool    `json:"tests_passed,omitempty"`
+	RequiredFix  []string `json:"required_fixes,omitempty"`
+	FailedTests  []string `json:"failed_tests,omitempty"`
+	FilesTouched []string `json:"files,omitempty"`
+}
+
+// Task is an entry of jonggrang-tasks.json.
+type Task struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
+}
+
+// FeedbackGate is .ephemeral/feedback-loop-state.json, judged.
+type FeedbackGate struct {
+	Active         bool     `json:"active"`
+	Iteration      int      `json:"iteration"`
+	DirtyBit       bool     `json:"dirty_bit"`
+	StuckCount     int      `json:"stuck_count"`
+	BlockedDomains []string `json:"blocked_domains"`
+	Blocked        bool     `json:"blocked"`
+	Escalation     bool     `json:"escalation"`
+}
+
+// CompactionGate is .ephemeral/compaction-state.json.
+type CompactionGate struct {
+	Status  string  `json:"status"`
+	Ratio   float64 `json:"ratio"`
+	Tokens  *int64  `json:"tokens"`
+	Message string  `json:"message"`
+}
+
+// Group is a parallel-run group from .ephemeral/orchestration-run.json, with pid liveness judged.
+type Group struct {
+	FeatureID    string `json:"feature_id"`
+	Title        string `json:"title"`
+	Status       string `json:"status"`
+	PID          int    `json:"pid"`
+	Alive        bool   `json:"alive"`
+	Interrupted  bool   `json:"interrupted"`
+	WorktreePath string `json:"worktree_path"`
+	Error        string `json:"error,omitempty"`
+}
+
+// ResumableDetail carries what only resumable runs have.
+type ResumableDetail struct {
+	RunID         string       `json:"run_id"`
+	TaskName      string       `json:"task_name"`
+	ChecklistPath string       `json:"checklist_path"`
+	LockFile      string       `json:"lock_file"`
+	Keys          []KV         `json:"keys"`
+	ChecklistKeys []KV         `json:"checklist_keys"`
+	ResumeHint    string       `json:"resume_hint,omitempty"`
+	ResumeTarget  string       `json:"resume_target,omitempty"`
+	LastCompleted string       `json:"last_completed,omitempty"`
+	Checkpoints   []Checkpoint `json:"checkpoints,omitempty"`
+	Ledger        []LedgerRow  `json:"ledger,omitempty"`
+	Artifacts     []string     `json:"artifacts,omitempty"`
+	// StageOrderSource says how stage order was derived: "natural", "run.log", "STAGE_ORDER".
+	StageOrderSource string `json:"stage_order_source"`
+}
+
+// Value returns a state.env key's value.
+func (d *ResumableDetail) Value(key string) (string, bool) {
+	for i := len(d.Keys) - 1; i >= 0; i-- {
+		if d.Keys[i].Key == key {
+			return d.Keys[i].Value, true
+		}
+	}
+	return "", false
+}
+
+// Checkpoint is artifacts/checkpoints/<stage>.done.json.
+type Checkpoint struct {
+	File      string     `json:"file"`
+	Stage     string     `json:"stage"`
+	Status    string     `json:"status"`
+	Timestamp *time.Time `json:"timestamp"`
+}
+
+// LedgerRow is an entry of artifacts/commits/commit-ledger.json.
+type LedgerRow struct {
+	Checkpoint string     `json:"stage_checkpoint"`
+	SHA        string     `json:"commit_sha"`
+	Subject    string     `json:"subject"`
+	Timestamp  *time.Time `json:"timestamp"`
+}
+
+// Snapshot is the whole `status --json` document.
+type Snapshot struct {
+	Schema      int       `json:"schema"`
+	GeneratedAt time.Time `json:"generated_at"`
+	Host        string    `json:"host"`
+	Runs        []Run     `json:"runs"`
+}
+
+// SchemaVersion of Snapshot.
+const SchemaVersion = 1
+
+// HasErrors reports whether the run has an error-severity problem (a stop condition).
+func (r *Run) HasErrors() bool {
+	for _, p := range r.Problems {
+		if p.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Stage returns the stage with the given key (case-insensitive), or nil.
+func (r *Run) Stage(key string) *Stage {
+	for i := range r.Stages {
+		if equalFold(r.Stages[i].Key, key) {
+			return &r.Stages[i]
+		}
+	}
+	return nil
+}
+
+// AddProblem appends a problem.
+func (r *Run) AddProblem(sev Severity, code, path, msg string) {
+	r.Problems = append(r.Problems, Problem{Severity: sev, Code: code, Message: msg, Path: path})
+}

@@ -1,0 +1,42 @@
+package model
+
+// Problem codes. They are part of the JSON schema: add, never rename.
+const (
+	// Files that could not be read or understood.
+	CodeStateMissing        = "state-file-missing"
+	CodeStateUnreadable     = "state-file-unreadable"
+	CodeStateUnparsable     = "state-file-unparsable"
+	CodeStateTooLarge       = "state-file-too-large"
+	CodeChecklistMissing    = "checklist-file-missing"
+	CodeChecklistUnreadable = "checklist-file-unreadable"
+	CodeChecklistUnparsable = "checklist-file-unparsable"
+	CodeChecklistValue      = "checklist-value-invalid"
+	CodeManifestMissing     = "manifest-missing"
+	CodeManifestUnreadable  = "manifest-unreadable"
+	CodeManifestUnparsable  = "manifest-unparsable"
+	CodeManifestTooLarge    = "manifest-too-large"
+	CodeManifestInvalid     = "manifest-invalid"
+	CodeLockUnreadable      = "lock-unreadable"
+	CodeLogUnreadable       = "log-unreadable"
+	CodeFileUnparsable      = "file-unparsable"
+	CodeUnknownStatus       = "unknown-status-value"
+
+	// Stop conditions (formats.md B.8) and convention rules.
+	CodeStageDoneChecklistIncomplete = "stage-done-checklist-incomplete"
+	CodeCurrentStageUnknown          = "current-stage-unknown"
+	CodeArtifactMissing              = "artifact-missing"
+	CodeNoStages                     = "no-stages"
+	CodeLockLiveForeign              = "lock-held-live"
+
+	// Warnings shown prominently, never stop conditions.
+	CodeLockStale          = "lock-stale"
+	CodeLockUnknown        = "lock-unknown"
+	CodeFeedbackGate       = "feedback-gate-blocked"
+	CodeFeedbackEscalation = "feedback-loop-escalation"
+	CodeCompactionBlock    = "compaction-block"
+	CodeCompactionMust     = "compaction-must"
+	CodeAwaitingInput      = "awaiting-human-input"
+	CodeGroupInterrupted   = "orchestration-group-interrupted"
+	CodeWorktreeStale      = "manifest-copy-stale"
+	CodeArchived           = "run-archived"
+)

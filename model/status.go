@@ -1,0 +1,117 @@
+package model
+
+import "strings"
+
+// AwaitingInputPrefix marks a jonggrang phase failed on purpose to wait for a person (phase 6 brainstorming).
+const AwaitingInputPrefix = "Awaiting human input"
+
+// FinalizeRun fills Progress and Status from the rest of the run. Readers call it last.
+func FinalizeRun(r *Run) {
+	r.Progress = Progress{Total: len(r.Stages)}
+	for _, s := range r.Stages {
+		if s.Status.Done() {
+			r.Progress.Done++
+		}
+	}
+	r.Status = DeriveStatus(r)
+}
+
+// DeriveStatus applies the documented rules, first match wins:
+// completed → running → blocked → stalled → awaiting-input → failed → paused → unknown.
+func DeriveStatus(r *Run) RunStatus {
+	raw := strings.ToLower(strings.TrimSpace(r.RawStatus))
+	allDone := len(r.Stages) > 0
+	for _, s := range r.Stages {
+		if !s.Status.Done() {
+			allDone = false
+		}
+	}
+	if allDone {
+		switch r.Kind {
+		case KindJonggrang:
+			if raw == "completed" {
+				return StatusCompleted
+			}
+		default:
+			if finalizationComplete(r) {
+				return StatusCompleted
+			}
+		}
+	}
+
+	liveLock, staleLocks := false, 0
+	for _, l := range r.Locks {
+		switch l.Verdict {
+		case VerdictLive:
+			liveLock = true
+		case VerdictStale:
+			staleLocks++
+		}
+	}
+	liveGroup := false
+	if r.Jonggrang != nil {
+		for _, g := range r.Jonggrang.Groups {
+			if g.Alive && g.FeatureID == r.ID {
+				liveGroup = true
+			}
+		}
+	}
+	claimsRunning := r.Kind == KindJonggrang && (raw == "running" || raw == "in_progress")
+	if liveLock || liveGroup || (claimsRunning && len(r.CrashSigns) == 0) {
+		return StatusRunning
+	}
+	if r.HasErrors() {
+		return StatusBlocked
+	}
+	if (len(r.Locks) > 0 && staleLocks == len(r.Locks)) || (claimsRunning && len(r.CrashSigns) > 0) {
+		return StatusStalled
+	}
+	for _, s := range r.Stages {
+		if s.Status == StageFailed && strings.HasPrefix(strings.TrimSpace(s.Error), AwaitingInputPrefix) {
+			return StatusAwaitingInput
+		}
+	}
+	if raw == "failed" {
+		return StatusFailed
+	}
+	for _, s := range r.Stages {
+		if s.Status == StageFailed {
+			return StatusFailed
+		}
+	}
+	if r.Kind == KindJonggrang && raw == "paused" {
+		return StatusPaused
+	}
+	if r.Kind == KindResumable && len(r.Stages) > 0 && !allDone {
+		return StatusPaused
+	}
+	if r.Kind == KindResumable && allDone {
+		// Every stage is done but finalization is not: nothing holds the run, work remains.
+		return StatusPaused
+	}
+	return StatusUnknown
+}
+
+// FinalizationFlags are the resumable convention's run-closing flags.
+var FinalizationFlags = []string{"CANONICAL_STATE_UPDATED", "REPORT_APPENDED", "RUN_SUMMARY_UPDATED"}
+
+// FlagGroupFinalization etc. are the Flag.Group values.
+const (
+	FlagGroupValidation   = "validation"
+	FlagGroupFinalization = "finalization"
+	FlagGroupPush         = "push"
+)
+
+func finalizationComplete(r *Run) bool {
+	seen := 0
+	for _, f := range r.Flags {
+		if f.Group == FlagGroupFinalization {
+			seen++
+			if !f.Value {
+				return false
+			}
+		}
+	}
+	// A run whose state.env carries no finalization flags at all has nothing left to finalize.
+	return seen >= 0
+}
