@@ -1,0 +1,196 @@
+// Package state reads run roots of both conventions from disk into the model, and finds them.
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"runwatch/model"
+)
+
+// Location is where one run lives on disk. Identity everywhere (watch, ui, actions) is StatePath.
+type Location struct {
+	Kind model.Kind
+	// Dir is the jonggrang feature dir (.jonggrang/.output/features/<fid>) or the dir holding a resumable
+	// state file.
+	Dir string
+	// StatePath is MANIFEST.yaml, or state.env / <name>.state.env. It may not exist; the reader then reports
+	// a problem on the run instead of dropping it.
+	StatePath string
+	// ProjectRoot is the dir holding .jonggrang/ (jonggrang only).
+	ProjectRoot string
+	// Archived marks resumable run folders renamed *.reset-<ts> by the convention's reset.
+	Archived bool
+}
+
+// DefaultMaxDepth bounds the scan below each given path. It reaches $OPENCODE_CONFIG_DIR/reports/<run>/ from
+// the config dir and a project's .jonggrang from a parent of several projects.
+const DefaultMaxDepth = 4
+
+// skipDirs are never descended into: they are large and never hold run roots.
+// artifacts/ is a run's evidence folder, possibly huge.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, "artifacts": true}
+
+// DefaultPaths are the scan roots when none are given: the current dir, plus $OPENCODE_CONFIG_DIR/reports.
+func DefaultPaths() []string {
+	paths := []string{"."}
+	if cfg := os.Getenv("OPENCODE_CONFIG_DIR"); cfg != "" {
+		reports := filepath.Join(cfg, "reports")
+		if st, err := os.Stat(reports); err == nil && st.IsDir() {
+			paths = append(paths, reports)
+		}
+	}
+	return paths
+}
+
+// IsArchivedName reports whether a run folder name marks an archived run (…<run-id>.reset-<ts>).
+func IsArchivedName(name string) bool { return strings.Contains(name, ".reset-") }
+
+// IsStateFileName reports whether a file name holds resumable run state: state.env, or <name>.state.env that
+// is not a checklist.
+func IsStateFileName(name string) bool {
+	if name == "state.env" {
+		return true
+	}
+	base, ok := strings.CutSuffix(name, ".state.env")
+	if !ok || base == "" {
+		return false
+	}
+	lower := strings.ToLower(base)
+	return lower != "checklist" && !strings.HasSuffix(lower, ".checklist") && !strings.HasSuffix(lower, "-checklist")
+}
+
+// Discover finds run roots of both conventions under paths, to maxDepth directory levels below each. Symlinked
+// directories are followed once (a loop is cut by remembering device and inode). A path that does not exist is
+// an error; unreadable subdirectories are skipped (their runs cannot be shown, and the caller's watcher reports
+// them).
+func Discover(paths []string, maxDepth int) ([]Location, error) {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	d := discoverer{seenDirs: map[fileID]bool{}, seenLocs: map[string]bool{}, maxDepth: maxDepth}
+	var errs []error
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p, err))
+			continue
+		}
+		if !st.IsDir() {
+			// A state file or manifest given directly: take its run.
+			d.visitFile(filepath.Dir(abs), filepath.Base(abs))
+			continue
+		}
+		d.walk(abs, 0)
+	}
+	sort.Slice(d.locs, func(i, j int) bool { return d.locs[i].StatePath < d.locs[j].StatePath })
+	return d.locs, errors.Join(errs...)
+}
+
+type fileID struct{ dev, ino uint64 }
+
+type discoverer struct {
+	seenDirs map[fileID]bool
+	seenLocs map[string]bool
+	locs     []Location
+	maxDepth int
+}
+
+func (d *discoverer) add(loc Location) {
+	if d.seenLocs[loc.StatePath] {
+		return
+	}
+	d.seenLocs[loc.StatePath] = true
+	d.locs = append(d.locs, loc)
+}
+
+func (d *discoverer) walk(dir string, depth int) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		id := fileID{uint64(sys.Dev), sys.Ino}
+		if d.seenDirs[id] {
+			return
+		}
+		d.seenDirs[id] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	archived := IsArchivedName(filepath.Base(dir))
+	isRun := false
+	for _, e := range entries {
+		if !e.IsDir() && IsStateFileName(e.Name()) {
+			d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, e.Name()), Archived: archived})
+			// Only state.env makes the folder a run folder: <name>.state.env variants sit in a reports folder
+			// beside other run folders, which must still be scanned.
+			isRun = isRun || e.Name() == "state.env"
+		}
+	}
+	if archived || isRun {
+		// A run folder's artifacts can be huge and never hold other runs; archived runs are listed, not entered.
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".jonggrang" {
+			d.jonggrangProject(dir)
+			continue
+		}
+		if skipDirs[name] || depth >= d.maxDepth {
+			continue
+		}
+		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			d.walk(filepath.Join(dir, name), depth+1)
+		}
+	}
+}
+
+// jonggrangProject lists every feature folder of a project, with or without a manifest: a folder without one
+// is a run with a problem, not nothing.
+func (d *discoverer) jonggrangProject(projectRoot string) {
+	features := filepath.Join(projectRoot, ".jonggrang", ".output", "features")
+	entries, err := os.ReadDir(features)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(features, e.Name())
+		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, "MANIFEST.yaml"), ProjectRoot: projectRoot})
+	}
+}
+
+func (d *discoverer) visitFile(dir, name string) {
+	switch {
+	case name == "MANIFEST.yaml" && filepath.Base(filepath.Dir(filepath.Dir(dir))) == ".output":
+		project := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(dir))))
+		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, name), ProjectRoot: project})
+	case IsStateFileName(name):
+		d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, name), Archived: IsArchivedName(filepath.Base(dir))})
+	default:
+		d.walk(dir, 0)
+	}
+}
+
+// LocationFor classifies a single run directory (or state file) the way Discover would, for callers that are
+// given one run, such as a watcher seeing a new folder.
+func LocationFor(path string) ([]Location, error) {
+	return Discover([]string{path}, 1)
+}

@@ -1,0 +1,110 @@
+package state
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"runwatch/model"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDiscoverBothConventionsArchivedAndSkips(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "app/.jonggrang/.output/features/feat-a/MANIFEST.yaml"), "feature_id: feat-a\n")
+	if err := os.MkdirAll(filepath.Join(root, "app/.jonggrang/.output/features/no-manifest"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "reports/run-1/state.env"), "RUN_ID=\"1\"\n")
+	write(t, filepath.Join(root, "reports/run-1/checklist.state.env"), "")
+	write(t, filepath.Join(root, "reports/run-1/artifacts/nested/state.env"), "") // inside a run: not a run
+	write(t, filepath.Join(root, "reports/old-20260215T215421Z.reset-20260215T221903Z/state.env"), "")
+	write(t, filepath.Join(root, "reports/recovery.state.env"), "")
+	write(t, filepath.Join(root, "reports/node_modules/x/state.env"), "")
+	write(t, filepath.Join(root, "reports/.git/y/state.env"), "")
+
+	locs, err := Discover([]string{root}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Location{}
+	for _, l := range locs {
+		rel, _ := filepath.Rel(root, l.StatePath)
+		got[rel] = l
+	}
+	want := map[string]model.Kind{
+		"app/.jonggrang/.output/features/feat-a/MANIFEST.yaml":          model.KindJonggrang,
+		"app/.jonggrang/.output/features/no-manifest/MANIFEST.yaml":     model.KindJonggrang,
+		"reports/run-1/state.env":                                       model.KindResumable,
+		"reports/old-20260215T215421Z.reset-20260215T221903Z/state.env": model.KindResumable,
+		"reports/recovery.state.env":                                    model.KindResumable,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("found %d runs, want %d: %v", len(got), len(want), got)
+	}
+	for rel, kind := range want {
+		l, ok := got[rel]
+		if !ok || l.Kind != kind {
+			t.Errorf("%s: got %+v, want kind %s", rel, l, kind)
+		}
+	}
+	if !got["reports/old-20260215T215421Z.reset-20260215T221903Z/state.env"].Archived {
+		t.Error("reset folder not marked archived")
+	}
+	if p := got["app/.jonggrang/.output/features/feat-a/MANIFEST.yaml"].ProjectRoot; p != filepath.Join(root, "app") {
+		t.Errorf("project root = %q", p)
+	}
+}
+
+func TestDiscoverSurvivesSymlinkLoopAndBoundsDepth(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "a/b/c/d/e/f/state.env"), "")
+	write(t, filepath.Join(root, "a/run/state.env"), "")
+	if err := os.Symlink(root, filepath.Join(root, "a/loop")); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := Discover([]string{root}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) != 1 || locs[0].StatePath != filepath.Join(root, "a/run/state.env") {
+		t.Fatalf("got %+v, want only a/run (deep one is beyond depth 3, loop visited once)", locs)
+	}
+}
+
+func TestDiscoverMissingPathIsAnError(t *testing.T) {
+	_, err := Discover([]string{filepath.Join(t.TempDir(), "nope")}, 2)
+	if err == nil {
+		t.Fatal("no error for a missing path")
+	}
+}
+
+func TestDiscoverGivenAStateFileDirectly(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "r/state.env"), "")
+	locs, err := Discover([]string{filepath.Join(root, "r/state.env")}, 2)
+	if err != nil || len(locs) != 1 || locs[0].Kind != model.KindResumable {
+		t.Fatalf("got %+v, %v", locs, err)
+	}
+}
+
+func TestIsStateFileName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"state.env": true, "recovery.state.env": true, "remediation.state.env": true,
+		"checklist.state.env": false, "x.checklist.state.env": false, ".state.env": false,
+		"run-state.template.env": false, "state.env.tmp": false,
+	} {
+		if IsStateFileName(name) != want {
+			t.Errorf("IsStateFileName(%q) = %v", name, !want)
+		}
+	}
+}

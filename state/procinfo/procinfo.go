@@ -1,0 +1,91 @@
+// Package procinfo answers liveness questions about local processes for lock verdicts.
+package procinfo
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// System is the real model.ProcInspector of this host.
+type System struct{}
+
+// Alive reports whether pid exists on this host. kill(pid, 0) sends nothing; EPERM means the process exists
+// but belongs to someone else, which is still alive.
+func (System) Alive(pid int) bool {
+	// kill(0) and kill(-n) address process groups, not a process: never let a lock file steer that.
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// StartTime returns when pid started, from field 22 of /proc/<pid>/stat (clock ticks after boot) and the
+// boot time in /proc/stat. It is what catches a pid reused by an unrelated process after the lock holder died.
+func (System) StartTime(pid int) (time.Time, bool) {
+	if pid <= 0 {
+		return time.Time{}, false
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	ticks, ok := startTicks(data)
+	if !ok {
+		return time.Time{}, false
+	}
+	boot, ok := bootTime()
+	if !ok {
+		return time.Time{}, false
+	}
+	return boot.Add(time.Duration(ticks) * time.Second / clockTicksPerSecond), true
+}
+
+// clockTicksPerSecond is USER_HZ, fixed at 100 on Linux for every architecture's /proc ABI.
+const clockTicksPerSecond = 100
+
+// startTicks extracts field 22. The command name (field 2) is in parentheses and may itself contain spaces and
+// parentheses, so fields are counted from the last ')'.
+func startTicks(stat []byte) (uint64, bool) {
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return 0, false
+	}
+	fields := bytes.Fields(stat[end+1:])
+	// fields[0] is field 3 (state); field 22 is therefore fields[19].
+	if len(fields) < 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(fields[19]), 10, 64)
+	return v, err == nil
+}
+
+var (
+	bootOnce sync.Once
+	boot     time.Time
+	bootOK   bool
+)
+
+func bootTime() (time.Time, bool) {
+	bootOnce.Do(func() {
+		data, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if v, ok := bytes.CutPrefix(line, []byte("btime ")); ok {
+				secs, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+				if err == nil {
+					boot, bootOK = time.Unix(secs, 0), true
+				}
+				return
+			}
+		}
+	})
+	return boot, bootOK
+}
