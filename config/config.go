@@ -1,0 +1,147 @@
+// Package config loads runwatch's config file. Precedence is flags > config file > defaults; the caller
+// applies flags on top of what Load returns.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole file. Unknown keys are an error, so a typo does not silently do nothing.
+type Config struct {
+	// Roots are scanned when no PATH is given on the command line.
+	Roots []string `yaml:"roots"`
+	// MaxDepth bounds the scan below each root.
+	MaxDepth int `yaml:"max_depth"`
+	// StaleAfter is the age past which a jonggrang lock without a pid is stale.
+	StaleAfter Duration `yaml:"stale_after"`
+	// Poll forces stat polling at this interval instead of inotify; zero means inotify where it works.
+	Poll Duration `yaml:"poll"`
+	// Theme is auto, dark, light or mono.
+	Theme string `yaml:"theme"`
+	// ReadOnly removes every mutating key and refuses every action.
+	ReadOnly bool `yaml:"read_only"`
+	// Keys remaps dashboard actions: action name → keys, e.g. {step: ["S"], quit: ["q", "ctrl+c"]}.
+	Keys map[string][]string `yaml:"keys"`
+	// ResumeCommand holds a text/template per convention ("jonggrang", "resumable") rendered over the run.
+	ResumeCommand map[string]string `yaml:"resume_command"`
+
+	// Path is the file this config came from, empty when none was read.
+	Path string `yaml:"-"`
+}
+
+// Themes accepted by Theme.
+var Themes = []string{"auto", "dark", "light", "mono"}
+
+// Duration reads "30m", "2s" and plain seconds.
+type Duration time.Duration
+
+// UnmarshalYAML accepts Go duration strings.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration like 30m or 2s", n.Line)
+	}
+	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (want e.g. 30m, 2s)", n.Line, n.Value)
+	}
+	if v < 0 {
+		return fmt.Errorf("line %d: duration %q is negative", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Default is the configuration when no file says otherwise.
+func Default() Config {
+	return Config{Theme: "auto", StaleAfter: Duration(30 * time.Minute)}
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/runwatch/config.yaml, falling back to ~/.config.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "runwatch", "config.yaml")
+}
+
+// maxConfigBytes keeps a mistaken path (a log, a binary) from being read whole.
+const maxConfigBytes = 1 << 20
+
+// Load reads path; an empty path means DefaultPath, which may be absent. An explicitly named file must exist.
+// Errors name the file and the line.
+func Load(path string) (Config, error) {
+	cfg := Default()
+	explicit := path != ""
+	if !explicit {
+		path = DefaultPath()
+		if path == "" {
+			return cfg, nil
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			return cfg, nil
+		}
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if len(data) > maxConfigBytes {
+		return cfg, fmt.Errorf("config %s: larger than %d bytes; is this the right file?", path, maxConfigBytes)
+	}
+	cfg.Path = path
+	if len(bytes.TrimSpace(data)) == 0 {
+		return cfg, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := cfg.validate(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func (c *Config) validate() error {
+	okTheme := false
+	for _, t := range Themes {
+		if c.Theme == t {
+			okTheme = true
+		}
+	}
+	if !okTheme {
+		return fmt.Errorf("theme %q: want one of %s", c.Theme, strings.Join(Themes, ", "))
+	}
+	for kind := range c.ResumeCommand {
+		if kind != "jonggrang" && kind != "resumable" {
+			return fmt.Errorf("resume_command: unknown convention %q (want jonggrang or resumable)", kind)
+		}
+	}
+	if c.MaxDepth < 0 {
+		return fmt.Errorf("max_depth %d is negative", c.MaxDepth)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadFullFile(t *testing.T) {
+	p := writeConfig(t, `roots: [/a, /b]
+max_depth: 3
+stale_after: 45m
+poll: 2s
+theme: light
+read_only: true
+keys:
+  step: [S, ctrl+s]
+resume_command:
+  resumable: "opencode run --resume {{.Dir}}"
+`)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Roots) != 2 || c.MaxDepth != 3 || c.StaleAfter.D() != 45*time.Minute || c.Poll.D() != 2*time.Second ||
+		c.Theme != "light" || !c.ReadOnly || c.Keys["step"][1] != "ctrl+s" || c.Path != p ||
+		!strings.Contains(c.ResumeCommand["resumable"], "{{.Dir}}") {
+		t.Fatalf("unexpected config %+v", c)
+	}
+}
+
+func TestLoadErrorsNameFileAndProblem(t *testing.T) {
+	cases := map[string]string{
+		"stale_after: soon\n":          "not a duration",
+		"theme: neon\n":                `theme "neon"`,
+		"colour: red\n":                "colour",
+		"resume_command: {other: x}\n": "unknown convention",
+		"roots: [unterminated\n":       "config",
+		"poll: -2s\n":                  "negative",
+	}
+	for content, want := range cases {
+		p := writeConfig(t, content)
+		_, err := Load(p)
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v; want it to name %s and contain %q", content, err, p, want)
+		}
+	}
+}
+
+func TestMissingDefaultIsFineMissingExplicitIsNot(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	c, err := Load("")
+	if err != nil || c.Theme != "auto" || c.StaleAfter.D() != 30*time.Minute {
+		t.Fatalf("default: %+v, %v", c, err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "absent.yaml")); err == nil {
+		t.Fatal("explicit missing config gave no error")
+	}
+}
