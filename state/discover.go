@@ -131,6 +131,10 @@ func (d *discoverer) walk(dir string, depth int) {
 	if err != nil {
 		return
 	}
+	if isFeatureDir(dir) {
+		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, "MANIFEST.yaml"), ProjectRoot: projectOfFeature(dir)})
+		return
+	}
 	archived := IsArchivedName(filepath.Base(dir))
 	isRun := false
 	for _, e := range entries {
@@ -177,11 +181,22 @@ func (d *discoverer) jonggrangProject(projectRoot string) {
 	}
 }
 
+// isFeatureDir reports whether dir is <project>/.jonggrang/.output/features/<fid>.
+func isFeatureDir(dir string) bool {
+	features := filepath.Dir(dir)
+	output := filepath.Dir(features)
+	return filepath.Base(features) == "features" && filepath.Base(output) == ".output" &&
+		filepath.Base(filepath.Dir(output)) == ".jonggrang"
+}
+
+func projectOfFeature(featureDir string) string {
+	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(featureDir))))
+}
+
 func (d *discoverer) visitFile(dir, name string) {
 	switch {
-	case name == "MANIFEST.yaml" && filepath.Base(filepath.Dir(filepath.Dir(dir))) == ".output":
-		project := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(dir))))
-		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, name), ProjectRoot: project})
+	case name == "MANIFEST.yaml" && isFeatureDir(dir):
+		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, name), ProjectRoot: projectOfFeature(dir)})
 	case IsStateFileName(name):
 		d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, name), Archived: IsArchivedName(filepath.Base(dir))})
 	default:

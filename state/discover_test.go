@@ -108,3 +108,13 @@ func TestIsStateFileName(t *testing.T) {
 		}
 	}
 }
+
+func TestDiscoverGivenAFeatureDir(t *testing.T) {
+	root := t.TempDir()
+	feature := filepath.Join(root, "p/.jonggrang/.output/features/f1")
+	write(t, filepath.Join(feature, "MANIFEST.yaml"), "")
+	locs, err := Discover([]string{feature}, 2)
+	if err != nil || len(locs) != 1 || locs[0].Kind != model.KindJonggrang || locs[0].ProjectRoot != filepath.Join(root, "p") {
+		t.Fatalf("got %+v, %v", locs, err)
+	}
+}
