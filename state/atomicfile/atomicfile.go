@@ -65,7 +65,9 @@ type UnsafePathError struct {
 	Reason string
 }
 
-func (e *UnsafePathError) Error() string { return fmt.Sprintf("refusing to write %s: %s", e.Path, e.Reason) }
+func (e *UnsafePathError) Error() string {
+	return fmt.Sprintf("refusing to write %s: %s", e.Path, e.Reason)
+}
 
 // Read returns a file's bytes and the snapshot that a later Replace checks against. A missing file gives
 // Exists=false and no error, so "the file must still be absent" is a precondition too.
