@@ -88,8 +88,8 @@ func kv(pairs ...string) []model.KV {
 
 func TestParseErrorMessages(t *testing.T) {
 	cases := map[string]string{
-		"A=\"x":   "line 1: unterminated double quote",
-		"A='x":    "line 1: unterminated single quote",
+		"A=\"x":    "line 1: unterminated double quote",
+		"A='x":     "line 1: unterminated single quote",
 		"\nA=\x00": "line 2: contains a NUL byte",
 		"A=\"x\"y": "line 1: unexpected text after the closing double quote",
 	}
