@@ -1,0 +1,61 @@
+package ui
+
+import (
+	"time"
+
+	"runwatch/model"
+)
+
+// Health mirrors watch.Health, so the ui can be built and tested without a watcher.
+type Health struct {
+	Mode       string // "inotify", "polling 2s", "mixed"
+	Err        string
+	LastChange time.Time
+	Watches    int
+}
+
+// LogAppend mirrors watch.LogAppend: new entries of one log, and whether it was truncated or rotated.
+type LogAppend struct {
+	Path                string
+	Entries             []model.LogEntry
+	Truncated, Rotated bool
+}
+
+// SnapshotMsg carries the initial runs.
+type SnapshotMsg struct {
+	Runs   []model.Run
+	Health Health
+	At     time.Time
+}
+
+// BatchMsg is one batch of changes (watch.Update-shaped). The dashboard redraws once per batch, never per
+// file event.
+type BatchMsg struct {
+	Changed  []model.Run
+	Removed  []string // StatePaths
+	Appended []LogAppend
+	Health   Health
+	At       time.Time
+}
+
+// ErrorMsg puts one line in the footer (e.g. the watcher stopped).
+type ErrorMsg struct{ Err error }
+
+type tickMsg time.Time
+
+type logOpenedMsg struct {
+	runPath, path string
+	src           LogSource
+	err           error
+}
+
+type planMsg struct {
+	req     ActionRequest
+	planned Planned
+	err     error
+}
+
+type appliedMsg struct {
+	summary string
+	err     error
+}

@@ -1,0 +1,472 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/model"
+)
+
+// LogSource is a line-addressed view of a log that never holds the whole file: the timeline asks only for
+// the lines it shows. runlog.Index backs it for run.log files.
+type LogSource interface {
+	Len() int
+	Lines(from, n int) []string
+	// Search returns the first line at or after from (forward) or at or before from (backward) matching re.
+	Search(re *regexp.Regexp, from int, forward bool) (int, bool)
+	// Refresh picks up bytes appended since the last call; truncated reports the file shrank.
+	Refresh() (truncated bool, err error)
+	Close() error
+}
+
+// OpenLogFunc opens a log for the timeline. It runs inside a command, never in View.
+type OpenLogFunc func(path string) (LogSource, error)
+
+// errorPattern finds the entries that e/E jump between: blocked stages, failures and errors.
+var errorPattern = regexp.MustCompile(`(?i)(stage_blocked|\berror\b|\berr=|\bfail(ed|ure|s)?\b|\bpanic\b|\bfatal\b)`)
+
+type timeline struct {
+	runPath string
+	path    string // the log file, or "" for a timeline built from the run
+	src     LogSource
+	err     string
+	opening bool
+
+	window     []string
+	windowFrom int
+
+	top, cursor int
+	follow      bool
+	absolute    bool
+
+	search   string
+	searchRe *regexp.Regexp
+	marker   string // e.g. "log truncated", shown once in the title
+}
+
+func (tl *timeline) len() int {
+	if tl.src == nil {
+		return 0
+	}
+	return tl.src.Len()
+}
+
+// reload fetches the visible window. It is the only place the timeline reads the log, and it reads only h
+// lines, so a 1 GiB log costs what a 1 KiB one does.
+func (tl *timeline) reload(h int) {
+	if tl.src == nil || h <= 0 {
+		tl.window = nil
+		return
+	}
+	n := tl.len()
+	if tl.follow {
+		tl.cursor = max(0, n-1)
+	}
+	tl.cursor = clamp(tl.cursor, 0, max(0, n-1))
+	if tl.cursor < tl.top {
+		tl.top = tl.cursor
+	}
+	if tl.cursor >= tl.top+h {
+		tl.top = tl.cursor - h + 1
+	}
+	tl.top = clamp(tl.top, 0, max(0, n-h))
+	tl.window = tl.src.Lines(tl.top, h)
+	tl.windowFrom = tl.top
+}
+
+func (tl *timeline) opened(msg logOpenedMsg, h int) {
+	if msg.runPath != tl.runPath || msg.path != tl.path {
+		if msg.src != nil {
+			msg.src.Close()
+		}
+		return
+	}
+	tl.opening = false
+	if msg.err != nil {
+		tl.err = Sanitize(msg.err.Error())
+		return
+	}
+	tl.src = msg.src
+	tl.follow = true
+	tl.reload(h)
+}
+
+func (tl *timeline) appended(a LogAppend, h int) {
+	if tl.src == nil {
+		return
+	}
+	truncated, err := tl.src.Refresh()
+	if err != nil {
+		tl.err = Sanitize(err.Error())
+	}
+	switch {
+	case truncated || a.Truncated:
+		tl.marker = "log truncated; reloaded"
+		tl.top, tl.cursor = 0, 0
+	case a.Rotated:
+		tl.marker = "log rotated; reloaded"
+	}
+	tl.reload(h)
+}
+
+func (tl *timeline) setMemory(runPath string, lines []string, h int) {
+	if tl.runPath != runPath || tl.path != "" {
+		tl.close()
+		tl.runPath, tl.path = runPath, ""
+		tl.follow = true
+	}
+	tl.src = &memSource{lines: lines}
+	tl.reload(h)
+}
+
+func (tl *timeline) close() {
+	if tl.src != nil {
+		tl.src.Close()
+	}
+	*tl = timeline{follow: true, absolute: tl.absolute, search: tl.search, searchRe: tl.searchRe}
+}
+
+// syncTimeline points the timeline at the selected run: a jonggrang run's timeline is built from the run,
+// a resumable run's log is opened in a command.
+func (m *Model) syncTimeline() tea.Cmd {
+	run, ok := m.selectedRun()
+	if !ok {
+		m.tl.close()
+		return nil
+	}
+	h := m.timelineHeight()
+	if run.Kind == model.KindJonggrang {
+		if m.tl.runPath != run.StatePath {
+			m.tl.setMemory(run.StatePath, jonggrangTimeline(run), h)
+		}
+		return nil
+	}
+	path := ""
+	if run.Log != nil {
+		path = run.Log.Path
+	}
+	if m.tl.runPath == run.StatePath && m.tl.path == path {
+		return nil
+	}
+	m.tl.close()
+	m.tl.runPath, m.tl.path = run.StatePath, path
+	if path == "" {
+		m.tl.err = "this run has no run.log"
+		return nil
+	}
+	if m.opts.OpenLog == nil {
+		m.tl.err = "no log reader configured"
+		return nil
+	}
+	m.tl.opening = true
+	open, runPath := m.opts.OpenLog, run.StatePath
+	return func() tea.Msg {
+		src, err := open(path)
+		return logOpenedMsg{runPath: runPath, path: path, src: src, err: err}
+	}
+}
+
+func (tl *timeline) move(act string, h int) {
+	n := tl.len()
+	page := max(1, h/2)
+	switch act {
+	case ActUp:
+		tl.cursor--
+	case ActDown:
+		tl.cursor++
+	case ActTop:
+		tl.cursor = 0
+	case ActBottom:
+		tl.cursor = n - 1
+	case ActPageUp:
+		tl.cursor -= page
+	case ActPageDown:
+		tl.cursor += page
+	}
+	tl.cursor = clamp(tl.cursor, 0, max(0, n-1))
+	// Scrolling up pauses follow; arriving at the end resumes it, as in `less +F` and lnav.
+	tl.follow = n == 0 || tl.cursor >= n-1
+	tl.reload(h)
+}
+
+func (tl *timeline) toggleFollow(h int) {
+	tl.follow = !tl.follow
+	tl.reload(h)
+}
+
+func (tl *timeline) setSearch(q string, h int) error {
+	tl.search = q
+	if q == "" {
+		tl.searchRe = nil
+		return nil
+	}
+	re, err := regexp.Compile("(?i)" + q)
+	if err != nil {
+		// A search box is not a regex editor: an invalid pattern is taken literally.
+		re = regexp.MustCompile("(?i)" + regexp.QuoteMeta(q))
+	}
+	tl.searchRe = re
+	if !tl.jump(re, tl.cursor, true, h) {
+		return fmt.Errorf("search: no match for %q", q)
+	}
+	return nil
+}
+
+func (tl *timeline) findNext(forward bool, h int) {
+	if tl.searchRe == nil {
+		return
+	}
+	from := tl.cursor + 1
+	if !forward {
+		from = tl.cursor - 1
+	}
+	if !tl.jump(tl.searchRe, from, forward, h) {
+		tl.marker = "no more matches"
+	}
+}
+
+func (tl *timeline) findError(forward bool, h int) {
+	from := tl.cursor + 1
+	if !forward {
+		from = tl.cursor - 1
+	}
+	if !tl.jump(errorPattern, from, forward, h) {
+		tl.marker = "no more errors"
+	}
+}
+
+func (tl *timeline) jump(re *regexp.Regexp, from int, forward bool, h int) bool {
+	if tl.src == nil || from < 0 || from >= tl.len() {
+		return false
+	}
+	line, ok := tl.src.Search(re, from, forward)
+	if !ok {
+		return false
+	}
+	tl.marker = ""
+	tl.cursor = line
+	tl.follow = false
+	// Put the match a third of the way down, so its context above is visible.
+	tl.top = max(0, line-h/3)
+	tl.reload(h)
+	return true
+}
+
+func (tl *timeline) cursorLine() (string, bool) {
+	i := tl.cursor - tl.windowFrom
+	if i < 0 || i >= len(tl.window) {
+		return "", false
+	}
+	return Sanitize(tl.window[i]), true
+}
+
+// parseHead splits "[timestamp] message" into its parts. Lines without that shape are continuation lines of
+// the entry above them.
+func parseHead(line string) (time.Time, string, bool) {
+	if !strings.HasPrefix(line, "[") {
+		return time.Time{}, line, false
+	}
+	end := strings.IndexByte(line, ']')
+	if end < 0 {
+		return time.Time{}, line, false
+	}
+	stamp := line[1:end]
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if ts, err := time.Parse(layout, stamp); err == nil {
+			return ts, strings.TrimSpace(line[end+1:]), true
+		}
+	}
+	return time.Time{}, line, false
+}
+
+func classify(msg string) model.Level {
+	ev := msg
+	if i := strings.IndexByte(ev, ' '); i >= 0 {
+		ev = ev[:i]
+	}
+	switch {
+	case errorPattern.MatchString(msg):
+		return model.LevelError
+	case strings.Contains(ev, "stale") || strings.Contains(ev, "warn") || strings.Contains(ev, "interrupt") ||
+		strings.Contains(ev, "retry") || strings.Contains(ev, "pause"):
+		return model.LevelWarn
+	case strings.HasSuffix(ev, "_complete") || strings.HasSuffix(ev, "_completed") || strings.HasSuffix(ev, "_done") ||
+		strings.Contains(ev, "success") || strings.Contains(ev, "pass"):
+		return model.LevelGood
+	}
+	return model.LevelNone
+}
+
+func (m Model) renderTimeline(w, h int) []string {
+	t := m.theme
+	tl := m.tl
+	switch {
+	case tl.src == nil && tl.opening:
+		return []string{t.Dim.Render("opening " + truncate(Sanitize(tl.path), w-8) + " …")}
+	case tl.src == nil && tl.err != "":
+		return []string{t.Dim.Render(truncate(tl.err, w))}
+	case tl.src == nil:
+		return []string{t.Dim.Render("no timeline")}
+	}
+	if len(tl.window) == 0 {
+		return []string{t.Dim.Render("(empty)")}
+	}
+	now := m.opts.Now()
+	timeW := 8
+	if !tl.absolute {
+		timeW = 6
+	}
+	var out []string
+	for i, raw := range tl.window {
+		if len(out) >= h {
+			break
+		}
+		idx := tl.windowFrom + i
+		ts, msg, head := parseHead(raw)
+		var line string
+		if head {
+			level := classify(msg)
+			stamp := ts.UTC().Format("15:04:05")
+			if !tl.absolute {
+				stamp = model.HumanDuration(now.Sub(ts))
+			}
+			text := Sanitize(msg)
+			ev, rest, _ := strings.Cut(text, " ")
+			body := t.Bold.Render(ev)
+			if rest != "" {
+				body += " " + rest
+			}
+			if level != model.LevelNone {
+				body = t.levelStyle(level).Render(text)
+			}
+			line = t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.levelStyle(level).Render(levelGlyph(level)) + " " + body
+		} else {
+			line = strings.Repeat(" ", timeW+1) + t.Dim.Render("│ "+Sanitize(raw))
+		}
+		line = truncate(line, w)
+		if tl.searchRe != nil && tl.searchRe.MatchString(raw) && idx != tl.cursor {
+			line = t.Match.Render(stripped(line))
+		}
+		if idx == tl.cursor && m.focus == PaneTimeline {
+			line = m.selectStyle(PaneTimeline).Render(padRight(stripped(line), w))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (tl timeline) title(kind model.Kind) string {
+	name := "Timeline"
+	if tl.path != "" {
+		name += " run.log"
+	}
+	var tags []string
+	if tl.src != nil {
+		if tl.follow {
+			tags = append(tags, "▶ follow")
+		} else {
+			tags = append(tags, "⏸ paused")
+		}
+		tags = append(tags, fmt.Sprintf("%d/%d", min(tl.cursor+1, tl.len()), tl.len()))
+	}
+	if tl.search != "" {
+		tags = append(tags, "/"+Sanitize(tl.search))
+	}
+	if tl.marker != "" {
+		tags = append(tags, tl.marker)
+	}
+	if len(tags) == 0 {
+		return name
+	}
+	return name + " · " + strings.Join(tags, " · ")
+}
+
+// memSource is a timeline built in memory (jonggrang runs have no run.log).
+type memSource struct{ lines []string }
+
+func (s *memSource) Len() int { return len(s.lines) }
+func (s *memSource) Lines(from, n int) []string {
+	from = clamp(from, 0, len(s.lines))
+	return s.lines[from:min(len(s.lines), from+n)]
+}
+func (s *memSource) Search(re *regexp.Regexp, from int, forward bool) (int, bool) {
+	for i := from; i >= 0 && i < len(s.lines); {
+		if re.MatchString(s.lines[i]) {
+			return i, true
+		}
+		if forward {
+			i++
+		} else {
+			i--
+		}
+	}
+	return 0, false
+}
+func (s *memSource) Refresh() (bool, error) { return false, nil }
+func (s *memSource) Close() error           { return nil }
+
+// jonggrangTimeline renders a jonggrang run's history as run.log-shaped lines, so one renderer, search and
+// error jump serve both conventions: phase and agent timestamps, phase outputs and interruptions in time
+// order, then the tail of progress.txt (which has no timestamps).
+func jonggrangTimeline(run model.Run) []string {
+	type ev struct {
+		at   time.Time
+		text string
+	}
+	var evs []ev
+	addT := func(at *time.Time, format string, args ...any) {
+		if at != nil && !at.IsZero() {
+			evs = append(evs, ev{*at, fmt.Sprintf(format, args...)})
+		}
+	}
+	for _, st := range run.Stages {
+		addT(st.StartedAt, "phase_start phase=%s name=%s", st.Key, st.Name)
+		switch st.Status {
+		case model.StageFailed:
+			at := st.CompletedAt
+			if at == nil {
+				at = st.StartedAt
+			}
+			addT(at, "phase_failed phase=%s error=%q", st.Key, st.Error)
+		case model.StageCompleted:
+			addT(st.CompletedAt, "phase_complete phase=%s name=%s", st.Key, st.Name)
+		case model.StageSkipped:
+			addT(st.CompletedAt, "phase_skipped phase=%s reason=%q", st.Key, st.SkipReason)
+		}
+	}
+	if jd := run.Jonggrang; jd != nil {
+		for _, a := range jd.Agents {
+			addT(a.StartedAt, "agent_start agent=%s role=%s", a.ID, a.Role)
+			addT(a.CompletedAt, "agent_%s agent=%s role=%s", strings.ToLower(orDash(a.Status)), a.ID, a.Role)
+		}
+		for _, po := range jd.PhaseOutputs {
+			if po.Error != "" {
+				addT(po.Timestamp, "output_error file=%s role=%s error=%q", po.File, po.Role, po.Error)
+			} else {
+				addT(po.Timestamp, "output file=%s role=%s status=%s", po.File, po.Role, po.Status)
+			}
+		}
+		for _, at := range jd.Interruptions {
+			a := at
+			addT(&a, "run_interrupted (progress.txt)")
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
+	lines := make([]string, 0, len(evs)+8)
+	for _, e := range evs {
+		// Newlines in untrusted fields would otherwise fake continuation lines.
+		lines = append(lines, "["+e.at.UTC().Format(time.RFC3339)+"] "+strings.ReplaceAll(e.text, "\n", " "))
+	}
+	if jd := run.Jonggrang; jd != nil && len(jd.ProgressTail) > 0 {
+		lines = append(lines, "progress.txt (tail):")
+		for _, p := range jd.ProgressTail {
+			lines = append(lines, "  "+strings.ReplaceAll(p, "\n", " "))
+		}
+	}
+	return lines
+}
