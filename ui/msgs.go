@@ -16,8 +16,8 @@ type Health struct {
 
 // LogAppend mirrors watch.LogAppend: new entries of one log, and whether it was truncated or rotated.
 type LogAppend struct {
-	Path                string
-	Entries             []model.LogEntry
+	Path               string
+	Entries            []model.LogEntry
 	Truncated, Rotated bool
 }
 
