@@ -1,0 +1,389 @@
+package jonggrang
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"runwatch/model"
+)
+
+// ManifestName is the run state file of a feature.
+const ManifestName = "MANIFEST.yaml"
+
+// rereadDelay is how long to wait before reading a manifest again after it failed to parse. The writers
+// truncate and rewrite in place (no temp file, no lock), so a reader can catch a half-written file; a write
+// of a few KiB finishes well within this.
+const rereadDelay = 30 * time.Millisecond
+
+// loader holds the knobs tests need to exercise the re-read path deterministically.
+type loader struct {
+	retryDelay time.Duration
+	// beforeRetry runs after a failed parse, before the wait and the second read.
+	beforeRetry func(path string)
+}
+
+var defaultLoader = loader{retryDelay: rereadDelay}
+
+// ProjectRootOf returns the project that holds a feature dir: <project>/.jonggrang/.output/features/<fid>.
+func ProjectRootOf(featureDir string) string {
+	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(featureDir)))))
+}
+
+// Load reads one feature of a jonggrang project into a run: its MANIFEST.yaml (or, while a parallel group
+// runs it, the worktree's live copy), phase output files, tasks and progress, plus the project's locks that
+// belong to it and, for an incomplete run, the ephemeral gates. It never fails: everything it cannot read or
+// understand is a problem on the run.
+func Load(featureDir string, env model.Env) model.Run { return defaultLoader.load(featureDir, env) }
+
+func (ld loader) load(featureDir string, env model.Env) model.Run {
+	dir := filepath.Clean(featureDir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	root := ProjectRootOf(dir)
+	run := model.Run{
+		ID:          filepath.Base(dir),
+		Kind:        model.KindJonggrang,
+		Dir:         dir,
+		StatePath:   filepath.Join(dir, ManifestName),
+		ProjectRoot: root,
+		Jonggrang:   &model.JonggrangDetail{},
+	}
+	var probs problemSink
+	groups := readGroups(root, env, &probs)
+	run.Jonggrang.Groups = groups
+
+	m, mtime := ld.readManifest(run.StatePath, &probs)
+	dataDir, dataRoot := dir, root
+	if m != nil {
+		if g := liveGroupFor(groups, run.ID, m.FeatureID); g != nil {
+			if wm, wdir, wroot := ld.readWorktreeCopy(g, root, dir, run.StatePath, &probs); wm != nil {
+				m, dataDir, dataRoot = wm, wdir, wroot
+				run.Jonggrang.WorktreeCopyOf = filepath.Join(wdir, ManifestName)
+			}
+		}
+		applyManifest(&run, m, mtime, &probs)
+	}
+
+	d := run.Jonggrang
+	d.PhaseOutputs = readPhaseOutputs(dataDir, &probs)
+	d.Tasks = readTasks(dataDir, &probs)
+	d.ProgressTail, d.Interruptions = readProgress(dataDir, &probs)
+
+	// A run that says it is completed is not waiting on anyone: project-wide locks and gates are shown on
+	// the features that can still be affected by them.
+	incomplete := m == nil || !strings.EqualFold(strings.TrimSpace(m.Status), "completed")
+	if m != nil {
+		attachLocks(&run, m, dataRoot, incomplete, env, &probs)
+	}
+	if m != nil && incomplete {
+		var gate *model.Gate
+		if d.Feedback, gate = readFeedback(dataRoot, &probs); gate != nil {
+			run.Gates = append(run.Gates, *gate)
+		}
+		if d.Compaction, gate = readCompaction(dataRoot, env, &probs); gate != nil {
+			run.Gates = append(run.Gates, *gate)
+		}
+		d.SessionRoles = readSessionRoles(dataRoot, &probs)
+	}
+	if incomplete {
+		noteInterruptedGroups(&run, groups, m, &probs)
+	}
+	for _, s := range run.Stages {
+		if s.Status == model.StageFailed && strings.HasPrefix(strings.TrimSpace(s.Error), model.AwaitingInputPrefix) {
+			probs.add(model.SeverityWarning, model.CodeAwaitingInput, run.StatePath,
+				"phase %s (%s) is waiting for a person: %s", s.Key, s.Name, s.Error)
+		}
+	}
+	run.Problems = append(run.Problems, probs...)
+	model.FinalizeRun(&run)
+	return run
+}
+
+// readManifest reads and parses a manifest, reading it a second time after a short wait when the first
+// parse fails. It returns nil after adding an error problem when the manifest cannot be used.
+func (ld loader) readManifest(path string, probs *problemSink) (*manifest, time.Time) {
+	data, st, ok := readManifestBytes(path, probs)
+	if !ok {
+		return nil, time.Time{}
+	}
+	m, err := parseManifest(data)
+	if err != nil {
+		if ld.beforeRetry != nil {
+			ld.beforeRetry(path)
+		}
+		time.Sleep(ld.retryDelay)
+		if data, st, ok = readManifestBytes(path, probs); !ok {
+			return nil, time.Time{}
+		}
+		if m, err = parseManifest(data); err != nil {
+			probs.add(model.SeverityError, model.CodeManifestUnparsable, path,
+				"%s: not valid YAML (read twice, %s apart): %v", path, ld.retryDelay, err)
+			return nil, time.Time{}
+		}
+	}
+	for _, n := range m.notes {
+		probs.add(n.sev, n.code, path, "%s: %s", path, n.msg)
+	}
+	return m, st.ModTime()
+}
+
+func readManifestBytes(path string, probs *problemSink) ([]byte, os.FileInfo, bool) {
+	data, st, err := readCapped(path, maxManifestBytes)
+	var big *errTooLarge
+	switch {
+	case err == nil:
+		return data, st, true
+	case errors.Is(err, os.ErrNotExist):
+		probs.add(model.SeverityError, model.CodeManifestMissing, path, "%s: the feature folder has no %s", path, ManifestName)
+	case errors.As(err, &big):
+		probs.add(model.SeverityError, model.CodeManifestTooLarge, path, "%s: %v; not loaded", path, err)
+	default:
+		probs.add(model.SeverityError, model.CodeManifestUnreadable, path, "%s: cannot read: %v", path, err)
+	}
+	return nil, nil, false
+}
+
+// liveGroupFor finds a running parallel group, with a live pid, that works on this feature.
+func liveGroupFor(groups []model.Group, dirName, featureID string) *model.Group {
+	for i := range groups {
+		g := &groups[i]
+		if g.Alive && strings.EqualFold(g.Status, "running") && g.WorktreePath != "" &&
+			(g.FeatureID == dirName || (featureID != "" && g.FeatureID == featureID)) {
+			return g
+		}
+	}
+	return nil
+}
+
+// readWorktreeCopy reads the worktree's copy of this feature's manifest. While a group runs, the worker
+// writes only there and the server copies it back when the worker exits, so the main copy is stale.
+func (ld loader) readWorktreeCopy(g *model.Group, root, dir, mainPath string, probs *problemSink) (*manifest, string, string) {
+	rel, err := filepath.Rel(root, dir)
+	wroot := filepath.Clean(g.WorktreePath)
+	if err != nil || !filepath.IsAbs(wroot) {
+		probs.add(model.SeverityWarning, model.CodeWorktreeStale, mainPath,
+			"group %s is running in worktree %q, which is not an absolute path; showing the main copy, which is stale while the group runs", g.FeatureID, truncate(g.WorktreePath, 200))
+		return nil, "", ""
+	}
+	wdir := filepath.Join(wroot, rel)
+	wpath := filepath.Join(wdir, ManifestName)
+	var wprobs problemSink
+	wm, _ := ld.readManifest(wpath, &wprobs)
+	if wm == nil {
+		msgs := make([]string, 0, len(wprobs))
+		for _, p := range wprobs {
+			msgs = append(msgs, p.Message)
+		}
+		probs.add(model.SeverityWarning, model.CodeWorktreeStale, mainPath,
+			"group %s (pid %d) is running, but its worktree copy cannot be used (%s); showing the main copy, which is stale while the group runs", g.FeatureID, g.PID, strings.Join(msgs, "; "))
+		return nil, "", ""
+	}
+	*probs = append(*probs, wprobs...)
+	probs.add(model.SeverityInfo, model.CodeWorktreeStale, mainPath,
+		"group %s (pid %d) is running in a worktree; showing its live copy %s (this copy is stale until the group exits)", g.FeatureID, g.PID, wpath)
+	return wm, wdir, wroot
+}
+
+// applyManifest copies what the manifest says onto the run.
+func applyManifest(run *model.Run, m *manifest, mtime time.Time, probs *problemSink) {
+	d := run.Jonggrang
+	if m.FeatureID != "" {
+		if m.FeatureID != run.ID {
+			probs.add(model.SeverityInfo, model.CodeManifestInvalid, run.StatePath,
+				"%s: feature_id %q differs from its folder name %q", run.StatePath, truncate(m.FeatureID, 80), run.ID)
+		}
+		run.ID = m.FeatureID
+	}
+	run.Title = m.Description
+	if run.Title == "" {
+		run.Title = run.ID
+	}
+	run.RawStatus = m.Status
+	if m.Status != "" && !knownRunStatus[strings.ToLower(strings.TrimSpace(m.Status))] {
+		probs.add(model.SeverityWarning, model.CodeUnknownStatus, run.StatePath,
+			"%s: unknown run status %q", run.StatePath, truncate(m.Status, 60))
+	}
+	if m.UpdatedAt != nil {
+		run.UpdatedAt = *m.UpdatedAt
+	} else {
+		run.UpdatedAt = mtime.UTC()
+	}
+	run.Stages = m.Phases
+	if !m.PhasesPresent || len(m.Phases) == 0 {
+		probs.add(model.SeverityWarning, model.CodeNoStages, run.StatePath, "%s: the manifest lists no phases", run.StatePath)
+	}
+	if m.CurrentPhase != "" {
+		run.CurrentStage = m.CurrentPhase
+		if run.Stage(m.CurrentPhase) == nil && len(m.Phases) > 0 {
+			probs.add(model.SeverityError, model.CodeCurrentStageUnknown, run.StatePath,
+				"%s: current_phase %s is not among the phases", run.StatePath, truncate(m.CurrentPhase, 30))
+		}
+	}
+	run.Flags = m.Validation
+	d.WorkType = m.WorkType
+	d.PipelineMode = m.PipelineMode
+	d.HasUI = m.HasUI
+	d.CreatedAt = m.CreatedAt
+	d.ContextUsage = m.ContextUsage
+	d.ActivePhases = m.ActivePhases
+	d.Agents = m.Agents
+}
+
+// noteInterruptedGroups records a parallel group that stopped without finishing as a crash sign on its
+// feature: the manifest may still say running, but nothing is working on it.
+func noteInterruptedGroups(run *model.Run, groups []model.Group, m *manifest, probs *problemSink) {
+	fid := ""
+	if m != nil {
+		fid = m.FeatureID
+	}
+	for _, g := range groups {
+		if !g.Interrupted || (g.FeatureID != run.ID && (fid == "" || g.FeatureID != fid)) {
+			continue
+		}
+		why := fmt.Sprintf("orchestration group %s has status %q but ", g.FeatureID, g.Status)
+		switch {
+		case strings.EqualFold(g.Status, "interrupted"):
+			why = fmt.Sprintf("orchestration group %s was interrupted", g.FeatureID)
+		case g.PID > 0:
+			why += fmt.Sprintf("its pid %d is not running", g.PID)
+		default:
+			why += "no group of the run is alive"
+		}
+		if g.Error != "" {
+			why += " (" + g.Error + ")"
+		}
+		run.CrashSigns = append(run.CrashSigns, why)
+		probs.add(model.SeverityWarning, model.CodeGroupInterrupted, filepath.Join(EphemeralDir(run.ProjectRoot), "orchestration-run.json"), "%s", why)
+	}
+}
+
+// attachLocks puts on the run the project locks that belong to it: those of its own agents, and, when the
+// run is incomplete, those no feature of the project claims (someone may be working on this run without
+// having registered).
+func attachLocks(run *model.Run, m *manifest, root string, incomplete bool, env model.Env, probs *problemSink) {
+	files, err := readLocks(root)
+	if err != nil {
+		probs.add(model.SeverityWarning, model.CodeLockUnreadable, LockDir(root), "%s: cannot list locks: %v", LockDir(root), err)
+		return
+	}
+	own := map[string]bool{}
+	for _, a := range m.Agents {
+		own[a.ID] = true
+	}
+	var others map[string]bool
+	for _, lf := range files {
+		mine := false
+		for _, id := range lf.agentIDs() {
+			mine = mine || own[id]
+		}
+		if !mine {
+			if !incomplete {
+				continue
+			}
+			if others == nil {
+				others = agentsOfOtherFeatures(root, filepath.Base(run.Dir))
+			}
+			claimed := false
+			for _, id := range lf.agentIDs() {
+				claimed = claimed || others[id]
+			}
+			if claimed {
+				continue
+			}
+		}
+		l := lf.lock
+		if lf.readErr != nil {
+			var big *errTooLarge
+			if !errors.As(lf.readErr, &big) {
+				probs.add(model.SeverityWarning, model.CodeLockUnreadable, l.Path, "%s: cannot read lock: %v", l.Path, lf.readErr)
+				continue
+			}
+			// No lock the convention writes is this large; its cleanup would delete it as unparsable.
+			l.ParseError = lf.readErr.Error()
+		}
+		l = judge(l, env)
+		run.Locks = append(run.Locks, l)
+		reasons := strings.Join(l.Reasons, "; ")
+		switch l.Verdict {
+		case model.VerdictStale:
+			probs.add(model.SeverityWarning, model.CodeLockStale, l.Path, "lock %s of %s is stale: %s", filepath.Base(l.Path), l.Holder, reasons)
+			if mine {
+				run.CrashSigns = append(run.CrashSigns, fmt.Sprintf("lock of agent %s is stale: %s", l.Holder, reasons))
+			}
+		case model.VerdictUnknown:
+			probs.add(model.SeverityWarning, model.CodeLockUnknown, l.Path, "lock %s of %s: liveness unknown: %s", filepath.Base(l.Path), l.Holder, reasons)
+		}
+	}
+}
+
+// agentCache remembers the agent ids of sibling manifests by size and mtime, so loading every feature of a
+// project does not parse every other feature's manifest again.
+var agentCache = struct {
+	sync.Mutex
+	m map[string]cachedAgents
+}{m: map[string]cachedAgents{}}
+
+type cachedAgents struct {
+	size int64
+	mod  time.Time
+	ids  []string
+}
+
+const agentCacheMax = 4096
+
+// agentsOfOtherFeatures collects the agent ids registered in the project's other features' manifests.
+func agentsOfOtherFeatures(root, self string) map[string]bool {
+	ids := map[string]bool{}
+	featuresDir := filepath.Join(root, ".jonggrang", ".output", "features")
+	entries, err := os.ReadDir(featuresDir)
+	if err != nil {
+		return ids
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == self {
+			continue
+		}
+		for _, id := range manifestAgents(filepath.Join(featuresDir, e.Name(), ManifestName)) {
+			ids[id] = true
+		}
+	}
+	return ids
+}
+
+func manifestAgents(path string) []string {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	agentCache.Lock()
+	c, ok := agentCache.m[path]
+	agentCache.Unlock()
+	if ok && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
+		return c.ids
+	}
+	data, st, err := readCapped(path, maxManifestBytes)
+	if err != nil {
+		return nil
+	}
+	m, err := parseManifest(data)
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(m.Agents))
+	for _, a := range m.Agents {
+		ids = append(ids, a.ID)
+	}
+	agentCache.Lock()
+	if len(agentCache.m) >= agentCacheMax {
+		agentCache.m = map[string]cachedAgents{}
+	}
+	agentCache.m[path] = cachedAgents{size: st.Size(), mod: st.ModTime(), ids: ids}
+	agentCache.Unlock()
+	return ids
+}
