@@ -1,0 +1,209 @@
+package runlog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"runwatch/model"
+)
+
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// genLog writes n entries, every third with two continuation lines, and returns the content.
+func genLog(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "[2026-02-15T%02d:%02d:%02dZ] stage_start stage=S%d n=%d\n", i/3600%24, i/60%60, i%60, i, i)
+		if i%3 == 0 {
+			fmt.Fprintf(&b, "  artifact=/runs/r/artifacts/s%d/out.json\n  sha256=%064x\n", i, i)
+		}
+	}
+	return b.String()
+}
+
+func TestReadTailMatchesFullParse(t *testing.T) {
+	dir := t.TempDir()
+	content := genLog(5000) // ~600 KB: many 64 KiB chunk boundaries
+	path := writeFile(t, dir, "run.log", content)
+	whole, _ := ParseEntries([]byte(content), 0)
+	for _, n := range []int{1, 2, 3, 100, 1234, 4999, 5000, 6000} {
+		got, size, err := ReadTail(path, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size != int64(len(content)) {
+			t.Fatalf("size = %d, want %d", size, len(content))
+		}
+		want := whole[max(0, len(whole)-n):]
+		if !sameEntries(got, want) {
+			t.Fatalf("ReadTail(%d): got %d entries (first %q), want %d (first %q)", n, len(got), got[0].Message, len(want), want[0].Message)
+		}
+	}
+}
+
+// TestReadTailChunkBoundaries puts an entry start, a timestamp and a continuation line right across every
+// position near a 64 KiB chunk boundary.
+func TestReadTailChunkBoundaries(t *testing.T) {
+	dir := t.TempDir()
+	tailEntries := "[2026-02-15T01:00:00Z] stage_complete stage=S1\n  next_stage=S2\n  commit=abc def\n[2026-02-15T01:00:01Z] lock_released run_id=r\n"
+	for shift := -60; shift <= 60; shift++ {
+		pad := tailChunk - len(tailEntries) + shift
+		head := "[2026-02-15T00:00:00Z] first\n" + strings.Repeat("  filler=x\n", pad/10) + strings.Repeat("y", pad%10) + "\n"
+		content := head + tailEntries
+		path := writeFile(t, dir, "run.log", content)
+		whole, _ := ParseEntries([]byte(content), 0)
+		for n := 1; n <= 3; n++ {
+			got, _, err := ReadTail(path, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameEntries(got, whole[max(0, len(whole)-n):]) {
+				t.Fatalf("shift %d n %d: got %+v", shift, n, got)
+			}
+		}
+	}
+}
+
+func TestReadTailNoTrailingNewline(t *testing.T) {
+	content := "[2026-02-15T01:00:00Z] a\n[2026-02-15T01:00:01Z] lock_released run_id=r"
+	path := writeFile(t, t.TempDir(), "run.log", content)
+	got, size, err := ReadTail(path, 5)
+	if err != nil || len(got) != 2 || got[1].Event != "lock_released" || size != int64(len(content)) {
+		t.Fatalf("got %+v size %d err %v", got, size, err)
+	}
+}
+
+func TestReadTailEmptyAndZero(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "run.log", "")
+	got, size, err := ReadTail(path, 10)
+	if err != nil || len(got) != 0 || size != 0 {
+		t.Fatalf("empty: %v %d %v", got, size, err)
+	}
+	path = writeFile(t, t.TempDir(), "run.log", "[2026-02-15T01:00:00Z] a\n")
+	if got, _, err := ReadTail(path, 0); err != nil || len(got) != 0 {
+		t.Fatalf("maxEntries 0: %v %v", got, err)
+	}
+}
+
+func TestReadTailOnlyContinuations(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "run.log", "free text\n  more\n")
+	got, _, err := ReadTail(path, 3)
+	want := []model.LogEntry{{Message: "free text", Continuation: []string{"  more"}}}
+	if err != nil || !sameEntries(got, want) {
+		t.Fatalf("got %+v err %v", got, err)
+	}
+}
+
+// TestReadTailHugeLine: a 50 MiB line is read in bounded pieces and capped, not loaded whole.
+func TestReadTailHugeLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "[2026-02-15T01:00:00Z] dump payload=")
+	chunk := []byte(strings.Repeat("z", 1<<20))
+	for i := 0; i < 50; i++ {
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fmt.Fprintf(f, "\n[2026-02-15T01:00:01Z] after\n")
+	f.Close()
+	got, _, err := ReadTail(path, 2)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("got %d entries err %v", len(got), err)
+	}
+	total := len("dump payload=") + len("[2026-02-15T01:00:00Z] ") + 50<<20
+	msg := got[0].Message
+	if !strings.HasSuffix(msg, elisionMarker(total-MaxLineBytes)) || len(msg) > MaxLineBytes+40 {
+		t.Fatalf("huge line: %d bytes, suffix %q", len(msg), msg[max(0, len(msg)-40):])
+	}
+	if got[1].Message != "after" {
+		t.Fatalf("entry after the huge line = %q", got[1].Message)
+	}
+}
+
+func TestRefusesFIFOAndDevZero(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.log")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	zero := filepath.Join(dir, "zero.log")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, zero, dir} {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := ReadTail(p, 10)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), p) {
+				t.Errorf("%s: err = %v", p, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: ReadTail blocked", p)
+		}
+		if order := StageStartOrder(p); order != nil {
+			t.Errorf("StageStartOrder(%s) = %v", p, order)
+		}
+	}
+	if _, _, err := ReadTail(filepath.Join(dir, "missing.log"), 1); !os.IsNotExist(err) {
+		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+func TestStageStartOrder(t *testing.T) {
+	dir := t.TempDir()
+	content := "[2026-02-15T01:00:00Z] run_bootstrap mode=resume-auto\n" +
+		"[2026-02-15T01:00:01Z] stage_start stage=INGEST\n" +
+		"  note=stage_start stage=FAKE\n" +
+		"[2026-02-15T01:00:02Z] stage-start stage=parse\n" +
+		"[2026-02-15T01:00:03Z] restart requested\n" +
+		"[2026-02-15T01:00:04Z] stage_start stage=INGEST\n" +
+		"[2026-02-15T01:00:05Z] S4 start\n"
+	path := writeFile(t, dir, "run.log", content)
+	if got, want := StageStartOrder(path), []string{"INGEST", "parse", "S4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+	if got := StageStartOrder(filepath.Join(dir, "none.log")); got != nil {
+		t.Errorf("missing log: %v", got)
+	}
+}
+
+// TestStageStartOrderReadsOnlyEnds: starts in the middle of a big log are not seen, those at both ends are.
+func TestStageStartOrderReadsOnlyEnds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[2026-02-15T01:00:00Z] stage_start stage=HEAD\n")
+	filler := "[2026-02-15T01:00:01Z] progress step=1 detail=" + strings.Repeat("x", 60) + "\n"
+	for b.Len() < 2*stageWindow {
+		b.WriteString(filler)
+	}
+	b.WriteString("[2026-02-15T01:00:02Z] stage_start stage=MIDDLE\n")
+	for b.Len() < 4*stageWindow {
+		b.WriteString(filler)
+	}
+	b.WriteString("[2026-02-15T01:00:03Z] stage_start stage=TAIL\n")
+	path := writeFile(t, t.TempDir(), "run.log", b.String())
+	if got, want := StageStartOrder(path), []string{"HEAD", "TAIL"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+}
