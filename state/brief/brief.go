@@ -1,0 +1,238 @@
+package brief
+
+import (
+	"time"
+
+	"runwatch/model"
+)
+
+// Schema versions the JSON form of a Brief: fields may be added, never renamed.
+const Schema = 1
+
+// Brief is everything a person (or an agent) needs to restart an interrupted run without repeating work.
+// Values copied from run files are kept as written; Markdown makes them safe to print.
+type Brief struct {
+	Schema      int             `json:"schema"`
+	GeneratedAt time.Time       `json:"generated_at"`
+	Headline    string          `json:"headline"`
+	ID          string          `json:"id"`
+	Kind        model.Kind      `json:"kind"`
+	Title       string          `json:"title"`
+	Dir         string          `json:"dir"`
+	StatePath   string          `json:"state_path"`
+	Status      model.RunStatus `json:"status"`
+	RawStatus   string          `json:"raw_status"`
+	Progress    model.Progress  `json:"progress"`
+	// Complete is true when nothing is left to resume.
+	Complete bool `json:"complete"`
+
+	// Steps are the instructions, in the order to follow them.
+	Steps []string `json:"steps"`
+	// StopConditions must be resolved before the run may continue; Warnings should be read first.
+	StopConditions []Condition `json:"stop_conditions"`
+	Warnings       []Condition `json:"warnings"`
+
+	// Current is the stage the state file points at; Restart is where work resumes (they differ when the
+	// state file is ahead of what is safely done). Both nil when nothing remains.
+	Current   *StageRef  `json:"current"`
+	Restart   *StageRef  `json:"restart"`
+	Completed []StageRef `json:"completed"`
+	Skipped   []StageRef `json:"skipped"`
+	Failed    []StageRef `json:"failed"`
+	Remaining []StageRef `json:"remaining"`
+
+	Locks []LockNote `json:"locks"`
+
+	Jonggrang *JonggrangBrief `json:"jonggrang,omitempty"`
+	Resumable *ResumableBrief `json:"resumable,omitempty"`
+}
+
+// StageRef names a stage (phase) with what a resume needs to know about it.
+type StageRef struct {
+	Key         string     `json:"key"`
+	Name        string     `json:"name"`
+	Status      string     `json:"status"`
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	SkipReason  string     `json:"skip_reason,omitempty"`
+}
+
+// Condition is a stop condition or a warning.
+type Condition struct {
+	// Source is where it was found: "state" (the reader's problems), "lock", "git", "artifacts".
+	Source  string `json:"source"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+}
+
+// LockNote is a lock with its verdict and what to do about it.
+type LockNote struct {
+	Path       string        `json:"path"`
+	Holder     string        `json:"holder"`
+	PID        int           `json:"pid"`
+	Host       string        `json:"host"`
+	Verdict    model.Verdict `json:"verdict"`
+	Reasons    []string      `json:"reasons"`
+	AgeSeconds int64         `json:"age_seconds"`
+	Advice     string        `json:"advice"`
+}
+
+// Options tune Build. The zero value is what the dashboard and `runwatch brief` use.
+type Options struct {
+	// GitTimeout bounds each git command (default 5s).
+	GitTimeout time.Duration
+	// SkipGit leaves the git checks out (reported as skipped), for callers that must not spawn processes.
+	SkipGit bool
+	// RequiredArtifacts lists, per resumable stage id, artifact paths (relative to the run folder, or
+	// absolute) that the plan's stage gate requires, when a config provides them.
+	RequiredArtifacts map[string][]string
+}
+
+// Build makes the brief for run. It reads the few files the model does not carry (run.log artifact blocks, a
+// worktree manifest's existence) and runs local git commands with a timeout, so call it off the UI thread.
+func Build(run model.Run, env model.Env) Brief { return BuildWith(run, env, Options{}) }
+
+// BuildWith is Build with options.
+func BuildWith(run model.Run, env model.Env, opts Options) Brief {
+	if opts.GitTimeout <= 0 {
+		opts.GitTimeout = defaultGitTimeout
+	}
+	b := Brief{
+		Schema:      Schema,
+		GeneratedAt: env.Now.UTC(),
+		ID:          run.ID,
+		Kind:        run.Kind,
+		Title:       run.Title,
+		Dir:         run.Dir,
+		StatePath:   run.StatePath,
+		Status:      run.Status,
+		RawStatus:   run.RawStatus,
+		Progress:    run.Progress,
+	}
+	for _, s := range run.Stages {
+		ref := stageRef(s)
+		switch s.Status {
+		case model.StageCompleted:
+			b.Completed = append(b.Completed, ref)
+		case model.StageSkipped:
+			b.Skipped = append(b.Skipped, ref)
+		case model.StageFailed:
+			b.Failed = append(b.Failed, ref)
+			b.Remaining = append(b.Remaining, ref)
+		default:
+			b.Remaining = append(b.Remaining, ref)
+		}
+	}
+	if s := run.Stage(run.CurrentStage); s != nil && run.CurrentStage != "" {
+		ref := stageRef(*s)
+		b.Current = &ref
+	}
+	for _, l := range run.Locks {
+		b.Locks = append(b.Locks, lockNote(l, run))
+	}
+	for _, p := range run.Problems {
+		c := Condition{Source: "state", Code: p.Code, Message: p.Message, Path: p.Path}
+		switch p.Severity {
+		case model.SeverityError:
+			b.StopConditions = append(b.StopConditions, c)
+		case model.SeverityWarning:
+			b.Warnings = append(b.Warnings, c)
+		}
+	}
+	switch run.Kind {
+	case model.KindJonggrang:
+		buildJonggrang(&b, run)
+	default:
+		buildResumable(&b, run, opts)
+	}
+	return b
+}
+
+func stageRef(s model.Stage) StageRef {
+	status := string(s.Status)
+	if status == "" {
+		status = s.RawStatus
+	}
+	return StageRef{Key: s.Key, Name: s.Name, Status: status, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
+		Error: s.Error, SkipReason: s.SkipReason}
+}
+
+// label is "10 design-verification" for a phase and "S2" for a stage whose name is its key.
+func (s StageRef) label() string {
+	if s.Name == "" || s.Name == s.Key {
+		return oneLine(s.Key)
+	}
+	return oneLine(s.Key) + " " + oneLine(s.Name)
+}
+
+func labels(refs []StageRef) []string {
+	out := make([]string, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, r.label())
+	}
+	return out
+}
+
+func lockNote(l model.Lock, run model.Run) LockNote {
+	n := LockNote{Path: l.Path, Holder: l.Holder, PID: l.PID, Host: l.Host, Verdict: l.Verdict,
+		Reasons: l.Reasons, AgeSeconds: l.AgeSeconds}
+	switch l.Verdict {
+	case model.VerdictLive:
+		n.Advice = "held by a live process: do not resume while it runs; wait for it or stop it yourself"
+	case model.VerdictStale:
+		n.Advice = "stale: remove it before resuming (runwatch unlock " + oneLine(run.ID) + ")"
+	default:
+		if run.Kind == model.KindJonggrang && l.PID == 0 && l.AcquiredAt == nil {
+			n.Advice = "liveness cannot be judged and the convention never expires such a lock: remove it by hand " +
+				"(runwatch unlock --force " + oneLine(run.ID) + ") once you know its agent is gone"
+		} else {
+			n.Advice = "liveness cannot be checked here: make sure its holder is gone, then remove it " +
+				"(runwatch unlock --force " + oneLine(run.ID) + ")"
+		}
+	}
+	return n
+}
+
+// lockSteps turns the locks into instructions: a live one comes before everything else.
+func lockSteps(b *Brief) (live []string, cleanup []string) {
+	for _, l := range b.Locks {
+		switch l.Verdict {
+		case model.VerdictLive:
+			who := oneLine(l.Holder)
+			if who == "" {
+				who = "a process"
+			}
+			if l.PID > 0 {
+				who += " (pid " + itoa(l.PID) + ")"
+			}
+			live = append(live, "Do not start a second session: "+who+" holds the live lock "+code(l.Path)+
+				". Wait for it to finish, or stop it yourself, before resuming.")
+		case model.VerdictStale:
+			cleanup = append(cleanup, code(l.Path))
+		}
+	}
+	if len(cleanup) > 0 {
+		cleanup = []string{"Clean the stale " + plural(len(cleanup), "lock", "locks") + " " + joinAnd(cleanup) +
+			" (runwatch unlock " + oneLine(b.ID) + ")."}
+	}
+	for _, l := range b.Locks {
+		if l.Verdict == model.VerdictUnknown {
+			cleanup = append(cleanup, "Check the lock "+code(l.Path)+" by hand ("+oneLine(joinReasons(l.Reasons))+
+				"); "+l.Advice+".")
+		}
+	}
+	return live, cleanup
+}
+
+func joinReasons(r []string) string {
+	if len(r) == 0 {
+		return "no reason recorded"
+	}
+	out := r[0]
+	for _, s := range r[1:] {
+		out += "; " + s
+	}
+	return out
+}

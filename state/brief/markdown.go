@@ -1,0 +1,435 @@
+package brief
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"runwatch/model"
+)
+
+// Markdown renders the brief for a person or an agent. Every value from a run file is made one-line and
+// escaped, so the document can be printed to a terminal or pasted into a prompt as it is.
+func (b Brief) Markdown() string {
+	var w mdWriter
+	w.line("# " + oneLine(b.Headline))
+	w.blank()
+	if b.Title != "" {
+		w.line(quoted(b.Title))
+		w.blank()
+	}
+	word := b.Kind.StageWord()
+	w.bullet("Kind: " + oneLine(string(b.Kind)) + kindDetail(b))
+	status := "Status: " + oneLine(string(b.Status))
+	if b.RawStatus != "" && b.RawStatus != string(b.Status) {
+		status += " (the file says " + code(b.RawStatus) + ")"
+	}
+	w.bullet(status)
+	w.bullet(fmt.Sprintf("Progress: %d of %d %s done", b.Progress.Done, b.Progress.Total, plural(b.Progress.Total, word, word+"s")))
+	w.bullet("State file: " + code(b.StatePath))
+	w.bullet("Brief made: " + b.GeneratedAt.Format(time.RFC3339))
+
+	w.section("Next steps")
+	if len(b.Steps) == 0 {
+		w.line("Nothing to do.")
+	}
+	for i, s := range b.Steps {
+		w.line(fmt.Sprintf("%d. %s", i+1, s))
+	}
+
+	if len(b.StopConditions) > 0 {
+		w.section("Stop conditions in force")
+		for _, c := range b.StopConditions {
+			w.bullet("✗ " + conditionLine(c))
+		}
+	}
+	if len(b.Warnings) > 0 {
+		w.section("Warnings")
+		for _, c := range b.Warnings {
+			w.bullet("⚠ " + conditionLine(c))
+		}
+	}
+
+	w.section("Where to restart")
+	if b.Current != nil {
+		w.bullet("Current " + word + " (from the state file): " + refLine(*b.Current))
+	} else {
+		w.bullet("Current " + word + ": none recorded")
+	}
+	if b.Restart != nil {
+		w.bullet("Restart at: " + refLine(*b.Restart))
+	} else {
+		w.bullet("Restart at: nothing left to do")
+	}
+	if b.Resumable != nil {
+		writeResumableWhere(&w, b.Resumable)
+	}
+
+	if b.Jonggrang != nil && b.Jonggrang.AwaitingInput != nil {
+		a := b.Jonggrang.AwaitingInput
+		w.section("Awaiting input")
+		w.line("Phase " + a.Phase.label() + " is paused for a person: " + quoted(a.Reason) + ".")
+		if len(a.Questions) == 0 {
+			w.line("No output file of this phase records the questions; read progress.txt and plan.md in " + code(b.Dir) + ".")
+		} else {
+			w.line("What the person must answer:")
+			for _, q := range a.Questions {
+				w.bullet(oneLine(q))
+			}
+		}
+	}
+
+	if b.Resumable != nil {
+		writeResumable(&w, b)
+	}
+
+	writeStages(&w, "Completed "+word+"s", b.Completed)
+	writeStages(&w, "Skipped "+word+"s", b.Skipped)
+	writeStages(&w, "Failed "+word+"s", b.Failed)
+	writeStages(&w, "Still to do", b.Remaining)
+
+	if b.Jonggrang != nil {
+		writeJonggrang(&w, b.Jonggrang)
+	}
+
+	w.section("Locks")
+	if len(b.Locks) == 0 {
+		w.line("No lock files.")
+	}
+	for _, l := range b.Locks {
+		s := verdictGlyph(l.Verdict) + " " + code(l.Path) + " — " + oneLine(string(l.Verdict))
+		var who []string
+		if l.Holder != "" {
+			who = append(who, "holder "+code(l.Holder))
+		}
+		if l.PID > 0 {
+			who = append(who, "pid "+itoa(l.PID))
+		}
+		if l.Host != "" {
+			who = append(who, "host "+code(l.Host))
+		}
+		if len(who) > 0 {
+			s += " (" + strings.Join(who, ", ") + ")"
+		}
+		w.bullet(s + ": " + oneLine(joinReasons(l.Reasons)) + ". " + capitalize(l.Advice) + ".")
+	}
+	return neutralize(w.String())
+}
+
+type mdWriter struct{ strings.Builder }
+
+func (w *mdWriter) line(s string) { w.WriteString(s + "\n") }
+func (w *mdWriter) blank()        { w.WriteString("\n") }
+func (w *mdWriter) bullet(s string) {
+	w.WriteString("- " + s + "\n")
+}
+func (w *mdWriter) section(title string) {
+	w.WriteString("\n## " + title + "\n\n")
+}
+
+func kindDetail(b Brief) string {
+	var parts []string
+	if j := b.Jonggrang; j != nil {
+		if j.WorkType != "" {
+			parts = append(parts, "work type "+code(j.WorkType))
+		}
+		if j.PipelineMode != "" {
+			parts = append(parts, "pipeline "+code(j.PipelineMode))
+		}
+	}
+	if r := b.Resumable; r != nil {
+		if r.TaskName != "" {
+			parts = append(parts, "task "+code(r.TaskName))
+		}
+		if r.RunID != "" {
+			parts = append(parts, "RUN_ID "+code(r.RunID))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func conditionLine(c Condition) string {
+	s := oneLine(c.Message) + " [" + oneLine(c.Code) + "]"
+	if c.Path != "" && !strings.Contains(c.Message, c.Path) {
+		s += " " + code(c.Path)
+	}
+	return s
+}
+
+func refLine(r StageRef) string {
+	s := r.label() + " — " + oneLine(r.Status)
+	if r.StartedAt != nil {
+		s += ", started " + r.StartedAt.UTC().Format(time.RFC3339)
+	}
+	if r.CompletedAt != nil {
+		s += ", ended " + r.CompletedAt.UTC().Format(time.RFC3339)
+	}
+	if r.Error != "" {
+		s += ", error " + quoted(r.Error)
+	}
+	if r.SkipReason != "" {
+		s += ", skip reason " + quoted(r.SkipReason)
+	}
+	return s
+}
+
+func writeStages(w *mdWriter, title string, refs []StageRef) {
+	if len(refs) == 0 {
+		return
+	}
+	w.section(fmt.Sprintf("%s (%d)", title, len(refs)))
+	for _, r := range refs {
+		w.bullet(refLine(r))
+	}
+}
+
+func verdictGlyph(v model.Verdict) string {
+	switch v {
+	case model.VerdictLive:
+		return "▶"
+	case model.VerdictStale:
+		return "✗"
+	}
+	return "?"
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func writeJonggrang(w *mdWriter, j *JonggrangBrief) {
+	if len(j.Outputs) > 0 {
+		w.section("Phase outputs")
+		for _, o := range j.Outputs {
+			head := "Phase " + oneLine(o.Phase) + " · " + oneLine(o.Role) + " · " + code(o.File)
+			if o.Status != "" {
+				head += " (" + oneLine(o.Status) + ")"
+			}
+			w.line("### " + head)
+			w.blank()
+			writeOutput(w, o)
+			w.blank()
+		}
+	}
+	if len(j.Tasks) > 0 {
+		w.section("Tasks (jonggrang-tasks.json)")
+		for _, t := range j.Tasks {
+			w.bullet(code(t.ID) + " " + oneLine(t.Title) + " — " + oneLine(t.Status))
+		}
+	}
+	if len(j.Validation) > 0 {
+		w.section("Validation")
+		for _, v := range j.Validation {
+			glyph := "✗"
+			if v.Value {
+				glyph = "✓"
+			}
+			w.bullet(fmt.Sprintf("%s %s: %t — %s", glyph, oneLine(v.Name), v.Value, v.Meaning))
+		}
+	}
+	if len(j.Gates) > 0 {
+		w.section("Gates")
+		for _, g := range j.Gates {
+			glyph := "✓"
+			if g.Blocked {
+				glyph = "⚠"
+			}
+			s := glyph + " " + oneLine(g.Name) + ": " + oneLine(g.Status)
+			if g.Detail != "" {
+				s += " (" + oneLine(g.Detail) + ")"
+			}
+			if g.Advice != "" {
+				s += " — " + g.Advice
+			}
+			w.bullet(s)
+		}
+	}
+	if len(j.Worktrees) > 0 || j.WorktreeCopyOf != "" {
+		w.section("Parallel run")
+		if j.WorktreeCopyOf != "" {
+			w.bullet("This manifest is the worktree copy of " + code(j.WorktreeCopyOf))
+		}
+		for _, t := range j.Worktrees {
+			state := "worker not running"
+			if t.Live {
+				state = "worker running (pid " + itoa(t.PID) + ")"
+			}
+			exists := "present"
+			if !t.Exists {
+				exists = "missing"
+			}
+			w.bullet("Worktree " + code(t.WorktreePath) + ", group " + code(t.GroupStatus) + ", " + state +
+				"; live manifest copy " + code(t.ManifestPath) + " (" + exists + ")")
+		}
+	}
+	if len(j.Interruptions) > 0 || len(j.ProgressTail) > 0 {
+		w.section("progress.txt")
+		for _, t := range j.Interruptions {
+			w.bullet("Interrupted run recorded at " + t.UTC().Format(time.RFC3339))
+		}
+		if len(j.ProgressTail) > 0 {
+			w.line("Last lines:")
+			w.blank()
+			for _, l := range j.ProgressTail {
+				w.line("    " + oneLine(l))
+			}
+		}
+	}
+}
+
+func writeOutput(w *mdWriter, o model.PhaseOutput) {
+	if o.TaskID != "" || o.AgentID != "" {
+		var who []string
+		if o.TaskID != "" {
+			who = append(who, "task "+code(o.TaskID))
+		}
+		if o.AgentID != "" {
+			who = append(who, "agent "+code(o.AgentID))
+		}
+		w.bullet(strings.Join(who, ", "))
+	}
+	for _, s := range o.Summary {
+		w.bullet(oneLine(s))
+	}
+	summary := strings.Join(o.Summary, "\n")
+	if o.Approved != nil && !strings.Contains(strings.ToLower(summary), "approved") {
+		verdict := "rejected"
+		if *o.Approved {
+			verdict = "approved"
+		}
+		w.bullet("Verdict: " + verdict)
+	}
+	if o.TestsPassed != nil && !strings.Contains(summary, "passed") {
+		w.bullet(fmt.Sprintf("tests_passed: %t", *o.TestsPassed))
+	}
+	writeList(w, "Files", o.FilesTouched, summary)
+	writeList(w, "Required fixes", o.RequiredFix, summary)
+	writeList(w, "Failed tests", o.FailedTests, summary)
+	if o.Error != "" {
+		w.bullet("⚠ could not be read: " + oneLine(o.Error))
+	}
+}
+
+// writeList prints a payload list unless the reader's summary lines already carry every item.
+func writeList(w *mdWriter, title string, items []string, summary string) {
+	if len(items) == 0 {
+		return
+	}
+	covered := true
+	for _, it := range items {
+		if !strings.Contains(summary, it) {
+			covered = false
+		}
+	}
+	if covered {
+		return
+	}
+	w.bullet(title + ":")
+	for _, it := range items {
+		w.line("  - " + oneLine(it))
+	}
+}
+
+func writeResumableWhere(w *mdWriter, r *ResumableBrief) {
+	if r.EarliestIncomplete != nil {
+		w.bullet("Earliest incomplete safe stage: " + r.EarliestIncomplete.label())
+	}
+	if r.ResumeHint != "" {
+		w.bullet("LAST_RESUME_HINT: " + quoted(r.ResumeHint))
+	}
+	if r.ResumeTarget != "" {
+		w.bullet("RESUME_TARGET_STAGE: " + code(r.ResumeTarget))
+	}
+	if len(r.Contradictions) > 0 {
+		var keys []string
+		for _, c := range r.Contradictions {
+			keys = append(keys, code(c))
+		}
+		w.bullet("⚠ Marked done but contradicted by the checklist: " + joinAnd(keys))
+	}
+}
+
+func writeResumable(w *mdWriter, b Brief) {
+	r := b.Resumable
+	if r.Window.Code != "" {
+		w.section("Resume window " + r.Window.Code + ": " + r.Window.Name)
+		w.line(r.Window.Action)
+		w.blank()
+		w.line("Why this window:")
+		for _, e := range r.Window.Evidence {
+			w.bullet(oneLine(e))
+		}
+	}
+
+	w.section("Git checks")
+	if r.Git.RepoRoot != "" {
+		w.line("REPO_ROOT " + code(r.Git.RepoRoot) + " (local checks only; the remote is never contacted).")
+		w.blank()
+	}
+	if r.Git.Note != "" {
+		w.line("– " + oneLine(r.Git.Note) + ".")
+	} else {
+		for _, c := range r.Git.Checks {
+			glyph := map[string]string{resultOK: "✓", resultFailed: "✗", resultSkipped: "–"}[c.Result]
+			w.bullet(glyph + " " + c.Name + ": " + oneLine(c.Detail))
+			for _, p := range c.Paths {
+				w.line("  - " + code(p))
+			}
+		}
+	}
+
+	w.section("Artifacts")
+	if r.Artifacts.LogPath != "" {
+		w.line(fmt.Sprintf("%d %s recorded in run.log artifact integrity blocks; %d missing.", r.Artifacts.Recorded,
+			plural(r.Artifacts.Recorded, "artifact", "artifacts"), len(r.Artifacts.Missing)))
+	} else {
+		w.line("The run has no run.log, so no recorded artifacts could be checked.")
+	}
+	for _, n := range r.Artifacts.Notes {
+		w.line(capitalize(oneLine(n)) + ".")
+	}
+	if len(r.Artifacts.Missing) > 0 {
+		w.blank()
+	}
+	for _, a := range r.Artifacts.Missing {
+		kind := "still to produce"
+		if a.Blocking {
+			kind = "missing"
+		}
+		w.bullet("✗ " + code(a.Checked) + " — stage " + code(a.Stage) + ", " + kind + " (from " + a.Source + ")")
+	}
+
+	w.section("Flags")
+	writeFlags(w, "Finalization", r.Finalization)
+	writeFlags(w, "Push", r.Push)
+	w.bullet("Lock: " + r.LockState + lockFileClause(r.LockFile))
+}
+
+func lockFileClause(path string) string {
+	if path == "" {
+		return " (LOCK_FILE is not set)"
+	}
+	return " (LOCK_FILE " + code(path) + ")"
+}
+
+func writeFlags(w *mdWriter, title string, flags []model.Flag) {
+	if len(flags) == 0 {
+		w.bullet(title + ": none recorded")
+		return
+	}
+	parts := make([]string, 0, len(flags))
+	for _, f := range flags {
+		v := "0"
+		if f.Value {
+			v = "1"
+		}
+		parts = append(parts, oneLine(f.Name)+"="+v)
+	}
+	w.bullet(title + ": " + strings.Join(parts, ", "))
+}

@@ -1,0 +1,122 @@
+package brief
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxValueRunes caps one untrusted value inside a sentence: a brief is pasted into an agent, so a runaway
+// error message must not drown the instructions around it.
+const maxValueRunes = 400
+
+// oneLine makes an untrusted value safe to embed in a sentence: one line (so a value cannot start a Markdown
+// heading or a fake instruction of its own), valid UTF-8, control and bidi characters shown escaped, capped.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if n == maxValueRunes {
+			fmt.Fprintf(&b, "… (%d more bytes)", len(s)-i+size)
+			break
+		}
+		n++
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		default:
+			writeVisible(&b, r)
+		}
+	}
+	return b.String()
+}
+
+// writeVisible writes r, or an escape for it when it would act on the terminal or reorder text.
+func writeVisible(b *strings.Builder, r rune) {
+	switch {
+	case r < 0x20 || r == 0x7f:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r >= 0x80 && r < 0xa0, isBidiControl(r):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.WriteRune(r)
+	}
+}
+
+func isBidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f ||
+		r == 0x061c || (unicode.Is(unicode.Cf, r) && r != 0x200d && r != 0xfe0f)
+}
+
+// neutralize is the last pass over a whole rendered document: every line break stays, anything else that
+// could act on a terminal is shown escaped. Values were already made one-line where they were embedded.
+func neutralize(doc string) string {
+	var b strings.Builder
+	b.Grow(len(doc))
+	for i := 0; i < len(doc); {
+		r, size := utf8.DecodeRuneInString(doc[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n':
+			b.WriteByte('\n')
+		default:
+			writeVisible(&b, r)
+		}
+	}
+	return b.String()
+}
+
+// code renders an untrusted value as inline Markdown code, with a fence longer than any backtick run inside.
+func code(s string) string {
+	s = oneLine(s)
+	if s == "" {
+		return "(empty)"
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 || strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// quoted renders an untrusted free-text value inside quotation marks.
+func quoted(s string) string { return "“" + oneLine(s) + "”" }
+
+// plural picks the singular or plural noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// joinAnd joins items as "a, b and c".
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
