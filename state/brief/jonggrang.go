@@ -15,7 +15,7 @@ type JonggrangBrief struct {
 	WorkType     string `json:"work_type"`
 	PipelineMode string `json:"pipeline_mode"`
 	// AwaitingInput is set when a phase is failed on purpose to wait for a person.
-	AwaitingInput *AwaitingInput     `json:"awaiting_input,omitempty"`
+	AwaitingInput *AwaitingInput      `json:"awaiting_input,omitempty"`
 	Outputs       []model.PhaseOutput `json:"outputs"`
 	Tasks         []model.Task        `json:"tasks"`
 	Validation    []ValidationNote    `json:"validation"`
