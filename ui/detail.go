@@ -176,25 +176,21 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 	if len(run.Flags) > 0 {
 		section("Flags")
 		group := ""
-		var parts []string
-		flush := func() {
-			if group != "" {
-				add(padRight(Sanitize(group), 13) + strings.Join(parts, "  "))
-			}
-			parts = nil
-		}
 		for _, f := range run.Flags {
+			label := ""
 			if f.Group != group {
-				flush()
-				group = f.Group
+				group, label = f.Group, Sanitize(f.Group)
 			}
 			g := t.Bad.Render("✗")
 			if f.Value {
 				g = t.Good.Render("✓")
 			}
-			parts = append(parts, g+" "+Sanitize(f.Name))
+			text := padRight(label, 13) + g + " " + Sanitize(f.Name)
+			if f.Raw != "" && f.Raw != "0" && f.Raw != "1" && f.Raw != "true" && f.Raw != "false" {
+				text += t.Dim.Render(" (" + Sanitize(f.Raw) + ")")
+			}
+			add(text)
 		}
-		flush()
 	}
 
 	if len(run.Gates) > 0 {

@@ -180,40 +180,44 @@ func (m Model) renderRuns(w, h int) []string {
 		}
 		return lines
 	}
-	wide := w >= 56
+	tier := 0 // 0 narrow, 1 medium, 2 full
+	switch {
+	case w >= 80:
+		tier = 2
+	case w >= 46:
+		tier = 1
+	}
 	for i := m.runsTop; i < len(m.order) && len(lines) < h; i++ {
 		r := m.runs[m.order[i]]
 		st := t.statusStyle(r.Status)
-		word := string(r.Status)
-		if !wide {
-			word = shortStatus(r.Status)
+		word, statusW := shortStatus(r.Status), 6
+		if tier == 2 {
+			word, statusW = string(r.Status), len("awaiting-input")
 		}
-		status := st.Render(fmt.Sprintf("%s %-*s", statusGlyph(r.Status), statusWidth(wide), word))
+		status := st.Render(fmt.Sprintf("%s %-*s", statusGlyph(r.Status), statusW, word))
 		badge, verdict := lockBadge(r)
-		badgeText := ""
+		badgeText := strings.Repeat(" ", badgeWidth(tier))
 		if badge != "" {
-			badgeText = t.verdictStyle(verdict).Render("[" + badge + "]")
+			if tier == 0 {
+				badge = badge[:1] // l / s / u: the glyph-less short form still reads next to the L: prefix
+			}
+			badgeText = t.verdictStyle(verdict).Render(padRight("L:"+badge, badgeWidth(tier)))
 		}
 		right := fmt.Sprintf("%5s", ago(now, r.UpdatedAt))
 		prog := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
 		var mid string
-		stage := Sanitize(r.CurrentStage)
-		if wide {
-			mid = fmt.Sprintf(" %s %s %-7s %-5s", kindShort(r.Kind), progressBar(r.Progress, 6), prog, truncate(stage, 5))
-		} else {
+		switch tier {
+		case 2:
+			mid = fmt.Sprintf(" %s %s %-5s %-6s", kindShort(r.Kind), progressBar(r.Progress, 6), prog, truncate(Sanitize(r.CurrentStage), 6))
+		case 1:
+			mid = fmt.Sprintf(" %s %s %-5s", kindShort(r.Kind), progressBar(r.Progress, 4), prog)
+		default:
 			mid = fmt.Sprintf(" %-5s", prog)
 		}
-		fixed := visibleWidth(status) + visibleWidth(mid) + visibleWidth(right) + 2
-		if badgeText != "" {
-			fixed += visibleWidth(badgeText) + 1
-		}
+		fixed := visibleWidth(status) + visibleWidth(mid) + visibleWidth(badgeText) + visibleWidth(right) + 3
 		idW := max(4, w-fixed)
 		id := padRight(truncate(Sanitize(r.ID), idW), idW)
-		row := status + " " + id + mid
-		if badgeText != "" {
-			row += " " + badgeText
-		}
-		row += " " + right
+		row := status + " " + id + mid + " " + badgeText + " " + right
 		row = truncate(row, w)
 		if i == m.cursor {
 			row = m.selectStyle(PaneRuns).Render(padRight(stripped(row), w))
@@ -223,11 +227,11 @@ func (m Model) renderRuns(w, h int) []string {
 	return lines
 }
 
-func statusWidth(wide bool) int {
-	if wide {
-		return len("awaiting-input")
+func badgeWidth(tier int) int {
+	if tier == 0 {
+		return 3
 	}
-	return 5
+	return len("L:unknown")
 }
 
 func shortStatus(s model.RunStatus) string {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/state/runlog"
 )
 
 // LogSource is a line-addressed view of a log that never holds the whole file: the timeline asks only for
@@ -265,41 +266,14 @@ func (tl *timeline) cursorLine() (string, bool) {
 	return Sanitize(tl.window[i]), true
 }
 
-// parseHead splits "[timestamp] message" into its parts. Lines without that shape are continuation lines of
-// the entry above them.
-func parseHead(line string) (time.Time, string, bool) {
-	if !strings.HasPrefix(line, "[") {
-		return time.Time{}, line, false
+// parseLine reads one log line the way runlog does; a line without a timestamp is a continuation line of
+// the entry above it.
+func parseLine(raw string) model.LogEntry {
+	entries, _ := runlog.ParseEntries([]byte(raw+"\n"), 0)
+	if len(entries) == 0 {
+		return model.LogEntry{Message: raw}
 	}
-	end := strings.IndexByte(line, ']')
-	if end < 0 {
-		return time.Time{}, line, false
-	}
-	stamp := line[1:end]
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
-		if ts, err := time.Parse(layout, stamp); err == nil {
-			return ts, strings.TrimSpace(line[end+1:]), true
-		}
-	}
-	return time.Time{}, line, false
-}
-
-func classify(msg string) model.Level {
-	ev := msg
-	if i := strings.IndexByte(ev, ' '); i >= 0 {
-		ev = ev[:i]
-	}
-	switch {
-	case errorPattern.MatchString(msg):
-		return model.LevelError
-	case strings.Contains(ev, "stale") || strings.Contains(ev, "warn") || strings.Contains(ev, "interrupt") ||
-		strings.Contains(ev, "retry") || strings.Contains(ev, "pause"):
-		return model.LevelWarn
-	case strings.HasSuffix(ev, "_complete") || strings.HasSuffix(ev, "_completed") || strings.HasSuffix(ev, "_done") ||
-		strings.Contains(ev, "success") || strings.Contains(ev, "pass"):
-		return model.LevelGood
-	}
-	return model.LevelNone
+	return entries[0]
 }
 
 func (m Model) renderTimeline(w, h int) []string {
@@ -327,19 +301,20 @@ func (m Model) renderTimeline(w, h int) []string {
 			break
 		}
 		idx := tl.windowFrom + i
-		ts, msg, head := parseHead(raw)
+		e := parseLine(raw)
 		var line string
-		if head {
-			level := classify(msg)
-			stamp := ts.UTC().Format("15:04:05")
+		if e.HasTime {
+			level := e.Level
+			stamp := e.Time.UTC().Format("15:04:05")
 			if !tl.absolute {
-				stamp = model.HumanDuration(now.Sub(ts))
+				stamp = model.HumanDuration(now.Sub(e.Time))
 			}
-			text := Sanitize(msg)
-			ev, rest, _ := strings.Cut(text, " ")
-			body := t.Bold.Render(ev)
-			if rest != "" {
-				body += " " + rest
+			text := Sanitize(e.Message)
+			body := text
+			if e.Event != "" {
+				if before, after, ok := strings.Cut(text, Sanitize(e.Event)); ok {
+					body = before + t.Bold.Render(Sanitize(e.Event)) + after
+				}
 			}
 			if level != model.LevelNone {
 				body = t.levelStyle(level).Render(text)
