@@ -20,6 +20,8 @@ const (
 	CodeLogUnreadable       = "log-unreadable"
 	CodeFileUnparsable      = "file-unparsable"
 	CodeUnknownStatus       = "unknown-status-value"
+	// A resumable 0|1 flag (<STAGE>_DONE, finalization, push) holding another value; it counts as 0.
+	CodeFlagValue = "flag-value-invalid"
 
 	// Stop conditions (formats.md B.8) and convention rules.
 	CodeStageDoneChecklistIncomplete = "stage-done-checklist-incomplete"
