@@ -28,7 +28,7 @@ func appendFile(t testing.TB, path, s string) {
 }
 
 type pollResult struct {
-	entries             []model.LogEntry
+	entries            []model.LogEntry
 	truncated, rotated bool
 }
 
