@@ -298,15 +298,14 @@ func writeOutput(w *mdWriter, o model.PhaseOutput) {
 		w.bullet(oneLine(s))
 	}
 	summary := strings.Join(o.Summary, "\n")
-	if o.Approved != nil && !strings.Contains(strings.ToLower(summary), "approved") {
-		verdict := "rejected"
-		if *o.Approved {
-			verdict = "approved"
+	// The reader's summary states the verdict in its own words; repeat the bare facts only without one.
+	if len(o.Summary) == 0 {
+		if o.Approved != nil {
+			w.bullet(map[bool]string{true: "Verdict: approved", false: "Verdict: changes requested"}[*o.Approved])
 		}
-		w.bullet("Verdict: " + verdict)
-	}
-	if o.TestsPassed != nil && !strings.Contains(summary, "passed") {
-		w.bullet(fmt.Sprintf("tests_passed: %t", *o.TestsPassed))
+		if o.TestsPassed != nil {
+			w.bullet(fmt.Sprintf("tests_passed: %t", *o.TestsPassed))
+		}
 	}
 	writeList(w, "Files", o.FilesTouched, summary)
 	writeList(w, "Required fixes", o.RequiredFix, summary)

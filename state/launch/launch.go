@@ -1,0 +1,274 @@
+// Package launch renders and starts a run's resume command (config `resume_command`, one Go text/template
+// per convention).
+//
+// The template is split into words the way a shell would (quotes and backslashes), before any value is
+// inserted, and each word renders to exactly one argument. No shell ever sees the result, so a run's id,
+// title or paths cannot inject anything, whatever they contain. Write `sh -c '...' sh {{.Dir}}` when you
+// need shell features, and pass values as positional parameters.
+//
+// The dashboard key does:
+//
+//	c, err := launch.Prepare(cfg.ResumeCommand, run, env)  // errors.Is(err, launch.ErrNoTemplate): show launch.HowToConfigure
+//	confirm(c.String())                                    // the exact command, shell-quoted
+//	if c.InTmux { err = c.LaunchInTmux(ctx) }              // a new tmux window; the dashboard stays
+//	else { return tea.ExecProcess(c.ForegroundCmd(), done) } // dashboard suspended, stdio attached, restored after
+//
+// RunForeground runs the same *exec.Cmd with given stdio, for callers outside Bubble Tea and for tests.
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"text/template"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state/brief"
+)
+
+// ErrNoTemplate means the config has no resume_command for the run's convention.
+var ErrNoTemplate = errors.New("no resume command configured")
+
+// HowToConfigure is the help shown when no template is configured.
+const HowToConfigure = `Set a resume command per convention in the config file ($XDG_CONFIG_HOME/runwatch/config.yaml):
+
+  resume_command:
+    jonggrang: "claude {{.Brief}}"
+    resumable: "opencode run --dir {{.Dir}} {{.Brief}}"
+
+Each word becomes one argument (no shell runs it). Fields: .ID .Kind .Dir .WorkDir .StatePath .ProjectRoot
+.Title .Status .CurrentStage .CurrentStageName .LogPath .RunID .TaskName .RepoRoot .Brief (the resume brief
+as Markdown), and (index .Keys "NAME") for any state.env key.`
+
+// Data is what a resume_command template sees.
+type Data struct {
+	ID               string
+	Kind             string
+	Dir              string
+	WorkDir          string
+	StatePath        string
+	ProjectRoot      string
+	Title            string
+	Status           string
+	CurrentStage     string
+	CurrentStageName string
+	LogPath          string
+	// Resumable runs only.
+	RunID    string
+	TaskName string
+	RepoRoot string
+	Keys     map[string]string
+
+	run model.Run
+	env model.Env
+}
+
+// Brief is the run's resume brief as Markdown, built only when a template asks for it.
+func (d Data) Brief() string { return brief.Build(d.run, d.env).Markdown() }
+
+// NewData collects the template fields of run.
+func NewData(run model.Run, env model.Env) Data {
+	d := Data{ID: run.ID, Kind: string(run.Kind), Dir: run.Dir, StatePath: run.StatePath, ProjectRoot: run.ProjectRoot,
+		Title: run.Title, Status: string(run.Status), CurrentStage: run.CurrentStage, Keys: map[string]string{},
+		run: run, env: env}
+	if s := run.Stage(run.CurrentStage); s != nil && run.CurrentStage != "" {
+		d.CurrentStageName = s.Name
+	}
+	if run.Log != nil {
+		d.LogPath = run.Log.Path
+	}
+	if r := run.Resumable; r != nil {
+		d.RunID, d.TaskName = r.RunID, r.TaskName
+		for _, kv := range r.Keys {
+			d.Keys[kv.Key] = kv.Value
+		}
+		d.RepoRoot = d.Keys["REPO_ROOT"]
+	}
+	d.WorkDir = workDir(run, d.RepoRoot)
+	return d
+}
+
+// workDir is where the resume command starts: the jonggrang project (agents work there), or the resumable
+// run's repository when it exists here, else the run folder.
+func workDir(run model.Run, repoRoot string) string {
+	if run.Kind == model.KindJonggrang && run.ProjectRoot != "" {
+		return run.ProjectRoot
+	}
+	if repoRoot != "" {
+		if st, err := os.Stat(repoRoot); err == nil && st.IsDir() {
+			return repoRoot
+		}
+	}
+	return run.Dir
+}
+
+// Command is a rendered resume command, ready to confirm and launch.
+type Command struct {
+	Kind     string
+	Template string
+	Argv     []string
+	Dir      string
+	// InTmux is true when runwatch runs inside tmux ($TMUX set): the command then opens in a new window.
+	InTmux bool
+	// WindowName names the tmux window.
+	WindowName string
+}
+
+// Prepare renders the template configured for run's convention.
+func Prepare(templates map[string]string, run model.Run, env model.Env) (*Command, error) {
+	tmpl := strings.TrimSpace(templates[string(run.Kind)])
+	if tmpl == "" {
+		return nil, fmt.Errorf("%w for %s runs", ErrNoTemplate, run.Kind)
+	}
+	d := NewData(run, env)
+	argv, err := Render(tmpl, d)
+	if err != nil {
+		return nil, err
+	}
+	return &Command{Kind: string(run.Kind), Template: tmpl, Argv: argv, Dir: d.WorkDir, InTmux: os.Getenv("TMUX") != "",
+		WindowName: windowName(run.ID)}, nil
+}
+
+// Check parses a template without rendering it, so a config loader can report a bad one at load time.
+func Check(tmpl string) error {
+	words, err := splitWords(tmpl)
+	if err != nil {
+		return err
+	}
+	for _, w := range words {
+		if _, err := parseWord(w.text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Render splits tmpl into words and renders each over d into one argument.
+func Render(tmpl string, d Data) ([]string, error) {
+	words, err := splitWords(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	var argv []string
+	for _, w := range words {
+		t, err := parseWord(w.text)
+		if err != nil {
+			return nil, err
+		}
+		var out bytes.Buffer
+		if err := t.Execute(&out, d); err != nil {
+			return nil, fmt.Errorf("resume_command: %w", err)
+		}
+		if out.Len() == 0 && !w.quoted {
+			continue // like an unquoted empty expansion in a shell
+		}
+		argv = append(argv, out.String())
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("resume_command: the template renders to an empty command")
+	}
+	return argv, nil
+}
+
+func parseWord(text string) (*template.Template, error) {
+	t, err := template.New("resume_command").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("resume_command: %w", err)
+	}
+	return t, nil
+}
+
+// ForegroundCmd is the command for tea.ExecProcess: stdio is left nil so Bubble Tea attaches the terminal.
+func (c *Command) ForegroundCmd() *exec.Cmd {
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir = c.Dir
+	return cmd
+}
+
+// RunForeground runs ForegroundCmd with the given stdio and waits for it.
+func (c *Command) RunForeground(stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := c.ForegroundCmd()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("resume command %s: %w", c.Argv[0], err)
+	}
+	return nil
+}
+
+// tmuxTimeout bounds the tmux client call; the window's command itself runs on, detached from us.
+const tmuxTimeout = 10 * time.Second
+
+// TmuxArgs are the arguments of `tmux` that open the command in a new window of the current session.
+func (c *Command) TmuxArgs() []string {
+	args := []string{"new-window", "-c", c.Dir, "-n", c.WindowName, "--"}
+	if len(c.Argv) == 1 {
+		// tmux hands a single argument to `sh -c`; quoting it keeps it one program name.
+		return append(args, tmuxEscape(shellQuote(c.Argv[0])))
+	}
+	for _, a := range c.Argv {
+		args = append(args, tmuxEscape(a))
+	}
+	return args
+}
+
+// tmuxEscape protects an argument ending in ';', which tmux would take as the end of a command: tmux turns
+// a final `\;` back into `;` (and `\\;` into `\;`).
+func tmuxEscape(a string) string {
+	if strings.HasSuffix(a, ";") {
+		return a[:len(a)-1] + `\;`
+	}
+	return a
+}
+
+// LaunchInTmux opens the command in a new tmux window and returns once tmux has created it.
+func (c *Command) LaunchInTmux(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, tmuxTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", c.TmuxArgs()...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("tmux new-window: %s", msg)
+	}
+	return nil
+}
+
+// String is the exact command, shell-quoted, for the confirmation.
+func (c *Command) String() string {
+	parts := make([]string, len(c.Argv))
+	for i, a := range c.Argv {
+		parts[i] = shellQuote(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+var windowUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// windowName keeps tmux window names short and free of format characters (#) and controls.
+func windowName(id string) string {
+	name := windowUnsafe.ReplaceAllString(id, "-")
+	if len(name) > 24 {
+		name = name[:24]
+	}
+	return "resume " + name
+}
