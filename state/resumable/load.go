@@ -1,0 +1,195 @@
+// Package resumable reads runs of the "resumable-execution" convention (formats.md Convention B): a run
+// folder holding state.env, checklist.state.env, run.log, artifacts/ and a lock at the path in LOCK_FILE.
+//
+// Load never panics and never reads a whole run.log: it takes the log's size and, only for runs with named
+// stages, the bounded stage_start scan of runlog.StageStartOrder. Everything it cannot read or understand
+// becomes a problem on the run.
+package resumable
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state/envfile"
+)
+
+// runFiles are the paths of one run, derived from the state file's name (formats.md B.1).
+type runFiles struct {
+	id         string
+	dir        string
+	state      string
+	checklists []string // candidates, first existing wins
+	log        string
+	// variant is true for <name>.state.env, whose siblings' names are less settled than state.env's.
+	variant bool
+	// defaultLocks are tried when LOCK_FILE is unset.
+	defaultLocks []string
+}
+
+func filesFor(statePath string) runFiles {
+	dir := filepath.Dir(statePath)
+	base := filepath.Base(statePath)
+	if name, ok := strings.CutSuffix(base, ".state.env"); ok && base != "state.env" && name != "" {
+		return runFiles{
+			id: name, dir: dir, state: statePath, variant: true,
+			checklists: []string{
+				filepath.Join(dir, name+".checklist.state.env"),
+				filepath.Join(dir, name+"-checklist.state.env"),
+				filepath.Join(dir, "checklist.state.env"),
+			},
+			log:          filepath.Join(dir, name+".log"),
+			defaultLocks: []string{filepath.Join(dir, name+".state.lock"), filepath.Join(dir, name+".lock")},
+		}
+	}
+	return runFiles{
+		id: filepath.Base(dir), dir: dir, state: statePath,
+		checklists:   []string{filepath.Join(dir, "checklist.state.env")},
+		log:          filepath.Join(dir, "run.log"),
+		defaultLocks: []string{filepath.Join(dir, "run.lock")},
+	}
+}
+
+// Load reads the run whose state file is statePath (state.env or <name>.state.env) with its sibling
+// checklist, log, lock and artifacts, and judges its lock with env.
+func Load(statePath string, env model.Env) model.Run {
+	rf := filesFor(statePath)
+	run := model.Run{
+		ID: rf.id, Kind: model.KindResumable, Dir: rf.dir, Title: rf.id, StatePath: statePath,
+		Stages: []model.Stage{}, Flags: []model.Flag{}, Locks: []model.Lock{}, Problems: []model.Problem{},
+		Gates: []model.Gate{},
+	}
+	det := &model.ResumableDetail{Keys: []model.KV{}, ChecklistKeys: []model.KV{}, StageOrderSource: "natural"}
+	run.Resumable = det
+	if strings.Contains(filepath.Base(rf.dir), ".reset-") || strings.Contains(rf.id, ".reset-") {
+		run.Archived = true
+		run.AddProblem(model.SeverityInfo, model.CodeArchived, rf.dir,
+			"archived run (renamed *.reset-* by the convention's reset); shown for reference only")
+	}
+	var mtimes []time.Time
+
+	state := readEnv(&run, statePath, envCodes{model.CodeStateMissing, model.CodeStateUnreadable,
+		model.CodeStateUnparsable, model.CodeStateTooLarge}, "state file", model.SeverityError)
+	if state.mtime != nil {
+		mtimes = append(mtimes, *state.mtime)
+	}
+	if state.file != nil {
+		det.Keys = state.file.Entries()
+	}
+	get := func(key string) string { v, _ := det.Value(key); return v }
+	det.RunID, det.TaskName = get("RUN_ID"), get("TASK_NAME")
+	det.LockFile = get("LOCK_FILE")
+	det.ResumeHint, det.ResumeTarget = get("LAST_RESUME_HINT"), get("RESUME_TARGET_STAGE")
+	det.LastCompleted = get("LAST_COMPLETED_STAGE")
+	if det.TaskName != "" {
+		run.Title = det.TaskName
+	}
+	run.RawStatus = get("STAGE_STATUS")
+
+	checklistPath := rf.checklists[0]
+	for _, p := range rf.checklists {
+		if _, err := os.Lstat(p); err == nil {
+			checklistPath = p
+			break
+		}
+	}
+	det.ChecklistPath = checklistPath
+	// The generic skill names checklist.state.env; for <name>.state.env variants no public plan says where the
+	// checklist lives, so its absence is a warning there rather than a stop condition.
+	missingChecklistSeverity := model.SeverityError
+	if rf.variant {
+		missingChecklistSeverity = model.SeverityWarning
+	}
+	checklist := readEnv(&run, checklistPath, envCodes{model.CodeChecklistMissing, model.CodeChecklistUnreadable,
+		model.CodeChecklistUnparsable, model.CodeStateTooLarge}, "checklist", missingChecklistSeverity)
+	if checklist.mtime != nil {
+		mtimes = append(mtimes, *checklist.mtime)
+	}
+	if checklist.file != nil {
+		det.ChecklistKeys = checklist.file.Entries()
+	}
+
+	logRegular := readLogRef(&run, rf.log, &mtimes)
+
+	buildStages(&run, det, rf.log, logRegular, state.file != nil)
+	loadLock(&run, rf, env)
+	markCurrentStage(&run, get("CURRENT_STAGE"))
+	attachChecklist(&run, det.ChecklistKeys, checklistPath)
+	addFlags(&run, det)
+	checkConsistency(&run, checklistPath)
+	addCurrentGate(&run)
+	loadArtifacts(&run, rf, det)
+
+	for _, t := range mtimes {
+		if t.After(run.UpdatedAt) {
+			run.UpdatedAt = t
+		}
+	}
+	model.FinalizeRun(&run)
+	return run
+}
+
+// envCodes are the problem codes for one kind of env file.
+type envCodes struct{ missing, unreadable, unparsable, tooLarge string }
+
+type envRead struct {
+	file  *envfile.File
+	mtime *time.Time
+}
+
+// readEnv reads an env file, turning every failure into a problem that names the file. A file with some
+// malformed lines still yields its good lines.
+func readEnv(run *model.Run, path string, codes envCodes, what string, missingSev model.Severity) envRead {
+	var out envRead
+	if fi, err := os.Stat(path); err == nil {
+		t := fi.ModTime()
+		out.mtime = &t
+	}
+	f, err := envfile.ReadFile(path)
+	out.file = f
+	if err == nil {
+		return out
+	}
+	var pe *envfile.ParseError
+	var nr *envfile.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		run.AddProblem(missingSev, codes.missing, path, fmt.Sprintf("%s %s is missing", what, path))
+	case errors.Is(err, envfile.ErrTooLarge):
+		run.AddProblem(model.SeverityError, codes.tooLarge, path, fmt.Sprintf("%s %s was not loaded: %v", what, path, err))
+	case errors.As(err, &nr):
+		run.AddProblem(model.SeverityError, codes.unreadable, path, fmt.Sprintf("%s %s is %v", what, path, err))
+	case errors.As(err, &pe):
+		for _, e := range f.Errors() {
+			run.AddProblem(model.SeverityError, codes.unparsable, path, fmt.Sprintf("%s %s: %v", what, path, e))
+		}
+	default:
+		run.AddProblem(model.SeverityError, codes.unreadable, path, fmt.Sprintf("%s %s cannot be read: %v", what, path, err))
+	}
+	return out
+}
+
+// readLogRef records the log's size without reading it, and reports whether it is a regular file that may
+// be scanned.
+func readLogRef(run *model.Run, path string, mtimes *[]time.Time) bool {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false
+	case err != nil:
+		run.AddProblem(model.SeverityWarning, model.CodeLogUnreadable, path, fmt.Sprintf("log %s cannot be read: %v", path, err))
+		return false
+	case !fi.Mode().IsRegular():
+		run.AddProblem(model.SeverityWarning, model.CodeLogUnreadable, path,
+			fmt.Sprintf("log %s is %v; it is not read", path, &envfile.NotRegularError{Mode: fi.Mode()}))
+		return false
+	}
+	run.Log = &model.LogRef{Path: path, SizeBytes: fi.Size()}
+	*mtimes = append(*mtimes, fi.ModTime())
+	return true
+}
