@@ -1,0 +1,209 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Simulator drives the workspace's advancing runs live: the jonggrang feature phase by phase, the resumable
+// run one invocation at a time. When either finishes, a new one starts after a pause (a new feature, a new
+// run id), and the oldest finished ones beyond keepFinished are deleted so a long demo stays small.
+type Simulator struct {
+	ws    *Workspace
+	speed float64
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+	steps  int
+}
+
+// keepFinished is how many finished generations of each advancing run stay on disk.
+const keepFinished = 2
+
+// NewSimulator prepares a simulator on ws. speed scales every pause: 2 runs twice as fast; values <= 0 mean 1.
+func NewSimulator(ws *Workspace, speed float64) *Simulator {
+	if speed <= 0 {
+		speed = 1
+	}
+	return &Simulator{ws: ws, speed: speed}
+}
+
+// Start begins writing in the background. It returns an error if the simulator is already running.
+func (s *Simulator) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return errors.New("simulator already started")
+	}
+	if s.ws.advJ == nil || s.ws.advR == nil {
+		return errors.New("simulator: workspace has no advancing runs (already simulated once?)")
+	}
+	j, r := s.ws.advJ, s.ws.advR
+	s.ws.advJ, s.ws.advR = nil, nil
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.done = make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.runJonggrang(ctx, j) }()
+	go func() { defer wg.Done(); s.runResumable(ctx, r) }()
+	go func() { wg.Wait(); close(s.done) }()
+	return nil
+}
+
+// Stop ends the simulation, waits for the writers to finish their current write, and returns the first write
+// error the simulation met, if any. A resumable invocation in progress is ended cleanly (its lock released);
+// jonggrang agents are left as they are, as when the real CLI is interrupted.
+func (s *Simulator) Stop() error {
+	s.mu.Lock()
+	cancel, done := s.cancel, s.done
+	s.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	<-done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Steps counts the writes performed so far (tests wait on it instead of on time).
+func (s *Simulator) Steps() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.steps
+}
+
+// Err returns the first write error so far.
+func (s *Simulator) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Simulator) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// sleep waits d of simulated time; false when the context ended first.
+func (s *Simulator) sleep(ctx context.Context, d time.Duration) bool {
+	real := time.Duration(float64(d) / s.speed)
+	if real < time.Millisecond {
+		real = time.Millisecond
+	}
+	t := time.NewTimer(real)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// heldPoll is how often a held actor (paused on disk, lock held by someone else) looks again.
+const heldPoll = 500 * time.Millisecond
+
+// drive runs an actor live until it is done, the context ends, or it fails.
+func (s *Simulator) drive(ctx context.Context, a actor, name string) bool {
+	for ctx.Err() == nil {
+		pause, done, err := a.step(s.ws.opts.now())
+		switch {
+		case errors.Is(err, errHeld):
+			pause = heldPoll
+		case err != nil:
+			s.fail(fmt.Errorf("simulating %s: %w", name, err))
+			return false
+		case done:
+			return true
+		default:
+			s.mu.Lock()
+			s.steps++
+			s.mu.Unlock()
+		}
+		if !s.sleep(ctx, pause) {
+			return false
+		}
+	}
+	return false
+}
+
+func (s *Simulator) runJonggrang(ctx context.Context, a *jonggrangActor) {
+	rng := s.ws.rng(100)
+	var finished []string
+	for gen := 0; ; gen++ {
+		if !s.drive(ctx, a, "jonggrang run "+a.feat.Description) {
+			return
+		}
+		finished = append(finished, a.dir)
+		if len(finished) > keepFinished {
+			if err := os.RemoveAll(finished[0]); err != nil {
+				s.fail(err)
+				return
+			}
+			finished = finished[1:]
+		}
+		if !s.sleep(ctx, 5*time.Second) {
+			return
+		}
+		feat := laterFeatures[gen%len(laterFeatures)]
+		a = &jonggrangActor{project: s.ws.WebApp, feat: feat, rng: rng, pid: os.Getpid(), live: true}
+	}
+}
+
+func (s *Simulator) runResumable(ctx context.Context, a *resumableActor) {
+	defer func() {
+		// Runs after the context ended: end the invocation the way the tool's finally-block does.
+		if err := a.interrupt(s.ws.opts.now()); err != nil {
+			s.fail(err)
+		}
+	}()
+	var finished []string
+	for gen := 2; ; gen++ {
+		if !s.drive(ctx, a, "resumable run "+a.plan.Task) {
+			return
+		}
+		finished = append(finished, a.dir)
+		if len(finished) > keepFinished {
+			if err := os.RemoveAll(finished[0]); err != nil {
+				s.fail(err)
+				return
+			}
+			finished = finished[1:]
+		}
+		if !s.sleep(ctx, 5*time.Second) {
+			return
+		}
+		next := *a
+		next.dir, next.runID, next.queue, next.ended, next.state, next.list = "", "", nil, false, nil, nil
+		next.rng = s.ws.rng(uint64(200 + gen))
+		a = &next
+	}
+}
+
+// Paths is what to open a dashboard on: the workspace folder.
+func (w *Workspace) Paths() []string { return []string{w.Dir} }
+
+// StatePaths lists the scenario runs' state files in a stable order.
+func (w *Workspace) StatePaths() []string {
+	return []string{w.Advancing, w.AwaitingInput, w.Completed, w.Stepping, w.Paused, w.DeadLock}
+}
+
+// Remove deletes the workspace folder.
+func (w *Workspace) Remove() error {
+	if w.Dir == "" || w.Dir == string(filepath.Separator) {
+		return fmt.Errorf("refusing to remove %q", w.Dir)
+	}
+	return os.RemoveAll(w.Dir)
+}

@@ -1,0 +1,315 @@
+// Package sim simulates the two run-root conventions' writers, for `runwatch demo`, tests and benchmarks. It
+// writes files the way the real writers do (formats.md): jonggrang rewrites MANIFEST.yaml whole and
+// non-atomically in js-yaml's style and creates and deletes agent lock files; resumable writes sorted,
+// double-quoted env files through <file>.tmp and a rename, appends to run.log, and holds LOCK_FILE for the
+// length of an invocation.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"time"
+)
+
+// DefaultSeed makes NewWorkspace and the simulator repeatable.
+const DefaultSeed = 7
+
+// Options tune a workspace and its simulator.
+type Options struct {
+	// Seed drives every random choice (durations, sizes, hashes); the same seed and clock give the same files.
+	Seed uint64
+	// Now is the clock; time.Now when nil. Timestamps of live runs come from it.
+	Now func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// Workspace is a folder holding runs of both conventions in every state the demo shows.
+type Workspace struct {
+	Dir string
+
+	// Project roots (holding .jonggrang/) and the resumable reports folder.
+	WebApp, Billing, Reports string
+
+	// The scenario runs, by state file path (a run's identity everywhere in runwatch).
+	Advancing     string // jonggrang, advancing phase by phase under the simulator
+	AwaitingInput string // jonggrang, phase 6 failed with "Awaiting human input (brainstorming)"
+	Completed     string // jonggrang BUGFIX run, completed
+	Stepping      string // resumable, advancing stage by stage under the simulator
+	Paused        string // resumable, paused between stages with one checklist item left
+	DeadLock      string // resumable, its lock held by a process that no longer exists
+
+	// PausedStage is Paused's current stage and PausedItem the one checklist key of it still at 0.
+	PausedStage, PausedItem string
+	// DeadLockFile is DeadLock's LOCK_FILE; DeadPID the pid in it (a real child that has exited).
+	DeadLockFile string
+	DeadPID      int
+
+	opts       Options
+	host, user string
+	advJ       *jonggrangActor
+	advR       *resumableActor
+}
+
+// NewWorkspace creates the demo runs under dir (which may exist; it should be empty) with DefaultSeed.
+func NewWorkspace(dir string) (*Workspace, error) {
+	return NewWorkspaceWith(dir, Options{Seed: DefaultSeed})
+}
+
+// historyScale stretches the simulated pauses of pre-built history so that finished work spans minutes, as
+// real runs do, instead of the seconds a live demo uses.
+const historyScale = 40
+
+// NewWorkspaceWith creates the demo runs with explicit options.
+func NewWorkspaceWith(dir string, opts Options) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	dead, err := DeadPID()
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	w := &Workspace{
+		Dir: abs, WebApp: filepath.Join(abs, "webapp"), Billing: filepath.Join(abs, "billing-service"),
+		Reports: filepath.Join(abs, "reports"), DeadPID: dead, opts: opts, host: host, user: currentUser(),
+	}
+	for _, d := range []string{w.WebApp, w.Billing, w.Reports, filepath.Join(abs, "plans"), filepath.Join(abs, "repos")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	now := opts.now()
+	steps := []func(now time.Time) error{w.buildCompleted, w.buildAwaiting, w.buildAdvancing, w.buildPaused, w.buildDeadLock, w.buildStepping}
+	for _, build := range steps {
+		if err := build(now); err != nil {
+			return nil, fmt.Errorf("demo workspace %s: %w", abs, err)
+		}
+	}
+	return w, nil
+}
+
+func (w *Workspace) rng(stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(w.opts.Seed, stream))
+}
+
+var (
+	loginFeature = feature{
+		Description: "Add login form with validation", WorkType: "MEDIUM", HasUI: true, Topic: "auth",
+		Tasks: []featureTask{
+			{ID: "task-001", Title: "Login form", Files: []string{"src/auth/login-form.tsx"}},
+			{ID: "task-002", Title: "Session client", Files: []string{"src/auth/session.ts", "src/auth/session-store.ts"}},
+		},
+	}
+	typoFeature = feature{
+		Description: "Fix typo in footer copyright", WorkType: "BUGFIX", Topic: "footer",
+		Tasks: []featureTask{{ID: "task-001", Title: "Footer copy", Files: []string{"src/layout/footer.tsx"}}},
+	}
+	billingFeature = feature{
+		Description: "New billing page with invoice history", WorkType: "LARGE", HasUI: true, Topic: "billing",
+		Tasks: []featureTask{{ID: "task-001", Title: "Invoice list", Files: []string{"src/billing/invoices.tsx"}}},
+	}
+	// laterFeatures follow the login form when the simulator starts a new feature after one completes.
+	laterFeatures = []feature{
+		{Description: "Password reset flow", WorkType: "SMALL", Topic: "reset", Tasks: []featureTask{
+			{ID: "task-001", Title: "Reset request form", Files: []string{"src/auth/reset-request.tsx"}},
+			{ID: "task-002", Title: "Reset token check", Files: []string{"src/auth/reset-token.ts"}},
+		}},
+		{Description: "Dark mode toggle in settings", WorkType: "MEDIUM", HasUI: true, Topic: "theme", Tasks: []featureTask{
+			{ID: "task-001", Title: "Theme toggle", Files: []string{"src/settings/theme-toggle.tsx"}},
+		}},
+		{Description: "Rate limit the login endpoint", WorkType: "BUGFIX", Topic: "ratelimit", Tasks: []featureTask{
+			{ID: "task-001", Title: "Login rate limiter", Files: []string{"src/server/rate-limit.ts"}},
+		}},
+	}
+)
+
+func (w *Workspace) plan(name string) string {
+	return filepath.Join(w.Dir, "plans", name+".md")
+}
+
+func (w *Workspace) writePlan(task string, stages []stageDef) (string, error) {
+	path := w.plan(task)
+	text := "# Plan: " + task + "\n\n"
+	for _, s := range stages {
+		text += "## Stage " + s.ID + "\n\n"
+		for _, it := range s.Items {
+			text += "- [ ] " + itemKey(s.ID, it) + "\n"
+		}
+		text += "\n"
+	}
+	return path, os.WriteFile(path, []byte(text), 0o644)
+}
+
+func (w *Workspace) buildCompleted(now time.Time) error {
+	a := &jonggrangActor{project: w.WebApp, feat: typoFeature, rng: w.rng(1), pid: w.DeadPID}
+	if _, err := replay(a, now.Add(-3*time.Hour), historyScale); err != nil {
+		return err
+	}
+	w.Completed = a.manifestPath()
+	return nil
+}
+
+func (w *Workspace) buildAwaiting(now time.Time) error {
+	a := &jonggrangActor{project: w.Billing, feat: billingFeature, rng: w.rng(2), pid: w.DeadPID, stopAt: "6", stopReason: AwaitingInputReason}
+	if _, err := replay(a, now.Add(-50*time.Minute), historyScale); err != nil {
+		return err
+	}
+	w.AwaitingInput = a.manifestPath()
+	return nil
+}
+
+// buildAdvancing starts the login feature a few phases in, so the demo opens on a run already under way; the
+// simulator continues it live.
+func (w *Workspace) buildAdvancing(now time.Time) error {
+	a := &jonggrangActor{project: w.WebApp, feat: loginFeature, rng: w.rng(3), pid: os.Getpid()}
+	at := now.Add(-2 * time.Minute)
+	for a.m == nil || a.m.CurrentPhase != "4" || a.m.phase("4").Status != "running" {
+		pause, done, err := a.step(at)
+		if err != nil {
+			return err
+		}
+		if done {
+			return errors.New("advancing run finished while being prepared")
+		}
+		at = at.Add(pause * 10)
+	}
+	a.live = true
+	w.advJ = a
+	w.Advancing = a.manifestPath()
+	return nil
+}
+
+var (
+	irmStages = []stageDef{
+		{ID: "S1", Items: []string{"REFACTOR_MANIFEST_WRITTEN", "VERIFY_GREEN"}},
+		{ID: "S2", Items: []string{"SHADOW_REPORT_WRITTEN", "ID_CHECK_PASSED", "VERIFY_GREEN"}},
+		{ID: "S3", Items: []string{"GENERATOR_SMOKE_GREEN", "BACKFILL_DRY_RUN_WRITTEN"}},
+		{ID: "S4", Items: []string{"ID_MAPPING_WRITTEN", "REWRITE_SUMMARY_WRITTEN", "VALIDATION_GREEN"}},
+	}
+	sphinxStages = []stageDef{
+		{ID: "M0", Items: []string{"STAGE_START", "BASELINE_CAPTURED"}},
+		{ID: "M1", Items: []string{"CONF_MIGRATED", "BUILD_GREEN"}},
+		{ID: "M2", Items: []string{"DIRECTIVES_PORTED", "XREFS_RESOLVED", "NO_LEGACY_TOKENS"}},
+		{ID: "M3", Items: []string{"TRACE_TABLES_RENDERED", "LINKCHECK_GREEN"}},
+		{ID: "M4", Items: []string{"PUBLISH_DRY_RUN"}},
+	}
+	miningStages = []stageDef{
+		{ID: "ingest", Items: []string{"HASHES_VERIFIED"}},
+		{ID: "extract", Items: []string{"CLAUSES_EXTRACTED", "TABLES_EXTRACTED"}},
+		{ID: "normalize", Items: []string{"IDS_NORMALIZED"}},
+		{ID: "anchor", Items: []string{"ANCHORS_RESOLVED"}},
+		{ID: "publish", Items: []string{"SITE_BUILT"}},
+		{ID: "verify", Items: []string{"LINKS_CHECKED", "COUNTS_MATCH", "SPOT_CHECK_DONE"}},
+		{ID: "finalize", Items: []string{"LEDGER_WRITTEN"}},
+	}
+)
+
+func (w *Workspace) resumable(task string, stages []stageDef, style logStyle, lockRel string, checkbox bool, stream uint64, pid int) (*resumableActor, error) {
+	planPath, err := w.writePlan(task, stages)
+	if err != nil {
+		return nil, err
+	}
+	repo := filepath.Join(w.Dir, "repos", task)
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		return nil, err
+	}
+	return &resumableActor{
+		plan: resumablePlan{
+			Task: task, Stages: stages, Named: style == styleMining, Checkbox: checkbox, LockRel: lockRel,
+			Style: style, Repo: repo, Plan: planPath,
+		},
+		reports: w.Reports, pid: pid, host: w.host, user: w.user, rng: w.rng(stream),
+	}, nil
+}
+
+// buildPaused runs the sphinx migration through M0 and M1; in M2 the agent could not confirm one item, so the
+// gate refused and the invocation stopped. A person ticks that item, then steps the run.
+func (w *Workspace) buildPaused(now time.Time) error {
+	a, err := w.resumable("sphinx-traceability-migration", sphinxStages, styleSphinx, "run.lock", true, 4, w.DeadPID)
+	if err != nil {
+		return err
+	}
+	a.blockAt, a.blockItem = "M2", "NO_LEGACY_TOKENS"
+	if _, err := replay(a, now.Add(-90*time.Minute), historyScale); err != nil {
+		return err
+	}
+	w.Paused = a.statePath()
+	w.PausedStage, w.PausedItem = "M2", itemKey("M2", "NO_LEGACY_TOKENS")
+	return nil
+}
+
+// buildDeadLock runs the mining pipeline until its process vanishes in the verify stage, leaving
+// lock/active.lock naming a pid that no longer exists on this host.
+func (w *Workspace) buildDeadLock(now time.Time) error {
+	a, err := w.resumable("iso26262-mining", miningStages, styleMining, filepath.Join("lock", "active.lock"), false, 5, w.DeadPID)
+	if err != nil {
+		return err
+	}
+	a.dieIn = "verify"
+	if _, err := replay(a, now.Add(-40*time.Minute), historyScale/2); err != nil {
+		return err
+	}
+	w.DeadLock = a.statePath()
+	w.DeadLockFile = a.lockPath()
+	return nil
+}
+
+// buildStepping bootstraps the irm backfill; the simulator runs its invocations live.
+func (w *Workspace) buildStepping(now time.Time) error {
+	a, err := w.resumable("irm-id-full-backfill", irmStages, styleIRM, "run.lock", false, 6, os.Getpid())
+	if err != nil {
+		return err
+	}
+	if _, _, err := a.step(now.Add(-time.Minute)); err != nil {
+		return err
+	}
+	a.live = true
+	w.advR = a
+	w.Stepping = a.statePath()
+	return nil
+}
+
+// DeadPID returns the pid of a child process that has run and been reaped, so it names no process on this
+// host (until the kernel reuses it, which takes a full cycle of the pid space).
+func DeadPID() (int, error) {
+	var cmd *exec.Cmd
+	if p, err := exec.LookPath("true"); err == nil {
+		cmd = exec.Command(p)
+	} else if self, err := os.Executable(); err == nil {
+		// Any binary that exits will do; our own with an unknown flag exits at once.
+		cmd = exec.Command(self, "-runwatch-sim-dead-pid")
+	} else {
+		return 0, fmt.Errorf("no program to spawn for a dead pid: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("spawn a short-lived child: %w", err)
+	}
+	pid := cmd.Process.Pid
+	_ = cmd.Wait() // the exit status does not matter, only that the child is gone and reaped
+	return pid, nil
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "unknown"
+}
