@@ -86,7 +86,9 @@ func (a *jonggrangActor) pausedOnDisk() bool {
 	return head.Status == "paused"
 }
 
-func (a *jonggrangActor) then(f func(at time.Time) (time.Duration, error)) { a.queue = append(a.queue, f) }
+func (a *jonggrangActor) then(f func(at time.Time) (time.Duration, error)) {
+	a.queue = append(a.queue, f)
+}
 
 func (a *jonggrangActor) save() error { return a.m.write(a.dir) }
 
@@ -263,8 +265,8 @@ type leadTask struct {
 type leadPayload struct {
 	WorkType      string     `json:"work_type"`
 	Tasks         []leadTask `json:"tasks"`
-	TechDecisions []string         `json:"tech_decisions"`
-	RiskFactors   []string         `json:"risk_factors"`
+	TechDecisions []string   `json:"tech_decisions"`
+	RiskFactors   []string   `json:"risk_factors"`
 }
 
 // writeBoard rewrites jonggrang-tasks.json whole: tasks before upTo are completed, the rest have status.

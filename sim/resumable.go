@@ -106,7 +106,9 @@ func (a *resumableActor) step(at time.Time) (time.Duration, bool, error) {
 	return pause, false, nil
 }
 
-func (a *resumableActor) then(f func(at time.Time) (time.Duration, error)) { a.queue = append(a.queue, f) }
+func (a *resumableActor) then(f func(at time.Time) (time.Duration, error)) {
+	a.queue = append(a.queue, f)
+}
 
 // plan_ queues the next invocation (or the bootstrap of a new run).
 func (a *resumableActor) plan_(at time.Time) error {
