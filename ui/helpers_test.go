@@ -53,8 +53,8 @@ func sampleRuns() []model.Run {
 			{Key: "S2", Status: model.StagePending, Checklist: []model.ChecklistItem{{Key: "CB_S2_VERIFY_GREEN", Done: true}, {Key: "CB_S2_NO_\x1b[31mEVIL", Done: false}}},
 			{Key: "S3", Status: model.StagePending},
 		},
-		Flags:    []model.Flag{{Group: "finalization", Name: "REPORT_APPENDED", Value: false}},
-		Problems: []model.Problem{{Severity: model.SeverityWarning, Code: "lock-stale", Message: "lock is stale"}},
+		Flags:     []model.Flag{{Group: "finalization", Name: "REPORT_APPENDED", Value: false}},
+		Problems:  []model.Problem{{Severity: model.SeverityWarning, Code: "lock-stale", Message: "lock is stale"}},
 		Resumable: &model.ResumableDetail{ResumeHint: "rerun S2 verification"},
 	}
 	rs.Progress = model.Progress{Done: 1, Total: 3}

@@ -29,7 +29,7 @@ type LogSource interface {
 type OpenLogFunc func(path string) (LogSource, error)
 
 // errorPattern finds the entries that e/E jump between: blocked stages, failures and errors.
-var errorPattern = regexp.MustCompile(`(?i)(stage_blocked|\berror\b|\berr=|\bfail(ed|ure|s)?\b|\bpanic\b|\bfatal\b)`)
+var errorPattern = regexp.MustCompile(`(?i)(blocked|error|\berr=|fail|panic|fatal)`)
 
 type timeline struct {
 	runPath string

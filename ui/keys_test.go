@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDefaultKeyMapHasNoConflicts(t *testing.T) {
+	for _, ro := range []bool{false, true} {
+		if _, err := NewKeyMap(nil, ro); err != nil {
+			t.Fatalf("readOnly=%v: %v", ro, err)
+		}
+	}
+}
+
+func TestKeyMapOverride(t *testing.T) {
+	km, err := NewKeyMap(map[string][]string{"step": {"X"}, "quit": {"Q", "ctrl+c"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := km.Action("X"); got != ActStep {
+		t.Errorf("X → %q, want step", got)
+	}
+	if got := km.Action("S"); got != "" {
+		t.Errorf("S still bound to %q after remapping step", got)
+	}
+	if got := km.Action("q"); got != "" {
+		t.Errorf("q still bound to %q after remapping quit", got)
+	}
+}
+
+func TestKeyMapConflictsAreErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		over map[string][]string
+		want string
+	}{
+		{"two actions one key", map[string][]string{"step": {"j"}}, `key "j" is bound to both`},
+		{"unknown action", map[string][]string{"explode": {"x"}}, `unknown action "explode"`},
+		{"ctrl chord on mutating", map[string][]string{"unlock": {"ctrl+x"}}, "may not use a ctrl chord"},
+		{"empty key list", map[string][]string{"help": {}}, "no keys given"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := NewKeyMap(c.over, false)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadOnlyKeyMapDropsMutatingKeys(t *testing.T) {
+	km := DefaultKeyMap(true)
+	for _, k := range []string{"U", "S", "space", "R", "P", "Z"} {
+		if a := km.Action(k); a != "" {
+			t.Errorf("read-only keymap binds %s to %s", k, a)
+		}
+	}
+	help := strings.Join(km.HelpLines(), "\n")
+	if strings.Contains(help, "step run forward") || !strings.Contains(help, "Read-only") {
+		t.Errorf("help does not reflect read-only:\n%s", help)
+	}
+}
+
+func TestHelpIsGeneratedFromBindings(t *testing.T) {
+	km, err := NewKeyMap(map[string][]string{"copy": {"c"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := strings.Join(km.HelpLines(), "\n")
+	for _, b := range km.Bindings {
+		if !strings.Contains(help, b.Help) {
+			t.Errorf("help lacks %q", b.Help)
+		}
+	}
+	if !strings.Contains(help, "c  ") || strings.Contains(help, "  y  ") {
+		t.Errorf("help does not show the remapped copy key:\n%s", help)
+	}
+	table := km.MarkdownTable()
+	if !strings.Contains(table, "| `c` | copy focused item (OSC 52) | `copy` |") {
+		t.Errorf("markdown table:\n%s", table)
+	}
+}

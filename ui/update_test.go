@@ -1,0 +1,461 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/model"
+)
+
+// logLines is a resumable run.log with continuation lines, a blocked stage and a failure.
+var logLines = []string{
+	"[2026-11-30T11:00:00Z] run_start run_id=irm",
+	"[2026-11-30T11:01:00Z] stage_start stage=S1",
+	"  detail line one",
+	"  detail line two",
+	"[2026-11-30T11:10:00Z] stage_complete stage=S1",
+	"[2026-11-30T11:11:00Z] stage_start stage=S2",
+	"[2026-11-30T11:20:00Z] stage_blocked stage=S2 reason=tests",
+	"[2026-11-30T11:30:00Z] verify_failed stage=S2 \x1b[31mred\x1b[0m",
+	"[2026-11-30T11:40:00Z] note stage=S2 all good",
+}
+
+func memOpener(lines []string) OpenLogFunc {
+	return func(string) (LogSource, error) { return &memSource{lines: append([]string(nil), lines...)}, nil }
+}
+
+// resumableOnly returns the sample resumable run with a log, so the timeline opens it.
+func resumableRun() model.Run {
+	r := sampleRuns()[0]
+	r.Log = &model.LogRef{Path: "/r/irm-backfill-20261103T120000Z/run.log"}
+	return r
+}
+
+func TestRunsNavigationKeys(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	order := append([]string(nil), m.order...)
+	if len(order) != 4 || m.selected != order[0] {
+		t.Fatalf("initial selection %q of %v", m.selected, order)
+	}
+	steps := []struct {
+		key  string
+		want int
+	}{{"j", 1}, {"down", 2}, {"k", 1}, {"up", 0}, {"k", 0}, {"G", 3}, {"g", 0}, {"ctrl+d", 3}, {"ctrl+u", 0}, {"end", 3}, {"home", 0}}
+	for _, s := range steps {
+		k := key(s.key)
+		if s.key == "end" {
+			k = tea.KeyPressMsg{Code: tea.KeyEnd}
+		}
+		if s.key == "home" {
+			k = tea.KeyPressMsg{Code: tea.KeyHome}
+		}
+		m = send(t, m, k)
+		if m.cursor != s.want || m.selected != order[s.want] {
+			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.cursor, m.selected, s.want)
+		}
+	}
+}
+
+func TestAttentionFirstOrder(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	var got []model.RunStatus
+	for _, p := range m.order {
+		got = append(got, m.runs[p].Status)
+	}
+	want := []model.RunStatus{model.StatusStalled, model.StatusFailed, model.StatusPaused, model.StatusCompleted}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}
+
+func TestPaneKeys(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	for _, s := range []struct {
+		key  string
+		want Pane
+	}{{"tab", PaneDetail}, {"tab", PaneTimeline}, {"tab", PaneRuns}, {"shift+tab", PaneTimeline}, {"esc", PaneRuns}, {"enter", PaneDetail}, {"esc", PaneRuns}} {
+		m = send(t, m, key(s.key))
+		if m.focus != s.want {
+			t.Fatalf("after %s focus %v, want %v", s.key, m.focus, s.want)
+		}
+	}
+}
+
+func TestFilterKeys(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m = send(t, m, key("/"))
+	if m.inputMode != inputFilter {
+		t.Fatal("/ did not open the filter")
+	}
+	for _, k := range "pay" {
+		m = send(t, m, key(string(k)))
+	}
+	if len(m.order) != 1 || m.runs[m.order[0]].ID != "pay-flow" {
+		t.Fatalf("filter pay: %v", m.order)
+	}
+	m = send(t, m, key("backspace"))
+	if m.filter != "pa" {
+		t.Fatalf("backspace: filter %q", m.filter)
+	}
+	m = send(t, m, key("enter"))
+	if m.inputMode != inputNone || m.filter != "pa" {
+		t.Fatalf("enter should keep the filter: mode %v filter %q", m.inputMode, m.filter)
+	}
+	if !strings.Contains(plain(m), "/pa") {
+		t.Error("filter not shown in the runs title")
+	}
+	m = send(t, m, key("esc"))
+	if m.filter != "" || len(m.order) != 4 {
+		t.Fatalf("esc should clear the filter: %q %d", m.filter, len(m.order))
+	}
+	m = send(t, m, key("/"))
+	m = send(t, m, key("z"))
+	m = send(t, m, key("esc"))
+	if m.filter != "" || m.inputMode != inputNone {
+		t.Fatal("esc in the filter input should cancel it")
+	}
+}
+
+func TestHelpQuitKeys(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m = send(t, m, key("?"))
+	if !m.showHelp || !strings.Contains(plain(m), "tick / untick checklist item") {
+		t.Fatal("? did not show help generated from the keymap")
+	}
+	m = send(t, m, key("j"))
+	m = send(t, m, key("?"))
+	if m.showHelp {
+		t.Fatal("? did not close help")
+	}
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := m.Update(key(k))
+		if cmd == nil {
+			t.Fatalf("%s returned no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatalf("%s did not quit", k)
+		}
+	}
+}
+
+func TestTimelineKeys(t *testing.T) {
+	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(logLines)})
+	if m.tl.src == nil || m.tl.len() != len(logLines) {
+		t.Fatalf("log not opened: %+v", m.tl)
+	}
+	if !m.tl.follow || m.tl.cursor != len(logLines)-1 {
+		t.Fatalf("timeline should start following at the end, cursor %d", m.tl.cursor)
+	}
+	view := plain(m)
+	if !strings.Contains(view, "│   detail line one") {
+		t.Errorf("continuation lines not grouped:\n%s", view)
+	}
+	if strings.Contains(m.View().Content, "\x1b[31mred") {
+		t.Error("escape sequence from the log reached the frame")
+	}
+	m = send(t, m, key("tab"))
+	m = send(t, m, key("tab"))
+	if m.focus != PaneTimeline {
+		t.Fatal("focus")
+	}
+	m = send(t, m, key("k"))
+	if m.tl.follow {
+		t.Fatal("scrolling up must pause follow")
+	}
+	m = send(t, m, key("G"))
+	if !m.tl.follow {
+		t.Fatal("G must resume follow")
+	}
+	m = send(t, m, key("f"))
+	if m.tl.follow {
+		t.Fatal("f must toggle follow off")
+	}
+	m = send(t, m, key("f"))
+	m = send(t, m, key("g"))
+	if m.tl.cursor != 0 || m.tl.follow {
+		t.Fatalf("g: cursor %d follow %v", m.tl.cursor, m.tl.follow)
+	}
+	m = send(t, m, key("e"))
+	if m.tl.cursor != 6 {
+		t.Fatalf("e: cursor %d, want the stage_blocked line 6", m.tl.cursor)
+	}
+	m = send(t, m, key("e"))
+	if m.tl.cursor != 7 {
+		t.Fatalf("e again: cursor %d, want the verify_failed line 7", m.tl.cursor)
+	}
+	m = send(t, m, key("E"))
+	if m.tl.cursor != 6 {
+		t.Fatalf("E: cursor %d, want 6", m.tl.cursor)
+	}
+	m = send(t, m, key("g"))
+	m = send(t, m, key("/"))
+	if m.inputMode != inputSearch {
+		t.Fatal("/ in the timeline should search")
+	}
+	for _, k := range "stage_start" {
+		m = send(t, m, key(string(k)))
+	}
+	m = send(t, m, key("enter"))
+	if m.tl.cursor != 1 {
+		t.Fatalf("search: cursor %d, want 1", m.tl.cursor)
+	}
+	m = send(t, m, key("n"))
+	if m.tl.cursor != 5 {
+		t.Fatalf("n: cursor %d, want 5", m.tl.cursor)
+	}
+	m = send(t, m, key("N"))
+	if m.tl.cursor != 1 {
+		t.Fatalf("N: cursor %d, want 1", m.tl.cursor)
+	}
+	before := plain(m)
+	m = send(t, m, key("t"))
+	if !m.tl.absolute || plain(m) == before || !strings.Contains(plain(m), "11:01:00") {
+		t.Fatal("t did not switch to absolute time")
+	}
+	m = send(t, m, key("ctrl+d"))
+	if m.tl.cursor != len(logLines)-1 || !m.tl.follow {
+		t.Fatalf("ctrl+d past the end should land on the last line and follow: cursor %d", m.tl.cursor)
+	}
+	m = send(t, m, key("ctrl+u"))
+	if m.tl.cursor != 0 || m.tl.follow {
+		t.Fatalf("ctrl+u: cursor %d", m.tl.cursor)
+	}
+}
+
+func TestTimelineFollowsAppends(t *testing.T) {
+	lines := append([]string(nil), logLines...)
+	src := &memSource{lines: lines}
+	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: func(string) (LogSource, error) { return src, nil }})
+	src.lines = append(src.lines, "[2026-11-30T11:50:00Z] stage_start stage=S3")
+	m = send(t, m, BatchMsg{Appended: []LogAppend{{Path: resumableRun().Log.Path}}, At: testNow, Health: Health{Mode: "inotify"}})
+	if m.tl.cursor != len(src.lines)-1 || !strings.Contains(plain(m), "stage=S3") {
+		t.Fatalf("follow did not show the appended line; cursor %d", m.tl.cursor)
+	}
+	// Paused (scrolled up): new lines arrive but the view stays put.
+	m.focus = PaneTimeline
+	m = send(t, m, key("g"))
+	src.lines = append(src.lines, "[2026-11-30T11:55:00Z] stage_start stage=S4")
+	m = send(t, m, BatchMsg{Appended: []LogAppend{{Path: resumableRun().Log.Path}}, At: testNow})
+	if m.tl.cursor != 0 || m.tl.follow {
+		t.Fatalf("paused timeline moved: cursor %d", m.tl.cursor)
+	}
+}
+
+func TestCopyKey(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{InTmux: true})
+	_, cmd := m.Update(key("y"))
+	if cmd == nil {
+		t.Fatal("y returned no command")
+	}
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok || len(batch) != 2 {
+		t.Fatalf("y inside tmux should set the clipboard and send the passthrough form, got %T", cmd())
+	}
+	raw := fmt.Sprintf("%v", batch[1]())
+	if !strings.Contains(raw, "\x1bPtmux;") {
+		t.Errorf("tmux passthrough missing: %q", raw)
+	}
+}
+
+func TestDetailKeysAndTick(t *testing.T) {
+	actor := &recordingActor{}
+	runs := sampleRuns()
+	m := newTestModel(t, 140, 40, runs, Options{Actor: actor})
+	// Select the resumable run (third in attention order) and focus the detail pane.
+	m = send(t, m, key("j"))
+	m = send(t, m, key("j"))
+	m = send(t, m, key("enter"))
+	run, _ := m.selectedRun()
+	if run.Kind != model.KindResumable {
+		t.Fatalf("selected %s", run.ID)
+	}
+	if sel := m.detailSelection(run); sel.kind != rowStage || sel.stage != "S2" {
+		t.Fatalf("default detail selection %+v, want the current stage S2", sel)
+	}
+	m = send(t, m, key("j"))
+	sel := m.detailSelection(run)
+	if sel.kind != rowItem || sel.key != "CB_S2_VERIFY_GREEN" {
+		t.Fatalf("j in detail: %+v", sel)
+	}
+	m = send(t, m, key("space"))
+	if m.confirm == nil {
+		t.Fatalf("space did not open a confirmation; err %q", m.errLine)
+	}
+	if got := actor.last; got.Action != ActTick || got.Item != "CB_S2_VERIFY_GREEN" || got.Check {
+		t.Fatalf("tick request %+v, want untick of CB_S2_VERIFY_GREEN", got)
+	}
+	if !strings.Contains(plain(m), "+CB_S2_VERIFY_GREEN=0") {
+		t.Errorf("dialog does not show the preview diff:\n%s", plain(m))
+	}
+	m = send(t, m, key("y"))
+	if m.confirm != nil || actor.applied != 1 || !strings.Contains(plain(m), "applied tick") {
+		t.Fatalf("y did not apply: applied=%d note=%q err=%q", actor.applied, m.note, m.errLine)
+	}
+	m = send(t, m, key("k"))
+	m = send(t, m, key("k"))
+	if sel := m.detailSelection(run); sel.kind != rowStage || sel.stage != "S1" {
+		t.Fatalf("k k: %+v", sel)
+	}
+	m = send(t, m, key("G"))
+	m = send(t, m, key("g"))
+	m = send(t, m, key("ctrl+d"))
+	m = send(t, m, key("ctrl+u"))
+	if sel := m.detailSelection(run); sel.stage != "S1" {
+		t.Fatalf("g: %+v", sel)
+	}
+	m = send(t, m, key("space"))
+	if m.confirm != nil || !strings.Contains(m.errLine, "checklist item") {
+		t.Fatalf("space on a stage should explain, err %q", m.errLine)
+	}
+}
+
+func TestMutatingKeysAskFirst(t *testing.T) {
+	for _, k := range []struct {
+		key, action string
+	}{{"U", ActUnlock}, {"S", ActStep}, {"R", ActRetry}, {"P", ActPause}, {"Z", ActUndo}} {
+		t.Run(k.key, func(t *testing.T) {
+			actor := &recordingActor{}
+			m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+			if k.key == "R" {
+				m = send(t, m, key("j")) // the failed run
+			}
+			m = send(t, m, key(k.key))
+			if m.confirm == nil || actor.last.Action != k.action {
+				t.Fatalf("%s: confirm %v request %+v err %q", k.key, m.confirm != nil, actor.last, m.errLine)
+			}
+			m = send(t, m, key("x"))
+			if m.confirm == nil || actor.applied != 0 {
+				t.Fatal("an unrelated key must neither apply nor close")
+			}
+			m = send(t, m, key("esc"))
+			if m.confirm != nil || actor.applied != 0 {
+				t.Fatal("esc must cancel without applying")
+			}
+		})
+	}
+}
+
+func TestTypedConfirmationForUnknownLock(t *testing.T) {
+	actor := &recordingActor{typed: "lead"}
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+	m = send(t, m, key("j")) // pay-flow: lock of unknown liveness
+	m = send(t, m, key("U"))
+	if m.confirm == nil {
+		t.Fatal("no dialog")
+	}
+	m = send(t, m, key("y"))
+	if actor.applied != 0 || m.confirm == nil {
+		t.Fatal("y must not confirm a typed confirmation")
+	}
+	m = send(t, m, key("enter"))
+	if actor.applied != 0 || !strings.Contains(m.errLine, "type") {
+		t.Fatal("enter without the word must refuse")
+	}
+	m = send(t, m, key("backspace"))
+	for _, r := range "lead" {
+		m = send(t, m, key(string(r)))
+	}
+	m = send(t, m, key("enter"))
+	if actor.applied != 1 {
+		t.Fatalf("typed word did not apply; typed state %+v", m.confirm)
+	}
+}
+
+func TestActionErrorsGoToFooter(t *testing.T) {
+	actor := &recordingActor{planErr: errors.New("step: CB_S2_NO_EVIL is 0")}
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+	m = send(t, m, key("S"))
+	if m.confirm != nil || !strings.Contains(plain(m), "✗ step: CB_S2_NO_EVIL is 0") {
+		t.Fatalf("refusal not in footer:\n%s", plain(m))
+	}
+}
+
+func TestReadOnlyHasNoMutatingKeys(t *testing.T) {
+	actor := &recordingActor{}
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor, ReadOnly: true})
+	for _, k := range []string{"U", "S", "space", "R", "P", "Z"} {
+		m = send(t, m, key(k))
+	}
+	if actor.last.Action != "" || m.confirm != nil {
+		t.Fatalf("read-only reached the actor: %+v", actor.last)
+	}
+	if !strings.Contains(plain(m), "READ-ONLY") {
+		t.Error("no read-only badge")
+	}
+}
+
+func TestBatchUpdatesRunsAndFreshness(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	if !strings.Contains(plain(m), "updated 3s ago") {
+		t.Fatalf("footer freshness:\n%s", plain(m))
+	}
+	changed := sampleRuns()[1]
+	changed.Status = model.StatusRunning
+	changed.UpdatedAt = testNow
+	m = send(t, m, BatchMsg{Changed: []model.Run{changed}, Removed: []string{"/q/MANIFEST.yaml"}, At: testNow,
+		Health: Health{Mode: "polling 2s", Err: "inotify watch limit reached"}})
+	out := plain(m)
+	if _, ok := m.runs["/q/MANIFEST.yaml"]; ok {
+		t.Error("removed run still present")
+	}
+	for _, want := range []string{"▶ run ", "updated 0s ago", "polling 2s", "✗ watcher: inotify watch limit reached"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
+func TestTooSmall(t *testing.T) {
+	m := newTestModel(t, 30, 8, sampleRuns(), Options{})
+	if !strings.Contains(plain(m), "terminal too small") {
+		t.Fatal(plain(m))
+	}
+}
+
+func TestBackgroundColorPicksTheme(t *testing.T) {
+	m := New(Options{Theme: "auto", Now: func() time.Time { return testNow }, Tick: -1})
+	if m.Init() == nil {
+		t.Fatal("auto theme should ask for the background colour")
+	}
+	nm, _ := m.Update(tea.BackgroundColorMsg{})
+	if nm.(Model).theme.Name != "auto" {
+		t.Fatal("theme")
+	}
+}
+
+// recordingActor plans a fixed one-line change and records what was asked, so dialog flows can be tested
+// without files; the real planner is exercised by package main's tests.
+type recordingActor struct {
+	last    ActionRequest
+	typed   string
+	planErr error
+	applied int
+}
+
+func (a *recordingActor) Plan(req ActionRequest) (Planned, error) {
+	a.last = req
+	if a.planErr != nil {
+		return nil, a.planErr
+	}
+	return recordedPlan{a: a, req: req}, nil
+}
+
+type recordedPlan struct {
+	a   *recordingActor
+	req ActionRequest
+}
+
+func (p recordedPlan) Summary() string { return p.req.Action + " " + p.req.Run.ID }
+func (p recordedPlan) Preview() string {
+	return "--- a/checklist.state.env\n+++ b/checklist.state.env\n@@ -1 +1 @@\n-CB_S2_VERIFY_GREEN=1\n+CB_S2_VERIFY_GREEN=0\n"
+}
+func (p recordedPlan) TypedConfirmation() string { return p.a.typed }
+func (p recordedPlan) Apply() (string, error) {
+	p.a.applied++
+	return "applied " + p.req.Action, nil
+}
