@@ -35,6 +35,10 @@ func ParseLock(path string, data []byte) model.Lock {
 		l.ParseError = "empty file"
 		return l
 	}
+	if trimmed[0] != '{' {
+		l.ParseError = "not a JSON object: " + startsWith(trimmed)
+		return l
+	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
@@ -88,6 +92,14 @@ func ParseLock(path string, data []byte) model.Lock {
 		l.Reasons = odd
 	}
 	return l
+}
+
+// startsWith describes the start of a file that is not what it should be, without echoing binary bytes.
+func startsWith(data []byte) string {
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return "binary content"
+	}
+	return "the file starts with " + strconv.Quote(truncate(string(data), 24))
 }
 
 func isJSONNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

@@ -100,6 +100,7 @@ func parseManifest(data []byte) (*manifest, error) {
 	if r.exhausted {
 		r.errorf("the document is too complex to read (more than %d nodes visited, aliases included); fields after that point are missing", nodeBudget)
 	}
+	r.keepError()
 	m.notes = r.notes
 	return m, nil
 }
@@ -109,14 +110,46 @@ type nodeReader struct {
 	budget    int
 	exhausted bool
 	notes     []note
+	hadError  bool
+}
+
+// maxNotes bounds the problems one manifest can raise: a hostile file repeating one mistake (or aliasing
+// it) should produce a readable list, not thousands of lines.
+const maxNotes = 50
+
+func (r *nodeReader) add(n note) {
+	switch {
+	case len(r.notes) < maxNotes:
+		r.notes = append(r.notes, n)
+	case len(r.notes) == maxNotes:
+		r.notes = append(r.notes, note{model.SeverityWarning, model.CodeManifestInvalid,
+			fmt.Sprintf("more than %d problems in this manifest; the rest are not listed", maxNotes)})
+	}
+	if n.sev == model.SeverityError {
+		// An error must survive the cap: it decides whether the run is blocked.
+		r.hadError = true
+	}
 }
 
 func (r *nodeReader) errorf(format string, args ...any) {
-	r.notes = append(r.notes, note{model.SeverityError, model.CodeManifestInvalid, fmt.Sprintf(format, args...)})
+	r.add(note{model.SeverityError, model.CodeManifestInvalid, fmt.Sprintf(format, args...)})
 }
 
 func (r *nodeReader) warnf(format string, args ...any) {
-	r.notes = append(r.notes, note{model.SeverityWarning, model.CodeManifestInvalid, fmt.Sprintf(format, args...)})
+	r.add(note{model.SeverityWarning, model.CodeManifestInvalid, fmt.Sprintf(format, args...)})
+}
+
+// keepError makes sure an error dropped by the note cap is still reported.
+func (r *nodeReader) keepError() {
+	if !r.hadError {
+		return
+	}
+	for _, n := range r.notes {
+		if n.sev == model.SeverityError {
+			return
+		}
+	}
+	r.notes = append(r.notes, note{model.SeverityError, model.CodeManifestInvalid, "the manifest has errors beyond the listed problems"})
 }
 
 // visit charges one node against the budget; false once it is spent.
@@ -467,7 +500,7 @@ func (r *nodeReader) phase(key string, n *yaml.Node) model.Stage {
 			} else if strings.EqualFold(strings.TrimSpace(raw), "in_progress") {
 				st.Status = model.StageRunning
 			} else {
-				r.notes = append(r.notes, note{model.SeverityWarning, model.CodeUnknownStatus,
+				r.add(note{model.SeverityWarning, model.CodeUnknownStatus,
 					fmt.Sprintf("%s: line %d: unknown phase status %s; shown as pending", where, p.line, strconv.Quote(truncate(raw, 60)))})
 			}
 		case "started_at":
