@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"runwatch/sim"
+)
+
+func init() {
+	register(command{
+		name:    "demo",
+		summary: "open the dashboard on a live demo workspace of simulated runs (nothing to prepare)",
+		usage:   "runwatch demo [--dir DIR] [--speed X] [--seed N] [--keep]",
+		run:     runDemo,
+	})
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "create the workspace in DIR (must be empty or absent; kept afterwards)")
+	speed := fs.Float64("speed", 1, "simulation speed factor: 2 runs twice as fast")
+	seed := fs.Uint64("seed", sim.DefaultSeed, "seed for the simulation's choices (same seed, same runs)")
+	keep := fs.Bool("keep", false, "keep the temporary workspace when the demo ends")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "demo", "unexpected argument %q", fs.Arg(0))
+	}
+	if !(*speed > 0) || *speed > 10000 {
+		return usageError(stderr, "demo", "--speed must be a number above 0 and at most 10000, got %v", *speed)
+	}
+
+	root, temporary, err := demoDir(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
+		return exitProblems
+	}
+	code := demoIn(root, *speed, *seed, stdout, stderr)
+	switch {
+	case temporary && !*keep:
+		if err := os.RemoveAll(root); err != nil {
+			fmt.Fprintf(stderr, "runwatch demo: removing workspace %s: %v\n", root, err)
+			return exitProblems
+		}
+	default:
+		fmt.Fprintf(stderr, "runwatch demo: workspace kept at %s\n", root)
+	}
+	return code
+}
+
+// demoDir returns the workspace folder: DIR when given (created if absent, refused if it holds anything, so a
+// demo never mixes its runs into real ones), otherwise a new temporary folder.
+func demoDir(dir string) (root string, temporary bool, err error) {
+	if dir == "" {
+		root, err = os.MkdirTemp("", "runwatch-demo-")
+		return root, true, err
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return dir, false, os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return "", false, err
+	case len(entries) > 0:
+		return "", false, fmt.Errorf("--dir %s is not empty; give an empty or new folder", dir)
+	}
+	return dir, false, nil
+}
+
+func demoIn(root string, speed float64, seed uint64, stdout, stderr io.Writer) int {
+	ws, err := sim.NewWorkspaceWith(root, sim.Options{Seed: seed})
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
+		return exitProblems
+	}
+	simulator := sim.NewSimulator(ws, speed)
+	if err := simulator.Start(context.Background()); err != nil {
+		fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
+		return exitProblems
+	}
+	code := demoView(ws, stdout, stderr)
+	if err := simulator.Stop(); err != nil {
+		fmt.Fprintf(stderr, "runwatch demo: simulator: %v\n", err)
+		if code == exitOK {
+			code = exitProblems
+		}
+	}
+	return code
+}
+
+// demoView shows the workspace until the person is done. Until the dashboard lands this prints the status
+// table every few seconds (the same table as `runwatch status`) until interrupted.
+func demoView(ws *sim.Workspace, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "runwatch demo: workspace %s; simulator running; press Ctrl-C to stop\n", ws.Dir)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tick := time.NewTicker(3 * time.Second)
+	defer tick.Stop()
+	for {
+		fmt.Fprintf(stdout, "\n%s\n", time.Now().UTC().Format(time.RFC3339))
+		if err := printStatus(ws.Paths(), stdout); err != nil {
+			fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
+			return exitProblems
+		}
+		select {
+		case <-ctx.Done():
+			return exitOK
+		case <-tick.C:
+		}
+	}
+}
