@@ -1,0 +1,245 @@
+package action
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"runwatch/model"
+	"runwatch/state/atomicfile"
+	"runwatch/state/yamledit"
+)
+
+// manifest is a MANIFEST.yaml as read for an action.
+type manifest struct {
+	path string
+	data []byte
+	snap atomicfile.Snapshot
+	root *yaml.Node
+}
+
+func (p *Plan) readManifest(run model.Run) (*manifest, error) {
+	if run.Kind != model.KindJonggrang {
+		return nil, refusef("%s is a %s run; this action needs a jonggrang (MANIFEST.yaml) run", run.ID, run.Kind)
+	}
+	real, data, snap, err := p.readForEdit(run.StatePath)
+	if err != nil {
+		return nil, err
+	}
+	root, err := yamledit.Parse(data)
+	if err != nil {
+		return nil, refusef("%s cannot be edited safely: %v", run.StatePath, err)
+	}
+	return &manifest{path: real, data: data, snap: snap, root: root}, nil
+}
+
+func (m *manifest) str(path ...string) string {
+	n := yamledit.Lookup(m.root, path...)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		return ""
+	}
+	return n.Value
+}
+
+// activePhases is active_phases in numeric order, or the phases map's keys when the list is missing.
+func (m *manifest) activePhases() []string {
+	var out []string
+	if n := yamledit.Lookup(m.root, "active_phases"); n != nil && n.Kind == yaml.SequenceNode {
+		for _, c := range n.Content {
+			if c.Kind == yaml.ScalarNode {
+				out = append(out, c.Value)
+			}
+		}
+	}
+	if len(out) == 0 {
+		if n := yamledit.Lookup(m.root, "phases"); n != nil && n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				out = append(out, n.Content[i].Value)
+			}
+		}
+	}
+	model.SortNumericKeys(out)
+	return out
+}
+
+// phaseKey finds the phases map key for a phase number as written anywhere (10, '10', 6.5).
+func (m *manifest) phaseKey(num string) (string, bool) {
+	n := yamledit.Lookup(m.root, "phases")
+	if n == nil || n.Kind != yaml.MappingNode {
+		return "", false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if k == num || !model.NumericLess(k, num) && !model.NumericLess(num, k) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+func msTime(p *Plan) string { return p.opts.now().Format("2006-01-02T15:04:05.000Z") }
+
+// edits builds yamledit edits, skipping values already in place so the diff shows only real changes.
+type edits struct {
+	m   *manifest
+	out []yamledit.Edit
+}
+
+func (e *edits) set(v yamledit.Value, path ...string) {
+	n := yamledit.Lookup(e.m.root, path...)
+	if n != nil && n.Kind == yaml.ScalarNode {
+		isNull := n.ShortTag() == "!!null"
+		if v == yamledit.Null() && isNull || v != yamledit.Null() && !isNull && n.Value == v.String() {
+			return
+		}
+	}
+	e.out = append(e.out, yamledit.Edit{Path: path, Value: v})
+}
+
+func (p *Plan) finishManifest(m *manifest, e *edits) error {
+	e.set(yamledit.String(msTime(p)), "updated_at")
+	newData, err := yamledit.Apply(m.data, e.out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.path, err)
+	}
+	p.Files = []FileChange{{Path: m.path, Snap: m.snap, Old: m.data, New: newData}}
+	return nil
+}
+
+// refuseIfRunning refuses while the run is judged running: jonggrang writers take no lock and rewrite the
+// whole manifest, so an edit now would be lost or would clobber theirs.
+func refuseIfRunning(run model.Run) error {
+	for _, l := range run.Locks {
+		if l.Verdict == model.VerdictLive {
+			return refusef("a live lock is held: %s (%s); refusing while an agent works", lockHolder(l), strings.Join(l.Reasons, "; "))
+		}
+	}
+	if run.Jonggrang != nil {
+		for _, g := range run.Jonggrang.Groups {
+			if g.Alive && g.FeatureID == run.ID {
+				return refusef("a parallel group for %s is running (pid %d); the manifest copy here is stale", run.ID, g.PID)
+			}
+		}
+	}
+	return nil
+}
+
+func awaitingInput(m *manifest, key string) bool {
+	return m.str("phases", key, "status") == "failed" &&
+		strings.HasPrefix(strings.TrimSpace(m.str("phases", key, "output", "error")), model.AwaitingInputPrefix)
+}
+
+// planJonggrangStep completes the current phase of a paused (or awaiting-input) run and moves on.
+func planJonggrangStep(p *Plan, run model.Run) error {
+	m, err := p.readManifest(run)
+	if err != nil {
+		return err
+	}
+	if err := refuseIfRunning(run); err != nil {
+		return err
+	}
+	cur := m.str("current_phase")
+	if cur == "" {
+		return refusef("%s has no current_phase (status %q): nothing to step", run.ID, m.str("status"))
+	}
+	key, ok := m.phaseKey(cur)
+	if !ok {
+		return refusef("current_phase %s has no entry under phases", cur)
+	}
+	status := m.str("status")
+	if status != "paused" && !awaitingInput(m, key) {
+		return refusef("step needs a paused run or a phase awaiting input; %s is %q and phase %s is %q",
+			run.ID, status, key, m.str("phases", key, "status"))
+	}
+	e := &edits{m: m}
+	e.set(yamledit.String("completed"), "phases", key, "status")
+	e.set(yamledit.String(msTime(p)), "phases", key, "completed_at")
+	active := m.activePhases()
+	next := ""
+	for i, a := range active {
+		if a == cur || !model.NumericLess(a, cur) && !model.NumericLess(cur, a) {
+			if i+1 < len(active) {
+				next = active[i+1]
+			}
+		}
+	}
+	if next != "" {
+		e.set(yamledit.Number(next), "current_phase")
+		e.set(yamledit.String("paused"), "status")
+		p.Summary = fmt.Sprintf("mark phase %s (%s) completed and move current_phase to %s; the run stays paused", key, m.str("phases", key, "name"), next)
+	} else {
+		e.set(yamledit.Null(), "current_phase")
+		e.set(yamledit.String("completed"), "status")
+		p.Summary = fmt.Sprintf("mark the last phase %s (%s) completed; the run is completed", key, m.str("phases", key, "name"))
+	}
+	return p.finishManifest(m, e)
+}
+
+// planJonggrangRetry resets a failed phase the way the upstream reopen does.
+func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
+	m, err := p.readManifest(run)
+	if err != nil {
+		return err
+	}
+	if err := refuseIfRunning(run); err != nil {
+		return err
+	}
+	var failed []string
+	for _, k := range m.activePhases() {
+		if pk, ok := m.phaseKey(k); ok && m.str("phases", pk, "status") == "failed" {
+			failed = append(failed, pk)
+		}
+	}
+	key := ""
+	switch {
+	case phase != "":
+		k, ok := m.phaseKey(phase)
+		if !ok {
+			return refusef("%s has no phase %s", run.ID, phase)
+		}
+		if st := m.str("phases", k, "status"); st != "failed" {
+			return refusef("phase %s is %q, not failed; only a failed phase can be retried", k, st)
+		}
+		key = k
+	case len(failed) == 1:
+		key = failed[0]
+	case len(failed) == 0:
+		return refusef("%s has no failed phase to retry", run.ID)
+	default:
+		sort.SliceStable(failed, func(i, j int) bool { return model.NumericLess(failed[i], failed[j]) })
+		return refusef("%s has several failed phases (%s); name the one to retry", run.ID, strings.Join(failed, ", "))
+	}
+	e := &edits{m: m}
+	e.set(yamledit.String("pending"), "phases", key, "status")
+	if n := yamledit.Lookup(m.root, "phases", key, "output"); n != nil {
+		e.set(yamledit.Null(), "phases", key, "output")
+	}
+	if n := yamledit.Lookup(m.root, "phases", key, "completed_at"); n != nil {
+		e.set(yamledit.Null(), "phases", key, "completed_at")
+	}
+	e.set(yamledit.Number(key), "current_phase")
+	e.set(yamledit.String("in_progress"), "status")
+	p.Summary = fmt.Sprintf("retry phase %s (%s): status pending, error cleared, current_phase %s, run in_progress", key, m.str("phases", key, "name"), key)
+	return p.finishManifest(m, e)
+}
+
+// planJonggrangStatus sets the run status for pause (paused) and resume (running).
+func planJonggrangStatus(p *Plan, run model.Run, to string) error {
+	m, err := p.readManifest(run)
+	if err != nil {
+		return err
+	}
+	status := m.str("status")
+	switch {
+	case to == "paused" && (status == "paused" || status == "completed"):
+		return refusef("%s is %q; nothing to pause", run.ID, status)
+	case to == "running" && status != "paused":
+		return refusef("%s is %q, not paused; only a paused run can be resumed", run.ID, status)
+	}
+	e := &edits{m: m}
+	e.set(yamledit.String(to), "status")
+	p.Summary = fmt.Sprintf("set run status %s → %s", status, to)
+	return p.finishManifest(m, e)
+}

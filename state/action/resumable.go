@@ -1,0 +1,322 @@
+package action
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"runwatch/model"
+	"runwatch/state/atomicfile"
+	"runwatch/state/envfile"
+)
+
+// resumableState is what a resumable action read: state.env (and checklist.state.env when needed).
+type resumableState struct {
+	statePath, checklistPath string
+	stateData, checkData     []byte
+	stateSnap, checkSnap     atomicfile.Snapshot
+	state, checklist         *envfile.File
+}
+
+func (p *Plan) readResumable(run model.Run, withChecklist bool) (*resumableState, error) {
+	if run.Kind != model.KindResumable {
+		return nil, refusef("%s is a %s run; this action needs a resumable (state.env) run", run.ID, run.Kind)
+	}
+	rs := &resumableState{}
+	var err error
+	if rs.statePath, rs.stateData, rs.stateSnap, err = p.readForEdit(run.StatePath); err != nil {
+		return nil, err
+	}
+	if rs.state, err = parseEnv(run.StatePath, rs.stateData); err != nil {
+		return nil, err
+	}
+	if withChecklist {
+		cp := filepath.Join(run.Dir, "checklist.state.env")
+		if run.Resumable != nil && run.Resumable.ChecklistPath != "" {
+			cp = run.Resumable.ChecklistPath
+		}
+		if rs.checklistPath, rs.checkData, rs.checkSnap, err = p.readForEdit(cp); err != nil {
+			return nil, err
+		}
+		if rs.checklist, err = parseEnv(cp, rs.checkData); err != nil {
+			return nil, err
+		}
+	}
+	p.LockPath, err = p.resumableLockPath(run, rs.state)
+	if err != nil {
+		return nil, err
+	}
+	p.LogPath = logPathOf(run)
+	return rs, nil
+}
+
+// parseEnv refuses a file with any malformed line: editing it would mean guessing.
+func parseEnv(path string, data []byte) (*envfile.File, error) {
+	f, err := envfile.Parse(data)
+	if err != nil {
+		return nil, refusef("%s cannot be edited safely: %v", path, err)
+	}
+	return f, nil
+}
+
+// resumableLockPath is LOCK_FILE as the reader resolved it, else as state.env says. A LOCK_FILE written on
+// another machine (its folder does not exist here) is rebased onto this run folder when it lies under the
+// run's own RUN_ROOT/CONTROL_RUN_ROOT. It must stay inside the run root: we create it.
+func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, error) {
+	lf := ""
+	if run.Resumable != nil {
+		lf = run.Resumable.LockFile
+	}
+	if lf == "" {
+		lf, _ = state.Get("LOCK_FILE")
+	}
+	if lf == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(lf) {
+		lf = filepath.Join(run.Dir, lf)
+	}
+	if _, err := os.Stat(filepath.Dir(lf)); err != nil {
+		for _, k := range []string{"CONTROL_RUN_ROOT", "RUN_ROOT"} {
+			if root, ok := state.Get(k); ok && root != "" {
+				if rel, err := filepath.Rel(root, lf); err == nil && !strings.HasPrefix(rel, "..") {
+					lf = filepath.Join(run.Dir, rel)
+					break
+				}
+			}
+		}
+	}
+	real, err := atomicfile.Resolve(p.Root, lf)
+	if err != nil {
+		return "", err
+	}
+	return real, nil
+}
+
+// editEnv sets keys in an env file keeping every other byte, then parses the result and checks that exactly
+// those keys changed.
+func editEnv(path string, f *envfile.File, sets []model.KV) ([]byte, error) {
+	before := map[string]string{}
+	for _, e := range f.Entries() {
+		before[e.Key] = e.Value
+	}
+	for _, s := range sets {
+		if IsImmutable(s.Key) {
+			return nil, refusef("%s is an immutable-contract key; runwatch never edits it", s.Key)
+		}
+		if err := f.TrySet(s.Key, s.Value); err != nil {
+			return nil, refusef("%s: %v", path, err)
+		}
+		before[s.Key] = s.Value
+	}
+	out := f.Bytes()
+	check, err := envfile.Parse(out)
+	if err != nil {
+		return nil, fmt.Errorf("edit check failed for %s, nothing written: result does not parse: %v", path, err)
+	}
+	after := check.Entries()
+	if len(after) != len(before) {
+		return nil, fmt.Errorf("edit check failed for %s, nothing written: %d keys, want %d", path, len(after), len(before))
+	}
+	for _, e := range after {
+		if want, ok := before[e.Key]; !ok || want != e.Value {
+			return nil, fmt.Errorf("edit check failed for %s, nothing written: %s = %q, want %q", path, e.Key, e.Value, want)
+		}
+	}
+	return out, nil
+}
+
+// refuseIfLocked refuses when a lock other than ours holds the run: live by name, stale or unknown with
+// the way out.
+func refuseIfLocked(run model.Run, lockPath string) error {
+	for _, l := range run.Locks {
+		if l.Verdict == model.VerdictLive {
+			return refusef("a live lock holds %s: %s (%s)", run.ID, lockHolder(l), strings.Join(l.Reasons, "; "))
+		}
+	}
+	if lockPath == "" {
+		return nil
+	}
+	if _, err := os.Lstat(lockPath); err == nil {
+		for _, l := range run.Locks {
+			if sameFile(l.Path, lockPath) {
+				return refusef("the run lock %s is %s (%s); clear it first with: runwatch unlock %s",
+					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), run.ID)
+			}
+		}
+		return refusef("the run lock %s exists; reload the run to judge it, then clear it with unlock if it is stale", lockPath)
+	}
+	return nil
+}
+
+func lockHolder(l model.Lock) string {
+	parts := []string{}
+	if l.Holder != "" {
+		parts = append(parts, l.Holder)
+	}
+	if l.PID > 0 {
+		parts = append(parts, fmt.Sprintf("pid %d", l.PID))
+	}
+	if l.Host != "" {
+		parts = append(parts, "on "+l.Host)
+	}
+	if l.User != "" {
+		parts = append(parts, "user "+l.User)
+	}
+	if len(parts) == 0 {
+		return filepath.Base(l.Path)
+	}
+	return oneLine(strings.Join(parts, ", "), 200)
+}
+
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+func stageIDs(run model.Run) []string {
+	ids := make([]string, len(run.Stages))
+	for i, s := range run.Stages {
+		ids[i] = s.Key
+	}
+	return ids
+}
+
+func doneKey(s model.Stage) string {
+	if s.DoneKey != "" {
+		return s.DoneKey
+	}
+	return strings.ToUpper(s.Key) + "_DONE"
+}
+
+// planResumableStep: gate on the current stage's CB items, then mark it done and move to the next.
+func planResumableStep(p *Plan, run model.Run) error {
+	rs, err := p.readResumable(run, true)
+	if err != nil {
+		return err
+	}
+	if err := refuseIfLocked(run, p.LockPath); err != nil {
+		return err
+	}
+	cur, ok := rs.state.Get("CURRENT_STAGE")
+	if !ok || cur == "" {
+		return refusef("%s has no CURRENT_STAGE", run.StatePath)
+	}
+	idx := -1
+	for i, s := range run.Stages {
+		if strings.EqualFold(s.Key, cur) {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return refusef("CURRENT_STAGE %q is not one of the run's stages (%s)", cur, strings.Join(stageIDs(run), ", "))
+	}
+	stage := run.Stages[idx]
+	ids := stageIDs(run)
+	var blockers []string
+	items := 0
+	for _, e := range rs.checklist.Entries() {
+		if st, ok := model.StageForChecklistKey(e.Key, ids); ok && strings.EqualFold(st, stage.Key) {
+			items++
+			if strings.TrimSpace(e.Value) != "1" {
+				blockers = append(blockers, fmt.Sprintf("%s=%s", e.Key, oneLine(e.Value, 20)))
+			}
+		}
+	}
+	if len(blockers) > 0 {
+		return refusef("gate not met: %s cannot be marked done while %d checklist item(s) are not 1: %s",
+			cur, len(blockers), strings.Join(blockers, ", "))
+	}
+	sets := []model.KV{{Key: doneKey(stage), Value: "1"}}
+	if ck := strings.ToUpper(stage.Key) + "_CHECKLIST_DONE"; stage.ChecklistDoneKey != "" || hasKey(rs.state, ck) {
+		if stage.ChecklistDoneKey != "" {
+			ck = stage.ChecklistDoneKey
+		}
+		if hasKey(rs.state, ck) {
+			sets = append(sets, model.KV{Key: ck, Value: "1"})
+		}
+	}
+	sets = append(sets, model.KV{Key: "LAST_COMPLETED_STAGE", Value: cur})
+	next := ""
+	if idx+1 < len(run.Stages) {
+		next = run.Stages[idx+1].Key
+		sets = append(sets, model.KV{Key: "CURRENT_STAGE", Value: next})
+	}
+	newState, err := editEnv(run.StatePath, rs.state, sets)
+	if err != nil {
+		return err
+	}
+	p.Files = []FileChange{{Path: rs.statePath, Snap: rs.stateSnap, Old: rs.stateData, New: newState}}
+	fields := []string{kv("stage", cur)}
+	if next != "" {
+		fields = append(fields, kv("next", next))
+		p.Summary = fmt.Sprintf("mark stage %s done (%d checklist item(s) all 1) and move CURRENT_STAGE to %s", cur, items, next)
+	} else {
+		p.Summary = fmt.Sprintf("mark the last stage %s done (%d checklist item(s) all 1); finalization flags remain", cur, items)
+	}
+	if items == 0 {
+		p.Summary += "; the stage has no checklist items"
+	}
+	return p.setLog(p.LogPath, "stage_complete", fields...)
+}
+
+func hasKey(f *envfile.File, key string) bool {
+	_, ok := f.Get(key)
+	return ok
+}
+
+// planResumableCheck sets one CB_ item to 1 or 0.
+func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
+	rs, err := p.readResumable(run, true)
+	if err != nil {
+		return err
+	}
+	if err := refuseIfLocked(run, p.LockPath); err != nil {
+		return err
+	}
+	var found *model.KV
+	var names []string
+	for _, e := range rs.checklist.Entries() {
+		if strings.HasPrefix(strings.ToUpper(e.Key), "CB_") {
+			names = append(names, e.Key)
+			if strings.EqualFold(e.Key, key) {
+				e := e
+				found = &e
+			}
+		}
+	}
+	if found == nil {
+		return refusef("%s has no checklist item %q (items: %s)", rs.checklistPath, key, strings.Join(names, ", "))
+	}
+	want := "0"
+	if done {
+		want = "1"
+	}
+	if found.Value == want {
+		return refusef("%s is already %s", found.Key, want)
+	}
+	stageKey, inStage := model.StageForChecklistKey(found.Key, stageIDs(run))
+	if !done && inStage {
+		if st := run.Stage(stageKey); st != nil {
+			if v, _ := rs.state.Get(doneKey(*st)); strings.TrimSpace(v) == "1" {
+				return refusef("refusing to untick %s: stage %s is already marked done (%s=1)", found.Key, stageKey, doneKey(*st))
+			}
+		}
+	}
+	newData, err := editEnv(rs.checklistPath, rs.checklist, []model.KV{{Key: found.Key, Value: want}})
+	if err != nil {
+		return err
+	}
+	p.Files = []FileChange{{Path: rs.checklistPath, Snap: rs.checkSnap, Old: rs.checkData, New: newData}}
+	verb := "tick"
+	if !done {
+		verb = "untick"
+	}
+	p.Summary = fmt.Sprintf("%s %s (%s → %s)", verb, found.Key, oneLine(found.Value, 20), want)
+	return p.setLog(p.LogPath, "checklist_update", kv("key", found.Key), kv("old", found.Value), kv("new", want))
+}
