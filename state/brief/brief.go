@@ -184,13 +184,7 @@ func lockNote(l model.Lock, run model.Run) LockNote {
 	case model.VerdictStale:
 		n.Advice = "stale: remove it before resuming (runwatch unlock " + oneLine(run.ID) + ")"
 	default:
-		if run.Kind == model.KindJonggrang && l.PID == 0 && l.AcquiredAt == nil {
-			n.Advice = "liveness cannot be judged and the convention never expires such a lock: remove it by hand " +
-				"(runwatch unlock --force " + oneLine(run.ID) + ") once you know its agent is gone"
-		} else {
-			n.Advice = "liveness cannot be checked here: make sure its holder is gone, then remove it " +
-				"(runwatch unlock --force " + oneLine(run.ID) + ")"
-		}
+		n.Advice = "make sure its holder is gone, then remove it (runwatch unlock --force " + oneLine(run.ID) + ")"
 	}
 	return n
 }
@@ -219,8 +213,8 @@ func lockSteps(b *Brief) (live []string, cleanup []string) {
 	}
 	for _, l := range b.Locks {
 		if l.Verdict == model.VerdictUnknown {
-			cleanup = append(cleanup, "Check the lock "+code(l.Path)+" by hand ("+oneLine(joinReasons(l.Reasons))+
-				"); "+l.Advice+".")
+			cleanup = append(cleanup, "Check the lock "+code(l.Path)+" by hand: "+oneLine(joinReasons(l.Reasons))+
+				". "+capitalize(l.Advice)+".")
 		}
 	}
 	return live, cleanup

@@ -104,8 +104,8 @@ func buildJonggrang(b *Brief, run model.Run) {
 	b.Complete = b.Restart == nil && strings.EqualFold(strings.TrimSpace(run.RawStatus), "completed")
 	steps = append(steps, phaseSteps(b, jb, run, flags)...)
 	if len(b.Completed) > 0 && !b.Complete {
-		steps = append(steps, fmt.Sprintf("Do not redo the %d completed %s (%s): their outputs are summarised below.",
-			len(b.Completed), plural(len(b.Completed), "phase", "phases"), compactLabels(b.Completed)))
+		steps = append(steps, "Do not redo the completed "+plural(len(b.Completed), "phase", "phases")+" "+
+			compactLabels(b.Completed)+": their outputs are summarised below.")
 	}
 	b.Steps = steps
 }
@@ -170,6 +170,9 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 			}
 			steps = append(steps, s)
 		}
+	} else if r.Status == string(model.StageRunning) && heldLive(b, run) {
+		steps = append(steps, "Phase "+r.label()+" is running now under a live agent or worker: resume only after it "+
+			"has stopped, and then restart it from its beginning.")
 	} else if r.Status == string(model.StageRunning) {
 		s := "Restart phase " + r.label() + " from its beginning: it was running"
 		if r.StartedAt != nil {
@@ -177,7 +180,8 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 		}
 		s += " when the run stopped, and nothing live holds it."
 		if n := len(partialOutputs(run, r.Key)); n > 0 {
-			s += fmt.Sprintf(" It had already recorded %d output %s; check them before overwriting.", n, plural(n, "file", "files"))
+			s += fmt.Sprintf(" It had already recorded %d output %s (listed below); check %s before overwriting.", n,
+				plural(n, "file", "files"), plural(n, "it", "them"))
 		}
 		steps = append(steps, s)
 	} else {
@@ -195,6 +199,23 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 		steps = append(steps, "Then continue with "+compactLabels(rest)+".")
 	}
 	return steps
+}
+
+// heldLive reports a live lock or a live parallel worker for this feature.
+func heldLive(b *Brief, run model.Run) bool {
+	for _, l := range b.Locks {
+		if l.Verdict == model.VerdictLive {
+			return true
+		}
+	}
+	if run.Jonggrang != nil {
+		for _, g := range run.Jonggrang.Groups {
+			if g.Alive && g.FeatureID == run.ID {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func nextPhaseClause(b *Brief, r StageRef) string {
@@ -376,7 +397,7 @@ func gateSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) []st
 		covered["compaction"] = true
 		g := GateNote{Name: "compaction", Status: c.Status, Detail: fmt.Sprintf("context at %.0f%%", c.Ratio*100)}
 		if c.Tokens != nil {
-			g.Detail += fmt.Sprintf(" (%d tokens)", *c.Tokens)
+			g.Detail += fmt.Sprintf(", %d tokens", *c.Tokens)
 		}
 		if usage := d.ContextUsage; usage != nil {
 			g.Detail += fmt.Sprintf("; manifest context_usage %.2f", *usage)
@@ -384,14 +405,14 @@ func gateSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) []st
 		switch strings.ToLower(c.Status) {
 		case "block":
 			g.Blocked = true
-			g.Advice = "compact the context before anything else: heavy phases are refused at this level"
+			g.Advice = "compact the context before anything else; heavy phases are refused at this level"
 		case "must":
 			g.Advice = "compact the context before the next heavy phase"
 		case "warn":
 			g.Advice = "consider compacting before the next heavy phase"
 		}
 		if g.Advice != "" {
-			s := "Context compaction is at " + code(c.Status) + " (" + g.Detail + "): " + g.Advice
+			s := "Context compaction is at " + code(c.Status) + " (" + g.Detail + "): " + capitalize(g.Advice)
 			if h := nextHeavy(run); h != "" {
 				s += "; the next heavy phase is " + h
 			}
@@ -423,7 +444,7 @@ func compactLabels(refs []StageRef) string {
 	if len(refs) <= 4 {
 		return joinAnd(labels(refs))
 	}
-	return refs[0].label() + " … " + refs[len(refs)-1].label() + " (" + itoa(len(refs)) + ")"
+	return refs[0].label() + " through " + refs[len(refs)-1].label() + " (" + itoa(len(refs)) + " in all)"
 }
 
 func skipReasons(refs []StageRef) string {

@@ -206,15 +206,17 @@ func capitalize(s string) string {
 func writeJonggrang(w *mdWriter, j *JonggrangBrief) {
 	if len(j.Outputs) > 0 {
 		w.section("Phase outputs")
-		for _, o := range j.Outputs {
+		for i, o := range j.Outputs {
 			head := "Phase " + oneLine(o.Phase) + " · " + oneLine(o.Role) + " · " + code(o.File)
 			if o.Status != "" {
 				head += " (" + oneLine(o.Status) + ")"
 			}
+			if i > 0 {
+				w.blank()
+			}
 			w.line("### " + head)
 			w.blank()
 			writeOutput(w, o)
-			w.blank()
 		}
 	}
 	if len(j.Tasks) > 0 {
@@ -237,7 +239,7 @@ func writeJonggrang(w *mdWriter, j *JonggrangBrief) {
 		w.section("Gates")
 		for _, g := range j.Gates {
 			glyph := "✓"
-			if g.Blocked {
+			if g.Blocked || g.Advice != "" {
 				glyph = "⚠"
 			}
 			s := glyph + " " + oneLine(g.Name) + ": " + oneLine(g.Status)
