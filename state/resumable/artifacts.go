@@ -103,6 +103,10 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string) {
 			cp.Timestamp = &t
 		}
 		det.Checkpoints = append(det.Checkpoints, cp)
+		// state.env holds no times; a stage's checkpoint is the only record of when it completed.
+		if st := findStage(run, cp.Stage); st != nil && st.Status == model.StageCompleted && cp.Timestamp != nil {
+			st.CompletedAt = cp.Timestamp
+		}
 	}
 }
 

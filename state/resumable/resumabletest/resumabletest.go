@@ -1,0 +1,126 @@
+// Package resumabletest gives tests a private copy of the Convention B fixtures (testdata/opencode) with
+// what is only known at test time filled in: this host's name, a pid that is certainly dead, and helpers for
+// a lock held by a live process.
+package resumabletest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// HostPlaceholder stands for this machine's host name in fixture files.
+const HostPlaceholder = "@THIS_HOST@"
+
+// Fixture run folders under reports/.
+const (
+	IRM      = "irm-id-full-backfill-20260215T014733Z"
+	Mining   = "iso26262-mining-20260215T143525Z"
+	Sphinx   = "sphinx-traceability-migration-20260214T184350Z"
+	Archived = "irm-id-full-backfill-20260215T215421Z.reset-20260215T221903Z"
+	Broken   = "broken-state-20260216T000000Z"
+	Export   = "export-style-20260216T010000Z"
+)
+
+// Source returns the path of testdata/opencode in the source tree.
+func Source() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "opencode")
+}
+
+// Copy copies testdata/opencode into a fresh temp dir and returns the copy's root (the
+// $OPENCODE_CONFIG_DIR). The host placeholder becomes this host's name, and the mining run's lock gets a pid
+// that was just reaped, so it is stale by the pid rule on every machine.
+func Copy(t testing.TB) string {
+	t.Helper()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatalf("hostname: %v", err)
+	}
+	src := Source()
+	dst := filepath.Join(t.TempDir(), "opencode")
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		data = bytes.ReplaceAll(data, []byte(HostPlaceholder), []byte(host))
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy fixtures: %v", err)
+	}
+	lock := filepath.Join(dst, "reports", Mining, "lock", "active.lock")
+	WriteJSONLock(t, lock, DeadPID(t), host, time.Date(2026, 2, 15, 14, 37, 31, 0, time.UTC))
+	return dst
+}
+
+// Run returns the path of a fixture run folder inside a copy made by Copy.
+func Run(root, name string) string { return filepath.Join(root, "reports", name) }
+
+// DeadPID returns the pid of a child that has exited and been reaped.
+func DeadPID(t testing.TB) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run true: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+// LivePID starts a child that sleeps until the test ends and returns its pid.
+func LivePID(t testing.TB) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start sleep: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd.Process.Pid
+}
+
+// WriteJSONLock writes a lock in the mining tool's format (one JSON line, sorted keys).
+func WriteJSONLock(t testing.TB, path string, pid int, host string, acquired time.Time) {
+	t.Helper()
+	payload, err := json.Marshal(map[string]any{
+		"acquired_at_utc": acquired.UTC().Format(time.RFC3339), "host": host, "pid": pid,
+		"run_id": "20260215T143525Z", "user": "u",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(payload, '\n'), 0o644); err != nil {
+		t.Fatalf("write lock: %v", err)
+	}
+}
+
+// WriteEnvLock writes a lock in the env style seen in shell-driven runs.
+func WriteEnvLock(t testing.TB, path string, pid int, host string, acquired time.Time) {
+	t.Helper()
+	body := fmt.Sprintf("acquired_at_utc=%q\nhost=%q\npid=\"%d\"\nrun_id=\"r\"\nuser=\"u\"\n",
+		acquired.UTC().Format(time.RFC3339), host, pid)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatalf("write lock: %v", err)
+	}
+}
