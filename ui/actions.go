@@ -30,8 +30,9 @@ type Planned interface {
 	// TypedConfirmation is the word the user must type (for locks whose liveness is unknown), or "" when
 	// y/N suffices.
 	TypedConfirmation() string
-	// Apply writes the change, re-checking that the files are still what the preview showed.
-	Apply() (string, error)
+	// Apply writes the change, re-checking that the files are still what the preview showed. typed is what
+	// the person typed for a typed confirmation.
+	Apply(typed string) (string, error)
 }
 
 // Actor plans actions. A nil Actor (read-only) means no action can be planned.
@@ -162,10 +163,10 @@ func (m *Model) updateConfirm(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) apply() tea.Cmd {
-	p := m.confirm.planned
+	p, typed := m.confirm.planned, m.confirm.typed
 	m.confirm = nil
 	return func() tea.Msg {
-		s, err := p.Apply()
+		s, err := p.Apply(typed)
 		return appliedMsg{summary: s, err: err}
 	}
 }

@@ -455,7 +455,10 @@ func (p recordedPlan) Preview() string {
 	return "--- a/checklist.state.env\n+++ b/checklist.state.env\n@@ -1 +1 @@\n-CB_S2_VERIFY_GREEN=1\n+CB_S2_VERIFY_GREEN=0\n"
 }
 func (p recordedPlan) TypedConfirmation() string { return p.a.typed }
-func (p recordedPlan) Apply() (string, error) {
+func (p recordedPlan) Apply(typed string) (string, error) {
+	if typed != p.a.typed {
+		return "", fmt.Errorf("typed %q, want %q", typed, p.a.typed)
+	}
 	p.a.applied++
 	return "applied " + p.req.Action, nil
 }
