@@ -53,11 +53,14 @@ func readPhaseOutputs(dir string, probs *problemSink) []model.PhaseOutput {
 			break
 		}
 		path := filepath.Join(dir, e.Name())
-		var h outputHeader
-		if !readJSONFile(path, &h, probs) {
+		data, _, err := readCapped(path, maxJSONBytes)
+		if err != nil {
+			probs.add(model.SeverityWarning, model.CodeFileUnparsable, path, "%s: cannot read: %v", path, err)
 			continue
 		}
-		out = append(out, phaseOutput(e.Name(), m[1], h, path, probs))
+		if po, ok := parseOutputFile(e.Name(), path, data, probs); ok {
+			out = append(out, po)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Phase != out[j].Phase {
@@ -68,10 +71,21 @@ func readPhaseOutputs(dir string, probs *problemSink) []model.PhaseOutput {
 	return out
 }
 
-func phaseOutput(name, namePhase string, h outputHeader, path string, probs *problemSink) model.PhaseOutput {
+// parseOutputFile reads one phase output file's bytes. name is the file name, which supplies the phase when
+// the header has none; path names the file in problems.
+func parseOutputFile(name, path string, data []byte, probs *problemSink) (model.PhaseOutput, bool) {
+	var h outputHeader
+	if err := json.Unmarshal(data, &h); err != nil {
+		probs.add(model.SeverityWarning, model.CodeFileUnparsable, path, "%s: not a phase output JSON object: %s", path, jsonErrText(err, data))
+		return model.PhaseOutput{}, false
+	}
+	namePhase := ""
+	if m := outputName.FindStringSubmatch(name); m != nil {
+		namePhase = m[1]
+	}
 	po := model.PhaseOutput{File: name, Role: h.Role, TaskID: h.TaskID, AgentID: h.AgentID, Status: h.Status}
 	po.Phase = jsonNumberText(h.Phase)
-	if po.Phase == "" {
+	if po.Phase == "" && namePhase != "" {
 		f, _ := strconv.ParseFloat(namePhase, 64)
 		po.Phase = canonicalNumber(namePhase, f)
 	}
@@ -106,7 +120,7 @@ func phaseOutput(name, namePhase string, h outputHeader, path string, probs *pro
 		sort.Strings(keys)
 		po.Summary = append(po.Summary, "fields: "+strings.Join(limit(keys, 10), ", "))
 	}
-	return po
+	return po, true
 }
 
 // payload is a role's free-form output object; each summarizer reads the fields it knows, leniently.
@@ -249,7 +263,11 @@ func jsonNumberText(raw json.RawMessage) string {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return truncate(strings.TrimSpace(s), 20)
+		s = strings.TrimSpace(s)
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return canonicalNumber(s, f)
+		}
+		return truncate(s, 20)
 	}
 	return ""
 }
