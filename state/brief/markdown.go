@@ -387,15 +387,17 @@ func writeResumable(w *mdWriter, b Brief) {
 
 	w.section("Artifacts")
 	if r.Artifacts.LogPath != "" {
-		w.line(fmt.Sprintf("%d %s recorded in run.log artifact integrity blocks; %d missing.", r.Artifacts.Recorded,
-			plural(r.Artifacts.Recorded, "artifact", "artifacts"), len(r.Artifacts.Missing)))
+		w.line(fmt.Sprintf("%d %s recorded in run.log artifact integrity blocks.", r.Artifacts.Recorded,
+			plural(r.Artifacts.Recorded, "artifact", "artifacts")))
 	} else {
 		w.line("The run has no run.log, so no recorded artifacts could be checked.")
 	}
 	for _, n := range r.Artifacts.Notes {
 		w.line(capitalize(oneLine(n)) + ".")
 	}
-	if len(r.Artifacts.Missing) > 0 {
+	if len(r.Artifacts.Missing) == 0 {
+		w.line("None is missing.")
+	} else {
 		w.blank()
 	}
 	for _, a := range r.Artifacts.Missing {
