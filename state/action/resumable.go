@@ -60,10 +60,16 @@ func parseEnv(path string, data []byte) (*envfile.File, error) {
 	return f, nil
 }
 
-// resumableLockPath is LOCK_FILE as the reader resolved it, else as state.env says. A LOCK_FILE written on
-// another machine (its folder does not exist here) is rebased onto this run folder when it lies under the
-// run's own RUN_ROOT/CONTROL_RUN_ROOT. It must stay inside the run root: we create it.
+// resumableLockPath is where this run's lock lives: the lock the reader found, else LOCK_FILE. A LOCK_FILE
+// written on another machine (its folder does not exist here) is looked for the way the reader does: under
+// this run folder by the run folder's name, by RUN_ROOT/CONTROL_RUN_ROOT, then by its base name. It must stay
+// inside the run root: we create it.
 func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, error) {
+	for _, l := range run.Locks {
+		if l.Kind == model.KindResumable && l.Path != "" {
+			return atomicfile.Resolve(p.Root, l.Path)
+		}
+	}
 	lf := ""
 	if run.Resumable != nil {
 		lf = run.Resumable.LockFile
@@ -71,27 +77,37 @@ func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, er
 	if lf == "" {
 		lf, _ = state.Get("LOCK_FILE")
 	}
+	lf = strings.TrimSpace(lf)
 	if lf == "" {
 		return "", nil
 	}
-	if !filepath.IsAbs(lf) {
-		lf = filepath.Join(run.Dir, lf)
-	}
-	if _, err := os.Stat(filepath.Dir(lf)); err != nil {
+	var candidates []string
+	if filepath.IsAbs(lf) {
+		candidates = append(candidates, filepath.Clean(lf))
+		parts := strings.Split(filepath.ToSlash(filepath.Clean(lf)), "/")
+		for i := len(parts) - 2; i >= 0; i-- {
+			if parts[i] == filepath.Base(run.Dir) {
+				candidates = append(candidates, filepath.Join(append([]string{run.Dir}, parts[i+1:]...)...))
+				break
+			}
+		}
 		for _, k := range []string{"CONTROL_RUN_ROOT", "RUN_ROOT"} {
-			if root, ok := state.Get(k); ok && root != "" {
-				if rel, err := filepath.Rel(root, lf); err == nil && !strings.HasPrefix(rel, "..") {
-					lf = filepath.Join(run.Dir, rel)
-					break
+			if root, ok := state.Get(k); ok && filepath.IsAbs(root) {
+				if rel, err := filepath.Rel(filepath.Clean(root), lf); err == nil && !strings.HasPrefix(rel, "..") {
+					candidates = append(candidates, filepath.Join(run.Dir, rel))
 				}
 			}
 		}
+	} else {
+		candidates = append(candidates, filepath.Join(run.Dir, lf))
 	}
-	real, err := atomicfile.Resolve(p.Root, lf)
-	if err != nil {
-		return "", err
+	candidates = append(candidates, filepath.Join(run.Dir, filepath.Base(lf)))
+	for _, c := range candidates {
+		if fi, err := os.Stat(filepath.Dir(c)); err == nil && fi.IsDir() {
+			return atomicfile.Resolve(p.Root, c)
+		}
 	}
-	return real, nil
+	return "", refusef("LOCK_FILE %s: none of its possible folders exists here", lf)
 }
 
 // editEnv sets keys in an env file keeping every other byte, then parses the result and checks that exactly

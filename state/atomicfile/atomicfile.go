@@ -22,6 +22,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // MaxFileBytes caps what Read loads: state files are small, and a huge one is a sign of something wrong.
@@ -188,11 +190,56 @@ func Replace(want Snapshot, data []byte) error {
 			return fmt.Errorf("create %s: %w", path, err)
 		}
 		os.Remove(tmpName)
-	} else if err := os.Rename(tmpName, path); err != nil {
-		return fmt.Errorf("rename temp file over %s: %w", path, err)
+	} else {
+		if testHookBeforeRename != nil {
+			testHookBeforeRename()
+		}
+		swapped, err := exchange(tmpName, path, want, data)
+		ok = swapped // after a swap the temp name holds the replaced file: exchange decides its fate
+		if err != nil {
+			return err
+		}
 	}
 	ok = true
 	return SyncDir(dir)
+}
+
+// testHookBeforeRename lets tests write the target between the precondition check and the rename.
+var testHookBeforeRename func()
+
+// exchange puts the temp file in place with RENAME_EXCHANGE, which leaves the replaced file at the temp name.
+// Checking those replaced bytes closes the last window between Check and the rename: if a writer that takes
+// no lock renamed its own file in meanwhile, we swap theirs back and report the conflict instead of losing
+// their update. Filesystems without RENAME_EXCHANGE get a plain rename (the window stays, microseconds wide).
+func exchange(tmpName, path string, want Snapshot, data []byte) (swapped bool, err error) {
+	err = unix.Renameat2(unix.AT_FDCWD, tmpName, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
+		if err := os.Rename(tmpName, path); err != nil {
+			return false, fmt.Errorf("rename temp file over %s: %w", path, err)
+		}
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, &ChangedError{Path: path, Detail: "it was removed"}
+	}
+	if err != nil {
+		return false, fmt.Errorf("rename temp file over %s: %w", path, err)
+	}
+	_, replaced, rerr := Read(tmpName)
+	if rerr == nil && replaced.SHA256 == want.SHA256 {
+		os.Remove(tmpName)
+		return true, nil
+	}
+	// Someone wrote between our check and our rename. Put their file back, unless they already replaced
+	// ours too (then their newest bytes are in place and ours are simply gone: still a conflict to report).
+	_, cur, _ := Read(path)
+	if cur.Exists && cur.SHA256 == Hash(data) {
+		if err := unix.Renameat2(unix.AT_FDCWD, tmpName, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE); err != nil {
+			return true, fmt.Errorf("%s was written by someone else during our write, and putting theirs back failed (%v); their bytes are in %s", path, err, tmpName)
+		}
+	}
+	os.Remove(tmpName)
+	return true, &ChangedError{Path: path, Detail: "it was written by someone else during our write; theirs was kept"}
 }
 
 // SyncDir fsyncs a directory so a rename, create or remove in it survives a crash.

@@ -251,3 +251,28 @@ func TestRemoveIfUnchanged(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// A writer that takes no lock renames its file in between our check and our rename: the exchange catches
+// it, their bytes stay, and the conflict is reported.
+func TestReplaceCatchesWriteDuringRename(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "MANIFEST.yaml")
+	write(t, p, "status: running\n", 0o644)
+	_, snap, _ := Read(p)
+	testHookBeforeRename = func() {
+		tmp := filepath.Join(dir, "agent.tmp")
+		write(t, tmp, "status: completed\n", 0o644)
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { testHookBeforeRename = nil }()
+	err := Replace(snap, []byte("status: paused\n"))
+	if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "during our write") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := read(t, p); got != "status: completed\n" {
+		t.Fatalf("the agent's update was lost: %q", got)
+	}
+	noTemps(t, dir)
+}
