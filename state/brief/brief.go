@@ -230,3 +230,42 @@ func joinReasons(r []string) string {
 	}
 	return out
 }
+
+// archivedSteps warns that an archived run is history, not something to resume.
+func archivedSteps(run model.Run) []string {
+	if !run.Archived {
+		return nil
+	}
+	return []string{"This run is archived (its folder was renamed by a reset): do not resume it; resume the run " +
+		"that replaced it. The brief below is for reference only."}
+}
+
+// noStagesStep is the instruction when the state file yielded no stages at all.
+func noStagesStep(run model.Run) string {
+	return "No " + run.Kind.StageWord() + "s could be read from " + code(run.StatePath) + ": fix or restore the " +
+		"state file (see the stop conditions) before anything can be resumed."
+}
+
+// stateUnreadable reports a state file that could not be read or parsed completely.
+func stateUnreadable(run model.Run) bool {
+	for _, p := range run.Problems {
+		switch p.Code {
+		case model.CodeStateMissing, model.CodeStateUnreadable, model.CodeStateUnparsable, model.CodeStateTooLarge,
+			model.CodeManifestMissing, model.CodeManifestUnreadable, model.CodeManifestUnparsable,
+			model.CodeManifestTooLarge, model.CodeManifestInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// stopSteps turns the reader's stop conditions into instructions (a live lock is covered by lockSteps).
+func stopSteps(b *Brief) []string {
+	var steps []string
+	for _, c := range b.StopConditions {
+		if c.Source == "state" {
+			steps = append(steps, "Stop condition: "+oneLine(c.Message)+".")
+		}
+	}
+	return steps
+}

@@ -94,14 +94,19 @@ func buildJonggrang(b *Brief, run model.Run) {
 	}
 
 	liveSteps, lockCleanup := lockSteps(b)
-	var steps []string
+	steps := archivedSteps(run)
 	steps = append(steps, liveSteps...)
+	steps = append(steps, stopSteps(b)...)
 	steps = append(steps, worktreeSteps(jb, run, d)...)
 	steps = append(steps, lockCleanup...)
 	steps = append(steps, gateSteps(jb, run, d)...)
 
 	b.Restart = jonggrangRestart(b)
-	b.Complete = b.Restart == nil && strings.EqualFold(strings.TrimSpace(run.RawStatus), "completed")
+	b.Complete = b.Restart == nil && strings.EqualFold(strings.TrimSpace(run.RawStatus), "completed") && !run.HasErrors()
+	if len(run.Stages) == 0 {
+		b.Steps = append(steps, noStagesStep(run))
+		return
+	}
 	steps = append(steps, phaseSteps(b, jb, run, flags)...)
 	if len(b.Completed) > 0 && !b.Complete {
 		steps = append(steps, "Do not redo the completed "+plural(len(b.Completed), "phase", "phases")+" "+

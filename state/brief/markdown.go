@@ -56,9 +56,12 @@ func (b Brief) Markdown() string {
 	} else {
 		w.bullet("Current " + word + ": none recorded")
 	}
-	if b.Restart != nil {
+	switch {
+	case b.Restart != nil:
 		w.bullet("Restart at: " + refLine(*b.Restart))
-	} else {
+	case b.Progress.Total == 0:
+		w.bullet("Restart at: unknown, no " + word + "s could be read")
+	default:
 		w.bullet("Restart at: nothing left to do")
 	}
 	if b.Resumable != nil {

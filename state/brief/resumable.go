@@ -115,6 +115,10 @@ func buildResumable(b *Brief, run model.Run, opts Options) {
 
 	addResumableConditions(b, rb)
 	rb.Window = resumeWindow(run, d, rb, restartIdx)
+	if rb.Window.Code != "" && stateUnreadable(run) {
+		rb.Window.Evidence = append(rb.Window.Evidence, "the state file could not be read completely: this window "+
+			"is derived from the lines that could, so confirm it by hand")
+	}
 	b.Complete = rb.Window.Code == "" && !run.HasErrors()
 	b.Steps = resumableSteps(b, rb, run)
 }
@@ -249,6 +253,9 @@ func resumeWindow(run model.Run, d *model.ResumableDetail, rb *ResumableBrief, r
 		}
 		return set(windowD, action, ev...)
 	}
+	if len(run.Stages) == 0 {
+		return w
+	}
 	stage := run.Stages[restartIdx]
 	if ev := mutationEvidence(stage, d, rb); len(ev) > 0 {
 		return set(windowB, "Re-run stage "+stage.Key+"'s verification first, against what is already on disk and "+
@@ -334,7 +341,8 @@ func namesStage(value, stage string) bool {
 
 func resumableSteps(b *Brief, rb *ResumableBrief, run model.Run) []string {
 	live, cleanup := lockSteps(b)
-	steps := append([]string(nil), live...)
+	steps := archivedSteps(run)
+	steps = append(steps, live...)
 	for _, c := range b.StopConditions {
 		if c.Source == "lock" {
 			continue
@@ -342,6 +350,9 @@ func resumableSteps(b *Brief, rb *ResumableBrief, run model.Run) []string {
 		steps = append(steps, "Stop condition: "+stopAdvice(c, rb))
 	}
 	steps = append(steps, cleanup...)
+	if len(run.Stages) == 0 {
+		return append(steps, noStagesStep(run))
+	}
 	if rb.Window.Code == "" {
 		if b.Complete {
 			steps = append(steps, "Nothing to resume: every stage is done and finalization is complete.")
