@@ -1,0 +1,62 @@
+package watch
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"runwatch/model"
+)
+
+type atomicBool struct{ v atomic.Bool }
+
+func (b *atomicBool) get() bool  { return b.v.Load() }
+func (b *atomicBool) set(x bool) { b.v.Store(x) }
+
+func TestScratchNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		".state.env.tmp-1234": true, "state.env.tmp": true, "4913": true, "state.env~": true,
+		".state.env.swp": true, ".#state.env": true, "#state.env#": true,
+		"state.env": false, "run.log": false, ".jonggrang": false, "MANIFEST.yaml": false, "4914": false,
+	} {
+		if scratchName(name) != want {
+			t.Errorf("scratchName(%q) = %v, want %v", name, !want, want)
+		}
+	}
+}
+
+func TestMergeKeepsOrderAndRemovals(t *testing.T) {
+	a := model.Run{StatePath: "/r/a/state.env", CurrentStage: "S1"}
+	b := model.Run{StatePath: "/r/b/state.env"}
+	u := Update{Changed: []model.Run{a, b}, Appended: []LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: "1", HasTime: true}}}}}
+	a2 := a
+	a2.CurrentStage = "S2"
+	u.merge(Update{
+		Changed: []model.Run{a2}, Removed: []string{b.StatePath},
+		Appended: []LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: "2", HasTime: true}}}},
+		At:       time.Unix(2, 0),
+	})
+	u.merge(Update{Appended: []LogAppend{{Path: "/r/a/run.log", Truncated: true, Entries: []model.LogEntry{{Message: "3", HasTime: true}}}}})
+	if len(u.Changed) != 1 || u.Changed[0].CurrentStage != "S2" {
+		t.Fatalf("changed = %+v, want only a at S2", u.Changed)
+	}
+	if len(u.Removed) != 1 || u.Removed[0] != b.StatePath {
+		t.Fatalf("removed = %v", u.Removed)
+	}
+	if len(u.Appended) != 2 || len(u.Appended[0].Entries) != 2 || !u.Appended[1].Truncated {
+		t.Fatalf("appended = %+v, want entries 1,2 then a truncation with 3", u.Appended)
+	}
+}
+
+func TestTopmost(t *testing.T) {
+	got := topmost(map[string]bool{"/a/b": true, "/a": true, "/ab": true, "/c/d": true})
+	want := []string{"/a", "/ab", "/c/d"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}

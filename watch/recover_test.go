@@ -1,0 +1,108 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+func TestOverflowRescansEverything(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	var lose atomicBool
+	v := newView(t, Options{Paths: []string{root}, loseEvent: func(fsnotify.Event) bool { return lose.get() }})
+	lose.set(true)
+	// These changes happen while the kernel queue "overflows": no event for any of them arrives.
+	replaceAtomically(t, sp, resumableState(runDir, "S3"))
+	other := makeResumableRun(t, filepath.Join(root, "during-overflow-20260301T000000Z"), "S2")
+	appendLine(t, filepath.Join(runDir, "run.log"), "[2026-02-15T02:00:00Z] written during overflow\n")
+	lose.set(false)
+	v.w.injected <- fsnotify.ErrEventOverflow
+	v.until("the rescan to find both changes and the new run", func() bool {
+		r, _ := v.run(sp)
+		n, ok := v.run(other)
+		logs := v.logs[filepath.Join(runDir, "run.log")]
+		return r.CurrentStage == "S3" && ok && n.CurrentStage == "S2" && len(logs) == 1 &&
+			strings.Contains(v.health.Err, "overflow")
+	})
+}
+
+func TestForcedPollingSeesEveryKindOfChange(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}, Poll: 20 * time.Millisecond})
+	if v.w.health.Mode != "polling 20ms" || v.w.health.Watches != 0 {
+		t.Fatalf("health %+v, want polling 20ms with no inotify watches", v.w.health)
+	}
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	v.until("the replace, by polling", func() bool { r, _ := v.run(sp); return r.CurrentStage == "S2" })
+
+	lock := filepath.Join(runDir, "lock", "active.lock")
+	writeFile(t, lock, lockPayload())
+	v.until("the lock, by polling", func() bool { r, _ := v.run(sp); return len(r.Locks) == 1 })
+
+	logPath := filepath.Join(runDir, "run.log")
+	appendLine(t, logPath, "[2026-02-15T02:00:00Z] polled line\n")
+	v.until("the log line, by polling", func() bool { return len(v.logs[logPath]) == 1 })
+
+	other := makeResumableRun(t, filepath.Join(root, "polled-20260301T000000Z"), "S3")
+	v.until("a new run, by polling", func() bool { r, ok := v.run(other); return ok && r.CurrentStage == "S3" })
+
+	if err := os.RemoveAll(runDir); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the removal, by polling", func() bool { _, ok := v.run(sp); return !ok })
+}
+
+func TestWatchLimitFallsBackToPolling(t *testing.T) {
+	base := t.TempDir()
+	var sps []string
+	for _, name := range []string{"a-20260301T000000Z", "b-20260301T000000Z", "c-20260301T000000Z"} {
+		sps = append(sps, makeResumableRun(t, filepath.Join(base, "reports", name), "S1"))
+	}
+	v := newView(t, Options{Paths: []string{base}, watchLimit: 2, fallbackPoll: 20 * time.Millisecond})
+	h := v.w.health
+	if h.Mode != "mixed" || h.Watches != 2 || !strings.Contains(h.Err, "watch limit") {
+		t.Fatalf("health %+v, want mixed with 2 watches and the limit named", h)
+	}
+	// Every run is still followed, whether its folder got a watch or not.
+	for _, sp := range sps {
+		replaceAtomically(t, sp, resumableState(filepath.Dir(sp), "S2"))
+	}
+	v.until("every run at S2", func() bool {
+		for _, sp := range sps {
+			if r, _ := v.run(sp); r.CurrentStage != "S2" {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func TestNetworkFilesystemIsPolled(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	nfs := func(dir string) (string, bool) { return "nfs", strings.HasPrefix(dir, runDir) }
+	v := newView(t, Options{Paths: []string{root}, remote: nfs, fallbackPoll: 20 * time.Millisecond})
+	if h := v.w.health; h.Mode != "mixed" || !strings.Contains(h.Err, "nfs") {
+		t.Fatalf("health %+v, want mixed naming nfs", h)
+	}
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	v.until("the change on the network folder", func() bool { r, _ := v.run(sp); return r.CurrentStage == "S2" })
+}
+
+func TestReconcileScanFindsWhatInotifyMissed(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	var lose atomicBool
+	lose.set(true)
+	v := newView(t, Options{Paths: []string{root}, reconcile: 30 * time.Millisecond,
+		loseEvent: func(fsnotify.Event) bool { return lose.get() }})
+	// Every inotify event is lost from the start: only the stat comparison can see these.
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	writeFile(t, filepath.Join(runDir, "lock", "active.lock"), lockPayload())
+	v.until("the reconcile scan to find the replace and the lock", func() bool {
+		r, _ := v.run(sp)
+		return r.CurrentStage == "S2" && len(r.Locks) == 1
+	})
+}

@@ -1,0 +1,243 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state"
+)
+
+// trackedRun is a run as last read, with the paths that tie file changes back to it.
+type trackedRun struct {
+	loc      state.Location
+	run      model.Run
+	lockPath string // resumable LOCK_FILE, which may sit in a subfolder or outside the run folder
+	logPath  string
+}
+
+// tracker knows the runs and which files belong to which run.
+type tracker struct {
+	roots    []string
+	maxDepth int
+	env      model.Env
+
+	runs map[string]*trackedRun // by StatePath, the run identity everywhere
+	// Reverse indexes from a path to the StatePaths of the runs it belongs to.
+	byDir     map[string][]string // run folder (several <name>.state.env runs can share one)
+	byLock    map[string][]string // lock file path
+	byProject map[string][]string // <project>/.jonggrang/locks and .ephemeral: shared by every feature run
+}
+
+func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
+	return &tracker{
+		roots: roots, maxDepth: maxDepth, env: env,
+		runs: map[string]*trackedRun{}, byDir: map[string][]string{}, byLock: map[string][]string{},
+		byProject: map[string][]string{},
+	}
+}
+
+func (tk *tracker) load(loc state.Location) model.Run {
+	env := tk.env
+	env.Now = time.Now()
+	return state.Load(loc, env)
+}
+
+// set records a freshly read run and re-indexes its paths (a rewrite can move LOCK_FILE).
+func (tk *tracker) set(loc state.Location, run model.Run) *trackedRun {
+	if old, ok := tk.runs[loc.StatePath]; ok {
+		tk.unindex(old)
+	}
+	tr := &trackedRun{loc: loc, run: run}
+	if run.Resumable != nil && run.Resumable.LockFile != "" {
+		tr.lockPath = run.Resumable.LockFile
+		if !filepath.IsAbs(tr.lockPath) {
+			tr.lockPath = filepath.Join(loc.Dir, tr.lockPath)
+		}
+		tr.lockPath = filepath.Clean(tr.lockPath)
+	}
+	if run.Log != nil && run.Log.Path != "" {
+		tr.logPath = filepath.Clean(run.Log.Path)
+	}
+	tk.runs[loc.StatePath] = tr
+	tk.index(tr)
+	return tr
+}
+
+func (tk *tracker) drop(statePath string) *trackedRun {
+	tr, ok := tk.runs[statePath]
+	if !ok {
+		return nil
+	}
+	tk.unindex(tr)
+	delete(tk.runs, statePath)
+	return tr
+}
+
+func (tk *tracker) index(tr *trackedRun) {
+	sp := tr.loc.StatePath
+	tk.byDir[tr.loc.Dir] = append(tk.byDir[tr.loc.Dir], sp)
+	if tr.lockPath != "" {
+		tk.byLock[tr.lockPath] = append(tk.byLock[tr.lockPath], sp)
+	}
+	for _, d := range projectDirs(tr.loc) {
+		tk.byProject[d] = append(tk.byProject[d], sp)
+	}
+}
+
+func (tk *tracker) unindex(tr *trackedRun) {
+	sp := tr.loc.StatePath
+	without(tk.byDir, tr.loc.Dir, sp)
+	if tr.lockPath != "" {
+		without(tk.byLock, tr.lockPath, sp)
+	}
+	for _, d := range projectDirs(tr.loc) {
+		without(tk.byProject, d, sp)
+	}
+}
+
+func without(m map[string][]string, key, sp string) {
+	list := m[key]
+	for i, s := range list {
+		if s == sp {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(m, key)
+	} else {
+		m[key] = list
+	}
+}
+
+// projectDirs are the project-level folders whose files change every feature run of a jonggrang project:
+// agent locks and the ephemeral gates.
+func projectDirs(loc state.Location) []string {
+	if loc.Kind != model.KindJonggrang || loc.ProjectRoot == "" {
+		return nil
+	}
+	dot := filepath.Join(loc.ProjectRoot, ".jonggrang")
+	return []string{filepath.Join(dot, "locks"), filepath.Join(dot, ".ephemeral")}
+}
+
+// affected returns the runs a changed path belongs to: anything inside a run folder, a run's lock file (and
+// the folder holding it, whose removal takes the lock along), and a project's shared folders.
+func (tk *tracker) affected(path string, into map[string]bool) {
+	for _, sp := range tk.byLock[path] {
+		into[sp] = true
+	}
+	for p := path; ; {
+		for _, sp := range tk.byDir[p] {
+			into[sp] = true
+		}
+		for _, sp := range tk.byProject[p] {
+			into[sp] = true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	// The lock folder itself appearing or vanishing (lock/ created by the writer, or removed with the lock).
+	for _, sps := range tk.lockDirsUnder(path) {
+		for _, sp := range sps {
+			into[sp] = true
+		}
+	}
+}
+
+// lockDirsUnder finds lock files at or below a changed directory path. Lock folders are few, so a scan is
+// cheaper than another index.
+func (tk *tracker) lockDirsUnder(dir string) map[string][]string {
+	var out map[string][]string
+	prefix := dir + string(filepath.Separator)
+	for lock, sps := range tk.byLock {
+		if strings.HasPrefix(lock, prefix) {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[lock] = sps
+		}
+	}
+	return out
+}
+
+// rootOf finds the scan root holding path and path's depth below it.
+func (tk *tracker) rootOf(path string) (root string, depth int, ok bool) {
+	for _, r := range tk.roots {
+		if path != r && !strings.HasPrefix(path, r+string(filepath.Separator)) {
+			continue
+		}
+		if len(r) < len(root) {
+			continue
+		}
+		root, ok = r, true
+		depth = 0
+		if rel := strings.TrimPrefix(path, r); rel != "" {
+			depth = strings.Count(rel, string(filepath.Separator))
+		}
+	}
+	return root, depth, ok
+}
+
+// rediscover runs discovery over the subtree at dir, the way the scan from the roots would see it, and
+// compares with the runs known there: new locations are returned as added, known runs the scan no longer
+// finds (folder deleted or renamed away, state file gone) as removed.
+func (tk *tracker) rediscover(dir string) (added []state.Location, removed []string) {
+	if i := strings.Index(dir+string(filepath.Separator), string(filepath.Separator)+".jonggrang"+string(filepath.Separator)); i >= 0 {
+		// Anything under .jonggrang is found through its project, whatever the depth.
+		dir = dir[:i]
+	}
+	_, depth, ok := tk.rootOf(dir)
+	if !ok {
+		return nil, nil
+	}
+	remaining := tk.maxDepth - depth
+	if remaining < 0 {
+		return nil, nil
+	}
+	found := map[string]bool{}
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		// Discover treats a depth of 0 as "default"; at the depth limit only dir itself counts.
+		locs, _ := state.Discover([]string{dir}, max(remaining, 1))
+		for _, loc := range locs {
+			if remaining == 0 && loc.Dir != dir && loc.ProjectRoot != dir {
+				continue
+			}
+			found[loc.StatePath] = true
+			if _, known := tk.runs[loc.StatePath]; !known {
+				added = append(added, loc)
+			}
+		}
+	}
+	prefix := dir + string(filepath.Separator)
+	for sp, tr := range tk.runs {
+		under := tr.loc.Dir == dir || strings.HasPrefix(tr.loc.Dir, prefix) || tr.loc.ProjectRoot == dir
+		if under && !found[sp] {
+			removed = append(removed, sp)
+		}
+	}
+	sort.Strings(removed)
+	return added, removed
+}
+
+// isStateName reports whether a file name could make a folder a run (a change to it may add or remove one).
+func isStateName(name string) bool { return name == "MANIFEST.yaml" || state.IsStateFileName(name) }
+
+// needsReread reports whether a run's problems look like a half-written file: jonggrang writers rewrite the
+// manifest in place without a temp file, so a read can land between truncate and write.
+func needsReread(run model.Run) bool {
+	for _, p := range run.Problems {
+		switch p.Code {
+		case model.CodeManifestUnparsable, model.CodeManifestInvalid, model.CodeStateUnparsable,
+			model.CodeChecklistUnparsable:
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,414 @@
+package watch
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+
+	"runwatch/state"
+)
+
+// change is one path that changed, seen by inotify or by comparing stats.
+type change struct {
+	path string
+	op   fsnotify.Op
+}
+
+// fileStat is what polling and the reconcile scan compare: size and mtime catch in-place rewrites and
+// truncation, the inode catches an atomic replace that kept both.
+type fileStat struct {
+	size  int64
+	mtime int64
+	ino   uint64
+	dir   bool
+}
+
+func statOf(fi fs.FileInfo) fileStat {
+	s := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), dir: fi.IsDir()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.ino = sys.Ino
+	}
+	if s.dir {
+		// A directory's own size and mtime change whenever an entry does; its entries are compared in its own
+		// scan, so only its identity matters here.
+		s.size, s.mtime = 0, 0
+	}
+	return s
+}
+
+type fileID struct{ dev, ino uint64 }
+
+// dirNode is one watched directory.
+type dirNode struct {
+	// budget is how many levels below this directory are still watched (0: this one only).
+	budget int
+	// polled: inotify could not or must not watch it, so the poll timer compares stats instead.
+	polled  bool
+	id      fileID
+	entries map[string]fileStat
+}
+
+// Budgets of the directories whose depth is fixed by the conventions rather than by the scan depth.
+const (
+	// A resumable run folder: its files, lock/ and artifacts/ with checkpoints/ and commits/ under it. The
+	// rest of artifacts/ is evidence, possibly huge, that no reader looks into.
+	runDirBudget = 2
+	// .jonggrang → .output → features → <feature_id>, and locks/, .ephemeral/pending-roles/.
+	jonggrangBudget = 3
+)
+
+// errWatchLimit stands in for ENOSPC when a test caps the number of watches.
+var errWatchLimit = syscall.ENOSPC
+
+// tree is the set of watched directories. Recursion is ours: inotify watches one directory at a time.
+type tree struct {
+	fsw        *fsnotify.Watcher // nil when inotify is unavailable: everything is polled
+	forcePoll  bool
+	watchLimit int // test hook: Add fails with ENOSPC once this many watches exist (0: no cap)
+	remote     func(string) (string, bool)
+
+	dirs    map[string]*dirNode
+	ids     map[fileID]string
+	wanted  map[string]int // directories to watch as soon as they exist, with their budget
+	watches int
+	polled  int
+
+	limitErr   error          // the first ENOSPC/EMFILE, kept for health
+	remoteSeen map[string]int // remote filesystem name → polled directories on it
+	otherErr   error
+}
+
+func newTree(fsw *fsnotify.Watcher, forcePoll bool) *tree {
+	return &tree{
+		fsw: fsw, forcePoll: forcePoll, remote: remoteFS,
+		dirs: map[string]*dirNode{}, ids: map[fileID]string{}, wanted: map[string]int{},
+		remoteSeen: map[string]int{},
+	}
+}
+
+// childBudget decides whether a subdirectory named name of a directory with budget parentBudget is watched,
+// and with what budget. It mirrors state.Discover, so that every place a run could appear is watched.
+func childBudget(parentDir string, parentBudget int, name string) (int, bool) {
+	switch {
+	case name == ".git" || name == "node_modules":
+		return 0, false
+	case name == ".worktree" && filepath.Base(parentDir) == ".jonggrang":
+		// Whole git worktrees of parallel runs: far too big, and the manifest copy there is not ours to show.
+		return 0, false
+	case name == ".jonggrang":
+		// Discover looks into .jonggrang of every directory it visits, whatever the depth.
+		return jonggrangBudget, true
+	case parentBudget <= 0:
+		return 0, false
+	}
+	return parentBudget - 1, true
+}
+
+// ensure watches dir with at least the given budget, or, when it does not exist yet, watches its nearest
+// existing ancestor so that its creation is seen. New files found are appended to synth as Create changes:
+// files made between a mkdir and our Add would otherwise never be reported.
+func (t *tree) ensure(dir string, budget int, synth *[]change) {
+	if _, err := os.Stat(dir); err != nil {
+		if b, ok := t.wanted[dir]; !ok || b < budget {
+			t.wanted[dir] = budget
+		}
+		for anc := filepath.Dir(dir); anc != dir; dir, anc = anc, filepath.Dir(anc) {
+			if _, err := os.Stat(anc); err == nil {
+				t.add(anc, 0, nil)
+				return
+			}
+		}
+		return
+	}
+	t.add(dir, budget, synth)
+}
+
+// add watches dir and its eligible subdirectories. An already watched directory is re-walked only when the
+// new budget reaches deeper.
+func (t *tree) add(dir string, budget int, synth *[]change) {
+	if b, ok := t.wanted[dir]; ok {
+		budget = max(budget, b)
+		delete(t.wanted, dir)
+	}
+	node, known := t.dirs[dir]
+	if known && node.budget >= budget {
+		return
+	}
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return
+	}
+	if !known {
+		id := idOf(st)
+		if other, dup := t.ids[id]; dup && id.ino != 0 && other != dir {
+			// The same directory reached through a symlink: inotify would report its events under the first
+			// name only, so watching it twice would only confuse which run a change belongs to.
+			return
+		}
+		node = &dirNode{budget: budget, id: id}
+		// Watch before reading the directory: whatever is created after Add is evented, whatever before is
+		// in the listing below.
+		if !t.watchDir(dir, node) {
+			return
+		}
+		t.dirs[dir] = node
+		t.ids[id] = dir
+	}
+	node.budget = budget
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	fresh := node.entries == nil
+	if fresh {
+		node.entries = make(map[string]fileStat, len(entries))
+	}
+	var subdirs []string
+	for _, e := range entries {
+		name := e.Name()
+		if scratchName(name) {
+			continue
+		}
+		if name == "state.env" {
+			// A run folder: watch what its readers use, no more, whatever the scan depth.
+			node.budget = runDirBudget
+		}
+		if fresh {
+			if fi, err := e.Info(); err == nil {
+				node.entries[name] = statOf(fi)
+				if synth != nil {
+					*synth = append(*synth, change{filepath.Join(dir, name), fsnotify.Create})
+				}
+			}
+		}
+		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			subdirs = append(subdirs, name)
+		}
+	}
+	if state.IsArchivedName(filepath.Base(dir)) {
+		node.budget = 0
+	}
+	for _, name := range subdirs {
+		child := filepath.Join(dir, name)
+		if cb, ok := t.subBudget(dir, node.budget, name); ok {
+			t.add(child, cb, synth)
+		}
+	}
+}
+
+// subBudget is childBudget plus directories someone asked for (a lock file's folder, a missing root).
+func (t *tree) subBudget(dir string, budget int, name string) (int, bool) {
+	cb, ok := childBudget(dir, budget, name)
+	child := filepath.Join(dir, name)
+	for w, wb := range t.wanted {
+		if w == child {
+			return max(cb, wb), true
+		}
+		if !ok && strings.HasPrefix(w, child+string(filepath.Separator)) {
+			return 0, true
+		}
+	}
+	return cb, ok
+}
+
+// watchDir sets up inotify for dir, or marks it polled when inotify cannot or should not be used there.
+// It returns false when the directory cannot be watched at all (it vanished).
+func (t *tree) watchDir(dir string, node *dirNode) bool {
+	if t.forcePoll || t.fsw == nil {
+		node.polled = true
+		t.polled++
+		return true
+	}
+	if name, ok := t.remote(dir); ok {
+		t.remoteSeen[name]++
+		node.polled = true
+		t.polled++
+		return true
+	}
+	var err error
+	if t.watchLimit > 0 && t.watches >= t.watchLimit {
+		err = errWatchLimit
+	} else {
+		err = t.fsw.Add(dir)
+	}
+	switch {
+	case err == nil:
+		t.watches++
+		return true
+	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
+		return false
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EMFILE):
+		if t.limitErr == nil {
+			t.limitErr = err
+		}
+	default:
+		t.otherErr = &fs.PathError{Op: "watch", Path: dir, Err: err}
+	}
+	node.polled = true
+	t.polled++
+	return true
+}
+
+// remove forgets dir and everything below it. inotify drops watches of deleted directories itself; for a
+// directory renamed away the watches would live on under the old names, so they are removed explicitly.
+func (t *tree) remove(dir string) {
+	prefix := dir + string(filepath.Separator)
+	for p, node := range t.dirs {
+		if p != dir && !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		if node.polled {
+			t.polled--
+		} else if t.fsw != nil {
+			_ = t.fsw.Remove(p) // already gone when the directory was deleted
+			t.watches--
+		}
+		delete(t.ids, node.id)
+		delete(t.dirs, p)
+	}
+	if parent, ok := t.dirs[filepath.Dir(dir)]; ok {
+		delete(parent.entries, filepath.Base(dir))
+	}
+}
+
+// refresh records path's current stat in its directory's snapshot after an inotify event, so that the
+// reconcile scan reports only what inotify missed.
+func (t *tree) refresh(path string) (now fileStat, exists, wasDir bool) {
+	parent, ok := t.dirs[filepath.Dir(path)]
+	name := filepath.Base(path)
+	if ok {
+		wasDir = parent.entries[name].dir
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if ok {
+			delete(parent.entries, name)
+		}
+		return fileStat{}, false, wasDir
+	}
+	now = statOf(fi)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if tfi, err := os.Stat(path); err == nil && tfi.IsDir() {
+			now.dir = true
+		}
+	}
+	if ok {
+		parent.entries[name] = now
+	}
+	return now, true, wasDir
+}
+
+// scan compares one directory's entries with its snapshot and reports the differences as changes. New
+// subdirectories are watched (and their content reported); vanished ones are forgotten.
+func (t *tree) scan(dir string, out *[]change) {
+	node, ok := t.dirs[dir]
+	if !ok {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			t.remove(dir)
+			*out = append(*out, change{dir, fsnotify.Remove})
+		}
+		return
+	}
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if scratchName(name) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		seen[name] = true
+		now := statOf(fi)
+		if e.Type()&fs.ModeSymlink != 0 {
+			if tfi, err := os.Stat(filepath.Join(dir, name)); err == nil && tfi.IsDir() {
+				now.dir = true
+			}
+		}
+		before, had := node.entries[name]
+		node.entries[name] = now
+		path := filepath.Join(dir, name)
+		switch {
+		case !had:
+			*out = append(*out, change{path, fsnotify.Create})
+			if now.dir {
+				t.addChild(path, out)
+			}
+		case before.ino != now.ino || before.dir != now.dir:
+			// Replaced (rename over it): report it as the remove and create inotify would have shown.
+			*out = append(*out, change{path, fsnotify.Remove | fsnotify.Create})
+			if before.dir {
+				t.remove(path)
+				node.entries[name] = now
+			}
+			if now.dir {
+				t.addChild(path, out)
+			}
+		case before != now:
+			*out = append(*out, change{path, fsnotify.Write})
+		}
+	}
+	for name, before := range node.entries {
+		if seen[name] {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		delete(node.entries, name)
+		if before.dir {
+			t.remove(path)
+		}
+		*out = append(*out, change{path, fsnotify.Remove})
+	}
+}
+
+// addChild watches a directory that appeared inside a watched one, if it is within the watched depth.
+func (t *tree) addChild(path string, synth *[]change) {
+	parentDir := filepath.Dir(path)
+	parent, ok := t.dirs[parentDir]
+	if !ok {
+		return
+	}
+	if cb, ok := t.subBudget(parentDir, parent.budget, filepath.Base(path)); ok {
+		t.add(path, cb, synth)
+	}
+}
+
+// polledDirs lists the directories inotify does not cover, sorted for a stable scan order.
+func (t *tree) polledDirs() []string {
+	var out []string
+	for p, n := range t.dirs {
+		if n.polled {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// allDirs lists every watched directory, parents before children.
+func (t *tree) allDirs() []string {
+	out := make([]string, 0, len(t.dirs))
+	for p := range t.dirs {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func idOf(fi fs.FileInfo) fileID {
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{uint64(sys.Dev), sys.Ino}
+	}
+	return fileID{}
+}

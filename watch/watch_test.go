@@ -1,0 +1,356 @@
+package watch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+)
+
+// reportsRoot makes <tmp>/reports with one resumable run at stage S1 and returns the root and the run.
+func reportsRoot(t *testing.T) (root, runDir, statePath string) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "reports")
+	runDir = filepath.Join(root, "irm-20260215T014733Z")
+	statePath = makeResumableRun(t, runDir, "S1")
+	return root, runDir, statePath
+}
+
+func TestSnapshotHoldsEveryRunBeforeAnyUpdate(t *testing.T) {
+	root, _, sp := reportsRoot(t)
+	other := makeResumableRun(t, filepath.Join(root, "second-20260216T000000Z"), "S2")
+	v := newView(t, Options{Paths: []string{root}})
+	snap := v.w.Snapshot()
+	if len(snap) != 2 || snap[0].StatePath != sp || snap[1].StatePath != other {
+		t.Fatalf("snapshot = %v, want %s and %s in StatePath order", statePaths(snap), sp, other)
+	}
+	if snap[0].CurrentStage != "S1" || snap[1].CurrentStage != "S2" {
+		t.Fatalf("stages %q %q, want S1 S2", snap[0].CurrentStage, snap[1].CurrentStage)
+	}
+	if h := v.w.health; h.Mode != "inotify" || h.Watches == 0 {
+		t.Fatalf("health %+v, want inotify with watches", h)
+	}
+}
+
+func TestAtomicReplaceViaRename(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	v.until("CURRENT_STAGE S2 after temp+rename", func() bool {
+		r, ok := v.run(sp)
+		return ok && r.CurrentStage == "S2"
+	})
+	if v.removed[sp] != 0 {
+		t.Fatalf("an atomic replace reported the run as removed")
+	}
+	// The watch on the folder survives the replace: a second one is seen too.
+	replaceAtomically(t, sp, resumableState(runDir, "S3"))
+	v.until("CURRENT_STAGE S3 after a second replace", func() bool {
+		r, _ := v.run(sp)
+		return r.CurrentStage == "S3"
+	})
+}
+
+func TestInPlaceRewrite(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	f, err := os.OpenFile(sp, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Truncate, then write in two pieces, as a non-atomic writer does.
+	content := resumableState(runDir, "S2")
+	if _, err := f.WriteString(content[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(content[10:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v.until("CURRENT_STAGE S2 after an in-place rewrite", func() bool {
+		r, _ := v.run(sp)
+		return r.CurrentStage == "S2" && !hasProblem(r, model.CodeStateUnparsable)
+	})
+}
+
+func TestEditorStyleSave(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	// vim with backupcopy=no: probe file, rename the original to a backup, write a new file, drop the backup.
+	probe := filepath.Join(runDir, "4913")
+	writeFile(t, probe, "")
+	if err := os.Remove(probe); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(sp, sp+"~"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(runDir, ".state.env.swp"), "swap")
+	writeFile(t, sp, resumableState(runDir, "S2"))
+	if err := os.Remove(sp + "~"); err != nil {
+		t.Fatal(err)
+	}
+	v.until("CURRENT_STAGE S2 after an editor save", func() bool {
+		r, ok := v.run(sp)
+		return ok && r.CurrentStage == "S2"
+	})
+}
+
+func TestMkdirPAndWriteInOneGo(t *testing.T) {
+	root, _, _ := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	// mkdir -p run/lock && write: the files land before any watch on the new folders can exist.
+	runDir := filepath.Join(root, "fresh-20260301T000000Z")
+	if err := os.MkdirAll(filepath.Join(runDir, "lock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(runDir, "lock", "active.lock"), lockPayload())
+	sp := makeResumableRun(t, runDir, "S2")
+	v.until("the new run, with its lock", func() bool {
+		r, ok := v.run(sp)
+		return ok && r.CurrentStage == "S2" && len(r.Locks) == 1
+	})
+	// Its lock folder is watched: the lock going away is seen.
+	if err := os.Remove(filepath.Join(runDir, "lock", "active.lock")); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the lock to go", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 0
+	})
+}
+
+func TestLockCreatedAndDeleted(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	lock := filepath.Join(runDir, "lock", "active.lock")
+	writeFile(t, lock, lockPayload()) // lock/ did not exist: the folder and the file appear together
+	v.until("a live lock", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1 && r.Locks[0].Verdict == model.VerdictLive && r.Status == model.StatusRunning
+	})
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	v.until("no lock", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 0 && r.Status != model.StatusRunning
+	})
+	// Created again, then the whole lock folder removed.
+	writeFile(t, lock, lockPayload())
+	v.until("the lock back", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1
+	})
+	if err := os.RemoveAll(filepath.Dir(lock)); err != nil {
+		t.Fatal(err)
+	}
+	v.until("no lock after rm -r lock/", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 0
+	})
+}
+
+func TestLockOutsideTheRunFolder(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "reports")
+	runDir := filepath.Join(root, "fls-20260215T000000Z")
+	sp := makeResumableRun(t, runDir, "S1")
+	lock := filepath.Join(base, "locks", "fls.lock")
+	writeFile(t, sp, strings.Replace(resumableState(runDir, "S1"), filepath.Join(runDir, "lock", "active.lock"), lock, 1))
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v := newView(t, Options{Paths: []string{root}})
+	writeFile(t, lock, lockPayload())
+	v.until("the lock outside the run folder", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1
+	})
+}
+
+func TestLogAppendedTenThousandTimes(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	logPath := filepath.Join(runDir, "run.log")
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const n = 10000
+	for i := 1; i <= n; i++ {
+		if _, err := fmt.Fprintf(f, "[2026-02-15T02:00:00Z] tick n=%05d\n", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v.until("10,000 appended entries", func() bool { return len(v.logs[logPath]) >= n })
+	got := v.logs[logPath]
+	if len(got) != n {
+		t.Fatalf("got %d entries, want exactly %d", len(got), n)
+	}
+	for i, e := range got {
+		if want := fmt.Sprintf("tick n=%05d", i+1); e.Message != want {
+			t.Fatalf("entry %d is %q, want %q (lost, repeated or reordered)", i, e.Message, want)
+		}
+	}
+	if _, ok := v.run(sp); !ok {
+		t.Fatal("run vanished")
+	}
+}
+
+func TestLogTruncated(t *testing.T) {
+	root, runDir, _ := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	logPath := filepath.Join(runDir, "run.log")
+	appendLine(t, logPath, "[2026-02-15T02:00:00Z] before truncation\n")
+	v.until("the first append", func() bool { return len(v.logs[logPath]) == 1 })
+	if err := os.Truncate(logPath, 0); err != nil {
+		t.Fatal(err)
+	}
+	appendLine(t, logPath, "[2026-02-15T03:00:00Z] after truncation\n")
+	v.until("the line after truncation, flagged", func() bool {
+		l := v.logs[logPath]
+		return v.resets[logPath] > 0 && len(l) > 0 && l[len(l)-1].Message == "after truncation"
+	})
+}
+
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunRootDeletedAndRecreated(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	if err := os.RemoveAll(runDir); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the run removed", func() bool { _, ok := v.run(sp); return !ok && v.removed[sp] == 1 })
+	makeResumableRun(t, runDir, "S3")
+	v.until("the run back at S3", func() bool {
+		r, ok := v.run(sp)
+		return ok && r.CurrentStage == "S3"
+	})
+	// The recreated folder is watched again.
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	v.until("a change in the recreated folder", func() bool {
+		r, _ := v.run(sp)
+		return r.CurrentStage == "S2"
+	})
+}
+
+func TestRunFolderRenamedAway(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	archived := runDir + ".reset-20260215T221903Z"
+	if err := os.Rename(runDir, archived); err != nil {
+		t.Fatal(err)
+	}
+	newSP := filepath.Join(archived, "state.env")
+	v.until("the live run gone and the archived one listed", func() bool {
+		_, live := v.run(sp)
+		r, ok := v.run(newSP)
+		return !live && ok && r.Archived
+	})
+}
+
+func TestNewRunRootUnderWatchedPath(t *testing.T) {
+	base := t.TempDir()
+	v := newView(t, Options{Paths: []string{base}})
+	if len(v.runs) != 0 {
+		t.Fatalf("empty root has runs: %v", v.dump())
+	}
+	// A whole reports tree and then a jonggrang project appear under the watched path.
+	sp := makeResumableRun(t, filepath.Join(base, "cfg", "reports", "new-20260301T000000Z"), "S1")
+	v.until("the new resumable run", func() bool { _, ok := v.run(sp); return ok })
+	feature := filepath.Join(base, "app", ".jonggrang", ".output", "features", "add-login-mlop4860")
+	writeFile(t, filepath.Join(feature, "MANIFEST.yaml"), manifest("add-login-mlop4860", 2))
+	msp := filepath.Join(feature, "MANIFEST.yaml")
+	v.until("the new jonggrang run", func() bool {
+		r, ok := v.run(msp)
+		return ok && r.CurrentStage == "2"
+	})
+}
+
+func TestJonggrangManifestRewrittenInPlaceAndProjectLocks(t *testing.T) {
+	project := t.TempDir()
+	features := filepath.Join(project, ".jonggrang", ".output", "features")
+	a := filepath.Join(features, "feat-a-mlop0001", "MANIFEST.yaml")
+	b := filepath.Join(features, "feat-b-mlop0002", "MANIFEST.yaml")
+	writeFile(t, a, manifest("feat-a-mlop0001", 2))
+	writeFile(t, b, manifest("feat-b-mlop0002", 3))
+	v := newView(t, Options{Paths: []string{project}})
+
+	// A half-written manifest (writeFileSync without temp file), completed a moment later.
+	full := manifest("feat-a-mlop0001", 3)
+	f, err := os.OpenFile(a, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(full[:len(full)/2]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // lets the watcher read the torn file; correctness does not depend on it
+	if _, err := f.WriteString(full[len(full)/2:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v.until("feature a at phase 3 with no parse problem", func() bool {
+		r, _ := v.run(a)
+		return r.CurrentStage == "3" && !hasProblem(r, model.CodeManifestUnparsable)
+	})
+
+	// A project-level lock belongs to every feature run of the project.
+	lock := filepath.Join(project, ".jonggrang", "locks", "developer-auth-001.lock")
+	writeFile(t, lock, fmt.Sprintf(`{"agent_id": "developer-auth-001", "files": ["src/auth.ts"], "acquired_at": %q, "pid": %d}`,
+		time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), os.Getpid()))
+	v.until("both features to see the project lock", func() bool {
+		ra, rb := v.runs[a], v.runs[b]
+		return len(ra.Locks) == 1 && len(rb.Locks) == 1
+	})
+}
+
+func TestHalfWrittenManifestIsReadAgain(t *testing.T) {
+	project := t.TempDir()
+	a := filepath.Join(project, ".jonggrang", ".output", "features", "feat-a-mlop0001", "MANIFEST.yaml")
+	writeFile(t, a, manifest("feat-a-mlop0001", 2))
+	v := newView(t, Options{Paths: []string{project}})
+	// Torn, and nothing more is written: the follow-up read reports the problem rather than hiding it.
+	full := manifest("feat-a-mlop0001", 3)
+	writeFile(t, a, full[:len(full)/3]+"\n  '9': [unclosed\n")
+	v.until("the torn manifest reported after the follow-up read", func() bool {
+		r, _ := v.run(a)
+		return hasProblem(r, model.CodeManifestUnparsable)
+	})
+	writeFile(t, a, full)
+	v.until("the repaired manifest", func() bool {
+		r, _ := v.run(a)
+		return r.CurrentStage == "3" && !hasProblem(r, model.CodeManifestUnparsable)
+	})
+}
+
+func statePaths(runs []model.Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.StatePath)
+	}
+	return out
+}
