@@ -156,6 +156,12 @@ func planJonggrangStep(p *Plan, run model.Run) error {
 	e := &edits{m: m}
 	e.set(yamledit.String("completed"), "phases", key, "status")
 	e.set(yamledit.String(msTime(p)), "phases", key, "completed_at")
+	cleared := ""
+	if awaitingInput(m, key) {
+		// The person gave the input: a completed phase must not keep showing the pause as its error.
+		e.set(yamledit.Null(), "phases", key, "output")
+		cleared = "; its \"Awaiting human input\" error is cleared"
+	}
 	active := m.activePhases()
 	next := ""
 	for i, a := range active {
@@ -168,11 +174,11 @@ func planJonggrangStep(p *Plan, run model.Run) error {
 	if next != "" {
 		e.set(yamledit.Number(next), "current_phase")
 		e.set(yamledit.String("paused"), "status")
-		p.Summary = fmt.Sprintf("mark phase %s (%s) completed and move current_phase to %s; the run stays paused", key, m.str("phases", key, "name"), next)
+		p.Summary = fmt.Sprintf("mark phase %s (%s) completed and move current_phase to %s; the run stays paused%s", key, m.str("phases", key, "name"), next, cleared)
 	} else {
 		e.set(yamledit.Null(), "current_phase")
 		e.set(yamledit.String("completed"), "status")
-		p.Summary = fmt.Sprintf("mark the last phase %s (%s) completed; the run is completed", key, m.str("phases", key, "name"))
+		p.Summary = fmt.Sprintf("mark the last phase %s (%s) completed; the run is completed%s", key, m.str("phases", key, "name"), cleared)
 	}
 	return p.finishManifest(m, e)
 }

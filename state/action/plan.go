@@ -92,5 +92,8 @@ func logPathOf(run model.Run) string {
 	if run.Log != nil && run.Log.Path != "" {
 		return run.Log.Path
 	}
+	if name, ok := variantName(run.StatePath); ok && run.Kind == model.KindResumable {
+		return filepath.Join(run.Dir, name+".log")
+	}
 	return filepath.Join(run.Dir, "run.log")
 }

@@ -79,7 +79,11 @@ func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, er
 	}
 	lf = strings.TrimSpace(lf)
 	if lf == "" {
-		return "", nil
+		// The reader's default when LOCK_FILE is unset.
+		lf = filepath.Join(run.Dir, "run.lock")
+		if name, ok := variantName(run.StatePath); ok {
+			lf = filepath.Join(run.Dir, name+".state.lock")
+		}
 	}
 	var candidates []string
 	if filepath.IsAbs(lf) {
@@ -167,23 +171,17 @@ func refuseIfLocked(run model.Run, lockPath string) error {
 }
 
 func lockHolder(l model.Lock) string {
-	parts := []string{}
-	if l.Holder != "" {
-		parts = append(parts, l.Holder)
+	who := l.Holder
+	if who == "" {
+		who = filepath.Base(l.Path)
 	}
 	if l.PID > 0 {
-		parts = append(parts, fmt.Sprintf("pid %d", l.PID))
+		who += fmt.Sprintf(" (pid %d)", l.PID)
 	}
-	if l.Host != "" {
-		parts = append(parts, "on "+l.Host)
+	if l.Host != "" && !strings.Contains(l.Holder, l.Host) {
+		who += " on " + l.Host
 	}
-	if l.User != "" {
-		parts = append(parts, "user "+l.User)
-	}
-	if len(parts) == 0 {
-		return filepath.Base(l.Path)
-	}
-	return oneLine(strings.Join(parts, ", "), 200)
+	return oneLine(who, 200)
 }
 
 func sameFile(a, b string) bool {
@@ -335,4 +333,11 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 	}
 	p.Summary = fmt.Sprintf("%s %s (%s → %s)", verb, found.Key, oneLine(found.Value, 20), want)
 	return p.setLog(p.LogPath, "checklist_update", kv("key", found.Key), kv("old", found.Value), kv("new", want))
+}
+
+// variantName is <name> of a <name>.state.env state file.
+func variantName(statePath string) (string, bool) {
+	base := filepath.Base(statePath)
+	name, ok := strings.CutSuffix(base, ".state.env")
+	return name, ok && base != "state.env" && name != ""
 }

@@ -65,7 +65,7 @@ func planUnlock(p *Plan, run model.Run, which string) error {
 	p.Summary = "clear " + strings.Join(what, "; ")
 	if run.Kind == model.KindResumable {
 		l := chosen[0]
-		return p.setLog(logPathOf(run), "stale_lock_cleared", "payload="+oneLine(l.Raw, 4096), kv("lock", l.Path),
+		return p.setLog(logPathOf(run), "stale_lock_cleared", "payload="+oneLine(l.Raw, 4096), kv("lock", relTo(run.Dir, l.Path)),
 			kv("verdict", string(l.Verdict)), kv("why", oneLine(strings.Join(l.Reasons, "; "), 300)))
 	}
 	return nil
@@ -78,4 +78,11 @@ func sameAsJudged(now, judged string) bool {
 	}
 	const capped = 1024 // readers cap Raw at a few KiB; a long lock is compared on its head
 	return len(judged) > capped && len(now) > capped && now[:capped] == judged[:capped]
+}
+
+func relTo(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
 }
