@@ -31,11 +31,11 @@ var timeLayouts = []string{
 // milliseconds as Date.now() gives). Times without a zone are taken as UTC, which is what the writers use.
 func parseTime(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
-	if s == "" || len(s) > 64 {
-		return time.Time{}, false
-	}
 	if i := strings.Index(s, " ("); i > 0 {
 		s = s[:i]
+	}
+	if s == "" || len(s) > 64 {
+		return time.Time{}, false
 	}
 	norm := strings.NewReplacer("t", "T", "z", "Z").Replace(s)
 	for _, layout := range timeLayouts {
@@ -46,8 +46,14 @@ func parseTime(s string) (time.Time, bool) {
 			return t.UTC(), true
 		}
 	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 && n < 1e14 {
+		// Anything past 1e11 as seconds is after the year 5000: it must be milliseconds (Date.now()).
+		if n > 1e11 {
+			return time.UnixMilli(n).UTC(), true
+		}
+		return time.Unix(n, 0).UTC(), true
+	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && f > 0 {
-		// Anything past 1e11 as seconds is after the year 5000: it must be milliseconds.
 		if f > 1e11 {
 			f /= 1000
 		}
