@@ -101,7 +101,7 @@ func BuildWith(run model.Run, env model.Env, opts Options) Brief {
 	}
 	b := Brief{
 		Schema:      Schema,
-		GeneratedAt: env.Now.UTC(),
+		GeneratedAt: env.Now.UTC().Truncate(time.Second),
 		ID:          run.ID,
 		Kind:        run.Kind,
 		Title:       run.Title,
@@ -147,7 +147,61 @@ func BuildWith(run model.Run, env model.Env, opts Options) Brief {
 	default:
 		buildResumable(&b, run, opts)
 	}
+	b.fillEmptyLists()
 	return b
+}
+
+// fillEmptyLists makes empty lists encode as [] rather than null, as status --json does.
+func (b *Brief) fillEmptyLists() {
+	for _, l := range []*[]string{&b.Steps} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	for _, l := range []*[]Condition{&b.StopConditions, &b.Warnings} {
+		if *l == nil {
+			*l = []Condition{}
+		}
+	}
+	for _, l := range []*[]StageRef{&b.Completed, &b.Skipped, &b.Failed, &b.Remaining} {
+		if *l == nil {
+			*l = []StageRef{}
+		}
+	}
+	if b.Locks == nil {
+		b.Locks = []LockNote{}
+	}
+	if j := b.Jonggrang; j != nil {
+		if j.Outputs == nil {
+			j.Outputs = []model.PhaseOutput{}
+		}
+		if j.Tasks == nil {
+			j.Tasks = []model.Task{}
+		}
+		if j.Validation == nil {
+			j.Validation = []ValidationNote{}
+		}
+		if j.Gates == nil {
+			j.Gates = []GateNote{}
+		}
+	}
+	if r := b.Resumable; r != nil {
+		if r.Finalization == nil {
+			r.Finalization = []model.Flag{}
+		}
+		if r.Push == nil {
+			r.Push = []model.Flag{}
+		}
+		if r.Window.Evidence == nil {
+			r.Window.Evidence = []string{}
+		}
+		if r.Git.Checks == nil {
+			r.Git.Checks = []GitCheck{}
+		}
+		if r.Artifacts.Missing == nil {
+			r.Artifacts.Missing = []ArtifactNote{}
+		}
+	}
 }
 
 func stageRef(s model.Stage) StageRef {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBriefCommand(t *testing.T) {
+	project, err := filepath.Abs(filepath.Join("testdata", "jonggrang"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feature := filepath.Join(project, ".jonggrang", ".output", "features", "new-billing-mlopa001")
+	// An empty config file keeps the user's own config out of the test.
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("roots: ["+project+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errb bytes.Buffer
+	if code := runBrief([]string{"--config", cfg, feature}, &out, &errb); code != 0 {
+		t.Fatalf("brief of a run dir: exit %d, stderr %s", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "# Resuming feature: new-billing-mlopa001\n") ||
+		!strings.Contains(out.String(), "## Awaiting input") {
+		t.Fatalf("unexpected Markdown:\n%s", out.String())
+	}
+
+	out.Reset()
+	if code := runBrief([]string{"--config", cfg, "new-bill", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("brief by id prefix with --json after RUN: exit %d, stderr %s", code, errb.String())
+	}
+	var doc struct {
+		Schema int    `json:"schema"`
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, out.String())
+	}
+	if doc.Schema != 1 || doc.ID != "new-billing-mlopa001" || doc.Status != "awaiting-input" {
+		t.Fatalf("unexpected JSON brief %+v", doc)
+	}
+
+	errb.Reset()
+	if code := runBrief([]string{"--config", cfg, "no-such-run"}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "no-such-run") {
+		t.Fatalf("unknown run: exit %d, stderr %q; want 1 naming the run", code, errb.String())
+	}
+	if code := runBrief([]string{"--config", cfg}, &out, &errb); code != 2 {
+		t.Fatalf("missing RUN: exit %d, want 2", code)
+	}
+	if code := runBrief([]string{"--config", cfg, "a", "b"}, &out, &errb); code != 2 {
+		t.Fatalf("two RUNs: exit %d, want 2", code)
+	}
+	if code := runBrief([]string{"--no-such-flag", "a"}, &out, &errb); code != 2 {
+		t.Fatalf("unknown flag: exit %d, want 2", code)
+	}
+}
