@@ -1,0 +1,438 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state/atomicfile"
+	"runwatch/state/envfile"
+	"runwatch/state/journal"
+)
+
+// refused asserts a refusal mentioning every want, with nothing planned.
+func refused(t *testing.T, p *Plan, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("not refused; summary %q", p.Summary)
+	}
+	if !IsRefusal(err) {
+		t.Errorf("error is not a refusal: %T %v", err, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("refusal %q does not mention %q", err, w)
+		}
+	}
+	if len(p.Files) != 0 || p.LogLine != "" {
+		t.Errorf("a refused plan still holds changes: %+v", p.Files)
+	}
+	if aerr := Apply(p, ApplyOptions{}); aerr == nil {
+		t.Error("Apply of a refused plan succeeded")
+	}
+}
+
+func TestStepGateRefusalNamesBlockers(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	o := opts(t, fixedEnv())
+	st := strings.Replace(stateEnv, `CURRENT_STAGE="S2"`, `CURRENT_STAGE="S3"`, 1)
+	mustWrite(t, sp, st)
+	p, err := PlanStep(load(t, sp, o.Env), o)
+	refused(t, p, err, "gate not met", "CB_S3_VERIFY_GREEN=0")
+	if strings.Contains(err.Error(), "CB_S3_GENERATOR_SMOKE") {
+		t.Errorf("names an item that is done: %v", err)
+	}
+	if mustRead(t, sp) != st {
+		t.Fatal("state.env changed")
+	}
+}
+
+func TestUncheckOfDoneStageRefused(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S1_VERIFY_GREEN", false, o)
+	refused(t, p, err, "stage S1 is already marked done", "S1_DONE=1")
+	p, err = PlanCheck(load(t, sp, o.Env), "CB_S9_NOPE", true, o)
+	refused(t, p, err, "no checklist item", "CB_S3_VERIFY_GREEN")
+}
+
+// startSleeper is a real, living process whose pid a lock can name.
+func startSleeper(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}
+
+func TestLiveLockRefused(t *testing.T) {
+	pid := startSleeper(t)
+	time.Sleep(10 * time.Millisecond) // let /proc show the child's start time before the lock's timestamp
+	acquired := time.Now().UTC().Add(time.Second).Format(time.RFC3339)
+
+	t.Run("resumable", func(t *testing.T) {
+		root := t.TempDir()
+		sp := makeResumable(t, root)
+		lock := fmt.Sprintf(`{"acquired_at_utc": %q, "host": "testhost", "pid": %d, "run_id": "20260215T014733Z", "user": "agent"}`+"\n", acquired, pid)
+		mustWrite(t, filepath.Join(filepath.Dir(sp), "run.lock"), lock)
+		o := opts(t, realEnv())
+		run := load(t, sp, o.Env)
+		if len(run.Locks) != 1 || run.Locks[0].Verdict != model.VerdictLive {
+			t.Fatalf("fixture lock not judged live: %+v", run.Locks)
+		}
+		p, err := PlanStep(run, o)
+		refused(t, p, err, "live lock", fmt.Sprintf("pid %d", pid), "agent@testhost")
+		p, err = PlanUnlock(run, "", o)
+		refused(t, p, err, "no stale lock")
+		p, err = PlanUnlock(run, "run.lock", o)
+		refused(t, p, err, "refusing to clear a live lock", fmt.Sprintf("pid %d", pid))
+		p, err = PlanCheck(run, "CB_S3_VERIFY_GREEN", true, o)
+		refused(t, p, err, "live lock")
+		if mustRead(t, filepath.Join(filepath.Dir(sp), "run.lock")) != lock {
+			t.Fatal("the live lock was touched")
+		}
+	})
+	t.Run("jonggrang", func(t *testing.T) {
+		root := t.TempDir()
+		mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+		lockPath := filepath.Join(root, "proj", ".jonggrang", "locks", "developer-auth-001.lock")
+		mustWrite(t, lockPath, fmt.Sprintf("{\n  \"agent_id\": \"developer-auth-001\",\n  \"files\": [\"src/a.ts\"],\n  \"acquired_at\": %q,\n  \"pid\": %d\n}", acquired, pid))
+		o := opts(t, realEnv())
+		run := load(t, mp, o.Env)
+		p, err := PlanUnlock(run, "developer-auth-001", o)
+		refused(t, p, err, "refusing to clear a live lock", "developer-auth-001")
+		p, err = PlanStep(run, o)
+		refused(t, p, err, "live lock", "developer-auth-001")
+	})
+}
+
+// A lock taken while the run is being planned makes Apply refuse: the run lock is created exclusively.
+func TestApplyRefusesWhenRunLockAppears(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	o := opts(t, fixedEnv())
+	p, err := PlanStep(load(t, sp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(filepath.Dir(sp), "run.lock")
+	mustWrite(t, lock, `{"pid": 1}`)
+	err = Apply(p, ApplyOptions{})
+	if !IsRefusal(err) || !strings.Contains(err.Error(), "run lock") || !strings.Contains(err.Error(), "is held") {
+		t.Fatalf("err = %v", err)
+	}
+	if mustRead(t, sp) != stateEnv || mustRead(t, lock) != `{"pid": 1}` {
+		t.Fatal("something was written")
+	}
+}
+
+func TestUnknownLockNeedsTypedConfirmation(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	lockPath := filepath.Join(filepath.Dir(sp), "run.lock")
+	lock := "acquired_at_utc=\"2026-11-30T00:00:00Z\"\nhost=\"other-host\"\npid=\"123\"\nrun_id=\"20260215T014733Z\"\nuser=\"u\"\n"
+	mustWrite(t, lockPath, lock)
+	o := opts(t, fixedEnv())
+	run := load(t, sp, o.Env)
+	if len(run.Locks) != 1 || run.Locks[0].Verdict != model.VerdictUnknown {
+		t.Fatalf("fixture lock not unknown: %+v", run.Locks)
+	}
+	p, err := PlanUnlock(run, "", o)
+	refused(t, p, err, "no stale lock", "unknown lock is cleared only by naming it")
+
+	p, err = PlanUnlock(run, "run.lock", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Confirm.Kind != ConfirmTyped || p.Confirm.Word != "u@other-host" {
+		t.Fatalf("confirm = %+v", p.Confirm)
+	}
+	if err := Apply(p, ApplyOptions{Typed: "y"}); !IsRefusal(err) || !strings.Contains(err.Error(), "u@other-host") {
+		t.Fatalf("wrong word: err = %v", err)
+	}
+	if mustRead(t, lockPath) != lock {
+		t.Fatal("cleared without the typed word")
+	}
+	logBefore := mustRead(t, p.LogPath)
+	if err := Apply(p, ApplyOptions{Typed: "u@other-host"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lockPath); !os.IsNotExist(err) {
+		t.Fatal("not cleared")
+	}
+	appended := strings.TrimPrefix(mustRead(t, p.LogPath), logBefore)
+	if !strings.Contains(appended, `stale_lock_cleared payload=acquired_at_utc="2026-11-30T00:00:00Z" host="other-host"`) || !strings.Contains(appended, "verdict=unknown") || strings.Count(appended, "\n") != 1 {
+		t.Fatalf("audit line %q", appended)
+	}
+
+	// --force skips the word.
+	mustWrite(t, lockPath, lock)
+	o.Force = true
+	p, err = PlanUnlock(load(t, sp, o.Env), "run.lock", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestChangedBetweenPlanAndApply(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, root string) (string, func(model.Run, Options) (*Plan, error))
+	}{
+		{"resumable", func(t *testing.T, root string) (string, func(model.Run, Options) (*Plan, error)) {
+			return makeResumable(t, root), PlanStep
+		}},
+		{"jonggrang", func(t *testing.T, root string) (string, func(model.Run, Options) (*Plan, error)) {
+			return makeJonggrang(t, root, "add-login-mlop4860", manifestPaused), PlanStep
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			sp, plan := tc.make(t, root)
+			o := opts(t, fixedEnv())
+			p, err := plan(load(t, sp, o.Env), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := mustRead(t, sp) + "# an agent wrote this\n"
+			mustWrite(t, sp, theirs)
+			logBefore := readLog(p)
+			err = Apply(p, ApplyOptions{})
+			if !errors.Is(err, atomicfile.ErrChanged) || !strings.Contains(err.Error(), "changed on disk since you looked") {
+				t.Fatalf("err = %v", err)
+			}
+			if mustRead(t, sp) != theirs || readLog(p) != logBefore {
+				t.Fatal("something was written")
+			}
+			if entries, _, _ := journal.Read(o.JournalPath); len(entries) != 0 {
+				t.Fatal("a refused action was journaled")
+			}
+			if p.LockPath != "" {
+				if _, err := os.Stat(p.LockPath); !os.IsNotExist(err) {
+					t.Fatal("run lock left behind")
+				}
+			}
+		})
+	}
+}
+
+func TestUndo(t *testing.T) {
+	t.Run("resumable restores then refuses when moved on", func(t *testing.T) {
+		root := t.TempDir()
+		sp := makeResumable(t, root)
+		cp := filepath.Join(filepath.Dir(sp), "checklist.state.env")
+		o := opts(t, fixedEnv())
+		p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Apply(p, ApplyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		p, err = PlanStep(load(t, sp, o.Env), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Apply(p, ApplyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// Undo walks back: the step first, then the check.
+		for _, want := range []struct{ path, content string }{{sp, stateEnv}, {cp, checklistEnv}} {
+			p, err := PlanUndo(load(t, sp, o.Env), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Apply(p, ApplyOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustRead(t, want.path); got != want.content {
+				t.Fatalf("%s after undo:\n%s", want.path, got)
+			}
+		}
+		p, err = PlanUndo(load(t, sp, o.Env), o)
+		refused(t, p, err, "no action")
+		if !strings.Contains(mustRead(t, filepath.Join(filepath.Dir(sp), "run.log")), "runwatch_undo action=step") {
+			t.Fatal("undo not logged")
+		}
+
+		// Moved on: an agent changed the file after the action.
+		p, _ = PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+		if err := Apply(p, ApplyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		moved := mustRead(t, cp) + "CB_S3_EXTRA=\"0\"\n"
+		mustWrite(t, cp, moved)
+		p, err = PlanUndo(load(t, sp, o.Env), o)
+		refused(t, p, err, "has moved on", "checklist.state.env")
+		if mustRead(t, cp) != moved {
+			t.Fatal("undo touched a file that moved on")
+		}
+	})
+	t.Run("jonggrang retry and unlock", func(t *testing.T) {
+		root := t.TempDir()
+		mp := makeJonggrang(t, root, "add-login-mlop4860", manifestFailed)
+		lockPath := filepath.Join(root, "proj", ".jonggrang", "locks", "broken.lock")
+		mustWrite(t, lockPath, "not json")
+		o := opts(t, fixedEnv())
+		for _, plan := range []func() (*Plan, error){
+			func() (*Plan, error) { return PlanRetry(load(t, mp, o.Env), "7", o) },
+			func() (*Plan, error) { return PlanUnlock(load(t, mp, o.Env), "", o) },
+		} {
+			p, err := plan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Apply(p, ApplyOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 2 {
+			p, err := PlanUndo(load(t, mp, o.Env), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Apply(p, ApplyOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if mustRead(t, mp) != manifestFailed || mustRead(t, lockPath) != "not json" {
+			t.Fatal("undo did not restore the manifest and the lock")
+		}
+	})
+}
+
+func TestReadOnlyRefusesEverything(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestFailed)
+	o := opts(t, fixedEnv())
+	o.ReadOnly = true
+	rr, jr := load(t, sp, o.Env), load(t, mp, o.Env)
+	for name, plan := range map[string]func() (*Plan, error){
+		"unlock":  func() (*Plan, error) { return PlanUnlock(rr, "", o) },
+		"step":    func() (*Plan, error) { return PlanStep(rr, o) },
+		"check":   func() (*Plan, error) { return PlanCheck(rr, "CB_S3_VERIFY_GREEN", true, o) },
+		"uncheck": func() (*Plan, error) { return PlanCheck(rr, "CB_S3_GENERATOR_SMOKE", false, o) },
+		"retry":   func() (*Plan, error) { return PlanRetry(jr, "", o) },
+		"pause":   func() (*Plan, error) { return PlanPause(jr, o) },
+		"resume":  func() (*Plan, error) { return PlanResume(jr, o) },
+		"undo":    func() (*Plan, error) { return PlanUndo(rr, o) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := plan()
+			refused(t, p, err, "read-only")
+		})
+	}
+	// A plan made writable, then applied read-only, is refused too.
+	o.ReadOnly = false
+	p, err := PlanCheck(rr, "CB_S3_VERIFY_GREEN", true, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.opts.ReadOnly = true
+	if err := Apply(p, ApplyOptions{}); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("err = %v", err)
+	}
+	if mustRead(t, sp) != stateEnv || mustRead(t, filepath.Join(filepath.Dir(sp), "checklist.state.env")) != checklistEnv {
+		t.Fatal("written in read-only mode")
+	}
+}
+
+func TestSymlinkOutOfRootRefused(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	outside := filepath.Join(t.TempDir(), "checklist.state.env")
+	mustWrite(t, outside, checklistEnv)
+	cp := filepath.Join(filepath.Dir(sp), "checklist.state.env")
+	os.Remove(cp)
+	if err := os.Symlink(outside, cp); err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	refused(t, p, err, "outside the run root")
+	if mustRead(t, outside) != checklistEnv {
+		t.Fatal("wrote through the symlink")
+	}
+
+	// The manifest itself pointing out of the project.
+	root2 := t.TempDir()
+	mp := makeJonggrang(t, root2, "add-login-mlop4860", manifestPaused)
+	outsideM := filepath.Join(t.TempDir(), "MANIFEST.yaml")
+	mustWrite(t, outsideM, manifestPaused)
+	os.Remove(mp)
+	os.Symlink(outsideM, mp)
+	p, err = PlanResume(load(t, mp, o.Env), o)
+	refused(t, p, err, "outside the run root")
+}
+
+func TestForeignOwnerRefusedUnlessForced(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("making a file owned by another user needs root")
+	}
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	if err := os.Chown(mp, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, fixedEnv())
+	p, err := PlanResume(load(t, mp, o.Env), o)
+	refused(t, p, err, "owned by uid 4242", "--force")
+	o.Force = true
+	p, err = PlanResume(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestImmutableKeysNeverEdited(t *testing.T) {
+	f, err := envfile.Parse([]byte(stateEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"RUN_ID", "RUN_ROOT", "REPO_ROOT", "PLAN_PATH", "BASE_PIN_SHA", "run_id"} {
+		if _, err := editEnv("state.env", f, []model.KV{{Key: k, Value: "x"}}); err == nil || !strings.Contains(err.Error(), "immutable") {
+			t.Errorf("%s: err = %v", k, err)
+		}
+	}
+}
+
+func TestWrongConventionAndNothingToDo(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	o := opts(t, fixedEnv())
+	rr, jr := load(t, sp, o.Env), load(t, mp, o.Env)
+	p, err := PlanRetry(rr, "", o)
+	refused(t, p, err, "retry applies to jonggrang")
+	p, err = PlanCheck(jr, "CB_X", true, o)
+	refused(t, p, err, "checklists belong to resumable")
+	p, err = PlanRetry(jr, "", o)
+	refused(t, p, err, "no failed phase")
+	p, err = PlanPause(jr, o)
+	refused(t, p, err, "nothing to pause")
+	p, err = PlanUnlock(jr, "", o)
+	refused(t, p, err, "holds no lock")
+	m := strings.Replace(manifestPaused, "status: paused\n", "status: running\n", 1)
+	mustWrite(t, mp, m)
+	p, err = PlanStep(load(t, mp, o.Env), o)
+	refused(t, p, err, "step needs a paused run")
+	p, err = PlanResume(load(t, mp, o.Env), o)
+	refused(t, p, err, "not paused")
+}
