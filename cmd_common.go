@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"runwatch/config"
+	"runwatch/model"
+	"runwatch/state"
+)
+
+// commonFlags are the flags every subcommand that reads runs shares, so they mean the same everywhere.
+type commonFlags struct {
+	configPath string
+	staleAfter time.Duration
+	maxDepth   int
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/runwatch/config.yaml)")
+	fs.DurationVar(&c.staleAfter, "stale-after", 0, "age after which a jonggrang lock without a pid is stale (default 30m)")
+	fs.IntVar(&c.maxDepth, "max-depth", 0, "how many directory levels to scan below each path (default 4)")
+}
+
+// resolve loads the config and applies flags over it: flags > config > defaults.
+func (c *commonFlags) resolve() (config.Config, error) {
+	cfg, err := config.Load(c.configPath)
+	if err != nil {
+		return cfg, err
+	}
+	if c.staleAfter > 0 {
+		cfg.StaleAfter = config.Duration(c.staleAfter)
+	}
+	if c.maxDepth > 0 {
+		cfg.MaxDepth = c.maxDepth
+	}
+	return cfg, nil
+}
+
+// scanPaths picks what to scan: paths from the command line, else the config's roots, else the defaults.
+func scanPaths(args []string, cfg config.Config) []string {
+	if len(args) > 0 {
+		return args
+	}
+	if len(cfg.Roots) > 0 {
+		return cfg.Roots
+	}
+	return state.DefaultPaths()
+}
+
+func envFor(cfg config.Config) model.Env { return state.NewEnv(cfg.StaleAfter.D()) }
+
+// errNoRun and errAmbiguousRun let callers choose exit codes.
+var (
+	errNoRun        = errors.New("no such run")
+	errAmbiguousRun = errors.New("ambiguous run")
+)
+
+// resolveRun finds RUN, given as a run directory, a state file, or a unique prefix of a run id under the
+// configured roots. An exact id beats a prefix; an ambiguous prefix lists the candidates.
+func resolveRun(arg string, cfg config.Config) (state.Location, error) {
+	if st, err := os.Stat(arg); err == nil {
+		locs, err := state.Discover([]string{arg}, 1)
+		if err != nil {
+			return state.Location{}, err
+		}
+		if st.IsDir() {
+			// A run dir holds its own state file; a project root yields its features.
+			abs, _ := filepath.Abs(arg)
+			var own []state.Location
+			for _, l := range locs {
+				if l.Dir == abs {
+					own = append(own, l)
+				}
+			}
+			if len(own) > 0 {
+				locs = own
+			}
+		}
+		return pickOne(arg, locs)
+	}
+	locs, err := state.Discover(scanPaths(nil, cfg), cfg.MaxDepth)
+	if len(locs) == 0 && err != nil {
+		return state.Location{}, err
+	}
+	var exact, prefix []state.Location
+	for _, l := range locs {
+		id := locationID(l)
+		switch {
+		case id == arg:
+			exact = append(exact, l)
+		case strings.HasPrefix(id, arg):
+			prefix = append(prefix, l)
+		}
+	}
+	if len(exact) > 0 {
+		return pickOne(arg, exact)
+	}
+	return pickOne(arg, prefix)
+}
+
+// locationID is the run id as the readers set it, known without reading the run: the feature folder is named
+// by feature_id, and a resumable run by its folder (or <name> of <name>.state.env).
+func locationID(l state.Location) string {
+	base := filepath.Base(l.StatePath)
+	if l.Kind == model.KindResumable && base != "state.env" {
+		return strings.TrimSuffix(base, ".state.env")
+	}
+	return filepath.Base(l.Dir)
+}
+
+func pickOne(arg string, locs []state.Location) (state.Location, error) {
+	switch len(locs) {
+	case 0:
+		return state.Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id", errNoRun, arg)
+	case 1:
+		return locs[0], nil
+	}
+	names := make([]string, 0, len(locs))
+	for _, l := range locs {
+		names = append(names, locationID(l)+" ("+l.Dir+")")
+	}
+	sort.Strings(names)
+	return state.Location{}, fmt.Errorf("%w: %q matches %d runs:\n  %s", errAmbiguousRun, arg, len(locs), strings.Join(names, "\n  "))
+}

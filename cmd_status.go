@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state"
+	"runwatch/ui"
+)
+
+func init() {
+	register(command{
+		name:    "status",
+		summary: "print every run once: a table, or the stable JSON shape with --json",
+		usage:   "runwatch status [--json] [--config FILE] [--stale-after DUR] [--max-depth N] [PATH...]",
+		run:     runStatus,
+	})
+}
+
+// Exit codes of status: every run read and none blocked, some run has a stop condition, usage error.
+const (
+	exitOK       = 0
+	exitProblems = 1
+	exitUsage    = 2
+)
+
+func runStatus(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the stable JSON document (schema 1) instead of a table")
+	var common commonFlags
+	common.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, err := common.resolve()
+	if err != nil {
+		return usageError(stderr, "status", "%v", err)
+	}
+	env := envFor(cfg)
+	locs, err := state.Discover(scanPaths(fs.Args(), cfg), cfg.MaxDepth)
+	if err != nil {
+		return usageError(stderr, "status", "%v", err)
+	}
+	snap := snapshot(state.LoadAll(locs, env), env)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(snap); err != nil {
+			fmt.Fprintf(stderr, "runwatch status: %v\n", err)
+			return exitProblems
+		}
+	} else {
+		printStatusTable(stdout, snap.Runs, env.Now)
+	}
+	for _, r := range snap.Runs {
+		if r.HasErrors() && !r.Archived {
+			return exitProblems
+		}
+	}
+	return exitOK
+}
+
+// snapshot builds the status --json document. Runs are ordered by directory so output is stable for scripts.
+func snapshot(runs []model.Run, env model.Env) model.Snapshot {
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].StatePath < runs[j].StatePath })
+	for i := range runs {
+		// JSON consumers get [] rather than null for empty lists.
+		if runs[i].Stages == nil {
+			runs[i].Stages = []model.Stage{}
+		}
+		for j := range runs[i].Stages {
+			if runs[i].Stages[j].Checklist == nil {
+				runs[i].Stages[j].Checklist = []model.ChecklistItem{}
+			}
+		}
+		if runs[i].Flags == nil {
+			runs[i].Flags = []model.Flag{}
+		}
+		if runs[i].Locks == nil {
+			runs[i].Locks = []model.Lock{}
+		}
+		for j := range runs[i].Locks {
+			if runs[i].Locks[j].Reasons == nil {
+				runs[i].Locks[j].Reasons = []string{}
+			}
+		}
+		if runs[i].Problems == nil {
+			runs[i].Problems = []model.Problem{}
+		}
+		if runs[i].Gates == nil {
+			runs[i].Gates = []model.Gate{}
+		}
+	}
+	host := env.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	return model.Snapshot{Schema: model.SchemaVersion, GeneratedAt: env.Now.UTC(), Host: host, Runs: runs}
+}
+
+// statusGlyph pairs every status with a glyph so meaning never depends on colour.
+func statusGlyph(s model.RunStatus) string {
+	switch s {
+	case model.StatusRunning:
+		return "▶"
+	case model.StatusPaused:
+		return "⏸"
+	case model.StatusCompleted:
+		return "✓"
+	case model.StatusFailed, model.StatusBlocked:
+		return "✗"
+	case model.StatusAwaitingInput, model.StatusStalled:
+		return "⚠"
+	}
+	return "?"
+}
+
+// printStatusTable writes one line per run. Every field from a run file is sanitised: a run's title or stage
+// name must not be able to drive the terminal.
+func printStatusTable(w io.Writer, runs []model.Run, now time.Time) {
+	if len(runs) == 0 {
+		fmt.Fprintln(w, "no runs found (looked for .jonggrang/ projects and state.env run folders)")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tKIND\tSTATUS\tSTAGE\tPROGRESS\tLOCK\tUPDATED\tPROBLEMS")
+	for _, r := range runs {
+		status := statusGlyph(r.Status) + " " + string(r.Status)
+		if r.Archived {
+			status += " (archived)"
+		}
+		stage := r.CurrentStage
+		if s := r.Stage(r.CurrentStage); s != nil && s.Name != "" && s.Name != s.Key {
+			stage += " " + s.Name
+		}
+		updated := "-"
+		if !r.UpdatedAt.IsZero() {
+			updated = model.HumanDuration(now.Sub(r.UpdatedAt)) + " ago"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n",
+			clip(ui.Sanitize(r.ID), 48), r.Kind, status, clip(ui.Sanitize(stage), 28),
+			r.Progress.Done, r.Progress.Total, lockSummary(r.Locks), updated, problemSummary(r.Problems))
+	}
+	tw.Flush()
+}
+
+func lockSummary(locks []model.Lock) string {
+	if len(locks) == 0 {
+		return "-"
+	}
+	count := map[model.Verdict]int{}
+	for _, l := range locks {
+		count[l.Verdict]++
+	}
+	var parts []string
+	for _, v := range []model.Verdict{model.VerdictLive, model.VerdictUnknown, model.VerdictStale} {
+		if n := count[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func problemSummary(problems []model.Problem) string {
+	var errs, warns int
+	first := ""
+	for _, p := range problems {
+		switch p.Severity {
+		case model.SeverityError:
+			errs++
+			if first == "" || errs == 1 {
+				first = p.Message
+			}
+		case model.SeverityWarning:
+			warns++
+		}
+	}
+	switch {
+	case errs > 0:
+		return fmt.Sprintf("✗ %d error(s): %s", errs, clip(ui.Sanitize(first), 70))
+	case warns > 0:
+		return fmt.Sprintf("⚠ %d warning(s)", warns)
+	}
+	return "-"
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// printStatus prints the table for paths, for callers such as the demo that want a one-shot view.
+func printStatus(paths []string, stdout io.Writer) error {
+	env := state.NewEnv(0)
+	locs, err := state.Discover(paths, 0)
+	if err != nil && len(locs) == 0 {
+		return err
+	}
+	snap := snapshot(state.LoadAll(locs, env), env)
+	printStatusTable(stdout, snap.Runs, env.Now)
+	return nil
+}
