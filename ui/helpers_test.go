@@ -81,7 +81,7 @@ func newTestModel(t testing.TB, w, h int, runs []model.Run, opts Options) Model 
 	opts.Tick = -1
 	m := New(opts)
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	m = send(t, m, SnapshotMsg{Runs: runs, Health: Health{Mode: "inotify"}, At: testNow.Add(-3 * time.Second)})
+	m = send(t, m, SnapshotMsg{Runs: runs, Health: Health{Mode: "inotify"}, At: opts.Now().Add(-3 * time.Second)})
 	return m
 }
 
@@ -127,7 +127,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 
 func isModelMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case logOpenedMsg, planMsg, appliedMsg, SnapshotMsg, BatchMsg, ErrorMsg:
+	case logOpenedMsg, logMoreMsg, planMsg, appliedMsg, SnapshotMsg, BatchMsg, ErrorMsg:
 		return true
 	}
 	return false

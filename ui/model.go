@@ -193,6 +193,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setError(msg.Err)
 	case logOpenedMsg:
 		m.tl.opened(msg, m.timelineHeight())
+	case logMoreMsg:
+		if msg.path == m.tl.path && m.tl.appended(LogAppend{Path: msg.path}, m.timelineHeight()) {
+			return m.readMore()
+		}
 	case planMsg:
 		if msg.err != nil {
 			m.setError(msg.err)
@@ -227,9 +231,10 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 		m.errLine = "watcher: " + Sanitize(msg.Health.Err)
 	}
 	m.resort()
+	var more tea.Cmd
 	for _, a := range msg.Appended {
-		if a.Path == m.tl.path {
-			m.tl.appended(a, m.timelineHeight())
+		if a.Path == m.tl.path && m.tl.appended(a, m.timelineHeight()) {
+			more = m.readMore()
 		}
 	}
 	// A jonggrang timeline is built from the run itself, so a changed run rebuilds it.
@@ -240,7 +245,14 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 			}
 		}
 	}
-	return m.syncTimeline()
+	return tea.Batch(more, m.syncTimeline())
+}
+
+// readMore asks for another refresh right after this frame, so a huge append is read in bounded steps
+// with frames (and keys) in between.
+func (m *Model) readMore() tea.Cmd {
+	path := m.tl.path
+	return func() tea.Msg { return logMoreMsg{path: path} }
 }
 
 func (m *Model) setError(err error) {

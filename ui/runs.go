@@ -151,6 +151,9 @@ func ago(now, t time.Time) string {
 	if t.IsZero() {
 		return "–"
 	}
+	if t.After(now) {
+		return "now" // clock skew between writer and reader: never show a future time as an age
+	}
 	return model.HumanDuration(now.Sub(t))
 }
 

@@ -42,7 +42,8 @@ func NewTheme(name string, dark bool) Theme {
 	t.Dim = fg("#6b7280", "#8b949e")
 	t.Bold = lipgloss.NewStyle().Bold(true)
 	t.Selected = lipgloss.NewStyle().Reverse(true)
-	t.SelectedDim = lipgloss.NewStyle().Underline(true)
+	// An unfocused pane's selection is a quiet background bar: visible, but not competing with the focus.
+	t.SelectedDim = lipgloss.NewStyle().Background(c("#e5e7eb", "#30363d"))
 	t.Good = fg("#15803d", "#4ade80")
 	t.Bad = fg("#b91c1c", "#f87171").Bold(true)
 	t.Warn = fg("#a16207", "#facc15").Bold(true)
@@ -64,7 +65,7 @@ func monoTheme() Theme {
 	bold := plain.Bold(true)
 	return Theme{
 		Name: "mono", Title: bold, Dim: plain.Faint(true), Bold: bold, Selected: plain.Reverse(true),
-		SelectedDim: plain.Underline(true), Good: plain, Bad: bold, Warn: bold, Info: plain, Running: bold,
+		SelectedDim: bold, Good: plain, Bad: bold, Warn: bold, Info: plain, Running: bold,
 		Badge: bold.Reverse(true), ReadOnly: bold.Reverse(true), BorderFocused: bold, BorderBlurred: plain.Faint(true),
 		DiffAdd: plain, DiffDel: plain, DiffHunk: plain.Faint(true), Match: bold.Underline(true),
 	}

@@ -97,11 +97,29 @@ func (tl *timeline) opened(msg logOpenedMsg, h int) {
 	tl.reload(h)
 }
 
-func (tl *timeline) appended(a LogAppend, h int) {
+// dropper is a LogSource that drops old lines from its front to bound memory.
+type dropper interface{ Dropped() int }
+
+// morer is a LogSource whose Refresh may stop before the end of a big append.
+type morer interface{ More() bool }
+
+type logMoreMsg struct{ path string }
+
+// appended refreshes the log after the watcher saw it grow, keeping the cursor on the same line when old
+// lines are dropped. It reports whether more is waiting to be read.
+func (tl *timeline) appended(a LogAppend, h int) bool {
 	if tl.src == nil {
-		return
+		return false
+	}
+	before := 0
+	if d, ok := tl.src.(dropper); ok {
+		before = d.Dropped()
 	}
 	truncated, err := tl.src.Refresh()
+	if d, ok := tl.src.(dropper); ok && !truncated {
+		shift := d.Dropped() - before
+		tl.cursor, tl.top = max(0, tl.cursor-shift), max(0, tl.top-shift)
+	}
 	if err != nil {
 		tl.err = Sanitize(err.Error())
 	}
@@ -113,6 +131,8 @@ func (tl *timeline) appended(a LogAppend, h int) {
 		tl.marker = "log rotated; reloaded"
 	}
 	tl.reload(h)
+	m, ok := tl.src.(morer)
+	return ok && m.More()
 }
 
 func (tl *timeline) setMemory(runPath string, lines []string, h int) {

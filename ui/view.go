@@ -111,11 +111,26 @@ func (m Model) View() tea.View {
 	v.AltScreen = true
 	// Mouse stays off so people can select text with the terminal's own selection.
 	v.MouseMode = tea.MouseModeNone
-	v.WindowTitle = "runwatch"
+	// The title carries the counts, so a tmux status line or a window list shows when a run needs a person.
+	v.WindowTitle = m.windowTitle()
 	if m.opts.Debug != nil {
 		fmt.Fprintf(m.opts.Debug, "%s view %s %d bytes\n", start.UTC().Format("15:04:05.000000"), time.Since(start), len(v.Content))
 	}
 	return v
+}
+
+func (m Model) windowTitle() string {
+	attention := 0
+	for _, r := range m.runs {
+		if needsAttention(r) {
+			attention++
+		}
+	}
+	title := fmt.Sprintf("runwatch: %d runs", len(m.runs))
+	if attention > 0 {
+		title += fmt.Sprintf(", %d need attention", attention)
+	}
+	return title
 }
 
 func (m Model) render() string {

@@ -1,0 +1,38 @@
+package ui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/watch"
+)
+
+// Relay is the one goroutine that moves a watcher's runs into a program: the snapshot first, then one
+// message per batch. It returns when the watcher's Updates channel closes.
+func Relay(p *tea.Program, w *watch.Watcher, initial Health) {
+	p.Send(SnapshotMsg{Runs: w.Snapshot(), Health: initial, At: time.Now()})
+	for u := range w.Updates() {
+		p.Send(FromWatch(u))
+	}
+}
+
+// FromWatch converts a watcher batch into the dashboard's message.
+func FromWatch(u watch.Update) BatchMsg {
+	b := BatchMsg{
+		Changed: u.Changed, Removed: u.Removed, At: u.At,
+		Health: Health{Mode: u.Health.Mode, Err: u.Health.Err, LastChange: u.Health.LastChange, Watches: u.Health.Watches},
+	}
+	for _, a := range u.Appended {
+		b.Appended = append(b.Appended, LogAppend{Path: a.Path, Entries: a.Entries, Truncated: a.Truncated, Rotated: a.Rotated})
+	}
+	return b
+}
+
+// InitialHealth is what the footer says before the watcher's first batch: the mode it was asked for.
+func InitialHealth(poll time.Duration) Health {
+	if poll > 0 {
+		return Health{Mode: "polling " + poll.String()}
+	}
+	return Health{Mode: "inotify"}
+}
