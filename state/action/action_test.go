@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
-
 )
 
 // applied renders what an applied plan left on disk: each file's resulting bytes (or its removal) and the
@@ -168,4 +167,3 @@ func deadPID(t testing.TB) string {
 }
 
 var deadPIDValue string
-
