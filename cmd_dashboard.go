@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/config"
+	"runwatch/model"
+	"runwatch/state/action"
+	"runwatch/ui"
+	"runwatch/watch"
+)
+
+func init() {
+	register(command{
+		name:    "dashboard",
+		summary: "open the live dashboard (the default command)",
+		usage:   "runwatch [PATH...] [--config FILE] [--read-only] [--poll DUR] [--stale-after DUR] [--max-depth N] [--debug FILE]",
+		run:     runDashboard,
+	})
+}
+
+// dashboardOptions are the dashboard's flags; the demo command fills them too.
+type dashboardOptions struct {
+	ConfigPath string
+	ReadOnly   bool
+	Poll       time.Duration
+	StaleAfter time.Duration
+	MaxDepth   int
+	DebugPath  string
+
+	// Program I/O; nil means the terminal. Tests and benchmarks pass their own.
+	Input  io.Reader
+	Output io.Writer
+}
+
+func runDashboard(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var common commonFlags
+	common.register(fs)
+	readOnly := fs.Bool("read-only", false, "remove every key that changes run state")
+	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
+	debug := fs.String("debug", "", "append messages and frame timings to FILE")
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return usageError(stderr, "dashboard", "%v", err)
+	}
+	return openDashboard(paths, dashboardOptions{
+		ConfigPath: common.configPath, ReadOnly: *readOnly, Poll: *poll, StaleAfter: common.staleAfter,
+		MaxDepth: common.maxDepth, DebugPath: *debug,
+	}, stdout, stderr)
+}
+
+// parseInterleaved accepts flags before, between and after paths (`runwatch ./a --read-only ./b`), which
+// the flag package alone stops at the first path.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var paths []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return paths, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(paths, rest...), nil
+		}
+		paths = append(paths, rest[0])
+		args = rest[1:]
+	}
+}
+
+// openDashboard runs the dashboard over paths until the user quits. It returns the exit code.
+func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) int {
+	cfg, err := config.Load(opts.ConfigPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 2
+	}
+	if opts.StaleAfter > 0 {
+		cfg.StaleAfter = config.Duration(opts.StaleAfter)
+	}
+	if opts.MaxDepth > 0 {
+		cfg.MaxDepth = opts.MaxDepth
+	}
+	if opts.Poll > 0 {
+		cfg.Poll = config.Duration(opts.Poll)
+	}
+	readOnly := opts.ReadOnly || cfg.ReadOnly
+	keys, err := ui.NewKeyMap(cfg.Keys, readOnly)
+	if err != nil {
+		where := "config"
+		if cfg.Path != "" {
+			where = "config " + cfg.Path
+		}
+		fmt.Fprintf(stderr, "runwatch: %s: %v\n", where, err)
+		return 2
+	}
+
+	var debug io.Writer
+	if opts.DebugPath != "" {
+		f, err := os.OpenFile(opts.DebugPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "runwatch: --debug: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		debug = f
+	}
+
+	w, err := watch.New(watch.Options{
+		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 1
+	}
+	defer w.Close()
+
+	m := ui.New(ui.Options{
+		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: ui.NewActor(action.Options{ReadOnly: readOnly}, func() model.Env { return envFor(cfg) }),
+		OpenLog: ui.OpenIndexedLog, Debug: debug, InTmux: ui.InTmux(),
+	})
+	var popts []tea.ProgramOption
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	p := tea.NewProgram(m, popts...)
+
+	go ui.Relay(p, w, ui.InitialHealth(cfg.Poll.D()))
+
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 1
+	}
+	return 0
+}
