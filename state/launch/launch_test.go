@@ -1,0 +1,256 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state/brief"
+)
+
+func TestSplitWords(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{`claude --resume {{.ID}}`, []string{"claude", "--resume", "{{.ID}}"}},
+		{`  a   b  `, []string{"a", "b"}},
+		{`'single $x "y"' "double \"q\" \$HOME \x" back\ slash`, []string{`single $x "y"`, `double "q" $HOME \x`, "back slash"}},
+		{`"resume {{.ID}} now"`, []string{"resume {{.ID}} now"}},
+		{`{{printf "%s %s" .ID .Dir}}`, []string{`{{printf "%s %s" .ID .Dir}}`}},
+		{`x"{{ index .Keys "RUN ID" }}"y`, []string{`x{{ index .Keys "RUN ID" }}y`}},
+		{`'' ""`, []string{"", ""}},
+		{"a\\\nb", []string{"ab"}},
+	}
+	for _, c := range cases {
+		words, err := splitWords(c.in)
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		var got []string
+		for _, w := range words {
+			got = append(got, w.text)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, bad := range []string{`a 'open`, `"open`, `{{.ID`} {
+		if _, err := splitWords(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+		if err := Check(bad); err == nil {
+			t.Errorf("Check(%q): no error", bad)
+		}
+	}
+	if err := Check(`claude {{.NoSuchFunc | nofunc}}`); err == nil || !strings.Contains(err.Error(), "resume_command") {
+		t.Errorf("Check of an undefined function: %v", err)
+	}
+}
+
+// hostileRun has values that would run commands if they ever reached a shell.
+func hostileRun(t *testing.T) model.Run {
+	project := t.TempDir()
+	return model.Run{
+		ID: "add-login$(touch pwned);x", Kind: model.KindJonggrang, Title: "it's \"quoted\" `and` ; rm -rf ~",
+		Dir: filepath.Join(project, ".jonggrang", ".output", "features", "add-login"), ProjectRoot: project,
+		StatePath: filepath.Join(project, "MANIFEST.yaml"), Status: model.StatusPaused, CurrentStage: "6",
+		Stages: []model.Stage{{Key: "6", Name: "brainstorming", Status: model.StageFailed, Error: "Awaiting human input (brainstorming)"}},
+	}
+}
+
+func testEnv() model.Env {
+	return model.Env{Now: time.Date(2026, 2, 16, 5, 31, 2, 0, time.UTC), Host: "testhost"}
+}
+
+func TestRenderKeepsEachValueOneArgument(t *testing.T) {
+	run := hostileRun(t)
+	argv, err := Render(`agent --id {{.ID}} "title: {{.Title}}" --phase={{.CurrentStage}}:{{.CurrentStageName}} {{.Nothing}}`,
+		NewData(run, testEnv()))
+	if err == nil {
+		t.Fatalf("an unknown field must be an error, got %q", argv)
+	}
+	argv, err = Render(`agent --id {{.ID}} "title: {{.Title}}" --phase={{.CurrentStage}}:{{.CurrentStageName}} {{.LogPath}} ""`,
+		NewData(run, testEnv()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"agent", "--id", run.ID, "title: " + run.Title, "--phase=6:brainstorming", ""}
+	if !reflect.DeepEqual(argv, want) {
+		t.Fatalf("got %q\nwant %q", argv, want)
+	}
+}
+
+func TestPrepareWithoutTemplate(t *testing.T) {
+	_, err := Prepare(map[string]string{"resumable": "x"}, hostileRun(t), testEnv())
+	if !errors.Is(err, ErrNoTemplate) || !strings.Contains(err.Error(), "jonggrang") {
+		t.Fatalf("got %v, want ErrNoTemplate naming the convention", err)
+	}
+	if !strings.Contains(HowToConfigure, "resume_command:") {
+		t.Fatal("the help must show the config key")
+	}
+}
+
+// recorder writes a script that records its arguments (NUL-separated) and working directory, then renames
+// the record into place so a reader never sees half of it.
+func recorder(t *testing.T) (script, record, cwd string) {
+	dir := t.TempDir()
+	script, record, cwd = filepath.Join(dir, "record-args.sh"), filepath.Join(dir, "args"), filepath.Join(dir, "cwd")
+	body := "#!/bin/sh\n" +
+		"for a in \"$@\"; do printf '%s\\0' \"$a\"; done > '" + record + ".tmp'\n" +
+		"pwd > '" + cwd + "'\n" +
+		"mv '" + record + ".tmp' '" + record + "'\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script, record, cwd
+}
+
+func readRecord(t *testing.T, record string) []string {
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+}
+
+// awkwardArgs are arguments tmux and shells treat specially.
+var awkwardArgs = `';' 'end;' 'esc\;' '{' '}' -x '#{session_name}' '$(touch pwned)'`
+
+func expectedArgs(run model.Run) []string {
+	return []string{run.ID, "title: " + run.Title, brief.Build(run, testEnv()).Markdown(),
+		";", "end;", `esc\;`, "{", "}", "-x", "#{session_name}", "$(touch pwned)"}
+}
+
+// TestLaunchForeground runs the configured command the way the dashboard key does outside tmux: Prepare, then
+// the *exec.Cmd that tea.ExecProcess runs (here with explicit stdio).
+func TestLaunchForeground(t *testing.T) {
+	t.Setenv("TMUX", "")
+	script, record, cwd := recorder(t)
+	run := hostileRun(t)
+	c, err := Prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
+		run, testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.InTmux {
+		t.Fatal("TMUX is empty, so the command must run in the foreground")
+	}
+	if fg := c.ForegroundCmd(); fg.Stdin != nil || fg.Stdout != nil || fg.Stderr != nil || fg.Dir != run.ProjectRoot {
+		t.Fatalf("ForegroundCmd must leave stdio to Bubble Tea and start in the project: %+v", fg)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := c.RunForeground(strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("%v (stderr %s)", err, stderr.String())
+	}
+	if got, want := readRecord(t, record), expectedArgs(run); !reflect.DeepEqual(got, want) {
+		t.Fatalf("recorded arguments\n%q\nwant\n%q", got, want)
+	}
+	if got, _ := os.ReadFile(cwd); strings.TrimSpace(string(got)) != run.ProjectRoot {
+		t.Fatalf("ran in %q, want %q", got, run.ProjectRoot)
+	}
+	if _, err := os.Stat(filepath.Join(run.ProjectRoot, "pwned")); err == nil {
+		t.Fatal("a value reached a shell")
+	}
+	if s := c.String(); !strings.HasPrefix(s, script+" 'add-login$(touch pwned);x' ") {
+		t.Fatalf("the confirmation must show the exact command, shell-quoted: %s", s)
+	}
+
+	failing, err := Prepare(map[string]string{"jonggrang": "false"}, run, testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := failing.RunForeground(nil, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "false") {
+		t.Fatalf("a failing command must report itself: %v", err)
+	}
+}
+
+// TestLaunchInTmux opens the command in a new window of a private tmux server, as the dashboard key does
+// inside tmux.
+func TestLaunchInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tmux("new-session", "-d", "-s", "runwatch-test", "-x", "80", "-y", "20")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	pid := tmux("display-message", "-p", "-t", "runwatch-test", "#{pid}")
+	session := tmux("display-message", "-p", "-t", "runwatch-test", "#{session_id}")
+	t.Setenv("TMUX", sock+","+pid+","+strings.TrimPrefix(session, "$"))
+
+	script, record, cwd := recorder(t)
+	run := hostileRun(t)
+	c, err := Prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
+		run, testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.InTmux {
+		t.Fatal("TMUX is set, so the command must open in a tmux window")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.LaunchInTmux(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The window runs on its own; wait for its record (a deadline, not a timing assertion).
+	for {
+		if _, err := os.Stat(record); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the tmux window never ran the command; windows: %s", tmux("list-windows", "-a"))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if got, want := readRecord(t, record), expectedArgs(run); !reflect.DeepEqual(got, want) {
+		t.Fatalf("recorded arguments\n%q\nwant\n%q", got, want)
+	}
+	if got, _ := os.ReadFile(cwd); strings.TrimSpace(string(got)) != run.ProjectRoot {
+		t.Fatalf("ran in %q, want %q", got, run.ProjectRoot)
+	}
+
+	// A one-word command goes through tmux's sh -c, quoted so it stays one program name.
+	one, err := Prepare(map[string]string{"jonggrang": script}, run, testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(record); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.LaunchInTmux(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(record); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the one-word command never ran")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+
+	t.Setenv("TMUX", filepath.Join(t.TempDir(), "no-server")+",1,0")
+	if err := c.LaunchInTmux(ctx); err == nil || !strings.Contains(err.Error(), "tmux") {
+		t.Fatalf("no tmux server: got %v, want an error naming tmux", err)
+	}
+}
