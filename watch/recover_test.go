@@ -33,8 +33,8 @@ func TestOverflowRescansEverything(t *testing.T) {
 func TestForcedPollingSeesEveryKindOfChange(t *testing.T) {
 	root, runDir, sp := reportsRoot(t)
 	v := newView(t, Options{Paths: []string{root}, Poll: 20 * time.Millisecond})
-	if v.w.health.Mode != "polling 20ms" || v.w.health.Watches != 0 {
-		t.Fatalf("health %+v, want polling 20ms with no inotify watches", v.w.health)
+	if v.w.Health().Mode != "polling 20ms" || v.w.Health().Watches != 0 {
+		t.Fatalf("health %+v, want polling 20ms with no inotify watches", v.w.Health())
 	}
 	replaceAtomically(t, sp, resumableState(runDir, "S2"))
 	v.until("the replace, by polling", func() bool { r, _ := v.run(sp); return r.CurrentStage == "S2" })
@@ -63,7 +63,7 @@ func TestWatchLimitFallsBackToPolling(t *testing.T) {
 		sps = append(sps, makeResumableRun(t, filepath.Join(base, "reports", name), "S1"))
 	}
 	v := newView(t, Options{Paths: []string{base}, watchLimit: 2, fallbackPoll: 20 * time.Millisecond})
-	h := v.w.health
+	h := v.w.Health()
 	if h.Mode != "mixed" || h.Watches != 2 || !strings.Contains(h.Err, "watch limit") {
 		t.Fatalf("health %+v, want mixed with 2 watches and the limit named", h)
 	}
@@ -85,7 +85,7 @@ func TestNetworkFilesystemIsPolled(t *testing.T) {
 	root, runDir, sp := reportsRoot(t)
 	nfs := func(dir string) (string, bool) { return "nfs", strings.HasPrefix(dir, runDir) }
 	v := newView(t, Options{Paths: []string{root}, remote: nfs, fallbackPoll: 20 * time.Millisecond})
-	if h := v.w.health; h.Mode != "mixed" || !strings.Contains(h.Err, "nfs") {
+	if h := v.w.Health(); h.Mode != "mixed" || !strings.Contains(h.Err, "nfs") {
 		t.Fatalf("health %+v, want mixed naming nfs", h)
 	}
 	replaceAtomically(t, sp, resumableState(runDir, "S2"))

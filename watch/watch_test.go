@@ -31,7 +31,7 @@ func TestSnapshotHoldsEveryRunBeforeAnyUpdate(t *testing.T) {
 	if snap[0].CurrentStage != "S1" || snap[1].CurrentStage != "S2" {
 		t.Fatalf("stages %q %q, want S1 S2", snap[0].CurrentStage, snap[1].CurrentStage)
 	}
-	if h := v.w.health; h.Mode != "inotify" || h.Watches == 0 {
+	if h := v.w.Health(); h.Mode != "inotify" || h.Watches == 0 {
 		t.Fatalf("health %+v, want inotify with watches", h)
 	}
 }

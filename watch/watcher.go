@@ -109,6 +109,7 @@ type Watcher struct {
 	rereads   map[string]time.Time // StatePath → when to read again after a parse failure
 	rereadT   *time.Timer
 	health    Health
+	healthMu  sync.Mutex // health is read by Health from other goroutines
 	errNote   string
 	injected  chan error // test hook: errors as if from fsnotify
 }
@@ -185,7 +186,8 @@ func New(opts Options) (*Watcher, error) {
 		}
 	}
 	w.snapshot = runs
-	w.health = w.currentHealth(time.Time{})
+	// The snapshot is what disk held at this moment: the footer's "changed N ago" counts from here.
+	w.health = w.currentHealth(time.Now())
 
 	w.batchT = time.NewTimer(time.Hour)
 	w.batchT.Stop()
@@ -222,6 +224,13 @@ func loadAll(tk *tracker, locs []state.Location) []model.Run {
 
 // Snapshot returns the runs as read by New, sorted by StatePath.
 func (w *Watcher) Snapshot() []model.Run { return append([]model.Run(nil), w.snapshot...) }
+
+// Health is the watcher's current health; before the first Update it tells what New set up.
+func (w *Watcher) Health() Health {
+	w.healthMu.Lock()
+	defer w.healthMu.Unlock()
+	return w.health
+}
 
 // Updates delivers one Update per batch. It never blocks the watcher: while the reader is busy, further
 // batches are merged into the one waiting. The channel is closed by Close.
@@ -590,7 +599,9 @@ func (w *Watcher) flush() {
 	}
 	h := w.currentHealth(last)
 	healthMoved := h.Mode != w.health.Mode || h.Err != w.health.Err || h.Watches != w.health.Watches
+	w.healthMu.Lock()
 	w.health = h
+	w.healthMu.Unlock()
 	if !changed && !healthMoved {
 		return
 	}

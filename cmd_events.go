@@ -1,0 +1,387 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"runwatch/model"
+	"runwatch/watch"
+)
+
+func init() {
+	register(command{
+		name:    "events",
+		summary: "print run changes as JSON lines (run-added, run-changed, run-removed, log-appended, watch-health)",
+		usage: "runwatch events [PATH...] [--poll DUR] [--until STATUS --run RUN] [--timeout DUR] [--stale-after DUR] " +
+			"[--max-depth N] [--config FILE]",
+		run: runEvents,
+	})
+}
+
+// Exit codes of events beyond 0 (stopped, or --until reached) and 2 (usage).
+const (
+	exitEventsFailed      = 1
+	exitEventsTimeout     = 3
+	exitEventsInterrupted = 130 // only with --until: the awaited status was never seen
+)
+
+var runStatuses = []model.RunStatus{
+	model.StatusRunning, model.StatusPaused, model.StatusAwaitingInput, model.StatusStalled, model.StatusFailed,
+	model.StatusBlocked, model.StatusCompleted, model.StatusUnknown,
+}
+
+// runEvents prints a run-added line for every run that exists when it starts, then a watch-health line,
+// then one line per change until interrupted, until --until is reached (0) or --timeout passes (3).
+func runEvents(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("events", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var common commonFlags
+	common.register(fs)
+	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
+	until := fs.String("until", "", "exit 0 once the run named by --run has this status ("+statusList()+")")
+	runArg := fs.String("run", "", "the run --until waits for: its directory, state file, or a unique id prefix")
+	timeout := fs.Duration("timeout", 0, "exit 3 if still running after this long (0: no limit)")
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return usageError(stderr, "events", "%v", err)
+	}
+	if (*until == "") != (*runArg == "") {
+		return usageError(stderr, "events", "--until and --run go together")
+	}
+	if *until != "" && !knownStatus(*until) {
+		return usageError(stderr, "events", "--until %q is not a run status (%s)", *until, statusList())
+	}
+	if *timeout < 0 || *poll < 0 {
+		return usageError(stderr, "events", "durations must not be negative")
+	}
+	cfg, err := common.resolve()
+	if err != nil {
+		return usageError(stderr, "events", "%v", err)
+	}
+	if *poll == 0 {
+		*poll = cfg.Poll.D()
+	}
+
+	w, err := watch.New(watch.Options{
+		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch events: %v\n", err)
+		return exitEventsFailed
+	}
+	defer w.Close()
+
+	em := &eventWriter{out: stdout, known: map[string]model.Run{}}
+	var target *runTarget
+	if *runArg != "" {
+		target = &runTarget{arg: *runArg, status: model.RunStatus(*until)}
+		if abs, err := filepath.Abs(*runArg); err == nil {
+			if _, err := os.Stat(abs); err == nil {
+				target.path = abs
+			}
+		}
+	}
+
+	now := time.Now()
+	snap := w.Snapshot()
+	for _, r := range snap {
+		if err := em.runLine(r, now); err != nil {
+			return em.failed(stderr, err)
+		}
+	}
+	if target != nil {
+		if err := target.check(snap); err != nil {
+			return usageError(stderr, "events", "%v", err)
+		}
+		if !target.matched {
+			fmt.Fprintf(stderr, "runwatch events: no run matches %q yet; waiting for it to appear\n", target.arg)
+		}
+	}
+	if err := em.healthLine(w.Health(), now); err != nil {
+		return em.failed(stderr, err)
+	}
+	if target != nil && target.reached(em.known) {
+		return exitOK
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var deadline <-chan time.Time
+	if *timeout > 0 {
+		t := time.NewTimer(*timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for {
+		select {
+		case u, ok := <-w.Updates():
+			if !ok {
+				return exitOK
+			}
+			if err := em.update(u); err != nil {
+				return em.failed(stderr, err)
+			}
+			if target != nil && target.reached(em.known) {
+				return exitOK
+			}
+		case <-deadline:
+			fmt.Fprintf(stderr, "runwatch events: timed out after %s\n", *timeout)
+			return exitEventsTimeout
+		case <-sigs:
+			if target != nil {
+				return exitEventsInterrupted
+			}
+			return exitOK
+		}
+	}
+}
+
+func statusList() string {
+	names := make([]string, len(runStatuses))
+	for i, s := range runStatuses {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+func knownStatus(s string) bool {
+	for _, st := range runStatuses {
+		if string(st) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// runTarget is the run --until waits for. It is matched against the watcher's runs, so a run that does not
+// exist yet can be waited for.
+type runTarget struct {
+	arg     string
+	path    string // arg as an absolute path, when it names something on disk
+	status  model.RunStatus
+	matched bool
+}
+
+// check rejects an id prefix that matches several runs: waiting on whichever changes first would be a guess.
+func (t *runTarget) check(runs []model.Run) error {
+	var hits []string
+	for _, r := range runs {
+		if t.matches(r) {
+			hits = append(hits, r.ID+" ("+r.Dir+")")
+		}
+	}
+	if len(hits) > 1 && !t.exact(runs) {
+		sort.Strings(hits)
+		return fmt.Errorf("--run %q matches %d runs:\n  %s", t.arg, len(hits), strings.Join(hits, "\n  "))
+	}
+	t.matched = len(hits) > 0
+	return nil
+}
+
+func (t *runTarget) exact(runs []model.Run) bool {
+	n := 0
+	for _, r := range runs {
+		if r.ID == t.arg || r.Dir == t.path || r.StatePath == t.path {
+			n++
+		}
+	}
+	return n == 1
+}
+
+func (t *runTarget) matches(r model.Run) bool {
+	if t.path != "" && (r.Dir == t.path || r.StatePath == t.path) {
+		return true
+	}
+	return strings.HasPrefix(r.ID, t.arg)
+}
+
+// reached reports whether the one run the target names has the awaited status. An exact id or path wins
+// over prefixes; with several prefix matches and no exact one nothing is reached.
+func (t *runTarget) reached(known map[string]model.Run) bool {
+	var exact, prefix []model.Run
+	for _, r := range known {
+		switch {
+		case r.ID == t.arg || (t.path != "" && (r.Dir == t.path || r.StatePath == t.path)):
+			exact = append(exact, r)
+		case strings.HasPrefix(r.ID, t.arg):
+			prefix = append(prefix, r)
+		}
+	}
+	pick := exact
+	if len(pick) == 0 {
+		pick = prefix
+	}
+	return len(pick) == 1 && pick[0].Status == t.status
+}
+
+// eventWriter prints one JSON object per line, each with a single Write so a pipe reader gets whole lines
+// as soon as they happen.
+type eventWriter struct {
+	out        io.Writer
+	known      map[string]model.Run // by StatePath, as last printed
+	lastHealth *watch.Health
+}
+
+type runEvent struct {
+	Type    string     `json:"type"`
+	At      time.Time  `json:"at"`
+	Changed []string   `json:"changed,omitempty"`
+	Run     *model.Run `json:"run,omitempty"`
+	// run-removed names the run it last knew.
+	StatePath string `json:"state_path,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Dir       string `json:"dir,omitempty"`
+}
+
+type logEvent struct {
+	Type      string           `json:"type"`
+	At        time.Time        `json:"at"`
+	Path      string           `json:"path"`
+	StatePath string           `json:"state_path,omitempty"`
+	ID        string           `json:"id,omitempty"`
+	Entries   []model.LogEntry `json:"entries"`
+	Truncated bool             `json:"truncated,omitempty"`
+	Rotated   bool             `json:"rotated,omitempty"`
+}
+
+type healthEvent struct {
+	Type   string       `json:"type"`
+	At     time.Time    `json:"at"`
+	Health watch.Health `json:"health"`
+}
+
+func (e *eventWriter) line(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = e.out.Write(append(b, '\n'))
+	return err
+}
+
+func (e *eventWriter) failed(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "runwatch events: %v\n", err)
+	return exitEventsFailed
+}
+
+// runLine prints run-added for a run not seen before, else run-changed naming the top-level fields that
+// differ; a re-read that changed nothing prints nothing.
+func (e *eventWriter) runLine(r model.Run, at time.Time) error {
+	r = normalizeRun(r)
+	old, seen := e.known[r.StatePath]
+	e.known[r.StatePath] = r
+	if !seen {
+		return e.line(runEvent{Type: "run-added", At: at.UTC(), Run: &r})
+	}
+	changed, err := changedFields(old, r)
+	if err != nil || len(changed) == 0 {
+		return err
+	}
+	return e.line(runEvent{Type: "run-changed", At: at.UTC(), Changed: changed, Run: &r})
+}
+
+func (e *eventWriter) healthLine(h watch.Health, at time.Time) error {
+	// LastChange and the watch count move with every batch; a line is for a change in how well we see.
+	if e.lastHealth != nil && e.lastHealth.Mode == h.Mode && e.lastHealth.Err == h.Err {
+		return nil
+	}
+	e.lastHealth = &h
+	return e.line(healthEvent{Type: "watch-health", At: at.UTC(), Health: h})
+}
+
+func (e *eventWriter) update(u watch.Update) error {
+	at := u.At.UTC()
+	for _, sp := range u.Removed {
+		old, ok := e.known[sp]
+		delete(e.known, sp)
+		ev := runEvent{Type: "run-removed", At: at, StatePath: sp}
+		if ok {
+			ev.ID, ev.Dir = old.ID, old.Dir
+		}
+		if err := e.line(ev); err != nil {
+			return err
+		}
+	}
+	for _, r := range u.Changed {
+		if err := e.runLine(r, at); err != nil {
+			return err
+		}
+	}
+	for _, a := range u.Appended {
+		ev := logEvent{Type: "log-appended", At: at, Path: a.Path, Entries: a.Entries, Truncated: a.Truncated, Rotated: a.Rotated}
+		if ev.Entries == nil {
+			ev.Entries = []model.LogEntry{}
+		}
+		if r, ok := e.logOwner(a.Path); ok {
+			ev.StatePath, ev.ID = r.StatePath, r.ID
+		}
+		if err := e.line(ev); err != nil {
+			return err
+		}
+	}
+	return e.healthLine(u.Health, at)
+}
+
+func (e *eventWriter) logOwner(path string) (model.Run, bool) {
+	for _, r := range e.known {
+		if r.Log != nil && r.Log.Path == path {
+			return r, true
+		}
+	}
+	return model.Run{}, false
+}
+
+// normalizeRun gives a run the same JSON shape as status --json (empty lists as [], not null), so that a
+// consumer can treat both outputs alike and "changed" never reports null-versus-empty.
+func normalizeRun(r model.Run) model.Run {
+	return snapshot([]model.Run{r}, model.Env{Host: "-"}).Runs[0]
+}
+
+// changedFields lists the top-level JSON fields of a run whose values differ.
+func changedFields(a, b model.Run) ([]string, error) {
+	fa, err := jsonFields(a)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := jsonFields(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for k, v := range fb {
+		if !bytes.Equal(fa[k], v) {
+			out = append(out, k)
+		}
+	}
+	for k := range fa {
+		if _, ok := fb[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func jsonFields(r model.Run) (map[string]json.RawMessage, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	return m, json.Unmarshal(b, &m)
+}
