@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"runwatch/model"
+	"runwatch/state/resumable/resumabletest"
+)
+
+// fixtureWorkspace copies both fixture trees into a temp dir, with this host's name and a dead pid filled in.
+func fixtureWorkspace(t *testing.T) (jonggrangRoot, opencodeRoot string) {
+	t.Helper()
+	jonggrangRoot = filepath.Join(t.TempDir(), "app")
+	if err := os.CopyFS(jonggrangRoot, os.DirFS("testdata/jonggrang")); err != nil {
+		t.Fatal(err)
+	}
+	return jonggrangRoot, resumabletest.Copy(t)
+}
+
+func runStatusJSON(t *testing.T, paths ...string) (model.Snapshot, map[string]any, int, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := dispatch(append([]string{"status", "--json"}, paths...), &out, &errOut)
+	var snap model.Snapshot
+	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
+		t.Fatalf("status --json is not JSON: %v\n%s\nstderr: %s", err, out.String(), errOut.String())
+	}
+	var raw map[string]any
+	_ = json.Unmarshal(out.Bytes(), &raw)
+	return snap, raw, code, errOut.String()
+}
+
+func findRun(t *testing.T, snap model.Snapshot, id string) model.Run {
+	t.Helper()
+	for _, r := range snap.Runs {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("run %s not in output", id)
+	return model.Run{}
+}
+
+func TestStatusJSONOnEveryFixture(t *testing.T) {
+	jg, oc := fixtureWorkspace(t)
+	snap, raw, code, stderr := runStatusJSON(t, jg, filepath.Join(oc, "reports"))
+	if code != exitProblems {
+		t.Errorf("exit %d, want 1: fixtures include blocked runs (stderr %s)", code, stderr)
+	}
+	if snap.Schema != 1 || snap.Host == "" || snap.GeneratedAt.IsZero() {
+		t.Errorf("header: schema %d host %q generated %v", snap.Schema, snap.Host, snap.GeneratedAt)
+	}
+	// The documented field names, exactly.
+	run0 := raw["runs"].([]any)[0].(map[string]any)
+	for _, field := range []string{"id", "kind", "dir", "title", "status", "raw_status", "current_stage", "progress",
+		"stages", "flags", "locks", "problems", "updated_at", "log"} {
+		if _, ok := run0[field]; !ok {
+			t.Errorf("run JSON lacks %q", field)
+		}
+	}
+
+	login := findRun(t, snap, "add-login-form-mlop4860")
+	if login.Kind != model.KindJonggrang || login.Title != "Add login form with validation" || login.CurrentStage != "10" {
+		t.Errorf("login run: %+v", login)
+	}
+	var keys []string
+	for _, s := range login.Stages {
+		keys = append(keys, s.Key)
+	}
+	if got := strings.Join(keys, " "); !strings.Contains(got, "6 6.5 7") || !strings.HasPrefix(got, "1 2 3") || !strings.HasSuffix(got, "16 17") {
+		t.Errorf("phase order %s: want numeric with 6.5 between 6 and 7", got)
+	}
+	if login.Progress != (model.Progress{Done: 10, Total: 18}) {
+		t.Errorf("login progress %+v, want 10/18 (phases 1-9 and 6.5 completed)", login.Progress)
+	}
+	verdicts := map[string]model.Verdict{}
+	for _, l := range login.Locks {
+		verdicts[filepath.Base(l.Path)] = l.Verdict
+		if len(l.Reasons) == 0 {
+			t.Errorf("lock %s has no reasons", l.Path)
+		}
+	}
+	if verdicts["reviewer-old.lock"] != model.VerdictStale || verdicts["broken.lock"] != model.VerdictStale || verdicts["no-ts.lock"] != model.VerdictUnknown {
+		t.Errorf("lock verdicts %v", verdicts)
+	}
+
+	if r := findRun(t, snap, "new-billing-mlopa001"); r.Status != model.StatusAwaitingInput {
+		t.Errorf("new-billing status %s, want awaiting-input", r.Status)
+	}
+	if r := findRun(t, snap, "fix-typo-mlop9zz1"); r.Status != model.StatusCompleted || r.CurrentStage != "" {
+		t.Errorf("fix-typo: status %s current %q", r.Status, r.CurrentStage)
+	}
+
+	sphinx := findRun(t, snap, resumabletest.Sphinx)
+	if sphinx.Status != model.StatusBlocked || !hasProblem(sphinx, model.CodeStageDoneChecklistIncomplete, "CB_M3_NO_LEGACY_TOKENS") {
+		t.Errorf("sphinx: status %s problems %+v", sphinx.Status, sphinx.Problems)
+	}
+	if len(sphinx.Locks) != 1 || sphinx.Locks[0].Verdict != model.VerdictUnknown || !strings.Contains(sphinx.Locks[0].Reasons[0], "held on other-host") {
+		t.Errorf("sphinx lock %+v, want unknown held on other-host", sphinx.Locks)
+	}
+
+	mining := findRun(t, snap, resumabletest.Mining)
+	var order []string
+	for _, s := range mining.Stages {
+		order = append(order, s.Key)
+	}
+	if got := strings.Join(order, " "); got != "ingest extract normalize anchor publish verify finalize" {
+		t.Errorf("named stages ordered %q, want run.log order", got)
+	}
+	if len(mining.Locks) != 1 || mining.Locks[0].Verdict != model.VerdictStale || mining.Status != model.StatusStalled {
+		t.Errorf("mining: status %s locks %+v; want stalled with the dead-pid lock stale", mining.Status, mining.Locks)
+	}
+
+	if r := findRun(t, snap, resumabletest.Broken); r.Status != model.StatusBlocked || !hasProblem(r, model.CodeStateUnparsable, "state.env") {
+		t.Errorf("broken state: %s %+v", r.Status, r.Problems)
+	}
+	if r := findRun(t, snap, "torn-write-mlopbad1"); !hasProblem(r, model.CodeManifestUnparsable, "MANIFEST.yaml") {
+		t.Errorf("torn manifest problems %+v", r.Problems)
+	}
+	if r := findRun(t, snap, resumabletest.Archived); !r.Archived {
+		t.Error("reset folder not archived")
+	}
+}
+
+func hasProblem(r model.Run, code, mention string) bool {
+	for _, p := range r.Problems {
+		if p.Code == code && strings.Contains(p.Message, mention) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestStatusExitCodes(t *testing.T) {
+	_, oc := fixtureWorkspace(t)
+	if _, _, code, _ := runStatusJSON(t, resumabletest.Run(oc, resumabletest.IRM)); code != exitOK {
+		t.Errorf("a healthy paused run: exit %d, want 0", code)
+	}
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"status", "--no-such-flag"}, &out, &errOut); code != exitUsage {
+		t.Errorf("bad flag: exit %d, want 2", code)
+	}
+	if code := dispatch([]string{"status", filepath.Join(oc, "absent")}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "absent") {
+		t.Errorf("missing path: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+func TestStatusTableSanitisesRunText(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evil-run")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// CURRENT_STAGE is rendered in the STAGE column and, being unknown, in the problem message too.
+	state := "CURRENT_STAGE=\"\x1b]0;pwned\x07\x1b[2JS9\"\nS1_DONE=\"0\"\nTASK_NAME=\"x\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "state.env"), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	dispatch([]string{"status", dir}, &out, &errOut)
+	if strings.ContainsRune(out.String(), 0x1b) {
+		t.Fatalf("table output carries an escape sequence: %q", out.String())
+	}
+	if !strings.Contains(out.String(), "evil-run") || !strings.Contains(out.String(), "S9") {
+		t.Fatalf("run missing from table:\n%s", out.String())
+	}
+}
