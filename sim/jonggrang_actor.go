@@ -37,6 +37,9 @@ type jonggrangActor struct {
 	rng     *rand.Rand
 	pid     int
 	live    bool // in a live simulation, wait while the manifest on disk says paused
+	// batch skips the manifest rewrites between steps (flush writes the final state): generating a thousand
+	// runs must not cost a hundred rewrites each.
+	batch bool
 
 	// stopAt, when set, fails that phase with stopReason and ends the actor (phase 6: a human pause).
 	stopAt, stopReason string
@@ -90,7 +93,19 @@ func (a *jonggrangActor) then(f func(at time.Time) (time.Duration, error)) {
 	a.queue = append(a.queue, f)
 }
 
-func (a *jonggrangActor) save() error { return a.m.write(a.dir) }
+func (a *jonggrangActor) save() error {
+	if a.batch {
+		return nil
+	}
+	return a.m.write(a.dir)
+}
+
+func (a *jonggrangActor) flush() error {
+	if a.m == nil {
+		return nil
+	}
+	return a.m.write(a.dir)
+}
 
 func (a *jonggrangActor) planNext() {
 	switch {
@@ -107,6 +122,9 @@ func (a *jonggrangActor) create(at time.Time) (time.Duration, error) {
 	fid := featureID(a.feat.Description, at)
 	a.dir = filepath.Join(a.project, ".jonggrang", ".output", "features", fid)
 	a.m = newManifest(fid, a.feat.Description, a.feat.WorkType, a.feat.HasUI, at)
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return 0, err
+	}
 	if err := a.save(); err != nil {
 		return 0, err
 	}

@@ -157,20 +157,22 @@ func (w *Workspace) writePlan(task string, stages []stageDef) (string, error) {
 
 func (w *Workspace) buildCompleted(now time.Time) error {
 	a := &jonggrangActor{project: w.WebApp, feat: typoFeature, rng: w.rng(1), pid: w.DeadPID}
-	if _, err := replay(a, now.Add(-3*time.Hour), historyScale); err != nil {
+	end, err := replay(a, now.Add(-3*time.Hour), historyScale)
+	if err != nil {
 		return err
 	}
 	w.Completed = a.manifestPath()
-	return nil
+	return settle(a.dir, end)
 }
 
 func (w *Workspace) buildAwaiting(now time.Time) error {
 	a := &jonggrangActor{project: w.Billing, feat: billingFeature, rng: w.rng(2), pid: w.DeadPID, stopAt: "6", stopReason: AwaitingInputReason}
-	if _, err := replay(a, now.Add(-50*time.Minute), historyScale); err != nil {
+	end, err := replay(a, now.Add(-50*time.Minute), historyScale)
+	if err != nil {
 		return err
 	}
 	w.AwaitingInput = a.manifestPath()
-	return nil
+	return settle(a.dir, end)
 }
 
 // buildAdvancing starts the login feature a few phases in, so the demo opens on a run already under way; the
@@ -245,12 +247,13 @@ func (w *Workspace) buildPaused(now time.Time) error {
 		return err
 	}
 	a.blockAt, a.blockItem = "M2", "NO_LEGACY_TOKENS"
-	if _, err := replay(a, now.Add(-90*time.Minute), historyScale); err != nil {
+	end, err := replay(a, now.Add(-90*time.Minute), historyScale)
+	if err != nil {
 		return err
 	}
 	w.Paused = a.statePath()
 	w.PausedStage, w.PausedItem = "M2", itemKey("M2", "NO_LEGACY_TOKENS")
-	return nil
+	return settle(a.dir, end)
 }
 
 // buildDeadLock runs the mining pipeline until its process vanishes in the verify stage, leaving
@@ -261,12 +264,13 @@ func (w *Workspace) buildDeadLock(now time.Time) error {
 		return err
 	}
 	a.dieIn = "verify"
-	if _, err := replay(a, now.Add(-40*time.Minute), historyScale/2); err != nil {
+	end, err := replay(a, now.Add(-40*time.Minute), historyScale/2)
+	if err != nil {
 		return err
 	}
 	w.DeadLock = a.statePath()
 	w.DeadLockFile = a.lockPath()
-	return nil
+	return settle(a.dir, end)
 }
 
 // buildStepping bootstraps the irm backfill; the simulator runs its invocations live.

@@ -1,0 +1,536 @@
+package sim_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"runwatch/model"
+	"runwatch/sim"
+	"runwatch/state"
+	"runwatch/state/runlog"
+)
+
+// load reads one run through the real readers, found by the real discovery.
+func load(t *testing.T, ws *sim.Workspace, statePath string) model.Run {
+	t.Helper()
+	locs, err := state.Discover(ws.Paths(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range locs {
+		if loc.StatePath == statePath {
+			return state.Load(loc, state.NewEnv(0))
+		}
+	}
+	t.Fatalf("discovery did not find %s among %d runs", statePath, len(locs))
+	return model.Run{}
+}
+
+func newWorkspace(t *testing.T) *sim.Workspace {
+	t.Helper()
+	ws, err := sim.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func TestWorkspaceScenariosReadAsIntended(t *testing.T) {
+	ws := newWorkspace(t)
+	locs, err := state.Discover(ws.Paths(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) != 6 {
+		t.Fatalf("discovered %d runs, want the 6 scenarios: %+v", len(locs), locs)
+	}
+	want := map[string]model.RunStatus{
+		ws.Advancing:     model.StatusRunning,
+		ws.AwaitingInput: model.StatusAwaitingInput,
+		ws.Completed:     model.StatusCompleted,
+		ws.Paused:        model.StatusPaused,
+		ws.DeadLock:      model.StatusStalled,
+	}
+	for path, status := range want {
+		run := load(t, ws, path)
+		if run.Status != status {
+			t.Errorf("%s: status %s, want %s (problems %+v, locks %+v)", path, run.Status, status, run.Problems, run.Locks)
+		}
+		for _, p := range run.Problems {
+			if p.Severity == model.SeverityError {
+				t.Errorf("%s: error problem %+v: the simulator wrote something the reader rejects", path, p)
+			}
+		}
+	}
+
+	awaiting := load(t, ws, ws.AwaitingInput)
+	if st := awaiting.Stage("6"); st == nil || st.Status != model.StageFailed || st.Error != sim.AwaitingInputReason || awaiting.RawStatus != "failed" {
+		t.Errorf("awaiting-input run: raw status %q, phase 6 %+v", awaiting.RawStatus, st)
+	}
+
+	paused := load(t, ws, ws.Paused)
+	if paused.CurrentStage != ws.PausedStage || len(paused.Locks) != 0 {
+		t.Errorf("paused run: current stage %q (want %s), locks %+v", paused.CurrentStage, ws.PausedStage, paused.Locks)
+	}
+	var open []string
+	if st := paused.Stage(ws.PausedStage); st != nil {
+		for _, it := range st.Checklist {
+			if !it.Done {
+				open = append(open, it.Key)
+			}
+		}
+	}
+	if len(open) != 1 || open[0] != ws.PausedItem {
+		t.Errorf("paused run: unticked items of %s are %v, want exactly [%s]", ws.PausedStage, open, ws.PausedItem)
+	}
+
+	dead := load(t, ws, ws.DeadLock)
+	if len(dead.Locks) != 1 || dead.Locks[0].Verdict != model.VerdictStale || dead.Locks[0].PID != ws.DeadPID {
+		t.Fatalf("dead-lock run: locks %+v, want one stale lock of pid %d", dead.Locks, ws.DeadPID)
+	}
+	if !strings.Contains(strings.Join(dead.Locks[0].Reasons, ";"), "not running") {
+		t.Errorf("dead lock judged stale for another reason: %v", dead.Locks[0].Reasons)
+	}
+
+	advancing := load(t, ws, ws.Advancing)
+	if advancing.CurrentStage != "4" || advancing.Progress.Done != 3 {
+		t.Errorf("advancing run starts at phase %s with %d done, want phase 4 with 3 done", advancing.CurrentStage, advancing.Progress.Done)
+	}
+}
+
+var envLine = regexp.MustCompile(`^[A-Z][A-Z0-9_]*="(?:[^"\\]|\\.)*"$`)
+
+// checkEnvFile asserts the resumable writers' style: sorted keys, KEY="value" lines, one final newline.
+func checkEnvFile(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(data, []byte("\n")) || bytes.HasSuffix(data, []byte("\n\n")) {
+		t.Errorf("%s: does not end with exactly one newline", path)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var keys []string
+	for _, l := range lines {
+		if !envLine.MatchString(l) {
+			t.Errorf("%s: line %q is not KEY=\"value\"", path, l)
+		}
+		keys = append(keys, l[:strings.IndexByte(l, '=')])
+	}
+	if !sort.StringsAreSorted(keys) {
+		t.Errorf("%s: keys not sorted: %v", path, keys)
+	}
+	if _, err := os.Stat(path + ".tmp"); err == nil {
+		t.Errorf("%s.tmp left behind", path)
+	}
+}
+
+func TestFilesFollowTheWritersFormats(t *testing.T) {
+	ws := newWorkspace(t)
+	for _, p := range []string{ws.Stepping, ws.Paused, ws.DeadLock} {
+		checkEnvFile(t, p)
+		checkEnvFile(t, filepath.Join(filepath.Dir(p), "checklist.state.env"))
+
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(p), "run.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, rest := runlog.ParseEntries(data, 0)
+		if len(rest) != 0 || len(entries) == 0 {
+			t.Errorf("%s run.log: %d entries, %d bytes of partial line", p, len(entries), len(rest))
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			if !regexp.MustCompile(`^(\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] \S|  \S)`).MatchString(l) {
+				t.Errorf("%s run.log line %q is neither an entry nor an indented continuation", p, l)
+			}
+		}
+	}
+
+	// The dead run's lock: one line of JSON, sorted keys, Python separators, this host, the dead pid.
+	raw, err := os.ReadFile(ws.DeadLockFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if !regexp.MustCompile(`^\{"acquired_at_utc": "[^"]+", "host": "` + regexp.QuoteMeta(host) + `", "pid": ` + strconv.Itoa(ws.DeadPID) + `, "run_id": "[^"]+", "user": "[^"]+"\}\n$`).Match(raw) {
+		t.Errorf("dead lock payload %q is not the locking.py style", raw)
+	}
+
+	for _, m := range []string{ws.Advancing, ws.AwaitingInput, ws.Completed} {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		if !regexp.MustCompile(`(?m)^created_at: '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z'$`).MatchString(text) {
+			t.Errorf("%s: created_at is not a single-quoted ISO-ms timestamp", m)
+		}
+		keys := regexp.MustCompile(`(?m)^  '([0-9.]+)':$`).FindAllStringSubmatch(text, -1)
+		var order []string
+		for _, k := range keys {
+			order = append(order, k[1])
+		}
+		// JavaScript key order: integers ascending, then fractional keys.
+		seenFraction := false
+		for i, k := range order {
+			frac := strings.Contains(k, ".")
+			if seenFraction && !frac {
+				t.Errorf("%s: integer key %s after a fractional key: %v", m, k, order)
+			}
+			seenFraction = seenFraction || frac
+			if !frac && i > 0 && !strings.Contains(order[i-1], ".") {
+				a, _ := strconv.Atoi(order[i-1])
+				b, _ := strconv.Atoi(k)
+				if a >= b {
+					t.Errorf("%s: integer keys out of order: %v", m, order)
+				}
+			}
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Errorf("%s: does not parse: %v", m, err)
+		}
+	}
+	// The login feature has a UI, so its manifest shows the '6.5' after '17' quirk.
+	data, _ := os.ReadFile(ws.Advancing)
+	if i, j := bytes.Index(data, []byte("\n  '17':\n")), bytes.Index(data, []byte("\n  '6.5':\n")); i < 0 || j < i {
+		t.Errorf("advancing manifest: '6.5' (at %d) is not written after '17' (at %d)", j, i)
+	}
+}
+
+// waitFor polls cond until it holds; the deadline only bounds a broken simulator, it asserts no timing.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSimulatorAdvancesRunsAndReleasesOnStop(t *testing.T) {
+	ws := newWorkspace(t)
+	s := sim.NewSimulator(ws, 400)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = s.Stop()
+		}
+	}()
+	if err := s.Start(context.Background()); err == nil {
+		t.Error("a second Start was accepted")
+	}
+
+	// The jonggrang run passes implementation: its developers registered with locked files, and resolving
+	// them deleted their lock files.
+	waitFor(t, "the jonggrang run to pass implementation", func() bool {
+		r := load(t, ws, ws.Advancing)
+		st := r.Stage("8")
+		return st != nil && st.Status == model.StageCompleted
+	})
+	run := load(t, ws, ws.Advancing)
+	devs := 0
+	for _, a := range run.Jonggrang.Agents {
+		if a.Role == "developer" {
+			devs++
+			if a.Status != "completed" || len(a.LockedFiles) == 0 {
+				t.Errorf("developer agent %+v: want completed with locked files", a)
+			}
+			if _, err := os.Stat(filepath.Join(ws.WebApp, ".jonggrang", "locks", a.ID+".lock")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("lock of resolved agent %s still there (%v)", a.ID, err)
+			}
+		}
+	}
+	if devs != 2 {
+		t.Errorf("%d developer agents, want one per task (2)", devs)
+	}
+	// The resumable run completes S1 and S2, each in its own invocation holding the run lock.
+	waitFor(t, "the resumable run to finish two stages", func() bool {
+		run := load(t, ws, ws.Stepping)
+		done := 0
+		for _, st := range run.Stages {
+			if st.Status == model.StageCompleted {
+				done++
+				for _, it := range st.Checklist {
+					if !it.Done {
+						t.Fatalf("stage %s marked done with %s unticked", st.Key, it.Key)
+					}
+				}
+			}
+		}
+		return done >= 2
+	})
+	logData, err := os.ReadFile(filepath.Join(filepath.Dir(ws.Stepping), "run.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(logData, []byte("] lock_acquired pid="+strconv.Itoa(os.Getpid())+" ")); n < 2 {
+		t.Errorf("run.log records %d lock acquisitions by this process, want one per invocation (>= 2)", n)
+	}
+	if s.Steps() == 0 {
+		t.Fatal("no writes counted")
+	}
+
+	stopped = true
+	if err := s.Stop(); err != nil {
+		t.Fatalf("simulator error: %v", err)
+	}
+	// Stop ends a resumable invocation cleanly: no lock of ours is left at LOCK_FILE.
+	run = load(t, ws, ws.Stepping)
+	for _, l := range run.Locks {
+		if l.PID == os.Getpid() {
+			t.Errorf("lock of this process left behind after Stop: %+v", l)
+		}
+	}
+	checkEnvFile(t, ws.Stepping)
+	// The static scenarios were not touched.
+	if r := load(t, ws, ws.Paused); r.Status != model.StatusPaused {
+		t.Errorf("paused run changed to %s", r.Status)
+	}
+}
+
+func TestSimulatorWaitsWhileManifestIsPaused(t *testing.T) {
+	ws := newWorkspace(t)
+	data, err := os.ReadFile(ws.Advancing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused := bytes.Replace(data, []byte("\nstatus: running\n"), []byte("\nstatus: paused\n"), 1)
+	if bytes.Equal(paused, data) {
+		t.Fatal("advancing manifest has no status: running line")
+	}
+	if err := os.WriteFile(ws.Advancing, paused, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := sim.NewSimulator(ws, 400)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The resumable run keeps going; by the time it has finished a stage the jonggrang one has had many
+	// chances to write and must not have.
+	waitFor(t, "the resumable run to finish a stage", func() bool {
+		return load(t, ws, ws.Stepping).Progress.Done >= 1
+	})
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(ws.Advancing)
+	if !bytes.Equal(after, paused) {
+		t.Fatal("the simulator rewrote a manifest a person had paused")
+	}
+}
+
+func TestSameSeedSameFiles(t *testing.T) {
+	clock := func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+	a, err := sim.NewWorkspaceWith(t.TempDir(), sim.Options{Seed: 3, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sim.NewWorkspaceWith(t.TempDir(), sim.Options{Seed: 3, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, fb := snapshotTree(t, a), snapshotTree(t, b)
+	if len(fa) == 0 || len(fa) != len(fb) {
+		t.Fatalf("%d files vs %d", len(fa), len(fb))
+	}
+	for name, content := range fa {
+		if fb[name] != content {
+			t.Errorf("%s differs between two workspaces with the same seed", name)
+		}
+	}
+	c, err := sim.NewWorkspaceWith(t.TempDir(), sim.Options{Seed: 4, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := snapshotTree(t, c)
+	differs := false
+	for name, content := range fa {
+		differs = differs || fc[name] != content
+	}
+	if !differs {
+		t.Error("a different seed produced identical files")
+	}
+}
+
+// snapshotTree maps relative paths to contents with the workspace path and the dead pid normalised.
+func snapshotTree(t *testing.T, ws *sim.Workspace) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(ws.Dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(ws.Dir, path)
+		s := strings.ReplaceAll(string(data), ws.Dir, "<ws>")
+		s = strings.ReplaceAll(s, strconv.Itoa(ws.DeadPID), "<pid>")
+		s = strings.ReplaceAll(s, strconv.Itoa(os.Getpid()), "<self>")
+		out[rel] = s
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestGenerateRuns(t *testing.T) {
+	dir := t.TempDir()
+	const n = 120 // enough for every state of both kinds (the shapes cycle every 3, 4 and 5 runs)
+	paths, err := sim.GenerateRuns(dir, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != n {
+		t.Fatalf("%d paths, want %d", len(paths), n)
+	}
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) != n {
+		t.Fatalf("discovery found %d runs, want %d", len(locs), n)
+	}
+	kinds := map[model.Kind]int{}
+	statuses := map[model.RunStatus]int{}
+	env := state.NewEnv(0)
+	for _, loc := range locs {
+		run := state.Load(loc, env)
+		kinds[run.Kind]++
+		statuses[run.Status]++
+		for _, p := range run.Problems {
+			if p.Severity == model.SeverityError {
+				t.Errorf("%s: %s: %s", loc.StatePath, p.Code, p.Message)
+			}
+		}
+	}
+	if kinds[model.KindJonggrang] != n/2 || kinds[model.KindResumable] != n/2 {
+		t.Errorf("kinds %v, want %d of each", kinds, n/2)
+	}
+	for _, s := range []model.RunStatus{model.StatusCompleted, model.StatusPaused, model.StatusStalled, model.StatusAwaitingInput, model.StatusFailed} {
+		if statuses[s] == 0 {
+			t.Errorf("no generated run is %s (statuses %v)", s, statuses)
+		}
+	}
+	if _, err := sim.GenerateRuns(dir, -1); err == nil {
+		t.Error("n = -1 accepted")
+	}
+}
+
+func TestAppendLogAndGrowLogWriteParsableEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.log")
+	n, err := sim.AppendLog(path, 2000, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, rest := runlog.ParseEntries(data, 0)
+	if len(entries) != n || len(rest) != 0 || n != 100 {
+		t.Fatalf("AppendLog reported %d entries (want 2000/s × 50ms = 100); file parses to %d entries and %d partial bytes", n, len(entries), len(rest))
+	}
+
+	big := filepath.Join(t.TempDir(), "big.log")
+	m, err := sim.GrowLog(big, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 1<<20 {
+		t.Fatalf("GrowLog left %d bytes, want at least 1 MiB", st.Size())
+	}
+	data, _ = os.ReadFile(big)
+	entries, rest = runlog.ParseEntries(data, 0)
+	if len(entries) != m || len(rest) != 0 {
+		t.Fatalf("GrowLog reported %d entries; file parses to %d and %d partial bytes", m, len(entries), len(rest))
+	}
+	levels := map[model.Level]int{}
+	for _, e := range entries {
+		levels[e.Level]++
+	}
+	if levels[model.LevelError] == 0 {
+		t.Errorf("no error-level entries in a generated log (levels %v): error jumps have nothing to find", levels)
+	}
+	if _, err := sim.AppendLog(path, 0, time.Millisecond); err == nil {
+		t.Error("a rate of 0 was accepted")
+	}
+}
+
+func TestDeadPIDIsNotRunning(t *testing.T) {
+	pid, err := sim.DeadPID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("kill(%d, 0) = %v, want ESRCH", pid, err)
+	}
+}
+
+// A live lock held by another process makes the simulated writer wait, as the real locking.py refuses; once
+// that process is gone the lock is stale, and the writer logs stale_lock_replaced and takes over.
+func TestSimulatorWaitsForLiveForeignLock(t *testing.T) {
+	ws := newWorkspace(t)
+	holder := exec.Command("sleep", "600")
+	if err := holder.Start(); err != nil {
+		t.Skipf("cannot start a lock holder: %v", err)
+	}
+	defer func() { _ = holder.Process.Kill(); _ = holder.Wait() }()
+	runDir := filepath.Dir(ws.Stepping)
+	host, _ := os.Hostname()
+	payload := fmt.Sprintf(`{"acquired_at_utc": "2026-11-30T00:00:00Z", "host": %q, "pid": %d, "run_id": "other", "user": "u"}`+"\n", host, holder.Process.Pid)
+	if err := os.WriteFile(filepath.Join(runDir, "run.lock"), []byte(payload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(ws.Stepping)
+
+	s := sim.NewSimulator(ws, 400)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Stop() }()
+	// While the holder lives the jonggrang run moves on but the resumable one must not.
+	waitFor(t, "the jonggrang run to complete a phase", func() bool {
+		return load(t, ws, ws.Advancing).Progress.Done >= 5
+	})
+	if after, _ := os.ReadFile(ws.Stepping); !bytes.Equal(after, before) {
+		t.Fatal("state.env changed while another live process held the run lock")
+	}
+	_ = holder.Process.Kill()
+	_ = holder.Wait()
+	waitFor(t, "the writer to replace the stale lock and finish a stage", func() bool {
+		return load(t, ws, ws.Stepping).Progress.Done >= 1
+	})
+	logData, _ := os.ReadFile(filepath.Join(runDir, "run.log"))
+	if !bytes.Contains(logData, []byte("] stale_lock_replaced payload="+strings.TrimSpace(payload)+"\n")) {
+		t.Errorf("run.log does not record the replaced lock:\n%s", logData)
+	}
+}
