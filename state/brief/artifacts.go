@@ -40,6 +40,11 @@ type ArtifactNote struct {
 // an oversized line is skipped rather than buffered.
 const maxScanLine = 64 << 10
 
+var (
+	artifactIntegrity = []byte(" artifact integrity")
+	artifactKey       = []byte("artifact=")
+)
+
 type recordedArtifact struct {
 	stage, path string
 }
@@ -58,22 +63,24 @@ func scanArtifactBlocks(path string) ([]recordedArtifact, error) {
 	inBlock, stage := false, ""
 	for {
 		line, err := readLine(r)
+		// Only entry heads and the continuation lines of an integrity block are looked at closely, and
+		// nothing is copied unless it is kept: a 1 GiB log is mostly lines this scan skips.
 		if len(line) > 0 {
 			switch {
 			case startsEntry(line):
 				inBlock, stage = false, ""
-				msg := string(line[bytes.IndexByte(line, ']')+1:])
-				if i := strings.Index(msg, " artifact integrity"); i >= 0 {
-					inBlock, stage = true, strings.TrimSpace(msg[:i])
+				msg := line[bytes.IndexByte(line, ']')+1:]
+				if i := bytes.Index(msg, artifactIntegrity); i >= 0 {
+					inBlock, stage = true, string(bytes.TrimSpace(msg[:i]))
 				}
 			case inBlock:
-				t := strings.TrimSpace(string(line))
-				if p, ok := strings.CutPrefix(t, "artifact="); ok && p != "" {
-					if i, seen := index[p]; seen {
+				if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), artifactKey); ok && len(p) > 0 {
+					path := string(p)
+					if i, seen := index[path]; seen {
 						out[i].stage = stage
 					} else {
-						index[p] = len(out)
-						out = append(out, recordedArtifact{stage: stage, path: p})
+						index[path] = len(out)
+						out = append(out, recordedArtifact{stage: stage, path: path})
 					}
 				}
 			}
