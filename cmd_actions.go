@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"runwatch/model"
+	"runwatch/state"
+	"runwatch/state/action"
+)
+
+// The action subcommands: one code path with the dashboard keys (state/action).
+type actionCommand struct {
+	name    string
+	summary string
+	args    string // positional arguments after RUN, for the usage line
+	minArgs int    // beyond RUN
+	maxArgs int
+	plan    func(run model.Run, args []string, opts action.Options) (*action.Plan, error)
+}
+
+var actionCommands = []actionCommand{
+	{name: "unlock", summary: "clear a run's stale locks (or the named LOCK); never a live one", args: "[LOCK]", maxArgs: 1,
+		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
+			return action.PlanUnlock(r, optArg(a), o)
+		}},
+	{name: "step", summary: "mark the current stage done and move to the next, when its gate allows",
+		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanStep(r, o) }},
+	{name: "check", summary: "tick a checklist item CB_<STAGE>_<ITEM> of a resumable run", args: "ITEM", minArgs: 1, maxArgs: 1,
+		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
+			return action.PlanCheck(r, a[0], true, o)
+		}},
+	{name: "uncheck", summary: "untick a checklist item (refused for a stage already marked done)", args: "ITEM", minArgs: 1, maxArgs: 1,
+		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
+			return action.PlanCheck(r, a[0], false, o)
+		}},
+	{name: "retry", summary: "reset a failed jonggrang phase to pending and the run to in_progress", args: "[PHASE]", maxArgs: 1,
+		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
+			return action.PlanRetry(r, optArg(a), o)
+		}},
+	{name: "pause", summary: "set a jonggrang run's status to paused",
+		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanPause(r, o) }},
+	{name: "resume", summary: "set a paused jonggrang run's status to running",
+		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanResume(r, o) }},
+	{name: "undo", summary: "restore the bytes the run's last action replaced, if nothing changed them since",
+		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanUndo(r, o) }},
+}
+
+func optArg(a []string) string {
+	if len(a) > 0 {
+		return a[0]
+	}
+	return ""
+}
+
+// Exit codes of the action subcommands: applied (or previewed), refused, usage.
+const exitRefused = 1
+
+// Where confirmations are read from; tests replace them.
+var (
+	actionStdin     io.Reader = os.Stdin
+	stdinIsTerminal           = func() bool {
+		// A character device is not enough: /dev/null is one. Only a tty answers TCGETS.
+		_, err := unix.IoctlGetTermios(int(os.Stdin.Fd()), unix.TCGETS)
+		return err == nil
+	}
+)
+
+func init() {
+	for _, c := range actionCommands {
+		usage := "runwatch " + c.name + " RUN"
+		if c.args != "" {
+			usage += " " + c.args
+		}
+		usage += " [--dry-run] [--yes] [--reason TEXT] [--force] [--read-only]"
+		register(command{name: c.name, summary: c.summary, usage: usage, run: func(args []string, stdout, stderr io.Writer) int {
+			return runAction(c, args, stdout, stderr)
+		}})
+	}
+}
+
+func runAction(c actionCommand, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dryRun := fs.Bool("dry-run", false, "print the change that would be made and exit")
+	yes := fs.Bool("yes", false, "do not ask for confirmation (an unknown lock still needs --force)")
+	reason := fs.String("reason", "", "why, recorded in the audit line and the journal")
+	force := fs.Bool("force", false, "clear an unknown lock without typing its holder; edit files owned by another user")
+	readOnly := fs.Bool("read-only", false, "refuse every change")
+	var common commonFlags
+	common.register(fs)
+	// Flags may come before or after the positional arguments.
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return exitUsage
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		rest = rest[1:]
+	}
+	if len(pos) == 0 {
+		return usageError(stderr, c.name, "RUN is missing: give a run directory or the start of a run id")
+	}
+	if extra := len(pos) - 1; extra < c.minArgs || extra > c.maxArgs {
+		if c.args == "" {
+			return usageError(stderr, c.name, "takes only RUN, got also %q", pos[1:])
+		}
+		return usageError(stderr, c.name, "expects RUN %s, got %q", c.args, pos)
+	}
+	cfg, err := common.resolve()
+	if err != nil {
+		return usageError(stderr, c.name, "%v", err)
+	}
+	loc, err := resolveRun(pos[0], cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch %s: %v\n", c.name, err)
+		return exitRefused
+	}
+	env := envFor(cfg)
+	run := state.Load(loc, env)
+	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly}
+	p, err := c.plan(run, pos[1:], opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		return exitRefused
+	}
+	fmt.Fprintf(stdout, "%s %s: %s\n", c.name, run.ID, p.Summary)
+	io.WriteString(stdout, p.Preview())
+	if *dryRun {
+		fmt.Fprintln(stdout, "(dry run: nothing written)")
+		return exitOK
+	}
+	typed, err := confirm(p, *yes, *force, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		return exitRefused
+	}
+	err = action.Apply(p, action.ApplyOptions{Typed: typed})
+	var jerr *action.JournalError
+	switch {
+	case errors.As(err, &jerr):
+		fmt.Fprintf(stderr, "runwatch %s: warning: %v\n", c.name, err)
+	case err != nil:
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		return exitRefused
+	}
+	fmt.Fprintf(stdout, "applied: %s\n", p.Summary)
+	return exitOK
+}
+
+// confirm asks on a terminal, or takes --yes/--force; without a terminal and without them it refuses.
+func confirm(p *action.Plan, yes, force bool, stdout io.Writer) (typed string, err error) {
+	if p.Confirm.Kind == action.ConfirmTyped {
+		if force {
+			return "", nil
+		}
+		if !stdinIsTerminal() {
+			return "", fmt.Errorf("this lock's liveness is unknown: confirm on a terminal by typing %q, or pass --force", p.Confirm.Word)
+		}
+		fmt.Fprintf(stdout, "The lock's liveness cannot be checked from here. Type %q to clear it: ", p.Confirm.Word)
+		answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
+		answer = strings.TrimSpace(answer)
+		if answer != p.Confirm.Word {
+			return "", fmt.Errorf("not confirmed (typed %q)", answer)
+		}
+		return answer, nil
+	}
+	if yes {
+		return "", nil
+	}
+	if !stdinIsTerminal() {
+		return "", errors.New("no terminal to confirm on; pass --yes to apply")
+	}
+	fmt.Fprint(stdout, "Apply this change? [y/N] ")
+	answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return "", nil
+	}
+	return "", errors.New("not confirmed")
+}
