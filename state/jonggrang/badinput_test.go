@@ -50,6 +50,21 @@ func aliasBomb() string {
 	return b.String()
 }
 
+// aliasAmplifier repeats an alias to a 10,000-entry list under 300 phases: 3 million node visits if each
+// alias were followed in full.
+func aliasAmplifier() string {
+	var b strings.Builder
+	b.WriteString("files: &files [")
+	for i := 0; i < 10000; i++ {
+		b.WriteString("{path: a}, ")
+	}
+	b.WriteString("]\nfeature_id: f1\nstatus: running\nphases:\n")
+	for j := 1; j <= 300; j++ {
+		b.WriteString("  '" + itoa(j) + "': {status: running, output_files: *files}\n")
+	}
+	return b.String()
+}
+
 func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
 
 func fmtInt(n int) string {
@@ -89,6 +104,7 @@ func TestBadManifests(t *testing.T) {
 				t.Errorf("%d problems; the note cap did not hold", len(r.Problems))
 			}
 		}},
+		{name: "alias amplification hits the node budget", content: aliasAmplifier(), code: model.CodeManifestInvalid, severity: model.SeverityError, inMsg: "too complex"},
 		{name: "several documents", content: "feature_id: f1\nstatus: running\n---\nfeature_id: f2\nstatus: failed\n",
 			code: model.CodeManifestInvalid, severity: model.SeverityError, inMsg: "several YAML documents", check: func(t *testing.T, r model.Run) {
 				if r.ID != "f1" || r.RawStatus != "running" {

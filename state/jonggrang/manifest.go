@@ -98,7 +98,9 @@ func parseManifest(data []byte) (*manifest, error) {
 	}
 	r.readTop(m, root)
 	if r.exhausted {
-		r.errorf("the document is too complex to read (more than %d nodes visited, aliases included); fields after that point are missing", nodeBudget)
+		// First, past the note cap: this explains every oddity after it.
+		r.notes = append([]note{{model.SeverityError, model.CodeManifestInvalid,
+			fmt.Sprintf("the document is too complex to read (more than %d nodes visited, aliases included); fields after that point are missing", nodeBudget)}}, r.notes...)
 	}
 	r.keepError()
 	m.notes = r.notes
@@ -136,6 +138,9 @@ func (r *nodeReader) errorf(format string, args ...any) {
 }
 
 func (r *nodeReader) warnf(format string, args ...any) {
+	if r.exhausted {
+		return // fields cut short by the budget, already explained
+	}
 	r.add(note{model.SeverityWarning, model.CodeManifestInvalid, fmt.Sprintf(format, args...)})
 }
 
