@@ -105,4 +105,6 @@ type fakeProc struct{}
 
 func (fakeProc) Alive(pid int) bool { return pid > 0 && pid < 1000 }
 
-func (fakeProc) StartTime(int) (time.Time, bool) { return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), true }
+func (fakeProc) StartTime(int) (time.Time, bool) {
+	return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), true
+}
