@@ -42,6 +42,8 @@ type Brief struct {
 	Remaining []StageRef `json:"remaining"`
 
 	Locks []LockNote `json:"locks"`
+	// CrashSigns say why a run that claims to be running is judged not to be.
+	CrashSigns []string `json:"crash_signs,omitempty"`
 
 	Jonggrang *JonggrangBrief `json:"jonggrang,omitempty"`
 	Resumable *ResumableBrief `json:"resumable,omitempty"`
@@ -110,6 +112,7 @@ func BuildWith(run model.Run, env model.Env, opts Options) Brief {
 		Status:      run.Status,
 		RawStatus:   run.RawStatus,
 		Progress:    run.Progress,
+		CrashSigns:  run.CrashSigns,
 	}
 	for _, s := range run.Stages {
 		ref := stageRef(s)
@@ -143,7 +146,7 @@ func BuildWith(run model.Run, env model.Env, opts Options) Brief {
 	}
 	switch run.Kind {
 	case model.KindJonggrang:
-		buildJonggrang(&b, run)
+		buildJonggrang(&b, run, env)
 	default:
 		buildResumable(&b, run, opts)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/state/jonggrang"
 )
 
 // JonggrangBrief is what the jonggrang resume protocol (persisting-progress-across-sessions) asks for.
@@ -58,6 +59,29 @@ type WorktreeNote struct {
 	Live         bool   `json:"live"`
 	GroupStatus  string `json:"group_status"`
 	PID          int    `json:"pid"`
+	// What the worktree copy says, when it exists: its current phase, status and progress.
+	CurrentPhase string         `json:"current_phase,omitempty"`
+	Status       string         `json:"status,omitempty"`
+	Progress     model.Progress `json:"progress"`
+	Problems     []string       `json:"problems,omitempty"`
+}
+
+// readWorktreeCopy fills n from the worktree's manifest, which is newer than the main copy while (or after) a
+// worker runs there.
+func readWorktreeCopy(n *WorktreeNote, runID string, env model.Env) {
+	wt := jonggrang.Load(filepath.Dir(n.ManifestPath), env)
+	if s := wt.Stage(wt.CurrentStage); s != nil && wt.CurrentStage != "" {
+		n.CurrentPhase = stageRef(*s).label() + " (" + string(s.Status) + ")"
+	}
+	n.Status, n.Progress = wt.RawStatus, wt.Progress
+	for _, p := range wt.Problems {
+		if p.Severity == model.SeverityError {
+			n.Problems = append(n.Problems, p.Message)
+		}
+	}
+	if wt.ID != "" && wt.ID != runID {
+		n.Problems = append(n.Problems, "the worktree manifest is for feature "+wt.ID)
+	}
 }
 
 // heavyPhaseNames are the phases a compaction check runs before (current code: 3, 8, 9, 14), named because
@@ -68,7 +92,7 @@ var heavyPhaseNames = map[string]bool{"codebase-discovery": true, "implementatio
 // progressTailLines is how much of progress.txt a brief repeats.
 const progressTailLines = 8
 
-func buildJonggrang(b *Brief, run model.Run) {
+func buildJonggrang(b *Brief, run model.Run, env model.Env) {
 	b.Headline = "Resuming feature: " + run.ID
 	jb := &JonggrangBrief{}
 	b.Jonggrang = jb
@@ -97,7 +121,7 @@ func buildJonggrang(b *Brief, run model.Run) {
 	steps := archivedSteps(run)
 	steps = append(steps, liveSteps...)
 	steps = append(steps, stopSteps(b)...)
-	steps = append(steps, worktreeSteps(jb, run, d)...)
+	steps = append(steps, worktreeSteps(jb, run, d, env)...)
 	steps = append(steps, lockCleanup...)
 	steps = append(steps, gateSteps(jb, run, d)...)
 
@@ -331,7 +355,7 @@ func validationMeaning(name string, value bool, outs []model.PhaseOutput) string
 	return "not set"
 }
 
-func worktreeSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) []string {
+func worktreeSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail, env model.Env) []string {
 	var steps []string
 	if d.WorktreeCopyOf != "" {
 		steps = append(steps, "This manifest is a parallel worker's worktree copy of "+code(d.WorktreeCopyOf)+
@@ -345,16 +369,23 @@ func worktreeSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) 
 		_, err := os.Stat(manifest)
 		n := WorktreeNote{WorktreePath: g.WorktreePath, ManifestPath: manifest, Exists: err == nil, Live: g.Alive,
 			GroupStatus: g.Status, PID: g.PID}
+		if n.Exists {
+			readWorktreeCopy(&n, run.ID, env)
+		}
 		jb.Worktrees = append(jb.Worktrees, n)
+		where := ""
+		if n.CurrentPhase != "" {
+			where = " It is at phase " + n.CurrentPhase + ", " + itoa(n.Progress.Done) + " of " + itoa(n.Progress.Total) + " phases done."
+		}
 		switch {
 		case g.Alive:
 			steps = append(steps, "A parallel worker (pid "+itoa(g.PID)+") is running this feature in "+code(g.WorktreePath)+
 				": its live manifest is "+code(manifest)+"; the copy in this project is stale until the worker exits. "+
-				"Do not resume here while it runs.")
+				"Do not resume here while it runs."+where)
 		case n.Exists && (g.Interrupted || g.Status == "running" || g.Status == "queued" || g.Status == "interrupted"):
 			steps = append(steps, "The parallel worker for this feature was interrupted: its worktree copy "+code(manifest)+
 				" (and progress.txt beside it) is newer than this project's copy. Resume in "+code(g.WorktreePath)+
-				", or copy MANIFEST.yaml and progress.txt back here first.")
+				", or copy MANIFEST.yaml and progress.txt back here first."+where)
 		case !n.Exists && g.Status != "completed":
 			steps = append(steps, "The parallel worker's worktree copy "+code(manifest)+" is gone: this project's copy is "+
 				"all that is left, and may miss the worker's last phases.")

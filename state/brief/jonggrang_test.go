@@ -86,7 +86,7 @@ func TestJonggrangBriefs(t *testing.T) {
 			usage := 0.42
 			run.Jonggrang.ContextUsage = &usage
 			wt := t.TempDir()
-			writeFile(t, filepath.Join(wt, ".jonggrang/.output/features/add-login-form-mlop4860/MANIFEST.yaml"), "feature_id: x\n")
+			writeFile(t, filepath.Join(wt, ".jonggrang/.output/features/add-login-form-mlop4860/MANIFEST.yaml"), worktreeManifest)
 			run.Jonggrang.Groups = []model.Group{{FeatureID: run.ID, Status: "running", PID: 999999, Interrupted: true, WorktreePath: wt}}
 			run.CrashSigns = []string{"orchestration group pid 999999 is not running"}
 			run.Locks = []model.Lock{
@@ -191,3 +191,41 @@ func TestJonggrangBriefs(t *testing.T) {
 		})
 	}
 }
+
+// worktreeManifest is the worker's copy: it got one phase further than the main copy.
+const worktreeManifest = `feature_id: add-login-form-mlop4860
+description: Add login form with validation
+work_type: SMALL
+pipeline_mode: full
+created_at: '2026-02-16T04:50:15.123Z'
+updated_at: '2026-02-16T05:40:00.000Z'
+status: running
+current_phase: 11
+active_phases:
+  - 10
+  - 11
+phases:
+  '10':
+    name: design-verification
+    status: completed
+    started_at: '2026-02-16T05:01:02.000Z'
+    completed_at: '2026-02-16T05:20:00.000Z'
+    agent_id: null
+    output: null
+    output_files: []
+  '11':
+    name: domain-compliance
+    status: running
+    started_at: '2026-02-16T05:20:01.000Z'
+    completed_at: null
+    agent_id: null
+    output: null
+    output_files: []
+agents: {}
+validation:
+  review_passed: false
+  tests_passed: false
+  coverage_met: false
+locks: []
+context_usage: null
+`

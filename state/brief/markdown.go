@@ -64,6 +64,9 @@ func (b Brief) Markdown() string {
 	default:
 		w.bullet("Restart at: nothing left to do")
 	}
+	for _, c := range b.CrashSigns {
+		w.bullet("Why it is not running: " + oneLine(c))
+	}
 	if b.Resumable != nil {
 		writeResumableWhere(&w, b.Resumable)
 	}
@@ -271,6 +274,13 @@ func writeJonggrang(w *mdWriter, j *JonggrangBrief) {
 			}
 			w.bullet("Worktree " + code(t.WorktreePath) + ", group " + code(t.GroupStatus) + ", " + state +
 				"; live manifest copy " + code(t.ManifestPath) + " (" + exists + ")")
+			if t.CurrentPhase != "" || t.Status != "" {
+				w.line("  - The copy says: status " + code(t.Status) + ", current phase " + oneLine(t.CurrentPhase) +
+					fmt.Sprintf(", %d of %d phases done", t.Progress.Done, t.Progress.Total))
+			}
+			for _, p := range t.Problems {
+				w.line("  - ⚠ " + oneLine(p))
+			}
 		}
 	}
 	if len(j.Interruptions) > 0 || len(j.ProgressTail) > 0 {
