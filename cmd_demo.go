@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"runwatch/sim"
 )
@@ -98,24 +95,7 @@ func demoIn(root string, speed float64, seed uint64, stdout, stderr io.Writer) i
 	return code
 }
 
-// demoView shows the workspace until the person is done. Until the dashboard lands this prints the status
-// table every few seconds (the same table as `runwatch status`) until interrupted.
+// demoView opens the dashboard on the workspace and returns when the person quits it.
 func demoView(ws *sim.Workspace, stdout, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "runwatch demo: workspace %s; simulator running; press Ctrl-C to stop\n", ws.Dir)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	tick := time.NewTicker(3 * time.Second)
-	defer tick.Stop()
-	for {
-		fmt.Fprintf(stdout, "\n%s\n", time.Now().UTC().Format(time.RFC3339))
-		if err := printStatus(ws.Paths(), stdout); err != nil {
-			fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
-			return exitProblems
-		}
-		select {
-		case <-ctx.Done():
-			return exitOK
-		case <-tick.C:
-		}
-	}
+	return openDashboard(ws.Paths(), dashboardOptions{}, stdout, stderr)
 }
