@@ -126,7 +126,7 @@ func projectDirs(loc state.Location) []string {
 
 // affected returns the runs a changed path belongs to: anything inside a run folder, a run's lock file (and
 // the folder holding it, whose removal takes the lock along), and a project's shared folders.
-func (tk *tracker) affected(path string, into map[string]bool) {
+func (tk *tracker) affected(path string, isDir bool, into map[string]bool) {
 	for _, sp := range tk.byLock[path] {
 		into[sp] = true
 	}
@@ -142,6 +142,9 @@ func (tk *tracker) affected(path string, into map[string]bool) {
 			break
 		}
 		p = parent
+	}
+	if !isDir {
+		return
 	}
 	// The lock folder itself appearing or vanishing (lock/ created by the writer, or removed with the lock).
 	for _, sps := range tk.lockDirsUnder(path) {
@@ -190,8 +193,11 @@ func (tk *tracker) rootOf(path string) (root string, depth int, ok bool) {
 // finds (folder deleted or renamed away, state file gone) as removed.
 func (tk *tracker) rediscover(dir string) (added []state.Location, removed []string) {
 	if i := strings.Index(dir+string(filepath.Separator), string(filepath.Separator)+".jonggrang"+string(filepath.Separator)); i >= 0 {
-		// Anything under .jonggrang is found through its project, whatever the depth.
-		dir = dir[:i]
+		// Anything under .jonggrang is found through its project, whatever the depth, unless the scan root
+		// itself lies inside .jonggrang (a features folder given as a path).
+		if _, _, ok := tk.rootOf(dir[:i]); ok {
+			dir = dir[:i]
+		}
 	}
 	_, depth, ok := tk.rootOf(dir)
 	if !ok {

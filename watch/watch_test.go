@@ -354,3 +354,34 @@ func statePaths(runs []model.Run) []string {
 	}
 	return out
 }
+
+func TestLogRotated(t *testing.T) {
+	root, runDir, _ := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	logPath := filepath.Join(runDir, "run.log")
+	appendLine(t, logPath, "[2026-02-15T02:00:00Z] last line of the old log\n")
+	v.until("the old log's line", func() bool { return len(v.logs[logPath]) == 1 })
+	if err := os.Rename(logPath, logPath+".1"); err != nil {
+		t.Fatal(err)
+	}
+	appendLine(t, logPath, "[2026-02-15T03:00:00Z] first line of the new log\n")
+	v.until("the new log's line, flagged as a rotation", func() bool {
+		l := v.logs[logPath]
+		return v.resets[logPath] > 0 && l[len(l)-1].Message == "first line of the new log"
+	})
+}
+
+func TestFeaturesFolderGivenAsThePath(t *testing.T) {
+	project := t.TempDir()
+	features := filepath.Join(project, ".jonggrang", ".output", "features")
+	if err := os.MkdirAll(features, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v := newView(t, Options{Paths: []string{features}})
+	msp := filepath.Join(features, "late-mlop0003", "MANIFEST.yaml")
+	writeFile(t, msp, manifest("late-mlop0003", 1))
+	v.until("a feature created under the given features folder", func() bool {
+		r, ok := v.run(msp)
+		return ok && r.CurrentStage == "1"
+	})
+}

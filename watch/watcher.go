@@ -505,7 +505,7 @@ func (w *Watcher) flush() {
 		case structural && isStateName(filepath.Base(path)) && (!known || !exists):
 			rediscover[filepath.Dir(path)] = true
 		}
-		w.runs.affected(path, dirty)
+		w.runs.affected(path, isDir, dirty)
 		if _, ok := w.logs[path]; ok {
 			logsToRead[path] = true
 		}
