@@ -97,7 +97,7 @@ func (v *view) dump() string {
 	return strings.Join(lines, "\n")
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func writeFile(t *testing.T, path, content string) {
 
 // replaceAtomically writes like the actions engine and the resumable writer: temp file beside the target,
 // then rename over it.
-func replaceAtomically(t *testing.T, path, content string) {
+func replaceAtomically(t testing.TB, path, content string) {
 	t.Helper()
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-4242")
 	writeFile(t, tmp, content)
@@ -139,7 +139,7 @@ CHECKLIST_SCHEMA_VERSION="1"
 `
 
 // makeResumableRun writes a resumable run folder and returns its state.env path.
-func makeResumableRun(t *testing.T, dir, stage string) string {
+func makeResumableRun(t testing.TB, dir, stage string) string {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, "checklist.state.env"), resumableChecklist)
 	writeFile(t, filepath.Join(dir, "run.log"), "[2026-02-15T01:50:43Z] run bootstrapped\n  run_id=20260215T014733Z\n")

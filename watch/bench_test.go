@@ -1,0 +1,61 @@
+package watch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+)
+
+// BenchmarkReplaceToUpdate measures file change → Update in-process: an atomic replace of state.env until
+// the Update carrying the re-read run arrives. Reported as p50/p99 besides ns/op.
+//
+//	go test -run '^$' -bench ReplaceToUpdate -benchtime 300x ./watch
+func BenchmarkReplaceToUpdate(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "reports")
+	var sps []string
+	for i := range 100 {
+		sps = append(sps, makeResumableRun(b, filepath.Join(root, fmt.Sprintf("run-%03d", i)), "S1"))
+	}
+	w, err := New(Options{Paths: []string{root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	stage := map[string]string{}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		sp := sps[i%len(sps)]
+		i++
+		next := "S2"
+		if stage[sp] == "S2" {
+			next = "S1"
+		}
+		stage[sp] = next
+		tmp := filepath.Join(filepath.Dir(sp), ".state.env.tmp-bench")
+		writeFile(b, tmp, resumableState(filepath.Dir(sp), next))
+		t0 := time.Now()
+		if err := os.Rename(tmp, sp); err != nil {
+			b.Fatal(err)
+		}
+		for done := false; !done; {
+			select {
+			case u := <-w.Updates():
+				for _, r := range u.Changed {
+					if r.StatePath == sp && r.CurrentStage == next {
+						done = true
+					}
+				}
+			case <-time.After(waitLimit):
+				b.Fatal("no update")
+			}
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
+}
