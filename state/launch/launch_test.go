@@ -254,3 +254,36 @@ func TestLaunchInTmux(t *testing.T) {
 		t.Fatalf("no tmux server: got %v, want an error naming tmux", err)
 	}
 }
+
+// FuzzSplitWords checks that splitting never panics, and that quoting the words back (as the confirmation
+// shows them) and splitting again gives the same words.
+func FuzzSplitWords(f *testing.F) {
+	f.Add(`claude --resume {{.ID}} "title: {{.Title}}" 'a b' c\ d`)
+	f.Add(`"unterminated`)
+	f.Add(`{{ printf "%s" "}}" }}`)
+	f.Fuzz(func(t *testing.T, tmpl string) {
+		words, err := splitWords(tmpl)
+		if err != nil {
+			return
+		}
+		var quoted []string
+		for _, w := range words {
+			if strings.Contains(w.text, "{{") {
+				return
+			}
+			quoted = append(quoted, shellQuote(w.text))
+		}
+		again, err := splitWords(strings.Join(quoted, " "))
+		if err != nil {
+			t.Fatalf("re-split of %q: %v", quoted, err)
+		}
+		if len(again) != len(words) {
+			t.Fatalf("%q → %q → %+v", tmpl, quoted, again)
+		}
+		for i := range words {
+			if again[i].text != words[i].text {
+				t.Fatalf("%q → %q → %+v", tmpl, quoted, again)
+			}
+		}
+	})
+}
