@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"runwatch/model"
+	"runwatch/sim"
 	"runwatch/state/resumable/resumabletest"
 )
 
@@ -167,5 +168,68 @@ func TestStatusTableSanitisesRunText(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "evil-run") || !strings.Contains(out.String(), "S9") {
 		t.Fatalf("run missing from table:\n%s", out.String())
+	}
+}
+
+// readBytes is this process's rchar from /proc/self/io: every byte read through read(2), cache hit or not.
+func readBytes(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			var n int64
+			for _, c := range v {
+				n = n*10 + int64(c-'0')
+			}
+			return n
+		}
+	}
+	t.Skip("no rchar in /proc/self/io")
+	return 0
+}
+
+// A status over many runs must cost what the state files cost, not what the logs cost: logs grow to
+// gigabytes. Byte counts, not timings, so the test is stable on a busy machine.
+func TestStatusOnThousandRunsNeverReadsWholeLogs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 1,000 run roots")
+	}
+	dir := t.TempDir()
+	paths, err := sim.GenerateRuns(dir, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const logSize = 8 << 20
+	var logBytes int64
+	for _, p := range paths {
+		log := filepath.Join(filepath.Dir(p), "run.log")
+		if _, err := os.Stat(log); err != nil {
+			continue
+		}
+		// Sparse growth: 8 MiB a log on paper, almost nothing on disk.
+		if err := os.Truncate(log, logSize); err != nil {
+			t.Fatal(err)
+		}
+		logBytes += logSize
+	}
+	if logBytes < 400*logSize {
+		t.Fatalf("only %d bytes of logs generated; the generator changed", logBytes)
+	}
+	before := readBytes(t)
+	var out, errOut bytes.Buffer
+	dispatch([]string{"status", "--json", dir}, &out, &errOut)
+	read := readBytes(t) - before
+	var snap model.Snapshot
+	if err := json.Unmarshal(out.Bytes(), &snap); err != nil || len(snap.Runs) != 1000 {
+		t.Fatalf("status listed %d runs (err %v, stderr %s)", len(snap.Runs), err, errOut.String())
+	}
+	t.Logf("status over 1,000 runs read %d KiB; logs hold %d MiB", read>>10, logBytes>>20)
+	// Named-stage runs may read a bounded head and tail window of their log for stage order; a log read in
+	// full costs all 8 MiB of it.
+	if read > logBytes/8 {
+		t.Fatalf("status read %d bytes for %d bytes of logs: some log is read in full", read, logBytes)
 	}
 }
