@@ -173,6 +173,22 @@ func TestLaunchForeground(t *testing.T) {
 	}
 }
 
+// waitForFile waits for a tmux window's command, which runs on its own, to leave its record. The context is a
+// deadline against hanging, not a timing assertion.
+func waitForFile(ctx context.Context, t *testing.T, path, failure string) {
+	t.Helper()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(failure)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // TestLaunchInTmux opens the command in a new window of a private tmux server, as the dashboard key does
 // inside tmux.
 func TestLaunchInTmux(t *testing.T) {
@@ -209,17 +225,7 @@ func TestLaunchInTmux(t *testing.T) {
 	if err := c.LaunchInTmux(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The window runs on its own; wait for its record (a deadline, not a timing assertion).
-	for {
-		if _, err := os.Stat(record); err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the tmux window never ran the command; windows: %s", tmux("list-windows", "-a"))
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitForFile(ctx, t, record, "the tmux window never ran the command")
 	if got, want := readRecord(t, record), expectedArgs(run); !reflect.DeepEqual(got, want) {
 		t.Fatalf("recorded arguments\n%q\nwant\n%q", got, want)
 	}
@@ -238,16 +244,7 @@ func TestLaunchInTmux(t *testing.T) {
 	if err := one.LaunchInTmux(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(record); err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the one-word command never ran")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitForFile(ctx, t, record, "the one-word command never ran")
 
 	t.Setenv("TMUX", filepath.Join(t.TempDir(), "no-server")+",1,0")
 	if err := c.LaunchInTmux(ctx); err == nil || !strings.Contains(err.Error(), "tmux") {
