@@ -40,15 +40,27 @@ type dashboardOptions struct {
 	Output io.Writer
 }
 
+type dashboardFlags struct {
+	set      *flag.FlagSet
+	common   commonFlags
+	readOnly *bool
+	poll     *time.Duration
+	debug    *string
+}
+
+func newDashboardFlags() *dashboardFlags {
+	f := &dashboardFlags{set: flag.NewFlagSet("dashboard", flag.ContinueOnError)}
+	f.common.register(f.set)
+	f.readOnly = f.set.Bool("read-only", false, "remove every key that changes run state")
+	f.poll = f.set.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
+	f.debug = f.set.String("debug", "", "append messages and frame timings to FILE")
+	return f
+}
+
 func runDashboard(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var common commonFlags
-	common.register(fs)
-	readOnly := fs.Bool("read-only", false, "remove every key that changes run state")
-	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
-	debug := fs.String("debug", "", "append messages and frame timings to FILE")
-	paths, err := parseInterleaved(fs, args)
+	f := newDashboardFlags()
+	f.set.SetOutput(stderr)
+	paths, err := parseInterleaved(f.set, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -56,8 +68,8 @@ func runDashboard(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "dashboard", "%v", err)
 	}
 	return openDashboard(paths, dashboardOptions{
-		ConfigPath: common.configPath, ReadOnly: *readOnly, Poll: *poll, StaleAfter: common.staleAfter,
-		MaxDepth: common.maxDepth, DebugPath: *debug,
+		ConfigPath: f.common.configPath, ReadOnly: *f.readOnly, Poll: *f.poll, StaleAfter: f.common.staleAfter,
+		MaxDepth: f.common.maxDepth, DebugPath: *f.debug,
 	}, stdout, stderr)
 }
 

@@ -407,7 +407,7 @@ func (s *memSource) Close() error           { return nil }
 
 // jonggrangTimeline renders a jonggrang run's history as run.log-shaped lines, so one renderer, search and
 // error jump serve both conventions: phase and agent timestamps, phase outputs and interruptions in time
-// order, then the tail of progress.txt (which has no timestamps).
+// order, after the tail of progress.txt (which has no timestamps).
 func jonggrangTimeline(run model.Run) []string {
 	type ev struct {
 		at   time.Time
@@ -453,15 +453,17 @@ func jonggrangTimeline(run model.Run) []string {
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
 	lines := make([]string, 0, len(evs)+8)
-	for _, e := range evs {
-		// Newlines in untrusted fields would otherwise fake continuation lines.
-		lines = append(lines, "["+e.at.UTC().Format(time.RFC3339)+"] "+strings.ReplaceAll(e.text, "\n", " "))
-	}
+	// progress.txt has no timestamps, so it goes first: the timed events end the timeline, and follow mode
+	// (which shows the end) shows the newest of them.
 	if jd := run.Jonggrang; jd != nil && len(jd.ProgressTail) > 0 {
-		lines = append(lines, "progress.txt (tail):")
+		lines = append(lines, "progress.txt (last lines, untimed):")
 		for _, p := range jd.ProgressTail {
 			lines = append(lines, "  "+strings.ReplaceAll(p, "\n", " "))
 		}
+	}
+	for _, e := range evs {
+		// Newlines in untrusted fields would otherwise fake continuation lines.
+		lines = append(lines, "["+e.at.UTC().Format(time.RFC3339)+"] "+strings.ReplaceAll(e.text, "\n", " "))
 	}
 	return lines
 }

@@ -297,12 +297,14 @@ func box(t Theme, title string, content []string, w, h int, focused bool) string
 		style.Render(strings.Repeat(b.Top, max(0, iw-1-visibleWidth(title)))+b.TopRight)
 	lines := make([]string, 0, h)
 	lines = append(lines, top)
+	left, right := style.Render(b.Left), style.Render(b.Right)
+	blank := left + strings.Repeat(" ", iw) + right
 	for i := 0; i < h-borderCells; i++ {
-		s := ""
-		if i < len(content) {
-			s = truncate(content[i], iw)
+		if i >= len(content) || content[i] == "" {
+			lines = append(lines, blank)
+			continue
 		}
-		lines = append(lines, style.Render(b.Left)+padRight(s, iw)+style.Render(b.Right))
+		lines = append(lines, left+padRight(truncate(content[i], iw), iw)+right)
 	}
 	lines = append(lines, style.Render(b.BottomLeft+strings.Repeat(b.Bottom, iw)+b.BottomRight))
 	return strings.Join(lines, "\n")

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/state/resumable/resumabletest"
+)
+
+// TestDashboardTmuxSmoke drives the real binary in a real terminal (tmux): it draws the fixtures, answers
+// keys, shows help, and quits cleanly on q.
+func TestDashboardTmuxSmoke(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed; .ci/run installs it")
+	}
+	bin := filepath.Join(t.TempDir(), "runwatch")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := resumabletest.Copy(t)
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(tmux, append([]string{"-S", sock}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("new-session", "-d", "-s", "smoke", "-x", "100", "-y", "30",
+		"env", "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), bin, "--read-only", root)
+	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
+
+	screen := func() string { return run("capture-pane", "-p", "-t", "smoke") }
+	waitFor := func(want string) string {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		var last string
+		for time.Now().Before(deadline) {
+			last = screen()
+			if strings.Contains(last, want) {
+				return last
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("screen never showed %q; last screen:\n%s", want, last)
+		return ""
+	}
+
+	s := waitFor("iso26262-mining")
+	for _, want := range []string{"READ-ONLY", "● inotify", "Timeline", "Detail"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("first screen lacks %q:\n%s", want, s)
+		}
+	}
+	run("send-keys", "-t", "smoke", "?")
+	if h := waitFor("copy focused item"); strings.Contains(h, "step run forward") {
+		t.Errorf("read-only help lists a mutating key:\n%s", h)
+	}
+	run("send-keys", "-t", "smoke", "?")
+	waitFor("focus Runs")
+	run("send-keys", "-t", "smoke", "/", "s", "p", "h", "i", "n", "x")
+	waitFor("Runs 1 of")
+	run("send-keys", "-t", "smoke", "Enter", "q")
+
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := exec.Command(tmux, "-S", sock, "has-session", "-t", "smoke").Run(); err != nil {
+			return // the program exited on q and tmux closed the session
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("q did not quit; screen:\n%s", screen())
+}
+
+func TestDashboardRejectsKeymapConflicts(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("keys:\n  step: [j]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := dispatch([]string{"--config", cfg, dir}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), `key "j" is bound to both "down" and "step"`) ||
+		!strings.Contains(stderr.String(), cfg) {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestParseInterleaved(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := dispatch([]string{"dashboard", "--poll", "nonsense"}, &stdout, &stderr)
+	if code != 2 {
+		t.Fatalf("bad --poll: exit %d", code)
+	}
+	fs := newDashboardFlags()
+	paths, err := parseInterleaved(fs.set, []string{"a", "--read-only", "b", "--", "--c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(paths, ",") != "a,b,--c" || !*fs.readOnly {
+		t.Fatalf("paths %v readOnly %v", paths, *fs.readOnly)
+	}
+}
