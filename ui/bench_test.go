@@ -147,7 +147,6 @@ func BenchmarkView1GiBLog(b *testing.B) {
 
 // frameProbe records when the program writes a frame.
 type frameProbe struct {
-	mu     sync.Mutex
 	writes chan struct{}
 }
 
