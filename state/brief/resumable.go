@@ -311,12 +311,12 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 	}
 	ticked := 0
 	for _, c := range s.Checklist {
-		if c.Done {
+		if c.Done && !isStartMarker(c.Key) {
 			ticked++
 		}
 	}
 	if ticked > 0 {
-		ev = append(ev, fmt.Sprintf("%d of its %d checklist items are ticked", ticked, len(s.Checklist)))
+		ev = append(ev, fmt.Sprintf("%d of its %d checklist items %s ticked", ticked, len(s.Checklist), plural(ticked, "is", "are")))
 	}
 	for _, c := range rb.Git.Checks {
 		if c.Name == CheckWorktreeClean && c.Result == resultFailed {
@@ -324,6 +324,12 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 		}
 	}
 	return ev
+}
+
+// isStartMarker recognises items like CB_M0_STAGE_START that record that a stage began, which changes nothing.
+func isStartMarker(key string) bool {
+	k := strings.ToUpper(key)
+	return strings.HasSuffix(k, "_START") || strings.HasSuffix(k, "_STARTED")
 }
 
 // namesStage matches "S2", "s2", "S2.done", "S2-commit" against stage S2 (but not S20).

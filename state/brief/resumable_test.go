@@ -120,8 +120,12 @@ func (r *resumableRun) lock(content string) {
 
 func TestResumableBriefs(t *testing.T) {
 	cases := map[string]func(r *resumableRun){
-		// Paused between stages with a clean repository: resume S2 from its start.
-		"window-a": func(r *resumableRun) { r.withRepo() },
+		// Paused between stages with a clean repository: resume S2 from its start. A ticked stage-start
+		// marker records only that S2 began.
+		"window-a": func(r *resumableRun) {
+			r.withRepo()
+			r.checklist["CB_S2_STAGE_START"] = "1"
+		},
 		// S2 committed and ticked one item, but was not verified or marked done.
 		"window-b": func(r *resumableRun) {
 			r.withRepo()
