@@ -87,6 +87,7 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string) error {
 	if err != nil {
 		return err
 	}
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -94,9 +95,12 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string) error {
 	lines := make(chan line, 4096)
 	go read(stdout, lines)
 
-	if _, err := waitFor(lines, 30*time.Second, func(e event) bool { return e.Type == "watch-health" }); err != nil {
+	ready, err := waitFor(lines, 30*time.Second, func(e event) bool { return e.Type == "watch-health" })
+	if err != nil {
 		return fmt.Errorf("startup: %w", err)
 	}
+	fmt.Printf("startup: %d runs read, watched and printed in %s (process start → watch-health line)\n",
+		runs, ms(ready.Sub(started)))
 
 	// Idle first, before any change has warmed anything up: nothing is written for the whole interval.
 	time.Sleep(time.Second)
