@@ -244,3 +244,44 @@ func TestReadRegular(t *testing.T) {
 		t.Errorf("limit: err = %v", err)
 	}
 }
+
+// The PROPOSAL templates are hand-written: unquoted values and comments. Editing one must change one line.
+func TestTemplatesParseAndEditInPlace(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "opencode", "skills", "resumable-execution")
+	data, err := os.ReadFile(filepath.Join(dir, "run-state.template.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries()) != 19 {
+		t.Errorf("%d entries, want 19", len(f.Entries()))
+	}
+	if v, _ := f.Get("BASE_BRANCH"); v != "main" {
+		t.Errorf("BASE_BRANCH = %q", v)
+	}
+	if v, ok := f.Get("RUN_ID"); !ok || v != "" {
+		t.Errorf("RUN_ID = %q, %v", v, ok)
+	}
+	f.Set("S2_DONE", "1")
+	f.Set("RUN_ID", "20260215T014733Z")
+	want := strings.Replace(strings.Replace(string(data), "S2_DONE=0\n", "S2_DONE=1\n", 1), "RUN_ID=\n", "RUN_ID=20260215T014733Z\n", 1)
+	if got := string(f.Bytes()); got != want {
+		t.Errorf("edited template:\n%s\nwant\n%s", got, want)
+	}
+
+	data, err = os.ReadFile(filepath.Join(dir, "checklist-state.template.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err = Parse(data)
+	if err != nil || len(f.Entries()) != 1 {
+		t.Fatalf("checklist template: %v, %v", f.Entries(), err)
+	}
+	f.Set("CB_S1_VERIFY_GREEN", "0")
+	if got := string(f.Bytes()); got != "CB_S1_VERIFY_GREEN=\"0\"\n"+string(data) {
+		t.Errorf("checklist template after adding a key:\n%s", got)
+	}
+}

@@ -1,6 +1,7 @@
 package resumable
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -233,5 +234,31 @@ func TestLoadDeadPidLockAndStaleAfterGeneratedFixtureCopies(t *testing.T) {
 	}
 	if strings.Contains(string(data), rt.HostPlaceholder) {
 		t.Errorf("placeholder left in %s", data)
+	}
+}
+
+func TestLoadHostileVolumeIsCapped(t *testing.T) {
+	var state, checklist strings.Builder
+	state.WriteString("CURRENT_STAGE=\"X1\"\n")
+	for i := range 20000 {
+		fmt.Fprintf(&state, "X%d_DONE=\"1\"\n", i)
+		fmt.Fprintf(&checklist, "CB_X%d_A=\"0\"\nbad%d=\"\n", i, i)
+	}
+	r := load(t, runDir(t, state.String(), checklist.String()))
+	if len(r.Stages) != 20000 || r.Stage("X19999") == nil || len(r.Stage("X7").Checklist) != 1 {
+		t.Fatalf("%d stages", len(r.Stages))
+	}
+	count := map[string]int{}
+	for _, p := range r.Problems {
+		count[p.Code]++
+	}
+	for _, code := range []string{model.CodeStageDoneChecklistIncomplete, model.CodeChecklistUnparsable} {
+		if count[code] != maxProblemsPerCode+1 {
+			t.Errorf("%s: %d problems, want %d plus one summary", code, count[code], maxProblemsPerCode)
+		}
+	}
+	last := r.Problems[len(r.Problems)-1]
+	if !strings.Contains(last.Message, "and 19980 more") {
+		t.Errorf("summary = %q", last.Message)
 	}
 }

@@ -130,8 +130,33 @@ func Load(statePath string, env model.Env) model.Run {
 			run.UpdatedAt = t
 		}
 	}
+	capProblems(&run)
 	model.FinalizeRun(&run)
 	return run
+}
+
+// maxProblemsPerCode keeps a hostile file (thousands of malformed lines or open items) from burying the
+// problems that matter; the rest are counted, not dropped silently.
+const maxProblemsPerCode = 20
+
+func capProblems(run *model.Run) {
+	count := map[string]int{}
+	kept := run.Problems[:0]
+	var overflow []model.Problem
+	for _, p := range run.Problems {
+		count[p.Code]++
+		switch n := count[p.Code]; {
+		case n <= maxProblemsPerCode:
+			kept = append(kept, p)
+		case n == maxProblemsPerCode+1:
+			overflow = append(overflow, p)
+		}
+	}
+	for _, p := range overflow {
+		p.Message = fmt.Sprintf("… and %d more %s problems like the ones above", count[p.Code]-maxProblemsPerCode, p.Code)
+		kept = append(kept, p)
+	}
+	run.Problems = kept
 }
 
 // envCodes are the problem codes for one kind of env file.

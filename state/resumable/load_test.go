@@ -1,6 +1,7 @@
 package resumable
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -382,5 +383,33 @@ func TestLoadFlsLockVariant(t *testing.T) {
 	r := Load(filepath.Join(dir, "state.env"), env)
 	if len(r.Locks) != 1 || r.Locks[0].PID != 1 || r.Locks[0].AcquiredAt == nil || r.Locks[0].Host != env.Host {
 		t.Fatalf("locks = %+v", r.Locks)
+	}
+}
+
+func TestLoadCompletedNeedsFinalization(t *testing.T) {
+	base := "CURRENT_STAGE=\"S2\"\nS1_DONE=\"1\"\nS2_DONE=\"1\"\nPUSH_ATTEMPTED=\"1\"\nPUSH_CONFIRMED=\"0\"\n"
+	for _, tc := range []struct {
+		flags string
+		want  model.RunStatus
+	}{
+		{"CANONICAL_STATE_UPDATED=\"1\"\nREPORT_APPENDED=\"1\"\nRUN_SUMMARY_UPDATED=\"1\"\n", model.StatusCompleted},
+		{"CANONICAL_STATE_UPDATED=\"1\"\nREPORT_APPENDED=\"0\"\nRUN_SUMMARY_UPDATED=\"1\"\n", model.StatusPaused},
+	} {
+		r := load(t, runDir(t, base+tc.flags, "CB_S2_A=\"1\"\n"))
+		if r.Status != tc.want || r.Progress != (model.Progress{Done: 2, Total: 2}) {
+			t.Errorf("flags %q: status %q progress %+v, want %q", tc.flags, r.Status, r.Progress, tc.want)
+		}
+		var push []string
+		for _, f := range r.Flags {
+			if f.Group == model.FlagGroupPush {
+				push = append(push, fmt.Sprintf("%s=%v", f.Name, f.Value))
+			}
+		}
+		if strings.Join(push, ",") != "PUSH_ATTEMPTED=true,PUSH_CONFIRMED=false" {
+			t.Errorf("push flags = %v", push)
+		}
+		if len(r.Gates) != 0 {
+			t.Errorf("gates = %+v: a done stage has no open gate", r.Gates)
+		}
 	}
 }

@@ -57,8 +57,10 @@ func flagValue(v string) (set, ok bool) {
 // them in order: STAGE_ORDER when given, else run.log stage_start order for named stages, else natural.
 func buildStages(run *model.Run, det *model.ResumableDetail, logPath string, logRegular, stateLoaded bool) {
 	index := map[string]int{}
+	values := make(map[string]string, len(det.Keys))
 	named := false
 	for _, kv := range det.Keys {
+		values[kv.Key] = kv.Value
 		id, isChecklist, isNamed, ok := stageOfFlag(kv.Key)
 		if !ok {
 			continue
@@ -88,8 +90,7 @@ func buildStages(run *model.Run, det *model.ResumableDetail, logPath string, log
 		st := &run.Stages[i]
 		done := false
 		if st.DoneKey != "" {
-			v, _ := det.Value(st.DoneKey)
-			done, _ = flagValue(v)
+			done, _ = flagValue(values[st.DoneKey])
 		} else if st.ChecklistDone != nil {
 			// Some plans keep only <STAGE>_CHECKLIST_DONE (formats.md B.8, run discovery).
 			done = *st.ChecklistDone
@@ -203,15 +204,18 @@ func markCurrentStage(run *model.Run, cur string) {
 	}
 }
 
-// attachChecklist puts every CB_<STAGE>_* item under its stage (longest stage-id prefix). Items of no known
-// stage, and bookkeeping keys, stay visible in ResumableDetail.ChecklistKeys only.
+// attachChecklist puts every CB_<STAGE>_* item under its stage: the longest stage id that, followed by "_",
+// prefixes the part after CB_, case-insensitively (model.StageForChecklistKey's rule). It looks the candidate
+// prefixes up in a map instead of scanning every stage per item, because a hostile 1 MiB pair of files with
+// tens of thousands of stages and items would otherwise take minutes. Items of no known stage, and
+// bookkeeping keys, stay visible in ResumableDetail.ChecklistKeys only.
 func attachChecklist(run *model.Run, keys []model.KV, path string) {
-	ids := make([]string, len(run.Stages))
+	index := make(map[string]int, len(run.Stages))
 	for i, s := range run.Stages {
-		ids[i] = s.Key
+		index[strings.ToUpper(s.Key)] = i
 	}
 	for _, kv := range keys {
-		sid, ok := model.StageForChecklistKey(kv.Key, ids)
+		i, ok := checklistStage(kv.Key, index)
 		if !ok {
 			continue
 		}
@@ -223,9 +227,22 @@ func attachChecklist(run *model.Run, keys []model.KV, path string) {
 			run.AddProblem(model.SeverityWarning, model.CodeChecklistValue, path,
 				fmt.Sprintf("checklist item %s has value %q; only 0 and 1 are meaningful, so it counts as not done", kv.Key, kv.Value))
 		}
-		st := run.Stage(sid)
-		st.Checklist = append(st.Checklist, item)
+		run.Stages[i].Checklist = append(run.Stages[i].Checklist, item)
 	}
+}
+
+func checklistStage(key string, index map[string]int) (int, bool) {
+	upper := strings.ToUpper(key)
+	rest, ok := strings.CutPrefix(upper, "CB_")
+	if !ok {
+		return 0, false
+	}
+	for end := strings.LastIndexByte(rest, '_'); end > 0; end = strings.LastIndexByte(rest[:end], '_') {
+		if i, ok := index[rest[:end]]; ok {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // checkConsistency flags the stop condition "a stage marked done while required checklist keys are
