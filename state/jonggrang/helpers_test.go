@@ -30,7 +30,7 @@ const (
 // project is a copy of the fixture tree in a temp dir, whose lock timestamps and pids a test sets relative to
 // the real clock and real processes.
 type project struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 }
 
@@ -38,11 +38,18 @@ type project struct {
 func copyFixture(t *testing.T) *project {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "app")
-	err := filepath.WalkDir(fixtureSrc, func(path string, d fs.DirEntry, err error) error {
+	if err := copyTree(fixtureSrc, root); err != nil {
+		t.Fatal(err)
+	}
+	return &project{t: t, root: root}
+}
+
+func copyTree(src, root string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(fixtureSrc, path)
+		rel, _ := filepath.Rel(src, path)
 		if d.IsDir() && d.Name() == "_gen" {
 			return filepath.SkipDir
 		}
@@ -56,10 +63,6 @@ func copyFixture(t *testing.T) *project {
 		}
 		return os.WriteFile(dst, data, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &project{t: t, root: root}
 }
 
 func (p *project) feature(fid string) string {

@@ -371,13 +371,12 @@ func manifestAgents(path string) []string {
 	if err != nil {
 		return nil
 	}
-	m, err := parseManifest(data)
-	if err != nil {
-		return nil
-	}
-	ids := make([]string, 0, len(m.Agents))
-	for _, a := range m.Agents {
-		ids = append(ids, a.ID)
+	// An unparsable sibling is remembered too (with no agents), so it is not parsed again on every load.
+	var ids []string
+	if m, err := parseManifest(data); err == nil {
+		for _, a := range m.Agents {
+			ids = append(ids, a.ID)
+		}
 	}
 	agentCache.Lock()
 	if len(agentCache.m) >= agentCacheMax {
