@@ -37,15 +37,18 @@ import (
 var ErrNoTemplate = errors.New("no resume command configured")
 
 // HowToConfigure is the help shown when no template is configured.
-const HowToConfigure = `Set a resume command per convention in the config file ($XDG_CONFIG_HOME/runwatch/config.yaml):
+const HowToConfigure = `No resume command is configured for this convention. Set one per convention in the config file
+($XDG_CONFIG_HOME/runwatch/config.yaml), for example:
 
   resume_command:
-    jonggrang: "claude {{.Brief}}"
-    resumable: "opencode run --dir {{.Dir}} {{.Brief}}"
+    jonggrang: 'claude {{.Brief}}'
+    resumable: 'sh -c "cd \"\$1\" && exec opencode" sh {{.RepoRoot}}'
 
-Each word becomes one argument (no shell runs it). Fields: .ID .Kind .Dir .WorkDir .StatePath .ProjectRoot
-.Title .Status .CurrentStage .CurrentStageName .LogPath .RunID .TaskName .RepoRoot .Brief (the resume brief
-as Markdown), and (index .Keys "NAME") for any state.env key.`
+Each word becomes exactly one argument and no shell runs it, so values cannot inject commands; for shell
+features use sh -c and pass values as "$1", "$2". The command starts in .WorkDir: the jonggrang project, or
+the resumable run's REPO_ROOT when it exists here, else the run folder. Fields: .ID .Kind .Dir .WorkDir
+.StatePath .ProjectRoot .Title .Status .CurrentStage .CurrentStageName .LogPath .RunID .TaskName .RepoRoot
+.Brief (the resume brief as Markdown), and (index .Keys "NAME") for any state.env key.`
 
 // Data is what a resume_command template sees.
 type Data struct {

@@ -284,3 +284,22 @@ func FuzzSplitWords(f *testing.F) {
 		}
 	})
 }
+
+// TestHowToConfigureExamplesWork renders the examples the help text gives, so the help cannot rot.
+func TestHowToConfigureExamplesWork(t *testing.T) {
+	run := hostileRun(t)
+	run.Kind = model.KindResumable
+	run.Resumable = &model.ResumableDetail{Keys: []model.KV{{Key: "REPO_ROOT", Value: "/src/repo"}}}
+	argv, err := Render(`sh -c "cd \"\$1\" && exec opencode" sh {{.RepoRoot}}`, NewData(run, testEnv()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sh", "-c", `cd "$1" && exec opencode`, "sh", "/src/repo"}
+	if !reflect.DeepEqual(argv, want) {
+		t.Fatalf("got %q, want %q", argv, want)
+	}
+	if !strings.Contains(HowToConfigure, `'sh -c "cd \"\$1\" && exec opencode" sh {{.RepoRoot}}'`) ||
+		!strings.Contains(HowToConfigure, `'claude {{.Brief}}'`) {
+		t.Fatal("the help text no longer shows the tested examples")
+	}
+}
