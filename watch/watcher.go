@@ -558,10 +558,10 @@ func (w *Watcher) flush() {
 			continue
 		}
 		u.Appended = append(u.Appended, LogAppend{Path: p, Entries: entries, Truncated: truncated, Rotated: rotated})
-		if truncated || rotated || changesStageOrder(entries) {
-			for _, sp := range lt.owners {
-				dirty[sp] = true
-			}
+		// The run reflects its log too (size, last activity, stage order from stage_start lines): read it
+		// again, once per batch however many lines arrived.
+		for _, sp := range lt.owners {
+			dirty[sp] = true
 		}
 	}
 
@@ -637,16 +637,6 @@ func (w *Watcher) armReread(now time.Time) {
 	if !next.IsZero() {
 		w.rereadT.Reset(max(next.Sub(now), 0))
 	}
-}
-
-// changesStageOrder: stage order of resumable runs can come from run.log stage_start lines.
-func changesStageOrder(entries []model.LogEntry) bool {
-	for _, e := range entries {
-		if strings.Contains(e.Event, "stage_start") || strings.HasPrefix(e.Message, "stage_start") {
-			return true
-		}
-	}
-	return false
 }
 
 func (w *Watcher) currentHealth(last time.Time) Health {
