@@ -25,11 +25,11 @@ const (
 	maxDirEntries     = 5000
 )
 
-// artifactRoot is ARTIFACT_ROOT re-rooted at this run folder when needed (see lockCandidates), else the
+// artifactRoot is ARTIFACT_ROOT re-rooted at this run folder when needed (see relocate), else the
 // run folder's artifacts/. A <name>.state.env in a shared reports folder has no artifacts/ of its own.
 func artifactRoot(rf runFiles, det *model.ResumableDetail) string {
 	if v, _ := det.Value("ARTIFACT_ROOT"); strings.TrimSpace(v) != "" {
-		for _, c := range lockCandidates(strings.TrimSpace(v), rf.dir, det) {
+		for _, c := range relocate(strings.TrimSpace(v), rf.dir, det) {
 			if fi, err := os.Stat(c); err == nil && fi.IsDir() {
 				return c
 			}

@@ -413,3 +413,27 @@ func TestLoadCompletedNeedsFinalization(t *testing.T) {
 		}
 	}
 }
+
+func TestLockCandidates(t *testing.T) {
+	dir := "/here/reports/run-1"
+	state := filepath.Join(dir, "state.env")
+	tests := []struct {
+		keys []model.KV
+		want []string
+	}{
+		{nil, []string{dir + "/run.lock"}},
+		{[]model.KV{{Key: "LOCK_FILE", Value: "/there/reports/run-1/lock/active.lock"}},
+			[]string{"/there/reports/run-1/lock/active.lock", dir + "/lock/active.lock", dir + "/active.lock"}},
+		{[]model.KV{{Key: "LOCK_FILE", Value: "/x/ctl/lock/a.lock"}, {Key: "CONTROL_RUN_ROOT", Value: "/x/ctl"}, {Key: "RUN_ROOT", Value: "/x/ctl/lock/a.lock"}},
+			[]string{"/x/ctl/lock/a.lock", dir + "/lock/a.lock", dir + "/a.lock"}},
+		{[]model.KV{{Key: "LOCK_FILE", Value: "locks/r.lock"}}, []string{dir + "/locks/r.lock", dir + "/r.lock"}},
+	}
+	for _, tc := range tests {
+		if got := LockCandidates(state, tc.keys); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("LockCandidates(%v) = %v, want %v", tc.keys, got, tc.want)
+		}
+	}
+	if got := LockCandidates("/r/fix.state.env", nil); !reflect.DeepEqual(got, []string{"/r/fix.state.lock", "/r/fix.lock"}) {
+		t.Errorf("variant defaults = %v", got)
+	}
+}

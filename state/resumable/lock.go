@@ -19,32 +19,48 @@ import (
 // maxLockSize caps what is read of a lock file. A real lock is one line of about 150 bytes.
 const maxLockSize = 64 << 10
 
-// lockCandidates lists where the lock may be, best first.
+// LockCandidates lists, best first, where the lock of the run whose state file is statePath may be, given
+// the state file's keys: the reader uses the first that exists, and a writer taking the lock should use the
+// first whose folder exists. With LOCK_FILE unset they are the convention's defaults (run.lock, or
+// <name>.state.lock / <name>.lock beside a <name>.state.env). The paths come from file content, so a caller
+// that writes or removes must still confine them to where it may write.
+func LockCandidates(statePath string, keys []model.KV) []string {
+	rf := filesFor(statePath)
+	det := &model.ResumableDetail{Keys: keys}
+	lf, _ := det.Value("LOCK_FILE")
+	if strings.TrimSpace(lf) == "" {
+		return append([]string(nil), rf.defaultLocks...)
+	}
+	return relocate(strings.TrimSpace(lf), rf.dir, det)
+}
+
+// relocate lists where a path written in the state file may be found here, best first.
 //
-// LOCK_FILE is written as an absolute path on the machine that ran the task. When the reports folder was
-// copied, synced or mounted elsewhere (or the path is relative, which no writer defines a base for), that path
-// does not exist here, yet the lock usually sits at the same place inside the run folder. So after the path as
-// written (a relative one taken against the run folder), the same path is re-rooted at this run folder:
-// behind a component equal to the run folder's name, behind CONTROL_RUN_ROOT or RUN_ROOT when LOCK_FILE lies
-// under them, and finally its bare file name in the run folder. Only a candidate that exists is used.
-func lockCandidates(lockFile, dir string, det *model.ResumableDetail) []string {
+// LOCK_FILE and ARTIFACT_ROOT are written as absolute paths on the machine that ran the task. When the
+// reports folder was copied, synced or mounted elsewhere (or the path is relative, which no writer defines a
+// base for), that path does not exist here, yet the file usually sits at the same place inside the run
+// folder. So after the path as written (a relative one taken against the run folder), the same path is
+// re-rooted at this run folder: behind a component equal to the run folder's name, behind CONTROL_RUN_ROOT or
+// RUN_ROOT when the path lies under them, and finally its bare file name in the run folder. Callers use the
+// first candidate that exists.
+func relocate(p, dir string, det *model.ResumableDetail) []string {
 	var out []string
-	add := func(p string) {
-		p = filepath.Clean(p)
+	add := func(c string) {
+		c = filepath.Clean(c)
 		for _, q := range out {
-			if q == p {
+			if q == c {
 				return
 			}
 		}
-		out = append(out, p)
+		out = append(out, c)
 	}
-	if !filepath.IsAbs(lockFile) {
-		add(filepath.Join(dir, lockFile))
-		add(filepath.Join(dir, filepath.Base(lockFile)))
+	if !filepath.IsAbs(p) {
+		add(filepath.Join(dir, p))
+		add(filepath.Join(dir, filepath.Base(p)))
 		return out
 	}
-	add(lockFile)
-	parts := strings.Split(filepath.ToSlash(filepath.Clean(lockFile)), "/")
+	add(p)
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
 	runName := filepath.Base(dir)
 	for i := len(parts) - 2; i >= 0; i-- {
 		if parts[i] == runName {
@@ -55,24 +71,20 @@ func lockCandidates(lockFile, dir string, det *model.ResumableDetail) []string {
 	for _, root := range []string{"CONTROL_RUN_ROOT", "RUN_ROOT"} {
 		r, _ := det.Value(root)
 		if r = filepath.Clean(r); filepath.IsAbs(r) {
-			if rel, err := filepath.Rel(r, lockFile); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel, err := filepath.Rel(r, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 				add(filepath.Join(dir, rel))
 			}
 		}
 	}
-	add(filepath.Join(dir, filepath.Base(lockFile)))
+	add(filepath.Join(dir, filepath.Base(p)))
 	return out
 }
 
 // loadLock finds, parses and judges the run's lock. No lock file means nobody holds the run.
 func loadLock(run *model.Run, rf runFiles, env model.Env) {
 	det := run.Resumable
-	candidates := rf.defaultLocks
-	if strings.TrimSpace(det.LockFile) != "" {
-		candidates = lockCandidates(strings.TrimSpace(det.LockFile), rf.dir, det)
-	}
 	path := ""
-	for _, c := range candidates {
+	for _, c := range LockCandidates(rf.state, det.Keys) {
 		if _, err := os.Lstat(c); err == nil {
 			path = c
 			break
