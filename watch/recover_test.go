@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,4 +106,14 @@ func TestReconcileScanFindsWhatInotifyMissed(t *testing.T) {
 		r, _ := v.run(sp)
 		return r.CurrentStage == "S2" && len(r.Locks) == 1
 	})
+}
+
+func TestInotifyInstanceLimitPollsEverything(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}, inotifyErr: syscall.EMFILE, fallbackPoll: 20 * time.Millisecond})
+	if h := v.w.Health(); h.Mode != "polling 20ms" || !strings.Contains(h.Err, "inotify unavailable") {
+		t.Fatalf("health %+v, want polling with the reason", h)
+	}
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	v.until("the change, by polling", func() bool { r, _ := v.run(sp); return r.CurrentStage == "S2" })
 }

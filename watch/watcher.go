@@ -38,6 +38,7 @@ type Options struct {
 	fallbackPoll time.Duration
 	loseEvent    func(fsnotify.Event) bool
 	reconcile    time.Duration
+	inotifyErr   error // as if inotify_init failed (EMFILE: the per-user instance limit)
 }
 
 // Health is how well the watcher can see changes, for the footer and the events stream.
@@ -152,6 +153,12 @@ func New(opts Options) (*Watcher, error) {
 
 	if opts.Poll <= 0 {
 		fsw, err := fsnotify.NewWatcher()
+		if opts.inotifyErr != nil {
+			if fsw != nil {
+				_ = fsw.Close()
+			}
+			fsw, err = nil, opts.inotifyErr
+		}
 		if err != nil {
 			// EMFILE here is the per-user inotify instance limit: poll rather than see nothing.
 			w.errNote = fmt.Sprintf("inotify unavailable (%v): polling every %s", err, w.pollIvl)
