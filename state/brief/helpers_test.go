@@ -60,7 +60,7 @@ func requireGolden(t *testing.T, b Brief, withJSON bool, replace ...string) {
 	}
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -72,12 +72,12 @@ func writeFile(t *testing.T, path, content string) {
 
 // gitRepo makes a real repository whose commit ids are the same on every run (fixed identity and dates).
 type gitRepo struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	n   int
 }
 
-func newGitRepo(t *testing.T, dir string) *gitRepo {
+func newGitRepo(t testing.TB, dir string) *gitRepo {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")

@@ -16,7 +16,7 @@ const runName = "irm-id-full-backfill-20260215T014733Z"
 // resumableRun writes a run folder in the style of the real writer (sorted, double-quoted keys) and returns
 // the paths the cases need.
 type resumableRun struct {
-	t         *testing.T
+	t         testing.TB
 	root      string // the temp dir everything lives in
 	dir       string
 	state     map[string]string
@@ -27,7 +27,7 @@ type resumableRun struct {
 	opts      Options
 }
 
-func newResumableRun(t *testing.T) *resumableRun {
+func newResumableRun(t testing.TB) *resumableRun {
 	root := t.TempDir()
 	dir := filepath.Join(root, "reports", runName)
 	r := &resumableRun{t: t, root: root, dir: dir,
@@ -91,7 +91,7 @@ func (r *resumableRun) allDone() *resumableRun {
 	return r
 }
 
-func writeEnvFile(t *testing.T, path string, kv map[string]string) {
+func writeEnvFile(t testing.TB, path string, kv map[string]string) {
 	keys := make([]string, 0, len(kv))
 	for k := range kv {
 		keys = append(keys, k)
@@ -225,5 +225,21 @@ func TestResumableBriefs(t *testing.T) {
 			b := r.brief()
 			requireGolden(t, b, name == "window-b", r.root, "$TMP")
 		})
+	}
+}
+
+// BenchmarkBuildResumable measures one resumable brief with its git checks against a real repository and
+// its run.log scan: what a key press or `runwatch brief` costs.
+func BenchmarkBuildResumable(b *testing.B) {
+	r := newResumableRun(b).withRepo()
+	writeEnvFile(b, filepath.Join(r.dir, "state.env"), r.state)
+	writeEnvFile(b, filepath.Join(r.dir, "checklist.state.env"), r.checklist)
+	writeFile(b, filepath.Join(r.dir, "run.log"), strings.Join(r.log, "\n")+"\n")
+	env := testEnv()
+	run := resumable.Load(filepath.Join(r.dir, "state.env"), env)
+	for b.Loop() {
+		if md := Build(run, env).Markdown(); md == "" {
+			b.Fatal("empty brief")
+		}
 	}
 }
