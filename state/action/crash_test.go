@@ -193,5 +193,3 @@ func assertNoStrayState(t *testing.T, root string) {
 		return nil
 	})
 }
-
-

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
-
-	"runwatch/state/atomicfile"
 )
 
 // lockPayload is the resumable convention's lock content (formats.md B.6): one line of JSON with sorted keys,
@@ -58,19 +55,18 @@ func (p *Plan) takeRunLock() (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("take the run lock %s: %w", p.LockPath, err)
 	}
+	// No fsync of the lock: O_EXCL gives exclusion among live processes, which is all a lock is for. After a
+	// crash the lock is either gone, empty or ours with a dead pid, and each of those is judged stale.
 	_, werr := f.Write(payload)
-	serr := f.Sync()
 	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(p.LockPath)
 		return nil, fmt.Errorf("write the run lock %s: %w", p.LockPath, err)
 	}
-	atomicfile.SyncDir(filepath.Dir(p.LockPath))
 	return func() {
 		// Release only our own lock: never remove one that someone replaced ours with.
 		if cur, err := os.ReadFile(p.LockPath); err == nil && bytes.Equal(cur, payload) {
 			os.Remove(p.LockPath)
-			atomicfile.SyncDir(filepath.Dir(p.LockPath))
 		}
 	}, nil
 }
