@@ -257,6 +257,7 @@ type logEvent struct {
 	Entries   []model.LogEntry `json:"entries"`
 	Truncated bool             `json:"truncated,omitempty"`
 	Rotated   bool             `json:"rotated,omitempty"`
+	Skipped   int              `json:"skipped,omitempty"`
 }
 
 type healthEvent struct {
@@ -323,7 +324,8 @@ func (e *eventWriter) update(u watch.Update) error {
 		}
 	}
 	for _, a := range u.Appended {
-		ev := logEvent{Type: "log-appended", At: at, Path: a.Path, Entries: a.Entries, Truncated: a.Truncated, Rotated: a.Rotated}
+		ev := logEvent{Type: "log-appended", At: at, Path: a.Path, Entries: a.Entries, Truncated: a.Truncated,
+			Rotated: a.Rotated, Skipped: a.Skipped}
 		if ev.Entries == nil {
 			ev.Entries = []model.LogEntry{}
 		}

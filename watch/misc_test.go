@@ -60,3 +60,21 @@ func TestTopmost(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeBoundsEntriesForASlowReader(t *testing.T) {
+	entries := func(from, n int) []model.LogEntry {
+		out := make([]model.LogEntry, n)
+		for i := range out {
+			out[i] = model.LogEntry{HasTime: true, Offset: int64(from + i)}
+		}
+		return out
+	}
+	u := Update{Appended: []LogAppend{{Path: "/r/run.log", Entries: entries(0, maxPendingEntries)}}}
+	u.merge(Update{Appended: []LogAppend{{Path: "/r/run.log", Entries: entries(maxPendingEntries, 10)}}})
+	a := u.Appended[0]
+	if len(a.Entries) != maxPendingEntries || a.Skipped != 10 || a.Entries[0].Offset != 10 ||
+		a.Entries[len(a.Entries)-1].Offset != maxPendingEntries+9 {
+		t.Fatalf("kept %d entries from offset %d, skipped %d; want the newest %d and 10 skipped",
+			len(a.Entries), a.Entries[0].Offset, a.Skipped, maxPendingEntries)
+	}
+}

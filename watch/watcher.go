@@ -57,6 +57,9 @@ type LogAppend struct {
 	// Truncated: the log shrank and is read again from its start. Rotated: run.log is a new file.
 	Truncated bool `json:"truncated,omitempty"`
 	Rotated   bool `json:"rotated,omitempty"`
+	// Skipped counts entries dropped from the front of Entries because the reader fell behind by more than
+	// maxPendingEntries; they are still in the file (read them with runlog when needed).
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // Update is one batch of changes. Apply it in order: drop Removed, upsert Changed (a StatePath not seen
@@ -81,6 +84,8 @@ const (
 	// newLogFromStart: a run.log that appears while watching is reported from its first line when it is at
 	// most this big when first seen; a bigger one from its end (read its tail with runlog.ReadTail).
 	newLogFromStart = 256 << 10
+	// maxPendingEntries bounds the entries per log held for a reader that has not taken the last Update.
+	maxPendingEntries = 100_000
 )
 
 // Watcher watches run roots. Create with New; read Updates until Close.
@@ -778,7 +783,14 @@ func (u *Update) merge(later Update) {
 			u.Appended = append(u.Appended, a)
 			continue
 		}
-		u.Appended[last].Entries = runlog.Append(u.Appended[last].Entries, a.Entries)
+		merged := &u.Appended[last]
+		merged.Entries = runlog.Append(merged.Entries, a.Entries)
+		merged.Skipped += a.Skipped
+		if over := len(merged.Entries) - maxPendingEntries; over > 0 {
+			// A reader that stopped reading must not make the watcher's memory grow with the log.
+			merged.Entries = append([]model.LogEntry(nil), merged.Entries[over:]...)
+			merged.Skipped += over
+		}
 	}
 	u.Health = later.Health
 	u.At = later.At
