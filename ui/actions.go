@@ -165,10 +165,7 @@ func (m *Model) updateConfirm(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) apply() tea.Cmd {
 	p, typed := m.confirm.planned, m.confirm.typed
 	m.confirm = nil
-	return func() tea.Msg {
-		s, err := p.Apply(typed)
-		return appliedMsg{summary: s, err: err}
-	}
+	return applyCmd(p, typed)
 }
 
 // keyText is the text a key press types, for the dialogs' and filters' line inputs.

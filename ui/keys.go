@@ -28,6 +28,7 @@ const (
 	ActCopy       = "copy"
 	ActHelp       = "help"
 	ActQuit       = "quit"
+	ActBrief      = "brief"
 
 	ActUnlock = "unlock"
 	ActStep   = "step"
@@ -35,6 +36,7 @@ const (
 	ActRetry  = "retry"
 	ActPause  = "pause"
 	ActUndo   = "undo"
+	ActLaunch = "launch"
 )
 
 // Binding is one action with its keys. Help is generated from these, so what `?` shows is what works.
@@ -73,6 +75,7 @@ func defaultBindings() []Binding {
 		{Action: ActFollow, Keys: []string{"f"}, Help: "toggle follow mode", Group: "view"},
 		{Action: ActTimeFormat, Keys: []string{"t"}, Help: "relative / absolute time", Group: "view"},
 		{Action: ActCopy, Keys: []string{"y"}, Help: "copy focused item (OSC 52)", Group: "view"},
+		{Action: ActBrief, Keys: []string{"b"}, Help: "resume brief of the run (y copies it)", Group: "view"},
 		{Action: ActHelp, Keys: []string{"?"}, Help: "toggle help", Group: "view"},
 		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit", Group: "view"},
 		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Group: "change", Mutating: true},
@@ -81,6 +84,7 @@ func defaultBindings() []Binding {
 		{Action: ActRetry, Keys: []string{"R"}, Help: "retry failed phase", Group: "change", Mutating: true},
 		{Action: ActPause, Keys: []string{"P"}, Help: "pause / resume run", Group: "change", Mutating: true},
 		{Action: ActUndo, Keys: []string{"Z"}, Help: "undo last action", Group: "change", Mutating: true},
+		{Action: ActLaunch, Keys: []string{"X"}, Help: "launch the resume command", Group: "change", Mutating: true},
 	}
 }
 

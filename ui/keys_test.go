@@ -14,12 +14,12 @@ func TestDefaultKeyMapHasNoConflicts(t *testing.T) {
 }
 
 func TestKeyMapOverride(t *testing.T) {
-	km, err := NewKeyMap(map[string][]string{"step": {"X"}, "quit": {"Q", "ctrl+c"}}, false)
+	km, err := NewKeyMap(map[string][]string{"step": {"W"}, "quit": {"Q", "ctrl+c"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := km.Action("X"); got != ActStep {
-		t.Errorf("X → %q, want step", got)
+	if got := km.Action("W"); got != ActStep {
+		t.Errorf("W → %q, want step", got)
 	}
 	if got := km.Action("S"); got != "" {
 		t.Errorf("S still bound to %q after remapping step", got)

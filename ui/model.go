@@ -45,6 +45,10 @@ type Options struct {
 	InTmux bool
 	// Tick is how often "updated Ns ago" refreshes; 0 means every second, negative disables it.
 	Tick time.Duration
+	// Env gives briefs and resume commands the time, host and process facts (state.NewEnv).
+	Env func() model.Env
+	// ResumeCommand is the config's resume_command templates, by convention.
+	ResumeCommand map[string]string
 }
 
 // Model is the dashboard.
@@ -80,6 +84,7 @@ type Model struct {
 	errLine    string
 
 	confirm *confirmState
+	brief   *briefState
 	loaded  bool
 }
 
@@ -203,6 +208,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.confirm = &confirmState{req: msg.req, planned: msg.planned, preview: SanitizeLines(strings.TrimRight(msg.planned.Preview(), "\n"))}
+	case briefMsg:
+		m.brief = &briefState{runID: msg.runID, markdown: msg.markdown, lines: briefLines(msg.markdown)}
 	case appliedMsg:
 		if msg.err != nil {
 			m.setError(msg.err)
@@ -275,6 +282,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.inputMode != inputNone {
 		return m.updateInput(msg)
 	}
+	if m.brief != nil {
+		return m.updateBrief(msg)
+	}
 	act := m.keys.Action(msg.String())
 	if m.showHelp {
 		switch act {
@@ -336,6 +346,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.move(act)
 	case ActUnlock, ActStep, ActTick, ActRetry, ActPause, ActUndo:
 		return m.requestAction(act)
+	case ActBrief:
+		return m.showBrief()
+	case ActLaunch:
+		return m.requestLaunch()
 	}
 	return nil
 }
@@ -411,8 +425,9 @@ func (m *Model) move(act string) tea.Cmd {
 
 // copyFocused copies the focused item with OSC 52. Inside tmux the sequence is also sent wrapped in
 // passthrough, because tmux only forwards OSC 52 itself when set-clipboard is on.
-func (m *Model) copyFocused() tea.Cmd {
-	text := m.focusedText()
+func (m *Model) copyFocused() tea.Cmd { return m.copyText(m.focusedText()) }
+
+func (m *Model) copyText(text string) tea.Cmd {
 	if text == "" {
 		m.setNote("nothing to copy")
 		return nil

@@ -462,3 +462,51 @@ func (p recordedPlan) Apply(typed string) (string, error) {
 	p.a.applied++
 	return "applied " + p.req.Action, nil
 }
+
+func TestBriefKey(t *testing.T) {
+	runs := loadFixtures(t)
+	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv})
+	m = send(t, m, key("b"))
+	if m.brief == nil || !strings.Contains(plain(m), "Resume brief") {
+		t.Fatalf("b did not open the brief:\n%s", plain(m))
+	}
+	md := m.brief.markdown
+	if md == "" {
+		t.Fatal("empty brief")
+	}
+	m = send(t, m, key("j"))
+	_, cmd := m.Update(key("y"))
+	if cmd == nil {
+		t.Fatal("y in the brief copies nothing")
+	}
+	m = send(t, m, key("esc"))
+	if m.brief != nil {
+		t.Fatal("esc did not close the brief")
+	}
+}
+
+func TestLaunchKey(t *testing.T) {
+	t.Setenv("TMUX", "")
+	runs := loadFixtures(t)
+	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv})
+	m = send(t, m, key("X"))
+	if m.brief == nil || !strings.Contains(m.brief.markdown, "resume_command:") {
+		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.brief, m.errLine)
+	}
+	m = send(t, m, key("esc"))
+
+	m = newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv,
+		ResumeCommand: map[string]string{"jonggrang": "echo resume {{.ID}}", "resumable": "echo resume {{.ID}}"}})
+	run, _ := m.selectedRun()
+	m = send(t, m, key("X"))
+	if m.confirm == nil {
+		t.Fatalf("X did not ask first; err %q", m.errLine)
+	}
+	if !strings.Contains(plain(m), "echo resume "+run.ID) || !strings.Contains(plain(m), "dashboard is suspended") {
+		t.Fatalf("confirmation does not show the exact command:\n%s", plain(m))
+	}
+	_, cmd := m.Update(key("y"))
+	if cmd == nil {
+		t.Fatal("y returned no command to run the launch")
+	}
+}

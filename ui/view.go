@@ -144,6 +144,8 @@ func (m Model) render() string {
 	switch {
 	case m.showHelp:
 		center = m.renderHelp(m.width, body)
+	case m.brief != nil:
+		center = m.renderBrief(m.width, body)
 	default:
 		center = m.renderPanes()
 	}
