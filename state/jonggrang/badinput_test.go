@@ -424,3 +424,26 @@ func TestBadSideFiles(t *testing.T) {
 		t.Errorf("interruptions = %v", d.Interruptions)
 	}
 }
+
+// The server's snapshot is read leniently: a pid written as text and a structured error still describe the
+// group, and a dead group working on this feature is a crash sign.
+func TestOrchestrationLenientGroup(t *testing.T) {
+	p, dir := lockProject(t)
+	dead := deadPID(t)
+	p.write(p.ephemeral("orchestration-run.json"), `{"status":"running","groups":[`+
+		`{"feature_id":"f1","status":"running","pid":"`+itoa(dead)+`","error":{"message":"worker lost"}},`+
+		`{"feature_id":"other","status":"queued","pid":null},`+
+		`{"feature_id":"done","status":"completed","pid":1}]}`)
+	r := quickLoader.load(dir, realEnv())
+	g := r.Jonggrang.Groups
+	if len(g) != 3 || g[0].PID != dead || g[0].Alive || !g[0].Interrupted || g[0].Error != "worker lost" ||
+		!g[1].Interrupted || g[2].Interrupted {
+		t.Fatalf("groups = %+v", g)
+	}
+	if len(r.CrashSigns) != 1 || !strings.Contains(r.CrashSigns[0], "worker lost") || r.Status != model.StatusStalled {
+		t.Errorf("crash signs %q status %s", r.CrashSigns, r.Status)
+	}
+	if pr := problem(t, r, model.CodeGroupInterrupted); pr.Severity != model.SeverityWarning {
+		t.Errorf("problem = %+v", pr)
+	}
+}

@@ -110,6 +110,9 @@ func readFeedback(root string, probs *problemSink) (*model.FeedbackGate, *model.
 		gate.Status = "open"
 	}
 	detail := []string{fmt.Sprintf("iteration %d", f.Iteration)}
+	if len(f.ModifiedDomains) > 0 {
+		detail = append(detail, "modified: "+strings.Join(limit(f.ModifiedDomains, summaryItems), ", "))
+	}
 	if f.DirtyBit {
 		detail = append(detail, "dirty")
 	}
@@ -198,14 +201,15 @@ type orchestrationFile struct {
 }
 
 type orchestrationItem struct {
-	FeatureID    string  `json:"feature_id"`
-	Branch       string  `json:"branch"`
-	Title        string  `json:"title"`
-	Status       string  `json:"status"`
-	WorktreePath string  `json:"worktree_path"`
-	PID          *int64  `json:"pid"`
-	StartedAt    string  `json:"started_at"`
-	Error        *string `json:"error"`
+	FeatureID    string `json:"feature_id"`
+	Branch       string `json:"branch"`
+	Title        string `json:"title"`
+	Status       string `json:"status"`
+	WorktreePath string `json:"worktree_path"`
+	// pid and error are read leniently: a string pid or a structured error should not hide every group.
+	PID       json.RawMessage `json:"pid"`
+	StartedAt string          `json:"started_at"`
+	Error     json.RawMessage `json:"error"`
 }
 
 // pidReuseSlack matches the model's tolerance between a process start time and a recorded timestamp.
@@ -223,11 +227,14 @@ func readGroups(root string, env model.Env, probs *problemSink) []model.Group {
 	anyAlive := false
 	for _, it := range f.Groups {
 		g := model.Group{FeatureID: it.FeatureID, Title: truncate(it.Title, 200), Status: it.Status, WorktreePath: it.WorktreePath}
-		if it.Error != nil {
-			g.Error = truncate(*it.Error, 1<<10)
+		g.Error = truncate(jsonText(it.Error), 1<<10)
+		// Only a group the file says is active can be alive: the pid of a finished group may belong to any
+		// later process.
+		active := strings.EqualFold(g.Status, "running") || strings.EqualFold(g.Status, "queued")
+		if pid := jsonPID(it.PID); len(it.PID) > 0 && !isJSONNull(it.PID) && pid > 0 && pid < 1<<22 {
+			g.PID = pid
 		}
-		if it.PID != nil && *it.PID > 0 && *it.PID < 1<<22 {
-			g.PID = int(*it.PID)
+		if active && g.PID > 0 {
 			g.Alive = env.Proc != nil && env.Proc.Alive(g.PID)
 			if g.Alive {
 				if started, ok := parseTime(it.StartedAt); ok {

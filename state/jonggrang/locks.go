@@ -160,7 +160,7 @@ type lockFile struct {
 	readErr error
 }
 
-// agentID is the id the lock belongs to: its agent_id, else its file name.
+// agentIDs are the ids a lock can belong to: its agent_id and the agent id in its file name.
 func (lf lockFile) agentIDs() []string {
 	name := strings.TrimSuffix(filepath.Base(lf.lock.Path), ".lock")
 	if lf.lock.Holder != "" && lf.lock.Holder != name {
@@ -169,8 +169,8 @@ func (lf lockFile) agentIDs() []string {
 	return []string{name}
 }
 
-// readLocks reads every *.lock in the project's lock dir, in name order. Judging is left to the caller
-// because it depends on which run the lock is shown on only through env.
+// readLocks reads every *.lock in the project's lock dir, in name order, without judging them: the caller
+// decides which run each lock belongs to first.
 func readLocks(projectRoot string) ([]lockFile, error) {
 	dir := LockDir(projectRoot)
 	entries, err := os.ReadDir(dir)

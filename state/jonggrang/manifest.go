@@ -21,15 +21,14 @@ const nodeBudget = 1_000_000
 
 // manifest is what MANIFEST.yaml says, read field by field from a yaml.Node tree.
 type manifest struct {
-	FeatureID      string
-	Description    string
-	WorkType       string
-	PipelineMode   string
-	HasUI          bool
-	DesignArtifact string
-	Status         string
-	CreatedAt      *time.Time
-	UpdatedAt      *time.Time
+	FeatureID    string
+	Description  string
+	WorkType     string
+	PipelineMode string
+	HasUI        bool
+	Status       string
+	CreatedAt    *time.Time
+	UpdatedAt    *time.Time
 	// CurrentPhase is the phase number as written ("" when null or absent).
 	CurrentPhase string
 	ActivePhases []string
@@ -367,8 +366,6 @@ func (r *nodeReader) readTop(m *manifest, root *yaml.Node) {
 			m.PipelineMode = r.str(p.val, p.key)
 		case "has_ui":
 			m.HasUI, _ = r.boolean(p.val, p.key)
-		case "design_artifact":
-			m.DesignArtifact = r.str(p.val, p.key)
 		case "status":
 			m.Status = r.str(p.val, p.key)
 		case "created_at":
