@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -115,6 +116,9 @@ func checkGit(repoRoot, lastSHA, basePin string, timeout time.Duration, skip boo
 		return skipAll("git checks were not run")
 	case strings.TrimSpace(repoRoot) == "":
 		return skipAll("REPO_ROOT is not set in the state file")
+	case !filepath.IsAbs(repoRoot):
+		// Relative to what is unknowable here: the writer's working directory is not recorded.
+		return skipAll("REPO_ROOT " + strconv.Quote(repoRoot) + " is not an absolute path, so nothing was checked")
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return skipAll("git is not installed here (not on PATH), so nothing was checked")
