@@ -201,7 +201,27 @@ func Replace(want Snapshot, data []byte) error {
 		}
 	}
 	ok = true
+	removeStaleTemps(dir, base)
 	return SyncDir(dir)
+}
+
+// staleTempAge is how old a temp file of ours must be before it is taken for the leftover of a killed
+// writer: far longer than any write takes.
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps deletes temp files that a writer killed mid-write left beside base. Readers never take
+// them for state (they are hidden and named .<base>.tmp-*), but they should not pile up.
+func removeStaleTemps(dir, base string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, TempPrefix(globEscape(base))+"*"))
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
+			os.Remove(m)
+		}
+	}
+}
+
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
 }
 
 // testHookBeforeRename lets tests write the target between the precondition check and the rename.

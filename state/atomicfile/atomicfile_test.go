@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, path, content string, mode os.FileMode) {
@@ -275,4 +276,26 @@ func TestReplaceCatchesWriteDuringRename(t *testing.T) {
 		t.Fatalf("the agent's update was lost: %q", got)
 	}
 	noTemps(t, dir)
+}
+
+func TestReplaceRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.env")
+	write(t, p, "A=1\n", 0o644)
+	old := filepath.Join(dir, TempPrefix("state.env")+"killed")
+	fresh := filepath.Join(dir, TempPrefix("state.env")+"inflight")
+	write(t, old, "A=", 0o600)
+	write(t, fresh, "A=", 0o600)
+	long := time.Now().Add(-time.Hour)
+	os.Chtimes(old, long, long)
+	_, snap, _ := Read(p)
+	if err := Replace(snap, []byte("A=2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Error("an hour-old temp file was kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh temp file (another writer's, in flight) was removed")
+	}
 }
