@@ -37,8 +37,8 @@ import (
 var ErrNoTemplate = errors.New("no resume command configured")
 
 // HowToConfigure is the help shown when no template is configured.
-const HowToConfigure = `No resume command is configured for this convention. Set one per convention in the config file
-($XDG_CONFIG_HOME/runwatch/config.yaml), for example:
+const HowToConfigure = `Set a resume command per convention in the config file ($XDG_CONFIG_HOME/runwatch/config.yaml),
+for example:
 
   resume_command:
     jonggrang: 'claude {{.Brief}}'
