@@ -320,7 +320,7 @@ func stateUnreadable(run model.Run) bool {
 func stopSteps(b *Brief) []string {
 	var steps []string
 	for _, c := range b.StopConditions {
-		if c.Source == "state" {
+		if c.Source == "state" && c.Code != model.CodeLockLiveForeign {
 			steps = append(steps, "Stop condition: "+oneLine(c.Message)+".")
 		}
 	}

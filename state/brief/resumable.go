@@ -350,8 +350,8 @@ func resumableSteps(b *Brief, rb *ResumableBrief, run model.Run) []string {
 	steps := archivedSteps(run)
 	steps = append(steps, live...)
 	for _, c := range b.StopConditions {
-		if c.Source == "lock" {
-			continue
+		if c.Source == "lock" || c.Code == model.CodeLockLiveForeign {
+			continue // lockSteps has said it, first
 		}
 		steps = append(steps, "Stop condition: "+stopAdvice(c, rb))
 	}
