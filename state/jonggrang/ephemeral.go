@@ -202,7 +202,6 @@ type orchestrationFile struct {
 
 type orchestrationItem struct {
 	FeatureID    string `json:"feature_id"`
-	Branch       string `json:"branch"`
 	Title        string `json:"title"`
 	Status       string `json:"status"`
 	WorktreePath string `json:"worktree_path"`

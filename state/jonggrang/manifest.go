@@ -319,13 +319,22 @@ func (r *nodeReader) timestamp(n *yaml.Node, field string) *time.Time {
 	return nil
 }
 
-func (r *nodeReader) strings(n *yaml.Node, field string) []string {
+// expect resolves n and returns it when it is of the wanted kind. Null gives nil quietly (the writers use
+// null for "none"); any other kind gives nil and a warning naming the field.
+func (r *nodeReader) expect(n *yaml.Node, kind yaml.Kind, field, what string) *yaml.Node {
 	n = r.resolve(n)
 	if isNull(n) {
 		return nil
 	}
-	if n.Kind != yaml.SequenceNode {
-		r.warnf("%s: line %d: expected a list, found %s", field, n.Line, describe(n))
+	if n.Kind != kind {
+		r.warnf("%s: line %d: expected %s, found %s", field, n.Line, what, describe(n))
+		return nil
+	}
+	return n
+}
+
+func (r *nodeReader) strings(n *yaml.Node, field string) []string {
+	if n = r.expect(n, yaml.SequenceNode, field, "a list"); n == nil {
 		return nil
 	}
 	var out []string
@@ -395,12 +404,7 @@ func (r *nodeReader) readTop(m *manifest, root *yaml.Node) {
 }
 
 func (r *nodeReader) activePhases(n *yaml.Node) []string {
-	n = r.resolve(n)
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.SequenceNode {
-		r.warnf("active_phases: line %d: expected a list of phase numbers, found %s", n.Line, describe(n))
+	if n = r.expect(n, yaml.SequenceNode, "active_phases", "a list of phase numbers"); n == nil {
 		return nil
 	}
 	var out []string
@@ -558,12 +562,7 @@ func (r *nodeReader) outputError(n *yaml.Node, field string) string {
 }
 
 func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile {
-	n = r.resolve(n)
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.SequenceNode {
-		r.warnf("%s: line %d: expected a list, found %s", field, n.Line, describe(n))
+	if n = r.expect(n, yaml.SequenceNode, field, "a list"); n == nil {
 		return nil
 	}
 	var out []model.OutputFile
@@ -604,12 +603,7 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 }
 
 func (r *nodeReader) agents(n *yaml.Node) []model.Agent {
-	n = r.resolve(n)
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		r.warnf("agents: line %d: expected a mapping of agent id to agent, found %s", n.Line, describe(n))
+	if n = r.expect(n, yaml.MappingNode, "agents", "a mapping of agent id to agent"); n == nil {
 		return nil
 	}
 	var out []model.Agent
@@ -637,12 +631,7 @@ func (r *nodeReader) agents(n *yaml.Node) []model.Agent {
 }
 
 func (r *nodeReader) validation(n *yaml.Node) []model.Flag {
-	n = r.resolve(n)
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		r.warnf("validation: line %d: expected a mapping of flags, found %s", n.Line, describe(n))
+	if n = r.expect(n, yaml.MappingNode, "validation", "a mapping of flags"); n == nil {
 		return nil
 	}
 	var out []model.Flag
