@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -11,6 +12,9 @@ import (
 	"runwatch/state/atomicfile"
 	"runwatch/state/yamledit"
 )
+
+// manifestRereadDelay is how long to wait before re-reading a manifest that did not parse.
+const manifestRereadDelay = 50 * time.Millisecond
 
 // manifest is a MANIFEST.yaml as read for an action.
 type manifest struct {
@@ -30,7 +34,14 @@ func (p *Plan) readManifest(run model.Run) (*manifest, error) {
 	}
 	root, err := yamledit.Parse(data)
 	if err != nil {
-		return nil, refusef("%s cannot be edited safely: %v", run.StatePath, err)
+		// jonggrang writes the manifest in place without a lock: we may have caught it half-written.
+		time.Sleep(manifestRereadDelay)
+		if real, data, snap, err = p.readForEdit(run.StatePath); err != nil {
+			return nil, err
+		}
+		if root, err = yamledit.Parse(data); err != nil {
+			return nil, refusef("%s cannot be edited safely: %v", run.StatePath, err)
+		}
 	}
 	return &manifest{path: real, data: data, snap: snap, root: root}, nil
 }
@@ -116,6 +127,12 @@ func refuseIfRunning(run model.Run) error {
 			return refusef("a live lock is held: %s (%s); refusing while an agent works", lockHolder(l), strings.Join(l.Reasons, "; "))
 		}
 	}
+	return refuseIfGroupRunning(run)
+}
+
+// refuseIfGroupRunning refuses while a parallel group works on this feature in a worktree: the main copy of
+// the manifest is stale and is overwritten when the worker exits.
+func refuseIfGroupRunning(run model.Run) error {
 	if run.Jonggrang != nil {
 		for _, g := range run.Jonggrang.Groups {
 			if g.Alive && g.FeatureID == run.ID {
@@ -235,6 +252,9 @@ func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
 func planJonggrangStatus(p *Plan, run model.Run, to string) error {
 	m, err := p.readManifest(run)
 	if err != nil {
+		return err
+	}
+	if err := refuseIfGroupRunning(run); err != nil {
 		return err
 	}
 	status := m.str("status")

@@ -436,3 +436,21 @@ func TestWrongConventionAndNothingToDo(t *testing.T) {
 	p, err = PlanResume(load(t, mp, o.Env), o)
 	refused(t, p, err, "not paused")
 }
+
+func TestJonggrangUnsafeManifestRefused(t *testing.T) {
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	o := opts(t, fixedEnv())
+	run := load(t, mp, o.Env)
+
+	// A parallel group works on this feature in a worktree: the copy here is stale.
+	grouped := run
+	grouped.Jonggrang = &model.JonggrangDetail{Groups: []model.Group{{FeatureID: run.ID, Alive: true, PID: 4242}}}
+	p, err := PlanResume(grouped, o)
+	refused(t, p, err, "parallel group", "pid 4242")
+
+	// Cut mid-line, as a crashed writeFileSync leaves it.
+	mustWrite(t, mp, manifestPaused[:len(manifestPaused)/2]+"  '7':\n    name: 'archi")
+	p, err = PlanResume(run, o)
+	refused(t, p, err, "cannot be edited safely")
+}
