@@ -188,7 +188,7 @@ func New(opts Options) (*Watcher, error) {
 	locs, err := state.Discover(roots, opts.MaxDepth)
 	if err != nil {
 		// A missing root is watched for its creation; say so rather than fail.
-		w.errNote = strings.ReplaceAll(err.Error(), "\n", "; ")
+		w.errNote = strings.Trim(w.errNote+"; "+strings.ReplaceAll(err.Error(), "\n", "; "), "; ")
 	}
 	runs := loadAll(w.runs, locs)
 	for i, loc := range locs {
