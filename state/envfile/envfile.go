@@ -199,6 +199,10 @@ func cutExport(key string) (string, bool) {
 // scanDouble reads a double-quoted value starting at v[0] == '"'. end is the index just past the closing
 // quote.
 func scanDouble(v string) (val string, end int, ok bool) {
+	// Most values hold no escapes: then the value is a slice of the line, no copy needed.
+	if q := strings.IndexByte(v[1:], '"'); q >= 0 && strings.IndexByte(v[1:1+q], '\\') < 0 {
+		return v[1 : 1+q], q + 2, true
+	}
 	var b strings.Builder
 	for i := 1; i < len(v); i++ {
 		c := v[i]

@@ -44,9 +44,24 @@ func Copy(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("hostname: %v", err)
 	}
-	src := Source()
 	dst := filepath.Join(t.TempDir(), "opencode")
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	copyTree(t, Source(), dst, func(data []byte) []byte {
+		return bytes.ReplaceAll(data, []byte(HostPlaceholder), []byte(host))
+	})
+	lock := filepath.Join(dst, "reports", Mining, "lock", "active.lock")
+	WriteJSONLock(t, lock, DeadPID(t), host, time.Date(2026, 2, 15, 14, 37, 31, 0, time.UTC))
+	return dst
+}
+
+// CopyDir copies the tree at src to dst verbatim (files 0644, folders 0755).
+func CopyDir(t testing.TB, src, dst string) {
+	t.Helper()
+	copyTree(t, src, dst, func(b []byte) []byte { return b })
+}
+
+func copyTree(t testing.TB, src, dst string, transform func([]byte) []byte) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -59,15 +74,11 @@ func Copy(t testing.TB) string {
 		if err != nil {
 			return err
 		}
-		data = bytes.ReplaceAll(data, []byte(HostPlaceholder), []byte(host))
-		return os.WriteFile(target, data, 0o644)
+		return os.WriteFile(target, transform(data), 0o644)
 	})
 	if err != nil {
-		t.Fatalf("copy fixtures: %v", err)
+		t.Fatalf("copy %s: %v", src, err)
 	}
-	lock := filepath.Join(dst, "reports", Mining, "lock", "active.lock")
-	WriteJSONLock(t, lock, DeadPID(t), host, time.Date(2026, 2, 15, 14, 37, 31, 0, time.UTC))
-	return dst
 }
 
 // Run returns the path of a fixture run folder inside a copy made by Copy.
