@@ -167,3 +167,30 @@ func deadPID(t testing.TB) string {
 }
 
 var deadPIDValue string
+
+// Named stages (S_<NAME>_DONE, CURRENT_STAGE holds the lowercase name), ordered by run.log stage_start lines.
+func TestStepNamedStages(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "reports", "iso26262-mining-20260215T143525Z")
+	mustWrite(t, filepath.Join(dir, "state.env"), `CURRENT_STAGE="verify"
+LOCK_FILE="lock/active.lock"
+RUN_ID="20260215T143525Z"
+S_ANCHOR_DONE="1"
+S_EXTRACT_DONE="1"
+S_FINALIZE_DONE="0"
+S_INGEST_DONE="1"
+S_NORMALIZE_DONE="1"
+S_PUBLISH_DONE="1"
+S_VERIFY_DONE="0"
+`)
+	mustWrite(t, filepath.Join(dir, "checklist.state.env"), "CB_VERIFY_HASHES_MATCH=\"1\"\nCB_FINALIZE_REPORT=\"0\"\n")
+	var log strings.Builder
+	for _, s := range []string{"ingest", "extract", "normalize", "anchor", "publish", "verify"} {
+		log.WriteString("[2026-02-15T14:40:00Z] stage_start stage=" + s + "\n")
+	}
+	mustWrite(t, filepath.Join(dir, "run.log"), log.String())
+	os.MkdirAll(filepath.Join(dir, "lock"), 0o755)
+	o := opts(t, fixedEnv())
+	sp := filepath.Join(dir, "state.env")
+	golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, sp, o.Env), o) }, ""))
+}
