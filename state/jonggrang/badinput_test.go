@@ -447,3 +447,37 @@ func TestOrchestrationLenientGroup(t *testing.T) {
 		t.Errorf("problem = %+v", pr)
 	}
 }
+
+func TestCompletedWithOpenPhases(t *testing.T) {
+	p, dir := newFeature(t, "f1")
+	p.write(filepath.Join(dir, ManifestName), "feature_id: f1\nstatus: completed\ncurrent_phase: null\nphases:\n  '1': {status: completed}\n  '2': {status: pending}\n")
+	r := quickLoader.load(dir, realEnv())
+	if pr := problem(t, r, model.CodeManifestInvalid); !strings.Contains(pr.Message, "phases 2 are neither") {
+		t.Errorf("problem = %+v", pr)
+	}
+	if r.Status != model.StatusUnknown {
+		t.Errorf("status = %s", r.Status)
+	}
+}
+
+// Names come from agents and from disk: newlines, escapes and invalid UTF-8 are kept as data (the UI
+// neutralises them), and a feature dir that vanished is a missing manifest, not a crash.
+func TestHostileNamesAndVanishedDir(t *testing.T) {
+	fid := "f\x1b[31m\nred\xff"
+	p, dir := newFeature(t, fid)
+	p.write(filepath.Join(dir, ManifestName), "feature_id: f1\nstatus: running\nphases: {'1': {status: running}}\n")
+	name := "agent\nwith\x1b]52;c;AAAA\x07\xfe.lock"
+	p.write(p.lockPath(name), "")
+	r := quickLoader.load(dir, realEnv())
+	l := findLock(t, r, name)
+	if l.Holder != strings.TrimSuffix(name, ".lock") || l.Verdict != model.VerdictStale {
+		t.Errorf("lock = %+v", l)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	r = quickLoader.load(dir, realEnv())
+	if r.ID != fid || !hasProblem(r, model.CodeManifestMissing) {
+		t.Errorf("vanished dir: id %q problems:%s", r.ID, problemList(r))
+	}
+}

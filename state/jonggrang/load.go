@@ -225,6 +225,18 @@ func applyManifest(run *model.Run, m *manifest, mtime time.Time, probs *problemS
 				"%s: current_phase %s is not among the phases", run.StatePath, truncate(m.CurrentPhase, 30))
 		}
 	}
+	if strings.EqualFold(strings.TrimSpace(m.Status), "completed") {
+		var open []string
+		for _, s := range m.Phases {
+			if !s.Status.Done() {
+				open = append(open, s.Key)
+			}
+		}
+		if len(open) > 0 {
+			probs.add(model.SeverityWarning, model.CodeManifestInvalid, run.StatePath,
+				"%s: status is completed but phases %s are neither completed nor skipped", run.StatePath, strings.Join(limit(open, 8), ", "))
+		}
+	}
 	run.Flags = m.Validation
 	d.WorkType = m.WorkType
 	d.PipelineMode = m.PipelineMode
