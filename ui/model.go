@@ -181,6 +181,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.theme = NewTheme("auto", msg.IsDark())
 		}
 	case tickMsg:
+		m.tl.poll(m.timelineHeight())
 		return m.tick()
 	case SnapshotMsg:
 		m.runs = make(map[string]model.Run, len(msg.Runs))
@@ -198,6 +199,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setError(msg.Err)
 	case logOpenedMsg:
 		m.tl.opened(msg, m.timelineHeight())
+	case searchDoneMsg:
+		m.tl.found(msg, m.timelineHeight())
 	case logMoreMsg:
 		if msg.path == m.tl.path && m.tl.appended(LogAppend{Path: msg.path}, m.timelineHeight()) {
 			return m.readMore()
@@ -338,10 +341,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.tl.toggleFollow(m.timelineHeight())
 	case ActNextMatch, ActPrevMatch:
 		m.focus = PaneTimeline
-		m.tl.findNext(act == ActNextMatch, m.timelineHeight())
+		return m.tl.findNext(act == ActNextMatch, m.timelineHeight())
 	case ActNextError, ActPrevError:
 		m.focus = PaneTimeline
-		m.tl.findError(act == ActNextError, m.timelineHeight())
+		return m.tl.findError(act == ActNextError, m.timelineHeight())
 	case ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown:
 		return m.move(act)
 	case ActUnlock, ActStep, ActTick, ActRetry, ActPause, ActUndo:
@@ -369,9 +372,7 @@ func (m *Model) updateInput(msg tea.KeyPressMsg) tea.Cmd {
 		mode := m.inputMode
 		m.inputMode = inputNone
 		if mode == inputSearch {
-			if err := m.tl.setSearch(m.input, m.timelineHeight()); err != nil {
-				m.setError(err)
-			}
+			return m.tl.setSearch(m.input, m.timelineHeight())
 		}
 		return nil
 	case "backspace":

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
@@ -48,6 +49,9 @@ type timeline struct {
 	search   string
 	searchRe *regexp.Regexp
 	marker   string // e.g. "log truncated", shown once in the title
+
+	seq    int                // the search whose answer is awaited
+	cancel context.CancelFunc // cancels that search
 }
 
 func (tl *timeline) len() int {
@@ -63,6 +67,13 @@ func (tl *timeline) reload(h int) {
 	if tl.src == nil || h <= 0 {
 		tl.window = nil
 		return
+	}
+	if r, ok := tl.src.(renumberer); ok {
+		// The index replaced its estimate of the lines before its tail with the real count: the line under
+		// the cursor now has another number.
+		if shift := r.Renumbered(); shift != 0 && !tl.follow {
+			tl.cursor, tl.top = max(0, tl.cursor+shift), max(0, tl.top+shift)
+		}
 	}
 	n := tl.len()
 	if tl.follow {
@@ -95,6 +106,22 @@ func (tl *timeline) opened(msg logOpenedMsg, h int) {
 	tl.src = msg.src
 	tl.follow = true
 	tl.reload(h)
+}
+
+// renumberer is a LogSource whose line numbers can move once (runlog.Index while it counts the head).
+type renumberer interface{ Renumbered() int }
+
+// exacter is a LogSource that may still be counting lines; a tick redraws what it has.
+type exacter interface{ Exact() bool }
+
+// poll runs on the clock tick: an index still counting fills in lines and may renumber them.
+func (tl *timeline) poll(h int) {
+	_, counting := tl.src.(exacter)
+	_, moving := tl.src.(renumberer)
+	if counting || moving {
+		// reload applies any renumbering and reads the h visible lines, which is all a tick costs.
+		tl.reload(h)
+	}
 }
 
 // dropper is a LogSource that drops old lines from its front to bound memory.
@@ -146,6 +173,9 @@ func (tl *timeline) setMemory(runPath string, lines []string, h int) {
 }
 
 func (tl *timeline) close() {
+	if tl.cancel != nil {
+		tl.cancel()
+	}
 	if tl.src != nil {
 		tl.src.Close()
 	}
@@ -220,7 +250,8 @@ func (tl *timeline) toggleFollow(h int) {
 	tl.reload(h)
 }
 
-func (tl *timeline) setSearch(q string, h int) error {
+// setSearch compiles the query and finds its first match from the cursor.
+func (tl *timeline) setSearch(q string, h int) tea.Cmd {
 	tl.search = q
 	if q == "" {
 		tl.searchRe = nil
@@ -232,50 +263,123 @@ func (tl *timeline) setSearch(q string, h int) error {
 		re = regexp.MustCompile("(?i)" + regexp.QuoteMeta(q))
 	}
 	tl.searchRe = re
-	if !tl.jump(re, tl.cursor, true, h) {
-		return fmt.Errorf("search: no match for %q", q)
-	}
-	return nil
+	return tl.find(findMatch, tl.cursor, true, h)
 }
 
-func (tl *timeline) findNext(forward bool, h int) {
+func (tl *timeline) findNext(forward bool, h int) tea.Cmd {
 	if tl.searchRe == nil {
+		tl.marker = "no search: press / first"
+		return nil
+	}
+	return tl.find(findMatch, tl.cursor+step(forward), forward, h)
+}
+
+func (tl *timeline) findError(forward bool, h int) tea.Cmd {
+	return tl.find(findError, tl.cursor+step(forward), forward, h)
+}
+
+func step(forward bool) int {
+	if forward {
+		return 1
+	}
+	return -1
+}
+
+type findKind int
+
+const (
+	findMatch findKind = iota
+	findError
+)
+
+// contextSearcher is a LogSource whose searches may run off the UI goroutine and be abandoned (runlog.Index:
+// a search over a 1 GiB log takes seconds and must not freeze the dashboard).
+type contextSearcher interface {
+	SearchContext(ctx context.Context, re *regexp.Regexp, from int, forward bool) (int, bool)
+}
+
+// levelFinder finds entries by the level runlog classifies them with, the same classification the timeline
+// colours by, so e/E stop exactly at the lines shown as errors.
+type levelFinder interface {
+	NextLevel(from int, level model.Level, forward bool) (int, bool)
+}
+
+type searchDoneMsg struct {
+	seq      int
+	kind     findKind
+	line     int
+	ok       bool
+	canceled bool
+}
+
+// find looks for the next match or error. In-memory sources answer at once; a file index answers in a
+// command, and a newer search cancels an older one.
+func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
+	if tl.src == nil || from < 0 || from >= tl.len() {
+		tl.marker = notFound(kind)
+		return nil
+	}
+	if tl.cancel != nil {
+		tl.cancel()
+		tl.cancel = nil
+	}
+	tl.seq++
+	seq, src, re := tl.seq, tl.src, tl.searchRe
+	cs, async := src.(contextSearcher)
+	if !async {
+		var line int
+		var ok bool
+		if kind == findError {
+			line, ok = src.Search(errorPattern, from, forward)
+		} else {
+			line, ok = src.Search(re, from, forward)
+		}
+		tl.found(searchDoneMsg{seq: seq, kind: kind, line: line, ok: ok}, h)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tl.cancel = cancel
+	tl.marker = "searching…"
+	return func() tea.Msg {
+		var line int
+		var ok bool
+		if lf, isLF := src.(levelFinder); isLF && kind == findError {
+			// NextLevel has no context; errors are common, so it returns soon in real logs.
+			line, ok = lf.NextLevel(from, model.LevelError, forward)
+		} else if kind == findError {
+			line, ok = cs.SearchContext(ctx, errorPattern, from, forward)
+		} else {
+			line, ok = cs.SearchContext(ctx, re, from, forward)
+		}
+		return searchDoneMsg{seq: seq, kind: kind, line: line, ok: ok, canceled: ctx.Err() != nil}
+	}
+}
+
+func notFound(kind findKind) string {
+	if kind == findError {
+		return "no more errors"
+	}
+	return "no more matches"
+}
+
+func (tl *timeline) found(msg searchDoneMsg, h int) {
+	if msg.seq != tl.seq || msg.canceled {
 		return
 	}
-	from := tl.cursor + 1
-	if !forward {
-		from = tl.cursor - 1
+	if tl.cancel != nil {
+		tl.cancel()
+		tl.cancel = nil
 	}
-	if !tl.jump(tl.searchRe, from, forward, h) {
-		tl.marker = "no more matches"
-	}
-}
-
-func (tl *timeline) findError(forward bool, h int) {
-	from := tl.cursor + 1
-	if !forward {
-		from = tl.cursor - 1
-	}
-	if !tl.jump(errorPattern, from, forward, h) {
-		tl.marker = "no more errors"
-	}
-}
-
-func (tl *timeline) jump(re *regexp.Regexp, from int, forward bool, h int) bool {
-	if tl.src == nil || from < 0 || from >= tl.len() {
-		return false
-	}
-	line, ok := tl.src.Search(re, from, forward)
-	if !ok {
-		return false
+	if !msg.ok {
+		tl.marker = notFound(msg.kind)
+		return
 	}
 	tl.marker = ""
-	tl.cursor = line
+	tl.cursor = msg.line
 	tl.follow = false
 	// Put the match a third of the way down, so its context above is visible.
-	tl.top = max(0, line-h/3)
+	tl.top = max(0, msg.line-h/3)
 	tl.reload(h)
-	return true
 }
 
 func (tl *timeline) cursorLine() (string, bool) {
