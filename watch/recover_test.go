@@ -3,6 +3,7 @@ package watch
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -116,4 +117,48 @@ func TestInotifyInstanceLimitPollsEverything(t *testing.T) {
 	}
 	replaceAtomically(t, sp, resumableState(runDir, "S2"))
 	v.until("the change, by polling", func() bool { r, _ := v.run(sp); return r.CurrentStage == "S2" })
+}
+
+// TestRealQueueOverflow makes the kernel drop events: while the watcher is not reading, more events are
+// queued than fs.inotify.max_queued_events allows. The change made in that flood must still arrive.
+func TestRealQueueOverflow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates more files than the inotify queue holds (~10 s here)")
+	}
+	limit := readIntFile(t, "/proc/sys/fs/inotify/max_queued_events")
+	if limit <= 0 || limit > 100_000 {
+		t.Skipf("max_queued_events is %d: too many files to create for an overflow", limit)
+	}
+	root, runDir, sp := reportsRoot(t)
+	flood := filepath.Join(root, "flood")
+	if err := os.Mkdir(flood, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v := newView(t, Options{Paths: []string{root}})
+	resume := make(chan struct{})
+	v.w.pause <- resume
+	for i := range limit + 1000 {
+		f, err := os.Create(filepath.Join(flood, strconv.Itoa(i)))
+		if err != nil {
+			close(resume)
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	replaceAtomically(t, sp, resumableState(runDir, "S3"))
+	close(resume)
+	v.until("the overflow reported and the change found by the rescan", func() bool {
+		r, _ := v.run(sp)
+		return r.CurrentStage == "S3" && strings.Contains(v.health.Err, "overflow")
+	})
+}
+
+func readIntFile(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
 }

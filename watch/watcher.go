@@ -117,7 +117,8 @@ type Watcher struct {
 	health    Health
 	healthMu  sync.Mutex // health is read by Health from other goroutines
 	errNote   string
-	injected  chan error // test hook: errors as if from fsnotify
+	injected  chan error         // test hook: errors as if from fsnotify
+	pause     chan chan struct{} // test hook: the loop stops reading until the channel sent is closed
 }
 
 type logTail struct {
@@ -137,7 +138,7 @@ func New(opts Options) (*Watcher, error) {
 		opts: opts, pollIvl: DefaultPoll, logs: map[string]*logTail{},
 		updates: make(chan Update), done: make(chan struct{}),
 		pending: map[string]fsnotify.Op{}, force: map[string]bool{}, rereads: map[string]time.Time{},
-		injected: make(chan error, 1),
+		injected: make(chan error, 1), pause: make(chan chan struct{}),
 	}
 	if opts.fallbackPoll > 0 {
 		w.pollIvl = opts.fallbackPoll
@@ -356,6 +357,8 @@ func (w *Watcher) loop() {
 			w.noteError(err)
 		case err := <-w.injected:
 			w.noteError(err)
+		case resume := <-w.pause:
+			<-resume
 		case now := <-w.batchT.C:
 			w.armed = false
 			if due := w.due(); now.Before(due) {
