@@ -93,6 +93,7 @@ func Parse(data []byte) (*File, error) {
 		data = data[len(utf8BOM):]
 	}
 	s := string(data) // a copy: the File must not alias the caller's buffer
+	f.lines = make([]line, 0, strings.Count(s, "\n")+1)
 	for n := 1; len(s) > 0; n++ {
 		text, ending, rest := cutLine(s)
 		s = rest
