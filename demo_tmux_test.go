@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state"
+	"runwatch/ui"
+)
+
+// tmuxDemo drives the real runwatch binary in a real terminal: a tmux server on a private socket, so the
+// test never touches the person's own tmux.
+type tmuxDemo struct {
+	t      *testing.T
+	socket string
+	env    []string
+	keys   ui.KeyMap
+}
+
+func (d *tmuxDemo) tmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", append([]string{"-S", d.socket}, args...)...)
+	cmd.Env = d.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (d *tmuxDemo) must(args ...string) string {
+	d.t.Helper()
+	out, err := d.tmux(args...)
+	if err != nil {
+		d.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func (d *tmuxDemo) screen() string { out, _ := d.tmux("capture-pane", "-p", "-t", "demo"); return out }
+
+// screenANSI keeps attributes, to see which row is selected (reverse video).
+func (d *tmuxDemo) screenANSI() string {
+	out, _ := d.tmux("capture-pane", "-p", "-e", "-t", "demo")
+	return out
+}
+
+// waitScreen polls the screen until cond holds. The deadline only bounds a broken run; nothing is timed.
+func (d *tmuxDemo) waitScreen(what string, cond func(screen string) bool) string {
+	d.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		s := d.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("gave up waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (d *tmuxDemo) waitText(text string) string {
+	d.t.Helper()
+	return d.waitScreen(strconv.Quote(text), func(s string) bool { return strings.Contains(s, text) })
+}
+
+// press sends the first key the dashboard's keymap binds to action, so the test follows the keymap.
+func (d *tmuxDemo) press(action string) {
+	d.t.Helper()
+	for _, b := range d.keys.Bindings {
+		if b.Action == action && len(b.Keys) > 0 {
+			d.send(b.Keys[0])
+			return
+		}
+	}
+	d.t.Fatalf("keymap binds no key to %s", action)
+}
+
+// send translates a Bubble Tea key name into tmux's.
+func (d *tmuxDemo) send(key string) {
+	d.t.Helper()
+	names := map[string]string{"space": "Space", "tab": "Tab", "shift+tab": "BTab", "esc": "Escape", "enter": "Enter", "up": "Up", "down": "Down"}
+	if n, ok := names[key]; ok {
+		d.must("send-keys", "-t", "demo", n)
+		return
+	}
+	d.must("send-keys", "-t", "demo", "-l", key)
+}
+
+func (d *tmuxDemo) typeText(s string) { d.must("send-keys", "-t", "demo", "-l", s) }
+
+// focus moves the focus to a pane by pressing next-pane until the footer names it.
+func (d *tmuxDemo) focus(pane string) {
+	d.t.Helper()
+	for i := 0; i < 4; i++ {
+		if strings.Contains(d.screen(), "focus "+pane) {
+			return
+		}
+		d.press(ui.ActNextPane)
+		time.Sleep(150 * time.Millisecond)
+	}
+	d.waitText("focus " + pane)
+}
+
+// selectRun filters the runs pane down to the runs matching text.
+func (d *tmuxDemo) selectRun(text string) {
+	d.t.Helper()
+	d.focus("Runs")
+	if regexp.MustCompile(`Runs \d+ of \d+ /`).MatchString(d.screen()) {
+		d.press(ui.ActBack) // clear the earlier filter
+		// A lone ESC followed at once by another key reads as alt+key; let the terminal parser time out.
+		time.Sleep(500 * time.Millisecond)
+		d.waitScreen("the filter to clear", func(s string) bool {
+			return !strings.Contains(s, " of ") || !regexp.MustCompile(`Runs \d+ of \d+ /`).MatchString(s)
+		})
+	}
+	d.press(ui.ActFilter)
+	d.typeText(text)
+	d.send("enter")
+	d.waitScreen("the runs pane filtered to "+text, func(s string) bool {
+		return regexp.MustCompile(`Runs 1 of \d+ /` + regexp.QuoteMeta(text)).MatchString(s)
+	})
+}
+
+// confirm waits for the confirmation dialog, answers yes, and waits for the result line.
+func (d *tmuxDemo) confirm(done string) {
+	d.t.Helper()
+	d.waitText("Apply this change? [y/N]")
+	d.send("y")
+	d.waitText(done)
+}
+
+func (d *tmuxDemo) start(t *testing.T, command string) string {
+	exitFile := filepath.Join(t.TempDir(), "exit")
+	d.must("new-session", "-d", "-x", "120", "-y", "40", "-s", "demo",
+		fmt.Sprintf("%s 2>%s.stderr; echo $? > %s", command, exitFile, exitFile))
+	return exitFile
+}
+
+func (d *tmuxDemo) waitExit(exitFile string) int {
+	d.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		data, err := os.ReadFile(exitFile)
+		if err == nil && bytes.HasSuffix(data, []byte("\n")) {
+			code, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			if code != 0 {
+				stderr, _ := os.ReadFile(exitFile + ".stderr")
+				d.t.Errorf("runwatch demo exited %d; stderr:\n%s", code, stderr)
+			}
+			return code
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("runwatch demo did not exit; screen:\n%s", d.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func buildRunwatch(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "runwatch")
+	// go test puts its own GOROOT/bin first on PATH, so this is the toolchain running the test.
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func newTmuxDemo(t *testing.T) *tmuxDemo {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	home := t.TempDir()
+	d := &tmuxDemo{
+		t: t, socket: filepath.Join(home, "tmux.sock"), keys: ui.DefaultKeyMap(false),
+		// No user config (it could remap keys), a private journal, and TMPDIR where the test can see it.
+		env: append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+			"XDG_STATE_HOME="+filepath.Join(home, "state"), "TMPDIR="+filepath.Join(home, "tmp"), "TERM=xterm-256color"),
+	}
+	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = d.tmux("kill-server") })
+	return d
+}
+
+var loginProgress = regexp.MustCompile(`add-lo\S*\s+jg\s+\S+\s+(\d+)/(\d+)`)
+
+// TestDemoInTmux is issue 7's "done means": the demo in a real terminal, the simulator visibly changing a
+// run, the paused run stepped forward after ticking its last item, the dead process's lock cleared, and the
+// files on disk changed accordingly; without --dir, the workspace is gone afterwards.
+func TestDemoInTmux(t *testing.T) {
+	d := newTmuxDemo(t)
+	bin := buildRunwatch(t)
+	dir := filepath.Join(t.TempDir(), "ws")
+	exitFile := d.start(t, fmt.Sprintf("%s demo --dir %s --speed 8", bin, dir))
+
+	// A change made by the simulator: the advancing feature's progress goes up on screen.
+	first := d.waitScreen("the advancing jonggrang run", func(s string) bool { return loginProgress.MatchString(s) })
+	before, _ := strconv.Atoi(loginProgress.FindStringSubmatch(first)[1])
+	d.waitScreen("the simulator to advance the jonggrang run", func(s string) bool {
+		m := loginProgress.FindStringSubmatch(s)
+		n := 0
+		if m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		return n > before
+	})
+
+	pausedState := only(t, filepath.Join(dir, "reports", "sphinx-traceability-migration-*", "state.env"))
+	pausedDir := filepath.Dir(pausedState)
+	deadLock := only(t, filepath.Join(dir, "reports", "iso26262-mining-*", "lock", "active.lock"))
+	const item = "CB_M2_NO_LEGACY_TOKENS"
+
+	// Stepping the paused run is refused while an item of its stage is open.
+	d.selectRun("sphinx")
+	d.press(ui.ActStep)
+	d.waitText("step refused")
+	if s := d.screen(); !strings.Contains(s, item) {
+		t.Errorf("the refusal does not name the open item %s:\n%s", item, s)
+	}
+
+	// Tick the item: move the detail cursor onto it, then tick and confirm.
+	d.focus("Detail")
+	selected := regexp.MustCompile(`\x1b\[7m[^\n]*` + item)
+	for i := 0; !selected.MatchString(d.screenANSI()); i++ {
+		if i > 30 {
+			t.Fatalf("could not move the detail cursor onto %s:\n%s", item, d.screen())
+		}
+		d.press(ui.ActDown)
+		time.Sleep(100 * time.Millisecond)
+	}
+	d.press(ui.ActTick)
+	d.confirm("done: tick " + item)
+	d.press(ui.ActStep)
+	d.confirm("done: mark stage M2 done")
+
+	// Clear the lock left by the dead process.
+	d.selectRun("mining")
+	d.press(ui.ActUnlock)
+	d.waitText("is not running on")
+	d.confirm("done: clear stale lock")
+
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+
+	// On disk: the step and the tick, in the convention's style; the lock gone and its clearing logged.
+	st := readEnvForTest(t, pausedState)
+	for k, want := range map[string]string{"M2_DONE": "1", "M2_CHECKLIST_DONE": "1", "CURRENT_STAGE": "M3", "LAST_COMPLETED_STAGE": "M2"} {
+		if st[k] != want {
+			t.Errorf("state.env %s=%q, want %q", k, st[k], want)
+		}
+	}
+	if cl := readEnvForTest(t, filepath.Join(pausedDir, "checklist.state.env")); cl[item] != "1" {
+		t.Errorf("checklist %s=%q, want 1", item, cl[item])
+	}
+	log, _ := os.ReadFile(filepath.Join(pausedDir, "run.log"))
+	if !bytes.Contains(log, []byte("stage_complete stage=M2")) {
+		t.Errorf("run.log of the stepped run has no stage_complete line:\n%s", log)
+	}
+	if _, err := os.Stat(deadLock); !os.IsNotExist(err) {
+		t.Errorf("dead process's lock %s still there (%v)", deadLock, err)
+	}
+	mlog, _ := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(deadLock)), "run.log"))
+	if !bytes.Contains(mlog, []byte("] stale_lock_cleared payload=")) {
+		t.Errorf("mining run.log does not record the cleared lock")
+	}
+
+	// The simulator's own changes: the advancing feature moved past where the workspace started it, and the
+	// simulator left no lock of the exited demo process claiming to be live.
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := state.NewEnv(0)
+	for _, loc := range locs {
+		run := state.Load(loc, env)
+		if strings.HasPrefix(run.ID, "add-login-form") {
+			if st := run.Stage("4"); st == nil || st.Status != model.StageCompleted {
+				t.Errorf("advancing run %s: phase 4 not completed after the demo: %+v", run.ID, st)
+			}
+		}
+		for _, l := range run.Locks {
+			if l.Verdict == model.VerdictLive {
+				t.Errorf("%s: lock %s still judged live after the demo exited: %v", run.ID, l.Path, l.Reasons)
+			}
+		}
+	}
+}
+
+// TestDemoInTmuxRemovesTempWorkspace runs the demo without --dir and checks nothing is left in TMPDIR.
+func TestDemoInTmuxRemovesTempWorkspace(t *testing.T) {
+	d := newTmuxDemo(t)
+	bin := buildRunwatch(t)
+	tmp := ""
+	for _, e := range d.env {
+		if v, ok := strings.CutPrefix(e, "TMPDIR="); ok {
+			tmp = v
+		}
+	}
+	exitFile := d.start(t, bin+" demo --speed 8")
+	d.waitScreen("the dashboard on the demo workspace", func(s string) bool { return loginProgress.MatchString(s) })
+	entries, _ := os.ReadDir(tmp)
+	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "runwatch-demo-") {
+		t.Fatalf("TMPDIR holds %v while the demo runs, want one runwatch-demo-* folder", entries)
+	}
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("TMPDIR still holds %v after the demo exited", entries)
+	}
+}
+
+func only(t *testing.T, pattern string) string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil || len(m) != 1 {
+		t.Fatalf("%s matched %v (%v), want exactly one", pattern, m, err)
+	}
+	return m[0]
+}
+
+// readEnvForTest reads a state.env written in the convention's style and checks that style on the way:
+// every line KEY="value", keys sorted.
+func readEnvForTest(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := map[string]string{}
+	prev := ""
+	line := regexp.MustCompile(`^([A-Z][A-Z0-9_]*)="((?:[^"\\]|\\.)*)"$`)
+	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("%s: line %q is not KEY=\"value\"", path, l)
+			continue
+		}
+		if m[1] < prev {
+			t.Errorf("%s: key %s after %s: not sorted", path, m[1], prev)
+		}
+		prev = m[1]
+		kv[m[1]] = m[2]
+	}
+	return kv
+}
