@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/state/runlog"
 )
 
 // waitLimit bounds every wait. It is generous on purpose: it only decides when a test gives up, never
@@ -56,7 +57,7 @@ func (v *view) apply(u Update) {
 		if a.Truncated || a.Rotated {
 			v.resets[a.Path]++
 		}
-		v.logs[a.Path] = append(v.logs[a.Path], a.Entries...)
+		v.logs[a.Path] = runlog.Append(v.logs[a.Path], a.Entries)
 	}
 	v.health = u.Health
 }
