@@ -386,3 +386,20 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A rewrite caught at a line boundary parses as YAML but has no phases yet: it is read again too.
+func TestManifestRereadWhenCutAtLineBoundary(t *testing.T) {
+	p := copyFixture(t)
+	path := filepath.Join(p.feature(fidLogin), ManifestName)
+	whole := p.read(path)
+	p.write(path, whole[:strings.Index(whole, "status:")])
+	calls := 0
+	ld := loader{retryDelay: time.Millisecond, beforeRetry: func(string) {
+		calls++
+		p.write(path, whole)
+	}}
+	r := ld.load(p.feature(fidLogin), realEnv())
+	if calls != 1 || len(r.Stages) != 18 || r.RawStatus != "running" || hasProblem(r, model.CodeManifestInvalid) {
+		t.Errorf("retries %d stages %d status %q problems:%s", calls, len(r.Stages), r.RawStatus, problemList(r))
+	}
+}

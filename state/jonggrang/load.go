@@ -54,11 +54,12 @@ func (ld loader) load(featureDir string, env model.Env) model.Run {
 		ProjectRoot: root,
 		Jonggrang:   &model.JonggrangDetail{},
 	}
-	var probs problemSink
-	groups := readGroups(root, env, &probs)
+	var probs, groupProbs problemSink
+	groups := readGroups(root, env, &groupProbs)
 	run.Jonggrang.Groups = groups
 
 	m, mtime := ld.readManifest(run.StatePath, &probs)
+	probs = append(probs, groupProbs...)
 	dataDir, dataRoot := dir, root
 	if m != nil {
 		if g := liveGroupFor(groups, run.ID, m.FeatureID); g != nil {
@@ -106,14 +107,16 @@ func (ld loader) load(featureDir string, env model.Env) model.Run {
 }
 
 // readManifest reads and parses a manifest, reading it a second time after a short wait when the first
-// parse fails. It returns nil after adding an error problem when the manifest cannot be used.
+// read looks torn. It returns nil after adding an error problem when the manifest cannot be used.
 func (ld loader) readManifest(path string, probs *problemSink) (*manifest, time.Time) {
 	data, st, ok := readManifestBytes(path, probs)
 	if !ok {
 		return nil, time.Time{}
 	}
 	m, err := parseManifest(data)
-	if err != nil {
+	// A rewrite cut at a line boundary is still valid YAML, but every manifest the writers produce has a
+	// status and phases: without them the read is as suspect as a syntax error.
+	if err != nil || m.Status == "" || !m.PhasesPresent {
 		if ld.beforeRetry != nil {
 			ld.beforeRetry(path)
 		}
