@@ -116,8 +116,9 @@ type Plan struct {
 	// Refusal is why the action may not be applied (nil when it may); the Plan* functions return it too.
 	Refusal error
 
-	opts   Options
-	undoes string
+	opts       Options
+	undoes     string
+	logMissing bool
 }
 
 // ApplyOptions are the person's answers at apply time.
@@ -236,6 +237,9 @@ func (p *Plan) setLog(path, event string, fields ...string) error {
 		}
 	}
 	p.LogPath = real
+	if _, err := os.Lstat(real); err != nil {
+		p.logMissing = true
+	}
 	p.LogLine = logLine(p.opts.now(), event, append(fields, "tool=runwatch", kv("user", p.opts.user()), p.reasonField())...)
 	return nil
 }
@@ -287,7 +291,11 @@ func (p *Plan) Preview() string {
 		b.WriteString(udiff.Unified(f.Path, f.Path, string(f.Old), string(f.New)))
 	}
 	if p.LogLine != "" {
-		fmt.Fprintf(&b, "append to %s:\n+%s", p.LogPath, p.LogLine)
+		verb := "append to"
+		if p.logMissing {
+			verb = "create (it is missing) and append to"
+		}
+		fmt.Fprintf(&b, "%s %s:\n+%s", verb, p.LogPath, p.LogLine)
 	}
 	return b.String()
 }
