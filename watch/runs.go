@@ -17,6 +17,9 @@ type trackedRun struct {
 	run      model.Run
 	lockPath string // resumable LOCK_FILE, which may sit in a subfolder or outside the run folder
 	logPath  string
+	// worktreeDir is the live copy's feature folder while a parallel jonggrang group runs in a git worktree
+	// (the reader shows that copy, and that worktree's locks and gates).
+	worktreeDir string
 }
 
 // tracker knows the runs and which files belong to which run.
@@ -62,6 +65,9 @@ func (tk *tracker) set(loc state.Location, run model.Run) *trackedRun {
 	if run.Log != nil && run.Log.Path != "" {
 		tr.logPath = filepath.Clean(run.Log.Path)
 	}
+	if run.Jonggrang != nil && run.Jonggrang.WorktreeCopyOf != "" {
+		tr.worktreeDir = filepath.Dir(filepath.Clean(run.Jonggrang.WorktreeCopyOf))
+	}
 	tk.runs[loc.StatePath] = tr
 	tk.index(tr)
 	return tr
@@ -83,8 +89,11 @@ func (tk *tracker) index(tr *trackedRun) {
 	if tr.lockPath != "" {
 		tk.byLock[tr.lockPath] = append(tk.byLock[tr.lockPath], sp)
 	}
-	for _, d := range projectDirs(tr.loc) {
+	for _, d := range tr.projectDirs() {
 		tk.byProject[d] = append(tk.byProject[d], sp)
+	}
+	if tr.worktreeDir != "" {
+		tk.byDir[tr.worktreeDir] = append(tk.byDir[tr.worktreeDir], sp)
 	}
 }
 
@@ -94,8 +103,11 @@ func (tk *tracker) unindex(tr *trackedRun) {
 	if tr.lockPath != "" {
 		without(tk.byLock, tr.lockPath, sp)
 	}
-	for _, d := range projectDirs(tr.loc) {
+	for _, d := range tr.projectDirs() {
 		without(tk.byProject, d, sp)
+	}
+	if tr.worktreeDir != "" {
+		without(tk.byDir, tr.worktreeDir, sp)
 	}
 }
 
@@ -115,12 +127,22 @@ func without(m map[string][]string, key, sp string) {
 }
 
 // projectDirs are the project-level folders whose files change every feature run of a jonggrang project:
-// agent locks and the ephemeral gates.
-func projectDirs(loc state.Location) []string {
-	if loc.Kind != model.KindJonggrang || loc.ProjectRoot == "" {
+// agent locks and the ephemeral gates; while a worktree copy is shown, that worktree's ones too.
+func (tr *trackedRun) projectDirs() []string {
+	if tr.loc.Kind != model.KindJonggrang || tr.loc.ProjectRoot == "" {
 		return nil
 	}
-	dot := filepath.Join(loc.ProjectRoot, ".jonggrang")
+	dirs := jonggrangShared(tr.loc.ProjectRoot)
+	if tr.worktreeDir != "" {
+		// <worktree>/.jonggrang/.output/features/<fid>
+		wroot := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(tr.worktreeDir))))
+		dirs = append(dirs, jonggrangShared(wroot)...)
+	}
+	return dirs
+}
+
+func jonggrangShared(projectRoot string) []string {
+	dot := filepath.Join(projectRoot, ".jonggrang")
 	return []string{filepath.Join(dot, "locks"), filepath.Join(dot, ".ephemeral")}
 }
 

@@ -385,3 +385,23 @@ func TestFeaturesFolderGivenAsThePath(t *testing.T) {
 		return ok && r.CurrentStage == "1"
 	})
 }
+
+func TestWorktreeCopyOfARunningGroupIsFollowed(t *testing.T) {
+	project := t.TempDir()
+	worktree := t.TempDir()
+	fid := "par-feat-mlop0004"
+	rel := filepath.Join(".jonggrang", ".output", "features", fid, "MANIFEST.yaml")
+	main, live := filepath.Join(project, rel), filepath.Join(worktree, rel)
+	writeFile(t, main, manifest(fid, 1))
+	writeFile(t, live, manifest(fid, 2))
+	// A group of this feature running in the worktree, its worker being this (live) test process.
+	writeFile(t, filepath.Join(project, ".jonggrang", ".ephemeral", "orchestration-run.json"),
+		fmt.Sprintf(`{"status": "running", "groups": [{"feature_id": %q, "title": "par", "status": "running", "worktree_path": %q, "pid": %d}]}`,
+			fid, worktree, os.Getpid()))
+	v := newView(t, Options{Paths: []string{project}})
+	if r, _ := v.run(main); r.CurrentStage != "2" {
+		t.Fatalf("current stage %q, want 2 from the worktree's live copy", r.CurrentStage)
+	}
+	writeFile(t, live, manifest(fid, 3)) // the worker writes only in its worktree
+	v.until("the worktree copy's change", func() bool { r, _ := v.run(main); return r.CurrentStage == "3" })
+}

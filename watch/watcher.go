@@ -278,8 +278,11 @@ func (w *Watcher) trackRun(loc state.Location, run model.Run, initial bool, synt
 	if tr.lockPath != "" {
 		w.tree.ensure(filepath.Dir(tr.lockPath), 0, synth)
 	}
-	for _, d := range projectDirs(loc) {
+	for _, d := range tr.projectDirs() {
 		w.tree.ensure(d, 1, synth)
+	}
+	if tr.worktreeDir != "" {
+		w.tree.ensure(tr.worktreeDir, 0, synth)
 	}
 	if prevLog != "" && prevLog != tr.logPath {
 		w.detachLog(prevLog, loc.StatePath)
