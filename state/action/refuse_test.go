@@ -454,3 +454,25 @@ func TestJonggrangUnsafeManifestRefused(t *testing.T) {
 	p, err = PlanResume(run, o)
 	refused(t, p, err, "cannot be edited safely")
 }
+
+// The change is made even when the journal cannot be written, and the caller is told undo will not see it.
+func TestJournalFailureIsReportedAfterApply(t *testing.T) {
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	o := opts(t, fixedEnv())
+	blocker := filepath.Join(t.TempDir(), "not-a-dir")
+	mustWrite(t, blocker, "")
+	o.JournalPath = filepath.Join(blocker, "journal.jsonl")
+	p, err := PlanResume(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Apply(p, ApplyOptions{})
+	var je *JournalError
+	if !errors.As(err, &je) || !strings.Contains(err.Error(), "undo will not know") {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(mustRead(t, mp), "status: running\n") {
+		t.Fatal("the change was not applied")
+	}
+}
