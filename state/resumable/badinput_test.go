@@ -262,3 +262,24 @@ func TestLoadHostileVolumeIsCapped(t *testing.T) {
 		t.Errorf("summary = %q", last.Message)
 	}
 }
+
+func TestLoadLockEchoedOnOneLine(t *testing.T) {
+	env := testEnv(t)
+	dir := runDir(t, okState, "")
+	writeFile(t, filepath.Join(dir, "run.lock"), `acquired_at_utc="2026-02-15T09:00:00Z" host="far away" pid="123" run_id="r" user="u"`)
+	r := Load(filepath.Join(dir, "state.env"), env)
+	if len(r.Locks) != 1 || r.Locks[0].Host != "far away" || r.Locks[0].PID != 123 || r.Locks[0].Verdict != model.VerdictUnknown {
+		t.Errorf("locks = %+v", r.Locks)
+	}
+}
+
+func TestLoadLockDanglingSymlink(t *testing.T) {
+	dir := runDir(t, okState, "")
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "run.lock")); err != nil {
+		t.Fatal(err)
+	}
+	r := load(t, dir)
+	if p := findProblem(r, model.CodeLockUnreadable); p == nil || !strings.Contains(p.Message, "does not exist") || len(r.Locks) != 0 {
+		t.Errorf("problem %+v locks %+v", p, r.Locks)
+	}
+}

@@ -171,7 +171,7 @@ type envRead struct {
 // malformed lines still yields its good lines.
 func readEnv(run *model.Run, path string, codes envCodes, what string, missingSev model.Severity) envRead {
 	var out envRead
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		t := fi.ModTime()
 		out.mtime = &t
 	}

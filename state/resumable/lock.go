@@ -97,7 +97,13 @@ func loadLock(run *model.Run, rf runFiles, env model.Env) {
 	var nr *envfile.NotRegularError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return // released between the Lstat and the read, or a dangling symlink
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			// A writer creating the lock exclusively fails on a dangling link, so the run is stuck on it.
+			target, _ := os.Readlink(path)
+			run.AddProblem(model.SeverityWarning, model.CodeLockUnreadable, path,
+				fmt.Sprintf("lock %s is a symlink to %q, which does not exist", path, target))
+		}
+		return // otherwise released between the Lstat and the read
 	case errors.Is(err, envfile.ErrTooLarge):
 		l := model.Lock{Path: path, Kind: model.KindResumable, ParseError: err.Error()}
 		judge(run, &l, env, "")
@@ -199,6 +205,10 @@ func lockFields(data []byte) (map[string]string, string) {
 		}
 		return fields, ""
 	}
+	if bytes.IndexByte(data, '\n') < 0 && bytes.Count(data, []byte("=")) > 1 {
+		// The env-style lock as run.log echoes it: every field on one line.
+		data = splitPairs(data)
+	}
 	f, _ := envfile.Parse(data)
 	for _, kv := range f.Entries() {
 		fields[strings.ToLower(kv.Key)] = kv.Value
@@ -207,6 +217,27 @@ func lockFields(data []byte) (map[string]string, string) {
 		return nil, "neither JSON nor KEY=value lines"
 	}
 	return fields, ""
+}
+
+// splitPairs puts each blank-separated KEY=value of a line on its own line, keeping double-quoted values
+// (blanks and \" included) whole.
+func splitPairs(line []byte) []byte {
+	out := make([]byte, 0, len(line)+8)
+	quoted, escaped := false, false
+	for _, c := range line {
+		switch {
+		case escaped:
+			escaped = false
+		case quoted && c == '\\':
+			escaped = true
+		case c == '"':
+			quoted = !quoted
+		case !quoted && (c == ' ' || c == '\t'):
+			c = '\n'
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // parseTime accepts ISO-8601 (with or without zone, assumed UTC), the compact run-id style 20260215T143525Z,
