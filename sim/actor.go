@@ -33,3 +33,36 @@ func replay(a actor, start time.Time, scale float64) (time.Time, error) {
 		at = at.Add(time.Duration(float64(pause) * scale))
 	}
 }
+
+// writeStep is one write of an actor; it returns the pause before the next.
+type writeStep func(at time.Time) (time.Duration, error)
+
+// steps is the queue both actors work from: they queue the writes of one phase or invocation at a time, and
+// plan the next batch (from what is on disk by then) when the queue runs dry.
+type steps struct {
+	queue []writeStep
+	ended bool
+}
+
+func (q *steps) then(f writeStep) { q.queue = append(q.queue, f) }
+
+// next runs the head of the queue, calling plan first when it is empty. A failed step stays at the head, so
+// a held actor retries the same write.
+func (q *steps) next(at time.Time, plan func()) (time.Duration, bool, error) {
+	if q.ended {
+		return 0, true, nil
+	}
+	if len(q.queue) == 0 {
+		plan()
+		if q.ended || len(q.queue) == 0 {
+			q.ended = true
+			return 0, true, nil
+		}
+	}
+	pause, err := q.queue[0](at)
+	if err != nil {
+		return 0, false, err
+	}
+	q.queue = q.queue[1:]
+	return pause, false, nil
+}

@@ -44,33 +44,18 @@ type jonggrangActor struct {
 	// stopAt, when set, fails that phase with stopReason and ends the actor (phase 6: a human pause).
 	stopAt, stopReason string
 
-	m     *manifest
-	dir   string
-	queue []func(at time.Time) (time.Duration, error)
-	ended bool
+	m   *manifest
+	dir string
+	steps
 }
 
 func (a *jonggrangActor) manifestPath() string { return filepath.Join(a.dir, "MANIFEST.yaml") }
 
 func (a *jonggrangActor) step(at time.Time) (time.Duration, bool, error) {
-	if a.ended {
-		return 0, true, nil
-	}
-	if a.live && a.m != nil && a.pausedOnDisk() {
+	if !a.ended && a.live && a.m != nil && a.pausedOnDisk() {
 		return 0, false, errHeld
 	}
-	if len(a.queue) == 0 {
-		a.planNext()
-		if a.ended {
-			return 0, true, nil
-		}
-	}
-	pause, err := a.queue[0](at)
-	if err != nil {
-		return 0, false, err
-	}
-	a.queue = a.queue[1:]
-	return pause, false, nil
+	return a.next(at, a.planNext)
 }
 
 // pausedOnDisk reads the manifest's status: the jonggrang loop stops while a run is paused. A manifest that
@@ -87,10 +72,6 @@ func (a *jonggrangActor) pausedOnDisk() bool {
 		return false
 	}
 	return head.Status == "paused"
-}
-
-func (a *jonggrangActor) then(f func(at time.Time) (time.Duration, error)) {
-	a.queue = append(a.queue, f)
 }
 
 func (a *jonggrangActor) save() error {

@@ -71,10 +71,9 @@ type resumableActor struct {
 	// dieIn makes the process vanish in the middle of that stage, leaving its lock behind.
 	dieIn string
 
-	queue []func(at time.Time) (time.Duration, error)
 	state map[string]string
 	list  map[string]string
-	ended bool
+	steps
 }
 
 func (a *resumableActor) statePath() string     { return filepath.Join(a.dir, "state.env") }
@@ -87,38 +86,17 @@ func (a *resumableActor) log(at time.Time, msg string, cont ...string) error {
 }
 
 func (a *resumableActor) step(at time.Time) (time.Duration, bool, error) {
-	if a.ended {
-		return 0, true, nil
-	}
-	if len(a.queue) == 0 {
-		if err := a.plan_(at); err != nil {
-			return 0, false, err
-		}
-		if a.ended {
-			return 0, true, nil
-		}
-	}
-	pause, err := a.queue[0](at)
-	if err != nil {
-		return 0, false, err
-	}
-	a.queue = a.queue[1:]
-	return pause, false, nil
+	return a.next(at, a.planInvocation)
 }
 
-func (a *resumableActor) then(f func(at time.Time) (time.Duration, error)) {
-	a.queue = append(a.queue, f)
-}
-
-// plan_ queues the next invocation (or the bootstrap of a new run).
-func (a *resumableActor) plan_(at time.Time) error {
+// planInvocation queues the next invocation (or the bootstrap of a new run).
+func (a *resumableActor) planInvocation() {
 	if a.dir == "" {
 		a.then(a.bootstrap)
-		return nil
+		return
 	}
 	a.then(a.acquire)
 	a.then(a.beginStage)
-	return nil
 }
 
 func (a *resumableActor) bootstrap(at time.Time) (time.Duration, error) {
@@ -276,7 +254,7 @@ func (a *resumableActor) stageIndex(id string) int {
 	return -1
 }
 
-func (a *resumableActor) progress(stage, item string) func(time.Time) (time.Duration, error) {
+func (a *resumableActor) progress(stage, item string) writeStep {
 	return func(at time.Time) (time.Duration, error) {
 		n := 40 + a.rng.IntN(400)
 		err := a.log(at, fmt.Sprintf("check_progress stage=%s item=%s files_checked=%d", stage, strings.ToLower(item), n))
@@ -285,7 +263,7 @@ func (a *resumableActor) progress(stage, item string) func(time.Time) (time.Dura
 }
 
 // tick sets one checklist item to 1, re-reading the file first so a person's concurrent ticks are kept.
-func (a *resumableActor) tick(key string) func(time.Time) (time.Duration, error) {
+func (a *resumableActor) tick(key string) writeStep {
 	return func(at time.Time) (time.Duration, error) {
 		cl, err := readEnvFile(a.checklistPath())
 		if err != nil {
@@ -301,7 +279,7 @@ func (a *resumableActor) tick(key string) func(time.Time) (time.Duration, error)
 }
 
 // gate checks every CB_<STAGE>_* item; if one is 0 the stage is blocked and the invocation stops there.
-func (a *resumableActor) gate(cur int) func(time.Time) (time.Duration, error) {
+func (a *resumableActor) gate(cur int) writeStep {
 	return func(at time.Time) (time.Duration, error) {
 		stage := a.plan.Stages[cur]
 		cl, err := readEnvFile(a.checklistPath())
@@ -350,7 +328,7 @@ func (a *resumableActor) writeArtifacts(at time.Time, stage stageDef) error {
 	return a.log(at, stage.ID+" artifact integrity", cont...)
 }
 
-func (a *resumableActor) completeStage(cur int) func(time.Time) (time.Duration, error) {
+func (a *resumableActor) completeStage(cur int) writeStep {
 	return func(at time.Time) (time.Duration, error) {
 		stage := a.plan.Stages[cur]
 		next := ""
@@ -422,7 +400,7 @@ func (a *resumableActor) finalize(at time.Time) (time.Duration, error) {
 }
 
 // stopWith ends the invocation: a closing log entry, then the lock released. end finishes the actor too.
-func (a *resumableActor) stopWith(msg string, end bool, cont ...string) func(time.Time) (time.Duration, error) {
+func (a *resumableActor) stopWith(msg string, end bool, cont ...string) writeStep {
 	return func(at time.Time) (time.Duration, error) {
 		if err := a.log(at, msg, cont...); err != nil {
 			return 0, err

@@ -534,3 +534,45 @@ func TestSimulatorWaitsForLiveForeignLock(t *testing.T) {
 		t.Errorf("run.log does not record the replaced lock:\n%s", logData)
 	}
 }
+
+// When an advancing run finishes, a new one starts; old finished ones are deleted so a long demo stays small.
+func TestSimulatorStartsNewRunsAndRetiresOldOnes(t *testing.T) {
+	ws := newWorkspace(t)
+	s := sim.NewSimulator(ws, 3000)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Stop() }()
+	gone := func(path string) bool {
+		_, err := os.Stat(filepath.Dir(path))
+		return errors.Is(err, os.ErrNotExist)
+	}
+	waitFor(t, "the first advancing runs to be retired", func() bool { return gone(ws.Advancing) && gone(ws.Stepping) })
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	irm, _ := filepath.Glob(filepath.Join(ws.Reports, "irm-id-full-backfill-*"))
+	features, _ := filepath.Glob(filepath.Join(ws.WebApp, ".jonggrang", ".output", "features", "*"))
+	// At most two finished runs plus the one in progress; the webapp also keeps its completed bugfix.
+	if len(irm) < 2 || len(irm) > 3 || len(features) < 3 || len(features) > 4 {
+		t.Fatalf("after retiring: %d resumable runs %v and %d jonggrang features %v", len(irm), irm, len(features), features)
+	}
+	locs, err := state.Discover(ws.Paths(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := state.NewEnv(0)
+	completed := 0
+	for _, loc := range locs {
+		run := state.Load(loc, env)
+		if run.HasErrors() {
+			t.Errorf("%s: %+v", loc.StatePath, run.Problems)
+		}
+		if run.Status == model.StatusCompleted {
+			completed++
+		}
+	}
+	if completed < 3 {
+		t.Errorf("%d completed runs after several generations, want the bugfix plus finished generations", completed)
+	}
+}

@@ -139,14 +139,27 @@ func (s *Simulator) drive(ctx context.Context, a actor, name string) bool {
 	return false
 }
 
-func (s *Simulator) runJonggrang(ctx context.Context, a *jonggrangActor) {
-	rng := s.ws.rng(100)
+// generation is one advancing run: an actor with the folder it writes and a name for errors.
+type generation interface {
+	actor
+	folder() string
+	label() string
+}
+
+func (a *jonggrangActor) folder() string { return a.dir }
+func (a *jonggrangActor) label() string  { return "jonggrang run " + a.feat.Description }
+func (a *resumableActor) folder() string { return a.dir }
+func (a *resumableActor) label() string  { return "resumable run " + a.plan.Task }
+
+// runGenerations drives one run after another: the next starts a pause after the last finished, and only
+// the newest keepFinished finished runs stay on disk.
+func (s *Simulator) runGenerations(ctx context.Context, a generation, next func(gen int) generation) {
 	var finished []string
-	for gen := 0; ; gen++ {
-		if !s.drive(ctx, a, "jonggrang run "+a.feat.Description) {
+	for gen := 1; ; gen++ {
+		if !s.drive(ctx, a, a.label()) {
 			return
 		}
-		finished = append(finished, a.dir)
+		finished = append(finished, a.folder())
 		if len(finished) > keepFinished {
 			if err := os.RemoveAll(finished[0]); err != nil {
 				s.fail(err)
@@ -157,38 +170,32 @@ func (s *Simulator) runJonggrang(ctx context.Context, a *jonggrangActor) {
 		if !s.sleep(ctx, 5*time.Second) {
 			return
 		}
-		feat := laterFeatures[gen%len(laterFeatures)]
-		a = &jonggrangActor{project: s.ws.WebApp, feat: feat, rng: rng, pid: os.Getpid(), live: true}
+		a = next(gen)
 	}
 }
 
-func (s *Simulator) runResumable(ctx context.Context, a *resumableActor) {
-	defer func() {
-		// Runs after the context ended: end the invocation the way the tool's finally-block does.
-		if err := a.interrupt(s.ws.opts.now()); err != nil {
-			s.fail(err)
+func (s *Simulator) runJonggrang(ctx context.Context, first *jonggrangActor) {
+	rng := s.ws.rng(100)
+	s.runGenerations(ctx, first, func(gen int) generation {
+		feat := laterFeatures[(gen-1)%len(laterFeatures)]
+		return &jonggrangActor{project: s.ws.WebApp, feat: feat, rng: rng, pid: os.Getpid(), live: true}
+	})
+}
+
+func (s *Simulator) runResumable(ctx context.Context, first *resumableActor) {
+	cur := first
+	s.runGenerations(ctx, first, func(gen int) generation {
+		// The same task again, as a new run (a new run id and folder).
+		next := &resumableActor{
+			plan: cur.plan, reports: cur.reports, pid: cur.pid, host: cur.host, user: cur.user, live: true,
+			rng: s.ws.rng(uint64(200 + gen)),
 		}
-	}()
-	var finished []string
-	for gen := 2; ; gen++ {
-		if !s.drive(ctx, a, "resumable run "+a.plan.Task) {
-			return
-		}
-		finished = append(finished, a.dir)
-		if len(finished) > keepFinished {
-			if err := os.RemoveAll(finished[0]); err != nil {
-				s.fail(err)
-				return
-			}
-			finished = finished[1:]
-		}
-		if !s.sleep(ctx, 5*time.Second) {
-			return
-		}
-		next := *a
-		next.dir, next.runID, next.queue, next.ended, next.state, next.list = "", "", nil, false, nil, nil
-		next.rng = s.ws.rng(uint64(200 + gen))
-		a = &next
+		cur = next
+		return next
+	})
+	// The context ended: end the invocation in progress the way the tool's finally-block does.
+	if err := cur.interrupt(s.ws.opts.now()); err != nil {
+		s.fail(err)
 	}
 }
 
