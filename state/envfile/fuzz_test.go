@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"runwatch/model"
 )
 
 // seedFuzz adds every env file of the fixtures plus a few hand-made edge cases.
@@ -71,6 +73,9 @@ func FuzzSetRoundTrip(f *testing.F) {
 			}
 			return
 		}
+		if _, existed := indexOf(before, key); existed {
+			assertOneLineChanged(t, data, file.Bytes())
+		}
 		again, _ := Parse(file.Bytes())
 		if got, ok := again.Get(key); !ok || got != value {
 			t.Fatalf("after Set(%q, %q) the file reads %q, %v:\n%q", key, value, got, ok, file.Bytes())
@@ -91,4 +96,42 @@ func FuzzSetRoundTrip(f *testing.F) {
 			t.Fatalf("entries after Set = %q, want %q", got, want)
 		}
 	})
+}
+
+func indexOf(kvs []model.KV, key string) (int, bool) {
+	for i, kv := range kvs {
+		if kv.Key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// assertOneLineChanged checks that an in-place edit touched exactly one line (a BOM and every other line's
+// bytes, endings included, stay).
+func assertOneLineChanged(t *testing.T, before, after []byte) {
+	t.Helper()
+	a, b := splitRaw(before), splitRaw(after)
+	if len(a) != len(b) {
+		t.Fatalf("edit changed the line count from %d to %d:\n%q\n%q", len(a), len(b), before, after)
+	}
+	changed := 0
+	for i := range a {
+		if a[i] != b[i] {
+			changed++
+		}
+	}
+	if changed > 1 {
+		t.Fatalf("edit changed %d lines:\n%q\n%q", changed, before, after)
+	}
+}
+
+func splitRaw(data []byte) []string {
+	var out []string
+	for s := string(data); s != ""; {
+		text, ending, rest := cutLine(s)
+		out = append(out, text+ending)
+		s = rest
+	}
+	return out
 }
