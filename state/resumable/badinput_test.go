@@ -283,3 +283,23 @@ func TestLoadLockDanglingSymlink(t *testing.T) {
 		t.Errorf("problem %+v locks %+v", p, r.Locks)
 	}
 }
+
+func TestLoadOddFolderNames(t *testing.T) {
+	for _, name := range []string{"run\nwith newline", "bad-utf8-\xff\xfe", "run.reset-x\x1b[2J"} {
+		dir := filepath.Join(t.TempDir(), name)
+		writeFile(t, filepath.Join(dir, "state.env"), okState)
+		writeFile(t, filepath.Join(dir, "checklist.state.env"), "")
+		r := load(t, dir)
+		if r.ID != name || (r.Status != model.StatusPaused && !r.Archived) {
+			t.Errorf("%q: id %q status %q", name, r.ID, r.Status)
+		}
+	}
+}
+
+func TestLoadRunFolderGone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "deleted-run")
+	r := load(t, dir)
+	if findProblem(r, model.CodeStateMissing) == nil || r.Status != model.StatusBlocked {
+		t.Errorf("problems %v status %q", problemCodes(r), r.Status)
+	}
+}
