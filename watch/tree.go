@@ -18,6 +18,9 @@ import (
 type change struct {
 	path string
 	op   fsnotify.Op
+	// wasDir: a directory went away here. Once it is gone nothing on disk can say so, and a folder of runs
+	// renamed away must still take its runs along.
+	wasDir bool
 }
 
 // fileStat is what polling and the reconcile scan compare: size and mtime catch in-place rewrites and
@@ -183,7 +186,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 			if fi, err := e.Info(); err == nil {
 				node.entries[name] = statOf(fi)
 				if synth != nil {
-					*synth = append(*synth, change{filepath.Join(dir, name), fsnotify.Create})
+					*synth = append(*synth, change{path: filepath.Join(dir, name), op: fsnotify.Create})
 				}
 			}
 		}
@@ -315,7 +318,7 @@ func (t *tree) scan(dir string, out *[]change) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			t.remove(dir)
-			*out = append(*out, change{dir, fsnotify.Remove})
+			*out = append(*out, change{path: dir, op: fsnotify.Remove, wasDir: true})
 		}
 		return
 	}
@@ -341,13 +344,13 @@ func (t *tree) scan(dir string, out *[]change) {
 		path := filepath.Join(dir, name)
 		switch {
 		case !had:
-			*out = append(*out, change{path, fsnotify.Create})
+			*out = append(*out, change{path: path, op: fsnotify.Create})
 			if now.dir {
 				t.addChild(path, out)
 			}
 		case before.ino != now.ino || before.dir != now.dir:
 			// Replaced (rename over it): report it as the remove and create inotify would have shown.
-			*out = append(*out, change{path, fsnotify.Remove | fsnotify.Create})
+			*out = append(*out, change{path: path, op: fsnotify.Remove | fsnotify.Create, wasDir: before.dir})
 			if before.dir {
 				t.remove(path)
 				node.entries[name] = now
@@ -356,7 +359,7 @@ func (t *tree) scan(dir string, out *[]change) {
 				t.addChild(path, out)
 			}
 		case before != now:
-			*out = append(*out, change{path, fsnotify.Write})
+			*out = append(*out, change{path: path, op: fsnotify.Write})
 		}
 	}
 	for name, before := range node.entries {
@@ -368,7 +371,7 @@ func (t *tree) scan(dir string, out *[]change) {
 		if before.dir {
 			t.remove(path)
 		}
-		*out = append(*out, change{path, fsnotify.Remove})
+		*out = append(*out, change{path: path, op: fsnotify.Remove, wasDir: before.dir})
 	}
 }
 

@@ -405,3 +405,23 @@ func TestWorktreeCopyOfARunningGroupIsFollowed(t *testing.T) {
 	writeFile(t, live, manifest(fid, 3)) // the worker writes only in its worktree
 	v.until("the worktree copy's change", func() bool { r, _ := v.run(main); return r.CurrentStage == "3" })
 }
+
+func TestFolderOfRunsRenamedAway(t *testing.T) {
+	for _, poll := range []time.Duration{0, 20 * time.Millisecond} {
+		t.Run(fmt.Sprintf("poll=%s", poll), func(t *testing.T) {
+			base := t.TempDir()
+			reports := filepath.Join(base, "cfg", "reports")
+			a := makeResumableRun(t, filepath.Join(reports, "a-20260301T000000Z"), "S1")
+			b := makeResumableRun(t, filepath.Join(reports, "b-20260301T000000Z"), "S2")
+			v := newView(t, Options{Paths: []string{base}, Poll: poll})
+			if len(v.runs) != 2 {
+				t.Fatalf("runs at start: %s", v.dump())
+			}
+			// One rename event for the parent; nothing is said about the runs inside it.
+			if err := os.Rename(filepath.Join(base, "cfg"), filepath.Join(t.TempDir(), "elsewhere")); err != nil {
+				t.Fatal(err)
+			}
+			v.until("both runs removed", func() bool { return v.removed[a] == 1 && v.removed[b] == 1 && len(v.runs) == 0 })
+		})
+	}
+}

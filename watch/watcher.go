@@ -106,6 +106,7 @@ type Watcher struct {
 
 	// Loop state, owned by the loop goroutine after New returns.
 	pending   map[string]fsnotify.Op
+	goneDirs  map[string]bool // pending paths that were watched directories before they went away
 	force     map[string]bool // runs to re-read whatever changed (follow-up reads)
 	rescanAll bool
 	firstAt   time.Time
@@ -137,7 +138,7 @@ func New(opts Options) (*Watcher, error) {
 	w := &Watcher{
 		opts: opts, pollIvl: DefaultPoll, logs: map[string]*logTail{},
 		updates: make(chan Update), done: make(chan struct{}),
-		pending: map[string]fsnotify.Op{}, force: map[string]bool{}, rereads: map[string]time.Time{},
+		pending: map[string]fsnotify.Op{}, goneDirs: map[string]bool{}, force: map[string]bool{}, rereads: map[string]time.Time{},
 		injected: make(chan error, 1), pause: make(chan chan struct{}),
 	}
 	if opts.fallbackPoll > 0 {
@@ -414,6 +415,7 @@ func (w *Watcher) noteEvent(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		if _, ok := w.tree.dirs[ev.Name]; ok {
 			w.tree.remove(ev.Name)
+			w.goneDirs[ev.Name] = true
 		}
 	}
 	if ev.Has(fsnotify.Create) {
@@ -431,6 +433,9 @@ func (w *Watcher) noteEvent(ev fsnotify.Event) {
 func (w *Watcher) addChanges(ch []change) {
 	for _, c := range ch {
 		w.pending[c.path] |= c.op
+		if c.wasDir {
+			w.goneDirs[c.path] = true
+		}
 	}
 	if len(w.pending) == 0 {
 		return
@@ -474,8 +479,8 @@ func (w *Watcher) noteError(err error) {
 // reads, and one re-read of each affected run.
 func (w *Watcher) flush() {
 	now := time.Now()
-	batch := w.pending
-	w.pending = map[string]fsnotify.Op{}
+	batch, goneDirs := w.pending, w.goneDirs
+	w.pending, w.goneDirs = map[string]fsnotify.Op{}, map[string]bool{}
 	w.firstAt, w.lastAt = time.Time{}, time.Time{}
 	if w.armed {
 		w.batchT.Stop()
@@ -500,6 +505,9 @@ func (w *Watcher) flush() {
 		}
 		for _, c := range ch {
 			batch[c.path] |= c.op
+			if c.wasDir {
+				goneDirs[c.path] = true
+			}
 		}
 		for _, r := range w.runs.roots {
 			rediscover[r] = true
@@ -514,7 +522,7 @@ func (w *Watcher) flush() {
 
 	for path, op := range batch {
 		st, exists, wasDir := w.tree.refresh(path)
-		isDir := (exists && st.dir) || (!exists && wasDir)
+		isDir := (exists && st.dir) || (!exists && (wasDir || goneDirs[path]))
 		_, known := w.runs.runs[path]
 		structural := op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0
 		switch {
@@ -570,7 +578,7 @@ func (w *Watcher) flush() {
 		}
 		if lt.f.More() {
 			// A big append is handed over in pieces; the next batch reads on.
-			synth = append(synth, change{p, fsnotify.Write})
+			synth = append(synth, change{path: p, op: fsnotify.Write})
 		}
 		if len(entries) == 0 && !truncated && !rotated {
 			continue
