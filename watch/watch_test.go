@@ -418,10 +418,22 @@ func TestFolderOfRunsRenamedAway(t *testing.T) {
 				t.Fatalf("runs at start: %s", v.dump())
 			}
 			// One rename event for the parent; nothing is said about the runs inside it.
-			if err := os.Rename(filepath.Join(base, "cfg"), filepath.Join(t.TempDir(), "elsewhere")); err != nil {
+			elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+			if err := os.Rename(filepath.Join(base, "cfg"), elsewhere); err != nil {
 				t.Fatal(err)
 			}
 			v.until("both runs removed", func() bool { return v.removed[a] == 1 && v.removed[b] == 1 && len(v.runs) == 0 })
+			// Moved back in: one create event for a whole tree that already holds runs.
+			if err := os.Rename(elsewhere, filepath.Join(base, "cfg")); err != nil {
+				t.Fatal(err)
+			}
+			v.until("both runs back", func() bool {
+				ra, okA := v.run(a)
+				rb, okB := v.run(b)
+				return okA && okB && ra.CurrentStage == "S1" && rb.CurrentStage == "S2"
+			})
+			replaceAtomically(t, a, resumableState(filepath.Dir(a), "S3"))
+			v.until("a change inside the moved-in tree", func() bool { r, _ := v.run(a); return r.CurrentStage == "S3" })
 		})
 	}
 }
