@@ -1,6 +1,10 @@
 package watch
 
-import "strings"
+import (
+	"strings"
+
+	"runwatch/state/atomicfile"
+)
 
 // scratchName reports whether a file name is a temporary or editor scratch file. Such files never carry run
 // state themselves: the real change arrives as the rename onto the real name, so reacting to the scratch file
@@ -13,7 +17,9 @@ func scratchName(name string) bool {
 		strings.HasSuffix(name, ".swp"), strings.HasSuffix(name, ".swx"), strings.HasSuffix(name, ".swo"),
 		strings.HasSuffix(name, ".tmp"): // the resumable writer's state.env.tmp
 		return true
-	case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-"): // runwatch's own .name.tmp-*
+	case atomicfile.IsTemp(name): // runwatch's own .name.tmp-*
+		return true
+	case strings.HasPrefix(name, ".") && strings.Contains(name, ".claimed-"): // a lock being cleared by runwatch
 		return true
 	case strings.HasPrefix(name, ".#"), strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"): // emacs
 		return true
