@@ -44,12 +44,6 @@ func (d *tmuxDemo) must(args ...string) string {
 
 func (d *tmuxDemo) screen() string { out, _ := d.tmux("capture-pane", "-p", "-t", "demo"); return out }
 
-// screenANSI keeps attributes, to see which row is selected (reverse video).
-func (d *tmuxDemo) screenANSI() string {
-	out, _ := d.tmux("capture-pane", "-p", "-e", "-t", "demo")
-	return out
-}
-
 // waitScreen polls the screen until cond holds. The deadline only bounds a broken run; nothing is timed.
 func (d *tmuxDemo) waitScreen(what string, cond func(screen string) bool) string {
 	d.t.Helper()
@@ -64,6 +58,18 @@ func (d *tmuxDemo) waitScreen(what string, cond func(screen string) bool) string
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// within reports whether cond holds on the screen before d passes.
+func (d *tmuxDemo) within(wait time.Duration, cond func(screen string) bool) bool {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		if cond(d.screen()) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
 }
 
 func (d *tmuxDemo) waitText(text string) string {
@@ -229,17 +235,27 @@ func TestDemoInTmux(t *testing.T) {
 		t.Errorf("the refusal does not name the open item %s:\n%s", item, s)
 	}
 
-	// Tick the item: move the detail cursor onto it, then tick and confirm.
+	// Tick the item: walk the detail cursor down from the current stage, asking to tick at each row, until
+	// the confirmation names our item (other rows are declined or refused). This relies on what the
+	// dashboard says, not on how it styles the selected row.
 	d.focus("Detail")
-	selected := regexp.MustCompile(`\x1b\[7m[^\n]*` + item)
-	for i := 0; !selected.MatchString(d.screenANSI()); i++ {
+	want := "tick " + item + " (0 → 1)"
+	for i := 0; ; i++ {
 		if i > 30 {
-			t.Fatalf("could not move the detail cursor onto %s:\n%s", item, d.screen())
+			t.Fatalf("never reached %s in the detail pane:\n%s", item, d.screen())
 		}
 		d.press(ui.ActDown)
 		time.Sleep(100 * time.Millisecond)
+		d.press(ui.ActTick)
+		if !d.within(2*time.Second, func(s string) bool { return strings.Contains(s, "Apply this change? [y/N]") }) {
+			continue // not a checklist row
+		}
+		if strings.Contains(d.screen(), want) {
+			break
+		}
+		d.send("n")
+		d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "Apply this change?") })
 	}
-	d.press(ui.ActTick)
 	d.confirm("done: tick " + item)
 	d.press(ui.ActStep)
 	d.confirm("done: mark stage M2 done")
