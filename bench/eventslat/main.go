@@ -28,8 +28,10 @@ func main() {
 	gap := flag.Duration("gap", 20*time.Millisecond, "pause between changes, so each one is measured alone")
 	idle := flag.Duration("idle", 10*time.Second, "quiet interval for the idle CPU measurement")
 	poll := flag.String("poll", "", "pass --poll to runwatch events (e.g. 2s)")
+	storm := flag.Duration("storm", 0, "then append to one run.log at -rate lines/s for this long")
+	rate := flag.Int("rate", 100_000, "lines per second during -storm")
 	flag.Parse()
-	if err := run(*bin, *runs, *n, *gap, *idle, *poll); err != nil {
+	if err := run(*bin, *runs, *n, *gap, *idle, *poll, *storm, *rate); err != nil {
 		fmt.Fprintln(os.Stderr, "eventslat:", err)
 		os.Exit(1)
 	}
@@ -52,7 +54,7 @@ type event struct {
 	} `json:"entries"`
 }
 
-func run(bin string, runs, n int, gap, idle time.Duration, poll string) error {
+func run(bin string, runs, n int, gap, idle time.Duration, poll string, storm time.Duration, rate int) error {
 	work, err := os.MkdirTemp("", "eventslat-")
 	if err != nil {
 		return err
@@ -178,7 +180,107 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string) error {
 	}
 	report("state.env atomic replace → run-changed line", replace)
 	report("run.log append → log-appended line", appendLat)
+	if storm > 0 {
+		return logStorm(cmd.Process.Pid, filepath.Join(dirs[0], "run.log"), storm, rate, lines)
+	}
 	return nil
+}
+
+// logStorm appends rate lines per second (in writes of 1,000 lines, as a busy writer flushes) to one log for
+// d, then checks that every line arrived once and in order, how far behind the last one arrived, and what
+// the events process spent in CPU and peak memory.
+func logStorm(pid int, logPath string, d time.Duration, rate int, lines <-chan line) error {
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	before, err := cpuTicks(pid)
+	if err != nil {
+		return err
+	}
+	const chunk = 1000
+	written := 0
+	var lastWrite time.Time
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		var buf []byte
+		for time.Since(start) < d {
+			buf = buf[:0]
+			for range chunk {
+				buf = fmt.Appendf(buf, "[2026-03-01T00:00:00Z] storm n=%d\n", written)
+				written++
+			}
+			if _, err := f.Write(buf); err != nil {
+				done <- err
+				return
+			}
+			lastWrite = time.Now()
+			if ahead := time.Duration(float64(written)/float64(rate)*float64(time.Second)) - time.Since(start); ahead > 0 {
+				time.Sleep(ahead)
+			}
+		}
+		done <- nil
+	}()
+	got, outOfOrder := 0, 0
+	var lastArrival time.Time
+	writerDone := false
+	deadline := time.After(d + 60*time.Second)
+	for !writerDone || got < written {
+		select {
+		case err := <-done:
+			if err != nil {
+				return err
+			}
+			writerDone = true
+		case l, ok := <-lines:
+			if !ok {
+				return fmt.Errorf("events exited during the storm")
+			}
+			if l.msg.Type != "log-appended" || l.msg.Path != logPath {
+				continue
+			}
+			for _, e := range l.msg.Entries {
+				k, ok := strings.CutPrefix(e.Message, "storm n=")
+				if !ok {
+					continue
+				}
+				if v, _ := strconv.Atoi(k); v != got {
+					outOfOrder++
+				}
+				got++
+			}
+			lastArrival = l.at
+		case <-deadline:
+			return fmt.Errorf("storm: %d of %d lines arrived", got, written)
+		}
+	}
+	after, err := cpuTicks(pid)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	cpu := float64(after-before) / clockTicks()
+	fmt.Printf("storm: %d lines in %s (%.0f lines/s) to one run.log: %d arrived, %d out of order; last line %s after its write; "+
+		"events process %.2f s CPU (%.0f%% of one core), peak RSS %s\n",
+		written, d, float64(written)/d.Seconds(), got, outOfOrder, ms(lastArrival.Sub(lastWrite)),
+		cpu, 100*cpu/elapsed.Seconds(), peakRSS(pid))
+	return nil
+}
+
+// peakRSS is VmHWM from /proc/PID/status.
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
 }
 
 func read(r io.Reader, out chan<- line) {
