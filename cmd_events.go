@@ -36,6 +36,21 @@ const (
 	exitEventsInterrupted = 130 // only with --until: the awaited status was never seen
 )
 
+const eventsHelp = `
+Prints one JSON object per line, flushed as it happens:
+  {"type":"run-added","at":T,"run":RUN}              first one per run that exists at start, then new runs
+  {"type":"watch-health","at":T,"health":{...}}      after the initial runs, then when mode or error change
+  {"type":"run-changed","at":T,"changed":[FIELD...],"run":RUN}   FIELDs are the run's JSON keys that differ
+  {"type":"run-removed","at":T,"state_path":P,"id":ID,"dir":D}
+  {"type":"log-appended","at":T,"path":LOG,"state_path":P,"id":ID,"entries":[...],"truncated":B,"rotated":B,
+   "skipped":N}                                      N entries dropped for a reader that fell far behind
+RUN has the shape of one element of "runs" in status --json. An entry without a timestamp continues the
+last entry of the previous log-appended line of the same log.
+Exit: 0 when interrupted or when --until is reached, 1 if watching cannot start, 2 usage, 3 --timeout,
+130 interrupted while waiting for --until.
+
+`
+
 var runStatuses = []model.RunStatus{
 	model.StatusRunning, model.StatusPaused, model.StatusAwaitingInput, model.StatusStalled, model.StatusFailed,
 	model.StatusBlocked, model.StatusCompleted, model.StatusUnknown,
@@ -52,6 +67,11 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	until := fs.String("until", "", "exit 0 once the run named by --run has this status ("+statusList()+")")
 	runArg := fs.String("run", "", "the run --until waits for: its directory, state file, or a unique id prefix")
 	timeout := fs.Duration("timeout", 0, "exit 3 if still running after this long (0: no limit)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: "+commands["events"].usage)
+		fmt.Fprint(stderr, eventsHelp)
+		fs.PrintDefaults()
+	}
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
