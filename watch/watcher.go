@@ -84,6 +84,9 @@ const (
 	// newLogFromStart: a run.log that appears while watching is reported from its first line when it is at
 	// most this big when first seen; a bigger one from its end (read its tail with runlog.ReadTail).
 	newLogFromStart = 256 << 10
+	// errShownFor is how long a passing problem (an overflow, a failed read) stays in Health.Err: long
+	// enough to be noticed, not so long that the footer keeps alarming after the rescan fixed things.
+	errShownFor = time.Minute
 	// maxPendingEntries bounds the entries per log held for a reader that has not taken the last Update.
 	maxPendingEntries = 100_000
 )
@@ -117,7 +120,9 @@ type Watcher struct {
 	rereadT   *time.Timer
 	health    Health
 	healthMu  sync.Mutex // health is read by Health from other goroutines
-	errNote   string
+	errNote   string     // a lasting condition (inotify unavailable)
+	lastErr   string     // a passing one (overflow, a read error), shown for errShownFor after lastErrAt
+	lastErrAt time.Time
 	injected  chan error         // test hook: errors as if from fsnotify
 	pause     chan chan struct{} // test hook: the loop stops reading until the channel sent is closed
 }
@@ -190,7 +195,7 @@ func New(opts Options) (*Watcher, error) {
 	locs, err := state.Discover(roots, opts.MaxDepth)
 	if err != nil {
 		// A missing root is watched for its creation; say so rather than fail.
-		w.errNote = strings.Trim(w.errNote+"; "+strings.ReplaceAll(err.Error(), "\n", "; "), "; ")
+		w.noteErr(strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	runs := loadAll(w.runs, locs)
 	for i, loc := range locs {
@@ -397,9 +402,9 @@ func (w *Watcher) loop() {
 			for _, d := range w.tree.allDirs() {
 				w.tree.scan(d, &ch)
 			}
-			if len(ch) > 0 {
-				w.addChanges(ch)
-				w.flush()
+			w.addChanges(ch)
+			if len(ch) > 0 || (w.lastErr != "" && time.Since(w.lastErrAt) >= errShownFor) {
+				w.flush() // also takes an old passing error off the health line
 			}
 		}
 	}
@@ -463,15 +468,20 @@ func (w *Watcher) arm(d time.Duration) {
 	w.batchT.Reset(d)
 }
 
+// noteErr records a passing problem for the health line.
+func (w *Watcher) noteErr(msg string) {
+	w.lastErr, w.lastErrAt = msg, time.Now()
+}
+
 func (w *Watcher) noteError(err error) {
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		// The kernel queue overflowed: events are gone and nothing says which. Compare everything.
 		w.rescanAll = true
-		w.errNote = "inotify queue overflowed; rescanned everything"
+		w.noteErr("inotify queue overflowed; rescanned everything")
 		w.flush()
 		return
 	}
-	w.errNote = err.Error()
+	w.noteErr(err.Error())
 	w.flush()
 }
 
@@ -574,7 +584,7 @@ func (w *Watcher) flush() {
 		}
 		entries, truncated, rotated, err := lt.f.Poll()
 		if err != nil {
-			w.errNote = err.Error()
+			w.noteErr(err.Error())
 		}
 		if lt.f.More() {
 			// A big append is handed over in pieces; the next batch reads on.
@@ -667,6 +677,13 @@ func (w *Watcher) armReread(now time.Time) {
 
 func (w *Watcher) currentHealth(last time.Time) Health {
 	h := Health{LastChange: last, Watches: w.tree.watches, Err: w.errNote}
+	if w.lastErr != "" {
+		if time.Since(w.lastErrAt) < errShownFor {
+			h.Err = strings.Trim(h.Err+"; "+w.lastErr, "; ")
+		} else {
+			w.lastErr = ""
+		}
+	}
 	polled := w.tree.polled
 	switch {
 	case polled == 0:
