@@ -102,7 +102,8 @@ func childBudget(parentDir string, parentBudget int, name string) (int, bool) {
 	case name == ".git" || name == "node_modules":
 		return 0, false
 	case name == ".worktree" && filepath.Base(parentDir) == ".jonggrang":
-		// Whole git worktrees of parallel runs: far too big, and the manifest copy there is not ours to show.
+		// Whole git worktrees of parallel runs: far too big to watch. The one feature folder a running group
+		// writes to is watched on its own (trackRun).
 		return 0, false
 	case name == ".jonggrang":
 		// Discover looks into .jonggrang of every directory it visits, whatever the depth.
