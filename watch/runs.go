@@ -24,9 +24,10 @@ type trackedRun struct {
 
 // tracker knows the runs and which files belong to which run.
 type tracker struct {
-	roots    []string
-	maxDepth int
-	env      model.Env
+	roots     []string
+	fileRoots map[string]bool // roots that were files (a state file given directly) when watching began
+	maxDepth  int
+	env       model.Env
 
 	runs map[string]*trackedRun // by StatePath, the run identity everywhere
 	// Reverse indexes from a path to the StatePaths of the runs it belongs to.
@@ -37,7 +38,7 @@ type tracker struct {
 
 func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
 	return &tracker{
-		roots: roots, maxDepth: maxDepth, env: env,
+		roots: roots, fileRoots: map[string]bool{}, maxDepth: maxDepth, env: env,
 		runs: map[string]*trackedRun{}, byDir: map[string][]string{}, byLock: map[string][]string{},
 		byProject: map[string][]string{},
 	}
@@ -223,7 +224,7 @@ func (tk *tracker) rediscover(dir string) (added []state.Location, removed []str
 	}
 	_, depth, ok := tk.rootOf(dir)
 	if !ok {
-		return nil, nil
+		return tk.rediscoverFiles(dir)
 	}
 	remaining := tk.maxDepth - depth
 	if remaining < 0 {
@@ -251,6 +252,32 @@ func (tk *tracker) rediscover(dir string) (added []state.Location, removed []str
 		}
 	}
 	sort.Strings(removed)
+	return added, removed
+}
+
+func (tk *tracker) isFileRoot(root string) bool { return tk.fileRoots[root] }
+
+// rediscoverFiles handles roots that are state files given directly: the folder holding one changed.
+func (tk *tracker) rediscoverFiles(dir string) (added []state.Location, removed []string) {
+	for _, root := range tk.roots {
+		if filepath.Dir(root) != dir {
+			continue
+		}
+		var locs []state.Location
+		if st, err := os.Stat(root); err == nil && !st.IsDir() {
+			locs, _ = state.Discover([]string{root}, 1)
+		}
+		found := false
+		for _, loc := range locs {
+			found = found || loc.StatePath == root
+			if _, known := tk.runs[loc.StatePath]; !known {
+				added = append(added, loc)
+			}
+		}
+		if _, known := tk.runs[root]; known && !found {
+			removed = append(removed, root)
+		}
+	}
 	return added, removed
 }
 

@@ -437,3 +437,19 @@ func TestFolderOfRunsRenamedAway(t *testing.T) {
 		})
 	}
 }
+
+func TestStateFileGivenDirectly(t *testing.T) {
+	_, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{sp}})
+	if _, ok := v.run(sp); !ok || len(v.runs) != 1 {
+		t.Fatalf("runs: %s", v.dump())
+	}
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	v.until("the replace", func() bool { r, _ := v.run(sp); return r.CurrentStage == "S2" })
+	if err := os.RemoveAll(runDir); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the run removed with its folder", func() bool { _, ok := v.run(sp); return !ok })
+	makeResumableRun(t, runDir, "S3")
+	v.until("the run back", func() bool { r, ok := v.run(sp); return ok && r.CurrentStage == "S3" })
+}

@@ -192,6 +192,11 @@ func New(opts Options) (*Watcher, error) {
 
 	env := state.NewEnv(opts.StaleAfter)
 	w.runs = newTracker(roots, opts.MaxDepth, env)
+	for _, r := range roots {
+		if st, err := os.Stat(r); err == nil && !st.IsDir() {
+			w.runs.fileRoots[r] = true
+		}
+	}
 	locs, err := state.Discover(roots, opts.MaxDepth)
 	if err != nil {
 		// A missing root is watched for its creation; say so rather than fail.
@@ -570,10 +575,18 @@ func (w *Watcher) flush() {
 		}
 	}
 	for _, r := range w.runs.roots {
-		if _, ok := w.tree.dirs[r]; !ok {
-			if st, err := os.Stat(r); err != nil || st.IsDir() {
-				w.tree.ensure(r, w.opts.MaxDepth, &synth) // a deleted root is watched for its return
-			}
+		// A deleted root is watched for its return (for a state file given directly: its folder).
+		if _, ok := w.tree.dirs[r]; ok {
+			continue
+		}
+		st, err := os.Stat(r)
+		switch {
+		case err == nil && !st.IsDir():
+			w.tree.ensure(filepath.Dir(r), 0, &synth)
+		case err != nil && w.runs.isFileRoot(r):
+			w.tree.ensure(filepath.Dir(r), 0, &synth)
+		default:
+			w.tree.ensure(r, w.opts.MaxDepth, &synth)
 		}
 	}
 
