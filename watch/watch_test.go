@@ -453,3 +453,16 @@ func TestStateFileGivenDirectly(t *testing.T) {
 	makeResumableRun(t, runDir, "S3")
 	v.until("the run back", func() bool { r, ok := v.run(sp); return ok && r.CurrentStage == "S3" })
 }
+
+func TestWatchedRootDeletedAndRecreated(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the run removed with the root", func() bool { _, ok := v.run(sp); return !ok })
+	makeResumableRun(t, runDir, "S2") // mkdir -p root/run && write
+	v.until("the run back under the recreated root", func() bool { r, ok := v.run(sp); return ok && r.CurrentStage == "S2" })
+	other := makeResumableRun(t, filepath.Join(root, "another-20260301T000000Z"), "S3")
+	v.until("another new run in the recreated root", func() bool { _, ok := v.run(other); return ok })
+}
