@@ -107,23 +107,6 @@ func snapshot(runs []model.Run, env model.Env) model.Snapshot {
 	return model.Snapshot{Schema: model.SchemaVersion, GeneratedAt: env.Now.UTC(), Host: host, Runs: runs}
 }
 
-// statusGlyph pairs every status with a glyph so meaning never depends on colour.
-func statusGlyph(s model.RunStatus) string {
-	switch s {
-	case model.StatusRunning:
-		return "▶"
-	case model.StatusPaused:
-		return "⏸"
-	case model.StatusCompleted:
-		return "✓"
-	case model.StatusFailed, model.StatusBlocked:
-		return "✗"
-	case model.StatusAwaitingInput, model.StatusStalled:
-		return "⚠"
-	}
-	return "?"
-}
-
 // printStatusTable writes one line per run. Every field from a run file is sanitised: a run's title or stage
 // name must not be able to drive the terminal.
 func printStatusTable(w io.Writer, runs []model.Run, now time.Time) {
@@ -134,7 +117,7 @@ func printStatusTable(w io.Writer, runs []model.Run, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tKIND\tSTATUS\tSTAGE\tPROGRESS\tLOCK\tUPDATED\tPROBLEMS")
 	for _, r := range runs {
-		status := statusGlyph(r.Status) + " " + string(r.Status)
+		status := r.Status.Glyph() + " " + string(r.Status)
 		if r.Archived {
 			status += " (archived)"
 		}

@@ -103,7 +103,7 @@ func (b Brief) Markdown() string {
 		w.line("No lock files.")
 	}
 	for _, l := range b.Locks {
-		s := verdictGlyph(l.Verdict) + " " + code(l.Path) + " — " + oneLine(string(l.Verdict))
+		s := l.Verdict.Glyph() + " " + code(l.Path) + " — " + oneLine(string(l.Verdict))
 		var who []string
 		if l.Holder != "" {
 			who = append(who, "holder "+code(l.Holder))
@@ -190,16 +190,6 @@ func writeStages(w *mdWriter, title string, refs []StageRef) {
 	for _, r := range refs {
 		w.bullet(refLine(r))
 	}
-}
-
-func verdictGlyph(v model.Verdict) string {
-	switch v {
-	case model.VerdictLive:
-		return "▶"
-	case model.VerdictStale:
-		return "✗"
-	}
-	return "?"
 }
 
 func capitalize(s string) string {

@@ -1,0 +1,52 @@
+package model
+
+// Glyphs pair every status with a symbol so meaning never rests on colour alone (NO_COLOR, monochrome
+// terminals, colour-blind readers). One table for every surface: the dashboard, the status table, briefs.
+
+// Glyph of a run status. Paused is "‖" rather than U+23F8: many terminal fonts lack the emoji-range pause
+// sign, draw a box or a double-width cell, and break column alignment.
+func (s RunStatus) Glyph() string {
+	switch s {
+	case StatusRunning:
+		return "▶"
+	case StatusPaused:
+		return "‖"
+	case StatusAwaitingInput:
+		return "?"
+	case StatusStalled:
+		return "⚠"
+	case StatusFailed:
+		return "✗"
+	case StatusBlocked:
+		return "⊘"
+	case StatusCompleted:
+		return "✓"
+	}
+	return "·"
+}
+
+// Glyph of a stage status.
+func (s StageStatus) Glyph() string {
+	switch s {
+	case StageCompleted:
+		return "✓"
+	case StageRunning:
+		return "▶"
+	case StageFailed:
+		return "✗"
+	case StageSkipped:
+		return "–"
+	}
+	return "○"
+}
+
+// Glyph of a lock verdict.
+func (v Verdict) Glyph() string {
+	switch v {
+	case VerdictLive:
+		return "▶"
+	case VerdictStale:
+		return "✗"
+	}
+	return "?"
+}
