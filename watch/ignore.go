@@ -23,6 +23,9 @@ func scratchName(name string) bool {
 		return true
 	case strings.HasPrefix(name, ".#"), strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"): // emacs
 		return true
+	case strings.HasSuffix(name, "___jb_tmp___"), strings.HasSuffix(name, "___jb_old___"), // JetBrains safe write
+		strings.HasSuffix(name, ".kate-swp"):
+		return true
 	}
 	return false
 }

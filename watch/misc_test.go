@@ -17,6 +17,7 @@ func TestScratchNames(t *testing.T) {
 	for name, want := range map[string]bool{
 		".state.env.tmp-1234": true, "state.env.tmp": true, "4913": true, "state.env~": true,
 		".state.env.swp": true, ".#state.env": true, "#state.env#": true, ".active.lock.claimed-9f2c": true,
+		"state.env___jb_tmp___": true, "state.env___jb_old___": true, ".state.env.kate-swp": true,
 		"state.env": false, "run.log": false, ".jonggrang": false, "MANIFEST.yaml": false, "4914": false,
 	} {
 		if scratchName(name) != want {
