@@ -466,3 +466,20 @@ func TestWatchedRootDeletedAndRecreated(t *testing.T) {
 	other := makeResumableRun(t, filepath.Join(root, "another-20260301T000000Z"), "S3")
 	v.until("another new run in the recreated root", func() bool { _, ok := v.run(other); return ok })
 }
+
+func TestJetBrainsSafeWrite(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	// Write a temp copy, move the original aside, move the copy in, delete the original.
+	writeFile(t, sp+"___jb_tmp___", resumableState(runDir, "S2"))
+	if err := os.Rename(sp, sp+"___jb_old___"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(sp+"___jb_tmp___", sp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(sp + "___jb_old___"); err != nil {
+		t.Fatal(err)
+	}
+	v.until("CURRENT_STAGE S2 after a safe write", func() bool { r, ok := v.run(sp); return ok && r.CurrentStage == "S2" })
+}
