@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"runwatch/model"
 )
@@ -184,10 +185,16 @@ func (m Model) renderConfirm(w, h int) string {
 	lines = append(lines, t.Bold.Render(truncate(Sanitize(c.planned.Summary()), inner)))
 	lines = append(lines, "")
 	bodyH := max(1, h-8)
-	prev := c.preview
+	// Long lines wrap rather than truncate: the confirmation must show the whole change.
+	var prev []string
+	for _, l := range c.preview {
+		for _, chunk := range wrapText(l, inner) {
+			prev = append(prev, m.diffStyle(l).Render(chunk))
+		}
+	}
 	top := min(c.top, max(0, len(prev)-bodyH))
 	for i := top; i < len(prev) && i < top+bodyH; i++ {
-		lines = append(lines, m.diffLine(truncate(prev[i], inner)))
+		lines = append(lines, prev[i])
 	}
 	if len(prev) > bodyH {
 		lines = append(lines, t.Dim.Render(fmt.Sprintf("… %d lines, j/k to scroll", len(prev))))
@@ -203,17 +210,18 @@ func (m Model) renderConfirm(w, h int) string {
 	return box(t, "Confirm "+c.req.Action, lines, min(w, inner+4), min(h, len(lines)+2), true)
 }
 
-func (m Model) diffLine(s string) string {
+// diffStyle styles a preview line by its unified-diff prefix; the +/- stays visible, so colour only doubles it.
+func (m Model) diffStyle(s string) lipgloss.Style {
 	t := m.theme
 	switch {
 	case strings.HasPrefix(s, "+++"), strings.HasPrefix(s, "---"):
-		return t.Bold.Render(s)
+		return t.Bold
 	case strings.HasPrefix(s, "+"):
-		return t.DiffAdd.Render(s)
+		return t.DiffAdd
 	case strings.HasPrefix(s, "-"):
-		return t.DiffDel.Render(s)
+		return t.DiffDel
 	case strings.HasPrefix(s, "@@"):
-		return t.DiffHunk.Render(s)
+		return t.DiffHunk
 	}
-	return s
+	return lipgloss.NewStyle()
 }

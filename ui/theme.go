@@ -41,7 +41,8 @@ func NewTheme(name string, dark bool) Theme {
 	t.Title = lipgloss.NewStyle().Bold(true).Foreground(c("#1d4ed8", "#93c5fd"))
 	t.Dim = fg("#6b7280", "#8b949e")
 	t.Bold = lipgloss.NewStyle().Bold(true)
-	t.Selected = lipgloss.NewStyle().Reverse(true)
+	// Explicit colours rather than reverse video: some renderers (freeze, a few terminals) ignore reverse.
+	t.Selected = lipgloss.NewStyle().Bold(true).Foreground(c("#ffffff", "#0d1117")).Background(c("#1d4ed8", "#93c5fd"))
 	// An unfocused pane's selection is a quiet background bar: visible, but not competing with the focus.
 	t.SelectedDim = lipgloss.NewStyle().Background(c("#e5e7eb", "#30363d"))
 	t.Good = fg("#15803d", "#4ade80")
@@ -77,7 +78,8 @@ func statusGlyph(s model.RunStatus) string {
 	case model.StatusRunning:
 		return "▶"
 	case model.StatusPaused:
-		return "⏸"
+		// "‖" rather than U+23F8: many terminal fonts lack the emoji-range pause sign and draw a box.
+		return "‖"
 	case model.StatusAwaitingInput:
 		return "?"
 	case model.StatusStalled:

@@ -469,7 +469,7 @@ func (tl timeline) title(kind model.Kind) string {
 		if tl.follow {
 			tags = append(tags, "▶ follow")
 		} else {
-			tags = append(tags, "⏸ paused")
+			tags = append(tags, "‖ paused")
 		}
 		tags = append(tags, fmt.Sprintf("%d/%d", min(tl.cursor+1, tl.len()), tl.len()))
 	}

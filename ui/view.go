@@ -150,7 +150,7 @@ func (m Model) render() string {
 		center = m.renderPanes()
 	}
 	if m.confirm != nil {
-		dialog := m.renderConfirm(min(m.width, max(60, m.width*3/4)), body)
+		dialog := m.renderConfirm(max(20, m.width-4), body)
 		center = lipgloss.Place(m.width, body, lipgloss.Center, lipgloss.Center, dialog)
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, m.renderHeader(), center, m.renderFooter())

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Regenerates the dashboard screenshots: the real model renders the fixture runs at fixed sizes (see
+# ui/screenshots_test.go), and freeze turns each frame into a PNG.
+#   screenshots/make.sh            (from the repository root)
+# Needs: go, and freeze (go install github.com/charmbracelet/freeze@v0.2.2).
+set -eu
+cd "$(dirname "$0")/.."
+freeze="${FREEZE:-$(command -v freeze || echo "$HOME/go/bin/freeze")}"
+[ -x "$freeze" ] || { echo "make.sh: freeze not found; go install github.com/charmbracelet/freeze@v0.2.2" >&2; exit 1; }
+frames="$(mktemp -d)"
+trap 'rm -rf "$frames"' EXIT
+RUNWATCH_SCREENSHOTS="$frames" go test ./ui -run '^TestScreenshots$' -count=1
+for f in "$frames"/*.ansi; do
+	name="$(basename "$f" .ansi)"
+	"$freeze" --language ansi --window --font.size 7 -o "screenshots/$name.png" < "$f"
+	echo "screenshots/$name.png"
+done
