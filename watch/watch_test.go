@@ -483,3 +483,27 @@ func TestJetBrainsSafeWrite(t *testing.T) {
 	}
 	v.until("CURRENT_STAGE S2 after a safe write", func() bool { r, ok := v.run(sp); return ok && r.CurrentStage == "S2" })
 }
+
+func TestStateFileGoneForAMomentKeepsTheRun(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	// A grace far longer than the gap below, so the outcome does not depend on scheduling.
+	v := newView(t, Options{Paths: []string{root}, grace: time.Minute})
+	if err := os.Rename(sp, sp+"~"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond) // let a batch see the file missing; the assertion does not depend on it
+	writeFile(t, sp, resumableState(runDir, "S2"))
+	v.until("the new content", func() bool { r, ok := v.run(sp); return ok && r.CurrentStage == "S2" })
+	if v.removed[sp] != 0 {
+		t.Fatal("the run was reported removed while its state file was being replaced")
+	}
+}
+
+func TestStateFileDeletedForGoodRemovesTheRun(t *testing.T) {
+	root, _, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}, grace: 20 * time.Millisecond})
+	if err := os.Remove(sp); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the run removed after the grace period", func() bool { _, ok := v.run(sp); return !ok && v.removed[sp] == 1 })
+}

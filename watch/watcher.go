@@ -38,7 +38,8 @@ type Options struct {
 	fallbackPoll time.Duration
 	loseEvent    func(fsnotify.Event) bool
 	reconcile    time.Duration
-	inotifyErr   error // as if inotify_init failed (EMFILE: the per-user instance limit)
+	grace        time.Duration // how long a vanished state file may take to come back
+	inotifyErr   error         // as if inotify_init failed (EMFILE: the per-user instance limit)
 }
 
 // Health is how well the watcher can see changes, for the footer and the events stream.
@@ -75,9 +76,12 @@ type Update struct {
 // Timing of batches. The first change after a quiet period goes out after settle (a writer's burst of
 // events for one save usually lands within it); a steady stream still goes out every maxWait.
 const (
-	settle         = 3 * time.Millisecond
-	maxWait        = 50 * time.Millisecond
-	rereadAfter    = 50 * time.Millisecond
+	settle      = 3 * time.Millisecond
+	maxWait     = 50 * time.Millisecond
+	rereadAfter = 50 * time.Millisecond
+	// vanishGrace: a run whose state file disappeared while its folder stays is kept this long before
+	// discovery decides; a deleted folder removes its runs at once.
+	vanishGrace    = 250 * time.Millisecond
 	reconcileEvery = 30 * time.Second
 	// DefaultPoll is the interval for directories inotify cannot watch (limit reached, network filesystem).
 	DefaultPoll = 2 * time.Second
@@ -95,6 +99,7 @@ const (
 type Watcher struct {
 	opts     Options
 	pollIvl  time.Duration
+	grace    time.Duration
 	fsw      *fsnotify.Watcher
 	tree     *tree
 	runs     *tracker
@@ -148,6 +153,10 @@ func New(opts Options) (*Watcher, error) {
 	}
 	if opts.fallbackPoll > 0 {
 		w.pollIvl = opts.fallbackPoll
+	}
+	w.grace = vanishGrace
+	if opts.grace > 0 {
+		w.grace = opts.grace
 	}
 	if opts.Poll > 0 {
 		w.pollIvl = opts.Poll
@@ -511,6 +520,7 @@ func (w *Watcher) flush() {
 	w.force = map[string]bool{}
 	rediscover := map[string]bool{}
 	logsToRead := map[string]bool{}
+	vanished := map[string]bool{}
 
 	if w.rescanAll {
 		w.rescanAll = false
@@ -543,12 +553,27 @@ func (w *Watcher) flush() {
 		switch {
 		case structural && isDir:
 			rediscover[path] = true
-		case structural && isStateName(filepath.Base(path)) && (!known || !exists):
+		case structural && known && !exists:
+			// A run's state file vanished. An editor's save or a writer's replace usually puts it back
+			// within milliseconds: decide after a grace period rather than flash the run away and back.
+			w.scheduleAt(path, now.Add(w.grace))
+			vanished[path] = true
+		case structural && isStateName(filepath.Base(path)) && !known:
 			rediscover[filepath.Dir(path)] = true
 		}
 		w.runs.affected(path, isDir, dirty)
 		if _, ok := w.logs[path]; ok {
 			logsToRead[path] = true
+		}
+	}
+
+	for sp := range followUps {
+		// The grace for a vanished state file is over and it is still gone: let discovery decide whether
+		// the folder is still a run.
+		if tr, ok := w.runs.runs[sp]; ok {
+			if _, err := os.Stat(sp); errors.Is(err, os.ErrNotExist) {
+				rediscover[tr.loc.Dir] = true
+			}
 		}
 	}
 
@@ -623,6 +648,9 @@ func (w *Watcher) flush() {
 			w.removeRun(sp, &u)
 			continue
 		}
+		if vanished[sp] {
+			continue // shown as it was until the grace period ends
+		}
 		run := w.runs.load(tr.loc)
 		old := tr.run
 		w.trackRun(tr.loc, run, false, &synth)
@@ -670,9 +698,12 @@ func (w *Watcher) removeRun(sp string, u *Update) {
 	u.Removed = append(u.Removed, sp)
 }
 
-func (w *Watcher) scheduleReread(sp string, now time.Time) {
+func (w *Watcher) scheduleReread(sp string, now time.Time) { w.scheduleAt(sp, now.Add(rereadAfter)) }
+
+// scheduleAt arranges a forced re-read of a run; an earlier one already arranged stands.
+func (w *Watcher) scheduleAt(sp string, at time.Time) {
 	if _, ok := w.rereads[sp]; !ok {
-		w.rereads[sp] = now.Add(rereadAfter)
+		w.rereads[sp] = at
 	}
 }
 
