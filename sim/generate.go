@@ -104,6 +104,7 @@ func (w *Workspace) generateResumable(k int, at time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	a.batch = &batchFiles{env: map[string]map[string]string{}}
 	switch k % 4 {
 	case 1:
 		stage := sh.stages[len(sh.stages)/2]
@@ -120,7 +121,7 @@ func (w *Workspace) generateResumable(k int, at time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return a.statePath(), nil
+	return a.statePath(), a.flush()
 }
 
 // replaySteps is replay for at most n steps.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -73,6 +74,7 @@ type resumableActor struct {
 
 	state map[string]string
 	list  map[string]string
+	batch *batchFiles // nil: write through (see batchFiles)
 	steps
 }
 
@@ -82,7 +84,50 @@ func (a *resumableActor) logPath() string       { return filepath.Join(a.dir, "r
 func (a *resumableActor) lockPath() string      { return filepath.Join(a.dir, a.plan.LockRel) }
 
 func (a *resumableActor) log(at time.Time, msg string, cont ...string) error {
+	if a.batch != nil {
+		a.batch.log.WriteString(logEntry(at, msg, cont...))
+		return nil
+	}
 	return appendFile(a.logPath(), logEntry(at, msg, cont...))
+}
+
+// batchFiles holds a generated run's env files and log in memory until flush, so generating a thousand runs
+// writes each file once instead of once per step. Live runs never batch: there every write is the point.
+type batchFiles struct {
+	env map[string]map[string]string
+	log strings.Builder
+}
+
+func (a *resumableActor) readEnv(path string) (map[string]string, error) {
+	if a.batch == nil {
+		return readEnvFile(path)
+	}
+	kv, ok := a.batch.env[path]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", path, os.ErrNotExist)
+	}
+	return maps.Clone(kv), nil
+}
+
+func (a *resumableActor) writeEnv(path string, kv map[string]string) error {
+	if a.batch == nil {
+		return writeEnvFile(path, kv)
+	}
+	a.batch.env[path] = maps.Clone(kv)
+	return nil
+}
+
+// flush writes what a batch holds, in the writers' own formats.
+func (a *resumableActor) flush() error {
+	if a.batch == nil {
+		return nil
+	}
+	for path, kv := range a.batch.env {
+		if err := writeEnvFile(path, kv); err != nil {
+			return err
+		}
+	}
+	return appendFile(a.logPath(), a.batch.log.String())
 }
 
 func (a *resumableActor) step(at time.Time) (time.Duration, bool, error) {
@@ -149,10 +194,10 @@ func (a *resumableActor) bootstrap(at time.Time) (time.Duration, error) {
 			cl[itemKey(s.ID, it)] = "0"
 		}
 	}
-	if err := writeEnvFile(a.statePath(), st); err != nil {
+	if err := a.writeEnv(a.statePath(), st); err != nil {
 		return 0, err
 	}
-	if err := writeEnvFile(a.checklistPath(), cl); err != nil {
+	if err := a.writeEnv(a.checklistPath(), cl); err != nil {
 		return 0, err
 	}
 	err := a.log(at, "run_bootstrap mode=kickoff-new run_id="+a.runID,
@@ -199,11 +244,11 @@ func (a *resumableActor) acquire(at time.Time) (time.Duration, error) {
 // beginStage re-reads both files, as each invocation of the real tool starts from disk, and queues the work
 // of the current stage.
 func (a *resumableActor) beginStage(at time.Time) (time.Duration, error) {
-	st, err := readEnvFile(a.statePath())
+	st, err := a.readEnv(a.statePath())
 	if err != nil {
 		return 0, err
 	}
-	cl, err := readEnvFile(a.checklistPath())
+	cl, err := a.readEnv(a.checklistPath())
 	if err != nil {
 		return 0, err
 	}
@@ -265,13 +310,13 @@ func (a *resumableActor) progress(stage, item string) writeStep {
 // tick sets one checklist item to 1, re-reading the file first so a person's concurrent ticks are kept.
 func (a *resumableActor) tick(key string) writeStep {
 	return func(at time.Time) (time.Duration, error) {
-		cl, err := readEnvFile(a.checklistPath())
+		cl, err := a.readEnv(a.checklistPath())
 		if err != nil {
 			return 0, err
 		}
 		cl[key] = "1"
 		a.list = cl
-		if err := writeEnvFile(a.checklistPath(), cl); err != nil {
+		if err := a.writeEnv(a.checklistPath(), cl); err != nil {
 			return 0, err
 		}
 		return 900 * time.Millisecond, a.log(at, "checklist_item_done key="+key)
@@ -282,7 +327,7 @@ func (a *resumableActor) tick(key string) writeStep {
 func (a *resumableActor) gate(cur int) writeStep {
 	return func(at time.Time) (time.Duration, error) {
 		stage := a.plan.Stages[cur]
-		cl, err := readEnvFile(a.checklistPath())
+		cl, err := a.readEnv(a.checklistPath())
 		if err != nil {
 			return 0, err
 		}
@@ -455,7 +500,7 @@ func (a *resumableActor) interrupt(at time.Time) error {
 }
 
 func (a *resumableActor) writeState(at time.Time, set map[string]string) error {
-	st, err := readEnvFile(a.statePath())
+	st, err := a.readEnv(a.statePath())
 	if err != nil {
 		return err
 	}
@@ -464,7 +509,7 @@ func (a *resumableActor) writeState(at time.Time, set map[string]string) error {
 	}
 	st["LAST_UPDATED_AT_UTC"] = logStamp(at)
 	a.state = st
-	return writeEnvFile(a.statePath(), st)
+	return a.writeEnv(a.statePath(), st)
 }
 
 func (a *resumableActor) hex(n int) string {
