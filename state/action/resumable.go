@@ -9,6 +9,7 @@ import (
 	"runwatch/model"
 	"runwatch/state/atomicfile"
 	"runwatch/state/envfile"
+	"runwatch/state/resumable"
 )
 
 // resumableState is what a resumable action read: state.env (and checklist.state.env when needed).
@@ -60,58 +61,23 @@ func parseEnv(path string, data []byte) (*envfile.File, error) {
 	return f, nil
 }
 
-// resumableLockPath is where this run's lock lives: the lock the reader found, else LOCK_FILE. A LOCK_FILE
-// written on another machine (its folder does not exist here) is looked for the way the reader does: under
-// this run folder by the run folder's name, by RUN_ROOT/CONTROL_RUN_ROOT, then by its base name. It must stay
-// inside the run root: we create it.
+// resumableLockPath is where this run's lock lives: the lock the reader found, else the first place the
+// reader would look (resumable.LockCandidates) whose folder exists, so the lock we take is the lock every
+// reader sees. The path comes from file content, so it must resolve inside the run root: we create it.
 func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, error) {
 	for _, l := range run.Locks {
 		if l.Kind == model.KindResumable && l.Path != "" {
 			return atomicfile.Resolve(p.Root, l.Path)
 		}
 	}
-	lf := ""
-	if run.Resumable != nil {
-		lf = run.Resumable.LockFile
-	}
-	if lf == "" {
-		lf, _ = state.Get("LOCK_FILE")
-	}
-	lf = strings.TrimSpace(lf)
-	if lf == "" {
-		// The reader's default when LOCK_FILE is unset.
-		lf = filepath.Join(run.Dir, "run.lock")
-		if name, ok := variantName(run.StatePath); ok {
-			lf = filepath.Join(run.Dir, name+".state.lock")
-		}
-	}
-	var candidates []string
-	if filepath.IsAbs(lf) {
-		candidates = append(candidates, filepath.Clean(lf))
-		parts := strings.Split(filepath.ToSlash(filepath.Clean(lf)), "/")
-		for i := len(parts) - 2; i >= 0; i-- {
-			if parts[i] == filepath.Base(run.Dir) {
-				candidates = append(candidates, filepath.Join(append([]string{run.Dir}, parts[i+1:]...)...))
-				break
-			}
-		}
-		for _, k := range []string{"CONTROL_RUN_ROOT", "RUN_ROOT"} {
-			if root, ok := state.Get(k); ok && filepath.IsAbs(root) {
-				if rel, err := filepath.Rel(filepath.Clean(root), lf); err == nil && !strings.HasPrefix(rel, "..") {
-					candidates = append(candidates, filepath.Join(run.Dir, rel))
-				}
-			}
-		}
-	} else {
-		candidates = append(candidates, filepath.Join(run.Dir, lf))
-	}
-	candidates = append(candidates, filepath.Join(run.Dir, filepath.Base(lf)))
+	candidates := resumable.LockCandidates(run.StatePath, state.Entries())
 	for _, c := range candidates {
 		if fi, err := os.Stat(filepath.Dir(c)); err == nil && fi.IsDir() {
 			return atomicfile.Resolve(p.Root, c)
 		}
 	}
-	return "", refusef("LOCK_FILE %s: none of its possible folders exists here", lf)
+	lf, _ := state.Get("LOCK_FILE")
+	return "", refusef("LOCK_FILE %q: none of the folders it may live in exists here (%s)", lf, strings.Join(candidates, ", "))
 }
 
 // editEnv sets keys in an env file keeping every other byte, then parses the result and checks that exactly
