@@ -125,7 +125,14 @@ func (a *jonggrangActor) planPhase(key string) {
 	p := a.m.phase(key)
 	a.then(func(at time.Time) (time.Duration, error) {
 		a.m.startPhase(key, at)
-		a.bumpContext(0.01 + a.rng.Float64()*0.03)
+		grow := 0.01 + a.rng.Float64()*0.03
+		if heavyPhases[key] {
+			grow += 0.05
+		}
+		a.bumpContext(grow)
+		if err := a.writeCompactionState(at); err != nil {
+			return 0, err
+		}
 		return a.jitter(1200 * time.Millisecond), a.save()
 	})
 	if key == a.stopAt {
@@ -175,14 +182,18 @@ func (a *jonggrangActor) planPhase(key string) {
 	})
 }
 
+// heavyPhases get a compaction check before they start (current code).
+var heavyPhases = map[string]bool{"3": true, "8": true, "9": true, "14": true}
+
 func (a *jonggrangActor) bumpContext(by float64) {
 	u := 0.05
 	if a.m.ContextUsage != nil {
 		u = *a.m.ContextUsage
 	}
 	u += by
-	if u > 0.92 {
-		u = 0.92
+	if u > 0.84 {
+		// The session compacted its context rather than let the gate block.
+		u = 0.3
 	}
 	// Two decimals, as the context gate reports a rounded ratio.
 	u = float64(int(u*100+0.5)) / 100
@@ -398,4 +409,38 @@ func (a *jonggrangActor) planTester(key string) {
 		total := 20 + a.rng.IntN(40)
 		return testerPayload{TestsPassed: true, Total: total, Passed: total, Failed: 0, Coverage: float64(80+a.rng.IntN(15)) / 100, FailedTests: []string{}}
 	})
+}
+
+// compactionState is .ephemeral/compaction-state.json as the gate writes it (formats.md A.6).
+type compactionState struct {
+	Status    string  `json:"status"`
+	Ratio     float64 `json:"ratio"`
+	Tokens    int     `json:"tokens"`
+	Message   string  `json:"message"`
+	UpdatedAt string  `json:"updated_at"`
+}
+
+// contextWindow is the 200,000-token window the gate's thresholds are fractions of.
+const contextWindow = 200_000
+
+func (a *jonggrangActor) writeCompactionState(at time.Time) error {
+	ratio := *a.m.ContextUsage
+	st := compactionState{Ratio: ratio, Tokens: int(ratio * contextWindow), UpdatedAt: isoMS(at)}
+	pct := int(ratio*100 + 0.5)
+	switch {
+	case ratio >= 0.85:
+		st.Status, st.Message = "block", fmt.Sprintf("BLOCKED: Context at %d%%; compact before continuing", pct)
+	case ratio >= 0.80:
+		st.Status, st.Message = "must", fmt.Sprintf("Context at %d%%; compact before the next heavy phase", pct)
+	case ratio >= 0.75:
+		st.Status, st.Message = "warn", fmt.Sprintf("WARNING: Context at %d%%", pct)
+	default:
+		st.Status, st.Message = "ok", fmt.Sprintf("Context at %d%%", pct)
+	}
+	dir := filepath.Join(a.project, ".jonggrang", ".ephemeral")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	_, err := writeJSONFile(filepath.Join(dir, "compaction-state.json"), st)
+	return err
 }
