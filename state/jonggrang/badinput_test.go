@@ -357,9 +357,10 @@ func TestLockOnKernelThreadPID(t *testing.T) {
 	p.setLock("kthread.lock", "kthread", nil, time.Now().Add(-time.Minute), 2)
 	r := quickLoader.load(dir, realEnv())
 	l := findLock(t, r, "kthread.lock")
-	if l.Verdict == "" || len(l.Reasons) == 0 {
+	if l.Verdict == "" || len(l.Reasons) == 0 || l.PID != 2 {
 		t.Errorf("lock = %+v", l)
 	}
+	t.Logf("kernel thread pid 2: %s %q", l.Verdict, l.Reasons)
 }
 
 func TestBadSideFiles(t *testing.T) {
