@@ -34,17 +34,15 @@ var levelWords = []struct {
 
 // parseMessage fills Event, Fields and Level of an entry from its Message.
 func parseMessage(e *model.LogEntry) {
-	toks := tokenize(e.Message)
-	var words []string // non key=value tokens, for the level
+	var arr [16]token
+	toks := tokenize(arr[:0], e.Message)
 	for _, t := range toks {
 		if t.isKV {
 			e.Fields = append(e.Fields, model.KV{Key: t.key, Value: t.value})
-		} else {
-			words = append(words, t.text)
 		}
 	}
 	e.Event = eventOf(toks, e)
-	e.Level = levelOf(e.Event, words)
+	e.Level = levelOf(e.Event, toks)
 }
 
 func eventOf(toks []token, e *model.LogEntry) string {
@@ -106,29 +104,63 @@ func addDerivedStage(e *model.LogEntry, stage string) {
 	e.Fields = append([]model.KV{{Key: "stage", Value: stage}}, e.Fields...)
 }
 
-func levelOf(event string, words []string) model.Level {
-	parts := splitWords(event)
-	for _, w := range words {
-		parts = append(parts, splitWords(strings.ToLower(w))...)
-	}
+// levelByWord maps each word of levelWords to its level.
+var levelByWord = func() map[string]model.Level {
+	m := map[string]model.Level{}
 	for _, lw := range levelWords {
-		for _, p := range parts {
-			for _, w := range lw.words {
-				if p == w {
-					return lw.level
-				}
-			}
+		for _, w := range lw.words {
+			m[w] = lw.level
 		}
 	}
-	return model.LevelNone
+	return m
+}()
+
+var levelRank = map[model.Level]int{model.LevelGood: 1, model.LevelWarn: 2, model.LevelError: 3}
+
+// levelOf ranks the words of the event and of the tokens that are not key=value pairs.
+func levelOf(event string, toks []token) model.Level {
+	best := model.LevelNone
+	consider := func(s string) {
+		forEachWord(s, func(w string) {
+			if len(w) > 16 {
+				return
+			}
+			var low [16]byte
+			for i := 0; i < len(w); i++ {
+				c := w[i]
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				low[i] = c
+			}
+			if l, ok := levelByWord[string(low[:len(w)])]; ok && levelRank[l] > levelRank[best] {
+				best = l
+			}
+		})
+	}
+	consider(event)
+	for _, t := range toks {
+		if !t.isKV {
+			consider(t.text)
+		}
+	}
+	return best
 }
 
-// splitWords splits on everything that is not a letter or digit, so `stage_blocked`, `lock-stale` and
-// `complete:` yield their words.
-func splitWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9')
-	})
+// forEachWord calls fn with each run of ASCII letters and digits in s, so `stage_blocked`, `lock-stale`
+// and `complete:` yield their words.
+func forEachWord(s string, fn func(string)) {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		alnum := i < len(s) && (isLetter(s[i]) || isDigit(s[i]))
+		switch {
+		case alnum && start < 0:
+			start = i
+		case !alnum && start >= 0:
+			fn(s[start:i])
+			start = -1
+		}
+	}
 }
 
 // isEventName: letters, digits, _ and -, starting with a letter and containing at least one _ or -.
@@ -201,7 +233,8 @@ func continuationFields(line string) []model.KV {
 	if eq := keyEnd(s); eq < 0 {
 		return nil
 	}
-	toks := tokenize(s)
+	var arr [16]token
+	toks := tokenize(arr[:0], s)
 	all := true
 	for _, t := range toks {
 		if !t.isKV {
@@ -228,8 +261,7 @@ type token struct {
 	key, value string
 }
 
-func tokenize(s string) []token {
-	var toks []token
+func tokenize(toks []token, s string) []token {
 	i := 0
 	for {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {

