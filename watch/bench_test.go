@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"runwatch/sim"
 )
 
 // BenchmarkReplaceToUpdate measures file change → Update in-process: an atomic replace of state.env until
@@ -58,4 +60,29 @@ func BenchmarkReplaceToUpdate(b *testing.B) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkNew1000Runs measures New over 1,000 generated runs of both conventions: discovery, one read of
+// every run, and the watches, i.e. the watcher's share of the dashboard's startup.
+//
+//	go test -run '^$' -bench New1000Runs -benchtime 5x ./watch
+func BenchmarkNew1000Runs(b *testing.B) {
+	dir := b.TempDir()
+	sps, err := sim.GenerateRuns(dir, 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		w, err := New(Options{Paths: []string{dir}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(w.Snapshot()); n != len(sps) {
+			b.Fatalf("snapshot has %d runs, generated %d", n, len(sps))
+		}
+		b.ReportMetric(float64(w.Health().Watches), "watches")
+		b.StopTimer() // releasing thousands of inotify watches is the kernel's time, not startup's
+		w.Close()
+		b.StartTimer()
+	}
 }
