@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"runwatch/state"
+)
+
+// assertPlainTerminalText fails if text printed by a plain-text subcommand (status table, brief) could act
+// on a terminal: these outputs carry no styling of runwatch's own, so any escape sequence came from a run
+// file. The check parses with the same ANSI parser the dashboard uses, so a sequence is found whatever its
+// introducer (ESC, or an 8-bit C1 byte encoded as UTF-8), and also rejects bare control bytes, invalid UTF-8
+// and bidirectional overrides, which reorder the text around them.
+func assertPlainTerminalText(t *testing.T, what, text string) {
+	t.Helper()
+	if !utf8.ValidString(text) {
+		t.Errorf("%s: output is not valid UTF-8", what)
+	}
+	var state byte
+	for rest := text; rest != ""; {
+		seq, width, n, newState := ansi.DecodeSequence(rest, state, nil)
+		if width == 0 && seq != "\n" && seq != "\t" {
+			i := len(text) - len(rest)
+			t.Fatalf("%s: %q at byte %d can act on a terminal: …%q…", what, seq, i, text[max(0, i-30):min(len(text), i+30)])
+		}
+		for _, r := range seq {
+			if (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c {
+				t.Fatalf("%s: bidirectional control %U in output", what, r)
+			}
+		}
+		state, rest = newState, rest[n:]
+	}
+}
+
+// TestStatusAndBriefNeverDriveTheTerminal prints the hostile fixture runs (testdata/bad/hostile: every kind
+// of escape sequence and control character in every field the readers take from files: titles, phase
+// names, errors, status words, checklist values, lock holders and hosts, resume hints, log lines, progress
+// notes, phase outputs, tasks, gates) through `runwatch status` and `runwatch brief`, and checks that
+// nothing in the output can act on a terminal. The dashboard side is ui.TestHostileFilesNeverReachTheTerminal.
+func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := filepath.Join(t.TempDir(), "hostile")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "bad", "hostile"))); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	var code int
+	within(t, "status table", func() { code = dispatch([]string{"status", root}, &out, &errOut) })
+	if code != exitProblems || strings.Count(out.String(), "\n") != 3 {
+		t.Fatalf("status exit %d, want 1 and two runs:\n%s\nstderr %q", code, out.String(), errOut.String())
+	}
+	assertPlainTerminalText(t, "status table", out.String())
+	assertPlainTerminalText(t, "status stderr", errOut.String())
+
+	locs, err := state.Discover([]string{root}, 0)
+	if err != nil || len(locs) != 2 {
+		t.Fatalf("discover: %d runs, %v", len(locs), err)
+	}
+	for _, loc := range locs {
+		out.Reset()
+		errOut.Reset()
+		within(t, "brief", func() { code = dispatch([]string{"brief", loc.Dir}, &out, &errOut) })
+		if code != exitOK || !strings.Contains(out.String(), "#") {
+			t.Fatalf("brief %s: exit %d\n%s\nstderr %q", loc.Dir, code, out.String(), errOut.String())
+		}
+		// The brief must still carry the hostile text, neutralised, or this test would prove nothing.
+		if !strings.Contains(out.String(), "cursor moved") && !strings.Contains(out.String(), "clipboard write") {
+			t.Errorf("brief of %s shows none of the hostile fields:\n%s", loc.Dir, out.String())
+		}
+		assertPlainTerminalText(t, "brief "+filepath.Base(loc.Dir), out.String())
+		assertPlainTerminalText(t, "brief stderr", errOut.String())
+	}
+}
