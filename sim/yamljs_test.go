@@ -3,6 +3,7 @@ package sim
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -159,4 +160,33 @@ func TestJSNumber(t *testing.T) {
 			t.Errorf("jsNumber(%v) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// Whatever string a manifest holds (descriptions and error texts are free text), the dump must read back as
+// that same string. (Whether it reads as a string into an untyped value is js-yaml's schema question, which
+// TestScalarQuotingFollowsJSYAML covers; yaml.v3 is laxer about dates such as 0000-01-1, which js-yaml writes
+// plain.)
+func FuzzYAMLScalarRoundTrip(f *testing.F) {
+	for _, s := range []string{"setup", "", "8", "6.5", "yes", "a: b", "#x", "it's", "line\nbreak", "2026-02-16T04:50:15.123Z", " x", "\t", "é", "- a", "[x]", "{a: 1}", "*ref", "&a", "!tag", "%x", "@x", "`x", "null", "~", "0o17", "+1", ".5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			t.Skip("the writers only hold valid UTF-8 (JavaScript strings)")
+		}
+		doc, err := dumpYAML(yMap{{"v", s}, {"list", yList{s}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var typed struct {
+			V    string   `yaml:"v"`
+			List []string `yaml:"list"`
+		}
+		if err := yaml.Unmarshal(doc, &typed); err != nil {
+			t.Fatalf("%q dumps to unparsable YAML: %v\n%s", s, err, doc)
+		}
+		if typed.V != s || len(typed.List) != 1 || typed.List[0] != s {
+			t.Fatalf("%q reads back as %q / %q\n%s", s, typed.V, typed.List, doc)
+		}
+	})
 }
