@@ -65,7 +65,6 @@ type resumableActor struct {
 	host    string
 	user    string
 	rng     *rand.Rand
-	live    bool // in a live simulation, honour locks held by others and changes made between invocations
 
 	// blockAt leaves blockItem at 0 when stage blockAt runs, so the gate refuses and the run pauses there.
 	blockAt, blockItem string

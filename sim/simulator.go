@@ -187,7 +187,7 @@ func (s *Simulator) runResumable(ctx context.Context, first *resumableActor) {
 	s.runGenerations(ctx, first, func(gen int) generation {
 		// The same task again, as a new run (a new run id and folder).
 		next := &resumableActor{
-			plan: cur.plan, reports: cur.reports, pid: cur.pid, host: cur.host, user: cur.user, live: true,
+			plan: cur.plan, reports: cur.reports, pid: cur.pid, host: cur.host, user: cur.user,
 			rng: s.ws.rng(uint64(200 + gen)),
 		}
 		cur = next

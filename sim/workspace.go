@@ -282,7 +282,6 @@ func (w *Workspace) buildStepping(now time.Time) error {
 	if _, _, err := a.step(now.Add(-time.Minute)); err != nil {
 		return err
 	}
-	a.live = true
 	w.advR = a
 	w.Stepping = a.statePath()
 	return nil
