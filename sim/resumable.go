@@ -71,8 +71,6 @@ type resumableActor struct {
 	// dieIn makes the process vanish in the middle of that stage, leaving its lock behind.
 	dieIn string
 
-	state map[string]string
-	list  map[string]string
 	batch *batchFiles // nil: write through (see batchFiles)
 	steps
 }
@@ -251,7 +249,6 @@ func (a *resumableActor) beginStage(at time.Time) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	a.state, a.list = st, cl
 	cur := a.stageIndex(st["CURRENT_STAGE"])
 	if cur < 0 {
 		a.then(a.stopWith("stage_blocked stage="+st["CURRENT_STAGE"]+" failed_metrics=current_stage_unknown", true))
@@ -272,7 +269,7 @@ func (a *resumableActor) beginStage(at time.Time) (time.Duration, error) {
 	}
 	for i, item := range stage.Items {
 		key := itemKey(stage.ID, item)
-		if a.list[key] == "1" {
+		if cl[key] == "1" {
 			continue
 		}
 		a.then(a.progress(stage.ID, item))
@@ -314,7 +311,6 @@ func (a *resumableActor) tick(key string) writeStep {
 			return 0, err
 		}
 		cl[key] = "1"
-		a.list = cl
 		if err := a.writeEnv(a.checklistPath(), cl); err != nil {
 			return 0, err
 		}
@@ -507,7 +503,6 @@ func (a *resumableActor) writeState(at time.Time, set map[string]string) error {
 		st[k] = v
 	}
 	st["LAST_UPDATED_AT_UTC"] = logStamp(at)
-	a.state = st
 	return a.writeEnv(a.statePath(), st)
 }
 
