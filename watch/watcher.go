@@ -32,7 +32,8 @@ type Options struct {
 	StaleAfter time.Duration
 
 	// Test hooks: a watch cap that makes Add fail with ENOSPC, a filesystem-type probe, the interval for
-	// directories inotify cannot watch, and a filter that loses events the way a queue overflow does.
+	// directories inotify cannot watch, a filter that loses events the way a queue overflow does, and the
+	// reconcile interval.
 	watchLimit   int
 	remote       func(string) (string, bool)
 	fallbackPoll time.Duration
@@ -51,7 +52,9 @@ type Health struct {
 	Watches    int       `json:"watches"`
 }
 
-// LogAppend carries entries appended to a run.log since the last batch.
+// LogAppend carries entries appended to a run.log since the last batch. Continuation lines can be written
+// after their entry was handed over: then Entries starts with an entry whose HasTime is false, which belongs
+// to the last entry of the previous LogAppend of the same Path (runlog.Append merges them).
 type LogAppend struct {
 	Path    string           `json:"path"`
 	Entries []model.LogEntry `json:"entries"`
