@@ -86,6 +86,11 @@ func BenchmarkIndexCount(b *testing.B) {
 		if err := x.Wait(context.Background()); err != nil {
 			b.Fatal(err)
 		}
+		x.mu.Lock()
+		marks := len(x.head.marks) + len(x.tail.marks)
+		x.mu.Unlock()
+		b.ReportMetric(float64(x.Len()), "lines")
+		b.ReportMetric(float64(marks*16), "index-bytes") // a mark is an int and an int64
 		x.Close()
 	}
 }
@@ -115,8 +120,14 @@ func BenchmarkSearchIgnoreCase(b *testing.B) { benchSearch(b, "(?i)no_such_event
 func BenchmarkSearchAlternation(b *testing.B) {
 	benchSearch(b, "(?i)(segfault|oom-killed|\\bno_such=)")
 }
-func BenchmarkSearchRegexpNoLiteral(b *testing.B) {
+func BenchmarkSearchRegexpAnchoredNoLiteral(b *testing.B) {
 	benchSearch(b, "^[a-z]{40}$")
+}
+
+// BenchmarkSearchRegexpNoLiteral is the slow case: no literal to look for, so every line goes through
+// the regexp engine.
+func BenchmarkSearchRegexpNoLiteral(b *testing.B) {
+	benchSearch(b, "[0-9]{7}q")
 }
 
 func BenchmarkSearchBackward(b *testing.B) {
