@@ -282,6 +282,9 @@ func (w *Watcher) Close() error {
 		}
 		w.wg.Wait()
 		close(w.updates)
+		for _, lt := range w.logs {
+			_ = lt.f.Close() // read-only files: nothing to lose
+		}
 	})
 	return err
 }
