@@ -95,6 +95,12 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	if *poll == 0 {
 		*poll = cfg.Poll.D()
 	}
+	for _, p := range paths {
+		// Like status: a mistyped path is an error, not an empty stream (the watcher itself would wait for it).
+		if _, err := os.Stat(p); err != nil {
+			return usageError(stderr, "events", "%v", err)
+		}
+	}
 
 	w, err := watch.New(watch.Options{
 		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),

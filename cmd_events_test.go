@@ -115,6 +115,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{"--until", "done", "--run", "x"},
 		{"--no-such-flag"},
 		{"--timeout", "-1s"},
+		{filepath.Join(t.TempDir(), "no-such-dir")},
 	} {
 		if code := runEvents(args, io.Discard, io.Discard); code != 2 {
 			t.Errorf("events %v exited %d, want 2", args, code)
