@@ -50,7 +50,11 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 			return exitProblems
 		}
 	default:
-		fmt.Fprintf(stderr, "runwatch demo: workspace kept at %s\n", root)
+		// What the demo left behind, as `runwatch status` shows it, so the kept folder is easy to come back to.
+		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\n\n", root)
+		if err := printStatus([]string{root}, stdout); err != nil {
+			fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
+		}
 	}
 	return code
 }
