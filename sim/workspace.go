@@ -3,6 +3,10 @@
 // non-atomically in js-yaml's style and creates and deletes agent lock files; resumable writes sorted,
 // double-quoted env files through <file>.tmp and a rename, appends to run.log, and holds LOCK_FILE for the
 // length of an invocation.
+//
+// For tests and benchmarks: NewWorkspace(dir) gives the six demo scenarios (paths on the Workspace),
+// NewSimulator(ws, speed).Start(ctx) makes them change live, GenerateRuns(dir, n) writes n run roots of both
+// kinds, AppendLog paces entries into a run.log and GrowLog makes a large one quickly.
 package sim
 
 import (
