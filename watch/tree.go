@@ -30,6 +30,9 @@ type fileStat struct {
 	mtime int64
 	ino   uint64
 	dir   bool
+	// baseline: only the name and kind are known yet (see entryStat); the next scan records the rest
+	// without reporting a change.
+	baseline bool
 }
 
 func statOf(fi fs.FileInfo) fileStat {
@@ -184,8 +187,8 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 			node.budget = runDirBudget
 		}
 		if fresh {
-			if fi, err := e.Info(); err == nil {
-				node.entries[name] = statOf(fi)
+			if st, ok := entryStat(dir, e, node.polled); ok {
+				node.entries[name] = st
 				if synth != nil {
 					*synth = append(*synth, change{path: filepath.Join(dir, name), op: fsnotify.Create})
 				}
@@ -299,7 +302,7 @@ func (t *tree) refresh(path string) (now fileStat, exists, wasDir bool) {
 	now = statOf(fi)
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if tfi, err := os.Stat(path); err == nil && tfi.IsDir() {
-			now.dir = true
+			now.dir, now.size, now.mtime = true, 0, 0 // compared like entryStat records it
 		}
 	}
 	if ok {
@@ -329,21 +332,17 @@ func (t *tree) scan(dir string, out *[]change) {
 		if scratchName(name) {
 			continue
 		}
-		fi, err := e.Info()
-		if err != nil {
+		now, ok := entryStat(dir, e, true)
+		if !ok {
 			continue
 		}
 		seen[name] = true
-		now := statOf(fi)
-		if e.Type()&fs.ModeSymlink != 0 {
-			if tfi, err := os.Stat(filepath.Join(dir, name)); err == nil && tfi.IsDir() {
-				now.dir = true
-			}
-		}
 		before, had := node.entries[name]
 		node.entries[name] = now
 		path := filepath.Join(dir, name)
 		switch {
+		case had && before.baseline && before.dir == now.dir:
+			// First full look at an entry inotify has been covering: this is its baseline, not a change.
 		case !had:
 			*out = append(*out, change{path: path, op: fsnotify.Create})
 			if now.dir {
@@ -374,6 +373,30 @@ func (t *tree) scan(dir string, out *[]change) {
 		}
 		*out = append(*out, change{path: path, op: fsnotify.Remove, wasDir: before.dir})
 	}
+}
+
+// entryStat is what a snapshot keeps of a directory entry. With full false only the name and kind are
+// recorded: in directories inotify covers, events report changes and the first scan takes the baseline,
+// which spares a stat per file when thousands of directories are watched at startup.
+func entryStat(dir string, e fs.DirEntry, full bool) (fileStat, bool) {
+	isDir := e.IsDir()
+	if e.Type()&fs.ModeSymlink != 0 {
+		if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil {
+			isDir = fi.IsDir()
+		}
+	}
+	if !full {
+		return fileStat{dir: isDir, baseline: true}, true
+	}
+	fi, err := e.Info()
+	if err != nil {
+		return fileStat{}, false
+	}
+	st := statOf(fi)
+	if isDir {
+		st.dir, st.size, st.mtime = true, 0, 0
+	}
+	return st, true
 }
 
 // addChild watches a directory that appeared inside a watched one, if it is within the watched depth.
