@@ -35,9 +35,11 @@ type dashboardOptions struct {
 	MaxDepth   int
 	DebugPath  string
 
-	// Program I/O; nil means the terminal. Tests and benchmarks pass their own.
-	Input  io.Reader
-	Output io.Writer
+	// Program I/O; nil means the terminal. Tests and benchmarks pass their own, with a size, since a pipe
+	// has none to report.
+	Input         io.Reader
+	Output        io.Writer
+	Width, Height int
 }
 
 type dashboardFlags struct {
@@ -151,6 +153,9 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
 	p := tea.NewProgram(m, popts...)
 

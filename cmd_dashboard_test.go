@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"sync"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,4 +111,58 @@ func TestParseInterleaved(t *testing.T) {
 	if strings.Join(paths, ",") != "a,b,--c" || !*fs.readOnly {
 		t.Fatalf("paths %v readOnly %v", paths, *fs.readOnly)
 	}
+}
+
+// TestDashboardDebugLog runs the whole command headless (keys from a reader, frames to a buffer) and checks
+// that --debug records messages and frame timings.
+func TestDashboardDebugLog(t *testing.T) {
+	root := resumabletest.Copy(t)
+	debug := filepath.Join(t.TempDir(), "debug.log")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var out lockedBuffer
+	var stderr bytes.Buffer
+	keys, typeKeys := io.Pipe()
+	go func() {
+		// Keys go in once the runs are on screen, as a person would press them.
+		for !strings.Contains(out.String(), "iso26262-mining") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		typeKeys.Write([]byte("jjq"))
+	}()
+	code := openDashboard([]string{root}, dashboardOptions{
+		ReadOnly: true, DebugPath: debug, Input: keys, Output: &out, Width: 140, Height: 40,
+	}, &out, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(debug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(data)
+	for _, want := range []string{"update tea.KeyPressMsg", "update ui.SnapshotMsg", " view "} {
+		if !strings.Contains(log, want) {
+			t.Errorf("debug log lacks %q:\n%s", want, log)
+		}
+	}
+	if !strings.Contains(out.String(), "iso26262-mining") {
+		t.Error("no frame with the runs reached the output")
+	}
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"runwatch/model"
+	"runwatch/state"
+	"runwatch/state/action"
+	"runwatch/state/resumable/resumabletest"
+)
+
+// TestUnlockAndUndoThroughKeys drives the real planner from the dashboard keys on a private copy of the
+// fixtures: U shows the exact change, y applies it, Z undoes it.
+func TestUnlockAndUndoThroughKeys(t *testing.T) {
+	root := resumabletest.Copy(t)
+	runDir := resumabletest.Run(root, resumabletest.Mining)
+	lock := filepath.Join(runDir, "lock", "active.lock")
+	load := func() model.Run {
+		locs, err := state.Discover([]string{runDir}, 1)
+		if err != nil || len(locs) != 1 {
+			t.Fatalf("discover %s: %v %v", runDir, locs, err)
+		}
+		return state.Load(locs[0], state.NewEnv(0))
+	}
+	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
+		func() model.Env { return state.NewEnv(0) })
+	m := newTestModel(t, 140, 40, []model.Run{load()}, Options{Actor: actor})
+
+	m = send(t, m, key("U"))
+	if m.confirm == nil {
+		t.Fatalf("U did not ask; footer %q", m.errLine)
+	}
+	view := plain(m)
+	for _, want := range []string{"remove " + lock, "stale_lock_cleared", "Apply this change? [y/N]"} {
+		if !strings.Contains(strings.ReplaceAll(view, "\n", ""), want) && !strings.Contains(view, want) {
+			t.Errorf("confirmation lacks %q:\n%s", want, view)
+		}
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatal("the lock went away before the confirmation")
+	}
+	m = send(t, m, key("y"))
+	if m.errLine != "" {
+		t.Fatalf("apply failed: %s", m.errLine)
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("lock still there after y: %v", err)
+	}
+	logData, _ := os.ReadFile(filepath.Join(runDir, "run.log"))
+	if !strings.Contains(string(logData), "stale_lock_cleared") || !strings.Contains(string(logData), "user=tester") {
+		t.Fatal("no audit line in run.log")
+	}
+
+	m = send(t, m, BatchMsg{Changed: []model.Run{load()}})
+	m = send(t, m, key("Z"))
+	if m.confirm == nil {
+		t.Fatalf("Z did not ask; footer %q", m.errLine)
+	}
+	m = send(t, m, key("y"))
+	if m.errLine != "" {
+		t.Fatalf("undo failed: %s", m.errLine)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("undo did not restore the lock: %v", err)
+	}
+}
+
+// TestStepRefusalShowsBlockers: stepping a stage with unchecked items is refused with the blockers named in
+// the footer, and nothing is written.
+func TestStepRefusalShowsBlockers(t *testing.T) {
+	root := resumabletest.Copy(t)
+	runDir := resumabletest.Run(root, resumabletest.Mining)
+	if err := os.Remove(filepath.Join(runDir, "lock", "active.lock")); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{runDir}, 1)
+	if err != nil || len(locs) != 1 {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(runDir, "state.env"))
+	run := state.Load(locs[0], state.NewEnv(0))
+	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
+	m := newTestModel(t, 140, 40, []model.Run{run}, Options{Actor: actor})
+	m = send(t, m, key("S"))
+	if m.confirm != nil || !strings.Contains(m.errLine, "CB_VERIFY_COVERAGE_REPORT") {
+		t.Fatalf("step should be refused naming the blocker; confirm %v footer %q", m.confirm != nil, m.errLine)
+	}
+	after, _ := os.ReadFile(filepath.Join(runDir, "state.env"))
+	if string(before) != string(after) {
+		t.Fatal("a refused step changed state.env")
+	}
+}
