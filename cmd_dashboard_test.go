@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"io"
-	"sync"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
