@@ -88,44 +88,45 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 			seen[mk] = seen[mk] || strings.Contains(plainFrame, mk)
 		}
 	}
-	for _, theme := range []string{"mono", "dark"} {
-		for _, size := range [][2]int{{160, 48}, {100, 30}, {60, 18}} {
-			m := newTestModel(t, size[0], size[1], runs, Options{
-				Theme: theme, OpenLog: OpenTailLog, Env: env,
-				Actor: NewActor(action.Options{}, env),
-			})
+	for _, look := range []struct {
+		theme string
+		w, h  int
+	}{{"mono", 160, 48}, {"dark", 100, 30}, {"light", 60, 18}} {
+		m := newTestModel(t, look.w, look.h, runs, Options{
+			Theme: look.theme, OpenLog: OpenIndexedLog, Env: env,
+			Actor: NewActor(action.Options{}, env),
+		})
+		check(m)
+		for range runs {
+			m = send(t, m, key("enter")) // open the run: detail pane
 			check(m)
-			for range runs {
-				m = send(t, m, key("enter")) // open the run: detail pane
-				check(m)
-				// Every detail row, with a tick tried on each, and every action but U (unlock, which is
-				// TestHostileLockHolderInTypedConfirmation's); a confirmation that opens is declined.
-				for range 16 {
-					for _, k := range []string{"j", "space", "S", "R", "P", "Z"} {
-						m = send(t, m, key(k))
-						check(m)
-						if m.confirm != nil {
-							m = send(t, m, key("esc"))
-							check(m)
-						}
-					}
-				}
-				m = send(t, m, key("b"))
-				check(m)
-				m = send(t, m, key("esc"))
-				m = send(t, m, key("tab")) // timeline, read from run.log on disk
-				check(m)
-				for _, k := range []string{"g", "e", "e", "E", "t", "G", "k", "/", "s", "t", "a", "g", "e", "enter", "n", "N", "?", "?"} {
+			// Every detail row, with a tick tried on each, and every action but U (unlock, which is
+			// TestHostileLockHolderInTypedConfirmation's); a confirmation that opens is declined.
+			for range 16 {
+				for _, k := range []string{"j", "space", "S", "R", "P", "Z"} {
 					m = send(t, m, key(k))
 					check(m)
+					if m.confirm != nil {
+						m = send(t, m, key("esc"))
+						check(m)
+					}
 				}
-				m = send(t, m, key("tab")) // back to the runs list, next run
-				if m.focus != PaneRuns {
-					t.Fatalf("lost track of the panes: focus %s", m.focus)
-				}
-				m = send(t, m, key("j"))
+			}
+			m = send(t, m, key("b"))
+			check(m)
+			m = send(t, m, key("esc"))
+			m = send(t, m, key("tab")) // timeline, read from run.log on disk
+			check(m)
+			for _, k := range []string{"g", "e", "e", "E", "t", "G", "k", "/", "s", "t", "a", "g", "e", "enter", "n", "N", "?", "?"} {
+				m = send(t, m, key(k))
 				check(m)
 			}
+			m = send(t, m, key("tab")) // back to the runs list, next run
+			if m.focus != PaneRuns {
+				t.Fatalf("lost track of the panes: focus %s", m.focus)
+			}
+			m = send(t, m, key("j"))
+			check(m)
 		}
 	}
 	for _, mk := range markers {
