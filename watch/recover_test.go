@@ -102,10 +102,22 @@ func TestReconcileScanFindsWhatInotifyMissed(t *testing.T) {
 		loseEvent: func(fsnotify.Event) bool { return lose.get() }})
 	// Every inotify event is lost from the start: only the stat comparison can see these.
 	replaceAtomically(t, sp, resumableState(runDir, "S2"))
-	writeFile(t, filepath.Join(runDir, "lock", "active.lock"), lockPayload())
-	v.until("the reconcile scan to find the replace and the lock", func() bool {
+	v.until("the reconcile scan to find the replace", func() bool {
 		r, _ := v.run(sp)
-		return r.CurrentStage == "S2" && len(r.Locks) == 1
+		return r.CurrentStage == "S2"
+	})
+	writeFile(t, filepath.Join(runDir, "lock", "active.lock"), lockPayload())
+	v.until("the reconcile scan to find the lock", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1
+	})
+	// An in-place rewrite (same inode) after the baseline was taken.
+	if err := os.WriteFile(sp, []byte(resumableState(runDir, "S3")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the reconcile scan to find the rewrite", func() bool {
+		r, _ := v.run(sp)
+		return r.CurrentStage == "S3"
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -85,6 +86,7 @@ type tree struct {
 	watches int
 	polled  int
 
+	since      int64          // UnixNano when watching began: baseline entries modified later are reported
 	limitErr   error          // the first ENOSPC/EMFILE, kept for health
 	remoteSeen map[string]int // remote filesystem name → polled directories on it
 	otherErr   error
@@ -92,7 +94,7 @@ type tree struct {
 
 func newTree(fsw *fsnotify.Watcher, forcePoll bool) *tree {
 	return &tree{
-		fsw: fsw, forcePoll: forcePoll, remote: remoteFS,
+		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().UnixNano(),
 		dirs: map[string]*dirNode{}, ids: map[fileID]string{}, wanted: map[string]int{},
 		remoteSeen: map[string]int{},
 	}
@@ -342,7 +344,11 @@ func (t *tree) scan(dir string, out *[]change) {
 		path := filepath.Join(dir, name)
 		switch {
 		case had && before.baseline && before.dir == now.dir:
-			// First full look at an entry inotify has been covering: this is its baseline, not a change.
+			// First full look at an entry inotify has been covering: its baseline. Only a modification
+			// after watching began can have been missed.
+			if !now.dir && now.mtime >= t.since {
+				*out = append(*out, change{path: path, op: fsnotify.Write})
+			}
 		case !had:
 			*out = append(*out, change{path: path, op: fsnotify.Create})
 			if now.dir {
