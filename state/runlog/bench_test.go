@@ -124,10 +124,15 @@ func BenchmarkSearchRegexpAnchoredNoLiteral(b *testing.B) {
 	benchSearch(b, "^[a-z]{40}$")
 }
 
-// BenchmarkSearchRegexpNoLiteral is the slow case: no literal to look for, so every line goes through
-// the regexp engine.
-func BenchmarkSearchRegexpNoLiteral(b *testing.B) {
+// BenchmarkSearchRegexpRareLiteral: only a one-byte literal to look for first.
+func BenchmarkSearchRegexpRareLiteral(b *testing.B) {
 	benchSearch(b, "[0-9]{7}q")
+}
+
+// BenchmarkSearchRegexpNoLiteral is the slow case: no literal at all, so every line goes through the
+// regexp engine.
+func BenchmarkSearchRegexpNoLiteral(b *testing.B) {
+	benchSearch(b, "[0-9]{9}[g-z]")
 }
 
 func BenchmarkSearchBackward(b *testing.B) {
