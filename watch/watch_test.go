@@ -507,3 +507,25 @@ func TestStateFileDeletedForGoodRemovesTheRun(t *testing.T) {
 	}
 	v.until("the run removed after the grace period", func() bool { _, ok := v.run(sp); return !ok && v.removed[sp] == 1 })
 }
+
+func TestNamedStateFilesShareAFolder(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "reports")
+	a, b := filepath.Join(root, "recovery.state.env"), filepath.Join(root, "remediation.state.env")
+	writeFile(t, a, resumableState(root, "S1"))
+	writeFile(t, b, resumableState(root, "S1"))
+	writeFile(t, filepath.Join(root, "recovery.log"), "[2026-02-15T01:50:43Z] run bootstrapped\n")
+	v := newView(t, Options{Paths: []string{root}})
+	if len(v.runs) != 2 {
+		t.Fatalf("runs: %s", v.dump())
+	}
+	replaceAtomically(t, a, resumableState(root, "S2"))
+	appendLine(t, filepath.Join(root, "recovery.log"), "[2026-02-15T02:00:00Z] next\n")
+	v.until("recovery at S2 with its log line, remediation untouched", func() bool {
+		ra, _ := v.run(a)
+		rb, _ := v.run(b)
+		return ra.CurrentStage == "S2" && rb.CurrentStage == "S1" && len(v.logs[filepath.Join(root, "recovery.log")]) == 1
+	})
+	c := filepath.Join(root, "third.state.env")
+	writeFile(t, c, resumableState(root, "S3"))
+	v.until("a third state file in the same folder", func() bool { r, ok := v.run(c); return ok && r.CurrentStage == "S3" })
+}
