@@ -529,3 +529,18 @@ func TestNamedStateFilesShareAFolder(t *testing.T) {
 	writeFile(t, c, resumableState(root, "S3"))
 	v.until("a third state file in the same folder", func() bool { r, ok := v.run(c); return ok && r.CurrentStage == "S3" })
 }
+
+func TestJonggrangEphemeralGateReachesEveryFeature(t *testing.T) {
+	project := t.TempDir()
+	features := filepath.Join(project, ".jonggrang", ".output", "features")
+	a := filepath.Join(features, "feat-a-mlop0001", "MANIFEST.yaml")
+	b := filepath.Join(features, "feat-b-mlop0002", "MANIFEST.yaml")
+	writeFile(t, a, manifest("feat-a-mlop0001", 2))
+	writeFile(t, b, manifest("feat-b-mlop0002", 3))
+	v := newView(t, Options{Paths: []string{project}})
+	// .ephemeral/ does not exist yet: the folder and the gate file appear together.
+	writeFile(t, filepath.Join(project, ".jonggrang", ".ephemeral", "feedback-loop-state.json"),
+		`{"active":true,"iteration":2,"modified_domains":["backend"],"domain_phases":{"backend":{"review":{"status":"PENDING","agent":null,"timestamp":null},"testing":{"status":"FAIL","agent":"tester","timestamp":"2026-02-16T05:25:00.000Z"}}},"dirty_bit":true,"last_outputs":[],"stuck_count":4}`)
+	blocked := func(r model.Run) bool { return r.Jonggrang != nil && r.Jonggrang.Feedback != nil && r.Jonggrang.Feedback.Blocked }
+	v.until("both features to show the blocked feedback gate", func() bool { return blocked(v.runs[a]) && blocked(v.runs[b]) })
+}
