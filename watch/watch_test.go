@@ -541,6 +541,8 @@ func TestJonggrangEphemeralGateReachesEveryFeature(t *testing.T) {
 	// .ephemeral/ does not exist yet: the folder and the gate file appear together.
 	writeFile(t, filepath.Join(project, ".jonggrang", ".ephemeral", "feedback-loop-state.json"),
 		`{"active":true,"iteration":2,"modified_domains":["backend"],"domain_phases":{"backend":{"review":{"status":"PENDING","agent":null,"timestamp":null},"testing":{"status":"FAIL","agent":"tester","timestamp":"2026-02-16T05:25:00.000Z"}}},"dirty_bit":true,"last_outputs":[],"stuck_count":4}`)
-	blocked := func(r model.Run) bool { return r.Jonggrang != nil && r.Jonggrang.Feedback != nil && r.Jonggrang.Feedback.Blocked }
+	blocked := func(r model.Run) bool {
+		return r.Jonggrang != nil && r.Jonggrang.Feedback != nil && r.Jonggrang.Feedback.Blocked
+	}
 	v.until("both features to show the blocked feedback gate", func() bool { return blocked(v.runs[a]) && blocked(v.runs[b]) })
 }
