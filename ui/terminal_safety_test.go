@@ -171,3 +171,77 @@ func TestHostileLockHolderInTypedConfirmation(t *testing.T) {
 		m = send(t, m, key("j"))
 	}
 }
+
+// badCaseRuns reads one run per case file of the bad-input matrix (testdata/bad: manifests, state files,
+// checklists, locks of both conventions), each a copy of a healthy base run with that one file replaced.
+func badCaseRuns(t *testing.T) []model.Run {
+	t.Helper()
+	bad := filepath.Join("..", "testdata", "bad")
+	root := t.TempDir()
+	feature := filepath.Join(".jonggrang", ".output", "features", "bad-feature")
+	families := []struct {
+		dir, base string
+		target    func(name string) string
+	}{
+		{"manifest", "jonggrang", func(string) string { return filepath.Join(feature, "MANIFEST.yaml") }},
+		{"state", "resumable", func(string) string { return "state.env" }},
+		{"checklist", "resumable", func(string) string { return "checklist.state.env" }},
+		{filepath.Join("lock", "jonggrang"), "jonggrang", func(n string) string { return filepath.Join(".jonggrang", "locks", n) }},
+		{filepath.Join("lock", "resumable"), "resumable", func(string) string { return "run.lock" }},
+	}
+	n := 0
+	for _, fam := range families {
+		files, err := os.ReadDir(filepath.Join(bad, fam.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			n++
+			dir := filepath.Join(root, strings.ReplaceAll(fam.dir, string(filepath.Separator), "-")+"-"+strings.TrimSuffix(f.Name(), filepath.Ext(f.Name()))+"-20260215T000000Z")
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join(bad, "base", fam.base))); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(bad, fam.dir, f.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fam.target(f.Name())), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	locs, err := state.Discover([]string{root}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) != n {
+		t.Fatalf("found %d runs, want %d", len(locs), n)
+	}
+	return state.LoadAll(locs, state.NewEnv(0))
+}
+
+// TestEveryBadCaseShowsItsProblem opens each run of the bad-input matrix in the dashboard: its detail pane
+// must show the problems the readers found (by code), and the frame must stay clean.
+func TestEveryBadCaseShowsItsProblem(t *testing.T) {
+	runs := badCaseRuns(t)
+	m := newTestModel(t, 220, 90, runs, Options{OpenLog: OpenIndexedLog})
+	shown := 0
+	for range runs {
+		run := m.runs[m.selected]
+		m = send(t, m, key("enter"))
+		frame := m.View().Content
+		assertOnlySGR(t, frame)
+		plainFrame := ansi.Strip(frame)
+		for _, p := range run.Problems {
+			if !strings.Contains(plainFrame, p.Code) {
+				t.Errorf("%s: problem %s not shown in the detail pane", run.ID, p.Code)
+			}
+		}
+		shown += len(run.Problems)
+		m = send(t, m, key("esc"))
+		m = send(t, m, key("j"))
+	}
+	if shown < len(runs) {
+		t.Errorf("only %d problems over %d bad runs", shown, len(runs))
+	}
+}
