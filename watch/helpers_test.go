@@ -121,6 +121,10 @@ func replaceAtomically(t testing.TB, path, content string) {
 
 // resumableState is a state.env in the written style (sorted, double-quoted), as formats.md B.2 shows.
 func resumableState(dir, stage string) string {
+	s1Done := 0
+	if stage != "S1" {
+		s1Done = 1
+	}
 	return fmt.Sprintf(`CURRENT_STAGE=%q
 LOCK_FILE=%q
 RUN_ID="20260215T014733Z"
@@ -130,7 +134,7 @@ S3_DONE="0"
 STAGE_STATUS="in_progress"
 STATE_SCHEMA_VERSION="1"
 TASK_NAME="irm-id-full-backfill"
-`, stage, filepath.Join(dir, "lock", "active.lock"), map[bool]int{true: 1}[stage != "S1"])
+`, stage, filepath.Join(dir, "lock", "active.lock"), s1Done)
 }
 
 const resumableChecklist = `CB_S1_VERIFY_GREEN="1"
