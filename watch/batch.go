@@ -1,0 +1,410 @@
+package watch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+func (w *Watcher) loop() {
+	defer w.wg.Done()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w.fsw != nil {
+		events, errs = w.fsw.Events, w.fsw.Errors
+	}
+	pollT := time.NewTimer(w.pollIvl)
+	defer pollT.Stop()
+	every := reconcileEvery
+	if w.opts.reconcile > 0 {
+		every = w.opts.reconcile
+	}
+	reconcileT := time.NewTicker(every)
+	defer reconcileT.Stop()
+	for {
+		select {
+		case <-w.done:
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			w.noteEvent(ev)
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			w.noteError(err)
+		case err := <-w.injected:
+			w.noteError(err)
+		case resume := <-w.pause:
+			<-resume
+		case now := <-w.batchT.C:
+			w.armed = false
+			if due := w.due(); now.Before(due) {
+				w.arm(due.Sub(now))
+				continue
+			}
+			w.flush()
+		case now := <-w.rereadT.C:
+			for sp, at := range w.rereads {
+				if !now.Before(at) {
+					w.force[sp] = true
+				}
+			}
+			w.flush()
+		case <-pollT.C:
+			// Only directories inotify does not cover; in pure inotify mode this is one cheap no-op per
+			// interval and no I/O.
+			if w.tree.polled > 0 {
+				var ch []change
+				for _, d := range w.tree.polledDirs() {
+					w.tree.scan(d, &ch)
+				}
+				if len(ch) > 0 {
+					w.addChanges(ch)
+					w.flush()
+				}
+			}
+			pollT.Reset(w.pollIvl)
+		case <-reconcileT.C:
+			// The safety net: compare every watched directory with what we last saw, by stat only.
+			var ch []change
+			for _, d := range w.tree.allDirs() {
+				w.tree.scan(d, &ch)
+			}
+			w.addChanges(ch)
+			if len(ch) > 0 || (w.lastErr != "" && time.Since(w.lastErrAt) >= errShownFor) {
+				w.flush() // also takes an old passing error off the health line
+			}
+		}
+	}
+}
+
+// noteEvent records one inotify event. New directories are watched at once (and scanned, so files made
+// before the watch existed are not lost); the expensive part, re-reading runs, waits for the batch.
+func (w *Watcher) noteEvent(ev fsnotify.Event) {
+	if scratchName(filepath.Base(ev.Name)) || (w.opts.loseEvent != nil && w.opts.loseEvent(ev)) {
+		return
+	}
+	var synth []change
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if _, ok := w.tree.dirs[ev.Name]; ok {
+			w.tree.remove(ev.Name)
+			w.goneDirs[ev.Name] = true
+		}
+	}
+	if ev.Has(fsnotify.Create) {
+		if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
+			if node, ok := w.tree.dirs[ev.Name]; ok && node.id != idOf(st) {
+				w.tree.remove(ev.Name) // another directory moved in under a watched name
+			}
+			w.tree.addChild(ev.Name, &synth)
+		}
+	}
+	w.pending[ev.Name] |= ev.Op
+	w.addChanges(synth)
+}
+
+func (w *Watcher) addChanges(ch []change) {
+	for _, c := range ch {
+		w.pending[c.path] |= c.op
+		if c.wasDir {
+			w.goneDirs[c.path] = true
+		}
+	}
+	if len(w.pending) == 0 {
+		return
+	}
+	now := time.Now()
+	if w.firstAt.IsZero() {
+		w.firstAt = now
+	}
+	w.lastAt = now
+	if !w.armed {
+		w.arm(settle)
+	}
+}
+
+func (w *Watcher) due() time.Time {
+	quiet := w.lastAt.Add(settle)
+	if capAt := w.firstAt.Add(maxWait); capAt.Before(quiet) {
+		return capAt
+	}
+	return quiet
+}
+
+func (w *Watcher) arm(d time.Duration) {
+	w.armed = true
+	w.batchT.Reset(d)
+}
+
+// noteErr records a passing problem for the health line.
+func (w *Watcher) noteErr(msg string) {
+	w.lastErr, w.lastErrAt = msg, time.Now()
+}
+
+func (w *Watcher) noteError(err error) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		// The kernel queue overflowed: events are gone and nothing says which. Compare everything.
+		w.rescanAll = true
+		w.noteErr("inotify queue overflowed; rescanned everything")
+		w.flush()
+		return
+	}
+	w.noteErr(err.Error())
+	w.flush()
+}
+
+// flush turns the pending paths into one Update: rediscovery where runs may have appeared or vanished, log
+// reads, and one re-read of each affected run.
+func (w *Watcher) flush() {
+	now := time.Now()
+	batch, goneDirs := w.pending, w.goneDirs
+	w.pending, w.goneDirs = map[string]fsnotify.Op{}, map[string]bool{}
+	w.firstAt, w.lastAt = time.Time{}, time.Time{}
+	if w.armed {
+		w.batchT.Stop()
+		w.armed = false
+	}
+
+	dirty := map[string]bool{}
+	for sp := range w.force {
+		dirty[sp] = true
+		delete(w.rereads, sp)
+	}
+	followUps := w.force
+	w.force = map[string]bool{}
+	rediscover := map[string]bool{}
+	logsToRead := map[string]bool{}
+	vanished := map[string]bool{}
+
+	if w.rescanAll {
+		w.rescanAll = false
+		var ch []change
+		for _, d := range w.tree.allDirs() {
+			w.tree.scan(d, &ch)
+		}
+		for _, c := range ch {
+			batch[c.path] |= c.op
+			if c.wasDir {
+				goneDirs[c.path] = true
+			}
+		}
+		for _, r := range w.runs.roots {
+			rediscover[r] = true
+		}
+		for sp := range w.runs.runs {
+			dirty[sp] = true
+		}
+		for p := range w.logs {
+			logsToRead[p] = true
+		}
+	}
+
+	for path, op := range batch {
+		st, exists, wasDir := w.tree.refresh(path)
+		isDir := (exists && st.dir) || (!exists && (wasDir || goneDirs[path]))
+		_, known := w.runs.runs[path]
+		structural := op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0
+		switch {
+		case structural && isDir:
+			rediscover[path] = true
+		case structural && known && !exists:
+			// A run's state file vanished. An editor's save or a writer's replace usually puts it back
+			// within milliseconds: decide after a grace period rather than flash the run away and back.
+			w.scheduleAt(path, now.Add(w.grace))
+			vanished[path] = true
+		case structural && isStateName(filepath.Base(path)) && !known:
+			rediscover[filepath.Dir(path)] = true
+		}
+		w.runs.affected(path, isDir, dirty)
+		if _, ok := w.logs[path]; ok {
+			logsToRead[path] = true
+		}
+	}
+
+	for sp := range followUps {
+		// The grace for a vanished state file is over and it is still gone: let discovery decide whether
+		// the folder is still a run.
+		if tr, ok := w.runs.runs[sp]; ok {
+			if _, err := os.Stat(sp); errors.Is(err, os.ErrNotExist) {
+				rediscover[tr.loc.Dir] = true
+			}
+		}
+	}
+
+	u := Update{At: now}
+	var synth []change
+	for _, d := range topmost(rediscover) {
+		added, removed := w.runs.rediscover(d)
+		for _, sp := range removed {
+			w.removeRun(sp, &u)
+			delete(dirty, sp)
+		}
+		for _, loc := range added {
+			run := w.runs.load(loc)
+			w.trackRun(loc, run, false, &synth)
+			delete(dirty, loc.StatePath)
+			if needsReread(run) {
+				w.scheduleReread(loc.StatePath, now)
+				continue
+			}
+			u.Changed = append(u.Changed, run)
+			if tr := w.runs.runs[loc.StatePath]; tr.logPath != "" {
+				logsToRead[tr.logPath] = true
+			}
+		}
+	}
+	for _, r := range w.runs.roots {
+		// A deleted root is watched for its return (for a state file given directly: its folder).
+		if _, ok := w.tree.dirs[r]; ok {
+			continue
+		}
+		st, err := os.Stat(r)
+		switch {
+		case err == nil && !st.IsDir():
+			w.tree.ensure(filepath.Dir(r), 0, &synth)
+		case err != nil && w.runs.isFileRoot(r):
+			w.tree.ensure(filepath.Dir(r), 0, &synth)
+		default:
+			w.tree.ensure(r, w.opts.MaxDepth, &synth)
+		}
+	}
+
+	for _, p := range sortedKeys(logsToRead) {
+		lt, ok := w.logs[p]
+		if !ok {
+			continue
+		}
+		entries, truncated, rotated, err := lt.f.Poll()
+		if err != nil {
+			w.noteErr(err.Error())
+		}
+		if lt.f.More() {
+			// A big append is handed over in pieces; the next batch reads on.
+			synth = append(synth, change{path: p, op: fsnotify.Write})
+		}
+		if len(entries) == 0 && !truncated && !rotated {
+			continue
+		}
+		u.Appended = append(u.Appended, LogAppend{Path: p, Entries: entries, Truncated: truncated, Rotated: rotated})
+		// The run reflects its log too (size, last activity, stage order from stage_start lines): read it
+		// again, once per batch however many lines arrived.
+		for _, sp := range lt.owners {
+			dirty[sp] = true
+		}
+	}
+
+	for _, sp := range sortedKeys(dirty) {
+		tr, ok := w.runs.runs[sp]
+		if !ok {
+			continue
+		}
+		if _, err := os.Stat(tr.loc.Dir); errors.Is(err, os.ErrNotExist) {
+			w.removeRun(sp, &u)
+			continue
+		}
+		if vanished[sp] {
+			continue // shown as it was until the grace period ends
+		}
+		run := w.runs.load(tr.loc)
+		old := tr.run
+		w.trackRun(tr.loc, run, false, &synth)
+		if needsReread(run) && !followUps[sp] {
+			// Probably read mid-write: look again shortly before showing the error.
+			w.scheduleReread(sp, now)
+			continue
+		}
+		if !reflect.DeepEqual(old, run) || followUps[sp] {
+			u.Changed = append(u.Changed, run)
+		}
+	}
+	w.armReread(now)
+	if len(synth) > 0 {
+		// Folders that became watched during this batch: what they hold goes through the next one.
+		w.addChanges(synth)
+	}
+
+	changed := len(u.Changed) > 0 || len(u.Removed) > 0 || len(u.Appended) > 0
+	last := w.health.LastChange
+	if changed {
+		last = now
+	}
+	h := w.currentHealth(last)
+	healthMoved := h.Mode != w.health.Mode || h.Err != w.health.Err || h.Watches != w.health.Watches
+	w.healthMu.Lock()
+	w.health = h
+	w.healthMu.Unlock()
+	if !changed && !healthMoved {
+		return
+	}
+	u.Health = h
+	w.out.put(u)
+}
+
+func (w *Watcher) removeRun(sp string, u *Update) {
+	tr := w.runs.drop(sp)
+	if tr == nil {
+		return
+	}
+	if tr.logPath != "" {
+		w.detachLog(tr.logPath, sp)
+	}
+	delete(w.rereads, sp)
+	u.Removed = append(u.Removed, sp)
+}
+
+func (w *Watcher) scheduleReread(sp string, now time.Time) { w.scheduleAt(sp, now.Add(rereadAfter)) }
+
+// scheduleAt arranges a forced re-read of a run; an earlier one already arranged stands.
+func (w *Watcher) scheduleAt(sp string, at time.Time) {
+	if _, ok := w.rereads[sp]; !ok {
+		w.rereads[sp] = at
+	}
+}
+
+func (w *Watcher) armReread(now time.Time) {
+	var next time.Time
+	for _, at := range w.rereads {
+		if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	if !next.IsZero() {
+		w.rereadT.Reset(max(next.Sub(now), 0))
+	}
+}
+
+// topmost drops directories that lie below another one in the set: rediscovering the parent covers them.
+func topmost(dirs map[string]bool) []string {
+	list := sortedKeys(dirs)
+	var out []string
+	for _, d := range list {
+		if len(out) > 0 {
+			last := out[len(out)-1]
+			if d == last || strings.HasPrefix(d, last+string(filepath.Separator)) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,106 @@
+package watch
+
+import (
+	"sync"
+
+	"runwatch/model"
+	"runwatch/state/runlog"
+)
+
+// outbox hands Updates to the reader without ever blocking the watcher: an Update not yet taken absorbs
+// the next one.
+type outbox struct {
+	mu      sync.Mutex
+	pending *Update
+	notify  chan struct{}
+}
+
+func (o *outbox) put(u Update) {
+	o.mu.Lock()
+	if o.pending == nil {
+		o.pending = &u
+	} else {
+		o.pending.merge(u)
+	}
+	o.mu.Unlock()
+	select {
+	case o.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbox) take() (Update, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pending == nil {
+		return Update{}, false
+	}
+	u := *o.pending
+	o.pending = nil
+	return u, true
+}
+
+func (w *Watcher) send() {
+	defer w.wg.Done()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-w.out.notify:
+		}
+		u, ok := w.out.take()
+		if !ok {
+			continue
+		}
+		select {
+		case w.updates <- u:
+		case <-w.done:
+			return
+		}
+	}
+}
+
+// merge folds a later Update into this one so that applying the result equals applying both in order.
+func (u *Update) merge(later Update) {
+	for _, sp := range later.Removed {
+		u.Changed = slicesDeleteRun(u.Changed, sp)
+		u.Removed = append(u.Removed, sp)
+	}
+	for _, r := range later.Changed {
+		u.Changed = slicesDeleteRun(u.Changed, r.StatePath)
+		u.Changed = append(u.Changed, r)
+	}
+	for _, a := range later.Appended {
+		last := -1
+		for i := range u.Appended {
+			if u.Appended[i].Path == a.Path {
+				last = i
+			}
+		}
+		if last < 0 || a.Truncated || a.Rotated {
+			// A reset starts a new run of entries; it must stay after what came before it.
+			u.Appended = append(u.Appended, a)
+			continue
+		}
+		merged := &u.Appended[last]
+		merged.Entries = runlog.Append(merged.Entries, a.Entries)
+		merged.Skipped += a.Skipped
+		if over := len(merged.Entries) - maxPendingEntries; over > 0 {
+			// A reader that stopped reading must not make the watcher's memory grow with the log.
+			merged.Entries = append([]model.LogEntry(nil), merged.Entries[over:]...)
+			merged.Skipped += over
+		}
+	}
+	u.Health = later.Health
+	u.At = later.At
+}
+
+func slicesDeleteRun(runs []model.Run, sp string) []model.Run {
+	out := runs[:0]
+	for _, r := range runs {
+		if r.StatePath != sp {
+			out = append(out, r)
+		}
+	}
+	return out
+}
