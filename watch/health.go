@@ -8,6 +8,8 @@ import (
 	"time"
 )
 
+// currentHealth says how well changes are seen right now (mode, watch count, every reason a folder is polled
+// or a change may have been missed); last is when data last changed.
 func (w *Watcher) currentHealth(last time.Time) Health {
 	h := Health{LastChange: last, Watches: w.tree.watches, Err: w.errNote}
 	if w.lastErr != "" {
