@@ -191,9 +191,18 @@ func (m *manifest) failPhase(key, reason string, at time.Time) {
 	m.UpdatedAt = isoMS(at)
 }
 
+// registerAgent sets agents[id]. Like a JavaScript object assignment, registering an id again replaces the
+// entry where it stands; it never adds a second key (YAML would then hold a duplicate key).
 func (m *manifest) registerAgent(id, role string, files []string, at time.Time) {
-	m.Agents = append(m.Agents, &mAgent{ID: id, Role: role, Status: "running", StartedAt: isoMS(at), LockedFiles: files})
+	entry := &mAgent{ID: id, Role: role, Status: "running", StartedAt: isoMS(at), LockedFiles: files}
 	m.UpdatedAt = isoMS(at)
+	for i, a := range m.Agents {
+		if a.ID == id {
+			m.Agents[i] = entry
+			return
+		}
+	}
+	m.Agents = append(m.Agents, entry)
 }
 
 func (m *manifest) resolveAgent(id, status string, at time.Time) {

@@ -204,6 +204,18 @@ func (a *jonggrangActor) agentID(role string, n int) string {
 	return fmt.Sprintf("%s-%s-%03d", role, a.feat.Topic, n)
 }
 
+// nextAgentID numbers a role's agents across the run: the design check and the code-quality review are two
+// reviewers, reviewer-<topic>-001 and -002.
+func (a *jonggrangActor) nextAgentID(role string) string {
+	n := 1
+	for _, ag := range a.m.Agents {
+		if ag.Role == role {
+			n++
+		}
+	}
+	return a.agentID(role, n)
+}
+
 // runAgent queues an agent's life: register (lock file written when it locks files), work, write its output
 // file, record it in output_files when the phase tracks outputs, resolve (lock file deleted).
 func (a *jonggrangActor) runAgent(key, role, id, suffix string, taskID string, files []string, payload func() any) {
@@ -251,7 +263,7 @@ func (a *jonggrangActor) runAgent(key, role, id, suffix string, taskID string, f
 }
 
 func (a *jonggrangActor) planLead(key string) {
-	a.runAgent(key, "lead", a.agentID("lead", 1), "architecture-plan", "", nil, func() any {
+	a.runAgent(key, "lead", a.nextAgentID("lead"), "architecture-plan", "", nil, func() any {
 		tasks := []leadTask{}
 		for _, t := range a.feat.Tasks {
 			tasks = append(tasks, leadTask{ID: t.ID, Title: t.Title, Description: t.Title + " for " + a.feat.Description, Files: t.Files, BlockedBy: []string{}})
@@ -384,7 +396,7 @@ type testerPayload struct {
 }
 
 func (a *jonggrangActor) planReviewer(key, suffix string, warn bool) {
-	a.runAgent(key, "reviewer", a.agentID("reviewer", 1), suffix, "", nil, func() any {
+	a.runAgent(key, "reviewer", a.nextAgentID("reviewer"), suffix, "", nil, func() any {
 		p := reviewerPayload{Approved: true, Score: 80 + a.rng.IntN(20), Violations: []string{}, Warnings: []string{}, RequiredFixes: []string{}}
 		if warn {
 			p.Warnings = []string{"consider extracting the validation helper"}
@@ -394,7 +406,7 @@ func (a *jonggrangActor) planReviewer(key, suffix string, warn bool) {
 }
 
 func (a *jonggrangActor) planTestLead(key string) {
-	a.runAgent(key, "test-lead", a.agentID("test-lead", 1), "test-plan", "", nil, func() any {
+	a.runAgent(key, "test-lead", a.nextAgentID("test-lead"), "test-plan", "", nil, func() any {
 		cases := []string{}
 		for _, t := range a.feat.Tasks {
 			cases = append(cases, t.Title+": happy path", t.Title+": invalid input")
@@ -405,7 +417,7 @@ func (a *jonggrangActor) planTestLead(key string) {
 
 func (a *jonggrangActor) planTester(key string) {
 	files := []string{"tests/" + a.feat.Topic + ".spec.ts"}
-	a.runAgent(key, "tester", a.agentID("tester", 1), "results", "", files, func() any {
+	a.runAgent(key, "tester", a.nextAgentID("tester"), "results", "", files, func() any {
 		total := 20 + a.rng.IntN(40)
 		return testerPayload{TestsPassed: true, Total: total, Passed: total, Failed: 0, Coverage: float64(80+a.rng.IntN(15)) / 100, FailedTests: []string{}}
 	})
