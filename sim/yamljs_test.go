@@ -154,12 +154,13 @@ func TestJSONStringifyStyle(t *testing.T) {
 	}
 }
 
+// The expected line is what Python 3's json.dumps(obj, sort_keys=True) printed for the same object.
 func TestPythonJSONLine(t *testing.T) {
-	got, err := pythonJSONLine(map[string]any{"user": "jé", "pid": 7, "host": "h\"x", "acquired_at_utc": "2026-02-15T14:37:31Z", "run_id": "r"})
+	got, err := pythonJSONLine(map[string]any{"user": "jé\u2028😀\x7f", "pid": 7, "host": `h"x\`, "a": "\x01\t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"acquired_at_utc": "2026-02-15T14:37:31Z", "host": "h\"x", "pid": 7, "run_id": "r", "user": "j\u00e9"}` + "\n"
+	want := `{"a": "\u0001\t", "host": "h\"x\\", "pid": 7, "user": "j\u00e9\u2028\ud83d\ude00\u007f"}` + "\n"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
