@@ -113,7 +113,7 @@ func BenchmarkOpen1GiBLog(b *testing.B) {
 	b.ResetTimer()
 	var src LogSource
 	for b.Loop() {
-		s, err := OpenTailLog(path)
+		s, err := OpenIndexedLog(path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func BenchmarkView1GiBLog(b *testing.B) {
 	path := bigLog(b)
 	run := sampleRuns()[0]
 	run.Log = &model.LogRef{Path: path}
-	m := newTestModel(b, 140, 40, []model.Run{run}, Options{Theme: "dark", OpenLog: OpenTailLog})
+	m := newTestModel(b, 140, 40, []model.Run{run}, Options{Theme: "dark", OpenLog: OpenIndexedLog})
 	if m.tl.len() == 0 {
 		b.Fatal("log not open")
 	}

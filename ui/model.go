@@ -199,12 +199,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setError(msg.Err)
 	case logOpenedMsg:
 		m.tl.opened(msg, m.timelineHeight())
+	case logIndexedMsg:
+		if msg.path == m.tl.path {
+			m.tl.reload(m.timelineHeight())
+		}
 	case searchDoneMsg:
 		m.tl.found(msg, m.timelineHeight())
-	case logMoreMsg:
-		if msg.path == m.tl.path && m.tl.appended(LogAppend{Path: msg.path}, m.timelineHeight()) {
-			return m.readMore()
-		}
 	case planMsg:
 		if msg.err != nil {
 			m.setError(msg.err)
@@ -241,10 +241,10 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 		m.errLine = "watcher: " + Sanitize(msg.Health.Err)
 	}
 	m.resort()
-	var more tea.Cmd
+	var indexed tea.Cmd
 	for _, a := range msg.Appended {
-		if a.Path == m.tl.path && m.tl.appended(a, m.timelineHeight()) {
-			more = m.readMore()
+		if a.Path == m.tl.path {
+			indexed = m.tl.appended(a, m.timelineHeight())
 		}
 	}
 	// A jonggrang timeline is built from the run itself, so a changed run rebuilds it.
@@ -255,14 +255,7 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 			}
 		}
 	}
-	return tea.Batch(more, m.syncTimeline())
-}
-
-// readMore asks for another refresh right after this frame, so a huge append is read in bounded steps
-// with frames (and keys) in between.
-func (m *Model) readMore() tea.Cmd {
-	path := m.tl.path
-	return func() tea.Msg { return logMoreMsg{path: path} }
+	return tea.Batch(indexed, m.syncTimeline())
 }
 
 func (m *Model) setError(err error) {

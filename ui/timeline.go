@@ -124,29 +124,25 @@ func (tl *timeline) poll(h int) {
 	}
 }
 
-// dropper is a LogSource that drops old lines from its front to bound memory.
-type dropper interface{ Dropped() int }
+// waiter is a LogSource that indexes appended bytes in the background (runlog.Index).
+type waiter interface {
+	Wait(ctx context.Context) error
+}
 
-// morer is a LogSource whose Refresh may stop before the end of a big append.
-type morer interface{ More() bool }
+type logIndexedMsg struct{ path string }
 
-type logMoreMsg struct{ path string }
+// indexWait bounds how long a refresh waits for the background indexer. Once the head is counted, appended
+// bytes are indexed in microseconds and the wait ends at once; while a huge head is still being counted,
+// Wait also waits for that, so the bound keeps new lines from waiting on it for long.
+const indexWait = 100 * time.Millisecond
 
-// appended refreshes the log after the watcher saw it grow, keeping the cursor on the same line when old
-// lines are dropped. It reports whether more is waiting to be read.
-func (tl *timeline) appended(a LogAppend, h int) bool {
+// appended refreshes the log after the watcher saw it grow. For a background index it returns a command
+// that redraws once the new bytes are indexed.
+func (tl *timeline) appended(a LogAppend, h int) tea.Cmd {
 	if tl.src == nil {
-		return false
-	}
-	before := 0
-	if d, ok := tl.src.(dropper); ok {
-		before = d.Dropped()
+		return nil
 	}
 	truncated, err := tl.src.Refresh()
-	if d, ok := tl.src.(dropper); ok && !truncated {
-		shift := d.Dropped() - before
-		tl.cursor, tl.top = max(0, tl.cursor-shift), max(0, tl.top-shift)
-	}
 	if err != nil {
 		tl.err = Sanitize(err.Error())
 	}
@@ -158,8 +154,17 @@ func (tl *timeline) appended(a LogAppend, h int) bool {
 		tl.marker = "log rotated; reloaded"
 	}
 	tl.reload(h)
-	m, ok := tl.src.(morer)
-	return ok && m.More()
+	w, ok := tl.src.(waiter)
+	if !ok {
+		return nil
+	}
+	path := tl.path
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), indexWait)
+		defer cancel()
+		w.Wait(ctx) // a timeout or error still redraws what is indexed; errors surface on the next Refresh
+		return logIndexedMsg{path: path}
+	}
 }
 
 func (tl *timeline) setMemory(runPath string, lines []string, h int) {
