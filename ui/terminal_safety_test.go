@@ -100,16 +100,18 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 		for range runs {
 			m = send(t, m, key("enter")) // open the run: detail pane
 			check(m)
-			// Every detail row, with a tick tried on each, and every action but U (unlock, which is
-			// TestHostileLockHolderInTypedConfirmation's); a confirmation that opens is declined.
+			// Every action but U (unlock, which is TestHostileLockHolderInTypedConfirmation's), then every
+			// detail row with a tick tried on each; a confirmation that opens is declined.
+			keys := []string{"S", "R", "P", "Z"}
 			for range 16 {
-				for _, k := range []string{"j", "space", "S", "R", "P", "Z"} {
-					m = send(t, m, key(k))
+				keys = append(keys, "j", "space")
+			}
+			for _, k := range keys {
+				m = send(t, m, key(k))
+				check(m)
+				if m.confirm != nil {
+					m = send(t, m, key("esc"))
 					check(m)
-					if m.confirm != nil {
-						m = send(t, m, key("esc"))
-						check(m)
-					}
 				}
 			}
 			m = send(t, m, key("b"))
