@@ -15,6 +15,12 @@ type ProcInspector interface {
 	StartTime(pid int) (time.Time, bool)
 }
 
+// KernelThreadChecker is implemented by inspectors that can tell kernel threads apart: a kernel thread is
+// alive, started at boot, and never the holder of a lock file, so a lock naming one is stale.
+type KernelThreadChecker interface {
+	KernelThread(pid int) bool
+}
+
 // Env is what judging needs from the world.
 type Env struct {
 	Now        time.Time
@@ -80,6 +86,10 @@ func JudgeLock(l *Lock, env Env) {
 	case l.PID > 0 && env.Proc != nil:
 		if !env.Proc.Alive(l.PID) {
 			verdict(VerdictStale, "pid %d is not running on this host", l.PID)
+			return
+		}
+		if kc, ok := env.Proc.(KernelThreadChecker); ok && kc.KernelThread(l.PID) {
+			verdict(VerdictStale, "pid %d is a kernel thread, which never holds a lock file", l.PID)
 			return
 		}
 		if l.AcquiredAt != nil {

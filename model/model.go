@@ -187,6 +187,9 @@ type Lock struct {
 	Raw string `json:"-"`
 	// Kind is the convention whose rules judge this lock.
 	Kind Kind `json:"-"`
+	// Shared marks a project lock that no run of the project claims (jonggrang): it is shown on every
+	// incomplete run of the project, but it is not this run's, so it never decides the run's status.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Problem is something wrong with a run. Code is a stable kebab-case identifier.
@@ -242,22 +245,24 @@ const (
 
 // JonggrangDetail carries what only jonggrang runs have.
 type JonggrangDetail struct {
-	WorkType       string            `json:"work_type"`
-	PipelineMode   string            `json:"pipeline_mode"`
-	HasUI          bool              `json:"has_ui"`
-	CreatedAt      *time.Time        `json:"created_at"`
-	ContextUsage   *float64          `json:"context_usage"`
-	ActivePhases   []string          `json:"active_phases"`
-	Agents         []Agent           `json:"agents"`
-	PhaseOutputs   []PhaseOutput     `json:"phase_outputs"`
-	Tasks          []Task            `json:"tasks"`
-	ProgressTail   []string          `json:"progress_tail"`
-	Interruptions  []time.Time       `json:"interruptions,omitempty"`
-	Feedback       *FeedbackGate     `json:"feedback,omitempty"`
-	Compaction     *CompactionGate   `json:"compaction,omitempty"`
-	SessionRoles   map[string]string `json:"session_roles,omitempty"`
-	Groups         []Group           `json:"groups,omitempty"`
-	WorktreeCopyOf string            `json:"worktree_copy_of,omitempty"`
+	WorkType      string            `json:"work_type"`
+	PipelineMode  string            `json:"pipeline_mode"`
+	HasUI         bool              `json:"has_ui"`
+	CreatedAt     *time.Time        `json:"created_at"`
+	ContextUsage  *float64          `json:"context_usage"`
+	ActivePhases  []string          `json:"active_phases"`
+	Agents        []Agent           `json:"agents"`
+	PhaseOutputs  []PhaseOutput     `json:"phase_outputs"`
+	Tasks         []Task            `json:"tasks"`
+	ProgressTail  []string          `json:"progress_tail"`
+	Interruptions []time.Time       `json:"interruptions,omitempty"`
+	Feedback      *FeedbackGate     `json:"feedback,omitempty"`
+	Compaction    *CompactionGate   `json:"compaction,omitempty"`
+	SessionRoles  map[string]string `json:"session_roles,omitempty"`
+	Groups        []Group           `json:"groups,omitempty"`
+	// WorktreeCopyOf is the path of the manifest that was actually read when a live parallel worker keeps its
+	// own copy in a worktree; the run's StatePath stays the (stale) main copy.
+	WorktreeCopyOf string `json:"worktree_copy_of,omitempty"`
 }
 
 // Agent is an entry of a jonggrang manifest's agents map.

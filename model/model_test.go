@@ -65,7 +65,10 @@ func TestStageForChecklistKeyLongestPrefix(t *testing.T) {
 type fakeProc struct {
 	alive   map[int]bool
 	started map[int]time.Time
+	kthread map[int]bool
 }
+
+func (f fakeProc) KernelThread(pid int) bool { return f.kthread[pid] }
 
 func (f fakeProc) Alive(pid int) bool { return f.alive[pid] }
 func (f fakeProc) StartTime(pid int) (time.Time, bool) {
@@ -77,7 +80,8 @@ func TestJudgeLock(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *time.Time { v := now.Add(-d); return &v }
 	proc := fakeProc{
-		alive:   map[int]bool{100: true, 200: true},
+		alive:   map[int]bool{100: true, 200: true, 2: true},
+		kthread: map[int]bool{2: true},
 		started: map[int]time.Time{100: now.Add(-3 * time.Hour), 200: now.Add(-10 * time.Minute)},
 	}
 	env := Env{Now: now, Host: "box", StaleAfter: 30 * time.Minute, Proc: proc}
@@ -96,6 +100,7 @@ func TestJudgeLock(t *testing.T) {
 		{"jonggrang fresh, no pid", Lock{Kind: KindJonggrang, AcquiredAt: at(5 * time.Minute)}, VerdictLive, "within"},
 		{"jonggrang no timestamp", Lock{Kind: KindJonggrang}, VerdictUnknown, "no usable timestamp"},
 		{"resumable no pid", Lock{Kind: KindResumable, AcquiredAt: at(time.Minute)}, VerdictUnknown, "no pid"},
+		{"kernel thread", Lock{PID: 2, Kind: KindJonggrang, AcquiredAt: at(time.Minute)}, VerdictStale, "kernel thread"},
 		{"negative pid", Lock{PID: -1, Kind: KindResumable}, VerdictUnknown, "not a valid process id"},
 		{"huge pid", Lock{PID: 1 << 30, Kind: KindResumable}, VerdictUnknown, "not a valid process id"},
 		{"live but old", Lock{PID: 100, Kind: KindJonggrang, AcquiredAt: at(2 * time.Hour)}, VerdictLive, "but the process is alive"},
@@ -140,6 +145,11 @@ func TestDeriveStatusPrecedence(t *testing.T) {
 		{"jonggrang paused", Run{Kind: KindJonggrang, RawStatus: "paused", Stages: stages(StagePending)}, StatusPaused},
 		{"resumable between invocations", Run{Kind: KindResumable, Stages: stages(StageCompleted, StagePending)}, StatusPaused},
 		{"nothing known", Run{Kind: KindJonggrang}, StatusUnknown},
+		// Another feature's abandoned lock is shown on this run but must not make it stalled or running.
+		{"shared stale lock does not stall", Run{Kind: KindJonggrang, RawStatus: "failed", Locks: []Lock{{Verdict: VerdictStale, Shared: true}},
+			Stages: []Stage{{Key: "6", Status: StageFailed, Error: "Awaiting human input (brainstorming)"}}}, StatusAwaitingInput},
+		{"shared live lock does not run", Run{Kind: KindJonggrang, RawStatus: "paused", Locks: []Lock{{Verdict: VerdictLive, Shared: true}},
+			Stages: stages(StagePending)}, StatusPaused},
 	}
 	for _, c := range cases {
 		run := c.run

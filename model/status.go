@@ -39,8 +39,12 @@ func DeriveStatus(r *Run) RunStatus {
 		}
 	}
 
-	liveLock, staleLocks := false, 0
+	liveLock, staleLocks, ownLocks := false, 0, 0
 	for _, l := range r.Locks {
+		if l.Shared {
+			continue
+		}
+		ownLocks++
 		switch l.Verdict {
 		case VerdictLive:
 			liveLock = true
@@ -63,7 +67,7 @@ func DeriveStatus(r *Run) RunStatus {
 	if r.HasErrors() {
 		return StatusBlocked
 	}
-	if (len(r.Locks) > 0 && staleLocks == len(r.Locks)) || (claimsRunning && len(r.CrashSigns) > 0) {
+	if (ownLocks > 0 && staleLocks == ownLocks) || (claimsRunning && len(r.CrashSigns) > 0) {
 		return StatusStalled
 	}
 	for _, s := range r.Stages {

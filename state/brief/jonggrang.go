@@ -22,7 +22,7 @@ type JonggrangBrief struct {
 	Validation    []ValidationNote    `json:"validation"`
 	Gates         []GateNote          `json:"gates"`
 	Worktrees     []WorktreeNote      `json:"worktrees,omitempty"`
-	// WorktreeCopyOf is set when this manifest is itself a worktree's copy.
+	// WorktreeCopyOf is the worktree manifest this brief was read from while a parallel worker runs.
 	WorktreeCopyOf string      `json:"worktree_copy_of,omitempty"`
 	Interruptions  []time.Time `json:"interruptions,omitempty"`
 	ProgressTail   []string    `json:"progress_tail,omitempty"`
@@ -357,10 +357,6 @@ func validationMeaning(name string, value bool, outs []model.PhaseOutput) string
 
 func worktreeSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail, env model.Env) []string {
 	var steps []string
-	if d.WorktreeCopyOf != "" {
-		steps = append(steps, "This manifest is a parallel worker's worktree copy of "+code(d.WorktreeCopyOf)+
-			"; the web server copies it back when the worker exits.")
-	}
 	for _, g := range d.Groups {
 		if g.FeatureID != run.ID || g.WorktreePath == "" {
 			continue

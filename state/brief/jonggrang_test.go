@@ -171,6 +171,8 @@ func TestJonggrangBriefs(t *testing.T) {
 			run := jonggrangRun("add-login-form-mlop4860", "9", model.StageRunning)
 			run.Jonggrang.Groups = []model.Group{{FeatureID: run.ID, Status: "running", PID: 4242, Alive: true,
 				WorktreePath: "/home/u/.jonggrang/worktree/app/add-login-form-mlop4860"}}
+			// As the reader sets it: the manifest it read is the live worker's copy.
+			run.Jonggrang.WorktreeCopyOf = "/home/u/.jonggrang/worktree/app/add-login-form-mlop4860/.jonggrang/.output/features/add-login-form-mlop4860/MANIFEST.yaml"
 			run.Locks = []model.Lock{{Path: "/p/app/.jonggrang/locks/developer-auth-001.lock", Holder: "developer-auth-001",
 				PID: 4242, AcquiredAt: at(-5), Files: []string{"src/auth.ts"}, Kind: model.KindJonggrang}}
 			return run, testEnv(4242)

@@ -251,7 +251,7 @@ func writeJonggrang(w *mdWriter, j *JonggrangBrief) {
 	if len(j.Worktrees) > 0 || j.WorktreeCopyOf != "" {
 		w.section("Parallel run")
 		if j.WorktreeCopyOf != "" {
-			w.bullet("This manifest is the worktree copy of " + code(j.WorktreeCopyOf))
+			w.bullet("Read from the live worker's worktree copy " + code(j.WorktreeCopyOf) + "; the main copy is stale")
 		}
 		for _, t := range j.Worktrees {
 			state := "worker not running"

@@ -333,6 +333,13 @@ func TestLockAttribution(t *testing.T) {
 	if billing.Status != model.StatusRunning {
 		t.Errorf("billing status = %s", billing.Status)
 	}
+	// Locks no feature claims are shown, marked shared, so they cannot decide this run's status.
+	for _, l := range billing.Locks {
+		own := strings.HasPrefix(filepath.Base(l.Path), "developer-billing-007") || filepath.Base(l.Path) == "renamed.lock"
+		if l.Shared == own {
+			t.Errorf("%s: shared=%v, want %v", filepath.Base(l.Path), l.Shared, !own)
+		}
+	}
 }
 
 // While a parallel group runs, its worktree holds the live manifest; the main copy is stale.

@@ -313,6 +313,7 @@ func attachLocks(run *model.Run, m *manifest, root string, incomplete bool, env 
 			}
 		}
 		l := lf.lock
+		l.Shared = !mine
 		if lf.readErr != nil {
 			var big *errTooLarge
 			if !errors.As(lf.readErr, &big) {

@@ -46,22 +46,42 @@ func (System) StartTime(pid int) (time.Time, bool) {
 	return boot.Add(time.Duration(ticks) * time.Second / clockTicksPerSecond), true
 }
 
+// pfKthread is PF_KTHREAD from the kernel's sched.h, set in the flags of every kernel thread.
+const pfKthread = 0x00200000
+
+// KernelThread reports whether pid is a kernel thread (field 9 of /proc/<pid>/stat carries PF_KTHREAD).
+func (System) KernelThread(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	flags, ok := statField(data, 9)
+	return ok && flags&pfKthread != 0
+}
+
 // clockTicksPerSecond is USER_HZ, fixed at 100 on Linux for every architecture's /proc ABI.
 const clockTicksPerSecond = 100
 
-// startTicks extracts field 22. The command name (field 2) is in parentheses and may itself contain spaces and
-// parentheses, so fields are counted from the last ')'.
-func startTicks(stat []byte) (uint64, bool) {
+// startTicks extracts field 22, the start time in clock ticks after boot.
+func startTicks(stat []byte) (uint64, bool) { return statField(stat, 22) }
+
+// statField returns numeric field n (1-based, as in proc(5)) of a /proc/<pid>/stat line. The command name
+// (field 2) is in parentheses and may itself contain spaces and parentheses, so fields are counted from the
+// last ')'.
+func statField(stat []byte, n int) (uint64, bool) {
 	end := bytes.LastIndexByte(stat, ')')
-	if end < 0 {
+	if end < 0 || n < 3 {
 		return 0, false
 	}
 	fields := bytes.Fields(stat[end+1:])
-	// fields[0] is field 3 (state); field 22 is therefore fields[19].
-	if len(fields) < 20 {
+	// fields[0] is field 3 (state).
+	if len(fields) < n-2 {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(string(fields[19]), 10, 64)
+	v, err := strconv.ParseUint(string(fields[n-3]), 10, 64)
 	return v, err == nil
 }
 

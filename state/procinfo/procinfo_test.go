@@ -3,6 +3,7 @@ package procinfo
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,5 +59,19 @@ func TestStartTicksHandlesParensInCommandName(t *testing.T) {
 	}
 	if _, ok := startTicks([]byte("garbage")); ok {
 		t.Fatal("garbage parsed")
+	}
+}
+
+func TestKernelThreadDetected(t *testing.T) {
+	// kthreadd is pid 2 on every Linux with a normal pid namespace; inside a container it may not exist.
+	data, err := os.ReadFile("/proc/2/stat")
+	if err != nil || !strings.Contains(string(data), "(kthreadd)") {
+		t.Skip("no kthreadd at pid 2 in this pid namespace")
+	}
+	if !(System{}).KernelThread(2) {
+		t.Fatal("kthreadd not detected as a kernel thread")
+	}
+	if (System{}).KernelThread(os.Getpid()) {
+		t.Fatal("this test process detected as a kernel thread")
 	}
 }
