@@ -17,12 +17,14 @@ const (
 	tailWindow = 1 << 20
 	// splitSearchBudget bounds the backwards search for a line start when the last MiB is one line.
 	splitSearchBudget = 64 << 20
-	// scanStep is what the background indexer reads at a time; searches read searchChunk at a time.
-	scanStep    = 1 << 20
-	searchChunk = 4 << 20
+	// scanStep is what the background indexer reads at a time.
+	scanStep = 1 << 20
 	// entryStartReach bounds how far EntryStart looks up for the timestamped line of an entry.
 	entryStartReach = 10000
 )
+
+// searchChunk is what a search reads at a time (a variable so tests reach piece boundaries with small files).
+var searchChunk = 4 << 20
 
 // Index addresses the lines of a log by number without holding it in memory, for a timeline over logs of
 // any size. Lines are the file's lines (not entries), capped like every line here.

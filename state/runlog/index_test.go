@@ -246,8 +246,16 @@ func naiveSearch(matches []bool, from int, forward bool) (int, bool) {
 	return 0, false
 }
 
+// smallSearchChunks makes searches read 64 KiB pieces, so a small file crosses many piece boundaries.
+func smallSearchChunks(t *testing.T) {
+	saved := searchChunk
+	searchChunk = 64 << 10
+	t.Cleanup(func() { searchChunk = saved })
+}
+
 func TestIndexSearchMatchesNaive(t *testing.T) {
-	content := realisticLog(5<<20, 6, 40<<10) + "K\u212aelvin line\nlast line with ERROR\n"
+	smallSearchChunks(t)
+	content := realisticLog(1<<20, 6, 100<<10) + "K\u212aelvin line\nlast line with ERROR\n"
 	path := writeFile(t, t.TempDir(), "run.log", content)
 	lines := splitLines(content)
 	x := openIndex(t, path)
@@ -288,7 +296,8 @@ func TestIndexSearchMatchesNaive(t *testing.T) {
 }
 
 func TestIndexNextLevelAndEntryStart(t *testing.T) {
-	content := "  leading continuation\n" + realisticLog(6<<20, 8, 0)
+	smallSearchChunks(t)
+	content := "  leading continuation\n" + realisticLog(2<<20, 8, 0)
 	path := writeFile(t, t.TempDir(), "run.log", content)
 	lines := splitLines(content)
 	x := openIndex(t, path)
