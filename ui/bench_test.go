@@ -2,10 +2,13 @@ package ui
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +17,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
+	"runwatch/state/resumable/resumabletest"
+	"runwatch/watch"
 )
 
 // manyRuns makes n distinct runs from the samples, spread over every status.
@@ -145,9 +150,15 @@ func BenchmarkView1GiBLog(b *testing.B) {
 	}
 }
 
-// frameProbe records when the program writes a frame.
+// frameProbe records when the program writes, and when the output first contains an awaited string.
 type frameProbe struct {
 	writes chan struct{}
+
+	mu    sync.Mutex
+	want  string
+	seen  []byte
+	found chan struct{}
+	armed bool
 }
 
 func (p *frameProbe) Write(b []byte) (int, error) {
@@ -155,13 +166,47 @@ func (p *frameProbe) Write(b []byte) (int, error) {
 	case p.writes <- struct{}{}:
 	default:
 	}
+	p.mu.Lock()
+	if p.armed {
+		p.armed = false
+		close(p.found)
+	}
+	if p.want != "" {
+		p.seen = append(p.seen, b...)
+		if bytes.Contains(p.seen, []byte(p.want)) {
+			p.want, p.seen = "", nil
+			close(p.found)
+		}
+	}
+	p.mu.Unlock()
 	return len(b), nil
+}
+
+// await arms the probe for s and returns a channel closed when s has been written.
+func (p *frameProbe) await(s string) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.want, p.seen, p.found = s, nil, make(chan struct{})
+	return p.found
+}
+
+func newProbe() *frameProbe { return &frameProbe{writes: make(chan struct{}, 1)} }
+
+// reportPercentiles adds p50 and p99 of ds (in ms) to the benchmark's output.
+func reportPercentiles(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(ds[len(ds)/2]), "p50-ms")
+	b.ReportMetric(ms(ds[min(len(ds)-1, len(ds)*99/100)]), "p99-ms")
 }
 
 // BenchmarkKeyToFrame: a key press sent to a running program until its frame reaches the output, with 1,000
 // runs loaded (the real renderer, 60 FPS frame pacing included).
 func BenchmarkKeyToFrame(b *testing.B) {
-	probe := &frameProbe{writes: make(chan struct{}, 1)}
+	probe := newProbe()
 	m := newTestModel(b, 140, 40, manyRuns(1000), Options{Theme: "dark"})
 	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(probe), tea.WithWindowSize(140, 40),
 		tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
@@ -173,25 +218,134 @@ func BenchmarkKeyToFrame(b *testing.B) {
 		}
 	}()
 	<-probe.writes // first frame
-	drain := func() {
-		for {
-			select {
-			case <-probe.writes:
-			case <-time.After(30 * time.Millisecond):
-				return
-			}
+	for {
+		select {
+		case <-probe.writes:
+			continue
+		case <-time.After(30 * time.Millisecond):
 		}
+		break
 	}
-	drain()
 	keys := []tea.KeyPressMsg{key("j"), key("k")}
-	b.ResetTimer()
+	var ds []time.Duration
 	i := 0
 	for b.Loop() {
+		t0 := time.Now()
 		p.Send(keys[i%2])
 		<-probe.writes
+		ds = append(ds, time.Since(t0))
 		i++
 	}
 	b.StopTimer()
+	reportPercentiles(b, ds)
+	p.Quit()
+	<-done
+}
+
+// markerModel tells the probe when the model first holds a timeline line with the awaited marker; the next
+// write after that is the frame that shows it. (Matching the marker in the output itself is unreliable:
+// cell-diff rendering writes only the cells that changed.)
+type markerModel struct {
+	Model
+	probe  *frameProbe
+	marker *atomicString
+}
+
+type atomicString struct {
+	mu sync.Mutex
+	s  string
+}
+
+func (a *atomicString) swap(s string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old := a.s
+	a.s = s
+	return old
+}
+
+func (mm markerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	nm, cmd := mm.Model.Update(msg)
+	mm.Model = nm.(Model)
+	if want := mm.marker.swap(""); want != "" {
+		hit := false
+		for _, l := range mm.tl.window {
+			if strings.Contains(l, want) {
+				hit = true
+			}
+		}
+		if hit {
+			mm.probe.nextWrite()
+		} else {
+			mm.marker.swap(want)
+		}
+	}
+	return mm, cmd
+}
+
+// nextWrite arms the probe to signal on the next write.
+func (p *frameProbe) nextWrite() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.armed = true
+}
+
+// BenchmarkFileChangeToFrame: a line appended to the selected run's run.log on disk until the frame showing
+// it reaches the output, through the real watcher, the index and the renderer.
+func BenchmarkFileChangeToFrame(b *testing.B) {
+	root := resumabletest.Copy(b)
+	w, err := watch.New(watch.Options{Paths: []string{root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	probe := newProbe()
+	marker := &atomicString{}
+	m := markerModel{Model: New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1}), probe: probe, marker: marker}
+	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(probe), tea.WithWindowSize(140, 40),
+		tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
+	ready := probe.await("stage=verify")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := p.Run(); err != nil {
+			b.Error(err)
+		}
+	}()
+	go Relay(p, w, InitialHealth(0))
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		b.Fatal("the selected run's log never showed")
+	}
+	f, err := os.OpenFile(filepath.Join(resumabletest.Run(root, resumabletest.Mining), "run.log"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var ds []time.Duration
+	i := 0
+	for b.Loop() {
+		text := fmt.Sprintf("bench%07d", i)
+		probe.mu.Lock()
+		probe.found = make(chan struct{})
+		seen := probe.found
+		probe.mu.Unlock()
+		marker.swap(text)
+		t0 := time.Now()
+		if _, err := fmt.Fprintf(f, "[2026-02-16T06:00:00Z] stage_progress stage=verify note=%s\n", text); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-seen:
+		case <-time.After(10 * time.Second):
+			b.Fatalf("line %s never reached the screen", text)
+		}
+		ds = append(ds, time.Since(t0))
+		i++
+	}
+	b.StopTimer()
+	reportPercentiles(b, ds)
 	p.Quit()
 	<-done
 }
