@@ -27,7 +27,16 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	speed := fs.Float64("speed", 1, "simulation speed factor: 2 runs twice as fast")
 	seed := fs.Uint64("seed", sim.DefaultSeed, "seed for the simulation's choices (same seed, same runs)")
 	keep := fs.Bool("keep", false, "keep the temporary workspace when the demo ends")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: runwatch demo [--dir DIR] [--speed X] [--seed N] [--keep]")
+		fmt.Fprintln(stderr, "Opens the dashboard on a workspace of simulated runs of both conventions that change live:")
+		fmt.Fprintln(stderr, "a paused run to tick and step, a dead process's lock to clear, a run awaiting input.")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
 		return exitUsage
 	}
 	if fs.NArg() > 0 {

@@ -22,6 +22,18 @@ func TestDemoUsageErrors(t *testing.T) {
 	}
 }
 
+func TestDemoHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runDemo([]string{"-h"}, &out, &errb); code != exitOK {
+		t.Fatalf("demo -h: exit %d, want 0", code)
+	}
+	for _, want := range []string{"--dir", "-speed", "-keep", "paused run"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("help does not mention %q:\n%s", want, errb.String())
+		}
+	}
+}
+
 // A demo never mixes its runs into a folder that already holds something.
 func TestDemoRefusesNonEmptyDir(t *testing.T) {
 	dir := t.TempDir()
