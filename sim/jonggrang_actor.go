@@ -29,8 +29,11 @@ type featureTask struct {
 }
 
 // jonggrangActor is the jonggrang CLI working through a feature: each step is one of the manifest functions of
-// lib/orchestration.js (a full read-modify-write of MANIFEST.yaml), an agent registering or resolving (its lock
-// file created or deleted), or an agent writing its phase output file.
+// lib/orchestration.js (startPhase, registerAgent, addOutputFile, resolveAgent, completePhase, failPhase), an
+// agent's lock file created or deleted, or an agent writing its phase output file. The real functions re-read
+// the manifest each time; the simulator keeps it in memory and rewrites it whole, and of what others write it
+// honours only a pause (status: paused), so a person's other edits to this run are overwritten at the next
+// step, as they would be by a writer that takes no lock.
 type jonggrangActor struct {
 	project string
 	feat    feature
