@@ -135,12 +135,32 @@ func (d *tmuxDemo) selectRun(text string) {
 	})
 }
 
-// confirm waits for the confirmation dialog, answers yes, and waits for the result line.
-func (d *tmuxDemo) confirm(done string) {
+// confirm waits for the confirmation dialog, answers yes, and waits until the change is on disk (what the
+// dashboard says about it may be reworded; the files are the point).
+func (d *tmuxDemo) confirm(what string, onDisk func() bool) {
 	d.t.Helper()
-	d.waitText("Apply this change? [y/N]")
+	d.waitText("[y/N]")
 	d.send("y")
-	d.waitText(done)
+	deadline := time.Now().Add(30 * time.Second)
+	for !onDisk() {
+		if time.Now().After(deadline) {
+			d.t.Fatalf("%s: not on disk after confirming; screen:\n%s", what, d.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// envValue reads one key of a state.env-style file ("" when absent or unreadable).
+func envValue(path, key string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + `="([^"]*)"$`).FindSubmatch(data)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
 }
 
 func (d *tmuxDemo) start(t *testing.T, command string) string {
@@ -235,7 +255,7 @@ func TestDemoInTmux(t *testing.T) {
 	// Stepping the paused run is refused while an item of its stage is open.
 	d.selectRun("sphinx")
 	d.press(ui.ActStep)
-	d.waitText("step refused")
+	d.waitText("refused")
 	if s := d.screen(); !strings.Contains(s, item) {
 		t.Errorf("the refusal does not name the open item %s:\n%s", item, s)
 	}
@@ -244,7 +264,7 @@ func TestDemoInTmux(t *testing.T) {
 	// the confirmation names our item (other rows are declined or refused). This relies on what the
 	// dashboard says, not on how it styles the selected row.
 	d.focus("Detail")
-	want := "tick " + item + " (0 → 1)"
+	want := "tick " + item // the summary line; the diff's context lines name neighbours without "tick "
 	for i := 0; ; i++ {
 		if i > 30 {
 			t.Fatalf("never reached %s in the detail pane:\n%s", item, d.screen())
@@ -252,24 +272,25 @@ func TestDemoInTmux(t *testing.T) {
 		d.press(ui.ActDown)
 		time.Sleep(100 * time.Millisecond)
 		d.press(ui.ActTick)
-		if !d.within(3*time.Second, func(s string) bool { return strings.Contains(s, "Apply this change? [y/N]") }) {
+		if !d.within(3*time.Second, func(s string) bool { return strings.Contains(s, "[y/N]") }) {
 			continue // not a checklist row
 		}
 		if strings.Contains(d.screen(), want) {
 			break
 		}
 		d.send("n")
-		d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "Apply this change?") })
+		d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "[y/N]") })
 	}
-	d.confirm("done: tick " + item)
+	checklist := filepath.Join(pausedDir, "checklist.state.env")
+	d.confirm("tick "+item, func() bool { return envValue(checklist, item) == "1" })
 	d.press(ui.ActStep)
-	d.confirm("done: mark stage M2 done")
+	d.confirm("step M2", func() bool { return envValue(pausedState, "M2_DONE") == "1" })
 
 	// Clear the lock left by the dead process.
 	d.selectRun("mining")
 	d.press(ui.ActUnlock)
 	d.waitText("is not running on")
-	d.confirm("done: clear stale lock")
+	d.confirm("clear the dead lock", func() bool { _, err := os.Stat(deadLock); return os.IsNotExist(err) })
 
 	d.press(ui.ActQuit)
 	d.waitExit(exitFile)
