@@ -287,6 +287,16 @@ func (x *Index) snapshot() view {
 // Lines returns up to n lines from line from. Lines in the part not yet counted are empty strings.
 func (x *Index) Lines(from, n int) []string {
 	v := x.snapshot()
+	return v.lines(from, n)
+}
+
+// Tail returns the last n lines. Unlike Lines(Len()-n, n) it cannot straddle a renumbering.
+func (x *Index) Tail(n int) []string {
+	v := x.snapshot()
+	return v.lines(v.length-n, n)
+}
+
+func (v *view) lines(from, n int) []string {
 	from = max(0, from)
 	n = min(n, v.length-from)
 	if n <= 0 {

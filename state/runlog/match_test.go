@@ -3,6 +3,7 @@ package runlog
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -45,7 +46,7 @@ func TestRequiredLiterals(t *testing.T) {
 		for _, l := range m.lits {
 			got = append(got, string(l))
 		}
-		if !sameStrings(got, c.lits) || (c.lits != nil && m.fold != c.fold) {
+		if !slices.Equal(got, c.lits) || (c.lits != nil && m.fold != c.fold) {
 			t.Errorf("%q: literals %q fold %v, want %q fold %v", c.pattern, got, m.fold, c.lits, c.fold)
 		}
 	}

@@ -3,6 +3,7 @@ package runlog
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,7 +201,7 @@ func sameEntries(a, b []model.LogEntry) bool {
 	for i := range a {
 		x, y := a[i], b[i]
 		if !x.Time.Equal(y.Time) || x.HasTime != y.HasTime || x.Message != y.Message || x.Event != y.Event ||
-			x.Offset != y.Offset || x.Level != y.Level || !sameStrings(x.Continuation, y.Continuation) ||
+			x.Offset != y.Offset || x.Level != y.Level || !slices.Equal(x.Continuation, y.Continuation) ||
 			len(x.Fields) != len(y.Fields) {
 			return false
 		}
@@ -208,18 +209,6 @@ func sameEntries(a, b []model.LogEntry) bool {
 			if x.Fields[j] != y.Fields[j] {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
 		}
 	}
 	return true

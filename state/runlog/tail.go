@@ -25,7 +25,9 @@ const (
 // Follow from that size (NewFollower) to get what comes after. It reads backwards from the end in 64 KiB
 // chunks only until enough entry starts are found, then parses forward from there, so time and memory
 // depend on the tail, not the log. A last line without a newline is returned as a (complete) entry: a
-// writer that died mid-line leaves exactly that, and it must be visible. Non-regular files are refused.
+// writer that died mid-line leaves exactly that, and it must be visible. If the writer was only mid-line,
+// the rest of that line reaches the follower as a continuation line of it (Append merges it). Non-regular
+// files are refused.
 func ReadTail(path string, maxEntries int) ([]model.LogEntry, int64, error) {
 	f, fi, err := openRegular(path)
 	if err != nil {
