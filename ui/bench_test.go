@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
+	"runwatch/sim"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/watch"
 )
@@ -348,4 +349,128 @@ func BenchmarkFileChangeToFrame(b *testing.B) {
 	reportPercentiles(b, ds)
 	p.Quit()
 	<-done
+}
+
+// keyProbeModel arms the probe once the model has handled a key: the next write is that key's frame, even
+// while a log storm keeps frames coming.
+type keyProbeModel struct {
+	Model
+	probe *frameProbe
+}
+
+func (km keyProbeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	nm, cmd := km.Model.Update(msg)
+	km.Model = nm.(Model)
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		km.probe.nextWrite()
+	}
+	return km, cmd
+}
+
+// BenchmarkKeyToFrameDuringLogStorm: key → frame while 100,000 lines/s are appended to the run.log the
+// timeline follows (SPEC: key → frame ≤ 100 ms, bounded memory). Run with -benchtime 300x (about 10 s).
+func BenchmarkKeyToFrameDuringLogStorm(b *testing.B) {
+	root := resumabletest.Copy(b)
+	w, err := watch.New(watch.Options{Paths: []string{root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	probe := newProbe()
+	m := keyProbeModel{Model: New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1}), probe: probe}
+	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(probe), tea.WithWindowSize(140, 40),
+		tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
+	ready := probe.await("stage=verify")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := p.Run(); err != nil {
+			b.Error(err)
+		}
+	}()
+	go Relay(p, w, InitialHealth(0))
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		b.Fatal("the selected run's log never showed")
+	}
+	logPath := filepath.Join(resumabletest.Run(root, resumabletest.Mining), "run.log")
+	stormDone := make(chan int)
+	go func() {
+		n, err := sim.AppendLog(logPath, 100000, 12*time.Second)
+		if err != nil {
+			b.Error(err)
+		}
+		stormDone <- n
+	}()
+	time.Sleep(500 * time.Millisecond) // let the storm reach its rate
+	keys := []tea.KeyPressMsg{key("t"), key("t")}
+	var ds []time.Duration
+	var peak uint64
+	i := 0
+	for b.Loop() {
+		probe.mu.Lock()
+		probe.found = make(chan struct{})
+		seen := probe.found
+		probe.mu.Unlock()
+		t0 := time.Now()
+		p.Send(keys[i%2])
+		select {
+		case <-seen:
+		case <-time.After(5 * time.Second):
+			b.Fatal("no frame for a key within 5 s")
+		}
+		ds = append(ds, time.Since(t0))
+		if i%20 == 0 {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+		time.Sleep(20 * time.Millisecond)
+		i++
+	}
+	b.StopTimer()
+	reportPercentiles(b, ds)
+	b.ReportMetric(float64(peak)/(1<<20), "MiB-heap-peak")
+	p.Quit()
+	<-done
+	lines := <-stormDone
+	b.ReportMetric(float64(lines), "lines-appended")
+}
+
+// BenchmarkStartupFirstFrame1000Runs: from watch.New over 1,000 generated run roots of both conventions to
+// the first frame listing them (SPEC: ≤ 500 ms on 2 cores). Run with -benchtime 3x: generating the runs
+// takes seconds and is not timed.
+func BenchmarkStartupFirstFrame1000Runs(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := sim.GenerateRuns(dir, 1000); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		probe := newProbe()
+		shown := probe.await("1000 runs")
+		t0 := time.Now()
+		w, err := watch.New(watch.Options{Paths: []string{dir}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := tea.NewProgram(New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1}), tea.WithInput(nil),
+			tea.WithOutput(probe), tea.WithWindowSize(140, 40), tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			p.Run()
+		}()
+		go Relay(p, w, InitialHealth(0))
+		select {
+		case <-shown:
+		case <-time.After(30 * time.Second):
+			b.Fatal("the runs never showed")
+		}
+		b.ReportMetric(float64(time.Since(t0))/float64(time.Millisecond), "ms-to-first-frame")
+		p.Quit()
+		<-done
+		w.Close()
+	}
 }
