@@ -474,3 +474,16 @@ func BenchmarkStartupFirstFrame1000Runs(b *testing.B) {
 		w.Close()
 	}
 }
+
+// BenchmarkSnapshotThousandRuns: the dashboard's share of startup: the first Update with 1,000 runs and the
+// first frame.
+func BenchmarkSnapshotThousandRuns(b *testing.B) {
+	runs := manyRuns(1000)
+	now := func() time.Time { return testNow }
+	for b.Loop() {
+		m := New(Options{Theme: "dark", Now: now, Tick: -1})
+		nm, _ := m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+		nm, _ = nm.Update(SnapshotMsg{Runs: runs, At: testNow})
+		_ = nm.View()
+	}
+}
