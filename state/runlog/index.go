@@ -31,10 +31,11 @@ var searchChunk = 4 << 20
 //
 // Opening is fast whatever the size: OpenIndex indexes only the last MiB and counts the lines before it
 // in the background. Until that count is done, line numbers are provisional: the lines before the last MiB
-// are numbered by an estimate, so the tail can be shown at Len()-h at once. When the count finishes the
-// numbers shift by the estimate's error; Renumbered reports that shift so a viewer not at the end can keep
-// its place. Lines in the not yet counted part read as empty strings. Search and NextLevel wait for the
-// count, since they return line numbers.
+// are numbered by an estimate, so the tail can be shown at Len()-h at once. Once the count is done, the
+// next Len (or Exact, Renumbered, Wait, a search) switches to counted numbers, which differ by the
+// estimate's error; Renumbered reports that shift so a viewer not at the end can keep its place. Lines in
+// the part not yet counted read as empty strings. Search and NextLevel wait for the count, since they
+// return line numbers.
 type Index struct {
 	path string
 
@@ -46,7 +47,8 @@ type Index struct {
 	split    int64 // a line start: [0, split) is the head, counted in the background; [split, size) the tail
 	head     region
 	tail     region
-	exact    bool // the head is counted
+	counted  bool // the head is counted
+	exact    bool // line numbers follow the count (applied by applyCount)
 	estimate int  // provisional number of head lines until exact
 	shift    int  // renumbering not yet reported by Renumbered
 	witness  []byte
@@ -100,6 +102,8 @@ func (x *Index) open() error {
 	}
 	x.f, x.size, x.split, x.tail, x.head = f, size, split, tail, newRegion(0)
 	x.exact = split == 0
+	x.counted = x.exact
+	x.shift = 0 // a shift of the old file's numbers means nothing for the new one
 	x.estimate = 0
 	if !x.exact && tail.newlines > 0 {
 		avg := float64(tail.lastStart-split) / float64(tail.newlines)
@@ -146,7 +150,7 @@ func (x *Index) run() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for {
-		for !x.closed && (x.err != nil || (x.tail.scanned >= x.size && x.exact)) {
+		for !x.closed && (x.err != nil || (x.tail.scanned >= x.size && x.counted)) {
 			x.changed.Wait()
 		}
 		if x.closed {
@@ -179,10 +183,7 @@ func (x *Index) run() {
 			x.tail = r
 		default:
 			x.head = r
-			if r.scanned == x.split {
-				x.exact = true
-				x.shift += r.newlines - x.estimate
-			}
+			x.counted = r.scanned == x.split
 		}
 		x.changed.Broadcast()
 	}
@@ -210,11 +211,22 @@ func (x *Index) Close() error {
 	return x.f.Close()
 }
 
-// Len is the number of lines (provisional until Exact).
+// Len is the number of lines (provisional until Exact). The switch from provisional to counted numbers
+// happens only in Len, Exact, Renumbered, Wait and the searches, never in Lines, so a viewer that calls Len
+// and then Lines gets lines in the numbering Len gave it.
 func (x *Index) Len() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.applyCount()
 	return x.headLinesLocked() + x.tail.count(x.size)
+}
+
+// applyCount switches to counted line numbers once the background count is done.
+func (x *Index) applyCount() {
+	if x.counted && !x.exact {
+		x.exact = true
+		x.shift += x.head.newlines - x.estimate
+	}
 }
 
 func (x *Index) headLinesLocked() int {
@@ -228,6 +240,7 @@ func (x *Index) headLinesLocked() int {
 func (x *Index) Exact() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.applyCount()
 	return x.exact
 }
 
@@ -236,6 +249,7 @@ func (x *Index) Exact() bool {
 func (x *Index) Renumbered() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.applyCount()
 	s := x.shift
 	x.shift = 0
 	return s
@@ -258,12 +272,13 @@ func (x *Index) Wait(ctx context.Context) error {
 	defer stop()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for !x.closed && x.err == nil && (!x.exact || x.tail.scanned < x.size) {
+	for !x.closed && x.err == nil && (!x.counted || x.tail.scanned < x.size) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		x.changed.Wait()
 	}
+	x.applyCount()
 	return x.err
 }
 
@@ -367,9 +382,10 @@ func (x *Index) Refresh() (truncated bool, err error) {
 func (x *Index) waitExact() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for !x.exact && !x.closed && x.err == nil {
+	for !x.counted && !x.closed && x.err == nil {
 		x.changed.Wait()
 	}
+	x.applyCount()
 }
 
 // lineOffset returns where line starts in the snapshot (exact numbering).

@@ -386,3 +386,25 @@ func TestFoldASCII(t *testing.T) {
 		t.Fatalf("prefix %q", dst[:22])
 	}
 }
+
+// TestIndexNumberingSwitchesOnlyInLen: a viewer that took Len keeps getting lines in that numbering from
+// Lines even after the background count is done, until it calls Len again.
+func TestIndexNumberingSwitchesOnlyInLen(t *testing.T) {
+	content := realisticLog(8<<20, 17, 0)
+	path := writeFile(t, t.TempDir(), "run.log", content)
+	want := splitLines(content)
+	x := openIndex(t, path)
+	n := x.Len()
+	x.mu.Lock()
+	for !x.counted {
+		x.changed.Wait()
+	}
+	x.mu.Unlock()
+	if got := x.Lines(n-50, 50); !slices.Equal(got, want[len(want)-50:]) {
+		t.Fatalf("Lines after the count but before Len: first diff at %d", firstDiff(got, want[len(want)-50:]))
+	}
+	shift := x.Renumbered()
+	if n+shift != len(want) || x.Len() != len(want) {
+		t.Fatalf("Len %d + shift %d, now %d; want %d", n, shift, x.Len(), len(want))
+	}
+}
