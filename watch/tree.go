@@ -70,6 +70,11 @@ const (
 	jonggrangBudget = 3
 )
 
+// mtimeSlack: file times come from the kernel's coarse clock (a tick behind) or have a granularity up to
+// 2 s (FAT), so a file written just after watching began can carry an earlier mtime. Entries modified this
+// little before are reported once too: a spare re-read, never a lost change.
+const mtimeSlack = 2 * time.Second
+
 // errWatchLimit stands in for ENOSPC when a test caps the number of watches.
 var errWatchLimit = syscall.ENOSPC
 
@@ -94,7 +99,7 @@ type tree struct {
 
 func newTree(fsw *fsnotify.Watcher, forcePoll bool) *tree {
 	return &tree{
-		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().UnixNano(),
+		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().Add(-mtimeSlack).UnixNano(),
 		dirs: map[string]*dirNode{}, ids: map[fileID]string{}, wanted: map[string]int{},
 		remoteSeen: map[string]int{},
 	}
