@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +83,56 @@ func TestDashboardTmuxSmoke(t *testing.T) {
 	}
 	t.Fatalf("q did not quit; screen:\n%s", screen())
 }
+
+// TestDashboardNoColorInTmux: with NO_COLOR set the real terminal receives no colour at all, while glyphs
+// and words still carry every status; without it, colours are there.
+func TestDashboardNoColorInTmux(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed; .ci/run installs it")
+	}
+	bin := filepath.Join(t.TempDir(), "runwatch")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := resumabletest.Copy(t)
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
+	capture := func(name string, env ...string) string {
+		t.Helper()
+		args := append([]string{"-S", sock, "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "env",
+			"XDG_CONFIG_HOME=" + t.TempDir(), "TERM=xterm-256color"}, env...)
+		args = append(args, bin, "--read-only", root)
+		if out, err := exec.Command(tmux, args...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux: %v\n%s", err, out)
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for time.Now().Before(deadline) {
+			out, _ := exec.Command(tmux, "-S", sock, "capture-pane", "-e", "-p", "-t", name).Output()
+			if strings.Contains(string(out), "iso26262") {
+				return string(out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("%s never drew the runs", name)
+		return ""
+	}
+	colour := regexp.MustCompile(`\x1b\[[0-9;:]*(3[0-8]|4[0-8]|9[0-7]|10[0-7])[;:m]`)
+	plain := capture("nocolor", "NO_COLOR=1")
+	if loc := colour.FindStringIndex(plain); loc != nil {
+		t.Errorf("NO_COLOR frame has a colour sequence %q", plain[loc[0]:min(len(plain), loc[1]+10)])
+	}
+	for _, want := range []string{"⚠ stall", "⊘ block", "[stale]"} {
+		if !strings.Contains(stripSGR(plain), want) && !strings.Contains(stripSGR(plain), strings.Replace(want, "[stale]", "L:stale", 1)) {
+			t.Errorf("NO_COLOR frame lacks %q", want)
+		}
+	}
+	if coloured := capture("color", "COLORTERM=truecolor"); !colour.MatchString(coloured) {
+		t.Error("without NO_COLOR the frame has no colour; the check above proves nothing")
+	}
+}
+
+func stripSGR(s string) string { return regexp.MustCompile(`\x1b\[[0-9;:]*m`).ReplaceAllString(s, "") }
 
 func TestDashboardRejectsKeymapConflicts(t *testing.T) {
 	dir := t.TempDir()

@@ -15,6 +15,9 @@ func Relay(p *tea.Program, w *watch.Watcher, initial Health) {
 	for u := range w.Updates() {
 		p.Send(FromWatch(u))
 	}
+	// The channel closes when the watcher stops. If the program is still running, what it shows is no
+	// longer live, and the footer must say so rather than keep counting "updated Ns ago" as if it were.
+	p.Send(WatcherStoppedMsg{})
 }
 
 // FromWatch converts a watcher batch into the dashboard's message.

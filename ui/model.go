@@ -4,6 +4,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -197,6 +198,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.applyBatch(msg)
 	case ErrorMsg:
 		m.setError(msg.Err)
+	case WatcherStoppedMsg:
+		m.health.Err = "stopped"
+		m.setError(errors.New("watcher stopped: the runs shown are no longer updated"))
 	case logOpenedMsg:
 		m.tl.opened(msg, m.timelineHeight())
 	case logIndexedMsg:
@@ -404,8 +408,9 @@ func (m *Model) move(act string) tea.Cmd {
 			m.cursor += page
 		}
 		m.cursor = clamp(m.cursor, 0, len(m.order)-1)
-		if len(m.order) > 0 {
+		if len(m.order) > 0 && m.selected != m.order[m.cursor] {
 			m.selected = m.order[m.cursor]
+			m.detailTop = 0
 		}
 		m.clampAll()
 		return m.syncTimeline()

@@ -41,6 +41,9 @@ type BatchMsg struct {
 // ErrorMsg puts one line in the footer (e.g. the watcher stopped).
 type ErrorMsg struct{ Err error }
 
+// WatcherStoppedMsg says no more batches will come: the footer stops claiming the data is live.
+type WatcherStoppedMsg struct{}
+
 type tickMsg time.Time
 
 type logOpenedMsg struct {

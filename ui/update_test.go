@@ -510,3 +510,12 @@ func TestLaunchKey(t *testing.T) {
 		t.Fatal("y returned no command to run the launch")
 	}
 }
+
+func TestWatcherStoppedIsShown(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m = send(t, m, WatcherStoppedMsg{})
+	out := plain(m)
+	if !strings.Contains(out, "✗ inotify error") || !strings.Contains(out, "watcher stopped") {
+		t.Fatalf("footer still claims live data:\n%s", out)
+	}
+}
