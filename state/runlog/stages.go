@@ -2,6 +2,9 @@ package runlog
 
 import (
 	"bytes"
+	"strings"
+
+	"runwatch/model"
 )
 
 // stageWindow is how much of the head and of the tail StageStartOrder reads. Stage starts are written once
@@ -89,15 +92,25 @@ func stageStarts(b []byte) []string {
 	return ids
 }
 
+// stageStartID returns the stage of a `stage_start` entry line, or "". Only lines whose message can be a
+// stage start (it begins with stage_start/stage-start, or has a " start" word) are parsed in full.
 func stageStartID(line []byte) string {
 	if !hasStamp(line) {
 		return ""
 	}
-	entries, _ := ParseEntries(append(line[:len(line):len(line)], '\n'), 0)
-	if len(entries) != 1 || entries[0].Event != "stage_start" {
+	_, msg, ok := splitStamp(lineText(line, len(line)))
+	if !ok {
 		return ""
 	}
-	for _, kv := range entries[0].Fields {
+	if !strings.HasPrefix(msg, "stage_start") && !strings.HasPrefix(msg, "stage-start") && !strings.Contains(msg, " start") {
+		return ""
+	}
+	e := model.LogEntry{Message: msg}
+	parseMessage(&e)
+	if e.Event != "stage_start" {
+		return ""
+	}
+	for _, kv := range e.Fields {
 		if kv.Key == "stage" && kv.Value != "" {
 			return kv.Value
 		}
