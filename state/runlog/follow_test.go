@@ -251,3 +251,22 @@ func TestFollowerBoundedPoll(t *testing.T) {
 		t.Fatalf("got %d entries in %d polls, want %d in at least 4", total, polls, count)
 	}
 }
+
+// TestFollowerDeletedAndRecreated: the log vanishes (a reset moved the run away) and a new one appears.
+func TestFollowerDeletedAndRecreated(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "run.log", "[2026-02-15T01:00:00Z] old\n")
+	fl := NewFollower(path, 0)
+	defer fl.Close()
+	poll(t, fl)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if r := poll(t, fl); r.truncated || r.rotated || len(r.entries) != 0 {
+		t.Fatalf("after delete: %+v", r)
+	}
+	appendFile(t, path, "[2026-02-15T02:00:00Z] new\n")
+	r := poll(t, fl)
+	if !r.rotated || len(r.entries) != 1 || r.entries[0].Message != "new" {
+		t.Fatalf("after re-create: %+v", r)
+	}
+}
