@@ -239,8 +239,6 @@ func BenchmarkKeyToFrame(b *testing.B) {
 	}
 	b.StopTimer()
 	reportPercentiles(b, ds)
-	p.Quit()
-	<-done
 }
 
 // markerModel tells the probe when the model first holds a timeline line with the awaited marker; the next
@@ -294,32 +292,10 @@ func (p *frameProbe) nextWrite() {
 // BenchmarkFileChangeToFrame: a line appended to the selected run's run.log on disk until the frame showing
 // it reaches the output, through the real watcher, the index and the renderer.
 func BenchmarkFileChangeToFrame(b *testing.B) {
-	root := resumabletest.Copy(b)
-	w, err := watch.New(watch.Options{Paths: []string{root}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
 	probe := newProbe()
 	marker := &atomicString{}
-	m := markerModel{Model: New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1}), probe: probe, marker: marker}
-	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(probe), tea.WithWindowSize(140, 40),
-		tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
-	ready := probe.await("stage=verify")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if _, err := p.Run(); err != nil {
-			b.Error(err)
-		}
-	}()
-	go Relay(p, w, InitialHealth(0))
-	select {
-	case <-ready:
-	case <-time.After(10 * time.Second):
-		b.Fatal("the selected run's log never showed")
-	}
-	f, err := os.OpenFile(filepath.Join(resumabletest.Run(root, resumabletest.Mining), "run.log"), os.O_APPEND|os.O_WRONLY, 0)
+	_, logPath := startLive(b, probe, func(m Model) tea.Model { return markerModel{Model: m, probe: probe, marker: marker} })
+	f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -347,8 +323,6 @@ func BenchmarkFileChangeToFrame(b *testing.B) {
 	}
 	b.StopTimer()
 	reportPercentiles(b, ds)
-	p.Quit()
-	<-done
 }
 
 // keyProbeModel arms the probe once the model has handled a key: the next write is that key's frame, even
@@ -370,31 +344,8 @@ func (km keyProbeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // BenchmarkKeyToFrameDuringLogStorm: key → frame while 100,000 lines/s are appended to the run.log the
 // timeline follows (SPEC: key → frame ≤ 100 ms, bounded memory). Run with -benchtime 300x (about 10 s).
 func BenchmarkKeyToFrameDuringLogStorm(b *testing.B) {
-	root := resumabletest.Copy(b)
-	w, err := watch.New(watch.Options{Paths: []string{root}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
 	probe := newProbe()
-	m := keyProbeModel{Model: New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1}), probe: probe}
-	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(probe), tea.WithWindowSize(140, 40),
-		tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
-	ready := probe.await("stage=verify")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if _, err := p.Run(); err != nil {
-			b.Error(err)
-		}
-	}()
-	go Relay(p, w, InitialHealth(0))
-	select {
-	case <-ready:
-	case <-time.After(10 * time.Second):
-		b.Fatal("the selected run's log never showed")
-	}
-	logPath := filepath.Join(resumabletest.Run(root, resumabletest.Mining), "run.log")
+	p, logPath := startLive(b, probe, func(m Model) tea.Model { return keyProbeModel{Model: m, probe: probe} })
 	stormDone := make(chan int)
 	go func() {
 		n, err := sim.AppendLog(logPath, 100000, 12*time.Second)
@@ -432,8 +383,6 @@ func BenchmarkKeyToFrameDuringLogStorm(b *testing.B) {
 	b.StopTimer()
 	reportPercentiles(b, ds)
 	b.ReportMetric(float64(peak)/(1<<20), "MiB-heap-peak")
-	p.Quit()
-	<-done
 	lines := <-stormDone
 	b.ReportMetric(float64(lines), "lines-appended")
 }
@@ -486,4 +435,38 @@ func BenchmarkSnapshotThousandRuns(b *testing.B) {
 		nm, _ = nm.Update(SnapshotMsg{Runs: runs, At: testNow})
 		_ = nm.View()
 	}
+}
+
+// startLive runs the program (the model wrapped by wrap) over a private copy of the fixtures with the real
+// watcher, waits until the selected run's run.log is on screen and returns the program and that log. The
+// program and watcher stop when the benchmark ends.
+func startLive(b *testing.B, probe *frameProbe, wrap func(Model) tea.Model) (*tea.Program, string) {
+	b.Helper()
+	root := resumabletest.Copy(b)
+	w, err := watch.New(watch.Options{Paths: []string{root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := tea.NewProgram(wrap(New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1})), tea.WithInput(nil),
+		tea.WithOutput(probe), tea.WithWindowSize(140, 40), tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
+	ready := probe.await("stage=verify")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := p.Run(); err != nil {
+			b.Error(err)
+		}
+	}()
+	b.Cleanup(func() {
+		p.Quit()
+		<-done
+		w.Close()
+	})
+	go Relay(p, w, InitialHealth(0))
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		b.Fatal("the selected run's log never showed")
+	}
+	return p, filepath.Join(resumabletest.Run(root, resumabletest.Mining), "run.log")
 }
