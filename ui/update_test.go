@@ -222,8 +222,8 @@ func TestTimelineKeys(t *testing.T) {
 		t.Fatalf("ctrl+d past the end should land on the last line and follow: cursor %d", m.tl.cursor)
 	}
 	m = send(t, m, key("ctrl+u"))
-	if m.tl.cursor != 0 || m.tl.follow {
-		t.Fatalf("ctrl+u: cursor %d", m.tl.cursor)
+	if want := max(0, len(logLines)-1-max(1, m.timelineHeight()/2)); m.tl.cursor != want || m.tl.follow {
+		t.Fatalf("ctrl+u: cursor %d, want %d (half a page up)", m.tl.cursor, want)
 	}
 }
 

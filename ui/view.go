@@ -53,11 +53,13 @@ func (m Model) paneRects() [paneCount]rect {
 	body := m.height - headerLines - footerLines
 	switch m.layoutKind() {
 	case layoutWide:
-		runsW := m.width * 40 / 100
-		detailW := m.width * 28 / 100
+		// Runs down the left; detail over timeline on the right, so both get the width long log lines and
+		// error messages need (lazygit's arrangement).
+		runsW := m.width * 42 / 100
+		detailH := body * 55 / 100
 		r[PaneRuns] = rect{runsW, body}
-		r[PaneDetail] = rect{detailW, body}
-		r[PaneTimeline] = rect{m.width - runsW - detailW, body}
+		r[PaneDetail] = rect{m.width - runsW, detailH}
+		r[PaneTimeline] = rect{m.width - runsW, body - detailH}
 	case layoutStacked:
 		runsH := max(4, body/stackedRunsH)
 		rest := body - runsH
@@ -176,8 +178,8 @@ func (m Model) renderPanes() string {
 		}
 		boxes = append(boxes, box(m.theme, m.paneTitle(p), content, r.w, r.h, m.focus == p))
 	}
-	if m.layoutKind() == layoutWide {
-		return lipgloss.JoinHorizontal(lipgloss.Top, boxes...)
+	if m.layoutKind() == layoutWide && len(boxes) == 3 {
+		return lipgloss.JoinHorizontal(lipgloss.Top, boxes[0], lipgloss.JoinVertical(lipgloss.Left, boxes[1], boxes[2]))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, boxes...)
 }
