@@ -42,11 +42,13 @@ func TestScreenshots(t *testing.T) {
 		return m
 	}
 
-	m := newTestModel(t, 140, 40, runs, opts())
-	write("overview", m)
-	write("detail-jonggrang", keys(m, "j", "enter", "j", "j"))
-	write("timeline-errors", keys(m, "tab", "tab", "g", "e"))
-	write("brief", keys(m, "b"))
+	// Each frame starts from a fresh model: models share their open log index, and moving one to another run
+	// closes it, so branching one model into several screenshots would read a closed index.
+	wide := func() Model { return newTestModel(t, 140, 40, runs, opts()) }
+	write("overview", wide())
+	write("detail-jonggrang", keys(wide(), "j", "enter", "j", "j"))
+	write("timeline-search", keys(wide(), "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
+	write("brief", keys(wide(), "b"))
 
 	stacked := newTestModel(t, 90, 30, runs, opts())
 	write("stacked-90x30", keys(stacked, "tab"))
