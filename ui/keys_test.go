@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 func TestDefaultKeyMapHasNoConflicts(t *testing.T) {
@@ -80,5 +82,32 @@ func TestHelpIsGeneratedFromBindings(t *testing.T) {
 	table := km.MarkdownTable()
 	if !strings.Contains(table, "| `c` | copy focused item (OSC 52) | `copy` |") {
 		t.Errorf("markdown table:\n%s", table)
+	}
+}
+
+// TestEveryBoundKeyIsWhatBubbleTeaReports builds the key press a terminal would produce for every default
+// key and checks that its String() is the name the keymap uses, so no binding is dead.
+func TestEveryBoundKeyIsWhatBubbleTeaReports(t *testing.T) {
+	special := map[string]tea.KeyPressMsg{
+		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "home": {Code: tea.KeyHome}, "end": {Code: tea.KeyEnd},
+		"pgup": {Code: tea.KeyPgUp}, "pgdown": {Code: tea.KeyPgDown}, "tab": {Code: tea.KeyTab},
+		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift}, "enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape},
+		"space": {Code: tea.KeySpace, Text: " "}, "ctrl+u": {Code: 'u', Mod: tea.ModCtrl},
+		"ctrl+d": {Code: 'd', Mod: tea.ModCtrl}, "ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
+	}
+	km := DefaultKeyMap(false)
+	for _, b := range km.Bindings {
+		for _, k := range b.Keys {
+			msg, ok := special[k]
+			if !ok {
+				msg = key(k)
+			}
+			if got := msg.String(); got != k {
+				t.Errorf("%s: key %q arrives as %q", b.Action, k, got)
+			}
+			if got := km.Action(msg.String()); got != b.Action {
+				t.Errorf("key %q resolves to %q, want %q", k, got, b.Action)
+			}
+		}
 	}
 }

@@ -356,6 +356,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) updateInput(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
+	case "ctrl+c":
+		return tea.Quit
 	case "esc":
 		mode := m.inputMode
 		m.inputMode, m.input = inputNone, ""
