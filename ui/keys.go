@@ -124,16 +124,24 @@ func NewKeyMap(overrides map[string][]string, readOnly bool) (KeyMap, error) {
 		}
 		bs[i].Keys = append([]string(nil), keys...)
 	}
+	// Conflicts are checked over every binding, read-only or not, so a config that is wrong stays wrong
+	// when someone later drops --read-only.
+	owner := map[string]string{}
+	for _, b := range bs {
+		for _, k := range b.Keys {
+			if other, dup := owner[k]; dup && other != b.Action {
+				errs = append(errs, fmt.Sprintf("key %q is bound to both %q and %q", k, other, b.Action))
+				continue
+			}
+			owner[k] = b.Action
+		}
+	}
 	km := KeyMap{byKey: map[string]string{}, ReadOnly: readOnly}
 	for _, b := range bs {
 		if b.Mutating && readOnly {
 			continue
 		}
 		for _, k := range b.Keys {
-			if other, dup := km.byKey[k]; dup && other != b.Action {
-				errs = append(errs, fmt.Sprintf("key %q is bound to both %q and %q", k, other, b.Action))
-				continue
-			}
 			km.byKey[k] = b.Action
 		}
 		km.Bindings = append(km.Bindings, b)

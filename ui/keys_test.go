@@ -111,3 +111,9 @@ func TestEveryBoundKeyIsWhatBubbleTeaReports(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyMapConflictReportedInReadOnlyToo(t *testing.T) {
+	if _, err := NewKeyMap(map[string][]string{"unlock": {"j"}}, true); err == nil {
+		t.Fatal("a conflict with a mutating key passed because read-only hides that key")
+	}
+}
