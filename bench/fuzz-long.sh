@@ -5,15 +5,21 @@
 #   bench/fuzz-long.sh                 every target, 60s each, one fuzzing worker
 #   FUZZTIME=20s bench/fuzz-long.sh    a shorter round
 #   FUZZ_WORKERS=2 bench/fuzz-long.sh  more workers (the machine is shared: keep it small)
+#   FUZZ_MINIMIZE=60s bench/fuzz-long.sh  go's default minimization budget per input (see below)
 #   bench/fuzz-long.sh Envfile         only targets whose package or name matches the regexp
 #
 # A crasher is written by `go test -fuzz` to <package>/testdata/fuzz/<Target>/<hash>. That file is the
 # regression test: plain `go test` runs it as a seed from then on. The script lists every new one at the end
 # and exits 1; commit them together with the fix.
+#
+# Every input that reaches new code is minimised before fuzzing goes on, by default for up to 60s each:
+# in a 20s round one such input can take the whole round (the progress lines then show 0 execs/sec). The
+# script bounds minimisation to FUZZ_MINIMIZE (default 5s) so a round is spent mostly fuzzing.
 set -u -o pipefail
 
 fuzztime=${FUZZTIME:-60s}
 workers=${FUZZ_WORKERS:-1}
+minimize=${FUZZ_MINIMIZE:-5s}
 only=${1:-.}
 
 cd "$(dirname "$0")/.." || exit 2
@@ -32,7 +38,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 	exit 2
 fi
 
-echo "fuzzing ${#targets[@]} targets for $fuzztime each with $workers worker(s); logs in $logdir"
+echo "fuzzing ${#targets[@]} targets for $fuzztime each with $workers worker(s), minimising for at most $minimize; logs in $logdir"
 printf '%-32s %-22s %10s %14s  %s\n' package target time execs result
 failed=0
 crashers=()
@@ -42,7 +48,7 @@ for t in "${targets[@]}"; do
 	fn=${t#* }
 	log="$logdir/$(basename "$pkg")-$fn.log"
 	start=$(date +%s)
-	go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$fuzztime" -parallel "$workers" "$pkg" >"$log" 2>&1
+	go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" -parallel "$workers" "$pkg" >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
 	# The last progress line holds the total: "fuzz: elapsed: 20s, execs: 123456 (6172/sec), ...".
