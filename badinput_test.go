@@ -120,7 +120,7 @@ func noReaderCrash(t *testing.T, r model.Run) {
 	t.Helper()
 	for _, p := range r.Problems {
 		if strings.Contains(p.Message, "crashed runwatch's reader") {
-			t.Fatalf("reader panicked on %s: %s", r.StatePath, p.Message)
+			t.Errorf("reader panicked on %s: %s", r.StatePath, p.Message) // Errorf: also called off the test goroutine
 		}
 	}
 }
