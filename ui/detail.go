@@ -309,6 +309,13 @@ func (m *Model) moveDetail(act string) {
 	case ActPageDown:
 		pos += page
 	}
+	h := m.paneHeight(PaneDetail)
+	// Past the first or last focusable row, keys scroll the text around it (problems and hints below the
+	// last lock are still reachable).
+	if pos < 0 || pos > len(ids)-1 {
+		m.detailTop = moveScroll(m.detailTop, act, len(rows), h)
+		return
+	}
 	pos = clamp(pos, 0, len(ids)-1)
 	m.detailSel[run.StatePath] = rows[ids[pos]].id
 	// Rows change when a different stage expands, so find the focused row again before scrolling to it.
@@ -319,12 +326,15 @@ func (m *Model) moveDetail(act string) {
 			idx = i
 		}
 	}
-	h := m.paneHeight(PaneDetail)
 	if idx < m.detailTop {
 		m.detailTop = idx
 	}
 	if idx >= m.detailTop+h {
 		m.detailTop = idx - h + 1
+	}
+	if act == ActBottom {
+		// Show the end of the text, as long as the focused row stays on screen.
+		m.detailTop = clamp(len(rows)-h, 0, idx)
 	}
 }
 

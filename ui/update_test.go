@@ -519,3 +519,22 @@ func TestWatcherStoppedIsShown(t *testing.T) {
 		t.Fatalf("footer still claims live data:\n%s", out)
 	}
 }
+
+func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
+	m := newTestModel(t, 90, 30, sampleRuns(), Options{})
+	m = send(t, m, key("j")) // pay-flow: its problems-free detail ends with a lock
+	m = send(t, m, key("j")) // irm: its detail ends with a resume hint below every focusable row
+	m = send(t, m, key("enter"))
+	for range 30 {
+		m = send(t, m, key("j"))
+	}
+	if !strings.Contains(plain(m), "rerun S2 verification") {
+		t.Fatalf("the resume hint below the last focusable row is unreachable:\n%s", plain(m))
+	}
+	for range 60 {
+		m = send(t, m, key("k"))
+	}
+	if m.detailTop != 0 {
+		t.Fatalf("k back up leaves detailTop %d", m.detailTop)
+	}
+}
