@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"runwatch/model"
@@ -205,6 +206,29 @@ func BenchmarkStageStartOrderSmall(b *testing.B) {
 	for b.Loop() {
 		if ids := StageStartOrder(path); len(ids) == 0 {
 			b.Fatal("no stages")
+		}
+	}
+}
+
+// BenchmarkNextErrorNone: e on a 64 MiB log with no error entry at all, so every byte is looked at (the
+// level words are looked for as literals; only lines holding one are parsed).
+func BenchmarkNextErrorNone(b *testing.B) {
+	content := realisticLog(64<<20, 20, 0)
+	content = strings.NewReplacer("stage_blocked", "stage_waiting", "FAILED", "passed").Replace(content)
+	path := filepath.Join(b.TempDir(), "run.log")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	x, err := OpenIndex(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	x.Wait(context.Background())
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if line, ok := x.NextLevel(0, model.LevelError, true); ok {
+			b.Fatalf("unexpected error entry at line %d", line)
 		}
 	}
 }

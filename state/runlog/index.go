@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"regexp"
-	"strings"
 	"sync"
 
 	"runwatch/model"
@@ -420,7 +419,7 @@ func (x *Index) SearchContext(ctx context.Context, re *regexp.Regexp, from int, 
 }
 
 // NextLevel returns the next (or previous) entry-start line at or after (before) from whose entry has the
-// given level, as ParseEntries classifies it. Level words written in mixed case (eRRor) are not found.
+// given level, as ParseEntries classifies it.
 func (x *Index) NextLevel(from int, level model.Level, forward bool) (int, bool) {
 	m := &matcher{match: func(line []byte) bool {
 		entries, _ := ParseEntries(append(line[:len(line):len(line)], '\n'), 0)
@@ -428,15 +427,10 @@ func (x *Index) NextLevel(from int, level model.Level, forward bool) (int, bool)
 	}}
 	for _, lw := range levelWords {
 		if lw.level == level {
-			lits := append([]string(nil), lw.words...)
-			for _, w := range lw.words {
-				lits = append(lits, strings.ToUpper(w))
-			}
-			// Title case is already covered: the first letter is not part of the literal.
-			for i, l := range lits {
-				lits[i] = l[1:]
-			}
-			m.setLiterals(lits, false)
+			// levelOf lowers ASCII only, so the ASCII-folded search finds every candidate; the Unicode
+			// k and s that (?i) regexps need checked line by line do not make a level word here.
+			m.setLiterals(lw.words, true)
+			m.keepUnicodeFold = false
 		}
 	}
 	if m.lits == nil {

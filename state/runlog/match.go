@@ -20,8 +20,64 @@ type matcher struct {
 	// keepUnicodeFold: the literals hold k or s, which (?i) also matches as the Kelvin sign and long s; a
 	// buffer holding either is checked line by line so the ASCII prefilter cannot miss them.
 	keepUnicodeFold bool
-	match           func(line []byte) bool
-	scratch         []byte
+	// anchors replace one bytes.Index pass per literal when there are several: each literal is found by
+	// its rarest byte (IndexByte runs at memory speed on rare bytes), shared by literals that have the same.
+	anchors []anchor
+	match   func(line []byte) bool
+	scratch []byte
+}
+
+// anchor is a byte looked for with IndexByte, and the literals that hold it at offset k.
+type anchor struct {
+	c    byte
+	lits []anchoredLit
+}
+
+type anchoredLit struct {
+	lit []byte
+	k   int
+}
+
+// commonBytes lists bytes from most to least frequent in logs (English letters by frequency, with the
+// digits, blanks and punctuation of timestamps and key=value pairs up front); bytes not listed are rare.
+const commonBytes = " e0=t1a2_o3:i4n5-s6r7/Tl8Z9d.chu\"mfpgw,ybvSPEARCkx[]{}jqz"
+
+var byteRarity = func() (r [256]int) {
+	for i := range r {
+		r[i] = len(commonBytes)
+	}
+	for i := 0; i < len(commonBytes); i++ {
+		r[commonBytes[i]] = i
+	}
+	return r
+}()
+
+// setAnchors groups the literals by their rarest byte. Literals holding a newline keep the plain search:
+// anchor order equals line order only for literals within one line.
+func (m *matcher) setAnchors() {
+	if len(m.lits) < 2 {
+		return
+	}
+	byByte := map[byte]int{}
+	for _, lit := range m.lits {
+		if bytes.IndexByte(lit, '\n') >= 0 {
+			m.anchors = nil
+			return
+		}
+		k := 0
+		for i := range lit {
+			if byteRarity[lit[i]] > byteRarity[lit[k]] {
+				k = i
+			}
+		}
+		j, ok := byByte[lit[k]]
+		if !ok {
+			j = len(m.anchors)
+			byByte[lit[k]] = j
+			m.anchors = append(m.anchors, anchor{c: lit[k]})
+		}
+		m.anchors[j].lits = append(m.anchors[j].lits, anchoredLit{lit: lit, k: k})
+	}
 }
 
 func newRegexpMatcher(re *regexp.Regexp) *matcher {
@@ -53,6 +109,7 @@ func (m *matcher) setLiterals(lits []string, fold bool) {
 		m.lits = append(m.lits, []byte(l))
 	}
 	m.fold = fold
+	m.setAnchors()
 }
 
 // requiredLiterals returns literals one of which every match contains, and whether they are case-folded.
@@ -150,7 +207,7 @@ type lineScan struct {
 }
 
 func (m *matcher) scan(buf []byte) *lineScan {
-	s := &lineScan{m: m, buf: buf, hay: m.haystack(buf), litNext: make([]int, len(m.lits))}
+	s := &lineScan{m: m, buf: buf, hay: m.haystack(buf), litNext: make([]int, max(len(m.lits), len(m.anchors)))}
 	for i := range s.litNext {
 		s.litNext[i] = -2
 	}
@@ -181,6 +238,9 @@ func (s *lineScan) next() int {
 
 // candidate returns the first literal occurrence at or after pos, or -1.
 func (s *lineScan) candidate() int {
+	if s.m.anchors != nil {
+		return s.anchoredCandidate()
+	}
 	cand := -1
 	for i, lit := range s.m.lits {
 		if n := s.litNext[i]; n == -2 || (n >= 0 && n < s.pos) {
@@ -195,6 +255,41 @@ func (s *lineScan) candidate() int {
 		}
 	}
 	return cand
+}
+
+// anchoredCandidate returns the start of the first literal occurrence at or after pos, found through the
+// anchors. Occurrences come in anchor order, which is line order because a literal lies within a line.
+func (s *lineScan) anchoredCandidate() int {
+	next := s.litNext // per anchor: next position of its byte at or after pos
+	for {
+		best := -1
+		for j, a := range s.m.anchors {
+			if n := next[j]; n == -2 || (n >= 0 && n < s.pos) {
+				next[j] = indexFrom(s.hay, a.c, s.pos)
+			}
+			if n := next[j]; n >= 0 && (best < 0 || n < next[best]) {
+				best = j
+			}
+		}
+		if best < 0 {
+			return -1
+		}
+		p := next[best]
+		for _, al := range s.m.anchors[best].lits {
+			if st := p - al.k; st >= s.pos && st+len(al.lit) <= len(s.hay) && bytes.Equal(s.hay[st:st+len(al.lit)], al.lit) {
+				return st
+			}
+		}
+		next[best] = indexFrom(s.hay, s.m.anchors[best].c, p+1)
+	}
+}
+
+// indexFrom is IndexByte from position from, -1 if c does not occur there.
+func indexFrom(b []byte, c byte, from int) int {
+	if k := bytes.IndexByte(b[from:], c); k >= 0 {
+		return from + k
+	}
+	return -1
 }
 
 // haystack returns the bytes to look for literals in (buf, or its folded copy), or nil to go line by line.
