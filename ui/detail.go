@@ -154,15 +154,7 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 				if po.Phase != st.Key {
 					continue
 				}
-				status := po.Status
-				glyph := "·"
-				switch strings.ToLower(status) {
-				case "complete", "completed", "success", "approved", "passed":
-					glyph = "✓"
-				case "failed", "error", "rejected":
-					glyph = "✗"
-				}
-				addID(rowID{kind: rowOutput, stage: st.Key, key: po.File}, "    "+glyph+" "+Sanitize(po.File)+t.Dim.Render(" "+Sanitize(status)))
+				addID(rowID{kind: rowOutput, stage: st.Key, key: po.File}, "    "+wordGlyph(po.Status)+" "+Sanitize(po.File)+t.Dim.Render(" "+Sanitize(po.Status)))
 				for _, s := range po.Summary {
 					add("      " + t.Dim.Render(truncate(Sanitize(s), max(8, w-6))))
 				}
@@ -170,6 +162,33 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 					add("      " + t.Bad.Render("✗ "+truncate(Sanitize(po.Error), max(8, w-8))))
 				}
 			}
+		}
+	}
+
+	if jd := run.Jonggrang; jd != nil && len(jd.Agents) > 0 {
+		section("Agents")
+		for _, a := range jd.Agents {
+			line := wordGlyph(a.Status) + " " + Sanitize(a.ID)
+			if a.Role != "" && a.Role != a.ID {
+				line += t.Dim.Render(" " + Sanitize(a.Role))
+			}
+			line += t.Dim.Render(" " + orDash(Sanitize(a.Status)))
+			if a.StartedAt != nil {
+				end := now
+				if a.CompletedAt != nil {
+					end = *a.CompletedAt
+				}
+				if d := end.Sub(*a.StartedAt); d > 0 {
+					line += t.Dim.Render(" " + model.HumanDuration(d))
+				}
+			}
+			add(truncate(line, w))
+		}
+	}
+	if jd := run.Jonggrang; jd != nil && len(jd.Tasks) > 0 {
+		section("Tasks")
+		for _, tk := range jd.Tasks {
+			add(truncate(wordGlyph(tk.Status)+" "+Sanitize(tk.ID)+" "+Sanitize(tk.Title)+t.Dim.Render(" "+orDash(Sanitize(tk.Status))), w))
 		}
 	}
 
@@ -261,6 +280,22 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 		}
 	}
 	return rows
+}
+
+// wordGlyph gives a free-form status word from a run file (agent, task, phase output) the glyph its
+// meaning calls for; unknown words get a neutral dot and are shown as written beside it.
+func wordGlyph(status string) string {
+	switch strings.ToLower(strings.TrimSpace(status)) {
+	case "complete", "completed", "done", "success", "succeeded", "approved", "passed", "resolved":
+		return "✓"
+	case "failed", "error", "rejected", "crashed", "blocked":
+		return "✗"
+	case "running", "in_progress", "active", "working", "started":
+		return "▶"
+	case "pending", "queued", "todo":
+		return "○"
+	}
+	return "·"
 }
 
 func orDash(s string) string {

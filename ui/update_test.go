@@ -538,3 +538,20 @@ func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
 		t.Fatalf("k back up leaves detailTop %d", m.detailTop)
 	}
 }
+
+func TestDetailShowsAgentsAndTasks(t *testing.T) {
+	run := sampleRuns()[2]
+	run.Jonggrang.Agents = []model.Agent{{ID: "developer-auth-001", Role: "developer", Status: "running", StartedAt: at(10 * time.Minute)}}
+	run.Jonggrang.Tasks = []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}}
+	m := newTestModel(t, 140, 40, []model.Run{run}, Options{})
+	var text []string
+	for _, r := range m.detailRows(run, 80) {
+		text = append(text, stripped(r.text))
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{"▶ developer-auth-001 developer running 10m", "✓ task-001 Login form completed"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("detail lacks %q:\n%s", want, all)
+		}
+	}
+}
