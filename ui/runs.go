@@ -11,6 +11,9 @@ import (
 
 // attentionRank orders runs so the ones a person must act on come first.
 func attentionRank(r model.Run) int {
+	if r.Archived {
+		return 9 // history: below everything live, whatever it says
+	}
 	switch r.Status {
 	case model.StatusStalled:
 		return 0
@@ -197,7 +200,14 @@ func (m Model) renderRuns(w, h int) []string {
 		if tier == 2 {
 			word, statusW = string(r.Status), len("awaiting-input")
 		}
-		status := st.Render(fmt.Sprintf("%s %-*s", statusGlyph(r.Status), statusW, word))
+		glyph := statusGlyph(r.Status)
+		if r.Archived {
+			st, glyph, word = t.Dim, "⌂", "archvd"
+			if tier == 2 {
+				word = "archived"
+			}
+		}
+		status := st.Render(fmt.Sprintf("%s %-*s", glyph, statusW, word))
 		badge, verdict := lockBadge(r)
 		badgeText := strings.Repeat(" ", badgeWidth(tier))
 		if badge != "" {
