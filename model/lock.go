@@ -139,3 +139,25 @@ func HumanDuration(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dd%dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }
+
+// JudgementOutdated reports whether judging the run's locks and parallel groups again under env would change
+// a verdict. A lock holder that crashes, a pid-less lock ageing past stale-after and a worker that exits all
+// change the truth without touching a file, so a watcher must ask this on a timer, not wait for an event.
+func JudgementOutdated(r *Run, env Env) bool {
+	for _, l := range r.Locks {
+		again := l
+		again.Reasons = nil
+		JudgeLock(&again, env)
+		if again.Verdict != l.Verdict {
+			return true
+		}
+	}
+	if r.Jonggrang != nil && env.Proc != nil {
+		for _, g := range r.Jonggrang.Groups {
+			if g.PID > 0 && g.Alive != env.Proc.Alive(g.PID) {
+				return true
+			}
+		}
+	}
+	return false
+}

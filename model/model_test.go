@@ -167,3 +167,34 @@ func TestProgressCountsCompletedAndSkipped(t *testing.T) {
 		t.Fatalf("progress %+v", r.Progress)
 	}
 }
+
+func TestJudgementOutdated(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	acquired := now.Add(-20 * time.Minute)
+	proc := fakeProc{alive: map[int]bool{100: true, 300: true}}
+	env := Env{Now: now, Host: "box", StaleAfter: 30 * time.Minute, Proc: proc}
+	r := Run{Kind: KindJonggrang,
+		Locks:     []Lock{{PID: 100, Kind: KindResumable, AcquiredAt: &acquired}, {Kind: KindJonggrang, AcquiredAt: &acquired}},
+		Jonggrang: &JonggrangDetail{Groups: []Group{{PID: 300, Alive: true}}}}
+	for i := range r.Locks {
+		JudgeLock(&r.Locks[i], env)
+	}
+	if JudgementOutdated(&r, env) {
+		t.Fatal("nothing changed, yet judgement reported outdated")
+	}
+	later := env
+	later.Now = now.Add(15 * time.Minute) // the pid-less lock is now 35m old
+	if !JudgementOutdated(&r, later) {
+		t.Error("a pid-less lock ageing past stale-after was not noticed")
+	}
+	died := env
+	died.Proc = fakeProc{alive: map[int]bool{300: true}}
+	if !JudgementOutdated(&r, died) {
+		t.Error("a lock holder's death was not noticed")
+	}
+	workerGone := env
+	workerGone.Proc = fakeProc{alive: map[int]bool{100: true}}
+	if !JudgementOutdated(&r, workerGone) {
+		t.Error("a parallel worker's exit was not noticed")
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"runwatch/model"
 )
 
 func (w *Watcher) loop() {
@@ -27,6 +29,12 @@ func (w *Watcher) loop() {
 	}
 	reconcileT := time.NewTicker(every)
 	defer reconcileT.Stop()
+	livenessEvery := livenessInterval
+	if w.opts.liveness > 0 {
+		livenessEvery = w.opts.liveness
+	}
+	livenessT := time.NewTicker(livenessEvery)
+	defer livenessT.Stop()
 	for {
 		select {
 		case <-w.done:
@@ -75,6 +83,19 @@ func (w *Watcher) loop() {
 				}
 			}
 			pollT.Reset(w.pollIvl)
+		case now := <-livenessT.C:
+			// A holder that crashed leaves its lock file untouched: no event will ever say so. Re-judging is
+			// a kill(pid, 0) per lock and a clock comparison; a run is read again only if a verdict flips.
+			env := w.runs.env
+			env.Now = now
+			for sp, tr := range w.runs.runs {
+				if model.JudgementOutdated(&tr.run, env) {
+					w.force[sp] = true
+				}
+			}
+			if len(w.force) > 0 {
+				w.flush()
+			}
 		case <-reconcileT.C:
 			// The safety net: compare every watched directory with what we last saw, by stat only.
 			var ch []change

@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -545,4 +546,33 @@ func TestJonggrangEphemeralGateReachesEveryFeature(t *testing.T) {
 		return r.Jonggrang != nil && r.Jonggrang.Feedback != nil && r.Jonggrang.Feedback.Blocked
 	}
 	v.until("both features to show the blocked feedback gate", func() bool { return blocked(v.runs[a]) && blocked(v.runs[b]) })
+}
+
+// An agent that crashes leaves its lock file as it was: no file event will ever arrive. The run must still
+// stop showing as running, within a liveness interval.
+func TestLockHolderDeathIsSeenWithoutAnyFileChange(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	holder := exec.Command("sleep", "600")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	host, _ := os.Hostname()
+	writeFile(t, filepath.Join(runDir, "lock", "active.lock"), fmt.Sprintf(
+		`{"acquired_at_utc": %q, "host": %q, "pid": %d, "run_id": "20260215T014733Z", "user": "u"}`+"\n",
+		time.Now().UTC().Format(time.RFC3339), host, holder.Process.Pid)) // taken after the holder started, as real holders do
+
+	v := newView(t, Options{Paths: []string{root}, liveness: 50 * time.Millisecond})
+	v.until("the live holder", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1 && r.Locks[0].Verdict == model.VerdictLive && r.Status == model.StatusRunning
+	})
+	if err := holder.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	v.until("the dead holder's lock judged stale", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1 && r.Locks[0].Verdict == model.VerdictStale && r.Status != model.StatusRunning
+	})
 }

@@ -36,6 +36,7 @@ type Options struct {
 	fallbackPoll time.Duration
 	loseEvent    func(fsnotify.Event) bool
 	reconcile    time.Duration
+	liveness     time.Duration // how often lock holders and workers are checked for life
 	grace        time.Duration // how long a vanished state file may take to come back
 	inotifyErr   error         // as if inotify_init failed (EMFILE: the per-user instance limit)
 }
@@ -83,6 +84,9 @@ const (
 	// discovery decides; a deleted folder removes its runs at once.
 	vanishGrace    = 250 * time.Millisecond
 	reconcileEvery = 30 * time.Second
+	// livenessInterval: how soon a lock holder's death (or a lock ageing into stale) reaches the screen
+	// when no file changes to say so.
+	livenessInterval = 2 * time.Second
 	// DefaultPoll is the interval for directories inotify cannot watch (limit reached, network filesystem).
 	DefaultPoll = 2 * time.Second
 	// newLogFromStart: a run.log that appears while watching is reported from its first line when it is at
