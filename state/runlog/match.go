@@ -20,8 +20,9 @@ type matcher struct {
 	// keepUnicodeFold: the literals hold k or s, which (?i) also matches as the Kelvin sign and long s; a
 	// buffer holding either is checked line by line so the ASCII prefilter cannot miss them.
 	keepUnicodeFold bool
-	// anchors replace one bytes.Index pass per literal when there are several: each literal is found by
-	// its rarest byte (IndexByte runs at memory speed on rare bytes), shared by literals that have the same.
+	// anchors replace bytes.Index: each literal is found by its rarest byte (IndexByte runs at memory speed
+	// on rare bytes, where bytes.Index stumbles over a common first byte), one pass per distinct byte. With
+	// fold, a letter is looked for in both cases and the buffer is compared case-insensitively in place.
 	anchors []anchor
 	match   func(line []byte) bool
 	scratch []byte
@@ -55,10 +56,16 @@ var byteRarity = func() (r [256]int) {
 // setAnchors groups the literals by their rarest byte. Literals holding a newline keep the plain search:
 // anchor order equals line order only for literals within one line.
 func (m *matcher) setAnchors() {
-	if len(m.lits) < 2 {
-		return
-	}
 	byByte := map[byte]int{}
+	add := func(c byte, al anchoredLit) {
+		j, ok := byByte[c]
+		if !ok {
+			j = len(m.anchors)
+			byByte[c] = j
+			m.anchors = append(m.anchors, anchor{c: c})
+		}
+		m.anchors[j].lits = append(m.anchors[j].lits, al)
+	}
 	for _, lit := range m.lits {
 		if bytes.IndexByte(lit, '\n') >= 0 {
 			m.anchors = nil
@@ -70,13 +77,11 @@ func (m *matcher) setAnchors() {
 				k = i
 			}
 		}
-		j, ok := byByte[lit[k]]
-		if !ok {
-			j = len(m.anchors)
-			byByte[lit[k]] = j
-			m.anchors = append(m.anchors, anchor{c: lit[k]})
+		al := anchoredLit{lit: lit, k: k}
+		add(lit[k], al)
+		if c := lit[k]; m.fold && c >= 'a' && c <= 'z' {
+			add(c-'a'+'A', al)
 		}
-		m.anchors[j].lits = append(m.anchors[j].lits, anchoredLit{lit: lit, k: k})
 	}
 }
 
@@ -262,26 +267,66 @@ func (s *lineScan) candidate() int {
 func (s *lineScan) anchoredCandidate() int {
 	next := s.litNext // per anchor: next position of its byte at or after pos
 	for {
-		best := -1
-		for j, a := range s.m.anchors {
+		best, second := -1, -1 // the anchor whose byte comes first, and where the next other one comes
+		for j := range s.m.anchors {
 			if n := next[j]; n == -2 || (n >= 0 && n < s.pos) {
-				next[j] = indexFrom(s.hay, a.c, s.pos)
+				next[j] = indexFrom(s.hay, s.m.anchors[j].c, s.pos)
 			}
-			if n := next[j]; n >= 0 && (best < 0 || n < next[best]) {
+			n := next[j]
+			switch {
+			case n < 0:
+			case best < 0 || n < next[best]:
+				if best >= 0 {
+					second = next[best]
+				}
 				best = j
+			case second < 0 || n < second:
+				second = n
 			}
 		}
 		if best < 0 {
 			return -1
 		}
+		// Walk this anchor's byte until another anchor's comes first: a common anchor byte then costs an
+		// IndexByte and a compare per occurrence, not a look at every anchor.
+		a := &s.m.anchors[best]
 		p := next[best]
-		for _, al := range s.m.anchors[best].lits {
-			if st := p - al.k; st >= s.pos && st+len(al.lit) <= len(s.hay) && bytes.Equal(s.hay[st:st+len(al.lit)], al.lit) {
+		for p >= 0 && (second < 0 || p <= second) {
+			if st := s.verify(a, p); st >= 0 {
+				next[best] = p
 				return st
 			}
+			p = indexFrom(s.hay, a.c, p+1)
 		}
-		next[best] = indexFrom(s.hay, s.m.anchors[best].c, p+1)
+		next[best] = p
 	}
+}
+
+// verify returns the start of a literal of a whose anchor byte is at p, or -1.
+func (s *lineScan) verify(a *anchor, p int) int {
+	for _, al := range a.lits {
+		st := p - al.k
+		if st < s.pos || st+len(al.lit) > len(s.hay) {
+			continue
+		}
+		if seg := s.hay[st : st+len(al.lit)]; (!s.m.fold && bytes.Equal(seg, al.lit)) || (s.m.fold && equalFoldASCII(seg, al.lit)) {
+			return st
+		}
+	}
+	return -1
+}
+
+// equalFoldASCII compares b with the lower-case lit, lowering A-Z of b.
+func equalFoldASCII(b, lit []byte) bool {
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lit[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // indexFrom is IndexByte from position from, -1 if c does not occur there.
@@ -297,11 +342,11 @@ func (m *matcher) haystack(buf []byte) []byte {
 	if m.lits == nil {
 		return nil
 	}
-	if !m.fold {
-		return buf
-	}
 	if m.keepUnicodeFold && (bytes.Contains(buf, kelvin) || bytes.Contains(buf, longS)) {
 		return nil
+	}
+	if !m.fold || m.anchors != nil {
+		return buf // anchors compare case-insensitively in place
 	}
 	if cap(m.scratch) < len(buf) {
 		m.scratch = make([]byte, len(buf))
