@@ -216,7 +216,7 @@ func (m Model) renderRuns(w, h int) []string {
 			}
 			badgeText = t.verdictStyle(verdict).Render(padRight("L:"+badge, badgeWidth(tier)))
 		}
-		right := fmt.Sprintf("%5s", ago(now, r.UpdatedAt))
+		right := fmt.Sprintf("%6s", ago(now, r.UpdatedAt))
 		prog := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
 		var mid string
 		switch tier {
