@@ -277,8 +277,40 @@ func filterWord(p Pane) string {
 
 func (m Model) renderHelp(w, h int) string {
 	lines := m.keys.HelpLines()
-	top := clamp(m.helpTop, 0, max(0, len(lines)-(h-2)))
-	return box(m.theme, "Help · ? or esc to close", lines[top:], w, h, true)
+	inner := h - borderCells
+	// On a wide terminal the help goes in two columns, split at a blank line between groups, so it fits
+	// without scrolling.
+	if len(lines) > inner && w >= 100 {
+		split := -1
+		for i := len(lines) / 2; i < len(lines); i++ {
+			if lines[i] == "" {
+				split = i
+				break
+			}
+		}
+		if split > 0 && split <= inner && len(lines)-split-1 <= inner {
+			colW := (w - borderCells) / 2
+			left, right := lines[:split], lines[split+1:]
+			merged := make([]string, 0, max(len(left), len(right)))
+			for i := 0; i < len(left) || i < len(right); i++ {
+				l, r := "", ""
+				if i < len(left) {
+					l = left[i]
+				}
+				if i < len(right) {
+					r = right[i]
+				}
+				merged = append(merged, padRight(truncate(l, colW-1), colW)+r)
+			}
+			lines = merged
+		}
+	}
+	top := clamp(m.helpTop, 0, max(0, len(lines)-inner))
+	title := "Help · ? or esc to close"
+	if len(lines) > inner {
+		title += " · j/k scroll"
+	}
+	return box(m.theme, title, lines[top:], w, h, true)
 }
 
 // box draws a bordered pane with the title set into the top border. The focused pane gets a heavy border
