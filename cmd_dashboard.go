@@ -62,6 +62,13 @@ func newDashboardFlags() *dashboardFlags {
 func runDashboard(args []string, stdout, stderr io.Writer) int {
 	f := newDashboardFlags()
 	f.set.SetOutput(stderr)
+	f.set.Usage = func() {
+		fmt.Fprintln(stderr, "usage: "+commands["dashboard"].usage)
+		fmt.Fprintln(stderr, "Open the live dashboard over the run roots under each PATH (default: config roots, else the current")
+		fmt.Fprintln(stderr, "directory and $OPENCODE_CONFIG_DIR/reports). Press ? inside for the keys.")
+		fmt.Fprintln(stderr)
+		f.set.PrintDefaults()
+	}
 	paths, err := parseInterleaved(f.set, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
