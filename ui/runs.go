@@ -100,9 +100,8 @@ func (m *Model) resort() {
 		if ra, rb := attentionRank(a), attentionRank(b); ra != rb {
 			return ra < rb
 		}
-		if !a.UpdatedAt.Equal(b.UpdatedAt) {
-			return a.UpdatedAt.After(b.UpdatedAt)
-		}
+		// Within a group the order is by id, not by recency: a list that reshuffles on every write to a busy
+		// run cannot be read at a glance. A run moves only when its status moves it to another group.
 		if a.ID != b.ID {
 			return a.ID < b.ID
 		}
