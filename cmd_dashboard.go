@@ -166,7 +166,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 	p := tea.NewProgram(m, popts...)
 
-	go ui.Relay(p, w, ui.InitialHealth(cfg.Poll.D()))
+	go ui.Relay(p, w)
 
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)

@@ -411,7 +411,7 @@ func BenchmarkStartupFirstFrame1000Runs(b *testing.B) {
 			defer close(done)
 			p.Run()
 		}()
-		go Relay(p, w, InitialHealth(0))
+		go Relay(p, w)
 		select {
 		case <-shown:
 		case <-time.After(30 * time.Second):
@@ -462,7 +462,7 @@ func startLive(b *testing.B, probe *frameProbe, wrap func(Model) tea.Model) (*te
 		<-done
 		w.Close()
 	})
-	go Relay(p, w, InitialHealth(0))
+	go Relay(p, w)
 	select {
 	case <-ready:
 	case <-time.After(10 * time.Second):

@@ -81,7 +81,7 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 			add(l)
 		}
 	}
-	head := t.statusStyle(run.Status).Render(statusGlyph(run.Status)+" "+string(run.Status)) +
+	head := t.statusStyle(run.Status).Render(run.Status.Glyph()+" "+string(run.Status)) +
 		fmt.Sprintf(" · %s %s · %d/%d done", word, orDash(Sanitize(run.CurrentStage)), run.Progress.Done, run.Progress.Total)
 	if run.RawStatus != "" && run.RawStatus != string(run.Status) {
 		head += t.Dim.Render(" (file says " + Sanitize(run.RawStatus) + ")")
@@ -100,7 +100,7 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 		section(strings.ToUpper(word[:1]) + word[1:] + "s")
 	}
 	for _, st := range run.Stages {
-		line := t.stageStyle(st.Status).Render(stageGlyph(st.Status)) + " " + padRight(Sanitize(st.Key), 4)
+		line := t.stageStyle(st.Status).Render(st.Status.Glyph()) + " " + padRight(Sanitize(st.Key), 4)
 		if st.Name != "" && st.Name != st.Key {
 			line += " " + Sanitize(st.Name)
 		}

@@ -30,7 +30,7 @@ func TestLiveFlow(t *testing.T) {
 	m := New(Options{Theme: "mono", OpenLog: OpenIndexedLog, Tick: -1})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	go Relay(tm.GetProgram(), w, InitialHealth(0))
+	go Relay(tm.GetProgram(), w)
 
 	waitScreen(t, tm, "iso26262-mining")
 	before := len(w.Snapshot())

@@ -8,10 +8,11 @@ import (
 	"runwatch/watch"
 )
 
-// Relay is the one goroutine that moves a watcher's runs into a program: the snapshot first, then one
-// message per batch. It returns when the watcher's Updates channel closes.
-func Relay(p *tea.Program, w *watch.Watcher, initial Health) {
-	p.Send(SnapshotMsg{Runs: w.Snapshot(), Health: initial, At: time.Now()})
+// Relay is the one goroutine that moves a watcher's runs into a program: the snapshot first, with the health
+// the watcher set up (a fallback to polling or a missing root shows from the first frame), then one message
+// per batch. It returns when the watcher's Updates channel closes.
+func Relay(p *tea.Program, w *watch.Watcher) {
+	p.Send(SnapshotMsg{Runs: w.Snapshot(), Health: healthFrom(w.Health()), At: time.Now()})
 	for u := range w.Updates() {
 		p.Send(FromWatch(u))
 	}
@@ -24,7 +25,7 @@ func Relay(p *tea.Program, w *watch.Watcher, initial Health) {
 func FromWatch(u watch.Update) BatchMsg {
 	b := BatchMsg{
 		Changed: u.Changed, Removed: u.Removed, At: u.At,
-		Health: Health{Mode: u.Health.Mode, Err: u.Health.Err, LastChange: u.Health.LastChange, Watches: u.Health.Watches},
+		Health: healthFrom(u.Health),
 	}
 	for _, a := range u.Appended {
 		b.Appended = append(b.Appended, LogAppend{Path: a.Path, Entries: a.Entries, Truncated: a.Truncated, Rotated: a.Rotated})
@@ -32,10 +33,6 @@ func FromWatch(u watch.Update) BatchMsg {
 	return b
 }
 
-// InitialHealth is what the footer says before the watcher's first batch: the mode it was asked for.
-func InitialHealth(poll time.Duration) Health {
-	if poll > 0 {
-		return Health{Mode: "polling " + poll.String()}
-	}
-	return Health{Mode: "inotify"}
+func healthFrom(h watch.Health) Health {
+	return Health{Mode: h.Mode, Err: h.Err, LastChange: h.LastChange, Watches: h.Watches}
 }

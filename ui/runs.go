@@ -199,7 +199,7 @@ func (m Model) renderRuns(w, h int) []string {
 		if tier == 2 {
 			word, statusW = string(r.Status), len("awaiting-input")
 		}
-		glyph := statusGlyph(r.Status)
+		glyph := r.Status.Glyph()
 		if r.Archived {
 			st, glyph, word = t.Dim, "⌂", "archvd"
 			if tier == 2 {

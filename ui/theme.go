@@ -72,28 +72,6 @@ func monoTheme() Theme {
 	}
 }
 
-// statusGlyph pairs every run status with a glyph so that colour is never the only signal.
-func statusGlyph(s model.RunStatus) string {
-	switch s {
-	case model.StatusRunning:
-		return "▶"
-	case model.StatusPaused:
-		// "‖" rather than U+23F8: many terminal fonts lack the emoji-range pause sign and draw a box.
-		return "‖"
-	case model.StatusAwaitingInput:
-		return "?"
-	case model.StatusStalled:
-		return "⚠"
-	case model.StatusFailed:
-		return "✗"
-	case model.StatusBlocked:
-		return "⊘"
-	case model.StatusCompleted:
-		return "✓"
-	}
-	return "·"
-}
-
 func (t Theme) statusStyle(s model.RunStatus) lipgloss.Style {
 	switch s {
 	case model.StatusRunning:
@@ -106,20 +84,6 @@ func (t Theme) statusStyle(s model.RunStatus) lipgloss.Style {
 		return t.Warn
 	}
 	return t.Dim
-}
-
-func stageGlyph(s model.StageStatus) string {
-	switch s {
-	case model.StageCompleted:
-		return "✓"
-	case model.StageRunning:
-		return "▶"
-	case model.StageFailed:
-		return "✗"
-	case model.StageSkipped:
-		return "–"
-	}
-	return "○"
 }
 
 func (t Theme) stageStyle(s model.StageStatus) lipgloss.Style {
