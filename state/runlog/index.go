@@ -3,6 +3,7 @@ package runlog
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"sync"
@@ -177,7 +178,7 @@ func (x *Index) run() {
 		case err != nil:
 			x.err = err
 		case n == 0:
-			x.err = errShrunk
+			x.err = fmt.Errorf("%s: shrank while being indexed; Refresh reindexes it", x.path)
 		case isTail:
 			x.tail = r
 		default:
@@ -187,12 +188,6 @@ func (x *Index) run() {
 		x.changed.Broadcast()
 	}
 }
-
-type indexError string
-
-func (e indexError) Error() string { return string(e) }
-
-const errShrunk = indexError("log shrank while being indexed")
 
 // Close stops the indexer and closes the file.
 func (x *Index) Close() error {

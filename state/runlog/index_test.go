@@ -408,3 +408,22 @@ func TestIndexNumberingSwitchesOnlyInLen(t *testing.T) {
 		t.Fatalf("Len %d + shift %d, now %d; want %d", n, shift, x.Len(), len(want))
 	}
 }
+
+// TestIndexShrinksWhileCounting: the log is cut while the background count may still be reading it. The
+// count then stops with an error naming the file (or finished before the cut); Refresh starts over.
+func TestIndexShrinksWhileCounting(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "run.log", realisticLog(16<<20, 21, 0))
+	x := openIndex(t, path)
+	if err := os.Truncate(path, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Wait(context.Background()); err != nil && !strings.Contains(err.Error(), path) {
+		t.Fatalf("error does not name the file: %v", err)
+	}
+	if truncated, err := x.Refresh(); !truncated || err != nil {
+		t.Fatalf("Refresh after the cut: %v %v", truncated, err)
+	}
+	waitIndex(t, x)
+	content, _ := os.ReadFile(path)
+	checkLines(t, x, splitLines(string(content)), [][2]int{{0, 100}})
+}
