@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates the dashboard screenshots: the real model renders the fixture runs at fixed sizes (see
+# Regenerates the dashboard screenshots: the real model renders the demo workspace (fixed seed and clock) at fixed sizes (see
 # ui/screenshots_test.go), and freeze turns each frame into a PNG.
 #   screenshots/make.sh            (from the repository root)
 # Needs: go, and freeze (go install github.com/charmbracelet/freeze@v0.2.2).

@@ -5,24 +5,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
+	"runwatch/sim"
 	"runwatch/state"
 	"runwatch/state/action"
-	"runwatch/state/resumable/resumabletest"
 )
 
 // TestScreenshots writes the frames that screenshots/make.sh turns into PNGs with freeze. It runs only when
 // RUNWATCH_SCREENSHOTS names the output folder, so the normal test run does not write into the repo. The
-// frames are the real model's View over the fixture runs, driven by the same keys a person would press.
+// frames are the real model's View over a demo workspace (the runs `runwatch demo` opens, with a fixed seed and
+// clock so the pictures do not change between regenerations), driven by the keys a person would press.
 func TestScreenshots(t *testing.T) {
 	out := os.Getenv("RUNWATCH_SCREENSHOTS")
 	if out == "" {
 		t.Skip("set RUNWATCH_SCREENSHOTS=DIR to write screenshot frames (screenshots/make.sh does)")
 	}
-	runs := loadFixtures(t)
+	runs, demoNow, demoEnv := loadDemoWorkspace(t)
 	write := func(name string, m Model) {
 		t.Helper()
 		frame := render(t, m, colorprofile.TrueColor)
@@ -33,7 +35,7 @@ func TestScreenshots(t *testing.T) {
 		}
 	}
 	opts := func() Options {
-		return Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog, Env: fixtureEnv}
+		return Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv}
 	}
 	keys := func(m Model, ks ...string) Model {
 		for _, k := range ks {
@@ -47,7 +49,7 @@ func TestScreenshots(t *testing.T) {
 	wide := func() Model { return newTestModel(t, 140, 40, runs, opts()) }
 	write("overview", wide())
 	write("detail-jonggrang", keys(wide(), "j", "enter", "j", "j"))
-	write("timeline-search", keys(wide(), "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
+	write("timeline-search", keys(wide(), "/", "m", "i", "n", "i", "n", "g", "enter", "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
 	write("brief", keys(wide(), "b"))
 
 	stacked := newTestModel(t, 90, 30, runs, opts())
@@ -56,18 +58,37 @@ func TestScreenshots(t *testing.T) {
 	write("narrow-50x20", narrow)
 
 	// freeze paints a dark window, so the light theme would not show what a light terminal shows.
-	ro := newTestModel(t, 140, 40, runs, Options{Theme: "dark", ReadOnly: true, Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	ro := newTestModel(t, 140, 40, runs, Options{Theme: "dark", ReadOnly: true, Now: demoNow, OpenLog: OpenIndexedLog})
 	write("read-only-help", keys(ro, "?"))
 
-	// The confirmation shows the real plan of the real action on a private copy of the fixtures.
-	root := resumabletest.Copy(t)
-	locs, err := state.Discover([]string{resumabletest.Run(root, resumabletest.Mining)}, 1)
-	if err != nil || len(locs) != 1 {
-		t.Fatalf("discover: %v %v", locs, err)
+	// The confirmation shows the real plan of the real action: clearing the demo's dead-pid lock.
+	actor := NewActor(action.Options{User: "you", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")}, demoEnv)
+	cm := newTestModel(t, 140, 40, runs, Options{Theme: "dark", Actor: actor, Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv})
+	write("confirm-unlock", keys(cm, "/", "m", "i", "n", "i", "n", "g", "enter", "U"))
+}
+
+// loadDemoWorkspace creates the demo's runs at a fixed place, seed and clock, and reads them with the real
+// readers. The place is fixed because the detail pane shows it.
+func loadDemoWorkspace(t *testing.T) ([]model.Run, func() time.Time, func() model.Env) {
+	t.Helper()
+	now := time.Date(2026, 11, 30, 9, 41, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	dir := filepath.Join(os.TempDir(), "runwatch-demo")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
 	}
-	run := state.Load(locs[0], state.NewEnv(0))
-	actor := NewActor(action.Options{User: "you", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
-		func() model.Env { return state.NewEnv(0) })
-	cm := newTestModel(t, 140, 40, []model.Run{run}, Options{Theme: "dark", Actor: actor, Now: fixtureClock(), OpenLog: OpenIndexedLog})
-	write("confirm-unlock", keys(cm, "U"))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if _, err := sim.NewWorkspaceWith(dir, sim.Options{Seed: 7, Now: clock}); err != nil {
+		t.Fatal(err)
+	}
+	env := func() model.Env {
+		e := state.NewEnv(0)
+		e.Now = now
+		return e
+	}
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state.LoadAll(locs, env()), clock, env
 }
