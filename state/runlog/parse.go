@@ -57,6 +57,10 @@ func Append(dst []model.LogEntry, more []model.LogEntry) []model.LogEntry {
 
 // addLine adds one line (already without its newline, CR and excess length) at file offset off.
 func addLine(entries []model.LogEntry, text string, off int64) []model.LogEntry {
+	if off == 0 {
+		// Editors on some systems start a text file with a byte order mark; it would hide the first stamp.
+		text = strings.TrimPrefix(text, "\ufeff")
+	}
 	if t, msg, ok := splitStamp(text); ok {
 		e := model.LogEntry{Time: t, HasTime: true, Message: msg, Offset: off}
 		parseMessage(&e)

@@ -139,6 +139,22 @@ func TestParseEntriesLeadingContinuationAndRest(t *testing.T) {
 	}
 }
 
+func TestParseEntriesByteOrderMark(t *testing.T) {
+	data := "\ufeff[2026-02-15T01:50:43Z] run_bootstrap mode=resume-auto\n\ufeff[2026-02-15T01:50:44Z] later\n"
+	entries, _ := ParseEntries([]byte(data), 0)
+	if len(entries) != 1 || !entries[0].HasTime || entries[0].Event != "run_bootstrap" || len(entries[0].Continuation) != 1 {
+		t.Fatalf("a BOM at the start of the file should not hide the first entry (only there): %+v", entries)
+	}
+	path := writeFile(t, t.TempDir(), "run.log", data)
+	if tail, _, err := ReadTail(path, 5); err != nil || !sameEntries(tail, entries) {
+		t.Fatalf("ReadTail with a BOM: %+v %v", tail, err)
+	}
+	path = writeFile(t, t.TempDir(), "run.log", "\ufeff[2026-02-15T01:50:43Z] stage_start stage=A\n")
+	if got := StageStartOrder(path); !slices.Equal(got, []string{"A"}) {
+		t.Fatalf("StageStartOrder with a BOM = %q", got)
+	}
+}
+
 func TestParseEntriesCRLFAndInvalidUTF8(t *testing.T) {
 	data := "[2026-02-15T01:50:43Z] lock_acquired pid=7\r\n  note=\xff\xfe ok\r\n"
 	entries, _ := ParseEntries([]byte(data), 0)

@@ -31,7 +31,11 @@ func StageStartOrder(path string) []string {
 		if err != nil {
 			return
 		}
-		for _, id := range stageStarts(completeLines(buf[:n], lo > 0, hi < size)) {
+		b := buf[:n]
+		if lo == 0 {
+			b = bytes.TrimPrefix(b, []byte("\ufeff")) // as ParseEntries does at the start of the file
+		}
+		for _, id := range stageStarts(completeLines(b, lo > 0, hi < size)) {
 			if !seen[id] {
 				seen[id] = true
 				order = append(order, id)
