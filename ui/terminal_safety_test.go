@@ -15,8 +15,8 @@ import (
 
 // hostileFileRuns reads real runs whose files carry hostile text: the two runs of testdata/bad/hostile
 // (escape sequences, C1 controls, bidi overrides and invalid UTF-8 in every field the readers take from
-// files) and one resumable run per run.log of testdata/bad/log (binary, invalid UTF-8, escapes, no final
-// newline). They are read by the real readers (state.Discover and state.Load), from a copy, so planning an
+// files), one resumable run per run.log of testdata/bad/log (binary, invalid UTF-8, escapes, no final
+// newline) and two run folders with hostile names. They are read by the real readers (state.Discover and state.Load), from a copy, so planning an
 // action on them can never touch the repository.
 func hostileFileRuns(t *testing.T) []model.Run {
 	t.Helper()
@@ -51,13 +51,19 @@ func hostileFileRuns(t *testing.T) []model.Run {
 	if err := os.Remove(filepath.Join(unlocked, "run.lock")); err != nil {
 		t.Fatal(err)
 	}
+	// Folder names are run ids: a newline with a title change, and invalid UTF-8.
+	for _, name := range []string{"run\nwith newline\x1b]0;title\x07-20260215T000000Z", "bad-utf8-\xff\xfe-20260215T000000Z"} {
+		if err := os.CopyFS(filepath.Join(root, "names", name), os.DirFS(filepath.Join(bad, "base", "resumable"))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	locs, err := state.Discover([]string{root}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	runs := state.LoadAll(locs, state.NewEnv(0))
-	if len(runs) != 3+len(logs) {
-		t.Fatalf("read %d runs, want %d", len(runs), 3+len(logs))
+	if len(runs) != 5+len(logs) {
+		t.Fatalf("read %d runs, want %d", len(runs), 5+len(logs))
 	}
 	return runs
 }
@@ -77,11 +83,14 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 	seen := map[string]bool{}
 	markers := []string{"cursor moved", "clipboard write", "title change", "hyperlink", "DCS query", "C1 CSI",
 		"<U+202E>gnp.exe", "after binary", "last words", "\uFFFD", "^G", "^H",
-		"Confirm ", "Apply this change?", "Resume brief"}
+		"Confirm ", "Apply this change?", "Resume brief", "run^Jwith newline", "bad-utf8-\uFFFD\uFFFD-"}
 	check := func(m Model) {
 		t.Helper()
-		frame := m.View().Content
+		v := m.View()
+		frame := v.Content
 		assertOnlySGR(t, frame)
+		// The window title is sent in an OSC of its own: no run text may be in it unsanitised.
+		assertOnlySGR(t, v.WindowTitle)
 		frames++
 		plainFrame := ansi.Strip(frame)
 		for _, mk := range markers {
