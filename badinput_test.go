@@ -871,6 +871,39 @@ func TestBadInputUnreadable(t *testing.T) {
 		}
 		expectProblem(t, snap.Runs[0], want{model.CodeStateUnreadable, model.SeverityError, "state.env", []string{"permission denied"}, true})
 	})
+	// The watcher (the dashboard's health line, `runwatch events`) names what it cannot watch.
+	watcherSays := func(t *testing.T, scan, dir string) {
+		t.Helper()
+		code, out, errOut := asNobody(t, "events", "--timeout", "1s", scan)
+		var health struct {
+			Type   string `json:"type"`
+			Health struct {
+				Err string `json:"error"`
+			} `json:"health"`
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if json.Unmarshal([]byte(line), &health) == nil && health.Type == "watch-health" {
+				break
+			}
+		}
+		if code != 3 || health.Health.Err != "watch "+dir+": permission denied" {
+			t.Errorf("events exit %d, health error %q; stdout %q stderr %q", code, health.Health.Err, out, errOut)
+		}
+	}
+	t.Run("run folder mode 000, watcher", func(t *testing.T) {
+		scan, runDir := tree(t)
+		if err := os.Chmod(runDir, 0); err != nil {
+			t.Fatal(err)
+		}
+		watcherSays(t, scan, runDir)
+	})
+	t.Run("scan root mode 000, watcher", func(t *testing.T) {
+		scan, _ := tree(t)
+		if err := os.Chmod(scan, 0); err != nil {
+			t.Fatal(err)
+		}
+		watcherSays(t, scan, scan)
+	})
 	t.Run("run folder mode 000", func(t *testing.T) {
 		knownBug(t, "state.Discover skips a folder it cannot list, and status says nothing (owner: lead)")
 		scan, runDir := tree(t)
