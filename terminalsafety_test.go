@@ -53,6 +53,11 @@ func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "bad", "hostile"))); err != nil {
 		t.Fatal(err)
 	}
+	// A lock file name is a holder name too; git cannot hold this one comfortably, so it is made here.
+	hostileName := filepath.Join(root, "jonggrang", ".jonggrang", "locks", "agent\nwith\x1b]52;c;AAAA\x07\xfe.lock")
+	if err := os.WriteFile(hostileName, []byte(`{"agent_id": "x", "pid": 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errOut bytes.Buffer
 	var code int
 	within(t, "status table", func() { code = dispatch([]string{"status", root}, &out, &errOut) })
