@@ -51,6 +51,11 @@ func hostileFileRuns(t *testing.T) []model.Run {
 	if err := os.Remove(filepath.Join(unlocked, "run.lock")); err != nil {
 		t.Fatal(err)
 	}
+	// A lock file name is its holder's name, shown in the detail pane.
+	lockName := filepath.Join(root, "hostile", "jonggrang", ".jonggrang", "locks", "agent\nwith\x1b]52;c;AAAA\x07\xfe.lock")
+	if err := os.WriteFile(lockName, []byte(`{"agent_id": "x", "pid": 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Folder names are run ids: a newline with a title change, and invalid UTF-8.
 	for _, name := range []string{"run\nwith newline\x1b]0;title\x07-20260215T000000Z", "bad-utf8-\xff\xfe-20260215T000000Z"} {
 		if err := os.CopyFS(filepath.Join(root, "names", name), os.DirFS(filepath.Join(bad, "base", "resumable"))); err != nil {
