@@ -94,6 +94,7 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 		v := m.View()
 		frame := v.Content
 		assertOnlySGR(t, frame)
+		assertParsedOnlySGR(t, frame)
 		// The window title is sent in an OSC of its own: no run text may be in it unsanitised.
 		assertOnlySGR(t, v.WindowTitle)
 		frames++
@@ -259,5 +260,21 @@ func TestEveryBadCaseShowsItsProblem(t *testing.T) {
 	}
 	if shown < len(runs) {
 		t.Errorf("only %d problems over %d bad runs", shown, len(runs))
+	}
+}
+
+// assertParsedOnlySGR is a second opinion on assertOnlySGR from a real parser: the frame is walked with
+// charmbracelet/x/ansi's decoder (the one the renderer's width maths uses), and every zero-width sequence
+// must be a newline or a CSI ending in 'm' (SGR).
+func assertParsedOnlySGR(t *testing.T, frame string) {
+	t.Helper()
+	var st byte
+	for rest := frame; rest != ""; {
+		seq, width, n, next := ansi.DecodeSequence(rest, st, nil)
+		if width == 0 && seq != "\n" && !(strings.HasPrefix(seq, "\x1b[") && strings.HasSuffix(seq, "m")) {
+			i := len(frame) - len(rest)
+			t.Fatalf("sequence %q at byte %d is not runwatch's styling: …%q…", seq, i, frame[max(0, i-30):min(len(frame), i+30)])
+		}
+		st, rest = next, rest[n:]
 	}
 }
