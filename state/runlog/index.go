@@ -18,6 +18,10 @@ const (
 	scanStep = 1 << 20
 	// entryStartReach bounds how far EntryStart looks up for the timestamped line of an entry.
 	entryStartReach = 10000
+	// refreshSyncBytes of an append are indexed inside Refresh, so the lines are there for the Len and Lines
+	// that follow it (a viewer redraws once per append); the rest of a bigger append is indexed in the
+	// background. It matches MaxPollBytes: the watcher hands a big append over in pieces of that size.
+	refreshSyncBytes = MaxPollBytes
 )
 
 // searchChunk is what a search reads at a time (a variable so tests reach piece boundaries with small files).
@@ -154,11 +158,15 @@ func (x *Index) run() {
 			return
 		}
 		gen, f := x.gen, x.f
+		tailAt := x.tail.scanned
 		var r region
 		var end int64
 		isTail := x.tail.scanned < x.size
 		if isTail {
 			r, end = x.tail, x.size
+			// Refresh may extend the tail's marks while this step runs: append to a copy, not into the
+			// same array.
+			r.marks = r.marks[:len(r.marks):len(r.marks)]
 		} else {
 			r, end = x.head, x.split
 		}
@@ -168,8 +176,8 @@ func (x *Index) run() {
 			r.scan(buf[:n])
 		}
 		x.mu.Lock()
-		if gen != x.gen {
-			continue
+		if gen != x.gen || (isTail && x.tail.scanned != tailAt) {
+			continue // reopened, or Refresh indexed this part of the tail meanwhile
 		}
 		switch {
 		case err != nil:
@@ -364,9 +372,29 @@ func (x *Index) Refresh() (truncated bool, err error) {
 		x.size = old.Size()
 		x.witness = x.readWitness(x.size)
 		x.err = nil
+		if err := x.scanTailLocked(refreshSyncBytes); err != nil {
+			x.err = err
+		}
 		x.changed.Broadcast()
 	}
 	return false, nil
+}
+
+// scanTailLocked indexes up to limit bytes of the tail not yet indexed, with the lock held.
+func (x *Index) scanTailLocked(limit int64) error {
+	buf := make([]byte, min(scanStep, limit, x.size-x.tail.scanned))
+	for done := int64(0); done < limit && x.tail.scanned < x.size; {
+		n, err := readFull(x.f, buf[:min(int64(len(buf)), x.size-x.tail.scanned, limit-done)], x.tail.scanned)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("%s: shrank while being indexed; Refresh reindexes it", x.path)
+		}
+		x.tail.scan(buf[:n])
+		done += int64(n)
+	}
+	return nil
 }
 
 // waitExact blocks until line numbers are final.

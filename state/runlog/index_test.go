@@ -427,3 +427,21 @@ func TestIndexShrinksWhileCounting(t *testing.T) {
 	content, _ := os.ReadFile(path)
 	checkLines(t, x, splitLines(string(content)), [][2]int{{0, 100}})
 }
+
+// TestIndexRefreshShowsAppendAtOnce: after Refresh returns, Len and Lines include an ordinary append
+// without waiting for the background indexer (a viewer redraws once per append).
+func TestIndexRefreshShowsAppendAtOnce(t *testing.T) {
+	content := realisticLog(3<<20, 22, 0)
+	path := writeFile(t, t.TempDir(), "run.log", content)
+	x := openIndex(t, path)
+	for i := 0; i < 50; i++ {
+		line := fmt.Sprintf("[2026-02-15T09:00:00Z] step seq=%d", i)
+		appendFile(t, path, line+"\n")
+		if _, err := x.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+		if got := x.Tail(1); len(got) != 1 || got[0] != line {
+			t.Fatalf("after append %d the tail is %q", i, got)
+		}
+	}
+}
