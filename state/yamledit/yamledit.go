@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -118,6 +119,10 @@ func Apply(data []byte, edits []Edit) ([]byte, error) {
 	s := newSource(data)
 	var splices []splice
 	for i, e := range edits {
+		if !utf8.ValidString(e.Value.text) || !utf8.ValidString(strings.Join(e.Path, "")) {
+			// YAML text is UTF-8: such a value could not be written so that it reads back the same.
+			return nil, fmt.Errorf("set %s: value is not valid UTF-8", strings.Join(e.Path, "."))
+		}
 		sp, err := s.plan(root, e)
 		if err != nil {
 			return nil, fmt.Errorf("set %s: %w", strings.Join(e.Path, "."), err)
@@ -366,7 +371,9 @@ func format(v Value, old *yaml.Node) string {
 	case kindNull, kindBool, kindNumber:
 		return v.text
 	}
-	if old != nil && old.Style&yaml.DoubleQuotedStyle != 0 {
+	// Single quotes fold line breaks into spaces and cannot escape anything, so text with a control character
+	// goes double-quoted; for valid UTF-8, Go's escapes (\r, \t, \x7f, \u2028) are YAML's escapes too.
+	if (old != nil && old.Style&yaml.DoubleQuotedStyle != 0) || strings.IndexFunc(v.text, needsEscape) >= 0 {
 		return strconv.Quote(v.text)
 	}
 	if plainSafe.MatchString(v.text) && resolvesToString(v.text) {
@@ -374,6 +381,8 @@ func format(v Value, old *yaml.Node) string {
 	}
 	return "'" + strings.ReplaceAll(v.text, "'", "''") + "'"
 }
+
+func needsEscape(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }
 
 func resolvesToString(plain string) bool {
 	var n yaml.Node
@@ -383,11 +392,15 @@ func resolvesToString(plain string) bool {
 	return n.Content[0].Tag == "!!str"
 }
 
-// scalarNode is what v reads back as.
+// scalarNode is what v must read back as. For a string that is its exact text: comparing against how format
+// encodes it would let an encoding that changes the text (a folded line break) verify against itself.
 func scalarNode(v Value) *yaml.Node {
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(format(v, nil)), &n); err != nil || len(n.Content) != 1 {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.text}
+	}
+	if v.kind == kindString {
+		n.Content[0].Value = v.text
 	}
 	return n.Content[0]
 }

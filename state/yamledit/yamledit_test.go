@@ -176,3 +176,27 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+// Found by FuzzApply: a value with a line break was single-quoted, which YAML folds into a space, and the
+// check compared against that same encoding, so the change of text went unnoticed.
+func TestControlCharactersRoundTrip(t *testing.T) {
+	for _, value := range []string{"\r", "line one\nline two", "tab\there", "bell\a", "nel\u0085", "ls\u2028"} {
+		got, err := Apply([]byte("a: 1\nb: 'x'\n"), []Edit{{Path: []string{"b"}, Value: String(value)}})
+		if err != nil {
+			t.Fatalf("%q: %v", value, err)
+		}
+		n, err := Parse(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := Lookup(n, "b"); v == nil || v.Value != value {
+			t.Errorf("%q written as %q reads back as %v", value, got, v)
+		}
+	}
+}
+
+func TestInvalidUTF8ValueRefused(t *testing.T) {
+	if _, err := Apply([]byte("a: 1\n"), []Edit{{Path: []string{"a"}, Value: String("\xff")}}); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("err = %v, want a refusal naming UTF-8", err)
+	}
+}
