@@ -905,7 +905,6 @@ func TestBadInputUnreadable(t *testing.T) {
 		watcherSays(t, scan, scan)
 	})
 	t.Run("run folder mode 000", func(t *testing.T) {
-		knownBug(t, "state.Discover skips a folder it cannot list, and status says nothing (owner: lead)")
 		scan, runDir := tree(t)
 		if err := os.Chmod(runDir, 0); err != nil {
 			t.Fatal(err)
@@ -917,7 +916,6 @@ func TestBadInputUnreadable(t *testing.T) {
 		}
 	})
 	t.Run("scan root mode 000", func(t *testing.T) {
-		knownBug(t, "state.Discover returns no error for a scan root it cannot list; status prints no runs, exit 0 (owner: lead)")
 		scan, _ := tree(t)
 		if err := os.Chmod(scan, 0); err != nil {
 			t.Fatal(err)

@@ -67,7 +67,7 @@ var (
 func resolveRun(arg string, cfg config.Config) (state.Location, error) {
 	if st, err := os.Stat(arg); err == nil {
 		locs, err := state.Discover([]string{arg}, 1)
-		if err != nil {
+		if err != nil && len(locs) == 0 {
 			return state.Location{}, err
 		}
 		if st.IsDir() {

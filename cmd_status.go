@@ -47,6 +47,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	env := envFor(cfg)
 	locs, err := state.Discover(scanPaths(fs.Args(), cfg), cfg.MaxDepth)
+	unreadable, err := state.SplitUnreadable(err)
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
@@ -60,6 +61,13 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printStatusTable(stdout, snap.Runs, env.Now)
+	}
+	// A folder that could not be listed may hide runs: say which, and do not report "all read".
+	for _, u := range unreadable {
+		fmt.Fprintf(stderr, "runwatch status: %s\n", ui.Sanitize(u.Error()))
+	}
+	if len(unreadable) > 0 {
+		return exitProblems
 	}
 	for _, r := range snap.Runs {
 		if r.HasErrors() && !r.Archived {

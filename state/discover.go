@@ -66,10 +66,46 @@ func IsStateFileName(name string) bool {
 	return lower != "checklist" && !strings.HasSuffix(lower, ".checklist") && !strings.HasSuffix(lower, "-checklist")
 }
 
+// UnreadableDirError names a folder the scan could not list: runs under it cannot be shown, and the person
+// must be told so rather than see an empty list.
+type UnreadableDirError struct {
+	Dir string
+	Err error
+}
+
+func (e *UnreadableDirError) Error() string {
+	return fmt.Sprintf("cannot read folder %s: %v; runs under it are not shown", e.Dir, e.Err)
+}
+
+func (e *UnreadableDirError) Unwrap() error { return e.Err }
+
+// SplitUnreadable separates the folders Discover could not list (to report; the scan went on) from the errors
+// that make the request itself wrong, such as a path that does not exist.
+func SplitUnreadable(err error) ([]*UnreadableDirError, error) {
+	if err == nil {
+		return nil, nil
+	}
+	list := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		list = joined.Unwrap()
+	}
+	var unreadable []*UnreadableDirError
+	var rest []error
+	for _, e := range list {
+		var u *UnreadableDirError
+		if errors.As(e, &u) {
+			unreadable = append(unreadable, u)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	return unreadable, errors.Join(rest...)
+}
+
 // Discover finds run roots of both conventions under paths, to maxDepth directory levels below each. Symlinked
-// directories are followed once (a loop is cut by remembering device and inode). A path that does not exist is
-// an error; unreadable subdirectories are skipped (their runs cannot be shown, and the caller's watcher reports
-// them).
+// directories are followed once (a loop is cut by remembering device and inode). The error joins a path that
+// does not exist and one *UnreadableDirError per folder that could not be listed; the locations found
+// elsewhere are returned all the same.
 func Discover(paths []string, maxDepth int) ([]Location, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
@@ -95,16 +131,20 @@ func Discover(paths []string, maxDepth int) ([]Location, error) {
 		d.walk(abs, 0)
 	}
 	sort.Slice(d.locs, func(i, j int) bool { return d.locs[i].StatePath < d.locs[j].StatePath })
+	for _, u := range d.unreadable {
+		errs = append(errs, u)
+	}
 	return d.locs, errors.Join(errs...)
 }
 
 type fileID struct{ dev, ino uint64 }
 
 type discoverer struct {
-	seenDirs map[fileID]bool
-	seenLocs map[string]bool
-	locs     []Location
-	maxDepth int
+	unreadable []*UnreadableDirError
+	seenDirs   map[fileID]bool
+	seenLocs   map[string]bool
+	locs       []Location
+	maxDepth   int
 }
 
 func (d *discoverer) add(loc Location) {
@@ -129,6 +169,11 @@ func (d *discoverer) walk(dir string, depth int) {
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		d.unreadable = append(d.unreadable, &UnreadableDirError{Dir: dir, Err: err})
 		return
 	}
 	if isFeatureDir(dir) {
@@ -170,6 +215,13 @@ func (d *discoverer) jonggrangProject(projectRoot string) {
 	features := filepath.Join(projectRoot, ".jonggrang", ".output", "features")
 	entries, err := os.ReadDir(features)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			d.unreadable = append(d.unreadable, &UnreadableDirError{Dir: features, Err: err})
+		}
 		return
 	}
 	for _, e := range entries {

@@ -118,3 +118,30 @@ func TestDiscoverGivenAFeatureDir(t *testing.T) {
 		t.Fatalf("got %+v, %v", locs, err)
 	}
 }
+
+func TestDiscoverNamesFoldersItCannotRead(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root reads mode-000 folders; TestBadInputUnreadable in package main runs this as nobody.
+		t.Skip("running as root")
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, "ok/state.env"), "")
+	write(t, filepath.Join(root, "locked/state.env"), "")
+	if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, "locked"), 0o755) })
+	locs, err := Discover([]string{root}, 2)
+	unreadable, rest := SplitUnreadable(err)
+	if len(locs) != 1 || rest != nil || len(unreadable) != 1 || unreadable[0].Dir != filepath.Join(root, "locked") {
+		t.Fatalf("locs %v, unreadable %v, other error %v", locs, unreadable, rest)
+	}
+}
+
+func TestSplitUnreadableKeepsOtherErrors(t *testing.T) {
+	_, err := Discover([]string{filepath.Join(t.TempDir(), "absent")}, 1)
+	unreadable, rest := SplitUnreadable(err)
+	if len(unreadable) != 0 || rest == nil {
+		t.Fatalf("a missing path must stay an error: %v %v", unreadable, rest)
+	}
+}

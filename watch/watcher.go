@@ -211,7 +211,8 @@ func New(opts Options) (*Watcher, error) {
 		}
 	}
 	locs, err := state.Discover(roots, opts.MaxDepth)
-	if err != nil {
+	// Folders that cannot be listed are named by the watcher's own walk (with what it does about them).
+	if _, err = state.SplitUnreadable(err); err != nil {
 		// A missing root is watched for its creation; say so rather than fail.
 		w.noteErr(strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
