@@ -114,6 +114,13 @@ func JudgeLock(l *Lock, env Env) {
 		verdict(VerdictUnknown, "no usable timestamp and no pid; the convention never expires such a lock")
 		return
 	}
+	if age < 0 {
+		// The convention's age rule compares a negative age with stale-after, so it never expires this lock;
+		// calling it live would claim knowledge nobody has.
+		l.Reasons = nil
+		verdict(VerdictUnknown, "acquired_at is %s in the future and there is no pid; the convention never expires such a lock", HumanDuration(-age))
+		return
+	}
 	if age > staleAfter {
 		verdict(VerdictStale, "age %s exceeds %s", HumanDuration(age), HumanDuration(staleAfter))
 		return

@@ -99,6 +99,7 @@ func TestJudgeLock(t *testing.T) {
 		{"jonggrang old, no pid", Lock{Kind: KindJonggrang, AcquiredAt: at(2 * time.Hour)}, VerdictStale, "age 2h0m exceeds 30m"},
 		{"jonggrang fresh, no pid", Lock{Kind: KindJonggrang, AcquiredAt: at(5 * time.Minute)}, VerdictLive, "within"},
 		{"jonggrang no timestamp", Lock{Kind: KindJonggrang}, VerdictUnknown, "no usable timestamp"},
+		{"jonggrang future timestamp", Lock{Kind: KindJonggrang, AcquiredAt: at(-48 * time.Hour)}, VerdictUnknown, "in the future"},
 		{"resumable no pid", Lock{Kind: KindResumable, AcquiredAt: at(time.Minute)}, VerdictUnknown, "no pid"},
 		{"kernel thread", Lock{PID: 2, Kind: KindJonggrang, AcquiredAt: at(time.Minute)}, VerdictStale, "kernel thread"},
 		{"negative pid", Lock{PID: -1, Kind: KindResumable}, VerdictUnknown, "not a valid process id"},

@@ -298,7 +298,7 @@ func TestBadLocks(t *testing.T) {
 					t.Errorf("pid = %d", l.PID)
 				}
 			}},
-		{name: "timestamp in the future", content: `{"agent_id":"dev","acquired_at":"` + iso(3*time.Hour) + `"}`, verdict: model.VerdictLive, reason: "in the future"},
+		{name: "timestamp in the future", content: `{"agent_id":"dev","acquired_at":"` + iso(3*time.Hour) + `"}`, verdict: model.VerdictUnknown, reason: "in the future and there is no pid"},
 		{name: "timestamp in another format", content: `{"agent_id":"dev","acquired_at":"16/02/2026 05:00"}`, verdict: model.VerdictUnknown, reason: "is not a timestamp"},
 		{name: "epoch milliseconds", content: `{"agent_id":"dev","acquired_at":` + itoa(int(now.Add(-2*time.Hour).UnixMilli())) + `}`, verdict: model.VerdictStale, reason: "exceeds 30m"},
 		{name: "wrong field types", content: `{"agent_id":7,"files":"a.ts","acquired_at":"` + iso(-time.Minute) + `"}`, verdict: model.VerdictLive, reason: "agent_id is not text",

@@ -131,12 +131,14 @@ func jsonPID(raw json.RawMessage) int {
 	v, err := strconv.ParseInt(n.String(), 10, 64)
 	if err != nil {
 		f, ferr := strconv.ParseFloat(n.String(), 64)
-		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
+		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt64/2 {
 			return -1
 		}
 		v = int64(f)
 	}
-	if v > math.MaxInt32 || v < math.MinInt32 {
+	// Out-of-range pids are kept as written, so the verdict can quote them ("pid 99999999999 is not a valid
+	// process id"); only a value int cannot hold becomes -1.
+	if int64(int(v)) != v {
 		return -1
 	}
 	return int(v)
