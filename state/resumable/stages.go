@@ -2,6 +2,7 @@ package resumable
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
@@ -77,7 +78,7 @@ func buildStages(run *model.Run, det *model.ResumableDetail, logPath string, log
 		set, valid := flagValue(kv.Value)
 		if !valid {
 			run.AddProblem(model.SeverityWarning, model.CodeFlagValue, run.StatePath,
-				fmt.Sprintf("%s has value %q; only 0 and 1 are meaningful, so it counts as 0", kv.Key, kv.Value))
+				fmt.Sprintf("%s: %s has value %q; only 0 and 1 are meaningful, so it counts as 0", filepath.Base(run.StatePath), kv.Key, kv.Value))
 		}
 		if isChecklist {
 			st.ChecklistDoneKey = kv.Key
@@ -101,7 +102,7 @@ func buildStages(run *model.Run, det *model.ResumableDetail, logPath string, log
 	}
 	if stateLoaded && len(run.Stages) == 0 {
 		run.AddProblem(model.SeverityWarning, model.CodeNoStages, run.StatePath,
-			"the state file has no <STAGE>_DONE flags, so no stages can be shown")
+			filepath.Base(run.StatePath)+": no <STAGE>_DONE flags, so no stages can be shown")
 	}
 	orderStages(run, det, logPath, logRegular && named)
 }
@@ -174,7 +175,7 @@ func markCurrentStage(run *model.Run, cur string) {
 	if cur == "" {
 		if len(run.Stages) > 0 && !allDone {
 			run.AddProblem(model.SeverityWarning, model.CodeCurrentStageUnknown, run.StatePath,
-				"CURRENT_STAGE is not set; the earliest stage not done is where a resume would start")
+				filepath.Base(run.StatePath)+": CURRENT_STAGE is not set; the earliest stage not done is where a resume would start")
 		}
 		return
 	}
@@ -189,7 +190,7 @@ func markCurrentStage(run *model.Run, cur string) {
 			keys[i] = s.Key
 		}
 		run.AddProblem(model.SeverityError, model.CodeCurrentStageUnknown, run.StatePath,
-			fmt.Sprintf("CURRENT_STAGE %q is not one of the run's stages (%s)", cur, strings.Join(keys, ", ")))
+			fmt.Sprintf("%s: CURRENT_STAGE %q is not one of the run's stages (%s)", filepath.Base(run.StatePath), cur, strings.Join(keys, ", ")))
 		return
 	}
 	run.CurrentStage = st.Key
@@ -225,7 +226,7 @@ func attachChecklist(run *model.Run, keys []model.KV, path string) {
 		if !valid {
 			item.Raw = kv.Value
 			run.AddProblem(model.SeverityWarning, model.CodeChecklistValue, path,
-				fmt.Sprintf("checklist item %s has value %q; only 0 and 1 are meaningful, so it counts as not done", kv.Key, kv.Value))
+				fmt.Sprintf("%s: checklist item %s has value %q; only 0 and 1 are meaningful, so it counts as not done", filepath.Base(path), kv.Key, kv.Value))
 		}
 		run.Stages[i].Checklist = append(run.Stages[i].Checklist, item)
 	}
@@ -307,7 +308,7 @@ func addFlags(run *model.Run, det *model.ResumableDetail) {
 			if !valid {
 				f.Raw = v
 				run.AddProblem(model.SeverityWarning, model.CodeFlagValue, run.StatePath,
-					fmt.Sprintf("%s has value %q; only 0 and 1 are meaningful, so it counts as 0", name, v))
+					fmt.Sprintf("%s: %s has value %q; only 0 and 1 are meaningful, so it counts as 0", filepath.Base(run.StatePath), name, v))
 			}
 			run.Flags = append(run.Flags, f)
 		}
