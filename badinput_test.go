@@ -198,7 +198,7 @@ func TestBadInputManifest(t *testing.T) {
 	}{
 		{"empty", exitProblems, want{model.CodeManifestUnparsable, model.SeverityError, file, []string{"holds no YAML document (empty)"}, true}, notLoaded},
 		{"truncated", exitProblems, want{model.CodeManifestUnparsable, model.SeverityError, file, []string{"line 5: found unexpected end of stream"}, true}, notLoaded},
-		{"tabs", exitProblems, want{model.CodeManifestUnparsable, model.SeverityError, file, []string{"line 4: found character that cannot start any token"}, true}, notLoaded},
+		{"tabs", exitProblems, want{model.CodeManifestUnparsable, model.SeverityError, file, []string{"line 4: found character that cannot start any token", "indented with a tab"}, true}, notLoaded},
 		{"deep-nesting", exitProblems, want{model.CodeManifestUnparsable, model.SeverityError, file, []string{"exceeded max depth of 10000"}, true}, notLoaded},
 		{"alias-bomb", exitOK, want{model.CodeManifestInvalid, model.SeverityWarning, file, []string{"active_phases: line 8: expected a number, found a list"}, true},
 			func(t *testing.T, r model.Run) {

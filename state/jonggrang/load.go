@@ -1,6 +1,7 @@
 package jonggrang
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -126,7 +127,7 @@ func (ld loader) readManifest(path string, probs *problemSink) (*manifest, time.
 		}
 		if m, err = parseManifest(data); err != nil {
 			probs.add(model.SeverityError, model.CodeManifestUnparsable, path,
-				"%s: not valid YAML (read twice, %s apart): %v", path, ld.retryDelay, err)
+				"%s: not valid YAML (read twice, %s apart): %v%s", path, ld.retryDelay, err, yamlHint(err, data))
 			return nil, time.Time{}
 		}
 	}
@@ -401,4 +402,13 @@ func manifestAgents(path string) []string {
 	agentCache.m[path] = cachedAgents{size: st.Size(), mod: st.ModTime(), ids: ids}
 	agentCache.Unlock()
 	return ids
+}
+
+// yamlHint names the usual cause of yaml's least helpful message: a tab in indentation, which YAML forbids
+// and hand edits often bring.
+func yamlHint(err error, data []byte) string {
+	if strings.Contains(err.Error(), "found character that cannot start any token") && bytes.Contains(data, []byte("\n\t")) {
+		return " (a line is indented with a tab; YAML allows only spaces)"
+	}
+	return ""
 }
