@@ -150,8 +150,15 @@ func HumanDuration(d time.Duration) string {
 // JudgementOutdated reports whether judging the run's locks and parallel groups again under env would change
 // a verdict. A lock holder that crashes, a pid-less lock ageing past stale-after and a worker that exits all
 // change the truth without touching a file, so a watcher must ask this on a timer, not wait for an event.
+//
+// Only a live verdict can go out of date: a dead pid stays dead (a reused one is caught by its start time), a
+// lock stale by age only gets older, and what makes a lock unknown (another host, no timestamp, a bad pid)
+// does not change with time. So only live locks are judged again, which keeps a quiet dashboard quiet.
 func JudgementOutdated(r *Run, env Env) bool {
 	for _, l := range r.Locks {
+		if l.Verdict != VerdictLive {
+			continue
+		}
 		again := l
 		again.Reasons = nil
 		JudgeLock(&again, env)
