@@ -2,7 +2,12 @@ package runlog
 
 import (
 	"bytes"
+	"io/fs"
+	"os"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"runwatch/model"
 )
@@ -13,42 +18,119 @@ import (
 const stageWindow = 1 << 20
 
 // StageStartOrder returns the stage ids of `stage_start stage=X` entries (also `stage-start`, and the
-// positional `stage_start X` and `X start` forms) in order of first appearance, reading only the first and
-// last MiB of the log. It returns nil when the log is missing, unreadable or not a regular file: stage order
-// then falls back to natural order, and the log itself is reported by whoever reads it for display.
+// positional `stage_start X` and `X start` forms) in order of first appearance. The first look at a log reads
+// only its first and last MiB; later looks at the same file read only what was appended since, so a watcher
+// that re-reads a run on every batch of a busy log pays for the new bytes, not for two windows each time. It
+// returns nil when the log is missing, unreadable or not a regular file: stage order then falls back to
+// natural order, and the log itself is reported by whoever reads it for display.
 func StageStartOrder(path string) []string {
 	f, fi, err := openRegular(path)
 	if err != nil {
+		stageScans.forget(path)
 		return nil
 	}
 	defer f.Close()
-	size := fi.Size()
-	var order []string
+	cur := stageScan{id: identity(fi), size: fi.Size(), mtime: fi.ModTime()}
+	prev, known := stageScans.get(path)
+	switch {
+	case known && prev.id == cur.id && prev.size == cur.size && prev.mtime.Equal(cur.mtime):
+		return append([]string(nil), prev.order...)
+	case known && prev.id == cur.id && cur.size > prev.size && prev.scanned <= prev.size:
+		// Appended to: scan from the end of the last whole line seen (only the last window of a huge jump).
+		cur.order = append([]string(nil), prev.order...)
+		lo, cut := prev.scanned, false
+		if cur.size-lo > stageWindow {
+			lo, cut = cur.size-stageWindow, true
+		}
+		cur.scanned = scanStages(f, lo, cur.size, cut, &cur.order)
+	default:
+		// New, truncated, rotated or rewritten: both ends afresh.
+		if cur.size <= 2*stageWindow {
+			cur.scanned = scanStages(f, 0, cur.size, false, &cur.order)
+		} else {
+			scanStages(f, 0, stageWindow, false, &cur.order)
+			cur.scanned = scanStages(f, cur.size-stageWindow, cur.size, true, &cur.order)
+		}
+	}
+	stageScans.put(path, cur)
+	return append([]string(nil), cur.order...)
+}
+
+// scanStages adds the stage starts of the whole lines in [lo, hi) to order (first appearance wins) and
+// returns the offset just after the last whole line, where the next scan must begin. A partial last line is
+// left for the next scan, when its newline has arrived.
+func scanStages(f *os.File, lo, hi int64, cutStart bool, order *[]string) int64 {
+	buf := make([]byte, hi-lo)
+	n, err := readFull(f, buf, lo)
+	if err != nil {
+		return lo
+	}
+	b := buf[:n]
+	if lo == 0 {
+		b = bytes.TrimPrefix(b, []byte("\ufeff")) // as ParseEntries does at the start of the file
+	}
+	end := lo + int64(bytes.LastIndexByte(buf[:n], '\n')+1)
 	seen := map[string]bool{}
-	collect := func(lo, hi int64) {
-		buf := make([]byte, hi-lo)
-		n, err := readFull(f, buf, lo)
-		if err != nil {
-			return
-		}
-		b := buf[:n]
-		if lo == 0 {
-			b = bytes.TrimPrefix(b, []byte("\ufeff")) // as ParseEntries does at the start of the file
-		}
-		for _, id := range stageStarts(completeLines(b, lo > 0, hi < size)) {
-			if !seen[id] {
-				seen[id] = true
-				order = append(order, id)
-			}
+	for _, id := range *order {
+		seen[id] = true
+	}
+	for _, id := range stageStarts(completeLines(b, cutStart, true)) {
+		if !seen[id] {
+			seen[id] = true
+			*order = append(*order, id)
 		}
 	}
-	if size <= 2*stageWindow {
-		collect(0, size)
-	} else {
-		collect(0, stageWindow)
-		collect(size-stageWindow, size)
+	return max(end, lo)
+}
+
+// stageScan is what StageStartOrder remembers of one log.
+type stageScan struct {
+	id      fileIdentity
+	size    int64
+	mtime   time.Time
+	scanned int64
+	order   []string
+}
+
+type fileIdentity struct{ dev, ino uint64 }
+
+func identity(fi fs.FileInfo) fileIdentity {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileIdentity{uint64(st.Dev), st.Ino}
 	}
-	return order
+	return fileIdentity{}
+}
+
+// stageScanCache is bounded: past maxStageScans logs it starts over, which costs one full look per log.
+type stageScanCache struct {
+	mu sync.Mutex
+	m  map[string]stageScan
+}
+
+const maxStageScans = 4096
+
+var stageScans = &stageScanCache{m: map[string]stageScan{}}
+
+func (c *stageScanCache) get(path string) (stageScan, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.m[path]
+	return s, ok
+}
+
+func (c *stageScanCache) put(path string, s stageScan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxStageScans {
+		c.m = map[string]stageScan{}
+	}
+	c.m[path] = s
+}
+
+func (c *stageScanCache) forget(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, path)
 }
 
 // completeLines trims a window to whole lines: a cut first line (the window starts mid-file) and a cut last

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -206,4 +207,78 @@ func TestStageStartOrderReadsOnlyEnds(t *testing.T) {
 	if got, want := StageStartOrder(path), []string{"HEAD", "TAIL"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("order = %v, want %v", got, want)
 	}
+}
+
+// TestStageStartOrderFollowsAppends: later looks read only what was appended, finish a line that was partial,
+// and start over when the log was truncated.
+func TestStageStartOrderFollowsAppends(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "run.log", "[2026-02-15T01:00:01Z] stage_start stage=ingest\n[2026-02-15T01:00:02Z] stage_st")
+	if got := StageStartOrder(path); !reflect.DeepEqual(got, []string{"ingest"}) {
+		t.Fatalf("first look: %v", got)
+	}
+	appendTo := func(s string) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	appendTo("art stage=extract\n[2026-02-15T01:00:03Z] stage_start stage=ingest\n[2026-02-15T01:00:04Z] stage_start stage=publish\n")
+	if got, want := StageStartOrder(path), []string{"ingest", "extract", "publish"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("after append: %v, want %v (the partial line completed)", got, want)
+	}
+	if err := os.WriteFile(path, []byte("[2026-02-15T02:00:00Z] stage_start stage=verify\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := StageStartOrder(path); !reflect.DeepEqual(got, []string{"verify"}) {
+		t.Fatalf("after truncation: %v", got)
+	}
+}
+
+// TestStageStartOrderRereadCostsTheAppendOnly: a re-look after a one-line append to an 8 MiB log reads that
+// line, not the two 1 MiB windows. Counted in bytes (rchar), not timed.
+func TestStageStartOrderRereadCostsTheAppendOnly(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[2026-02-15T01:00:00Z] stage_start stage=HEAD\n")
+	filler := "[2026-02-15T01:00:01Z] progress step=1 detail=" + strings.Repeat("x", 60) + "\n"
+	for b.Len() < 8*stageWindow {
+		b.WriteString(filler)
+	}
+	path := writeFile(t, t.TempDir(), "run.log", b.String())
+	StageStartOrder(path)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[2026-02-15T01:00:02Z] stage_start stage=NEXT\n")
+	f.Close()
+	before := rchar(t)
+	got := StageStartOrder(path)
+	read := rchar(t) - before
+	if !reflect.DeepEqual(got, []string{"HEAD", "NEXT"}) {
+		t.Fatalf("order %v", got)
+	}
+	if read > 64<<10 {
+		t.Fatalf("re-look read %d bytes for a one-line append", read)
+	}
+}
+
+func rchar(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	t.Skip("no rchar")
+	return 0
 }
