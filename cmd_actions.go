@@ -81,7 +81,8 @@ func init() {
 		}
 		usage += " [--dry-run] [--yes] [--reason TEXT] [--force] [--read-only]"
 		register(command{name: c.name, summary: c.summary, usage: usage, run: func(args []string, stdout, stderr io.Writer) int {
-			return runAction(c, args, stdout, stderr)
+			// Everything these commands print quotes run files (diffs, lock holders, refusals naming values).
+			return runAction(c, args, sanitizingWriter{stdout}, sanitizingWriter{stderr})
 		}})
 	}
 }

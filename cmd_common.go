@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/state"
+	"runwatch/ui"
 )
 
 // commonFlags are the flags every subcommand that reads runs shares, so they mean the same everywhere.
@@ -128,4 +130,15 @@ func pickOne(arg string, locs []state.Location) (state.Location, error) {
 	}
 	sort.Strings(names)
 	return state.Location{}, fmt.Errorf("%w: %q matches %d runs:\n  %s", errAmbiguousRun, arg, len(locs), strings.Join(names, "\n  "))
+}
+
+// sanitizingWriter neutralises escape and control sequences line by line, for commands whose output quotes
+// run files. Each Write must carry whole lines or whole fields, as fmt.Fprint calls do.
+type sanitizingWriter struct{ w io.Writer }
+
+func (s sanitizingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, strings.Join(ui.SanitizeLines(string(p)), "\n")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

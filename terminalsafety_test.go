@@ -91,7 +91,6 @@ func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
 // as a refusal, and checks what it prints: the preview quotes file bytes, and refusals quote values from
 // the files (lock holders, checklist values).
 func TestActionOutputNeverDrivesTheTerminal(t *testing.T) {
-	knownBug(t, "cmd_actions.go prints run.ID, Summary, Preview() and refusal errors unsanitised (owner: actions engineer)")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := filepath.Join(t.TempDir(), "hostile")

@@ -139,7 +139,7 @@ func (m *Model) updateConfirm(msg tea.KeyPressMsg) tea.Cmd {
 		switch key {
 		case "enter":
 			if c.typed != word {
-				m.setError(fmt.Errorf("type %q exactly to confirm, or esc to cancel", word))
+				m.setError(fmt.Errorf("type %q exactly to confirm, or esc to cancel", Sanitize(word)))
 				return nil
 			}
 			return m.apply()
@@ -201,7 +201,7 @@ func (m Model) renderConfirm(w, h int) string {
 	}
 	lines = append(lines, "")
 	if word := c.planned.TypedConfirmation(); word != "" {
-		lines = append(lines, t.Warn.Render("⚠ liveness unknown: type "+word+" and press enter"))
+		lines = append(lines, t.Warn.Render("⚠ liveness unknown: type "+Sanitize(word)+" and press enter"))
 		lines = append(lines, "> "+Sanitize(c.typed)+"█")
 		lines = append(lines, t.Dim.Render("esc cancel"))
 	} else {

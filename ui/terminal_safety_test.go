@@ -157,10 +157,6 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 // TestHostileLockHolderInTypedConfirmation: clearing a lock of unknown liveness asks to type its holder, a
 // name taken from the lock file. The dialog must show it neutralised like every other file value.
 func TestHostileLockHolderInTypedConfirmation(t *testing.T) {
-	if os.Getenv("RUNWATCH_KNOWN_BUGS") == "" {
-		t.Skip("known bug: renderConfirm prints the typed word unsanitised (C1 controls, bidi overrides reach the " +
-			"frame; owner: ui engineer; action.oneLine maps C0 only, owner: actions engineer); RUNWATCH_KNOWN_BUGS=1 runs it")
-	}
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	env := func() model.Env { return state.NewEnv(0) }
 	var hostileRuns []model.Run

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // lockPayload is the resumable convention's lock content (formats.md B.6): one line of JSON with sorted keys,
@@ -74,14 +76,20 @@ func (p *Plan) takeRunLock() (func(), error) {
 // oneLine flattens untrusted text for a message or a log field: no line breaks, no control characters,
 // at most max bytes.
 func oneLine(s string, max int) string {
+	// Every non-printable rune (C0, DEL, the 8-bit C1 controls that some terminals honour as CSI/OSC, bidi
+	// overrides) becomes a space: the result is logged, shown, and may have to be typed back.
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
 			return ' '
 		}
 		return r
 	}, strings.TrimSpace(s))
 	if len(s) > max {
-		s = s[:max] + "…"
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
