@@ -1240,4 +1240,3 @@ func diffLines(before, after string) string {
 	}
 	return b.String()
 }
-
