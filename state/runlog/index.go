@@ -52,9 +52,12 @@ type Index struct {
 	exact    bool // line numbers follow the count (applied by applyCount)
 	estimate int  // provisional number of head lines until exact
 	shift    int  // renumbering not yet reported by Renumbered
-	witness  []byte
-	err      error // the indexer's last read error
-	closed   bool
+	// estimateShown: provisional numbers were handed out. Only then does the switch to counted numbers move
+	// anything a viewer holds; a count that finishes before anyone asked shifts nothing.
+	estimateShown bool
+	witness       []byte
+	err           error // the indexer's last read error
+	closed        bool
 
 	stopped chan struct{}
 }
@@ -224,7 +227,9 @@ func (x *Index) Len() int {
 func (x *Index) applyCount() {
 	if x.counted && !x.exact {
 		x.exact = true
-		x.shift += x.head.newlines - x.estimate
+		if x.estimateShown {
+			x.shift += x.head.newlines - x.estimate
+		}
 	}
 }
 
@@ -232,6 +237,7 @@ func (x *Index) headLinesLocked() int {
 	if x.exact {
 		return x.head.newlines
 	}
+	x.estimateShown = true
 	return x.estimate
 }
 

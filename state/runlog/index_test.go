@@ -445,3 +445,23 @@ func TestIndexRefreshShowsAppendAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexCountBeforeAnyoneAskedShiftsNothing: when the background count finishes before any line number
+// was handed out, no viewer holds an estimated number, so Renumbered must report no shift (a viewer adding a
+// phantom shift would jump its cursor). Found as a timing flake of TestIndexNumberingSwitchesOnlyInLen.
+func TestIndexCountBeforeAnyoneAskedShiftsNothing(t *testing.T) {
+	content := realisticLog(8<<20, 17, 0)
+	path := writeFile(t, t.TempDir(), "run.log", content)
+	x := openIndex(t, path)
+	x.mu.Lock()
+	for !x.counted {
+		x.changed.Wait()
+	}
+	x.mu.Unlock()
+	if shift := x.Renumbered(); shift != 0 {
+		t.Fatalf("Renumbered = %d before any number was handed out", shift)
+	}
+	if got, want := x.Len(), len(splitLines(content)); got != want {
+		t.Fatalf("Len %d, want %d", got, want)
+	}
+}
