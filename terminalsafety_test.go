@@ -47,12 +47,7 @@ func assertPlainTerminalText(t *testing.T, what, text string) {
 // notes, phase outputs, tasks, gates) through `runwatch status` and `runwatch brief`, and checks that
 // nothing in the output can act on a terminal. The dashboard side is ui.TestHostileFilesNeverReachTheTerminal.
 func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root := filepath.Join(t.TempDir(), "hostile")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "bad", "hostile"))); err != nil {
-		t.Fatal(err)
-	}
+	root := hostileCopy(t)
 	// A lock file name is a holder name too; git cannot hold this one comfortably, so it is made here.
 	hostileName := filepath.Join(root, "jonggrang", ".jonggrang", "locks", "agent\nwith\x1b]52;c;AAAA\x07\xfe.lock")
 	if err := os.WriteFile(hostileName, []byte(`{"agent_id": "x", "pid": 0}`), 0o644); err != nil {
@@ -91,12 +86,7 @@ func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
 // as a refusal, and checks what it prints: the preview quotes file bytes, and refusals quote values from
 // the files (lock holders, checklist values).
 func TestActionOutputNeverDrivesTheTerminal(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root := filepath.Join(t.TempDir(), "hostile")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "bad", "hostile"))); err != nil {
-		t.Fatal(err)
-	}
+	root := hostileCopy(t)
 	rdir := filepath.Join(root, "resumable", "hostile-run-20260215T000000Z")
 	jdir := filepath.Join(root, "jonggrang", ".jonggrang", ".output", "features", "hostile-feature")
 	// Without its lock of unknown liveness the resumable run accepts edits, so their previews are printed.
@@ -118,4 +108,17 @@ func TestActionOutputNeverDrivesTheTerminal(t *testing.T) {
 		assertPlainTerminalText(t, c[0]+" stdout", out.String())
 		assertPlainTerminalText(t, c[0]+" stderr", errOut.String())
 	}
+}
+
+// hostileCopy copies testdata/bad/hostile into a temp dir, with a private config and journal, so nothing a
+// test runs can touch the repository or the user's files.
+func hostileCopy(t *testing.T) string {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := filepath.Join(t.TempDir(), "hostile")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "bad", "hostile"))); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
