@@ -39,8 +39,10 @@ type timeline struct {
 	err     string
 	opening bool
 
-	window     []string
-	windowFrom int
+	window []string
+	// windowEntries parses window line by line, done in reload (Update) so View only draws.
+	windowEntries []model.LogEntry
+	windowFrom    int
 
 	top, cursor int
 	follow      bool
@@ -65,7 +67,7 @@ func (tl *timeline) len() int {
 // lines, so a 1 GiB log costs what a 1 KiB one does.
 func (tl *timeline) reload(h int) {
 	if tl.src == nil || h <= 0 {
-		tl.window = nil
+		tl.window, tl.windowEntries = nil, nil
 		return
 	}
 	if r, ok := tl.src.(renumberer); ok {
@@ -89,6 +91,10 @@ func (tl *timeline) reload(h int) {
 	tl.top = clamp(tl.top, 0, max(0, n-h))
 	tl.window = tl.src.Lines(tl.top, h)
 	tl.windowFrom = tl.top
+	tl.windowEntries = make([]model.LogEntry, len(tl.window))
+	for i, raw := range tl.window {
+		tl.windowEntries[i] = parseLine(raw)
+	}
 }
 
 func (tl *timeline) opened(msg logOpenedMsg, h int) {
@@ -430,7 +436,7 @@ func (m Model) renderTimeline(w, h int) []string {
 			break
 		}
 		idx := tl.windowFrom + i
-		e := parseLine(raw)
+		e := tl.windowEntries[i]
 		var line string
 		if e.HasTime {
 			level := e.Level
