@@ -243,7 +243,7 @@ func TestBadInputManifest(t *testing.T) {
 		root, dir := badTree(t, model.KindJonggrang)
 		sparseFile(t, filepath.Join(dir, file), 50<<20)
 		r, code := statusOf(t, root)
-		expectProblem(t, r, want{model.CodeManifestTooLarge, model.SeverityError, file, []string{"52428800 bytes exceeds the 1048576-byte limit"}, true})
+		expectProblem(t, r, want{model.CodeManifestTooLarge, model.SeverityError, file, []string{"file is 52428800 bytes, larger than the 1048576-byte limit"}, true})
 		notLoaded(t, r)
 		if code != exitProblems {
 			t.Errorf("exit %d", code)
@@ -994,7 +994,7 @@ func TestBadInputSizeCaps(t *testing.T) {
 	}{
 		{"MANIFEST.yaml over 1 MiB", model.KindJonggrang, func(_, dir string) string { return filepath.Join(dir, "MANIFEST.yaml") }, 1<<20 + 1,
 			func(t *testing.T, r model.Run, path string) {
-				expectProblem(t, r, want{model.CodeManifestTooLarge, model.SeverityError, "MANIFEST.yaml", []string{"exceeds the 1048576-byte limit"}, true})
+				expectProblem(t, r, want{model.CodeManifestTooLarge, model.SeverityError, "MANIFEST.yaml", []string{"larger than the 1048576-byte limit"}, true})
 				notLoaded(t, r)
 			}},
 		{"state.env over 1 MiB", model.KindResumable, func(_, dir string) string { return filepath.Join(dir, "state.env") }, 1<<20 + 1,

@@ -7,10 +7,11 @@
 package jonggrang
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"runwatch/state/safefile"
 )
 
 // Size caps. A manifest larger than 1 MiB is not a manifest js-yaml wrote; decoding it would only cost
@@ -26,57 +27,17 @@ const (
 	maxProgressLine   = 1 << 10
 )
 
-// errTooLarge is returned by readCapped when the file is bigger than the cap.
-type errTooLarge struct {
-	size, limit int64
-}
+// errTooLarge is what readCapped returns for a file over its cap.
+type errTooLarge = safefile.SizeError
 
-func (e *errTooLarge) Error() string {
-	return fmt.Sprintf("%d bytes exceeds the %d-byte limit", e.size, e.limit)
-}
-
-// errNotRegular is returned for directories, FIFOs and devices: opening a FIFO would block the reader and a
-// symlink to /dev/zero would never end.
-var errNotRegular = errors.New("not a regular file")
-
-// readCapped reads a whole regular file of at most limit bytes.
+// readCapped reads a whole regular file of at most limit bytes, never blocking on a special file.
 func readCapped(path string, limit int64) ([]byte, os.FileInfo, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, st, fmt.Errorf("%w (%s)", errNotRegular, st.Mode().Type())
-	}
-	if st.Size() > limit {
-		return nil, st, &errTooLarge{size: st.Size(), limit: limit}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, st, err
-	}
-	defer f.Close()
-	// The file may grow between Stat and Read (writers append); read one byte past the cap to notice.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, st, err
-	}
-	if int64(len(data)) > limit {
-		return nil, st, &errTooLarge{size: int64(len(data)), limit: limit}
-	}
-	return data, st, nil
+	return safefile.Read(path, limit)
 }
 
 // readTail reads at most the last window bytes of a regular file. cut reports whether earlier bytes exist.
 func readTail(path string, window int64) (data []byte, cut bool, err error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, false, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%w (%s)", errNotRegular, st.Mode().Type())
-	}
-	f, err := os.Open(path)
+	f, st, err := safefile.Open(path)
 	if err != nil {
 		return nil, false, err
 	}

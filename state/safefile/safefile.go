@@ -1,0 +1,102 @@
+// Package safefile opens files whose path and content come from agents, so that no planted special file can
+// hang or flood a reader: a FIFO blocks an ordinary open until a writer appears, and /dev/zero never ends.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// NotRegularError refuses a path that is a directory, FIFO, device or socket.
+type NotRegularError struct {
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("not a regular file (%s)", Describe(e.Mode))
+}
+
+// Describe names a file type the way a person would.
+func Describe(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return m.Type().String()
+}
+
+// ErrTooLarge is matched (errors.Is) by every *SizeError.
+var ErrTooLarge = errors.New("file too large")
+
+// SizeError refuses a file above a size limit.
+type SizeError struct {
+	Size, Limit int64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("file is %d bytes, larger than the %d-byte limit for this kind of file", e.Size, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *SizeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Open opens a regular file for reading. The type is checked before opening (that is what keeps a FIFO from
+// blocking the open), the open is non-blocking in case the path was swapped in between, and the type is
+// checked again on the descriptor. OS errors pass through unchanged (errors.Is(err, fs.ErrNotExist) works).
+func Open(path string) (*os.File, fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fi, &NotRegularError{Mode: fi.Mode()}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fi, err
+	}
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fi, &NotRegularError{Mode: fi.Mode()}
+	}
+	return f, fi, nil
+}
+
+// Read reads a whole regular file of at most limit bytes. It never reads more than limit+1 bytes, whatever
+// size the file claims or grows to while being read (writers append).
+func Read(path string, limit int64) ([]byte, fs.FileInfo, error) {
+	f, fi, err := Open(path)
+	if err != nil {
+		return nil, fi, err
+	}
+	defer f.Close()
+	if fi.Size() > limit {
+		return nil, fi, &SizeError{Size: fi.Size(), Limit: limit}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fi, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fi, &SizeError{Size: int64(len(data)), Limit: limit}
+	}
+	return data, fi, nil
+}
