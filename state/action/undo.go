@@ -19,12 +19,11 @@ func planUndo(p *Plan, run model.Run) error {
 			return err
 		}
 	}
-	entries, _, err := journal.Read(path)
+	e, err := journal.FindUndoable(path, run.StatePath)
 	if err != nil {
 		return err
 	}
-	e, ok := journal.LastUndoable(entries, run.StatePath)
-	if !ok {
+	if e == nil {
 		return refusef("the journal %s has no action on %s to undo", path, run.ID)
 	}
 	p.undoes = e.ID

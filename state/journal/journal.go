@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -127,22 +128,72 @@ func Read(path string) ([]Entry, []BadLine, error) {
 	return entries, bad, nil
 }
 
-// LastUndoable returns the newest entry for run that is not an undo and has not been undone: undo walks
-// back through a run's actions one at a time.
-func LastUndoable(entries []Entry, run string) (*Entry, bool) {
+// backwardChunk is how much of the journal is read at a time from its end.
+const backwardChunk = 64 << 10
+
+// FindUndoable returns the newest entry for run that is not an undo and has not been undone, reading the
+// journal backwards and decoding only the lines that name run. Undo is about the last few actions, while the
+// journal keeps every run's old file bytes forever: reading it all would make each undo cost the journal's
+// whole history. A line that does not decode is skipped, as Read skips it.
+func FindUndoable(path, run string) (*Entry, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// The run as it appears in a line, JSON-quoted: lines of other runs are passed over undecoded.
+	needle, err := json.Marshal(run)
+	if err != nil {
+		return nil, err
+	}
 	undone := map[string]bool{}
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if e.Run != run {
-			continue
+	var found *Entry
+	visit := func(line []byte) bool {
+		if !bytes.Contains(line, needle) {
+			return true
+		}
+		var e Entry
+		if json.Unmarshal(line, &e) != nil || e.Run != run {
+			return true
 		}
 		if e.Undoes != "" {
 			undone[e.Undoes] = true
-			continue
+			return true
 		}
-		if !undone[e.ID] {
-			return &entries[i], true
+		if undone[e.ID] {
+			return true
 		}
+		found = &e
+		return false
 	}
-	return nil, false
+	end := st.Size()
+	var partial []byte // the start of a line whose beginning lies in an earlier chunk
+	for end > 0 {
+		start := max(0, end-backwardChunk)
+		buf := make([]byte, end-start, end-start+int64(len(partial)))
+		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read journal %s: %w", path, err)
+		}
+		buf = append(buf, partial...)
+		lines := bytes.Split(buf, []byte("\n"))
+		partial = nil
+		if start > 0 {
+			// The first piece may begin in the previous chunk: finish it next round.
+			partial, lines = lines[0], lines[1:]
+		}
+		for i := len(lines) - 1; i >= 0; i-- {
+			if len(bytes.TrimSpace(lines[i])) > 0 && !visit(lines[i]) {
+				return found, nil
+			}
+		}
+		end = start
+	}
+	return found, nil
 }
