@@ -136,6 +136,9 @@ func TestBadManifests(t *testing.T) {
 		{name: "top level is a list", content: "- feature_id: f1\n", code: model.CodeManifestInvalid, severity: model.SeverityError, inMsg: "not a mapping"},
 		{name: "duplicate keys", content: "feature_id: f1\nstatus: running\nstatus: failed\n", code: model.CodeManifestInvalid, severity: model.SeverityError, inMsg: "defined twice"},
 		{name: "duplicate phase", content: "feature_id: f1\nstatus: running\nphases:\n  '1': {status: completed}\n  '1': {status: running}\n", code: model.CodeManifestInvalid, severity: model.SeverityError, inMsg: "defined twice"},
+		// js-yaml rejects a duplicate key at any depth, so an agent registered twice is as fatal to the
+		// convention's reader as a duplicate top-level field.
+		{name: "duplicate agent", content: "feature_id: f1\nstatus: running\nphases:\n  '1': {status: running}\nagents:\n  dev-1: {role: developer}\n  dev-1: {role: tester}\n", code: model.CodeManifestInvalid, severity: model.SeverityError, inMsg: `agents: "dev-1" is defined twice (lines 6 and 7)`},
 		{name: "timestamp variants", content: "feature_id: f1\nstatus: running\ncreated_at: 1771217415123\nupdated_at: yesterday\nphases:\n" +
 			"  '1': {status: completed, started_at: 2024-01-01T00:00:00Z, completed_at: 2024-01-01 10:30:00 +02:00}\n" +
 			"  '2': {status: running, started_at: 2024-01-02, completed_at: 'Tue Jan 02 2024 10:00:00 GMT+0100 (Central European Standard Time)'}\n",

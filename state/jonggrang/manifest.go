@@ -193,6 +193,7 @@ func (r *nodeReader) pairs(n *yaml.Node, where string) []pair {
 		return nil
 	}
 	out := make([]pair, 0, len(n.Content)/2)
+	seen := make(map[string]int, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := r.resolve(n.Content[i])
 		if k == nil {
@@ -201,6 +202,14 @@ func (r *nodeReader) pairs(n *yaml.Node, where string) []pair {
 		if k.Kind != yaml.ScalarNode {
 			r.warnf("%s: line %d: a key is a %s, not a name; entry ignored", where, k.Line, kindName(k))
 			continue
+		}
+		// js-yaml refuses the whole file for a duplicate key at any depth, so the convention's own reader
+		// would see no manifest at all: that is an error here too, wherever it is.
+		if first, dup := seen[k.Value]; dup {
+			r.errorf("%s: %q is defined twice (lines %d and %d); the convention's reader rejects duplicate keys",
+				where, truncate(k.Value, 60), first, k.Line)
+		} else {
+			seen[k.Value] = k.Line
 		}
 		out = append(out, pair{key: k.Value, line: k.Line, val: n.Content[i+1]})
 	}
@@ -358,12 +367,7 @@ func describe(n *yaml.Node) string {
 }
 
 func (r *nodeReader) readTop(m *manifest, root *yaml.Node) {
-	seen := map[string]int{}
 	for _, p := range r.pairs(root, "MANIFEST") {
-		if line, dup := seen[p.key]; dup {
-			r.errorf("field %q is defined twice (lines %d and %d); the convention's reader rejects duplicate keys", truncate(p.key, 60), line, p.line)
-		}
-		seen[p.key] = p.line
 		switch p.key {
 		case "feature_id":
 			m.FeatureID = r.str(p.val, p.key)
@@ -436,9 +440,7 @@ func (r *nodeReader) phases(n *yaml.Node) []model.Stage {
 		if _, err := strconv.ParseFloat(key, 64); err != nil {
 			r.warnf("phases: line %d: key %q is not a phase number", p.line, truncate(key, 60))
 		}
-		if _, dup := byKey[key]; dup {
-			r.errorf("phases: line %d: phase %q is defined twice; the convention's reader rejects duplicate keys", p.line, truncate(key, 60))
-		} else {
+		if _, dup := byKey[key]; !dup { // pairs reported the duplicate; the later entry wins, as in the file
 			keys = append(keys, key)
 		}
 		byKey[key] = r.phase(key, p.val)
