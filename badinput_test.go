@@ -676,7 +676,7 @@ func TestBadInputRunRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, code := statusOf(t, root)
-		expectProblem(t, r, want{model.CodeManifestUnreadable, model.SeverityError, "MANIFEST.yaml", []string{"not a regular file"}, true})
+		expectProblem(t, r, want{model.CodeManifestUnreadable, model.SeverityError, "MANIFEST.yaml", []string{"not a regular file (a directory)"}, true})
 		if code != exitProblems {
 			t.Errorf("exit %d", code)
 		}
