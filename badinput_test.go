@@ -206,6 +206,14 @@ func TestBadInputManifest(t *testing.T) {
 				if len(r.Stages) != 1 || r.Status != model.StatusRunning || len(r.Problems) > 25 {
 					t.Errorf("stages %s status %s, %d problems", stageList(r), r.Status, len(r.Problems))
 				}
+				// Every alias repeats the node it points at; its mistakes are still one mistake each.
+				seen := map[string]bool{}
+				for _, p := range r.Problems {
+					if seen[p.Message] {
+						t.Errorf("problem reported more than once: %s", p.Message)
+					}
+					seen[p.Message] = true
+				}
 			}},
 		{"several-documents", exitProblems, want{model.CodeManifestInvalid, model.SeverityError, file, []string{"several YAML documents (another starts at line 5)", "only the first is shown"}, true},
 			func(t *testing.T, r model.Run) {

@@ -112,6 +112,9 @@ type nodeReader struct {
 	exhausted bool
 	notes     []note
 	hadError  bool
+	// said holds the notes already made: an alias repeats the node it points at, and with it every mistake
+	// in that node, which is one mistake to report.
+	said map[note]bool
 }
 
 // maxNotes bounds the problems one manifest can raise: a hostile file repeating one mistake (or aliasing
@@ -119,6 +122,13 @@ type nodeReader struct {
 const maxNotes = 50
 
 func (r *nodeReader) add(n note) {
+	if r.said[n] {
+		return
+	}
+	if r.said == nil {
+		r.said = map[note]bool{}
+	}
+	r.said[n] = true
 	switch {
 	case len(r.notes) < maxNotes:
 		r.notes = append(r.notes, n)
