@@ -68,3 +68,28 @@ func TestMissingDefaultIsFineMissingExplicitIsNot(t *testing.T) {
 		t.Fatal("explicit missing config gave no error")
 	}
 }
+
+// FuzzLoad: whatever the file holds, Load returns a config or an error naming the file, never a panic, and a
+// config it accepts passes its own validation.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte("roots: [/a]\nstale_after: 45m\npoll: 2s\ntheme: light\nread_only: true\nkeys:\n  step: [S]\n"))
+	f.Add([]byte("resume_command:\n  resumable: 'opencode run {{.Brief}}'\n"))
+	f.Add([]byte("stale_after: [1, 2]\n"))
+	f.Add([]byte("&a [*a]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := c.validate(); err != nil {
+			t.Fatalf("accepted a config that fails validation: %v", err)
+		}
+	})
+}
