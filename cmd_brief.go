@@ -56,7 +56,7 @@ func runBrief(args []string, stdout, stderr io.Writer) int {
 	env := envFor(cfg)
 	b := brief.Build(state.Load(loc, env), env)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(b); err != nil {
 			fmt.Fprintf(stderr, "runwatch brief: %v\n", err)

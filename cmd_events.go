@@ -297,7 +297,7 @@ func (e *eventWriter) line(v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.out.Write(append(b, '\n'))
+	_, err = e.out.Write(terminalSafeJSON(append(b, '\n')))
 	return err
 }
 

@@ -53,7 +53,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	snap := snapshot(state.LoadAll(locs, env), env)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(snap); err != nil {
 			fmt.Fprintf(stderr, "runwatch status: %v\n", err)

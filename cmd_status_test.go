@@ -233,3 +233,40 @@ func TestStatusOnThousandRunsNeverReadsWholeLogs(t *testing.T) {
 		t.Fatalf("status read %d bytes for %d bytes of logs: some log is read in full", read, logBytes)
 	}
 }
+
+// C1 controls and bidi overrides pass through encoding/json raw; runwatch's JSON escapes them, so a --json
+// piped to a terminal stays inert, while a parser still reads the exact text.
+func TestJSONOutputEscapesC1AndBidi(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c1-run")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	title := "csi\u009b2J osc\u009d0;x\u009c rlo\u202egnp.exe lri\u2066x\u2069"
+	if err := os.WriteFile(filepath.Join(dir, "state.env"), []byte("CURRENT_STAGE=\"S1\"\nS1_DONE=\"0\"\nTASK_NAME=\""+title+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"status", "--json", dir}, {"events", "--timeout", "200ms", dir}} {
+		var out, errOut bytes.Buffer
+		dispatch(args, &out, &errOut)
+		for _, r := range []rune{0x9b, 0x9d, 0x9c, 0x202e, 0x2066, 0x2069} {
+			if strings.ContainsRune(out.String(), r) {
+				t.Errorf("%s: output carries U+%04X raw", args[0], r)
+			}
+		}
+		first := strings.SplitN(out.String(), "\n{", 2)[0]
+		var decoded struct {
+			Runs []model.Run `json:"runs"`
+			Run  model.Run   `json:"run"`
+		}
+		if err := json.Unmarshal([]byte(first), &decoded); err != nil {
+			t.Fatalf("%s: not JSON: %v", args[0], err)
+		}
+		got := decoded.Run.Title
+		if len(decoded.Runs) > 0 {
+			got = decoded.Runs[0].Title
+		}
+		if got != title {
+			t.Errorf("%s: title decodes as %q, want %q", args[0], got, title)
+		}
+	}
+}
