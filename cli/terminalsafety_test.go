@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -117,7 +117,7 @@ func hostileCopy(t *testing.T) string {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := filepath.Join(t.TempDir(), "hostile")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "bad", "hostile"))); err != nil {
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "bad", "hostile"))); err != nil {
 		t.Fatal(err)
 	}
 	return root

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // The README's keys table is the keymap's own rendering: a key added or renamed without updating the README
 // fails here, so the README keeps telling the truth.
 func TestReadmeKeysTableIsTheKeymap(t *testing.T) {
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestReadmeKeysTableIsTheKeymap(t *testing.T) {
 
 // The two set-up commands the README promises are the ones CI and the demo test prove.
 func TestReadmeNamesTheSetupCommands(t *testing.T) {
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

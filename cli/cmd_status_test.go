@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 func fixtureWorkspace(t *testing.T) (jonggrangRoot, opencodeRoot string) {
 	t.Helper()
 	jonggrangRoot = filepath.Join(t.TempDir(), "app")
-	if err := os.CopyFS(jonggrangRoot, os.DirFS("testdata/jonggrang")); err != nil {
+	if err := os.CopyFS(jonggrangRoot, os.DirFS("../testdata/jonggrang")); err != nil {
 		t.Fatal(err)
 	}
 	return jonggrangRoot, resumabletest.Copy(t)

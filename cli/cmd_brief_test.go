@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestBriefCommand(t *testing.T) {
-	project, err := filepath.Abs(filepath.Join("testdata", "jonggrang"))
+	project, err := filepath.Abs(filepath.Join("..", "testdata", "jonggrang"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestDashboardTmuxSmoke(t *testing.T) {
 		t.Skip("tmux is not installed; .ci/run installs it")
 	}
 	bin := filepath.Join(t.TempDir(), "runwatch")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-o", bin, "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -92,7 +92,7 @@ func TestDashboardNoColorInTmux(t *testing.T) {
 		t.Skip("tmux is not installed; .ci/run installs it")
 	}
 	bin := filepath.Join(t.TempDir(), "runwatch")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	root := resumabletest.Copy(t)

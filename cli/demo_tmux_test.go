@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -194,7 +194,7 @@ func buildRunwatch(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "runwatch")
 	// go test puts its own GOROOT/bin first on PATH, so this is the toolchain running the test.
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The bad-input matrix, end to end: every case of issue 8 is driven through the entry points a person uses
 // (`runwatch status --json`, state.Load, the watcher, the timeline's log source) and must show the exact
@@ -59,7 +59,7 @@ func badTree(t *testing.T, kind model.Kind) (root, runDir string) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no user config may change what status shows
 	root = filepath.Join(t.TempDir(), "bad-"+string(kind)+"-20260215T000000Z")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "bad", "base", string(kind)))); err != nil {
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "bad", "base", string(kind)))); err != nil {
 		t.Fatal(err)
 	}
 	if kind == model.KindJonggrang {
@@ -71,7 +71,7 @@ func badTree(t *testing.T, kind model.Kind) (root, runDir string) {
 // placeCase copies the case file testdata/bad/<src> over dst.
 func placeCase(t *testing.T, src, dst string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "bad", src))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "bad", src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -701,7 +701,7 @@ func TestBadInputRunRoot(t *testing.T) {
 // never a panic, never a run made up from half a read.
 func deletedWhileRead(t *testing.T, kind model.Kind) {
 	root, dir := badTree(t, kind)
-	base := filepath.Join("testdata", "bad", "base", string(kind))
+	base := filepath.Join("..", "testdata", "bad", "base", string(kind))
 	locs, err := state.Discover([]string{root}, 0)
 	if err != nil || len(locs) != 1 {
 		t.Fatalf("discover: %v %v", locs, err)
@@ -847,7 +847,7 @@ func TestBadInputUnreadable(t *testing.T) {
 	tree := func(t *testing.T) (scan, runDir string) {
 		scan = openTempDir(t)
 		runDir = filepath.Join(scan, "bad-resumable-20260215T000000Z")
-		if err := os.CopyFS(runDir, os.DirFS(filepath.Join("testdata", "bad", "base", "resumable"))); err != nil {
+		if err := os.CopyFS(runDir, os.DirFS(filepath.Join("..", "testdata", "bad", "base", "resumable"))); err != nil {
 			t.Fatal(err)
 		}
 		filepath.WalkDir(scan, func(p string, d os.DirEntry, err error) error {
@@ -947,7 +947,7 @@ func TestBadInputFileNames(t *testing.T) {
 	scan := t.TempDir()
 	names := []string{"run\nwith newline\x1b[31m-20260215T000000Z", "bad-utf8-\xff\xfe-20260215T000000Z"}
 	for _, name := range names {
-		if err := os.CopyFS(filepath.Join(scan, name), os.DirFS(filepath.Join("testdata", "bad", "base", "resumable"))); err != nil {
+		if err := os.CopyFS(filepath.Join(scan, name), os.DirFS(filepath.Join("..", "testdata", "bad", "base", "resumable"))); err != nil {
 			t.Fatal(err)
 		}
 	}
