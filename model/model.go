@@ -93,6 +93,8 @@ type Run struct {
 	// CrashSigns explain why a run that claims to be running is judged not to be (dead orchestration
 	// group, stale locks of its own agents). They feed the stalled rule and the UI's "why".
 	CrashSigns []string `json:"crash_signs,omitempty"`
+	// Attention is whether the run needs a person, why, and what to do (see Judge). FinalizeRun sets it.
+	Attention Attention `json:"attention"`
 
 	Jonggrang *JonggrangDetail `json:"jonggrang,omitempty"`
 	Resumable *ResumableDetail `json:"resumable,omitempty"`

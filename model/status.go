@@ -14,6 +14,7 @@ func FinalizeRun(r *Run) {
 		}
 	}
 	r.Status = DeriveStatus(r)
+	r.Attention = Judge(r)
 }
 
 // DeriveStatus applies the documented rules, first match wins:
