@@ -144,13 +144,14 @@ func (s sanitizingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// terminalSafeJSON escapes, in encoded JSON, the runes encoding/json leaves raw that a terminal acts on or that
-// reorder text: C1 controls (some terminals take U+009B as CSI) and bidi controls. Every JSON parser reads the
-// same strings; a person who pipes --json straight to a terminal sees \u escapes instead of effects.
+// terminalSafeJSON escapes, in encoded JSON, the runes encoding/json leaves raw that a terminal acts on, that
+// reorder text or that hide in it: DEL, C1 controls (some terminals take U+009B as CSI), bidi controls and
+// zero-width characters. Every JSON parser reads the same strings; a person who pipes --json straight to a
+// terminal sees \u escapes instead of effects.
 func terminalSafeJSON(b []byte) []byte {
 	plain := true
 	for _, c := range b {
-		if c >= 0x80 {
+		if c >= 0x7f {
 			plain = false
 			break
 		}
@@ -160,8 +161,8 @@ func terminalSafeJSON(b []byte) []byte {
 	}
 	out := make([]byte, 0, len(b)+16)
 	for _, r := range string(b) {
-		if (r >= 0x80 && r <= 0x9f) || r == 0x061c || r == 0x200e || r == 0x200f ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+		if (r >= 0x7f && r <= 0x9f) || r == 0x061c || r == 0x180e || (r >= 0x200b && r <= 0x200f) ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2060 && r <= 0x2069) || r == 0xfeff {
 			out = fmt.Appendf(out, `\u%04x`, r)
 			continue
 		}

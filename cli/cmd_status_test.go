@@ -234,21 +234,22 @@ func TestStatusOnThousandRunsNeverReadsWholeLogs(t *testing.T) {
 	}
 }
 
-// C1 controls and bidi overrides pass through encoding/json raw; runwatch's JSON escapes them, so a --json
-// piped to a terminal stays inert, while a parser still reads the exact text.
+// C1 controls, DEL, zero-width characters and bidi overrides pass through encoding/json raw; runwatch's JSON
+// escapes them, so a --json piped to a terminal stays inert and shows what hides there, while a parser still
+// reads the exact text.
 func TestJSONOutputEscapesC1AndBidi(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c1-run")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	title := "csi\u009b2J osc\u009d0;x\u009c rlo\u202egnp.exe lri\u2066x\u2069"
+	title := "csi\u009b2J osc\u009d0;x\u009c rlo\u202egnp.exe lri\u2066x\u2069 del\x7f zw\u200b zwnj\u200c zwj\u200d wj\u2060 bom\ufeff"
 	if err := os.WriteFile(filepath.Join(dir, "state.env"), []byte("CURRENT_STAGE=\"S1\"\nS1_DONE=\"0\"\nTASK_NAME=\""+title+"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"status", "--json", dir}, {"events", "--timeout", "200ms", dir}} {
 		var out, errOut bytes.Buffer
 		dispatch(args, &out, &errOut)
-		for _, r := range []rune{0x9b, 0x9d, 0x9c, 0x202e, 0x2066, 0x2069} {
+		for _, r := range []rune{0x9b, 0x9d, 0x9c, 0x202e, 0x2066, 0x2069, 0x7f, 0x200b, 0x200c, 0x200d, 0x2060, 0xfeff} {
 			if strings.ContainsRune(out.String(), r) {
 				t.Errorf("%s: output carries U+%04X raw", args[0], r)
 			}

@@ -65,6 +65,12 @@ func (v *view) apply(u Update) {
 // until applies Updates until cond holds, failing with what was seen if it never does.
 func (v *view) until(what string, cond func() bool) {
 	v.t.Helper()
+	v.untilExplained(what, cond, func() string { return "" })
+}
+
+// untilExplained is until, and on giving up also says why() the condition last failed.
+func (v *view) untilExplained(what string, cond func() bool, why func() string) {
+	v.t.Helper()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
 	for !cond() {
@@ -75,7 +81,7 @@ func (v *view) until(what string, cond func() bool) {
 			}
 			v.apply(u)
 		case <-deadline.C:
-			v.t.Fatalf("gave up waiting for %s after %s; runs now:\n%s\nhealth: %+v", what, waitLimit, v.dump(), v.health)
+			v.t.Fatalf("gave up waiting for %s after %s (%s); runs now:\n%s\nhealth: %+v", what, waitLimit, why(), v.dump(), v.health)
 		}
 	}
 }
