@@ -16,10 +16,13 @@ const (
 	CodeManifestUnparsable  = "manifest-unparsable"
 	CodeManifestTooLarge    = "manifest-too-large"
 	CodeManifestInvalid     = "manifest-invalid"
-	CodeLockUnreadable      = "lock-unreadable"
-	CodeLogUnreadable       = "log-unreadable"
-	CodeFileUnparsable      = "file-unparsable"
-	CodeUnknownStatus       = "unknown-status-value"
+	// A manifest that parses but is cut short (jonggrang.TornReasons), read twice: the run is shown as read,
+	// with this error, and no action plans from it.
+	CodeManifestTorn   = "manifest-torn"
+	CodeLockUnreadable = "lock-unreadable"
+	CodeLogUnreadable  = "log-unreadable"
+	CodeFileUnparsable = "file-unparsable"
+	CodeUnknownStatus  = "unknown-status-value"
 	// A resumable 0|1 flag (<STAGE>_DONE, finalization, push) holding another value; it counts as 0.
 	CodeFlagValue = "flag-value-invalid"
 

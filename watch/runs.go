@@ -289,7 +289,7 @@ func isStateName(name string) bool { return name == "MANIFEST.yaml" || state.IsS
 func needsReread(run model.Run) bool {
 	for _, p := range run.Problems {
 		switch p.Code {
-		case model.CodeManifestUnparsable, model.CodeManifestInvalid, model.CodeStateUnparsable,
+		case model.CodeManifestUnparsable, model.CodeManifestInvalid, model.CodeManifestTorn, model.CodeStateUnparsable,
 			model.CodeChecklistUnparsable:
 			return true
 		}

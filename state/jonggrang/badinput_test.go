@@ -22,6 +22,10 @@ func newFeature(t *testing.T, fid string) (*project, string) {
 	return p, dir
 }
 
+// whole ends a hand-written test manifest with the keys every write of the convention holds, so the test
+// is about its own point and not about a torn read (TornReasons).
+const whole = "agents: {}\nvalidation: {review_passed: false, tests_passed: false, coverage_met: false}\n"
+
 // quickLoader re-reads without the real wait; the re-read itself is tested in the fixture tests.
 var quickLoader = loader{retryDelay: time.Millisecond}
 
@@ -117,7 +121,7 @@ func TestBadManifests(t *testing.T) {
 					t.Errorf("stages %v status %s", stageKeys(r), r.Status)
 				}
 			}},
-		{name: "unknown status values", content: "feature_id: f1\nstatus: exploded\nphases:\n  '1': {name: setup, status: weird}\n",
+		{name: "unknown status values", content: "feature_id: f1\nstatus: exploded\nphases:\n  '1': {name: setup, status: weird}\n" + whole,
 			code: model.CodeUnknownStatus, severity: model.SeverityWarning, inMsg: "exploded", check: func(t *testing.T, r model.Run) {
 				s := r.Stage("1")
 				if r.RawStatus != "exploded" || r.Status != model.StatusUnknown || s.RawStatus != "weird" || s.Status != model.StagePending {
@@ -157,13 +161,13 @@ func TestBadManifests(t *testing.T) {
 					t.Error("updated_at should fall back to the file's mtime")
 				}
 			}},
-		{name: "fractional current phase", content: "feature_id: f1\nstatus: running\ncurrent_phase: 6.5\nphases:\n  '7': {status: pending}\n  '6.5': {status: running}\n  '6': {status: completed}\n",
+		{name: "fractional current phase", content: "feature_id: f1\nstatus: running\ncurrent_phase: 6.5\nphases:\n  '7': {status: pending}\n  '6.5': {status: running}\n  '6': {status: completed}\n" + whole,
 			check: func(t *testing.T, r model.Run) {
 				if r.CurrentStage != "6.5" || !equalStrings(stageKeys(r), []string{"6", "6.5", "7"}) || len(r.Problems) != 0 {
 					t.Errorf("current %q stages %v problems:%s", r.CurrentStage, stageKeys(r), problemList(r))
 				}
 			}},
-		{name: "current phase as float", content: "feature_id: f1\nstatus: running\ncurrent_phase: 8.0\nphases:\n  '8': {status: running}\n",
+		{name: "current phase as float", content: "feature_id: f1\nstatus: running\ncurrent_phase: 8.0\nphases:\n  '8': {status: running}\n" + whole,
 			check: func(t *testing.T, r model.Run) {
 				if r.CurrentStage != "8" || len(r.Problems) != 0 {
 					t.Errorf("current %q problems:%s", r.CurrentStage, problemList(r))
@@ -270,7 +274,7 @@ func TestManifestSpecialFiles(t *testing.T) {
 // lockProject is a project with one running feature that registers no agents, so every lock shows on it.
 func lockProject(t *testing.T) (*project, string) {
 	p, dir := newFeature(t, "f1")
-	p.write(filepath.Join(dir, ManifestName), "feature_id: f1\nstatus: running\ncurrent_phase: 1\nphases:\n  '1': {name: setup, status: running}\nagents: {}\n")
+	p.write(filepath.Join(dir, ManifestName), "feature_id: f1\nstatus: running\ncurrent_phase: 1\nphases:\n  '1': {name: setup, status: running}\n"+whole)
 	return p, dir
 }
 
@@ -453,7 +457,7 @@ func TestOrchestrationLenientGroup(t *testing.T) {
 
 func TestCompletedWithOpenPhases(t *testing.T) {
 	p, dir := newFeature(t, "f1")
-	p.write(filepath.Join(dir, ManifestName), "feature_id: f1\nstatus: completed\ncurrent_phase: null\nphases:\n  '1': {status: completed}\n  '2': {status: pending}\n")
+	p.write(filepath.Join(dir, ManifestName), "feature_id: f1\nstatus: completed\ncurrent_phase: null\nphases:\n  '1': {status: completed}\n  '2': {status: pending}\n"+whole)
 	r := quickLoader.load(dir, realEnv())
 	if pr := problem(t, r, model.CodeManifestInvalid); !strings.Contains(pr.Message, "phases 2 are neither") {
 		t.Errorf("problem = %+v", pr)

@@ -115,9 +115,9 @@ func (ld loader) readManifest(path string, probs *problemSink) (*manifest, time.
 		return nil, time.Time{}
 	}
 	m, err := parseManifest(data)
-	// A rewrite cut at a line boundary is still valid YAML, but every manifest the writers produce has a
-	// status and phases: without them the read is as suspect as a syntax error.
-	if err != nil || m.Status == "" || !m.PhasesPresent {
+	// A rewrite cut at a line boundary is still valid YAML: a read that looks cut short is as suspect as a
+	// syntax error, and is read again the same way.
+	if err != nil || len(m.tornReasons()) > 0 {
 		if ld.beforeRetry != nil {
 			ld.beforeRetry(path)
 		}
@@ -129,6 +129,12 @@ func (ld loader) readManifest(path string, probs *problemSink) (*manifest, time.
 			probs.add(model.SeverityError, model.CodeManifestUnparsable, path,
 				"%s: not valid YAML (read twice, %s apart): %v%s", path, ld.retryDelay, err, yamlHint(err, data))
 			return nil, time.Time{}
+		}
+		if why := m.tornReasons(); len(why) > 0 {
+			probs.add(model.SeverityError, model.CodeManifestTorn, path,
+				"%s looks cut short (read twice, %s apart): %s; every write of the convention has these, so "+
+					"the file was cut during a write (or edited by hand). Shown as read; no action plans from it "+
+					"until the writer rewrites it whole", path, ld.retryDelay, strings.Join(why, "; "))
 		}
 	}
 	for _, n := range m.notes {

@@ -38,6 +38,10 @@ type manifest struct {
 	Agents        []model.Agent
 	Validation    []model.Flag
 	ContextUsage  *float64
+	// AgentsPresent and ValidationPresent say whether those keys are in the file at all: the writer always
+	// writes both, so their absence marks a torn read (see TornReasons).
+	AgentsPresent     bool
+	ValidationPresent bool
 
 	notes []note
 }
@@ -403,8 +407,10 @@ func (r *nodeReader) readTop(m *manifest, root *yaml.Node) {
 			m.PhasesPresent = true
 			m.Phases = r.phases(p.val)
 		case "agents":
+			m.AgentsPresent = true
 			m.Agents = r.agents(p.val)
 		case "validation":
+			m.ValidationPresent = true
 			m.Validation = r.validation(p.val)
 		case "context_usage":
 			if _, f, ok := r.number(p.val, p.key); ok {
