@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -53,9 +59,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	snap := snapshot(state.LoadAll(locs, env), env)
 	if *asJSON {
-		enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(snap); err != nil {
+		if err := writeSnapshotJSON(stdout, snap); err != nil {
 			fmt.Fprintf(stderr, "runwatch status: %v\n", err)
 			return exitProblems
 		}
@@ -113,6 +117,65 @@ func snapshot(runs []model.Run, env model.Env) model.Snapshot {
 		host, _ = os.Hostname()
 	}
 	return model.Snapshot{Schema: model.SchemaVersion, GeneratedAt: env.Now.UTC(), Host: host, Runs: runs}
+}
+
+// writeSnapshotJSON writes what json.Encoder with a two-space indent writes for snap, through
+// terminalSafeJSON, encoding the runs on every core: with a thousand runs, encoding and indenting the
+// document costs as much as reading the runs did.
+func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
+	if len(snap.Runs) == 0 {
+		b, err := json.MarshalIndent(snap, "", "  ")
+		if err == nil {
+			_, err = w.Write(terminalSafeJSON(append(b, '\n')))
+		}
+		return err
+	}
+	runs := snap.Runs
+	snap.Runs = []model.Run{}
+	head, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		return err
+	}
+	// The document ends `"runs": []` and `}`: the runs go between the brackets, one level in.
+	head, ok := bytes.CutSuffix(head, []byte("[]\n}"))
+	if !ok {
+		return fmt.Errorf("status --json: unexpected document shape %q", head)
+	}
+	parts := make([][]byte, len(runs))
+	errs := make([]error, len(runs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(runs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(runs) {
+					return
+				}
+				b, err := json.MarshalIndent(runs[i], "    ", "  ")
+				parts[i], errs[i] = terminalSafeJSON(b), err
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.Write(terminalSafeJSON(head))
+	bw.WriteString("[\n")
+	for i, p := range parts {
+		bw.WriteString("    ")
+		bw.Write(p)
+		if i < len(parts)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("  ]\n}\n")
+	return bw.Flush()
 }
 
 // printStatusTable writes one line per run. Every field from a run file is sanitised: a run's title or stage

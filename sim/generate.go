@@ -23,6 +23,15 @@ func GenerateRuns(dir string, n int) ([]string, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("GenerateRuns: n must be >= 0, got %d", n)
 	}
+	return GenerateMix(dir, (n+1)/2, n/2)
+}
+
+// GenerateMix is GenerateRuns with the number of each convention chosen: jonggrang features (25 to a
+// project) and resumable run folders, each with the same states and bytes as in GenerateRuns.
+func GenerateMix(dir string, jonggrang, resumable int) ([]string, error) {
+	if jonggrang < 0 || resumable < 0 {
+		return nil, fmt.Errorf("GenerateMix: counts must be >= 0, got %d jonggrang and %d resumable", jonggrang, resumable)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -38,14 +47,20 @@ func GenerateRuns(dir string, n int) ([]string, error) {
 			return nil, err
 		}
 	}
-	paths := make([]string, 0, n)
-	for i := 0; i < n; i++ {
+	paths := make([]string, 0, jonggrang+resumable)
+	// Run i of GenerateRuns is jonggrang feature i/2 when i is even, resumable run i/2 when odd; its clock
+	// starts 7 minutes after run i-1's.
+	for i := 0; i < 2*max(jonggrang, resumable); i++ {
+		k := i / 2
+		if (i%2 == 0 && k >= jonggrang) || (i%2 == 1 && k >= resumable) {
+			continue
+		}
 		at := generatedEpoch.Add(time.Duration(i) * 7 * time.Minute)
 		var path string
 		if i%2 == 0 {
-			path, err = w.generateJonggrang(i/2, at)
+			path, err = w.generateJonggrang(k, at)
 		} else {
-			path, err = w.generateResumable(i/2, at)
+			path, err = w.generateResumable(k, at)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("GenerateRuns %s: run %d: %w", abs, i, err)

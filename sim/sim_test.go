@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -443,6 +444,58 @@ func TestGenerateRuns(t *testing.T) {
 	if _, err := sim.GenerateRuns(dir, -1); err == nil {
 		t.Error("n = -1 accepted")
 	}
+}
+
+// GenerateMix writes the counts asked for, and its runs are GenerateRuns' runs: the same bytes for the same
+// index, so benchmarks of either workspace compare.
+func TestGenerateMixCountsAndBytes(t *testing.T) {
+	mix, all := t.TempDir(), t.TempDir()
+	paths, err := sim.GenerateMix(mix, 2, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, p := range paths {
+		kinds[filepath.Base(p)]++
+	}
+	if kinds["MANIFEST.yaml"] != 2 || kinds["state.env"] != 7 || len(paths) != 9 {
+		t.Fatalf("GenerateMix(2 jonggrang, 7 resumable) wrote %v", kinds)
+	}
+	if _, err := sim.GenerateRuns(all, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"reports", "projects"} {
+		a, b := filesUnder(t, mix, rel), filesUnder(t, all, rel)
+		for name, data := range b {
+			// Lock files name the dead pid, which the kernel picks anew for each call.
+			if got, ok := a[name]; !ok || (got != data && !strings.Contains(data, "pid")) {
+				t.Errorf("%s/%s differs between GenerateMix and GenerateRuns", rel, name)
+			}
+		}
+	}
+	if _, err := sim.GenerateMix(mix, -1, 0); err == nil {
+		t.Error("a negative count accepted")
+	}
+}
+
+// filesUnder reads every file under root/rel, with root in their contents replaced by ROOT.
+func filesUnder(t *testing.T, root, rel string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	dir := filepath.Join(root, rel)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		name, _ := filepath.Rel(dir, p)
+		out[name] = strings.ReplaceAll(string(data), root, "ROOT")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestAppendLogAndGrowLogWriteParsableEntries(t *testing.T) {

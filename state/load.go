@@ -3,7 +3,10 @@ package state
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 
 	"runwatch/model"
 	"runwatch/state/jonggrang"
@@ -46,11 +49,25 @@ func Load(loc Location, env model.Env) (run model.Run) {
 	return run
 }
 
-// LoadAll loads every location.
+// LoadAll loads every location, runs[i] from locs[i], on every core: reading many runs is bound by parsing
+// and by one syscall after another per file, and the runs share nothing but caches that lock.
 func LoadAll(locs []Location, env model.Env) []model.Run {
-	runs := make([]model.Run, 0, len(locs))
-	for _, loc := range locs {
-		runs = append(runs, Load(loc, env))
+	runs := make([]model.Run, len(locs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(locs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(locs) {
+					return
+				}
+				runs[i] = Load(locs[i], env)
+			}
+		}()
 	}
+	wg.Wait()
 	return runs
 }

@@ -1,0 +1,577 @@
+// Command scale measures runwatch over a workspace of many runs, each figure beside its floor in the same run
+// (issue 16): `status --json` against `find … | xargs cat` of the state files it reads, warm and cold cache;
+// the dashboard's first frame and its memory; `brief` of a run whose run.log is 2 GiB.
+//
+//	go run ./bench/scale                      # 1,000 resumable + 200 jonggrang runs, 3 rounds
+//	go run ./bench/scale -soak 10m            # also: RSS of `runwatch demo --speed 4` over 10 minutes
+//
+// The workspace is generated once into -dir by the simulator's writers (sim.GenerateMix) and reused while its
+// marker file matches the counts. The machine these numbers come from is shared, so every round takes the
+// floor and the runwatch figure back to back, and the load average is printed with them.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"runwatch/sim"
+)
+
+type config struct {
+	bin                  string
+	dir                  string
+	resumable, jonggrang int
+	rounds               int
+	cold                 bool
+	logSize              int64
+	soak                 time.Duration
+	speed                float64
+	skip                 map[string]bool
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.bin, "bin", "", "runwatch binary (default: go build the module in the current directory)")
+	flag.StringVar(&c.dir, "dir", filepath.Join(os.TempDir(), "runwatch-scale"), "workspace folder (generated once, reused)")
+	flag.IntVar(&c.resumable, "resumable", 1000, "resumable run folders in the workspace")
+	flag.IntVar(&c.jonggrang, "jonggrang", 200, "jonggrang features in the workspace (25 to a project)")
+	flag.IntVar(&c.rounds, "rounds", 3, "rounds of each measurement (floor and runwatch back to back in each)")
+	flag.BoolVar(&c.cold, "cold", true, "also measure with a cold cache (echo 3 > /proc/sys/vm/drop_caches before each read)")
+	logGiB := flag.Float64("log-gib", 2, "size of the big run.log for the brief measurement, in GiB")
+	flag.DurationVar(&c.soak, "soak", 0, "run `runwatch demo` this long, sampling its RSS (0: skip)")
+	flag.Float64Var(&c.speed, "speed", 4, "demo speed during -soak")
+	skip := flag.String("skip", "", "comma-separated parts to leave out: status,frame,brief")
+	flag.Parse()
+	c.logSize = int64(*logGiB * (1 << 30))
+	c.skip = map[string]bool{}
+	for _, s := range strings.Split(*skip, ",") {
+		if s != "" {
+			c.skip[s] = true
+		}
+	}
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+}
+
+func run(c config) error {
+	work, err := os.MkdirTemp("", "scale-bin-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if c.bin == "" {
+		c.bin = filepath.Join(work, "runwatch")
+		build := exec.Command("go", "build", "-o", c.bin, ".")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("go build: %w", err)
+		}
+	}
+	ws := filepath.Join(c.dir, "runs")
+	if err := ensureWorkspace(ws, c.jonggrang, c.resumable); err != nil {
+		return err
+	}
+	fmt.Printf("workspace %s: %d resumable + %d jonggrang runs; %s\n", ws, c.resumable, c.jonggrang, loadavg())
+	if !c.skip["status"] {
+		if err := measureStatus(c, ws); err != nil {
+			return err
+		}
+	}
+	if !c.skip["frame"] {
+		if err := measureFrame(c, ws, c.resumable+c.jonggrang); err != nil {
+			return err
+		}
+	}
+	if !c.skip["brief"] {
+		if err := measureBrief(c, ws); err != nil {
+			return err
+		}
+	}
+	if c.soak > 0 {
+		if err := measureSoak(c, work); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("done; %s\n", loadavg())
+	return nil
+}
+
+// ensureWorkspace generates the runs unless a previous run of this command left the same ones.
+func ensureWorkspace(ws string, jonggrang, resumable int) error {
+	marker := filepath.Join(filepath.Dir(ws), fmt.Sprintf(".generated-%d-jonggrang-%d-resumable", jonggrang, resumable))
+	if _, err := os.Stat(marker); err == nil {
+		return nil
+	}
+	if err := os.RemoveAll(filepath.Dir(ws)); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if _, err := sim.GenerateMix(ws, jonggrang, resumable); err != nil {
+		return err
+	}
+	fmt.Printf("generated the workspace in %s\n", time.Since(t0).Round(time.Millisecond))
+	return os.WriteFile(marker, nil, 0o644)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load average unknown"
+	}
+	f := strings.Fields(string(b))
+	return "load average " + strings.Join(f[:3], " ")
+}
+
+// timing is one process's wall time and CPU time.
+type timing struct{ wall, cpu time.Duration }
+
+func timeCmd(name string, args ...string) (timing, error) {
+	cmd := exec.Command(name, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	wall := time.Since(t0)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return timing{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if err != nil && name != "sh" && exit.ExitCode() > 1 {
+		// status exits 1 when some run has a stop condition, which the generated workspace has on purpose.
+		return timing{}, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return timing{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
+}
+
+// floorFind is the shell pipeline that reads the files `status` reads: state and checklist files, locks,
+// manifests, phase outputs, tasks, progress and ephemeral gates, checkpoints and the commit ledger. run.log is
+// left out: status only stats it (and reads at most 2 MiB of a log with named stages), while cat would read
+// all of it, which would flatter runwatch.
+func floorFind(ws string) string {
+	return fmt.Sprintf(`find %s \( -name .git -o -name node_modules \) -prune -o -type f \( -name '*.env' -o -name '*.lock' `+
+		`-o -name MANIFEST.yaml -o -name progress.txt -o -name '*.done.json' -o -name commit-ledger.json `+
+		`-o -path '*/.jonggrang/*.json' \) -print0 | xargs -0 cat > /dev/null`, shellQuote(ws))
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func dropCaches() error {
+	unix.Sync()
+	return os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0o200)
+}
+
+func measureStatus(c config, ws string) error {
+	floor := floorFind(ws)
+	files, bytes, err := floorFiles(ws)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n## status --json over %d runs (floor: %d files, %d KiB, read by find | xargs cat)\n", c.resumable+c.jonggrang, files, bytes>>10)
+	fmt.Printf("floor: sh -c %q\n", floor)
+	modes := []string{"warm"}
+	if c.cold {
+		if err := dropCaches(); err != nil {
+			fmt.Printf("cold cache: not measured: cannot drop caches (%v)\n", err)
+		} else {
+			modes = append(modes, "cold")
+		}
+	}
+	for _, mode := range modes {
+		var floors, runs, ratios []float64
+		fmt.Printf("%-5s %5s %12s %12s %14s %14s %7s\n", mode, "round", "floor wall", "floor cpu", "status wall", "status cpu", "ratio")
+		if mode == "warm" {
+			// One untimed pass of each, so both start from a warm cache.
+			if _, err := timeCmd("sh", "-c", floor); err != nil {
+				return err
+			}
+			if _, err := timeCmd(c.bin, "status", "--json", ws); err != nil {
+				return err
+			}
+		}
+		for r := 1; r <= c.rounds; r++ {
+			if mode == "cold" {
+				if err := dropCaches(); err != nil {
+					return err
+				}
+			}
+			f, err := timeCmd("sh", "-c", floor)
+			if err != nil {
+				return err
+			}
+			if mode == "cold" {
+				if err := dropCaches(); err != nil {
+					return err
+				}
+			}
+			s, err := timeCmd(c.bin, "status", "--json", ws)
+			if err != nil {
+				return err
+			}
+			ratio := float64(s.wall) / float64(f.wall)
+			floors, runs, ratios = append(floors, ms(f.wall)), append(runs, ms(s.wall)), append(ratios, ratio)
+			fmt.Printf("%-5s %5d %10.1fms %10.1fms %12.1fms %12.1fms %6.2fx\n", mode, r, ms(f.wall), ms(f.cpu), ms(s.wall), ms(s.cpu), ratio)
+		}
+		fmt.Printf("%-5s floor median %.1f ms, status median %.1f ms, ratio median %.2fx (range %.2f–%.2fx); goal ≤ 3x\n",
+			mode, median(floors), median(runs), median(ratios), minOf(ratios), maxOf(ratios))
+	}
+	return nil
+}
+
+// floorFiles counts the files the floor reads (and their bytes), walking the workspace as find does.
+func floorFiles(ws string) (int, int64, error) {
+	out, err := exec.Command("sh", "-c", strings.Replace(floorFind(ws), "xargs -0 cat > /dev/null", "xargs -0 wc -c | grep ' total$'", 1)+"; "+
+		strings.Replace(floorFind(ws), "-print0 | xargs -0 cat > /dev/null", "-print | wc -l", 1)).Output()
+	if err != nil {
+		return 0, 0, err
+	}
+	var total int64
+	var files int
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[1] == "total":
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			total += n
+		case len(f) == 1:
+			files, _ = strconv.Atoi(f[0])
+		}
+	}
+	return files, total, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func minOf(v []float64) float64 {
+	m := v[0]
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxOf(v []float64) float64 {
+	m := v[0]
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// pty is a pseudo-terminal the dashboard runs in, as it would in a terminal pane.
+type pty struct{ master, slave *os.File }
+
+func openPTY(cols, rows int) (*pty, error) {
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		return nil, err
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	if err := unix.IoctlSetWinsize(int(s.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: uint16(rows), Col: uint16(cols)}); err != nil {
+		m.Close()
+		s.Close()
+		return nil, err
+	}
+	return &pty{master: m, slave: s}, nil
+}
+
+// dashboard is a runwatch process in a pty whose output is searched as it arrives.
+type dashboard struct {
+	cmd   *exec.Cmd
+	pty   *pty
+	start time.Time
+	seen  chan seenText
+	buf   bytes.Buffer
+	want  []string
+}
+
+type seenText struct {
+	text string
+	at   time.Time
+}
+
+// startDashboard starts the binary with args in a 140x40 pty and reports the first time each of want appears
+// in its output.
+func startDashboard(bin string, want []string, args ...string) (*dashboard, error) {
+	p, err := openPTY(140, 40)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.slave, p.slave, p.slave
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	d := &dashboard{cmd: cmd, pty: p, seen: make(chan seenText, len(want)), want: want}
+	d.start = time.Now()
+	if err := cmd.Start(); err != nil {
+		p.master.Close()
+		p.slave.Close()
+		return nil, err
+	}
+	go d.read()
+	return d, nil
+}
+
+func (d *dashboard) read() {
+	found := make([]bool, len(d.want))
+	chunk := make([]byte, 64<<10)
+	for {
+		n, err := d.pty.master.Read(chunk)
+		at := time.Now()
+		if n > 0 {
+			if os.Getenv("SCALE_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "read %d: %q\n", n, chunk[:min(n, 200)])
+			}
+			d.buf.Write(chunk[:n])
+			// Frames are cell diffs: search only what arrived plus a margin, not the whole history again.
+			tail := d.buf.Bytes()
+			if len(tail) > n+256 {
+				tail = tail[len(tail)-n-256:]
+			}
+			for i, w := range d.want {
+				if !found[i] && bytes.Contains(tail, []byte(w)) {
+					found[i] = true
+					d.seen <- seenText{w, at}
+				}
+			}
+			if d.buf.Len() > 1<<20 {
+				keep := append([]byte(nil), d.buf.Bytes()[d.buf.Len()-4096:]...)
+				d.buf.Reset()
+				d.buf.Write(keep)
+			}
+		}
+		if err != nil {
+			if os.Getenv("SCALE_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "read: %v\n", err)
+			}
+			return
+		}
+	}
+}
+
+// await waits for the text to appear and returns how long after the start it did.
+func (d *dashboard) await(text string, timeout time.Duration) (time.Duration, error) {
+	deadline := time.After(timeout)
+	for {
+		select {
+		case s := <-d.seen:
+			if s.text == text {
+				return s.at.Sub(d.start), nil
+			}
+		case <-deadline:
+			return 0, fmt.Errorf("%q did not appear within %s", text, timeout)
+		}
+	}
+}
+
+func (d *dashboard) stop() {
+	_, _ = d.pty.master.Write([]byte("q"))
+	done := make(chan struct{})
+	go func() { _ = d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = d.cmd.Process.Kill()
+		<-done
+	}
+	d.pty.master.Close()
+	d.pty.slave.Close()
+}
+
+// memory reads VmRSS and VmHWM of pid, in KiB.
+func memory(pid int) (rss, hwm int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		v, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = v
+		case "VmHWM:":
+			hwm = v
+		}
+	}
+	return rss, hwm
+}
+
+func measureFrame(c config, ws string, total int) error {
+	fmt.Printf("\n## dashboard over %d runs in a 140x40 pty (runwatch --read-only DIR)\n", total)
+	fmt.Printf("floor: the discovery walk alone, find DIR -name state.env -o -name MANIFEST.yaml\n")
+	fmt.Printf("%5s %12s %14s %16s %12s %12s\n", "round", "floor", "first run row", "all runs loaded", "RSS", "peak RSS")
+	var firsts, alls, rsss []float64
+	for r := 1; r <= c.rounds; r++ {
+		f, err := timeCmd("sh", "-c", fmt.Sprintf("find %s \\( -name state.env -o -name MANIFEST.yaml \\) > /dev/null", shellQuote(ws)))
+		if err != nil {
+			return err
+		}
+		allText := fmt.Sprintf(" %d runs", total)
+		d, err := startDashboard(c.bin, []string{"generated-task-", allText}, "--read-only", ws)
+		if err != nil {
+			return err
+		}
+		first, err := d.await("generated-task-", 30*time.Second)
+		if err != nil {
+			d.stop()
+			return err
+		}
+		all, err := d.await(allText, 60*time.Second)
+		if err != nil {
+			d.stop()
+			return err
+		}
+		// Let the first batches of liveness checks and the log index settle before reading memory.
+		time.Sleep(2 * time.Second)
+		rss, hwm := memory(d.cmd.Process.Pid)
+		d.stop()
+		firsts, alls, rsss = append(firsts, ms(first)), append(alls, ms(all)), append(rsss, float64(rss)/1024)
+		fmt.Printf("%5d %10.1fms %12.1fms %14.1fms %9.1f MiB %9.1f MiB\n", r, ms(f.wall), ms(first), ms(all), float64(rss)/1024, float64(hwm)/1024)
+	}
+	fmt.Printf("first run row median %.1f ms (goal ≤ 250 ms); all loaded median %.1f ms; RSS median %.1f MiB (goal ≤ 80 MiB)\n",
+		median(firsts), median(alls), median(rsss))
+	return nil
+}
+
+// measureBrief times `runwatch brief --json` on one resumable run of the workspace copied with a run.log
+// grown to c.logSize, beside the same run with its own small log and a plain read of the big log.
+func measureBrief(c config, ws string) error {
+	src := ""
+	entries, err := os.ReadDir(filepath.Join(ws, "reports"))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "generated-task-0000") {
+			src = filepath.Join(ws, "reports", e.Name())
+		}
+	}
+	if src == "" {
+		return errors.New("no generated-task-0000 run in the workspace")
+	}
+	big := filepath.Join(c.dir, "biglog", "reports", filepath.Base(src))
+	logPath := filepath.Join(big, "run.log")
+	if st, err := os.Stat(logPath); err != nil || st.Size() < c.logSize {
+		if err := os.RemoveAll(filepath.Dir(filepath.Dir(big))); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(big), 0o755); err != nil {
+			return err
+		}
+		if out, err := exec.Command("cp", "-a", src, big).CombinedOutput(); err != nil {
+			return fmt.Errorf("cp: %v: %s", err, out)
+		}
+		t0 := time.Now()
+		if _, err := sim.GrowLog(logPath, c.logSize); err != nil {
+			return err
+		}
+		fmt.Printf("grew %s to %d MiB in %s\n", logPath, c.logSize>>20, time.Since(t0).Round(time.Millisecond))
+	}
+	st, err := os.Stat(logPath)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n## brief --json of a resumable run with a %.2f GiB run.log (%s)\n", float64(st.Size())/(1<<30), big)
+	fmt.Printf("%5s %16s %18s %14s\n", "round", "brief, own log", "brief, 2 GiB log", "cat of the log")
+	var briefs []float64
+	for r := 1; r <= c.rounds; r++ {
+		small, err := timeCmd(c.bin, "brief", "--json", src)
+		if err != nil {
+			return err
+		}
+		b, err := timeCmd(c.bin, "brief", "--json", big)
+		if err != nil {
+			return err
+		}
+		cat := timing{}
+		if r == 1 {
+			if cat, err = timeCmd("sh", "-c", "cat "+shellQuote(logPath)+" > /dev/null"); err != nil {
+				return err
+			}
+		}
+		briefs = append(briefs, ms(b.wall))
+		catText := "-"
+		if r == 1 {
+			catText = fmt.Sprintf("%.1fms", ms(cat.wall))
+		}
+		fmt.Printf("%5d %14.1fms %16.1fms %14s\n", r, ms(small.wall), ms(b.wall), catText)
+	}
+	fmt.Printf("brief with the big log median %.1f ms (goal ≤ 100 ms)\n", median(briefs))
+	return nil
+}
+
+// measureSoak runs the demo in a pty for c.soak and samples its memory every 30 s.
+func measureSoak(c config, work string) error {
+	demoDir := filepath.Join(work, "demo")
+	fmt.Printf("\n## runwatch demo --speed %g for %s in a 140x40 pty, RSS every 30 s\n", c.speed, c.soak)
+	d, err := startDashboard(c.bin, []string{"runwatch"}, "demo", "--dir", demoDir, "--speed", strconv.FormatFloat(c.speed, 'f', -1, 64))
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	if _, err := d.await("runwatch", 30*time.Second); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	var samples []float64
+	for {
+		rss, hwm := memory(d.cmd.Process.Pid)
+		if rss == 0 {
+			return errors.New("the demo exited during the soak")
+		}
+		samples = append(samples, float64(rss)/1024)
+		fmt.Printf("%8s RSS %6.1f MiB, peak %6.1f MiB\n", time.Since(t0).Round(time.Second), float64(rss)/1024, float64(hwm)/1024)
+		if time.Since(t0) >= c.soak {
+			break
+		}
+		time.Sleep(min(30*time.Second, c.soak-time.Since(t0)+time.Millisecond))
+	}
+	fmt.Printf("RSS first %.1f, max %.1f, last %.1f MiB\n", samples[0], maxOf(samples), samples[len(samples)-1])
+	return nil
+}
