@@ -26,7 +26,6 @@
 package action
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -116,9 +115,18 @@ type Plan struct {
 	// Refusal is why the action may not be applied (nil when it may); the Plan* functions return it too.
 	Refusal error
 
+	// ID names the action in the journal, its intent and its audit line.
+	ID string
+	// Recovered says what Apply found and finished of earlier actions a crash interrupted.
+	Recovered []string
+
 	opts       Options
 	undoes     string
 	logMissing bool
+	root       *atomicfile.Root
+	pending    []journal.Intent
+	lockRunID  string
+	takeover   string // why the run lock found at plan time is runwatch's own dead one, taken over at apply
 }
 
 // ApplyOptions are the person's answers at apply time.
@@ -134,14 +142,6 @@ func (r *Refused) Error() string { return r.Reason }
 
 func refusef(format string, args ...any) error { return &Refused{Reason: fmt.Sprintf(format, args...)} }
 
-// JournalError means the action was applied but could not be recorded in the journal (so undo will not
-// see it).
-type JournalError struct{ Err error }
-
-func (e *JournalError) Error() string {
-	return "applied, but the journal could not be written (undo will not know this action): " + e.Err.Error()
-}
-func (e *JournalError) Unwrap() error { return e.Err }
 
 // immutableKeys are the resumable convention's immutable-contract keys: never edited.
 var immutableKeys = map[string]bool{
@@ -174,15 +174,24 @@ func (o Options) now() time.Time {
 	return o.Env.Now.UTC()
 }
 
-// newPlan starts a plan; the read-only rule is checked before anything is read.
+// newPlan starts a plan; the read-only rule is checked before anything is read. The run root is opened now
+// and held until the plan is applied or dropped: every read and write of the plan is resolved beneath that
+// descriptor, so a folder swapped for a symlink while the person reads the confirmation cannot redirect it.
 func newPlan(action string, run model.Run, opts Options) (*Plan, error) {
 	p := &Plan{Action: action, RunPath: run.StatePath, RunID: run.ID, Kind: run.Kind, opts: opts, Root: runRoot(run)}
+	p.ID = newID(opts.now())
 	if opts.ReadOnly {
 		return p, p.refuse(refusef("read-only mode: %s is not allowed", action))
 	}
 	if run.Archived {
 		return p, p.refuse(refusef("%s is archived (a *.reset-* folder); actions are refused on archived runs", run.ID))
 	}
+	root, err := atomicfile.OpenRoot(p.Root)
+	if err != nil {
+		return p, p.refuse(err)
+	}
+	p.root = root
+	p.findPending()
 	return p, nil
 }
 
@@ -194,6 +203,15 @@ func (p *Plan) refuse(err error) error {
 	return err
 }
 
+// Close releases the run root the plan holds. Apply does not close it (a caller may show the plan again);
+// a plan dropped without Close is released by the garbage collector.
+func (p *Plan) Close() error {
+	if p == nil || p.root == nil {
+		return nil
+	}
+	return p.root.Close()
+}
+
 // runRoot is the directory no write may leave: the jonggrang project (locks live beside the features) or
 // the resumable run folder.
 func runRoot(run model.Run) string {
@@ -203,19 +221,17 @@ func runRoot(run model.Run) string {
 	return run.Dir
 }
 
-// readForEdit resolves path inside the root, checks ownership and reads it: the only way a file gets into
-// a plan.
+// readForEdit resolves path inside the root, checks ownership and reads it, beneath the held root and
+// without blocking: the only way a file gets into a plan.
 func (p *Plan) readForEdit(path string) (string, []byte, atomicfile.Snapshot, error) {
 	real, err := atomicfile.Resolve(p.Root, path)
 	if err != nil {
 		return "", nil, atomicfile.Snapshot{}, err
 	}
-	if !p.opts.Force {
-		if err := atomicfile.CheckOwner(real); err != nil {
-			return "", nil, atomicfile.Snapshot{}, err
-		}
+	if err := p.root.CheckFile(real, !p.opts.Force, false); err != nil {
+		return "", nil, atomicfile.Snapshot{}, err
 	}
-	data, snap, err := atomicfile.Read(real)
+	data, snap, err := p.root.Read(real)
 	if err != nil {
 		return "", nil, snap, err
 	}
@@ -225,22 +241,21 @@ func (p *Plan) readForEdit(path string) (string, []byte, atomicfile.Snapshot, er
 	return real, data, snap, nil
 }
 
-// setLog plans the audit line for logs that exist in the convention.
+// setLog plans the audit line for logs that exist in the convention. The line carries the action's id, so a
+// recovery after a crash can tell whether it was appended.
 func (p *Plan) setLog(path, event string, fields ...string) error {
 	real, err := atomicfile.Resolve(p.Root, path)
 	if err != nil {
 		return err
 	}
-	if !p.opts.Force {
-		if err := atomicfile.CheckOwner(real); err != nil {
-			return err
-		}
+	if err := p.root.CheckFile(real, !p.opts.Force, true); err != nil {
+		return err
 	}
 	p.LogPath = real
-	if _, err := os.Lstat(real); err != nil {
+	if _, err := p.root.Lstat(real); err != nil {
 		p.logMissing = true
 	}
-	p.LogLine = logLine(p.opts.now(), event, append(fields, "tool=runwatch", kv("user", p.opts.user()), p.reasonField())...)
+	p.LogLine = logLine(p.opts.now(), event, append(fields, "tool=runwatch", kv("user", p.opts.user()), p.reasonField(), kv("action_id", p.ID))...)
 	return nil
 }
 
@@ -276,6 +291,12 @@ func kv(key, value string) string {
 // Preview shows exactly what Apply will do: a unified diff per file, removals, and the log line.
 func (p *Plan) Preview() string {
 	var b strings.Builder
+	for _, in := range p.pending {
+		fmt.Fprintf(&b, "first finish %s %s, which a crash interrupted (see the journal's pending/%s.json)\n", in.Action, in.ID, in.ID)
+	}
+	if p.takeover != "" {
+		fmt.Fprintf(&b, "take over the run lock %s (%s), with a stale_lock_replaced line in the log\n", p.LockPath, p.takeover)
+	}
 	if p.LockPath != "" {
 		fmt.Fprintf(&b, "take run lock %s (released after)\n", p.LockPath)
 	}
@@ -298,108 +319,6 @@ func (p *Plan) Preview() string {
 		fmt.Fprintf(&b, "%s %s:\n+%s", verb, p.LogPath, p.LogLine)
 	}
 	return b.String()
-}
-
-// Apply carries out a plan. See the package comment for the order of steps.
-func Apply(p *Plan, ao ApplyOptions) error {
-	if p == nil {
-		return refusef("no plan")
-	}
-	if p.opts.ReadOnly {
-		return refusef("read-only mode: %s is not allowed", p.Action)
-	}
-	if p.Refusal != nil {
-		return p.Refusal
-	}
-	if p.Confirm.Kind == ConfirmTyped && !p.opts.Force && ao.Typed != p.Confirm.Word {
-		return refusef("not confirmed: type %q exactly to clear a lock whose liveness is unknown (or use --force)", p.Confirm.Word)
-	}
-	if p.LockPath != "" {
-		release, err := p.takeRunLock()
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
-	for _, f := range p.Files {
-		if !p.opts.Force {
-			if err := atomicfile.CheckOwner(f.Path); err != nil {
-				return err
-			}
-		}
-		if err := atomicfile.Check(f.Snap); err != nil {
-			return err
-		}
-	}
-	entry := journal.Entry{
-		ID: newID(p.opts.now()), When: p.opts.now(), Who: p.opts.user(), Host: p.opts.Env.Host, Action: p.Action,
-		Run: p.RunPath, RunID: p.RunID, Summary: p.Summary, Reason: p.opts.Reason, Undoes: p.undoes,
-	}
-	logged := false
-	for i, f := range p.Files {
-		rec := journal.File{Path: f.Path, OldExists: f.Snap.Exists, Mode: f.Snap.Mode}
-		if f.Snap.Exists {
-			rec.OldSHA256, rec.Old = f.Snap.SHA256, f.Old
-		}
-		var err error
-		if f.Remove {
-			err = atomicfile.RemoveIfUnchanged(f.Snap, func() error {
-				// The resumable convention logs the lock's payload before it goes.
-				if p.LogLine == "" || logged {
-					return nil
-				}
-				if err := atomicfile.Append(p.LogPath, []byte(p.LogLine)); err != nil {
-					return err
-				}
-				logged = true
-				return nil
-			})
-		} else {
-			err = atomicfile.Replace(f.Snap, f.New)
-			rec.NewExists, rec.NewSHA256 = true, atomicfile.Hash(f.New)
-		}
-		if err != nil {
-			if i > 0 {
-				p.journal(entry, logged)
-				return fmt.Errorf("%w (the %d file(s) before it were changed and are in the journal)", err, i)
-			}
-			return err
-		}
-		entry.Files = append(entry.Files, rec)
-	}
-	if p.LogLine != "" && !logged {
-		if err := atomicfile.Append(p.LogPath, []byte(p.LogLine)); err != nil {
-			if jerr := p.journal(entry, false); jerr != nil {
-				return jerr
-			}
-			return fmt.Errorf("applied, but the audit line could not be appended: %w", err)
-		}
-		logged = true
-	}
-	return p.journal(entry, logged)
-}
-
-func (p *Plan) journal(e journal.Entry, logged bool) error {
-	if logged {
-		e.LogLine = p.LogLine
-	}
-	path := p.opts.JournalPath
-	if path == "" {
-		var err error
-		if path, err = journal.DefaultPath(); err != nil {
-			return &JournalError{Err: err}
-		}
-	}
-	if err := journal.Append(path, e); err != nil {
-		return &JournalError{Err: err}
-	}
-	return nil
-}
-
-func newID(now time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // never fails on Linux; uniqueness also rests on the nanosecond time
-	return fmt.Sprintf("%s-%x", now.UTC().Format("20060102T150405.000000000Z"), b)
 }
 
 // IsRefusal reports whether err is a refusal or a safety stop rather than an I/O failure.

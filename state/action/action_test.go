@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,8 +43,11 @@ func applied(t *testing.T, root string, p *Plan, logBefore string) string {
 		}
 		b.WriteString("== " + rel(p.LogPath) + " (appended) ==\n" + strings.TrimPrefix(after, logBefore))
 	}
-	return b.String()
+	return actionIDs.ReplaceAllString(b.String(), "action_id=ID")
 }
+
+// actionIDs matches the action ids in audit lines, which carry a random part.
+var actionIDs = regexp.MustCompile(`action_id=\S+`)
 
 func readLog(p *Plan) string {
 	if p.LogPath == "" {

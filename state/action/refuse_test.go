@@ -455,8 +455,8 @@ func TestJonggrangUnsafeManifestRefused(t *testing.T) {
 	refused(t, p, err, "cannot be edited safely")
 }
 
-// The change is made even when the journal cannot be written, and the caller is told undo will not see it.
-func TestJournalFailureIsReportedAfterApply(t *testing.T) {
+// The journal is written ahead: when not even the intent can be written, nothing is changed.
+func TestNoJournalNoChange(t *testing.T) {
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	o := opts(t, fixedEnv())
@@ -467,12 +467,38 @@ func TestJournalFailureIsReportedAfterApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := mustRead(t, mp)
+	err = Apply(p, ApplyOptions{})
+	if err == nil || Applied(err) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if mustRead(t, mp) != before {
+		t.Fatal("changed a file although its intent could not be journaled")
+	}
+}
+
+// When the completed entry cannot be appended after the change, the caller is told undo will not see it,
+// and the intent stays for the next action to record.
+func TestJournalFailureIsReportedAfterApply(t *testing.T) {
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	o := opts(t, fixedEnv())
+	if err := os.MkdirAll(o.JournalPath, 0o700); err != nil { // journal.jsonl is a folder: appends fail
+		t.Fatal(err)
+	}
+	p, err := PlanResume(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	err = Apply(p, ApplyOptions{})
 	var je *JournalError
-	if !errors.As(err, &je) || !strings.Contains(err.Error(), "undo will not know") {
+	if !errors.As(err, &je) || !Applied(err) || !strings.Contains(err.Error(), "undo will not know") {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(mustRead(t, mp), "status: running\n") {
 		t.Fatal("the change was not applied")
+	}
+	if pending, _, _ := journal.Pending(o.JournalPath, ""); len(pending) != 1 || pending[0].ID != p.ID {
+		t.Fatalf("pending intents %+v, want the one of %s", pending, p.ID)
 	}
 }

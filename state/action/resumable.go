@@ -48,6 +48,7 @@ func (p *Plan) readResumable(run model.Run, withChecklist bool) (*resumableState
 	if err != nil {
 		return nil, err
 	}
+	p.lockRunID, _ = rs.state.Get("RUN_ID")
 	p.LogPath = logPathOf(run)
 	return rs, nil
 }
@@ -114,8 +115,9 @@ func editEnv(path string, f *envfile.File, sets []model.KV) ([]byte, error) {
 }
 
 // refuseIfLocked refuses when a lock other than ours holds the run: live by name, stale or unknown with
-// the way out.
-func refuseIfLocked(run model.Run, lockPath string) error {
+// the way out. runwatch's own lock whose process is gone is not in the way: Apply takes it over.
+func (p *Plan) refuseIfLocked(run model.Run) error {
+	lockPath := p.LockPath
 	for _, l := range run.Locks {
 		if l.Verdict == model.VerdictLive {
 			return refusef("a live lock holds %s: %s (%s)", run.ID, lockHolder(l), strings.Join(l.Reasons, "; "))
@@ -127,6 +129,10 @@ func refuseIfLocked(run model.Run, lockPath string) error {
 	if _, err := os.Lstat(lockPath); err == nil {
 		for _, l := range run.Locks {
 			if sameFile(l.Path, lockPath) {
+				if why, dead := p.ownDeadLock([]byte(l.Raw)); dead {
+					p.takeover = why
+					return nil
+				}
 				return refusef("the run lock %s is %s (%s); clear it first with: runwatch unlock %s",
 					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), run.ID)
 			}
@@ -180,7 +186,7 @@ func planResumableStep(p *Plan, run model.Run) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseIfLocked(run, p.LockPath); err != nil {
+	if err := p.refuseIfLocked(run); err != nil {
 		return err
 	}
 	cur, ok := rs.state.Get("CURRENT_STAGE")
@@ -256,7 +262,7 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseIfLocked(run, p.LockPath); err != nil {
+	if err := p.refuseIfLocked(run); err != nil {
 		return err
 	}
 	var found *model.KV

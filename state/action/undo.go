@@ -35,12 +35,10 @@ func planUndo(p *Plan, run model.Run) error {
 		if err != nil {
 			return err
 		}
-		if !p.opts.Force {
-			if err := atomicfile.CheckOwner(real); err != nil {
-				return err
-			}
+		if err := p.root.CheckFile(real, !p.opts.Force, false); err != nil {
+			return err
 		}
-		data, snap, err := atomicfile.Read(real)
+		data, snap, err := p.root.Read(real)
 		if err != nil {
 			return err
 		}
@@ -74,7 +72,7 @@ func planUndo(p *Plan, run model.Run) error {
 			if _, err := p.readResumable(run, false); err != nil {
 				return err
 			}
-			if err := refuseIfLocked(run, p.LockPath); err != nil {
+			if err := p.refuseIfLocked(run); err != nil {
 				return err
 			}
 		} else {

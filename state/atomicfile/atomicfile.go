@@ -1,11 +1,21 @@
 // Package atomicfile writes run files so that a reader (or a crash) only ever sees the old bytes or the new
-// bytes, never a torn mix, and so that a concurrent writer's change is detected instead of overwritten.
+// bytes, never a torn mix; so that a write never lands outside the run root, whatever is swapped in between
+// plan and apply; so that no planted FIFO can hang it; and so that a concurrent writer's change is detected
+// instead of silently overwritten.
 //
-// Replace is temp file in the same directory → write → keep mode → fsync → precondition check → rename →
-// directory fsync. The precondition (size, mtime and SHA-256 of the bytes the user saw) is re-checked after
-// the temp file is durable and just before the rename, which leaves the smallest window we can get without a
-// lock the other writers honour. Append is for run.log, which is never replaced because its writers keep
-// appending to the inode they opened.
+// Every operation goes through a Root: the run root opened once (at plan time) and held until the action is
+// done. Names below it are resolved from that descriptor with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS)
+// (or, where the kernel lacks openat2, component by component with O_NOFOLLOW), so a folder swapped for a
+// symlink, or a root renamed away, cannot redirect a write. Go's os.Root does not serve here: it follows
+// symlinks that stay inside the root, has no RENAME_EXCHANGE, and gives no descriptor for the directory.
+//
+// Replace is temp file in the same directory → write → keep mode → fsync → precondition check →
+// rename(RENAME_EXCHANGE) → check of the bytes it displaced → directory fsync. Nothing becomes visible
+// before the precondition holds, so a refused write is never seen by anyone. A writer that takes no lock can
+// still land its own rename between the check and ours; the exchange hands back what we displaced, and
+// Replace reports those bytes (Displaced) so the caller can say exactly what was overwritten and keep it for
+// undo. Append is for run.log, which is never replaced because its writers keep appending to the inode they
+// opened.
 package atomicfile
 
 import (
@@ -19,11 +29,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"runwatch/state/safefile"
 )
 
 // MaxFileBytes caps what Read loads: state files are small, and a huge one is a sign of something wrong.
@@ -61,7 +76,8 @@ var ErrChanged = errors.New("changed on disk since you looked")
 // Is lets errors.Is(err, ErrChanged) work.
 func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 
-// UnsafePathError is a refusal to write somewhere the safety model forbids (outside the run root, not ours).
+// UnsafePathError is a refusal to write somewhere the safety model forbids (outside the run root, through a
+// link, not a regular file, not ours).
 type UnsafePathError struct {
 	Path   string
 	Reason string
@@ -71,11 +87,258 @@ func (e *UnsafePathError) Error() string {
 	return fmt.Sprintf("refusing to write %s: %s", e.Path, e.Reason)
 }
 
+// Root is a run root held open: every later name is resolved beneath this descriptor, never through a link.
+type Root struct {
+	f    *os.File
+	path string
+}
+
+// OpenRoot opens the run root at path. Links in path itself are followed once, now: the root is what the
+// person named; below it nothing is followed.
+func OpenRoot(path string) (*Root, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, &UnsafePathError{Path: path, Reason: "cannot resolve the run root: " + err.Error()}
+	}
+	fd, err := unix.Open(real, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, &UnsafePathError{Path: path, Reason: "cannot open the run root: " + err.Error()}
+	}
+	return &Root{f: os.NewFile(uintptr(fd), real), path: real}, nil
+}
+
+// Path is the root's real path as it was when opened.
+func (r *Root) Path() string { return r.path }
+
+// Close releases the root's descriptor.
+func (r *Root) Close() error { return r.f.Close() }
+
+// Rel is path relative to the root, refusing a path that is not below it. Paths are compared as written:
+// callers pass real paths (Resolve).
+func (r *Root) Rel(path string) (string, error) {
+	rel, err := filepath.Rel(r.path, filepath.Clean(path))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", &UnsafePathError{Path: path, Reason: "it is not inside the run root " + r.path}
+	}
+	return rel, nil
+}
+
+// noOpenat2 is set once openat2 turns out to be missing (old kernels, some sandboxes); tests set it to run
+// the component walk.
+var noOpenat2 atomic.Bool
+
+// resolveFlags: stay beneath the root, follow no link of any kind.
+const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// openRel opens rel beneath the root without following any link. Every open carries O_NOFOLLOW and
+// O_CLOEXEC; callers add O_NONBLOCK so a FIFO cannot block the open.
+func (r *Root) openRel(rel string, flags int, mode uint32) (*os.File, error) {
+	flags |= unix.O_CLOEXEC | unix.O_NOFOLLOW
+	full := filepath.Join(r.path, rel)
+	if !noOpenat2.Load() {
+		for range 16 {
+			fd, err := unix.Openat2(int(r.f.Fd()), rel, &unix.OpenHow{Flags: uint64(flags), Mode: uint64(mode), Resolve: resolveFlags})
+			switch {
+			case err == nil:
+				return os.NewFile(uintptr(fd), full), nil
+			case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
+				continue // EAGAIN: a rename raced the lookup; the kernel asks to retry
+			case errors.Is(err, unix.ENOSYS):
+				noOpenat2.Store(true)
+			default:
+				return nil, r.pathErr("open", full, err)
+			}
+			break
+		}
+	}
+	dirRel, base := filepath.Split(rel)
+	d, err := r.walk(dirRel)
+	if err != nil {
+		return nil, err
+	}
+	defer d.release()
+	for {
+		fd, err := unix.Openat(d.fd, base, flags, mode)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, r.pathErr("open", full, err)
+		}
+		return os.NewFile(uintptr(fd), full), nil
+	}
+}
+
+// dirFD is a directory descriptor beneath the root; release closes it unless it is the root's own.
+type dirFD struct {
+	fd  int
+	own *os.File
+}
+
+func (d dirFD) release() {
+	if d.own != nil {
+		d.own.Close()
+	}
+}
+
+// walk opens the directory rel (may be "" for the root) one component at a time with O_NOFOLLOW.
+func (r *Root) walk(rel string) (dirFD, error) {
+	rel = strings.Trim(filepath.Clean("/"+rel), "/")
+	cur := dirFD{fd: int(r.f.Fd())}
+	if rel == "" {
+		return cur, nil
+	}
+	sofar := r.path
+	for _, c := range strings.Split(rel, "/") {
+		sofar = filepath.Join(sofar, c)
+		if c == ".." || c == "." {
+			cur.release()
+			return dirFD{}, &UnsafePathError{Path: sofar, Reason: "it climbs out of the run root"}
+		}
+		fd, err := unix.Openat(cur.fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		cur.release()
+		if err != nil {
+			return dirFD{}, r.pathErr("open", sofar, err)
+		}
+		cur = dirFD{fd: fd, own: os.NewFile(uintptr(fd), sofar)}
+	}
+	return cur, nil
+}
+
+// dir opens the directory holding path and returns it with path's base name.
+func (r *Root) dir(path string) (dirFD, string, error) {
+	rel, err := r.Rel(path)
+	if err != nil {
+		return dirFD{}, "", err
+	}
+	dirRel, base := filepath.Split(rel)
+	if dirRel == "" {
+		return dirFD{fd: int(r.f.Fd())}, base, nil
+	}
+	f, err := r.openRel(strings.TrimSuffix(dirRel, "/"), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return dirFD{}, "", err
+	}
+	return dirFD{fd: int(f.Fd()), own: f}, base, nil
+}
+
+// pathErr turns the errors of a link-refusing lookup into refusals a person can act on. Other errors keep
+// their errno, so errors.Is(err, fs.ErrNotExist) works.
+func (r *Root) pathErr(op, full string, err error) error {
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		return &UnsafePathError{Path: full, Reason: "a symlink lies on the way to it (a folder or the file itself was swapped for a link?); runwatch never follows links below the run root when writing"}
+	case errors.Is(err, unix.EXDEV):
+		return &UnsafePathError{Path: full, Reason: "it leads outside the run root " + r.path}
+	case errors.Is(err, unix.ENOTDIR):
+		return &UnsafePathError{Path: full, Reason: "a folder on the way to it is not a folder"}
+	}
+	return &fs.PathError{Op: op, Path: full, Err: err}
+}
+
+// NotRegularError refuses a FIFO, device, socket or directory where a run file should be.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file; runwatch reads and writes only regular files", e.Path, safefile.Describe(e.Mode))
+}
+
+// Info is what Lstat tells of a name beneath the root.
+type Info struct {
+	Mode  fs.FileMode
+	Nlink uint64
+	UID   uint32
+	Size  int64
+	MTime time.Time
+}
+
+// Lstat describes path without opening it (so a FIFO cannot block) and without following a link.
+func (r *Root) Lstat(path string) (Info, error) {
+	d, base, err := r.dir(path)
+	if err != nil {
+		return Info{}, err
+	}
+	defer d.release()
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return Info{}, r.pathErr("lstat", path, err)
+	}
+	return infoOf(&st), nil
+}
+
+func infoOf(st *unix.Stat_t) Info {
+	return Info{Mode: modeOf(st.Mode), Nlink: uint64(st.Nlink), UID: st.Uid, Size: st.Size,
+		MTime: time.Unix(st.Mtim.Unix())}
+}
+
+func modeOf(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	}
+	return mode
+}
+
+func fstat(f *os.File) (Info, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return Info{}, err
+	}
+	return infoOf(&st), nil
+}
+
+// CheckFile refuses a path that exists and is not a regular file of ours with one link (appends and
+// replacements of such files would write somewhere else too, or block). A missing file passes.
+func (r *Root) CheckFile(path string, checkOwner, singleLink bool) error {
+	info, err := r.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return checkInfo(path, info, checkOwner, singleLink)
+}
+
+func checkInfo(path string, info Info, checkOwner, singleLink bool) error {
+	if !info.Mode.IsRegular() {
+		return &NotRegularError{Path: path, Mode: info.Mode}
+	}
+	if singleLink && info.Nlink > 1 {
+		return &UnsafePathError{Path: path, Reason: fmt.Sprintf("it has %d hard links, so appending to it would also write to the other name(s), which may lie outside the run root; remove the extra link first", info.Nlink)}
+	}
+	if checkOwner {
+		if uid := os.Getuid(); int(info.UID) != uid {
+			return &UnsafePathError{Path: path, Reason: fmt.Sprintf("it is owned by uid %d, not by you (uid %d); use --force to override", info.UID, uid)}
+		}
+	}
+	return nil
+}
+
 // Read returns a file's bytes and the snapshot that a later Replace checks against. A missing file gives
-// Exists=false and no error, so "the file must still be absent" is a precondition too.
-func Read(path string) ([]byte, Snapshot, error) {
+// Exists=false and no error, so "the file must still be absent" is a precondition too. The open is
+// non-blocking and refuses anything but a regular file.
+func (r *Root) Read(path string) ([]byte, Snapshot, error) {
 	snap := Snapshot{Path: path}
-	f, err := os.Open(path)
+	rel, err := r.Rel(path)
+	if err != nil {
+		return nil, snap, err
+	}
+	f, err := r.openRel(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, snap, nil
 	}
@@ -83,15 +346,40 @@ func Read(path string) ([]byte, Snapshot, error) {
 		return nil, snap, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	return readOpen(f, path, snap)
+}
+
+// OpenRead opens a regular file beneath the root for reading, non-blocking and without following links.
+func (r *Root) OpenRead(path string) (*os.File, error) {
+	rel, err := r.Rel(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.openRel(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := fstat(f)
+	if err == nil && !info.Mode.IsRegular() {
+		err = &NotRegularError{Path: path, Mode: info.Mode}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func readOpen(f *os.File, path string, snap Snapshot) ([]byte, Snapshot, error) {
+	info, err := fstat(f)
 	if err != nil {
 		return nil, snap, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, snap, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	if !info.Mode.IsRegular() {
+		return nil, snap, &NotRegularError{Path: path, Mode: info.Mode}
 	}
-	if fi.Size() > MaxFileBytes {
-		return nil, snap, fmt.Errorf("%s is %d bytes, more than the %d a state file may have", path, fi.Size(), MaxFileBytes)
+	if info.Size > MaxFileBytes {
+		return nil, snap, fmt.Errorf("%s is %d bytes, more than the %d a state file may have", path, info.Size, MaxFileBytes)
 	}
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
@@ -103,19 +391,28 @@ func Read(path string) ([]byte, Snapshot, error) {
 	}
 	snap.Exists = true
 	snap.Size = int64(len(data))
-	snap.ModTime = fi.ModTime()
-	snap.Mode = fi.Mode().Perm()
+	snap.ModTime = info.MTime
+	snap.Mode = info.Mode.Perm()
 	snap.SHA256 = Hash(data)
 	return data, snap, nil
 }
 
-// Check re-reads path and reports a *ChangedError unless it still matches want. The hash decides; size and
-// mtime are reported to say what moved.
-func Check(want Snapshot) error {
-	_, got, err := Read(want.Path)
+// Check re-reads want.Path and reports a *ChangedError unless it still matches want. The hash decides; size
+// and mtime are reported to say what moved.
+func (r *Root) Check(want Snapshot) error {
+	_, got, err := r.Read(want.Path)
 	if err != nil {
+		var u *UnsafePathError
+		var nr *NotRegularError
+		if errors.As(err, &u) || errors.As(err, &nr) {
+			return err
+		}
 		return &ChangedError{Path: want.Path, Detail: "cannot re-read it: " + err.Error()}
 	}
+	return compare(want, got)
+}
+
+func compare(want, got Snapshot) error {
 	switch {
 	case want.Exists && !got.Exists:
 		return &ChangedError{Path: want.Path, Detail: "it was removed"}
@@ -135,166 +432,368 @@ func Check(want Snapshot) error {
 	return nil
 }
 
-// TempPrefix is the name prefix of Replace's temp files for base. Watchers ignore `.<base>.tmp-*`.
-func TempPrefix(base string) string { return "." + base + ".tmp-" }
+// Temp and quarantine files carry their owner in their name, .<base>.tmp-runwatch-<host>-<pid>-<random> and
+// .<base>.claimed-runwatch-<host>-<pid>-<random> (host: a short hash of the host name), so the next action on
+// the run can tell a dead writer's leftover from a live writer's file in flight.
+const (
+	tmpMark     = ".tmp-"
+	claimedMark = ".claimed-"
+	ownerTag    = "runwatch-"
+)
 
-// IsTemp reports whether name is one of our temp files (of any base).
-func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") }
+// TempPrefix is the name prefix of every temp file for base. Watchers ignore `.<base>.tmp-*`.
+func TempPrefix(base string) string { return "." + base + tmpMark }
 
-// Replace atomically replaces want.Path with data, if and only if the file still matches want (a file that
-// did not exist must still not exist). The file mode is kept. On any failure the temp file is removed and
-// the target is untouched.
-func Replace(want Snapshot, data []byte) error {
-	path := want.Path
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+// IsTemp reports whether name is one of our temp or quarantine files (of any base).
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, tmpMark) || strings.Contains(name, claimedMark))
+}
+
+var (
+	hostTagOnce sync.Once
+	hostTagVal  string
+)
+
+// HostTag is the short, name-safe tag of this host used in owner-named files.
+func HostTag() string {
+	hostTagOnce.Do(func() {
+		h, _ := os.Hostname()
+		hostTagVal = Hash([]byte(h))[:8]
+	})
+	return hostTagVal
+}
+
+func ownerPart() string {
+	return ownerTag + HostTag() + "-" + strconv.Itoa(os.Getpid()) + "-" + randomSuffix()
+}
+
+// NewTempName is a fresh temp name for base, owned by this process.
+func NewTempName(base string) string { return TempPrefix(base) + ownerPart() }
+
+// NewClaimName is a fresh quarantine name for base, owned by this process.
+func NewClaimName(base string) string { return "." + base + claimedMark + ownerPart() }
+
+// Leftover is a temp or quarantine file found beside a run file.
+type Leftover struct {
+	Name string
+	// Base is the file it belongs to; Claimed says it is a quarantined (claimed) copy of Base.
+	Base    string
+	Claimed bool
+	// Ours: named by runwatch with an owner; Host/PID are that owner. Legacy names have no owner.
+	Ours    bool
+	Host    string
+	PID     int
+	ModTime time.Time
+}
+
+// ParseLeftover recognises our temp and quarantine names.
+func ParseLeftover(name string) (Leftover, bool) {
+	if !strings.HasPrefix(name, ".") {
+		return Leftover{}, false
 	}
-	mode := want.Mode
-	if !want.Exists || mode == 0 {
-		mode = 0o644
+	l := Leftover{Name: name}
+	var rest string
+	if i := strings.LastIndex(name, claimedMark); i > 0 {
+		l.Base, rest, l.Claimed = name[1:i], name[i+len(claimedMark):], true
+	} else if i := strings.LastIndex(name, tmpMark); i > 0 {
+		l.Base, rest = name[1:i], name[i+len(tmpMark):]
+	} else {
+		return Leftover{}, false
 	}
-	tmp, err := os.CreateTemp(dir, TempPrefix(base)+"*")
-	if err != nil {
-		return fmt.Errorf("create temp file beside %s: %w", path, err)
+	if l.Base == "" {
+		return Leftover{}, false
 	}
-	tmpName := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmpName)
+	if owner, ok := strings.CutPrefix(rest, ownerTag); ok {
+		parts := strings.Split(owner, "-")
+		if len(parts) == 3 {
+			if pid, err := strconv.Atoi(parts[1]); err == nil && pid > 0 {
+				l.Ours, l.Host, l.PID = true, parts[0], pid
+			}
 		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write temp file for %s: %w", path, err)
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("keep mode of %s: %w", path, err)
+	return l, true
+}
+
+// legacyLeftoverAge is how old a temp file without an owner in its name (older runwatch versions) must be
+// before it is taken for the leftover of a killed writer: far longer than any write takes.
+const legacyLeftoverAge = 10 * time.Minute
+
+// Leftovers lists the temp and quarantine files in the directory of path (path itself need not exist).
+func (r *Root) Leftovers(path string) ([]Leftover, error) {
+	d, _, err := r.dir(path)
+	if err != nil {
+		return nil, err
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("fsync temp file for %s: %w", path, err)
+	defer d.release()
+	fd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, r.pathErr("open", filepath.Dir(path), err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close temp file for %s: %w", path, err)
+	f := os.NewFile(uintptr(fd), filepath.Dir(path))
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
 	}
-	if err := Check(want); err != nil {
+	var out []Leftover
+	for _, n := range names {
+		l, ok := ParseLeftover(n)
+		if !ok {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(d.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		l.ModTime = time.Unix(st.Mtim.Unix())
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// DeadOwner says whether a leftover's owner is gone: ours on this host with a dead pid (or a pid reused
+// since the file was written), or an ownerless legacy name older than any write takes. alive reports a pid's
+// liveness and, when known, its start time.
+func (l Leftover) DeadOwner(now time.Time, alive func(pid int) (bool, time.Time)) bool {
+	if !l.Ours {
+		return now.Sub(l.ModTime) > legacyLeftoverAge
+	}
+	if l.Host != HostTag() {
+		return false // another host's writer: its liveness cannot be checked here
+	}
+	ok, started := alive(l.PID)
+	return !ok || !started.IsZero() && started.After(l.ModTime.Add(time.Second))
+}
+
+// CleanLeftover removes a dead owner's leftover beside path's directory. A quarantined copy whose original
+// name is free is put back (a claim that was never finished must not lose the file); otherwise it is a copy
+// nobody sees, and goes. It reports what it did.
+func (r *Root) CleanLeftover(dirOf string, l Leftover) (string, error) {
+	d, _, err := r.dir(dirOf)
+	if err != nil {
+		return "", err
+	}
+	defer d.release()
+	if l.Claimed {
+		if err := unix.Linkat(d.fd, l.Name, d.fd, l.Base, 0); err == nil {
+			unix.Unlinkat(d.fd, l.Name, 0)
+			unix.Fsync(d.fd)
+			return "put back " + l.Base + " from " + l.Name + " (a claim that was never finished)", nil
+		}
+	}
+	if err := unix.Unlinkat(d.fd, l.Name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return "", r.pathErr("remove", filepath.Join(filepath.Dir(dirOf), l.Name), err)
+	}
+	return "removed " + l.Name, nil
+}
+
+// RemoveName removes a file of ours (a temp or quarantine name) in the directory of dirOf, if it exists.
+func (r *Root) RemoveName(dirOf, name string) error {
+	d, _, err := r.dir(dirOf)
+	if err != nil {
 		return err
 	}
-	if !want.Exists {
-		// Link fails if the name appeared meanwhile, which rename would silently overwrite.
-		if err := os.Link(tmpName, path); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return &ChangedError{Path: path, Detail: "it was created"}
-			}
-			return fmt.Errorf("create %s: %w", path, err)
-		}
-		os.Remove(tmpName)
-	} else {
-		if testHookBeforeRename != nil {
-			testHookBeforeRename()
-		}
-		swapped, err := exchange(tmpName, path, want, data)
-		ok = swapped // after a swap the temp name holds the replaced file: exchange decides its fate
-		if err != nil {
-			return err
-		}
+	defer d.release()
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
 	}
-	ok = true
-	removeStaleTemps(dir, base)
-	return SyncDir(dir)
+	return nil
 }
 
-// staleTempAge is how old a temp file of ours must be before it is taken for the leftover of a killed
-// writer: far longer than any write takes.
-const staleTempAge = 10 * time.Minute
-
-// removeStaleTemps deletes temp files that a writer killed mid-write left beside base. Readers never take
-// them for state (they are hidden and named .<base>.tmp-*), but they should not pile up.
-func removeStaleTemps(dir, base string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, TempPrefix(globEscape(base))+"*"))
-	for _, m := range matches {
-		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
-			os.Remove(m)
-		}
-	}
+// ReadName reads a file of ours (a temp or quarantine name) in the directory of dirOf.
+func (r *Root) ReadName(dirOf, name string) ([]byte, Snapshot, error) {
+	return r.Read(filepath.Join(filepath.Dir(dirOf), name))
 }
 
-func globEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
+// Displaced is what a Replace overwrote that was not what the user saw: a writer that takes no lock renamed
+// its own file over the target between the last check and our rename. The bytes are handed back so the
+// caller can say what was overwritten and keep them for undo.
+type Displaced struct {
+	Path   string
+	Data   []byte
+	SHA256 string
 }
 
 // testHookBeforeRename lets tests write the target between the precondition check and the rename.
 var testHookBeforeRename func()
 
-// exchange puts the temp file in place with RENAME_EXCHANGE, which leaves the replaced file at the temp name.
-// Checking those replaced bytes closes the last window between Check and the rename: if a writer that takes
-// no lock renamed its own file in meanwhile, we swap theirs back and report the conflict instead of losing
-// their update. Filesystems without RENAME_EXCHANGE get a plain rename (the window stays, microseconds wide).
-func exchange(tmpName, path string, want Snapshot, data []byte) (swapped bool, err error) {
-	err = unix.Renameat2(unix.AT_FDCWD, tmpName, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
-		if err := os.Rename(tmpName, path); err != nil {
-			return false, fmt.Errorf("rename temp file over %s: %w", path, err)
-		}
-		return true, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, &ChangedError{Path: path, Detail: "it was removed"}
-	}
+// Replace atomically replaces want.Path with data, if and only if the file still matches want (a file that
+// did not exist must still not exist); tmpName (NewTempName) is the temp file's name beside it. The file mode
+// is kept. On any failure before the rename the temp file is removed and the target is untouched: nothing of
+// a refused write was ever visible. A non-nil Displaced means the write happened but replaced bytes that
+// appeared after the last check.
+func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, error) {
+	path := want.Path
+	d, base, err := r.dir(path)
 	if err != nil {
-		return false, fmt.Errorf("rename temp file over %s: %w", path, err)
+		return nil, err
 	}
-	_, replaced, rerr := Read(tmpName)
-	if rerr == nil && replaced.SHA256 == want.SHA256 {
-		os.Remove(tmpName)
-		return true, nil
+	defer d.release()
+	mode := want.Mode
+	if !want.Exists || mode == 0 {
+		mode = 0o644
 	}
-	// Someone wrote between our check and our rename. Put their file back, unless they already replaced
-	// ours too (then their newest bytes are in place and ours are simply gone: still a conflict to report).
-	_, cur, _ := Read(path)
-	if cur.Exists && cur.SHA256 == Hash(data) {
-		if err := unix.Renameat2(unix.AT_FDCWD, tmpName, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE); err != nil {
-			return true, fmt.Errorf("%s was written by someone else during our write, and putting theirs back failed (%v); their bytes are in %s", path, err, tmpName)
+	fd, err := unix.Openat(d.fd, tmpName, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create temp file beside %s: %w", path, err)
+	}
+	tmp := os.NewFile(uintptr(fd), tmpName)
+	published := false
+	defer func() {
+		if !published {
+			tmp.Close()
+			unix.Unlinkat(d.fd, tmpName, 0)
 		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return nil, fmt.Errorf("write temp file for %s: %w", path, err)
 	}
-	os.Remove(tmpName)
-	return true, &ChangedError{Path: path, Detail: "it was written by someone else during our write; theirs was kept"}
+	if err := tmp.Chmod(mode); err != nil {
+		return nil, fmt.Errorf("keep mode of %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return nil, fmt.Errorf("fsync temp file for %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("close temp file for %s: %w", path, err)
+	}
+	if err := r.Check(want); err != nil {
+		return nil, err
+	}
+	if testHookBeforeRename != nil {
+		testHookBeforeRename()
+	}
+	if !want.Exists {
+		// Link fails if the name appeared meanwhile, which rename would silently overwrite.
+		if err := unix.Linkat(d.fd, tmpName, d.fd, base, 0); err != nil {
+			if errors.Is(err, unix.EEXIST) {
+				return nil, &ChangedError{Path: path, Detail: "it was created"}
+			}
+			return nil, fmt.Errorf("create %s: %w", path, err)
+		}
+		published = true
+		unix.Unlinkat(d.fd, tmpName, 0)
+		return nil, syncFD(d.fd, path)
+	}
+	displaced, err := r.exchange(d, tmpName, base, want)
+	if err != nil {
+		return nil, err
+	}
+	published = true
+	return displaced, syncFD(d.fd, path)
 }
 
-// SyncDir fsyncs a directory so a rename, create or remove in it survives a crash.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
+// exchange puts the temp file in place with RENAME_EXCHANGE, which leaves the replaced file at the temp
+// name, and reports the replaced bytes when they are not the ones checked. They are never swapped back:
+// our file has been visible since the rename, and a writer may already have read it. Filesystems without
+// RENAME_EXCHANGE get a plain rename (then a write between check and rename cannot be seen; the window is
+// microseconds wide).
+func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot) (*Displaced, error) {
+	err := unix.Renameat2(d.fd, tmpName, d.fd, base, unix.RENAME_EXCHANGE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
+		if err := unix.Renameat(d.fd, tmpName, d.fd, base); err != nil {
+			return nil, fmt.Errorf("rename temp file over %s: %w", want.Path, err)
+		}
+		return nil, nil
+	}
+	if errors.Is(err, unix.ENOENT) {
+		return nil, &ChangedError{Path: want.Path, Detail: "it was removed"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rename temp file over %s: %w", want.Path, err)
+	}
+	defer unix.Unlinkat(d.fd, tmpName, 0)
+	fd, err := unix.Openat(d.fd, tmpName, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &Displaced{Path: want.Path}, nil
+	}
+	f := os.NewFile(uintptr(fd), tmpName)
+	defer f.Close()
+	data, got, err := readOpen(f, want.Path, Snapshot{Path: want.Path})
+	if err != nil {
+		return &Displaced{Path: want.Path}, nil
+	}
+	if got.SHA256 == want.SHA256 {
+		return nil, nil
+	}
+	return &Displaced{Path: want.Path, Data: data, SHA256: got.SHA256}, nil
+}
+
+func syncFD(fd int, path string) error {
+	if err := unix.Fsync(fd); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("fsync the folder of %s: %w", path, err)
+	}
+	return nil
+}
+
+// CreateExclusive creates path holding data, complete from the instant the name exists: data goes to a temp
+// file (tmpName) that is then link(2)ed to path, which fails if path exists. It reports fs.ErrExist then.
+func (r *Root) CreateExclusive(path string, data []byte, tmpName string) error {
+	d, base, err := r.dir(path)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("fsync directory %s: %w", dir, err)
+	defer d.release()
+	fd, err := unix.Openat(d.fd, tmpName, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("create temp file beside %s: %w", path, err)
+	}
+	defer unix.Unlinkat(d.fd, tmpName, 0)
+	f := os.NewFile(uintptr(fd), tmpName)
+	_, werr := f.Write(data)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := unix.Linkat(d.fd, tmpName, d.fd, base, 0); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
+		}
+		return r.pathErr("create", path, err)
 	}
 	return nil
 }
 
 // Append writes line to the end of path with O_APPEND, so it lands after whatever another writer appended,
-// and never replaces the file. The file is created (mode 0644) when missing.
-func Append(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+// and never replaces the file. The file is created (mode 0644) when missing. The open is non-blocking; a
+// FIFO, device, link or a file with more than one hard link (the other name may be anywhere) is refused.
+func (r *Root) Append(path string, line []byte, checkOwner bool) error {
+	rel, err := r.Rel(path)
+	if err != nil {
+		return err
+	}
+	f, err := r.openRel(rel, unix.O_WRONLY|unix.O_APPEND|unix.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = r.openRel(rel, unix.O_WRONLY|unix.O_APPEND|unix.O_NONBLOCK|unix.O_CREAT|unix.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			f, err = r.openRel(rel, unix.O_WRONLY|unix.O_APPEND|unix.O_NONBLOCK, 0)
+		}
+	}
+	if errors.Is(err, unix.ENXIO) {
+		return &NotRegularError{Path: path, Mode: fs.ModeNamedPipe} // a FIFO nobody reads
+	}
 	if err != nil {
 		return fmt.Errorf("open %s for append: %w", path, err)
 	}
+	defer f.Close()
+	info, err := fstat(f)
+	if err != nil {
+		return err
+	}
+	if err := checkInfo(path, info, checkOwner, true); err != nil {
+		return err
+	}
 	if _, err := f.Write(line); err != nil {
-		f.Close()
 		return fmt.Errorf("append to %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
 		return fmt.Errorf("fsync %s: %w", path, err)
 	}
-	return f.Close()
+	return nil
 }
 
 // Resolve returns the real path that writing path would touch, refusing when a symlink (of the file or any
 // directory above it) leads outside root. A path that does not exist yet is resolved through its directory.
+// It is the plan-time resolution of in-root links; the writes themselves then follow no link at all.
 func Resolve(root, path string) (string, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -324,56 +823,44 @@ func Within(root, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// CheckOwner refuses a file owned by another user: editing someone else's run is almost always a mistake.
-func CheckOwner(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	if uid := os.Getuid(); int(st.Uid) != uid {
-		return &UnsafePathError{Path: path, Reason: fmt.Sprintf("it is owned by uid %d, not by you (uid %d); use --force to override", st.Uid, uid)}
-	}
-	return nil
-}
-
 // RemoveIfUnchanged removes want.Path only if it still holds the bytes that were judged. It claims the file
-// first by renaming it to a unique quarantine name, so of several removers only one wins and a file swapped
+// first by renaming it to claimName (NewClaimName), so of several removers only one wins and a file swapped
 // in meanwhile is never the one removed; if the claimed bytes are not the judged ones they are put back with
 // a hard link (which fails rather than overwrite a file created at the old name since). beforeRemove runs
 // after the claim is verified and before the bytes are gone (the resumable convention logs the payload
 // first); if it fails, the file is put back too.
-func RemoveIfUnchanged(want Snapshot, beforeRemove func() error) error {
+func (r *Root) RemoveIfUnchanged(want Snapshot, claimName string, beforeRemove func() error) error {
 	path := want.Path
 	if !want.Exists {
 		return &ChangedError{Path: path, Detail: "it did not exist when judged"}
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	d, base, err := r.dir(path)
+	if err != nil {
+		return err
 	}
-	quarantine := filepath.Join(dir, "."+base+".claimed-"+randomSuffix())
-	if err := os.Rename(path, quarantine); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+	defer d.release()
+	if err := unix.Renameat(d.fd, base, d.fd, claimName); err != nil {
+		if errors.Is(err, unix.ENOENT) {
 			return &ChangedError{Path: path, Detail: "it was removed by someone else"}
 		}
 		return fmt.Errorf("claim %s: %w", path, err)
 	}
+	quarantine := filepath.Join(filepath.Dir(path), claimName)
 	putBack := func(cause error) error {
-		if err := os.Link(quarantine, path); err != nil {
+		if err := unix.Linkat(d.fd, claimName, d.fd, base, 0); err != nil {
 			return fmt.Errorf("%w; and putting it back failed (%v): the claimed bytes are in %s", cause, err, quarantine)
 		}
-		os.Remove(quarantine)
-		SyncDir(dir)
+		unix.Unlinkat(d.fd, claimName, 0)
+		unix.Fsync(d.fd)
 		return cause
 	}
-	_, got, err := Read(quarantine)
+	fd, err := unix.Openat(d.fd, claimName, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return putBack(fmt.Errorf("read claimed %s: %w", path, err))
+	}
+	f := os.NewFile(uintptr(fd), quarantine)
+	_, got, err := readOpen(f, path, Snapshot{Path: path})
+	f.Close()
 	if err != nil {
 		return putBack(fmt.Errorf("read claimed %s: %w", path, err))
 	}
@@ -385,16 +872,29 @@ func RemoveIfUnchanged(want Snapshot, beforeRemove func() error) error {
 			return putBack(err)
 		}
 	}
-	if err := os.Remove(quarantine); err != nil {
+	if err := unix.Unlinkat(d.fd, claimName, 0); err != nil {
 		return fmt.Errorf("remove claimed %s (%s): %w", path, quarantine, err)
 	}
-	return SyncDir(dir)
+	return syncFD(d.fd, path)
 }
 
 func randomSuffix() string {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+		return fmt.Sprintf("%x", time.Now().UnixNano())
 	}
 	return hex.EncodeToString(b[:])
+}
+
+// SyncDir fsyncs a directory so a rename, create or remove in it survives a crash.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("fsync directory %s: %w", dir, err)
+	}
+	return nil
 }

@@ -2,9 +2,12 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -25,6 +28,26 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
+func openRoot(t *testing.T, dir string) *Root {
+	t.Helper()
+	r, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// real is path under its resolved directory (t.TempDir may sit below a symlink).
+func real(t *testing.T, path string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, filepath.Base(path))
+}
+
 func noTemps(t *testing.T, dir string) {
 	t.Helper()
 	entries, _ := os.ReadDir(dir)
@@ -37,13 +60,14 @@ func noTemps(t *testing.T, dir string) {
 
 func TestReplaceKeepsModeAndContent(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "state.env")
+	p := real(t, filepath.Join(dir, "state.env"))
 	write(t, p, "A=\"1\"\n", 0o640)
-	_, snap, err := Read(p)
+	r := openRoot(t, dir)
+	_, snap, err := r.Read(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Replace(snap, []byte("A=\"2\"\n")); err != nil {
+	if _, err := r.Replace(snap, []byte("A=\"2\"\n"), NewTempName("state.env")); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, p); got != "A=\"2\"\n" {
@@ -68,12 +92,13 @@ func TestReplaceRefusesWhenChanged(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			p := filepath.Join(dir, "state.env")
+			p := real(t, filepath.Join(dir, "state.env"))
 			write(t, p, "A=\"1\"\n", 0o644)
-			_, snap, _ := Read(p)
+			r := openRoot(t, dir)
+			_, snap, _ := r.Read(p)
 			tc.mutate(p)
 			before, _ := os.ReadFile(p)
-			err := Replace(snap, []byte("A=\"2\"\n"))
+			_, err := r.Replace(snap, []byte("A=\"2\"\n"), NewTempName("state.env"))
 			var ce *ChangedError
 			if !errors.As(err, &ce) || !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), tc.detail) {
 				t.Fatalf("err = %v, want ChangedError mentioning %q", err, tc.detail)
@@ -89,20 +114,21 @@ func TestReplaceRefusesWhenChanged(t *testing.T) {
 
 func TestReplaceCreateOnlyWhenStillAbsent(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "new.lock")
-	_, snap, err := Read(p)
+	p := real(t, filepath.Join(dir, "new.lock"))
+	r := openRoot(t, dir)
+	_, snap, err := r.Read(p)
 	if err != nil || snap.Exists {
 		t.Fatalf("snap %+v err %v", snap, err)
 	}
 	write(t, p, "theirs", 0o644)
-	if err := Replace(snap, []byte("ours")); !errors.Is(err, ErrChanged) {
+	if _, err := r.Replace(snap, []byte("ours"), NewTempName("new.lock")); !errors.Is(err, ErrChanged) {
 		t.Fatalf("err = %v", err)
 	}
 	if read(t, p) != "theirs" {
 		t.Fatal("overwrote a file created meanwhile")
 	}
 	os.Remove(p)
-	if err := Replace(snap, []byte("ours")); err != nil {
+	if _, err := r.Replace(snap, []byte("ours"), NewTempName("new.lock")); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, p) != "ours" {
@@ -113,11 +139,12 @@ func TestReplaceCreateOnlyWhenStillAbsent(t *testing.T) {
 
 func TestReplaceFailureRemovesTemp(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "MANIFEST.yaml")
+	p := real(t, filepath.Join(dir, "MANIFEST.yaml"))
 	write(t, p, "a: 1\n", 0o644)
-	_, snap, _ := Read(p)
+	r := openRoot(t, dir)
+	_, snap, _ := r.Read(p)
 	snap.SHA256 = Hash([]byte("something else")) // a precondition that can never hold
-	if err := Replace(snap, []byte("a: 2\n")); !errors.Is(err, ErrChanged) {
+	if _, err := r.Replace(snap, []byte("a: 2\n"), NewTempName("MANIFEST.yaml")); !errors.Is(err, ErrChanged) {
 		t.Fatalf("err = %v", err)
 	}
 	noTemps(t, dir)
@@ -125,15 +152,16 @@ func TestReplaceFailureRemovesTemp(t *testing.T) {
 
 func TestAppendNeverReplaces(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "run.log")
+	p := real(t, filepath.Join(dir, "run.log"))
 	write(t, p, "[2026-01-01T00:00:00Z] a\n", 0o644)
+	r := openRoot(t, dir)
 	f, err := os.Open(p) // a writer holding the old inode keeps seeing the appended bytes
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	fiBefore, _ := f.Stat()
-	if err := Append(p, []byte("[2026-01-01T00:00:01Z] b\n")); err != nil {
+	if err := r.Append(p, []byte("[2026-01-01T00:00:01Z] b\n"), true); err != nil {
 		t.Fatal(err)
 	}
 	fiAfter, _ := os.Stat(p)
@@ -149,11 +177,11 @@ func TestAppendRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "elsewhere.log")
 	write(t, target, "", 0o644)
-	p := filepath.Join(dir, "run.log")
+	p := real(t, filepath.Join(dir, "run.log"))
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := Append(p, []byte("x\n")); err == nil {
+	if err := openRoot(t, dir).Append(p, []byte("x\n"), true); err == nil {
 		t.Fatal("appended through a symlink")
 	}
 	if read(t, target) != "" {
@@ -192,9 +220,11 @@ func TestResolveRefusesSymlinkOutOfRoot(t *testing.T) {
 }
 
 func TestCheckOwner(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "state.env")
+	dir := t.TempDir()
+	p := real(t, filepath.Join(dir, "state.env"))
 	write(t, p, "A=1\n", 0o644)
-	if err := CheckOwner(p); err != nil {
+	r := openRoot(t, dir)
+	if err := r.CheckFile(p, true, false); err != nil {
 		t.Fatal(err)
 	}
 	if os.Getuid() != 0 {
@@ -204,20 +234,22 @@ func TestCheckOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ue *UnsafePathError
-	if err := CheckOwner(p); !errors.As(err, &ue) || !strings.Contains(err.Error(), "uid 4242") {
+	if err := r.CheckFile(p, true, false); !errors.As(err, &ue) || !strings.Contains(err.Error(), "uid 4242") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestRemoveIfUnchanged(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "reviewer-old.lock")
+	p := real(t, filepath.Join(dir, "reviewer-old.lock"))
 	write(t, p, `{"pid": 1}`, 0o644)
-	_, snap, _ := Read(p)
+	r := openRoot(t, dir)
+	claim := func() string { return NewClaimName("reviewer-old.lock") }
+	_, snap, _ := r.Read(p)
 
 	// Swapped in meanwhile: put back, not removed.
 	write(t, p, `{"pid": 2}`, 0o644)
-	if err := RemoveIfUnchanged(snap, nil); !errors.Is(err, ErrChanged) {
+	if err := r.RemoveIfUnchanged(snap, claim(), nil); !errors.Is(err, ErrChanged) {
 		t.Fatalf("err = %v", err)
 	}
 	if read(t, p) != `{"pid": 2}` {
@@ -226,8 +258,8 @@ func TestRemoveIfUnchanged(t *testing.T) {
 	noTemps(t, dir)
 
 	// beforeRemove failing puts the lock back too.
-	_, snap, _ = Read(p)
-	if err := RemoveIfUnchanged(snap, func() error { return errors.New("log failed") }); err == nil || err.Error() != "log failed" {
+	_, snap, _ = r.Read(p)
+	if err := r.RemoveIfUnchanged(snap, claim(), func() error { return errors.New("log failed") }); err == nil || err.Error() != "log failed" {
 		t.Fatalf("err = %v", err)
 	}
 	if read(t, p) != `{"pid": 2}` {
@@ -235,7 +267,7 @@ func TestRemoveIfUnchanged(t *testing.T) {
 	}
 
 	called := false
-	if err := RemoveIfUnchanged(snap, func() error {
+	if err := r.RemoveIfUnchanged(snap, claim(), func() error {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Error("the lock is still at its name while beforeRemove runs; another claimer could win too")
 		}
@@ -247,19 +279,21 @@ func TestRemoveIfUnchanged(t *testing.T) {
 	if _, err := os.Stat(p); !os.IsNotExist(err) || !called {
 		t.Fatalf("not removed (called=%v)", called)
 	}
-	if err := RemoveIfUnchanged(snap, nil); !errors.Is(err, ErrChanged) {
+	if err := r.RemoveIfUnchanged(snap, claim(), nil); !errors.Is(err, ErrChanged) {
 		t.Fatalf("second removal err = %v", err)
 	}
 	noTemps(t, dir)
 }
 
-// A writer that takes no lock renames its file in between our check and our rename: the exchange catches
-// it, their bytes stay, and the conflict is reported.
-func TestReplaceCatchesWriteDuringRename(t *testing.T) {
+// A writer that takes no lock renames its file in between our check and our rename: ours is in place (it
+// was visible from the rename on, so it is never swapped back), and their bytes are handed back so the
+// caller can report them and keep them for undo.
+func TestReplaceReportsWriteDuringRename(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "MANIFEST.yaml")
+	p := real(t, filepath.Join(dir, "MANIFEST.yaml"))
 	write(t, p, "status: running\n", 0o644)
-	_, snap, _ := Read(p)
+	r := openRoot(t, dir)
+	_, snap, _ := r.Read(p)
 	testHookBeforeRename = func() {
 		tmp := filepath.Join(dir, "agent.tmp")
 		write(t, tmp, "status: completed\n", 0o644)
@@ -268,34 +302,208 @@ func TestReplaceCatchesWriteDuringRename(t *testing.T) {
 		}
 	}
 	defer func() { testHookBeforeRename = nil }()
-	err := Replace(snap, []byte("status: paused\n"))
-	if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "during our write") {
-		t.Fatalf("err = %v", err)
+	d, err := r.Replace(snap, []byte("status: paused\n"), NewTempName("MANIFEST.yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := read(t, p); got != "status: completed\n" {
-		t.Fatalf("the agent's update was lost: %q", got)
+	if d == nil || string(d.Data) != "status: completed\n" || d.SHA256 != Hash(d.Data) {
+		t.Fatalf("displaced = %+v, want the agent's bytes", d)
+	}
+	if got := read(t, p); got != "status: paused\n" {
+		t.Fatalf("file holds %q", got)
 	}
 	noTemps(t, dir)
 }
 
-func TestReplaceRemovesStaleTemps(t *testing.T) {
+// A refused write is never visible: when the precondition fails, the target keeps its inode and bytes
+// throughout (no swap-in-then-back).
+func TestRefusedReplaceNeverPublishes(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "state.env")
+	p := real(t, filepath.Join(dir, "state.env"))
 	write(t, p, "A=1\n", 0o644)
-	old := filepath.Join(dir, TempPrefix("state.env")+"killed")
-	fresh := filepath.Join(dir, TempPrefix("state.env")+"inflight")
-	write(t, old, "A=", 0o600)
-	write(t, fresh, "A=", 0o600)
-	long := time.Now().Add(-time.Hour)
-	os.Chtimes(old, long, long)
-	_, snap, _ := Read(p)
-	if err := Replace(snap, []byte("A=2\n")); err != nil {
+	r := openRoot(t, dir)
+	_, snap, _ := r.Read(p)
+	write(t, p, "A=theirs\n", 0o644) // in place: same inode
+	before, _ := os.Stat(p)
+	seen := ""
+	testHookBeforeRename = func() { seen = read(t, p) }
+	defer func() { testHookBeforeRename = nil }()
+	if _, err := r.Replace(snap, []byte("A=ours\n"), NewTempName("state.env")); !errors.Is(err, ErrChanged) {
+		t.Fatalf("err = %v", err)
+	}
+	after, _ := os.Stat(p)
+	if seen != "" || !os.SameFile(before, after) || read(t, p) != "A=theirs\n" {
+		t.Fatalf("the refused write reached the target (seen %q)", seen)
+	}
+}
+
+// Leftovers are recognised by owner: a dead pid's temp goes, a live one's stays, another host's stays, a
+// claimed copy whose name is free is put back.
+func TestLeftoversByOwner(t *testing.T) {
+	dir := t.TempDir()
+	p := real(t, filepath.Join(dir, "state.env"))
+	write(t, p, "A=1\n", 0o644)
+	r := openRoot(t, dir)
+	deadTemp := TempPrefix("state.env") + ownerTag + HostTag() + "-999999-aa"
+	liveTemp := TempPrefix("state.env") + ownerTag + HostTag() + "-" + strconv.Itoa(os.Getpid()) + "-bb"
+	otherHost := TempPrefix("state.env") + ownerTag + "00000000-999999-cc"
+	claimed := ".run.lock" + claimedMark + ownerTag + HostTag() + "-999999-dd"
+	for _, n := range []string{deadTemp, liveTemp, otherHost, claimed} {
+		write(t, filepath.Join(dir, n), "x", 0o644)
+	}
+	alive := func(pid int) (bool, time.Time) { return pid == os.Getpid(), time.Time{} }
+	ls, err := r.Leftovers(p)
+	if err != nil || len(ls) != 4 {
+		t.Fatalf("leftovers %+v err %v", ls, err)
+	}
+	for _, l := range ls {
+		if l.DeadOwner(time.Now(), alive) {
+			if _, err := r.CleanLeftover(p, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for n, want := range map[string]bool{deadTemp: false, liveTemp: true, otherHost: true, claimed: false, "run.lock": true} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); (err == nil) != want {
+			t.Errorf("%s exists=%v, want %v", n, err == nil, want)
+		}
+	}
+}
+
+// Every open is non-blocking and refuses what is not a regular file: a FIFO where a state file or run.log
+// should be never hangs a reader or an append.
+func TestFIFONeverBlocks(t *testing.T) {
+	dir := t.TempDir()
+	p := real(t, filepath.Join(dir, "state.env"))
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Error("an hour-old temp file was kept")
+	r := openRoot(t, dir)
+	done := make(chan error, 3)
+	go func() { _, _, err := r.Read(p); done <- err }()
+	go func() { done <- r.Append(p, []byte("x\n"), true) }()
+	go func() { done <- r.CheckFile(p, true, true) }()
+	for range 3 {
+		var nr *NotRegularError
+		if err := <-done; !errors.As(err, &nr) || !strings.Contains(err.Error(), "named pipe") {
+			t.Fatalf("err = %v, want a not-regular refusal naming the FIFO", err)
+		}
 	}
-	if _, err := os.Stat(fresh); err != nil {
-		t.Error("a fresh temp file (another writer's, in flight) was removed")
+}
+
+// Appending to a log with a second hard link would write to the other name too: refused.
+func TestAppendRefusesHardLinkedLog(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "victim.log")
+	write(t, victim, "", 0o644)
+	p := real(t, filepath.Join(dir, "run.log"))
+	if err := os.Link(victim, p); err != nil {
+		t.Fatal(err)
 	}
+	r := openRoot(t, dir)
+	if err := r.Append(p, []byte("x\n"), true); err == nil || !strings.Contains(err.Error(), "2 hard links") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := r.CheckFile(p, true, true); err == nil {
+		t.Fatal("CheckFile accepted a linked log")
+	}
+	if read(t, victim) != "" {
+		t.Fatal("wrote to the other name")
+	}
+}
+
+// A folder swapped for a symlink after the root was opened cannot redirect a read or a write, with
+// openat2 and with the component walk alike.
+func TestSwappedFolderCannotRedirect(t *testing.T) {
+	for _, walk := range []bool{false, true} {
+		t.Run(map[bool]string{false: "openat2", true: "walk"}[walk], func(t *testing.T) {
+			noOpenat2.Store(walk)
+			defer noOpenat2.Store(false)
+			dir, outside := t.TempDir(), t.TempDir()
+			sub := real(t, filepath.Join(dir, "lock"))
+			os.Mkdir(sub, 0o755)
+			p := filepath.Join(sub, "active.lock")
+			write(t, filepath.Join(outside, "active.lock"), "outside", 0o644)
+			r := openRoot(t, dir)
+			os.Remove(sub)
+			if err := os.Symlink(outside, sub); err != nil {
+				t.Fatal(err)
+			}
+			var ue *UnsafePathError
+			if _, _, err := r.Read(p); !errors.As(err, &ue) {
+				t.Fatalf("read err = %v", err)
+			}
+			if err := r.CreateExclusive(p, []byte("ours"), NewTempName("active.lock")); !errors.As(err, &ue) {
+				t.Fatalf("create err = %v", err)
+			}
+			if err := r.Append(filepath.Join(sub, "x.log"), []byte("x"), true); !errors.As(err, &ue) {
+				t.Fatalf("append err = %v", err)
+			}
+			entries, _ := os.ReadDir(outside)
+			if len(entries) != 1 || read(t, filepath.Join(outside, "active.lock")) != "outside" {
+				t.Fatalf("something was written outside: %v", entries)
+			}
+		})
+	}
+}
+
+// The root itself renamed away and replaced by a symlink: writes still go to the directory that was opened.
+func TestRootHeldOpen(t *testing.T) {
+	parent, outside := t.TempDir(), t.TempDir()
+	dir := filepath.Join(parent, "run")
+	os.Mkdir(dir, 0o755)
+	p := real(t, filepath.Join(dir, "state.env"))
+	write(t, p, "A=1\n", 0o644)
+	r := openRoot(t, dir)
+	_, snap, _ := r.Read(p)
+	moved := filepath.Join(parent, "moved")
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(outside, "state.env"), "A=1\n", 0o644)
+	os.Symlink(outside, dir)
+	if _, err := r.Replace(snap, []byte("A=2\n"), NewTempName("state.env")); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, filepath.Join(outside, "state.env")) != "A=1\n" || read(t, filepath.Join(moved, "state.env")) != "A=2\n" {
+		t.Fatal("the write followed the swapped root")
+	}
+}
+
+// A lock made by CreateExclusive is whole from the instant its name exists.
+func TestCreateExclusiveIsWholeAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	p := real(t, filepath.Join(dir, "run.lock"))
+	r := openRoot(t, dir)
+	payload := []byte(`{"pid": 1, "run_id": "x"}` + "\n")
+	stop := make(chan struct{})
+	bad := make(chan string, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				close(bad)
+				return
+			default:
+			}
+			if b, err := os.ReadFile(p); err == nil && string(b) != string(payload) {
+				bad <- string(b)
+				return
+			}
+		}
+	}()
+	for range 300 {
+		if err := r.CreateExclusive(p, payload, NewTempName("run.lock")); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.CreateExclusive(p, payload, NewTempName("run.lock")); !errors.Is(err, fs.ErrExist) {
+			t.Fatalf("second create err = %v", err)
+		}
+		os.Remove(p)
+	}
+	close(stop)
+	if b, ok := <-bad; ok {
+		t.Fatalf("a reader saw the lock with %q", b)
+	}
+	noTemps(t, dir)
 }

@@ -4,6 +4,12 @@
 // One JSON object per line, appended with O_APPEND in a single write, so concurrent runwatch processes
 // interleave whole lines. A line that does not parse (a crash mid-append) is reported and skipped, never
 // allowed to hide the entries around it.
+//
+// The journal is a write-ahead log: before an action changes the first file, its intent (the entry with old
+// and new hashes and old bytes, plus the audit line it will append) is written whole to pending/<id>.json
+// beside the journal and fsynced; once the files are changed and the audit line appended, the completed
+// entry is appended to journal.jsonl and the intent removed. An intent still there with its owner dead is
+// what a crash left half done: the next action on that run finishes it (state/action).
 package journal
 
 import (
@@ -16,6 +22,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -31,6 +41,13 @@ type File struct {
 	Old []byte `json:"old_b64,omitempty"`
 	// Mode is the file's permission bits before the action, restored by undo.
 	Mode fs.FileMode `json:"mode,omitempty"`
+	// Displaced: Old is not what the person saw but what a writer that takes no lock put there between
+	// runwatch's last check and its rename; undo restores it.
+	Displaced bool `json:"displaced,omitempty"`
+	// Temp and Claim are the owner-named temp and quarantine names the action uses beside Path, so a
+	// recovery knows exactly which leftovers are this action's.
+	Temp  string `json:"temp,omitempty"`
+	Claim string `json:"claim,omitempty"`
 }
 
 // Entry is one applied action.
@@ -50,6 +67,161 @@ type Entry struct {
 	Reason  string `json:"reason,omitempty"`
 	// Undoes is the ID of the entry an undo reverted.
 	Undoes string `json:"undoes,omitempty"`
+	// Recovered says that a later action finished this one after a crash, and what it found.
+	Recovered string `json:"recovered,omitempty"`
+}
+
+// Intent is an action about to change files, written before the first change (see the package comment).
+type Intent struct {
+	Entry
+	// Root is the run root the files are below; LogPath/LogLine the audit line planned, and LogOffset the
+	// log's size before it, so a recovery looks for the line (by action id) only in what came after.
+	Root      string `json:"root"`
+	LogPath   string `json:"log_path,omitempty"`
+	Planned   string `json:"planned_log_line,omitempty"`
+	LogOffset int64  `json:"log_offset"`
+	// PID and PIDStart name the process applying it, on the host OwnerHost (atomicfile.HostTag): an intent
+	// whose owner is alive is in flight, not left over.
+	PID       int       `json:"pid"`
+	PIDStart  time.Time `json:"pid_start,omitempty"`
+	OwnerHost string    `json:"owner_host"`
+}
+
+// PendingDir is where intents wait: pending/ beside the journal.
+func PendingDir(journalPath string) string {
+	return filepath.Join(filepath.Dir(journalPath), "pending")
+}
+
+// WriteIntent makes in durable before the action changes anything: written whole to a temp name, fsynced,
+// renamed to <id>.json, directory fsynced.
+func WriteIntent(journalPath string, in Intent) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("journal intent: %w", err)
+	}
+	dir := PendingDir(journalPath)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("journal dir: %w", err)
+	}
+	tmp, err := os.OpenFile(filepath.Join(dir, pendingTempName(in.ID, in.OwnerHost, in.PID)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal intent: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write journal intent %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, in.ID+".json")); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("journal intent: %w", err)
+	}
+	return syncDir(dir)
+}
+
+// pendingTempName names an intent being written by its owner, so a killed writer's temp can be told from a
+// live one's: .<id>.<host>-<pid>.tmp.
+func pendingTempName(id, host string, pid int) string {
+	return "." + id + "." + host + "-" + strconv.Itoa(pid) + ".tmp"
+}
+
+// CleanPendingTemps removes the intents that were being written when their owner died (never renamed into
+// place, so their action never changed anything). dead says whether host/pid is gone.
+func CleanPendingTemps(journalPath string, dead func(host string, pid int) bool) {
+	dir := PendingDir(journalPath)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
+			continue
+		}
+		owner := strings.TrimSuffix(name, ".tmp")
+		owner = owner[strings.LastIndexByte(owner, '.')+1:]
+		host, pidText, ok := strings.Cut(owner, "-")
+		pid, err := strconv.Atoi(pidText)
+		if ok && err == nil && dead(host, pid) {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// RemoveIntent drops the intent once its completed entry is in the journal. Not fsynced: an intent that
+// reappears after a crash is found in the journal by its id and dropped again.
+func RemoveIntent(journalPath, id string) error {
+	err := os.Remove(filepath.Join(PendingDir(journalPath), id+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Pending returns the intents waiting for run (every run when run is ""), oldest first. An intent file that
+// does not decode is reported by name.
+func Pending(journalPath, run string) ([]Intent, []string, error) {
+	dir := PendingDir(journalPath)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []Intent
+	var bad []string
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") || !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			bad = append(bad, name+": "+err.Error())
+			continue
+		}
+		var in Intent
+		if err := json.Unmarshal(data, &in); err != nil || in.ID+".json" != name {
+			bad = append(bad, name+": not an intent")
+			continue
+		}
+		if run == "" || in.Run == run {
+			out = append(out, in)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, bad, nil
+}
+
+// Has reports whether the journal holds an entry with id, reading backwards from the end: what a recovery
+// asks of recent intents.
+func Has(path, id string) (bool, error) {
+	needle, _ := json.Marshal(id)
+	needle = append([]byte(`"id":`), needle...)
+	found := false
+	err := scanBackwards(path, func(line []byte) bool {
+		if bytes.Contains(line, needle) {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found, err
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	return nil
 }
 
 // DefaultPath is $XDG_STATE_HOME/runwatch/journal.jsonl, falling back to ~/.local/state.
@@ -136,18 +308,6 @@ const backwardChunk = 64 << 10
 // journal keeps every run's old file bytes forever: reading it all would make each undo cost the journal's
 // whole history. A line that does not decode is skipped, as Read skips it.
 func FindUndoable(path, run string) (*Entry, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	// The run as it appears in a line, JSON-quoted: lines of other runs are passed over undecoded.
 	needle, err := json.Marshal(run)
 	if err != nil {
@@ -155,7 +315,7 @@ func FindUndoable(path, run string) (*Entry, error) {
 	}
 	undone := map[string]bool{}
 	var found *Entry
-	visit := func(line []byte) bool {
+	err = scanBackwards(path, func(line []byte) bool {
 		if !bytes.Contains(line, needle) {
 			return true
 		}
@@ -167,11 +327,29 @@ func FindUndoable(path, run string) (*Entry, error) {
 			undone[e.Undoes] = true
 			return true
 		}
-		if undone[e.ID] {
+		if undone[e.ID] || len(e.Files) == 0 && e.Recovered != "" {
 			return true
 		}
 		found = &e
 		return false
+	})
+	return found, err
+}
+
+// scanBackwards calls visit with each non-blank line from the last to the first, until visit returns false.
+// A missing journal has no lines.
+func scanBackwards(path string, visit func([]byte) bool) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
 	}
 	end := st.Size()
 	var partial []byte // the start of a line whose beginning lies in an earlier chunk
@@ -179,7 +357,7 @@ func FindUndoable(path, run string) (*Entry, error) {
 		start := max(0, end-backwardChunk)
 		buf := make([]byte, end-start, end-start+int64(len(partial)))
 		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read journal %s: %w", path, err)
+			return fmt.Errorf("read journal %s: %w", path, err)
 		}
 		buf = append(buf, partial...)
 		lines := bytes.Split(buf, []byte("\n"))
@@ -190,10 +368,10 @@ func FindUndoable(path, run string) (*Entry, error) {
 		}
 		for i := len(lines) - 1; i >= 0; i-- {
 			if len(bytes.TrimSpace(lines[i])) > 0 && !visit(lines[i]) {
-				return found, nil
+				return nil
 			}
 		}
 		end = start
 	}
-	return found, nil
+	return nil
 }
