@@ -60,8 +60,14 @@ func optArg(a []string) string {
 	return ""
 }
 
-// Exit codes of the action subcommands: applied (or previewed), refused, usage.
-const exitRefused = 1
+// Exit codes of the action subcommands beyond exitOK (applied, or previewed) and exitUsage: refused (nothing
+// was changed); applied, but not fully recorded (the audit line or the journal entry is missing); applied over
+// a concurrent writer's change (theirs is in the journal, undo puts it back).
+const (
+	exitRefused        = 1
+	exitAppliedUnaudit = 4
+	exitAppliedOver    = 5
+)
 
 // Where confirmations are read from; tests replace them.
 var (
@@ -149,10 +155,20 @@ func runAction(c actionCommand, args []string, stdout, stderr io.Writer) int {
 		return exitRefused
 	}
 	err = action.Apply(p, action.ApplyOptions{Typed: typed})
-	var jerr *action.JournalError
+	defer p.Close()
+	for _, note := range p.Recovered {
+		fmt.Fprintf(stderr, "runwatch %s: recovered: %s\n", c.name, note)
+	}
+	var over *action.OverwroteError
 	switch {
-	case errors.As(err, &jerr):
+	case errors.As(err, &over):
+		fmt.Fprintf(stdout, "applied: %s\n", p.Summary)
 		fmt.Fprintf(stderr, "runwatch %s: warning: %v\n", c.name, err)
+		return exitAppliedOver
+	case action.Applied(err):
+		fmt.Fprintf(stdout, "applied: %s\n", p.Summary)
+		fmt.Fprintf(stderr, "runwatch %s: warning: %v\n", c.name, err)
+		return exitAppliedUnaudit
 	case err != nil:
 		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
 		return exitRefused

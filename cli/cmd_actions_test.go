@@ -124,3 +124,20 @@ func TestActionUsage(t *testing.T) {
 		t.Errorf("unknown run: code %d stderr %q", code, errOut)
 	}
 }
+
+// An action that was applied but could not be fully recorded exits 4, not 1 ("refused" would be a lie: the
+// change is on disk), and says what is missing.
+func TestActionAppliedButNotRecordedExits4(t *testing.T) {
+	dir := actionRun(t)
+	journalPath := filepath.Join(os.Getenv("XDG_STATE_HOME"), "runwatch", "journal.jsonl")
+	if err := os.MkdirAll(journalPath, 0o700); err != nil { // a folder where the journal file should be
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd("check", dir, "CB_S2_B", "--yes")
+	if code != exitAppliedUnaudit || code == exitRefused || !strings.Contains(out, "applied") || !strings.Contains(errOut, "journal could not be written") {
+		t.Fatalf("code %d stdout %q stderr %q", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "checklist.state.env")); !strings.Contains(string(b), `CB_S2_B="1"`) {
+		t.Fatal("not applied")
+	}
+}

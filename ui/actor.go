@@ -64,7 +64,12 @@ func (s statePlan) TypedConfirmation() string {
 	return ""
 }
 func (s statePlan) Apply(typed string) (string, error) {
-	if err := action.Apply(s.p, action.ApplyOptions{Typed: typed}); err != nil {
+	err := action.Apply(s.p, action.ApplyOptions{Typed: typed})
+	switch {
+	case action.Applied(err):
+		// Made, but with something the person must know (audit line missing, a concurrent write replaced).
+		return "done, but: " + err.Error(), nil
+	case err != nil:
 		return "", fmt.Errorf("%s: %w", s.p.Action, err)
 	}
 	return "done: " + s.p.Summary, nil

@@ -142,7 +142,6 @@ func (r *Refused) Error() string { return r.Reason }
 
 func refusef(format string, args ...any) error { return &Refused{Reason: fmt.Sprintf(format, args...)} }
 
-
 // immutableKeys are the resumable convention's immutable-contract keys: never edited.
 var immutableKeys = map[string]bool{
 	"RUN_ID": true, "RUN_ROOT": true, "REPO_ROOT": true, "PLAN_PATH": true, "BASE_PIN_SHA": true,

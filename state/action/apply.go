@@ -170,6 +170,9 @@ func Apply(p *Plan, ao ApplyOptions) error {
 		}
 		defer release()
 	}
+	if testHookLocked != nil {
+		testHookLocked(p)
+	}
 	for _, f := range p.Files {
 		if err := p.root.Check(f.Snap); err != nil {
 			return err
@@ -241,6 +244,9 @@ func Apply(p *Plan, ao ApplyOptions) error {
 			return fmt.Errorf("%w (the %d file(s) before it were changed and are in the journal as %s)", err, i, p.ID)
 		}
 	}
+	if testHookChanged != nil {
+		testHookChanged(p)
+	}
 	var auditErr error
 	if p.LogLine != "" && !logged {
 		if err := p.root.Append(p.LogPath, []byte(p.LogLine), !p.opts.Force); err != nil {
@@ -258,6 +264,9 @@ func Apply(p *Plan, ao ApplyOptions) error {
 	}
 	return jerr
 }
+
+// Test hooks: after the run lock is taken, and after the files are changed (before the audit line).
+var testHookLocked, testHookChanged func(*Plan)
 
 // journal appends the completed entry and drops the intent. A failure keeps the intent, so the next action
 // records the entry.

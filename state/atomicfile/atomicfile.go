@@ -231,7 +231,7 @@ func (r *Root) pathErr(op, full string, err error) error {
 	case errors.Is(err, unix.EXDEV):
 		return &UnsafePathError{Path: full, Reason: "it leads outside the run root " + r.path}
 	case errors.Is(err, unix.ENOTDIR):
-		return &UnsafePathError{Path: full, Reason: "a folder on the way to it is not a folder"}
+		return &UnsafePathError{Path: full, Reason: "a folder on the way to it is not a folder (a symlink or a file was put in its place?); runwatch never follows links below the run root when writing"}
 	}
 	return &fs.PathError{Op: op, Path: full, Err: err}
 }
@@ -614,8 +614,9 @@ type Displaced struct {
 	SHA256 string
 }
 
-// testHookBeforeRename lets tests write the target between the precondition check and the rename.
-var testHookBeforeRename func()
+// TestHookBeforeRename, when set (by tests only, this package's and state/action's), runs between the
+// precondition check and the rename, to play a writer that lands exactly there.
+var TestHookBeforeRename func()
 
 // Replace atomically replaces want.Path with data, if and only if the file still matches want (a file that
 // did not exist must still not exist); tmpName (NewTempName) is the temp file's name beside it. The file mode
@@ -660,8 +661,8 @@ func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, 
 	if err := r.Check(want); err != nil {
 		return nil, err
 	}
-	if testHookBeforeRename != nil {
-		testHookBeforeRename()
+	if TestHookBeforeRename != nil {
+		TestHookBeforeRename()
 	}
 	if !want.Exists {
 		// Link fails if the name appeared meanwhile, which rename would silently overwrite.

@@ -294,14 +294,14 @@ func TestReplaceReportsWriteDuringRename(t *testing.T) {
 	write(t, p, "status: running\n", 0o644)
 	r := openRoot(t, dir)
 	_, snap, _ := r.Read(p)
-	testHookBeforeRename = func() {
+	TestHookBeforeRename = func() {
 		tmp := filepath.Join(dir, "agent.tmp")
 		write(t, tmp, "status: completed\n", 0o644)
 		if err := os.Rename(tmp, p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	defer func() { testHookBeforeRename = nil }()
+	defer func() { TestHookBeforeRename = nil }()
 	d, err := r.Replace(snap, []byte("status: paused\n"), NewTempName("MANIFEST.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -326,8 +326,8 @@ func TestRefusedReplaceNeverPublishes(t *testing.T) {
 	write(t, p, "A=theirs\n", 0o644) // in place: same inode
 	before, _ := os.Stat(p)
 	seen := ""
-	testHookBeforeRename = func() { seen = read(t, p) }
-	defer func() { testHookBeforeRename = nil }()
+	TestHookBeforeRename = func() { seen = read(t, p) }
+	defer func() { TestHookBeforeRename = nil }()
 	if _, err := r.Replace(snap, []byte("A=ours\n"), NewTempName("state.env")); !errors.Is(err, ErrChanged) {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,0 +1,413 @@
+package action
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"runwatch/state/atomicfile"
+	"runwatch/state/journal"
+)
+
+// within runs f and fails the test if it does not return in time: what a FIFO would make hang.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s hangs (a blocking open?)", what)
+	}
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Item 1: a FIFO in place of any file an action reads or appends to never blocks it, is refused before the
+// run lock is taken, and leaves nothing applied, held or journaled.
+func TestFIFONeverHangsAnAction(t *testing.T) {
+	for _, tc := range []struct{ name, file string }{
+		{"state.env", "state.env"}, {"checklist", "checklist.state.env"}, {"run.log", "run.log"},
+	} {
+		for _, when := range []string{"before plan", "after plan"} {
+			t.Run(tc.name+" "+when, func(t *testing.T) {
+				root := t.TempDir()
+				sp := makeResumable(t, root)
+				dir := filepath.Dir(sp)
+				o := opts(t, fixedEnv())
+				run := load(t, sp, o.Env)
+				if when == "before plan" {
+					mkfifo(t, filepath.Join(dir, tc.file))
+				}
+				var p *Plan
+				var err error
+				within(t, "the action", func() {
+					if tc.file == "state.env" {
+						p, err = PlanStep(run, o) // writes state.env
+					} else {
+						p, err = PlanCheck(run, "CB_S3_VERIFY_GREEN", true, o)
+					}
+					if err == nil {
+						if when == "after plan" {
+							mkfifo(t, filepath.Join(dir, tc.file))
+						}
+						err = Apply(p, ApplyOptions{})
+					}
+				})
+				if err == nil || Applied(err) || !strings.Contains(err.Error(), "named pipe") {
+					t.Fatalf("err = %v, want a refusal naming the FIFO", err)
+				}
+				if _, err := os.Lstat(filepath.Join(dir, "run.lock")); !os.IsNotExist(err) {
+					t.Fatal("the run lock was left held")
+				}
+				if entries, _, _ := journal.Read(o.JournalPath); len(entries) != 0 {
+					t.Fatalf("journaled %d entries for a refused action", len(entries))
+				}
+				if tc.file == "run.log" && checklistValue(t, filepath.Join(dir, "checklist.state.env")) != "0" {
+					t.Fatal("the change was applied")
+				}
+			})
+		}
+	}
+	t.Run("MANIFEST.yaml", func(t *testing.T) {
+		root := t.TempDir()
+		mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+		o := opts(t, fixedEnv())
+		run := load(t, mp, o.Env)
+		mkfifo(t, mp)
+		var err error
+		within(t, "pause", func() { _, err = PlanPause(run, o) })
+		if err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+// Item 4: the lock folder or the feature folder swapped for a symlink while the confirmation waits cannot
+// redirect the lock or the write out of the run root.
+func TestSwapDuringConfirmationCannotRedirect(t *testing.T) {
+	t.Run("lock folder", func(t *testing.T) {
+		root := t.TempDir()
+		sp := makeResumable(t, root)
+		dir := filepath.Dir(sp)
+		state := strings.Replace(stateEnv, `LOCK_FILE="/cfg/reports/irm-backfill-20260215T014733Z/run.lock"`, `LOCK_FILE="lock/active.lock"`, 1)
+		mustWrite(t, sp, state)
+		os.MkdirAll(filepath.Join(dir, "lock"), 0o755)
+		o := opts(t, fixedEnv())
+		p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outside := t.TempDir()
+		os.Remove(filepath.Join(dir, "lock"))
+		if err := os.Symlink(outside, filepath.Join(dir, "lock")); err != nil {
+			t.Fatal(err)
+		}
+		err = Apply(p, ApplyOptions{})
+		if err == nil || !IsRefusal(err) || !strings.Contains(err.Error(), "symlink") {
+			t.Fatalf("err = %v, want a refusal naming the symlink", err)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+			t.Fatalf("runwatch created %v outside the run root", entries)
+		}
+		if checklistValue(t, filepath.Join(dir, "checklist.state.env")) != "0" {
+			t.Fatal("applied")
+		}
+	})
+	t.Run("feature folder", func(t *testing.T) {
+		root := t.TempDir()
+		mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+		o := opts(t, fixedEnv())
+		p, err := PlanResume(load(t, mp, o.Env), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		feature := filepath.Dir(mp)
+		outside := filepath.Join(t.TempDir(), "copy")
+		if err := os.Rename(feature, outside); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, feature); err != nil {
+			t.Fatal(err)
+		}
+		err = Apply(p, ApplyOptions{})
+		if err == nil || !IsRefusal(err) {
+			t.Fatalf("err = %v, want a refusal", err)
+		}
+		if mustRead(t, filepath.Join(outside, "MANIFEST.yaml")) != manifestPaused {
+			t.Fatal("rewrote the copy outside the run root")
+		}
+	})
+}
+
+// Item 5: a run.log hard-linked to a file elsewhere is refused (appending would write there too).
+func TestHardLinkedLogRefused(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	victim := filepath.Join(t.TempDir(), "victim.log")
+	mustWrite(t, victim, "victim\n")
+	logp := filepath.Join(filepath.Dir(sp), "run.log")
+	os.Remove(logp)
+	if err := os.Link(victim, logp); err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	refused(t, p, err, "hard links")
+	if mustRead(t, victim) != "victim\n" {
+		t.Fatal("appended to the victim")
+	}
+}
+
+// Issue 11 point 7: the lock is whole from the instant it exists, and its run_id is the state's RUN_ID.
+func TestRunLockWholeWithStateRunID(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []byte
+	testHookLocked = func(p *Plan) { held, _ = os.ReadFile(p.LockPath) }
+	defer func() { testHookLocked = nil }()
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var l map[string]any
+	if err := json.Unmarshal(held, &l); err != nil {
+		t.Fatalf("the lock held %q: %v", held, err)
+	}
+	if l["run_id"] != "20260215T014733Z" || l["tool"] != "runwatch" || l["host"] != "testhost" {
+		t.Fatalf("lock payload %s, want run_id = the state's RUN_ID", held)
+	}
+}
+
+// Item 8: runwatch's own lock, on this host, with a dead pid, is taken over by the next action with a
+// run.log line; a foreign stale lock still needs unlock.
+func TestOwnDeadLockTakenOver(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	lock := filepath.Join(filepath.Dir(sp), "run.lock")
+	own := `{"acquired_at_utc": "2026-11-30T00:00:00Z", "host": "testhost", "pid": ` + deadPID(t) + `, "run_id": "20260215T014733Z", "tool": "runwatch", "user": "tester"}` + "\n"
+	mustWrite(t, lock, own)
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if !strings.Contains(p.Preview(), "take over the run lock") {
+		t.Errorf("preview does not announce the takeover:\n%s", p.Preview())
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	log := mustRead(t, filepath.Join(filepath.Dir(sp), "run.log"))
+	if !strings.Contains(log, "stale_lock_replaced payload="+strings.TrimSpace(own)) || !strings.Contains(log, "is no longer running") {
+		t.Fatalf("no takeover line in run.log:\n%s", log)
+	}
+	if _, err := os.Lstat(lock); !os.IsNotExist(err) {
+		t.Fatal("lock left behind")
+	}
+	foreign := strings.Replace(own, `"tool": "runwatch", `, "", 1)
+	mustWrite(t, lock, foreign)
+	p, err = PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", false, o)
+	refused(t, p, err, "runwatch unlock")
+}
+
+// Item 9: temp and quarantine files of dead owners are removed by the next action on the run; a live
+// owner's stay; a quarantined lock whose name is free is put back.
+func TestDeadOwnersLeftoversRemoved(t *testing.T) {
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	feature := filepath.Dir(mp)
+	locks := filepath.Join(root, "proj", ".jonggrang", "locks")
+	tag := atomicfile.HostTag()
+	dead := atomicfile.TempPrefix("MANIFEST.yaml") + "runwatch-" + tag + "-" + deadPID(t) + "-0123"
+	live := atomicfile.TempPrefix("MANIFEST.yaml") + "runwatch-" + tag + "-" + strconv.Itoa(os.Getpid()) + "-4567"
+	claimed := ".reviewer-old.lock.claimed-runwatch-" + tag + "-" + deadPID(t) + "-89ab"
+	lockBody := "{\n  \"agent_id\": \"reviewer-old\",\n  \"files\": [],\n  \"acquired_at\": \"2026-11-29T23:00:00.000Z\"\n}"
+	mustWrite(t, filepath.Join(feature, dead), "status: pau")
+	mustWrite(t, filepath.Join(feature, live), "status: pau")
+	mustWrite(t, filepath.Join(locks, claimed), lockBody)
+	o := opts(t, fixedEnv())
+	// The claimed lock belongs to the project: the next unlock (which touches the locks folder) settles it.
+	mustWrite(t, filepath.Join(locks, "broken.lock"), "not json")
+	p, err := PlanUnlock(load(t, mp, o.Env), "broken.lock", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err = PlanResume(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{filepath.Join(feature, dead): false, filepath.Join(feature, live): true,
+		filepath.Join(locks, claimed): false, filepath.Join(locks, "reviewer-old.lock"): true} {
+		if _, err := os.Lstat(name); (err == nil) != want {
+			t.Errorf("%s exists=%v, want %v", name, err == nil, want)
+		}
+	}
+	if mustRead(t, filepath.Join(locks, "reviewer-old.lock")) != lockBody {
+		t.Error("the quarantined lock was not put back whole")
+	}
+}
+
+// Item 10: the change applied but the audit line could not be appended: a distinct error (Applied, not a
+// refusal) naming the log, the line and the journal entry.
+func TestAuditFailureAfterApplyIsDistinct(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	logp := filepath.Join(filepath.Dir(sp), "run.log")
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testHookChanged = func(*Plan) { mkfifo(t, logp) }
+	defer func() { testHookChanged = nil }()
+	err = Apply(p, ApplyOptions{})
+	var ae *AuditError
+	if !errors.As(err, &ae) || !Applied(err) || IsRefusal(err) || !strings.Contains(err.Error(), p.ID) {
+		t.Fatalf("err = %v, want an AuditError naming the journal entry", err)
+	}
+	if checklistValue(t, filepath.Join(filepath.Dir(sp), "checklist.state.env")) != "1" {
+		t.Fatal("not applied")
+	}
+	entries, _, _ := journal.Read(o.JournalPath)
+	if len(entries) != 1 || entries[0].LogLine != "" {
+		t.Fatalf("journal %+v: want one entry recording that no line was logged", entries)
+	}
+}
+
+// Item 3: a writer that takes no lock lands its rename between runwatch's check and rename: the action is
+// applied and says so honestly (what was overwritten, where the bytes are, how to undo), and undo restores
+// the writer's bytes.
+func TestDisplacedWriteReportedAndUndoable(t *testing.T) {
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	theirs := strings.Replace(manifestPaused, "context_usage: 0.42", "context_usage: 0.77", 1)
+	o := opts(t, fixedEnv())
+	p, err := PlanResume(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atomicfile.TestHookBeforeRename = func() {
+		tmp := mp + ".agent"
+		mustWrite(t, tmp, theirs)
+		os.Rename(tmp, mp)
+	}
+	err = Apply(p, ApplyOptions{})
+	atomicfile.TestHookBeforeRename = nil
+	var oe *OverwroteError
+	if !errors.As(err, &oe) || !Applied(err) || !strings.Contains(err.Error(), "runwatch undo") || !strings.Contains(err.Error(), p.ID) {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "nothing was written") {
+		t.Fatal("claims nothing was written although the change is in place")
+	}
+	u, err := PlanUndo(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(u, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if mustRead(t, mp) != theirs {
+		t.Fatal("undo did not restore the writer's bytes")
+	}
+}
+
+const walChildEnv = "RUNWATCH_ACTION_WAL_CHILD"
+
+// TestWALChild applies one check and kills itself right after the rename, before the audit line and the
+// journal entry: the crash item 7 is about.
+func TestWALChild(t *testing.T) {
+	root := os.Getenv(walChildEnv)
+	if root == "" {
+		t.Skip("helper process of TestCrashLeavesNothingUnaudited")
+	}
+	sp := filepath.Join(root, "reports", runName, "state.env")
+	o := Options{Env: fixedEnv(), User: "tester", JournalPath: filepath.Join(root, "journal.jsonl")}
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testHookChanged = func(*Plan) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	Apply(p, ApplyOptions{})
+	t.Fatal("survived")
+}
+
+// Item 7: a crash after the change and before its audit line and journal entry is finished by the next
+// action: the audit line appended once (by action id), the entry journaled, so undo sees it.
+func TestCrashLeavesNothingUnaudited(t *testing.T) {
+	if os.Getenv(walChildEnv) != "" {
+		t.Skip("in the child")
+	}
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	dir := filepath.Dir(sp)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWALChild$")
+	cmd.Env = append(os.Environ(), walChildEnv+"="+root)
+	cmd.Run()
+	if checklistValue(t, filepath.Join(dir, "checklist.state.env")) != "1" {
+		t.Fatal("the child did not get as far as the change")
+	}
+	jp := filepath.Join(root, "journal.jsonl")
+	pending, _, _ := journal.Pending(jp, "")
+	if len(pending) != 1 {
+		t.Fatalf("%d pending intents, want the killed one", len(pending))
+	}
+	id := pending[0].ID
+	if strings.Contains(mustRead(t, filepath.Join(dir, "run.log")), id) {
+		t.Fatal("the audit line is there already: the kill came too late")
+	}
+	o := Options{Env: fixedEnv(), User: "tester", JournalPath: jp}
+	// The next action on the run finishes the killed one first.
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_GENERATOR_SMOKE", false, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Preview(), "first finish check "+id) {
+		t.Errorf("preview does not say the crashed action is finished first:\n%s", p.Preview())
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	log := mustRead(t, filepath.Join(dir, "run.log"))
+	if strings.Count(log, "action_id="+id) != 1 || !strings.Contains(log, "recovered_by="+p.ID) {
+		t.Fatalf("the crashed action's audit line is not there exactly once:\n%s", log)
+	}
+	entries, _, _ := journal.Read(jp)
+	if len(entries) != 2 || entries[0].ID != id || !strings.Contains(entries[0].Recovered, "finished by") {
+		t.Fatalf("journal %+v", entries)
+	}
+	if pending, _, _ := journal.Pending(jp, ""); len(pending) != 0 {
+		t.Fatal("intent left pending")
+	}
+	// Recovering again adds nothing.
+	if notes, _ := Recover(load(t, sp, o.Env), o); len(notes) != 0 {
+		t.Fatalf("second recovery did something: %v", notes)
+	}
+	if strings.Count(mustRead(t, filepath.Join(dir, "run.log")), "action_id="+id) != 1 {
+		t.Fatal("audit line appended twice")
+	}
+}
