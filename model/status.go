@@ -61,7 +61,9 @@ func DeriveStatus(r *Run) RunStatus {
 			}
 		}
 	}
-	claimsRunning := r.Kind == KindJonggrang && (raw == "running" || raw == "in_progress")
+	// Only `running` claims that an orchestrator works on the run: `in_progress` is what a reopen (the web
+	// server's, reopenCompactPhases, runwatch's retry) writes, and means "waiting to be resumed".
+	claimsRunning := r.Kind == KindJonggrang && raw == "running"
 	if liveLock || liveGroup || (claimsRunning && len(r.CrashSigns) == 0) {
 		return StatusRunning
 	}
@@ -84,7 +86,7 @@ func DeriveStatus(r *Run) RunStatus {
 			return StatusFailed
 		}
 	}
-	if r.Kind == KindJonggrang && raw == "paused" {
+	if r.Kind == KindJonggrang && (raw == "paused" || raw == "in_progress") {
 		return StatusPaused
 	}
 	if r.Kind == KindResumable && len(r.Stages) > 0 && !allDone {

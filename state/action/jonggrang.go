@@ -248,11 +248,17 @@ func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
 	return p.finishManifest(m, e)
 }
 
-// planJonggrangStatus sets the run status for pause (paused) and resume (running).
+// planJonggrangStatus sets the run status for pause (paused) and resume (in_progress, or running while a
+// live agent still works on it).
 func planJonggrangStatus(p *Plan, run model.Run, to string) error {
 	m, err := p.readManifest(run)
 	if err != nil {
 		return err
+	}
+	if to == "paused" {
+		if err := refusePauseThatCannotStick(run, m); err != nil {
+			return err
+		}
 	}
 	if err := refuseIfGroupRunning(run); err != nil {
 		return err
@@ -261,11 +267,85 @@ func planJonggrangStatus(p *Plan, run model.Run, to string) error {
 	switch {
 	case to == "paused" && (status == "paused" || status == "completed"):
 		return refusef("%s is %q; nothing to pause", run.ID, status)
+	case to == "running" && status == "in_progress":
+		return refusef("%s is already waiting to be resumed (status %q): the manifest needs no change; start the orchestrator's own resume (%s)", run.ID, status, orchestratorResume)
 	case to == "running" && status != "paused":
 		return refusef("%s is %q, not paused; only a paused run can be resumed", run.ID, status)
 	}
 	e := &edits{m: m}
+	note := ""
+	switch {
+	case to == "running" && liveLock(run) == nil:
+		// Writing `running` would make an idle run look like it runs. in_progress is the word the
+		// convention's own reopen writes for "waiting to be resumed", and its resume accepts it as it does
+		// running.
+		to = "in_progress"
+		note = fmt.Sprintf("; nothing runs the feature now: start the orchestrator's own resume (%s), which continues at phase %s",
+			orchestratorResume, orNone(m.str("current_phase")))
+	case to == "paused":
+		if key := runningPhase(m); key != "" {
+			note = fmt.Sprintf("; phase %s is marked running but no live lock holds it: if an orchestrator is still running it, its next completePhase writes status running over this pause", key)
+		}
+	}
 	e.set(yamledit.String(to), "status")
-	p.Summary = fmt.Sprintf("set run status %s → %s", status, to)
+	p.Summary = fmt.Sprintf("set run status %s → %s%s", status, to, note)
 	return p.finishManifest(m, e)
+}
+
+// orchestratorResume is how the convention resumes a feature; the subcommand changed name between versions.
+const orchestratorResume = "`jonggrang orchestrate --resume`, or `jonggrang work --resume` in versions with the work loop"
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// liveLock is the first live lock of the run, or nil.
+func liveLock(run model.Run) *model.Lock {
+	for i, l := range run.Locks {
+		if l.Verdict == model.VerdictLive {
+			return &run.Locks[i]
+		}
+	}
+	return nil
+}
+
+// runningPhase is the key of a phase the manifest marks running ("" when none): the current phase first.
+func runningPhase(m *manifest) string {
+	if cur := m.str("current_phase"); cur != "" {
+		if key, ok := m.phaseKey(cur); ok && m.str("phases", key, "status") == "running" {
+			return key
+		}
+	}
+	for _, k := range m.activePhases() {
+		if key, ok := m.phaseKey(k); ok && m.str("phases", key, "status") == "running" {
+			return key
+		}
+	}
+	return ""
+}
+
+// refusePauseThatCannotStick refuses a pause while a phase runs under a live agent lock or a live parallel
+// worker. Nothing in the convention writes paused: its loop reads the status only between phases, and the
+// completePhase that ends the running phase writes running (or completed) over whatever is there, so the
+// pause would be lost without a trace.
+func refusePauseThatCannotStick(run model.Run, m *manifest) error {
+	if run.Jonggrang != nil {
+		for _, g := range run.Jonggrang.Groups {
+			if g.Alive && g.FeatureID == run.ID {
+				return refusef("pause would not stick: a parallel worker (pid %d) runs %s in worktree %s and writes its own copy of the manifest, which is copied over this one when it exits. "+
+					"Instead: let the worker finish, then pause here; or stop the worker yourself (runwatch never kills a process)", g.PID, run.ID, oneLine(g.WorktreePath, 200))
+			}
+		}
+	}
+	key := runningPhase(m)
+	l := liveLock(run)
+	if key == "" || l == nil {
+		return nil
+	}
+	return refusef("pause would not stick: phase %s (%s) is running under the live lock of %s (%s); the orchestrator reads the status only between phases, and the completePhase that ends phase %s writes status running over a pause. "+
+		"Instead: pause once phase %s has completed (the run is then between phases), or stop the orchestrator yourself (runwatch never kills a process)",
+		key, oneLine(m.str("phases", key, "name"), 80), lockHolder(*l), strings.Join(l.Reasons, "; "), key, key)
 }
