@@ -13,6 +13,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/atomicfile"
+	"runwatch/state/jonggrang"
 	"runwatch/state/journal"
 	"runwatch/state/procinfo"
 )
@@ -177,6 +178,9 @@ func Apply(p *Plan, ao ApplyOptions) error {
 		if err := p.root.Check(f.Snap); err != nil {
 			return err
 		}
+		if err := recheckWhole(f); err != nil {
+			return err
+		}
 	}
 	entry := journal.Entry{
 		ID: p.ID, When: p.opts.now(), Who: p.opts.user(), Host: p.opts.Env.Host, Action: p.Action,
@@ -263,6 +267,20 @@ func Apply(p *Plan, ao ApplyOptions) error {
 		return auditErr
 	}
 	return jerr
+}
+
+// recheckWhole re-checks at apply that a manifest edit starts from, and produces, a whole manifest: the
+// bytes on disk still hash as planned, and neither they nor ours carry the marks of a torn write.
+func recheckWhole(f FileChange) error {
+	if f.Remove || filepath.Base(f.Path) != "MANIFEST.yaml" {
+		return nil
+	}
+	for _, b := range [][]byte{f.Old, f.New} {
+		if torn := jonggrang.TornReasons(b); len(torn) > 0 {
+			return refusef("%s cannot be edited safely: it looks cut short (%s); nothing was written", f.Path, strings.Join(torn, "; "))
+		}
+	}
+	return nil
 }
 
 // Test hooks: after the run lock is taken, and after the files are changed (before the audit line).

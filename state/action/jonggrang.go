@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,11 +11,17 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/atomicfile"
+	"runwatch/state/jonggrang"
 	"runwatch/state/yamledit"
 )
 
-// manifestRereadDelay is how long to wait before re-reading a manifest that did not parse.
-const manifestRereadDelay = 50 * time.Millisecond
+// manifestRereadDelay is how long to wait before re-reading a manifest that did not read whole, and
+// manifestAgreeDelay the pause before the second read that must agree with the first.
+const (
+	manifestRereadDelay = 50 * time.Millisecond
+	manifestAgreeDelay  = 5 * time.Millisecond
+	manifestReads       = 4
+)
 
 // manifest is a MANIFEST.yaml as read for an action.
 type manifest struct {
@@ -24,26 +31,46 @@ type manifest struct {
 	root *yaml.Node
 }
 
+// readManifest plans only from a read that is whole (formats.md C.2): the bytes parse, carry none of the
+// marks of a prefix cut at a line end (jonggrang.TornReasons: active_phases naming phases the file lacks, the
+// keys the writer always writes missing), and a second read a moment later gives the same bytes. jonggrang
+// writes the file in place without a lock, so any single read may be the first part of a write in progress,
+// and such a prefix often parses.
 func (p *Plan) readManifest(run model.Run) (*manifest, error) {
 	if run.Kind != model.KindJonggrang {
 		return nil, refusef("%s is a %s run; this action needs a jonggrang (MANIFEST.yaml) run", run.ID, run.Kind)
 	}
-	real, data, snap, err := p.readForEdit(run.StatePath)
-	if err != nil {
-		return nil, err
-	}
-	root, err := yamledit.Parse(data)
-	if err != nil {
-		// jonggrang writes the manifest in place without a lock: we may have caught it half-written.
-		time.Sleep(manifestRereadDelay)
-		if real, data, snap, err = p.readForEdit(run.StatePath); err != nil {
+	var why string
+	for attempt := 0; attempt < manifestReads; attempt++ {
+		if attempt > 0 {
+			time.Sleep(manifestRereadDelay)
+		}
+		real, data, snap, err := p.readForEdit(run.StatePath)
+		if err != nil {
 			return nil, err
 		}
-		if root, err = yamledit.Parse(data); err != nil {
-			return nil, refusef("%s cannot be edited safely: %v", run.StatePath, err)
+		root, err := yamledit.Parse(data)
+		if err != nil {
+			why = err.Error()
+			continue
 		}
+		if torn := jonggrang.TornReasons(data); len(torn) > 0 {
+			why = "it looks cut short: " + strings.Join(torn, "; ")
+			continue
+		}
+		time.Sleep(manifestAgreeDelay)
+		_, again, _, err := p.readForEdit(run.StatePath)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(again, data) {
+			why = "two reads a moment apart disagree (a writer is at work)"
+			continue
+		}
+		return &manifest{path: real, data: data, snap: snap, root: root}, nil
 	}
-	return &manifest{path: real, data: data, snap: snap, root: root}, nil
+	return nil, refusef("%s cannot be edited safely: %s, in %d reads over %s; nothing was planned. If a writer is at work, try again; if it stays so, the file was left cut short: restore it (e.g. from git)",
+		run.StatePath, why, manifestReads, time.Duration(manifestReads-1)*manifestRereadDelay)
 }
 
 func (m *manifest) str(path ...string) string {

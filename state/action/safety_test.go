@@ -411,3 +411,56 @@ func TestCrashLeavesNothingUnaudited(t *testing.T) {
 		t.Fatal("audit line appended twice")
 	}
 }
+
+// Item 2: a manifest cut at a line end (the non-atomic writer caught mid-write) parses, but no action plans
+// from it; and a manifest that turns torn between plan and apply is not written.
+func TestTornManifestNeverPlanned(t *testing.T) {
+	cut := manifestPaused[:strings.Index(manifestPaused, "  '7':\n")] // phases 5 and 6 only; no agents, no validation
+	for _, act := range []string{"pause", "step", "retry"} {
+		t.Run(act, func(t *testing.T) {
+			root := t.TempDir()
+			body := manifestPaused
+			if act == "retry" {
+				body = manifestFailed
+			}
+			mp := makeJonggrang(t, root, "add-login-mlop4860", body)
+			o := opts(t, fixedEnv())
+			run := load(t, mp, o.Env)
+			torn := cut
+			if act == "retry" {
+				torn = manifestFailed[:strings.Index(manifestFailed, "agents:")]
+			}
+			mustWrite(t, mp, torn)
+			var p *Plan
+			var err error
+			switch act {
+			case "pause":
+				p, err = PlanPause(run, o)
+			case "step":
+				p, err = PlanStep(run, o)
+			case "retry":
+				p, err = PlanRetry(run, "", o)
+			}
+			refused(t, p, err, "cut short")
+			if mustRead(t, mp) != torn {
+				t.Fatal("the torn manifest was rewritten")
+			}
+		})
+	}
+	t.Run("torn at apply", func(t *testing.T) {
+		root := t.TempDir()
+		mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+		o := opts(t, fixedEnv())
+		p, err := PlanResume(load(t, mp, o.Env), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, mp, cut)
+		if err := Apply(p, ApplyOptions{}); err == nil || Applied(err) {
+			t.Fatalf("err = %v", err)
+		}
+		if mustRead(t, mp) != cut {
+			t.Fatal("written over a torn manifest")
+		}
+	})
+}
