@@ -52,19 +52,75 @@ const dirtyPathsShown = 10
 
 var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 
-// gitRunner runs read-only git commands in one repository. Nothing it runs may contact a remote or write: no
-// optional index refresh, no lazy fetch of missing objects, no fsmonitor hook, no credential prompt.
+// gitRunner runs read-only git commands in one repository. Nothing it runs may contact a remote, write, or
+// execute a program the repository configures: REPO_ROOT comes from a run file, and its .git/config is as
+// untrusted as the rest. git has no switch to ignore a repository's own config, so every key through which
+// config names a program is overridden with an empty value (which git takes as "none"): the fixed keys below,
+// and each filter and diff driver the repository defines, found by reading the config (which runs nothing).
+// The overrides travel as GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n pairs, so a driver name holding '=' cannot
+// split one. Submodules are not entered (their config would define drivers of its own).
 type gitRunner struct {
 	repo    string
 	timeout time.Duration
+	// overrides are the config keys set for every command; filters names the repository's filter drivers.
+	overrides [][2]string
+	filters   []string
+}
+
+// fixedOverrides disarm the keys that name programs independently of any driver.
+var fixedOverrides = [][2]string{
+	{"core.fsmonitor", "false"}, {"core.hooksPath", "/dev/null"}, {"diff.external", ""},
+	{"credential.helper", ""}, {"core.sshCommand", ""}, {"core.askPass", ""}, {"core.pager", "cat"},
+	{"core.editor", ":"}, {"gpg.program", ""}, {"core.alternateRefsCommand", ""}, {"protocol.allow", "never"},
+	{"status.submoduleSummary", "false"}, {"submodule.recurse", "false"},
+}
+
+// driverKey matches the config keys of drivers that run programs: filter.<name>.{clean,smudge,process} and
+// diff.<name>.{textconv,command}, merge.<name>.driver.
+var driverKey = regexp.MustCompile(`^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver)$`)
+
+// disarm reads the repository's config for driver keys and adds an empty override for each.
+func (g *gitRunner) disarm() error {
+	g.overrides = append([][2]string(nil), fixedOverrides...)
+	out, err := g.run("config", "-z", "--get-regexp", `^(filter|diff|merge)\..*\.(clean|smudge|process|textconv|command|driver)$`)
+	var ge *gitError
+	if err != nil && !(errors.As(err, &ge) && ge.exit == 1) { // exit 1: no such key
+		return err
+	}
+	seen := map[string]bool{}
+	for _, rec := range strings.Split(out, "\x00") {
+		key, _, _ := strings.Cut(rec, "\n")
+		m := driverKey.FindStringSubmatch(key)
+		if m == nil || seen[key] {
+			continue
+		}
+		seen[key] = true
+		g.overrides = append(g.overrides, [2]string{key, ""})
+		if m[1] == "filter" && !seen["filter "+m[2]] {
+			seen["filter "+m[2]] = true
+			g.filters = append(g.filters, m[2])
+			g.overrides = append(g.overrides, [2]string{"filter." + m[2] + ".required", "false"})
+		}
+	}
+	return nil
 }
 
 func (g gitRunner) run(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	full := append([]string{"--no-optional-locks", "-c", "core.fsmonitor=false", "-C", g.repo}, args...)
+	full := append([]string{"--no-optional-locks", "-C", g.repo}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(os.Environ(), "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	env := append(os.Environ(), "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
+		"GIT_EXTERNAL_DIFF=", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_PAGER=cat", "GIT_CONFIG_PARAMETERS=")
+	overrides := g.overrides
+	if overrides == nil {
+		overrides = fixedOverrides
+	}
+	env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(overrides)))
+	for i, kv := range overrides {
+		env = append(env, "GIT_CONFIG_KEY_"+strconv.Itoa(i)+"="+kv[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(i)+"="+kv[1])
+	}
+	cmd.Env = env
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -129,6 +185,9 @@ func checkGit(repoRoot, lastSHA, basePin string, timeout time.Duration, skip boo
 		return skipAll("REPO_ROOT " + repoRoot + " is not a directory, so nothing was checked")
 	}
 	g := gitRunner{repo: repoRoot, timeout: timeout}
+	if err := g.disarm(); err != nil {
+		return skipAll("the git config of REPO_ROOT " + repoRoot + " could not be read (git: " + err.Error() + "), so nothing was checked")
+	}
 	if out, err := g.run("rev-parse", "--is-inside-work-tree"); err != nil || strings.TrimSpace(out) != "true" {
 		why := "REPO_ROOT " + repoRoot + " is not a git work tree"
 		if err != nil {
@@ -146,7 +205,7 @@ func checkGit(repoRoot, lastSHA, basePin string, timeout time.Duration, skip boo
 
 func checkClean(g gitRunner) GitCheck {
 	c := GitCheck{Name: CheckWorktreeClean}
-	out, err := g.run("status", "--porcelain=v1", "-z", "--untracked-files=normal")
+	out, err := g.run("status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=all")
 	if err != nil {
 		c.Result, c.Detail = resultSkipped, "git status failed: "+err.Error()
 		return c
@@ -172,6 +231,13 @@ func checkClean(g gitRunner) GitCheck {
 	}
 	c.Result = resultFailed
 	c.Detail = fmt.Sprintf("the worktree has %d uncommitted %s", changed, plural(changed, "change", "changes"))
+	if len(g.filters) > 0 {
+		// Without its filters git compares raw bytes with filtered blobs (git-lfs pointers, say), so a
+		// change it reports may be only the filter's doing: runwatch cannot tell without running them.
+		c.Result = resultSkipped
+		c.Detail = fmt.Sprintf("git status, run without the repository's filter drivers (%s, which runwatch never runs), reports %d %s; they may be only what the filters would undo: run `git status` in %s yourself if you trust its config",
+			strings.Join(g.filters, ", "), changed, plural(changed, "change", "changes"), g.repo)
+	}
 	return c
 }
 

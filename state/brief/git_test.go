@@ -1,6 +1,9 @@
 package brief
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,5 +43,65 @@ func TestGitChecksRejectOptionLikeValues(t *testing.T) {
 		if c.Result != resultOK {
 			t.Errorf("abbreviated ids: %s is %s (%s)", c.Name, c.Result, c.Detail)
 		}
+	}
+}
+
+// A repository's own config must never make the brief run a program: clean, smudge and process filters,
+// fsmonitor, hooks, textconv, external diff, merge drivers, credential helpers. Each is set to a command that
+// leaves a mark; plain `git status` proves the repository is armed, then the checks must leave no mark.
+func TestGitChecksRunNoRepositoryProgram(t *testing.T) {
+	dir := t.TempDir()
+	g := newGitRepo(t, filepath.Join(dir, "repo"))
+	marks := filepath.Join(dir, "marks")
+	os.MkdirAll(marks, 0o755)
+	mark := func(name string) string { return "touch " + filepath.Join(marks, name) }
+	writeFile(t, filepath.Join(g.dir, ".gitattributes"), "*.txt filter=evil diff=evil merge=evil\n*.md filter=ev=il\n")
+	g.git("config", "filter.evil.clean", mark("clean")+"; cat")
+	g.git("config", "filter.evil.smudge", mark("smudge")+"; cat")
+	g.commit("a.txt", "a\n")
+	head := g.commit("b.md", "b\n")
+	g.git("config", "filter.ev=il.clean", mark("clean-eq")+"; cat")
+	g.git("config", "filter.evil.required", "true")
+	g.git("config", "diff.evil.textconv", mark("textconv"))
+	g.git("config", "diff.external", mark("extdiff"))
+	g.git("config", "merge.evil.driver", mark("merge"))
+	g.git("config", "credential.helper", "!"+mark("credential"))
+	g.git("config", "core.hooksPath", filepath.Join(dir, "hooks"))
+	os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
+	writeFile(t, filepath.Join(dir, "hooks", "post-index-change"), "#!/bin/sh\n"+mark("hook")+"\n")
+	os.Chmod(filepath.Join(dir, "hooks", "post-index-change"), 0o755)
+	g.git("config", "core.fsmonitor", filepath.Join(dir, "fsmonitor.sh"))
+	writeFile(t, filepath.Join(dir, "fsmonitor.sh"), "#!/bin/sh\n"+mark("fsmonitor")+"\n")
+	os.Chmod(filepath.Join(dir, "fsmonitor.sh"), 0o755)
+	// Same size, new mtime: git must re-hash the files, through their clean filters unless disarmed.
+	later := time.Now().Add(time.Hour)
+	for _, f := range []string{"a.txt", "b.md"} {
+		os.Chtimes(filepath.Join(g.dir, f), later, later)
+	}
+	armed := exec.Command("git", "-C", g.dir, "status", "--porcelain")
+	armed.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	armed.Run()
+	if entries, _ := os.ReadDir(marks); len(entries) == 0 {
+		t.Fatal("the hostile repository is not armed: plain git status ran none of its programs")
+	}
+	os.RemoveAll(marks)
+	os.MkdirAll(marks, 0o755)
+	for _, f := range []string{"a.txt", "b.md"} {
+		later = later.Add(time.Minute)
+		os.Chtimes(filepath.Join(g.dir, f), later, later)
+	}
+	rep := checkGit(g.dir, head, head, 5*time.Second, false)
+	if entries, _ := os.ReadDir(marks); len(entries) != 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("the git checks ran repository-configured programs: %v", names)
+	}
+	if len(rep.Checks) != 3 || rep.Checks[1].Result != resultOK || rep.Checks[2].Result != resultOK {
+		t.Fatalf("checks %+v", rep.Checks)
+	}
+	if c := rep.Checks[0]; c.Result == resultFailed {
+		t.Fatalf("worktree check %s: %s (a filtered repository cannot be judged dirty without its filters)", c.Result, c.Detail)
 	}
 }
