@@ -1,10 +1,8 @@
 package brief
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -46,65 +44,8 @@ var (
 )
 
 type recordedArtifact struct {
-	stage, path string
-}
-
-// scanArtifactBlocks streams run.log and returns the artifact= paths of `<STAGE> artifact integrity` entries,
-// in log order. A later block for the same path replaces the earlier one.
-func scanArtifactBlocks(path string) ([]recordedArtifact, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, maxScanLine)
-	var out []recordedArtifact
-	index := map[string]int{}
-	inBlock, stage := false, ""
-	for {
-		line, err := readLine(r)
-		// Only entry heads and the continuation lines of an integrity block are looked at closely, and
-		// nothing is copied unless it is kept: a 1 GiB log is mostly lines this scan skips.
-		if len(line) > 0 {
-			switch {
-			case startsEntry(line):
-				inBlock, stage = false, ""
-				msg := line[bytes.IndexByte(line, ']')+1:]
-				if i := bytes.Index(msg, artifactIntegrity); i >= 0 {
-					inBlock, stage = true, string(bytes.TrimSpace(msg[:i]))
-				}
-			case inBlock:
-				if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), artifactKey); ok && len(p) > 0 {
-					path := string(p)
-					if i, seen := index[path]; seen {
-						out[i].stage = stage
-					} else {
-						index[path] = len(out)
-						out = append(out, recordedArtifact{stage: stage, path: path})
-					}
-				}
-			}
-		}
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-	}
-}
-
-// readLine returns the next line without its newline, cut at maxScanLine (the rest is discarded).
-func readLine(r *bufio.Reader) ([]byte, error) {
-	line, err := r.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		kept := append([]byte(nil), line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			_, err = r.ReadSlice('\n')
-		}
-		return kept, err
-	}
-	return bytes.TrimRight(line, "\r\n"), err
+	Stage string `json:"stage"`
+	Path  string `json:"path"`
 }
 
 // startsEntry reports whether line begins a run.log entry: "[<timestamp>] ...".
@@ -132,9 +73,9 @@ func artifactReport(run model.Run, restartIdx int, required map[string][]string)
 		}
 		rep.Recorded = len(recorded)
 		for _, a := range recorded {
-			where := rebase(a.path)
+			where := rebase(a.Path)
 			if !exists(where) {
-				rep.Missing = append(rep.Missing, ArtifactNote{Stage: a.stage, Path: a.path, Checked: where,
+				rep.Missing = append(rep.Missing, ArtifactNote{Stage: a.Stage, Path: a.Path, Checked: where,
 					Source: "run.log", Blocking: true})
 			}
 		}

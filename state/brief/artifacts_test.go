@@ -2,7 +2,10 @@ package brief
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -35,9 +38,9 @@ func TestScanArtifactBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []recordedArtifact{
-		{stage: "S2", path: "/r/artifacts/s1/a.json"}, // recorded again by S2: the later block wins
-		{stage: "S1", path: "/r/artifacts/s1/b.log"},
-		{stage: "S2", path: "/r/artifacts/s3/c.json"}, // "[not a timestamp]" is a continuation line
+		{Stage: "S2", Path: "/r/artifacts/s1/a.json"}, // recorded again by S2: the later block wins
+		{Stage: "S1", Path: "/r/artifacts/s1/b.log"},
+		{Stage: "S2", Path: "/r/artifacts/s3/c.json"}, // "[not a timestamp]" is a continuation line
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -59,18 +62,42 @@ func FuzzScanArtifactBlocks(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		want, err := scanArtifactBlocksByLine(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("indexed scan %+v\nline scan %+v", got, want)
+		}
+		// The same log written in two parts, scanned after each: the second scan starts from the index.
+		split := filepath.Join(t.TempDir(), "run.log")
+		if err := os.WriteFile(split, data[:len(data)/2], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scanArtifactBlocks(split); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, split, string(data[len(data)/2:]))
+		if again, err := scanArtifactBlocks(split); err != nil || !reflect.DeepEqual(again, want) {
+			t.Fatalf("scanned in two parts: %+v (%v)\nwhole: %+v", again, err, want)
+		}
 		seen := map[string]bool{}
 		for _, a := range got {
-			if a.path == "" || seen[a.path] {
+			if a.Path == "" || seen[a.Path] {
 				t.Fatalf("empty or repeated path in %+v", got)
 			}
-			seen[a.path] = true
+			seen[a.Path] = true
 		}
 	})
 }
 
-// BenchmarkScanArtifactBlocks measures the full run.log pass a resumable brief makes.
+// BenchmarkScanArtifactBlocks measures the run.log pass of a resumable brief: a first one over the whole log,
+// and one that starts from the index. Indexes go to a temporary folder, never the user's cache.
 func BenchmarkScanArtifactBlocks(b *testing.B) {
+	dir := b.TempDir()
+	prevDir := indexes.dir
+	indexes.dir = func() string { return dir }
+	b.Cleanup(func() { indexes.dir = prevDir; forgetIndexes() })
 	path := filepath.Join(b.TempDir(), "run.log")
 	f, err := os.Create(path)
 	if err != nil {
@@ -88,11 +115,247 @@ func BenchmarkScanArtifactBlocks(b *testing.B) {
 	}
 	st, _ := f.Stat()
 	f.Close()
-	b.SetBytes(st.Size())
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := scanArtifactBlocks(path); err != nil {
-			b.Fatal(err)
+	b.Run("full", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		for b.Loop() {
+			forgetIndexes()
+			if _, err := scanArtifactBlocks(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// What a later brief costs: the index checked, a few appended lines read.
+	b.Run("indexed", func(b *testing.B) {
+		for b.Loop() {
+			appendFile(b, path, "[2026-02-15T03:00:00Z] stage_progress stage=S1\n")
+			if _, err := scanArtifactBlocks(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// scanArtifactBlocksByLine is the line-by-line scan the indexed one replaced, kept as its reference: it streams run.log and returns the artifact= paths of `<STAGE> artifact integrity` entries,
+// in log order. A later block for the same path replaces the earlier one.
+func scanArtifactBlocksByLine(path string) ([]recordedArtifact, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, maxScanLine)
+	var out []recordedArtifact
+	index := map[string]int{}
+	inBlock, stage := false, ""
+	for {
+		line, err := readLine(r)
+		// Only entry heads and the continuation lines of an integrity block are looked at closely, and
+		// nothing is copied unless it is kept: a 1 GiB log is mostly lines this scan skips.
+		if len(line) > 0 {
+			switch {
+			case startsEntry(line):
+				inBlock, stage = false, ""
+				msg := line[bytes.IndexByte(line, ']')+1:]
+				if i := bytes.Index(msg, artifactIntegrity); i >= 0 {
+					inBlock, stage = true, string(bytes.TrimSpace(msg[:i]))
+				}
+			case inBlock:
+				if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), artifactKey); ok && len(p) > 0 {
+					path := string(p)
+					if i, seen := index[path]; seen {
+						out[i].Stage = stage
+					} else {
+						index[path] = len(out)
+						out = append(out, recordedArtifact{Stage: stage, Path: path})
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// readLine returns the next line without its newline, cut at maxScanLine (the rest is discarded).
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		kept := append([]byte(nil), line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = r.ReadSlice('\n')
+		}
+		return kept, err
+	}
+	return bytes.TrimRight(line, "\r\n"), err
+}
+
+func appendFile(t testing.TB, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(content); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// useIndexDir points the persisted indexes at a fresh folder and forgets the in-memory ones.
+func useIndexDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	prevDir, prevMin := indexes.dir, persistMinOffset
+	indexes.dir = func() string { return dir }
+	persistMinOffset = 1
+	forgetIndexes()
+	t.Cleanup(func() { indexes.dir, persistMinOffset = prevDir, prevMin; forgetIndexes() })
+	return dir
+}
+
+func forgetIndexes() {
+	indexes.mu.Lock()
+	indexes.mem = map[string]*artifactIndex{}
+	indexes.mu.Unlock()
+}
+
+func integrityBlock(ts, stage string, paths ...string) string {
+	s := "[" + ts + "] " + stage + " artifact integrity\n"
+	for _, p := range paths {
+		s += "  artifact=" + p + "\n  sha256=00\n"
+	}
+	return s
+}
+
+// A second brief of a grown log reads what was appended and the two small windows that check the index,
+// from memory or, in a new process, from the index file; the result is the one a full scan gives.
+func TestArtifactIndexReadsOnlyWhatWasAppended(t *testing.T) {
+	dir := useIndexDir(t)
+	path := filepath.Join(t.TempDir(), "run.log")
+	filler := strings.Repeat("[2026-02-15T01:50:00Z] stage_progress stage=S1 detail=yyyyyyyyyyyyyyyyyyyyyyyy\n", 20000)
+	writeFile(t, path, integrityBlock("2026-02-15T01:58:34Z", "S1", "/r/a.json")+filler+
+		"[2026-02-15T02:00:00Z] S2 artifact integrity\n  artifact=/r/b.json\n  sha") // cut mid-block, mid-line
+	if _, err := scanArtifactBlocks(path); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("index files %v, want one", files)
+	}
+	for _, fromDisk := range []bool{false, true} {
+		if fromDisk {
+			forgetIndexes() // as a new process would start
+		}
+		appended := "256=00\n  artifact=/r/c.json\n" + integrityBlock("2026-02-15T02:01:00Z", "S3", "/r/a.json")
+		appendFile(t, path, appended)
+		before := scannedBytes.Load()
+		got, err := scanArtifactBlocks(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := scannedBytes.Load() - before
+		if read > int64(len(appended))+200 {
+			t.Errorf("fromDisk=%v: read %d bytes of the log for %d appended", fromDisk, read, len(appended))
+		}
+		want, _ := scanArtifactBlocksByLine(path)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("fromDisk=%v: indexed %+v\nfull %+v", fromDisk, got, want)
+		}
+	}
+}
+
+// The index is checked against the log, never trusted: a log rewritten in place, shortened, or replaced by
+// another file is scanned again from the start.
+func TestArtifactIndexNoticesARewrittenLog(t *testing.T) {
+	useIndexDir(t)
+	path := filepath.Join(t.TempDir(), "run.log")
+	filler := strings.Repeat("[2026-02-15T01:50:00Z] stage_progress stage=S1 detail=yyyyyyyyyyyyyyyyyyyyyyyy\n", 2000)
+	original := integrityBlock("2026-02-15T01:58:34Z", "S1", "/r/a.json") + filler + integrityBlock("2026-02-15T02:00:00Z", "S2", "/r/b.json")
+	cases := map[string]func(){
+		"rewritten at its start, same size": func() {
+			writeFileInPlace(t, path, strings.Replace(original, "/r/a.json", "/r/x.json", 1))
+		},
+		"rewritten at its end, same size": func() {
+			writeFileInPlace(t, path, strings.Replace(original, "/r/b.json", "/r/y.json", 1))
+		},
+		"shortened": func() { writeFileInPlace(t, path, integrityBlock("2026-02-15T01:58:34Z", "S9", "/r/z.json")) },
+		"replaced by a new file": func() {
+			tmp := path + ".new"
+			writeFile(t, tmp, integrityBlock("2026-02-15T01:58:34Z", "S1", "/r/a.json")+filler+integrityBlock("2026-02-15T02:00:00Z", "S2", "/r/w.json"))
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			writeFile(t, path, original)
+			if _, err := scanArtifactBlocks(path); err != nil {
+				t.Fatal(err)
+			}
+			change()
+			got, err := scanArtifactBlocks(path)
+			want, _ := scanArtifactBlocksByLine(path)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("after the change: %+v (%v)\nfull scan: %+v", got, err, want)
+			}
+		})
+	}
+}
+
+func writeFileInPlace(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(content); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Chunk boundaries anywhere (in a block, in a line, in the marker), lines longer than a chunk and than the
+// line cap: the chunked scan keeps what the line reader keeps.
+func TestArtifactScanAcrossChunkBoundaries(t *testing.T) {
+	useIndexDir(t)
+	prev := scanChunk
+	t.Cleanup(func() { scanChunk = prev })
+	long := strings.Repeat("z", maxScanLine+10)
+	var b strings.Builder
+	for i := 0; i < 300; i++ {
+		switch i % 7 {
+		case 0:
+			b.WriteString(integrityBlock("2026-02-15T01:58:34Z", fmt.Sprintf("S%d", i%5), fmt.Sprintf("/r/%d.json", i%40)))
+		case 3:
+			fmt.Fprintf(&b, "[2026-02-15T01:59:00Z] S%d artifact integrity %s\n  artifact=/long/%d\n", i, long, i)
+		case 5:
+			fmt.Fprintf(&b, "  artifact=%s%d\r\n", long, i)
+		default:
+			fmt.Fprintf(&b, "[2026-02-15T01:59:%02dZ] note %d\n", i%60, i)
+		}
+	}
+	b.WriteString("[2026-02-15T02:00:00Z] S7 artifact integrity\n  artifact=" + strings.Repeat("q", 3*maxScanLine)) // unterminated
+	path := filepath.Join(t.TempDir(), "run.log")
+	writeFile(t, path, b.String())
+	want, err := scanArtifactBlocksByLine(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []int{maxScanLine + 1, maxScanLine + 7919, 2*maxScanLine + 3} {
+		scanChunk = chunk
+		forgetIndexes()
+		got, err := scanArtifactBlocks(path)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("chunk %d: %d recorded (%v), want %d", chunk, len(got), err, len(want))
 		}
 	}
 }
