@@ -34,6 +34,8 @@ type dashboardOptions struct {
 	StaleAfter time.Duration
 	MaxDepth   int
 	DebugPath  string
+	// Notify holds the notification flags; nil means the config file's notify: section alone.
+	Notify *notifyFlags
 
 	// Program I/O; nil means the terminal. Tests and benchmarks pass their own, with a size, since a pipe
 	// has none to report.
@@ -48,6 +50,7 @@ type dashboardFlags struct {
 	readOnly *bool
 	poll     *time.Duration
 	debug    *string
+	notify   notifyFlags
 }
 
 func newDashboardFlags() *dashboardFlags {
@@ -56,6 +59,7 @@ func newDashboardFlags() *dashboardFlags {
 	f.readOnly = f.set.Bool("read-only", false, "remove every key that changes run state")
 	f.poll = f.set.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
 	f.debug = f.set.String("debug", "", "append messages and frame timings to FILE")
+	f.notify.register(f.set)
 	return f
 }
 
@@ -78,7 +82,7 @@ func runDashboard(args []string, stdout, stderr io.Writer) int {
 	}
 	return openDashboard(paths, dashboardOptions{
 		ConfigPath: f.common.configPath, ReadOnly: *f.readOnly, Poll: *f.poll, StaleAfter: f.common.staleAfter,
-		MaxDepth: f.common.maxDepth, DebugPath: *f.debug,
+		MaxDepth: f.common.maxDepth, DebugPath: *f.debug, Notify: &f.notify,
 	}, stdout, stderr)
 }
 
@@ -129,6 +133,12 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		return 2
 	}
 
+	notifySettings, err := opts.Notify.settings(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 2
+	}
+
 	var debug io.Writer
 	if opts.DebugPath != "" {
 		f, err := os.OpenFile(opts.DebugPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -149,6 +159,13 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 	defer w.Close()
 
+	var p *tea.Program
+	notifier, err := newDashboardNotifier(notifySettings, func(msg tea.Msg) { p.Send(msg) })
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 2
+	}
+
 	m := ui.New(ui.Options{
 		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: ui.NewActor(action.Options{ReadOnly: readOnly}, func() model.Env { return envFor(cfg) }),
 		OpenLog: ui.OpenIndexedLog, Debug: debug, InTmux: ui.InTmux(),
@@ -164,9 +181,11 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	p := tea.NewProgram(m, popts...)
+	p = tea.NewProgram(m, popts...)
 
-	go ui.Relay(p, w)
+	notifier.start(w.Snapshot())
+	defer notifier.stop()
+	go ui.Relay(p, w, notifier.Apply)
 
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)

@@ -22,7 +22,7 @@ import (
 func init() {
 	register(command{
 		name:    "events",
-		summary: "print run changes as JSON lines (run-added, run-changed, run-removed, log-appended, watch-health)",
+		summary: "print run changes as JSON lines (run-added, run-changed, run-removed, log-appended, watch-health, attention)",
 		usage: "runwatch events [PATH...] [--poll DUR] [--until STATUS --run RUN] [--timeout DUR] [--stale-after DUR] " +
 			"[--max-depth N] [--config FILE]",
 		run: runEvents,
@@ -44,6 +44,10 @@ Prints one JSON object per line, flushed as it happens:
   {"type":"run-removed","at":T,"state_path":P,"id":ID,"dir":D}
   {"type":"log-appended","at":T,"path":LOG,"state_path":P,"id":ID,"entries":[...],"truncated":B,"rotated":B,
    "skipped":N}                                      N entries dropped for a reader that fell far behind
+  {"type":"attention","at":T,"transition":"entered"|"completed","id":ID,"state_path":P,"dir":D,"status":S,
+   "attention":{...}}                                a run entered needing you (attention.code says why) or
+                                                     completed: once per state, flaps within 10s held back,
+                                                     nothing for the state at start (as runwatch notify)
 RUN has the shape of one element of "runs" in status --json. An entry without a timestamp continues the
 last entry of the previous log-appended line of the same log.
 Exit: 0 when interrupted or when --until is reached, 1 if watching cannot start, 2 usage, 3 --timeout,
@@ -137,6 +141,7 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "runwatch events: no run matches %q yet; waiting for it to appear\n", target.arg)
 		}
 	}
+	att := newAttentionWriter(snap, now)
 	if err := em.healthLine(w.Health(), now); err != nil {
 		return em.failed(stderr, err)
 	}
@@ -160,6 +165,9 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 				return exitOK
 			}
 			if err := em.update(u); err != nil {
+				return em.failed(stderr, err)
+			}
+			if err := att.lines(em, u); err != nil {
 				return em.failed(stderr, err)
 			}
 			if target != nil && target.reached(em.known) {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"runwatch/notify"
 )
 
 // Config is the whole file. Unknown keys are an error, so a typo does not silently do nothing.
@@ -33,9 +35,69 @@ type Config struct {
 	Keys map[string][]string `yaml:"keys"`
 	// ResumeCommand holds a text/template per convention ("jonggrang", "resumable") rendered over the run.
 	ResumeCommand map[string]string `yaml:"resume_command"`
+	// Notify configures notifications: which channels, and whether completions and the start-up state count.
+	Notify Notify `yaml:"notify"`
 
 	// Path is the file this config came from, empty when none was read.
 	Path string `yaml:"-"`
+}
+
+// Notify is the `notify:` section. Each channel is auto (on where it makes sense), on or off.
+type Notify struct {
+	// Enabled false turns every channel off (default true).
+	Enabled *bool `yaml:"enabled"`
+	// Bell rings the terminal bell: auto means inside tmux, where it marks the window in the status bar.
+	Bell Switch `yaml:"bell"`
+	// Desktop sends a desktop notification by escape sequence: auto, osc9, osc777, osc99 or off.
+	Desktop Protocol `yaml:"desktop"`
+	// Tmux shows the notification in tmux's status line (display-message): auto means inside tmux.
+	Tmux Switch `yaml:"tmux"`
+	// Command is an argv template (Go text/template per word, no shell) run for each notification.
+	Command string `yaml:"command"`
+	// CommandTimeout bounds one run of Command (default 10s).
+	CommandTimeout Duration `yaml:"command_timeout"`
+	// OnComplete also notifies when a run completes.
+	OnComplete bool `yaml:"on_complete"`
+	// Existing notifies, at start-up, for the runs that already need you.
+	Existing bool `yaml:"existing"`
+}
+
+// Settings are the notifier's settings as the file gives them; flags go on top.
+func (n Notify) Settings() notify.Settings {
+	return notify.Settings{
+		Disabled: n.Enabled != nil && !*n.Enabled, Bell: notify.Switch(n.Bell), Desktop: notify.Protocol(n.Desktop),
+		TmuxMessage: notify.Switch(n.Tmux), Command: n.Command, CommandTimeout: n.CommandTimeout.D(),
+		Completions: n.OnComplete, Existing: n.Existing,
+	}
+}
+
+// Switch reads auto, on or off (true/false and yes/no too).
+type Switch string
+
+// UnmarshalYAML checks the value and names the line.
+func (s *Switch) UnmarshalYAML(n *yaml.Node) error {
+	v, err := notify.ParseSwitch(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return fmt.Errorf("line %d: %q: want auto, on or off", n.Line, n.Value)
+	}
+	*s = Switch(v)
+	return nil
+}
+
+// Protocol reads a desktop notification protocol.
+type Protocol string
+
+// UnmarshalYAML checks the value and names the line.
+func (p *Protocol) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want one of auto, osc9, osc777, osc99, off", n.Line)
+	}
+	v, err := notify.ParseProtocol(strings.TrimSpace(n.Value))
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*p = Protocol(v)
+	return nil
 }
 
 // Themes accepted by Theme.
@@ -138,6 +200,11 @@ func (c *Config) validate() error {
 	for kind := range c.ResumeCommand {
 		if kind != "jonggrang" && kind != "resumable" {
 			return fmt.Errorf("resume_command: unknown convention %q (want jonggrang or resumable)", kind)
+		}
+	}
+	if c.Notify.Command != "" {
+		if err := notify.CheckHook(c.Notify.Command); err != nil {
+			return err
 		}
 	}
 	if c.MaxDepth < 0 {

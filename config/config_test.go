@@ -28,6 +28,13 @@ keys:
   step: [S, ctrl+s]
 resume_command:
   resumable: "opencode run --resume {{.Dir}}"
+notify:
+  bell: on
+  desktop: osc777
+  tmux: false
+  command: 'notify-send runwatch "{{.ID}}: {{.Reason}}"'
+  command_timeout: 3s
+  on_complete: true
 `)
 	c, err := Load(p)
 	if err != nil {
@@ -38,16 +45,24 @@ resume_command:
 		!strings.Contains(c.ResumeCommand["resumable"], "{{.Dir}}") {
 		t.Fatalf("unexpected config %+v", c)
 	}
+	if n := c.Notify.Settings(); n.Disabled || n.Bell != "on" || n.Desktop != "osc777" || n.TmuxMessage != "off" ||
+		n.CommandTimeout != 3*time.Second || !n.Completions || n.Existing || !strings.Contains(n.Command, "{{.Reason}}") {
+		t.Fatalf("unexpected config %+v", c)
+	}
 }
 
 func TestLoadErrorsNameFileAndProblem(t *testing.T) {
 	cases := map[string]string{
-		"stale_after: soon\n":          "not a duration",
-		"theme: neon\n":                `theme "neon"`,
-		"colour: red\n":                "colour",
-		"resume_command: {other: x}\n": "unknown convention",
-		"roots: [unterminated\n":       "config",
-		"poll: -2s\n":                  "negative",
+		"stale_after: soon\n":                 "not a duration",
+		"theme: neon\n":                       `theme "neon"`,
+		"colour: red\n":                       "colour",
+		"resume_command: {other: x}\n":        "unknown convention",
+		"roots: [unterminated\n":              "config",
+		"poll: -2s\n":                         "negative",
+		"notify:\n  bell: loud\n":             `line 2: "loud": want auto, on or off`,
+		"notify:\n  desktop: growl\n":         `line 2: "growl" is not a desktop notification protocol`,
+		"notify:\n  command: 'x {{.Nope}}'\n": "notify.command",
+		"notify:\n  sound: on\n":              "sound",
 	}
 	for content, want := range cases {
 		p := writeConfig(t, content)

@@ -10,10 +10,14 @@ import (
 
 // Relay is the one goroutine that moves a watcher's runs into a program: the snapshot first, with the health
 // the watcher set up (a fallback to polling or a missing root shows from the first frame), then one message
-// per batch. It returns when the watcher's Updates channel closes.
-func Relay(p *tea.Program, w *watch.Watcher) {
+// per batch. It returns when the watcher's Updates channel closes. Each observer (the notifier) sees every
+// batch, in order, before the program does; an observer must not block.
+func Relay(p *tea.Program, w *watch.Watcher, observers ...func(watch.Update)) {
 	p.Send(SnapshotMsg{Runs: w.Snapshot(), Health: healthFrom(w.Health()), At: time.Now()})
 	for u := range w.Updates() {
+		for _, o := range observers {
+			o(u)
+		}
 		p.Send(FromWatch(u))
 	}
 	// The channel closes when the watcher stops. If the program is still running, what it shows is no

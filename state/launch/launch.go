@@ -140,34 +140,43 @@ func Prepare(templates map[string]string, run model.Run, env model.Env) (*Comman
 }
 
 // Check parses a template without rendering it, so a config loader can report a bad one at load time.
-func Check(tmpl string) error {
+func Check(tmpl string) error { return CheckArgv("resume_command", tmpl) }
+
+// Render splits tmpl into words and renders each over d into one argument.
+func Render(tmpl string, d Data) ([]string, error) { return Argv("resume_command", tmpl, d) }
+
+// CheckArgv parses an argv template (see Argv) without rendering it; errors start with name, the config key.
+func CheckArgv(name, tmpl string) error {
 	words, err := splitWords(tmpl)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	for _, w := range words {
-		if _, err := parseWord(w.text); err != nil {
+		if _, err := parseWord(name, w.text); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Render splits tmpl into words and renders each over d into one argument.
-func Render(tmpl string, d Data) ([]string, error) {
+// Argv renders a command template over data: the template is split into words the way a shell would,
+// before any value is inserted, and each word renders to exactly one argument, so no value can add, split
+// or quote arguments. Every command runwatch renders from config (resume_command, notify.command) goes
+// through here. Errors start with name, the config key.
+func Argv(name, tmpl string, data any) ([]string, error) {
 	words, err := splitWords(tmpl)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var argv []string
 	for _, w := range words {
-		t, err := parseWord(w.text)
+		t, err := parseWord(name, w.text)
 		if err != nil {
 			return nil, err
 		}
 		var out bytes.Buffer
-		if err := t.Execute(&out, d); err != nil {
-			return nil, fmt.Errorf("resume_command: %w", err)
+		if err := t.Execute(&out, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if out.Len() == 0 && !w.quoted {
 			continue // like an unquoted empty expansion in a shell
@@ -175,15 +184,15 @@ func Render(tmpl string, d Data) ([]string, error) {
 		argv = append(argv, out.String())
 	}
 	if len(argv) == 0 {
-		return nil, errors.New("resume_command: the template renders to an empty command")
+		return nil, fmt.Errorf("%s: the template renders to an empty command", name)
 	}
 	return argv, nil
 }
 
-func parseWord(text string) (*template.Template, error) {
-	t, err := template.New("resume_command").Option("missingkey=error").Parse(text)
+func parseWord(name, text string) (*template.Template, error) {
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("resume_command: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return t, nil
 }

@@ -30,7 +30,7 @@ func splitWords(s string) ([]word, error) {
 	copyAction := func(i int) (int, error) {
 		end := strings.Index(s[i+2:], "}}")
 		if end < 0 {
-			return 0, errors.New("resume_command: unclosed {{ action")
+			return 0, errors.New("unclosed {{ action")
 		}
 		end += i + 4
 		cur.WriteString(s[i:end])
@@ -88,7 +88,7 @@ func splitWords(s string) ([]word, error) {
 		}
 	}
 	if state != 0 {
-		return nil, errors.New("resume_command: unterminated " + string(state) + " quote")
+		return nil, errors.New("unterminated " + string(state) + " quote")
 	}
 	flush()
 	return words, nil

@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/config"
+	"runwatch/model"
+	"runwatch/notify"
+	"runwatch/watch"
+)
+
+func init() {
+	register(command{
+		name:    "notify",
+		summary: "tell you when a run newly needs you (bell, desktop, tmux, a command), without the dashboard",
+		usage: "runwatch notify [PATH...] [--bell auto|on|off] [--desktop auto|osc9|osc777|osc99|off] " +
+			"[--tmux-message auto|on|off] [--notify-command TEMPLATE] [--notify-complete] [--notify-existing] " +
+			"[--poll DUR] [--stale-after DUR] [--max-depth N] [--config FILE]",
+		run: runNotify,
+	})
+}
+
+const notifyHelp = `
+Watches the runs like the dashboard does and notifies when one enters needing you (stalled, awaiting input,
+blocked, failed, a stale lock, a blocked stage), and with --notify-complete when one completes: once per
+state until the run has left it, a run that flaps within seconds once, a burst of runs as one summary.
+What already needs you at start-up is not news unless --notify-existing. Prints one line per notification
+on stdout (for a systemd user service or a background job); the bell and desktop notifications go to the
+controlling terminal when there is one. The channels default to the config file's notify: section.
+Exit: 0 when interrupted, 1 if watching cannot start, 2 usage.
+
+`
+
+// notifyFlags are the notification flags of the dashboard and of notify; unset flags leave the config's
+// values.
+type notifyFlags struct {
+	bell, desktop, tmux, command *string
+	complete, existing, off      *bool
+	timeout                      *time.Duration
+}
+
+func (f *notifyFlags) register(fs *flag.FlagSet) {
+	f.bell = fs.String("bell", "", "terminal bell on notifications: auto (inside tmux), on, off")
+	f.desktop = fs.String("desktop", "", "desktop notifications by escape sequence: auto (from the terminal), osc9, osc777, osc99, off")
+	f.tmux = fs.String("tmux-message", "", "show notifications with tmux display-message: auto (inside tmux), on, off")
+	f.command = fs.String("notify-command", "", "run this argv template per notification, e.g. 'notify-send runwatch \"{{.ID}}: {{.Reason}}\"'")
+	f.timeout = fs.Duration("notify-timeout", 0, "kill the notify command after this long (default 10s)")
+	f.complete = fs.Bool("notify-complete", false, "also notify when a run completes")
+	f.existing = fs.Bool("notify-existing", false, "notify for the runs that already need you at start-up")
+	f.off = fs.Bool("no-notify", false, "no notifications at all")
+}
+
+// settings puts the flags that were given over the config file's notify: section.
+func (f *notifyFlags) settings(cfg config.Config) (notify.Settings, error) {
+	s := cfg.Notify.Settings()
+	if f == nil || f.bell == nil { // not registered: the config alone (the demo)
+		return s, nil
+	}
+	var err error
+	if *f.bell != "" {
+		if s.Bell, err = notify.ParseSwitch(*f.bell); err != nil {
+			return s, fmt.Errorf("--bell %v", err)
+		}
+	}
+	if *f.tmux != "" {
+		if s.TmuxMessage, err = notify.ParseSwitch(*f.tmux); err != nil {
+			return s, fmt.Errorf("--tmux-message %v", err)
+		}
+	}
+	if *f.desktop != "" {
+		if s.Desktop, err = notify.ParseProtocol(*f.desktop); err != nil {
+			return s, fmt.Errorf("--desktop: %v", err)
+		}
+	}
+	if *f.command != "" {
+		if err := notify.CheckHook(*f.command); err != nil {
+			return s, fmt.Errorf("--notify-command: %v", err)
+		}
+		s.Command = *f.command
+	}
+	if *f.timeout > 0 {
+		s.CommandTimeout = *f.timeout
+	}
+	s.Completions = s.Completions || *f.complete
+	s.Existing = s.Existing || *f.existing
+	s.Disabled = s.Disabled || *f.off
+	return s, nil
+}
+
+func runNotify(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("notify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var common commonFlags
+	common.register(fs)
+	var nf notifyFlags
+	nf.register(fs)
+	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: "+commands["notify"].usage)
+		fmt.Fprint(stderr, notifyHelp)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return usageError(stderr, "notify", "%v", err)
+	}
+	cfg, err := common.resolve()
+	if err != nil {
+		return usageError(stderr, "notify", "%v", err)
+	}
+	settings, err := nf.settings(cfg)
+	if err != nil {
+		return usageError(stderr, "notify", "%v", err)
+	}
+	if *poll == 0 {
+		*poll = cfg.Poll.D()
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return usageError(stderr, "notify", "%v", err)
+		}
+	}
+
+	// The bell and escape sequences go to the terminal this runs in, not into stdout, which may be a log.
+	var term func(string)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		term = func(s string) { _, _ = io.WriteString(tty, s) }
+	}
+	var mu sync.Mutex // OnNotify and OnStatus come from the notifier's goroutine and its hooks'
+	lastErr, noted := "", false
+	n, err := notify.New(notify.Options{Settings: settings, Terminal: term,
+		OnNotify: func(nt notify.Notification) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stdout, "%s %s\n", nt.At.UTC().Format(time.RFC3339), nt.Line())
+		},
+		OnStatus: func(s notify.Status) {
+			mu.Lock()
+			defer mu.Unlock()
+			if s.Note != "" && !noted {
+				noted = true
+				fmt.Fprintf(stderr, "runwatch notify: %s\n", s.Note)
+			}
+			if s.Err != "" && s.Err != lastErr {
+				lastErr = s.Err
+				fmt.Fprintf(stderr, "runwatch notify: %s\n", s.Err)
+			}
+		}})
+	if err != nil {
+		return usageError(stderr, "notify", "%v", err)
+	}
+	if term == nil && (settings.Bell == notify.On || (settings.Desktop != "" && settings.Desktop != notify.ProtoOff && settings.Desktop != notify.ProtoAuto)) {
+		fmt.Fprintln(stderr, "runwatch notify: no terminal (/dev/tty) to ring or show desktop notifications on; those channels are off")
+	}
+
+	w, err := watch.New(watch.Options{
+		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch notify: %v\n", err)
+		return 1
+	}
+	defer w.Close()
+	snap := w.Snapshot()
+	n.Prime(snap)
+	fmt.Fprintf(stderr, "runwatch notify: watching %d runs (%s); %s\n", len(snap), w.Health().Mode, channelWords(n.Status()))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan struct{})
+	go func() { n.Run(ctx); close(done) }()
+	for {
+		select {
+		case u, ok := <-w.Updates():
+			if !ok {
+				stop()
+				<-done
+				return 0
+			}
+			n.Apply(u)
+		case <-ctx.Done():
+			<-done // hooks still running finish (each within its timeout)
+			return 0
+		}
+	}
+}
+
+// dashboardNotifier runs the notifier beside the dashboard: the bell and escape sequences are written by
+// the program (tea.RawMsg, between frames), and the status goes to the footer as a message.
+type dashboardNotifier struct {
+	*notify.Notifier
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newDashboardNotifier(s notify.Settings, send func(tea.Msg)) (*dashboardNotifier, error) {
+	n, err := notify.New(notify.Options{Settings: s,
+		Terminal: func(seq string) { send(tea.RawMsg{Msg: seq}) },
+		OnStatus: func(st notify.Status) { send(st) }})
+	if err != nil {
+		return nil, err
+	}
+	return &dashboardNotifier{Notifier: n, done: make(chan struct{})}, nil
+}
+
+func (d *dashboardNotifier) start(snapshot []model.Run) {
+	d.Prime(snapshot)
+	var ctx context.Context
+	ctx, d.cancel = context.WithCancel(context.Background())
+	go func() { d.Run(ctx); close(d.done) }()
+}
+
+// stop ends delivery when the dashboard quits; a hook still running is killed, not waited for.
+func (d *dashboardNotifier) stop() {
+	if d.cancel != nil {
+		d.cancel()
+		<-d.done
+	}
+}
+
+// channelWords says which channels are on, for a start-up line and the footer.
+func channelWords(s notify.Status) string {
+	if !s.On() {
+		return "no notification channel is on"
+	}
+	return "notifying by " + strings.Join(s.Channels, ", ")
+}
+
+// attentionWriter adds the notifier's transitions to events as "attention" lines: the same transitions
+// (entering needing you once per state, flaps held back; no summaries, a script wants every run).
+type attentionWriter struct {
+	tracker notify.Tracker
+}
+
+func newAttentionWriter(initial []model.Run, now time.Time) *attentionWriter {
+	a := &attentionWriter{tracker: notify.Tracker{Completions: true}}
+	a.tracker.Prime(initial, now)
+	return a
+}
+
+func (a *attentionWriter) lines(e *eventWriter, u watch.Update) error {
+	for _, tr := range a.tracker.Apply(u, u.At) {
+		if err := e.line(notify.EventOf(tr)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
