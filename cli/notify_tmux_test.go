@@ -58,7 +58,9 @@ func TestNotifyInTmux(t *testing.T) {
 		}
 	}
 	wait("the dashboard", func() bool { return strings.Contains(screen(), "live-20") })
-	bell := func() string { return strings.TrimSpace(run("display-message", "-p", "-t", "nt", "#{window_bell_flag}")) }
+	bell := func() string {
+		return strings.TrimSpace(run("display-message", "-p", "-t", "nt", "#{window_bell_flag}"))
+	}
 	if bell() != "0" {
 		t.Fatalf("bell flag set before anything happened (the start-up state rang?)")
 	}
