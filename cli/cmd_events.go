@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/watch"
 )
 
@@ -304,6 +305,11 @@ func (e *eventWriter) line(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	// Every line names the protocol, whatever its type, so another runwatch reading this stream over ssh
+	// (package remote) knows from the first line whether it can understand this one.
+	if len(b) > 2 && b[0] == '{' {
+		b = append([]byte(fmt.Sprintf(`{"protocol":%d,`, remote.ProtocolVersion)), b[1:]...)
 	}
 	_, err = e.out.Write(terminalSafeJSON(append(b, '\n')))
 	return err

@@ -93,11 +93,32 @@ type Run struct {
 	// CrashSigns explain why a run that claims to be running is judged not to be (dead orchestration
 	// group, stale locks of its own agents). They feed the stalled rule and the UI's "why".
 	CrashSigns []string `json:"crash_signs,omitempty"`
+	// Remote is set on a run read on another machine by that machine's runwatch (see package remote).
+	Remote *RemoteRef `json:"remote,omitempty"`
 	// Attention is whether the run needs a person, why, and what to do (see Judge). FinalizeRun sets it.
 	Attention Attention `json:"attention"`
 
 	Jonggrang *JonggrangDetail `json:"jonggrang,omitempty"`
 	Resumable *ResumableDetail `json:"resumable,omitempty"`
+}
+
+// RemoteRef says where a run lives when it is not on this machine.
+type RemoteRef struct {
+	// Host labels the machine as the user named it (an ssh destination or alias, with its port if given).
+	Host string `json:"host"`
+	// Root is the remote root the run was found under, as ssh://[user@]host[:port]/path.
+	Root string `json:"root"`
+	// StaleSince is set while the host cannot be reached: the run is shown as it was last seen then.
+	StaleSince *time.Time `json:"stale_since,omitempty"`
+}
+
+// Key identifies a run among runs of several machines: its state file, prefixed by the host when the run is
+// remote (two machines often hold the same paths).
+func (r *Run) Key() string {
+	if r.Remote != nil {
+		return "ssh://" + r.Remote.Host + r.StatePath
+	}
+	return r.StatePath
 }
 
 // Progress counts stages done (completed or skipped) out of all stages.

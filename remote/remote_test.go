@@ -1,0 +1,234 @@
+package remote
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/remote/sshtest"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rwbin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	// The runwatch under test is what the remote hosts run, found on their PATH as a user's install is.
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "runwatch"), "runwatch").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build runwatch: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in     string
+		remote bool
+		want   Root
+		err    string
+	}{
+		{"ssh://build1/srv/runs", true, Root{Host: "build1", Path: "/srv/runs"}, ""},
+		{"ssh://pete@build1:2222/srv/runs", true, Root{User: "pete", Host: "build1", Port: "2222", Path: "/srv/runs"}, ""},
+		{"ssh://build1/~/reports", true, Root{Host: "build1", Path: "reports"}, ""},
+		{"build1:/srv/runs", true, Root{Host: "build1", Path: "/srv/runs"}, ""},
+		{"pete@build1:reports", true, Root{User: "pete", Host: "build1", Path: "reports"}, ""},
+		{"build1:", true, Root{Host: "build1", Path: "."}, ""},
+		{"./a:b", false, Root{}, ""},
+		{"/abs/path", false, Root{}, ""},
+		{"plain", false, Root{}, ""},
+		{"ssh://build1", true, Root{}, "names no path"},
+		{"ssh:///srv", true, Root{}, "names no host"},
+		{"ssh://-oProxyCommand=x/srv", true, Root{}, "may not start with '-'"},
+		{"-oProxyCommand=x:/srv", true, Root{}, "may not start with '-'"},
+		{"ssh://h:99999/srv", true, Root{}, "not a port number"},
+	}
+	for _, c := range cases {
+		got, remote, err := Parse(c.in)
+		if remote != c.remote {
+			t.Errorf("%q: remote=%v, want %v", c.in, remote, c.remote)
+			continue
+		}
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q: %+v, %v; want %+v", c.in, got, err, c.want)
+			continue
+		}
+		if remote {
+			again, _, err := Parse(got.String())
+			if err != nil || again != got {
+				t.Errorf("%q: String %q parses to %+v, %v", c.in, got.String(), again, err)
+			}
+		}
+	}
+}
+
+func TestArgvQuotesRemoteWords(t *testing.T) {
+	s := SSH{Command: []string{"ssh", "-F", "/cfg"}, ControlDir: "/run/rw"}
+	argv := s.Argv(Root{Host: "h", Port: "2222", Path: "/x"}, "events", "--", "/srv/my runs", "it's")
+	got := strings.Join(argv, " ")
+	for _, want := range []string{"ssh -F /cfg -o BatchMode=yes", "ControlPath=/run/rw/%C", "ControlMaster=no", "-p 2222 h -- ", `runwatch events -- '/srv/my runs' 'it'\''s'`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("argv %q lacks %q", got, want)
+		}
+	}
+}
+
+// writeRun makes a resumable run folder the way state_tool.py writes it.
+func writeRun(t *testing.T, root, name, stage string) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := fmt.Sprintf("CURRENT_STAGE=\"%s\"\nLOCK_FILE=\"%s/run.lock\"\nRUN_ID=\"%s\"\nS1_DONE=\"0\"\nS2_DONE=\"0\"\nTASK_NAME=\"t\"\n", stage, dir, name)
+	if err := os.WriteFile(filepath.Join(dir, "state.env"), []byte(env), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "checklist.state.env"), []byte("CB_S1_A=\"0\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte("[2026-12-01T08:00:00Z] run_bootstrap mode=kickoff-new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// collector keeps the merged view a dashboard would hold.
+type collector struct {
+	w     *Watcher
+	runs  map[string]model.Run
+	hosts []HostHealth
+	logs  map[string]int
+}
+
+func (c *collector) until(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for !ok() {
+		select {
+		case u := <-c.w.Updates():
+			for _, k := range u.Removed {
+				delete(c.runs, k)
+			}
+			for _, r := range u.Changed {
+				c.runs[r.Key()] = r
+			}
+			for _, a := range u.Appended {
+				c.logs[a.Path] += len(a.Entries)
+			}
+			c.hosts = u.Hosts
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; runs %d, hosts %+v", what, len(c.runs), c.hosts)
+		}
+	}
+}
+
+func (c *collector) host(name string) HostHealth {
+	for _, h := range c.hosts {
+		if h.Host == name {
+			return h
+		}
+	}
+	return HostHealth{}
+}
+
+func TestWatchTwoHostsLiveChangeAndReconnect(t *testing.T) {
+	fleet := sshtest.New(t, binDir, "alpha", "beta")
+	rootA, rootB := t.TempDir(), t.TempDir()
+	runA := writeRun(t, rootA, "irm-a-20261201T080000Z", "S1")
+	writeRun(t, rootB, "irm-b-20261201T080000Z", "S1")
+
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "alpha", Path: rootA}, {Host: "beta", Path: rootB}}, Options{Backoff: 100 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+
+	c.until(t, "runs from both hosts", func() bool {
+		return len(c.runs) == 2 && c.host("alpha").State == StateLive && c.host("beta").State == StateLive
+	})
+	keyA := "ssh://alpha" + filepath.Join(runA, "state.env")
+	if r, ok := c.runs[keyA]; !ok || r.Remote.Host != "alpha" || r.ID != "irm-a-20261201T080000Z" || r.Remote.Root != "ssh://alpha"+rootA {
+		t.Fatalf("run from alpha: %+v (have %v)", r.Remote, keys(c.runs))
+	}
+
+	// A change on the remote side reaches us.
+	env, _ := os.ReadFile(filepath.Join(runA, "state.env"))
+	if err := os.WriteFile(filepath.Join(runA, "state.env"), []byte(strings.Replace(string(env), `CURRENT_STAGE="S1"`, `CURRENT_STAGE="S2"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.until(t, "the remote change", func() bool { return c.runs[keyA].CurrentStage == "S2" })
+	f, _ := os.OpenFile(filepath.Join(runA, "run.log"), os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintln(f, "[2026-12-01T08:01:00Z] stage_start stage=S2")
+	f.Close()
+	c.until(t, "the appended log entry", func() bool { return c.logs["ssh://alpha"+filepath.Join(runA, "run.log")] >= 1 })
+
+	// The host goes away: its runs stay, marked stale, and the footer says it is reconnecting.
+	fleet.Kill("alpha")
+	c.until(t, "alpha reconnecting", func() bool {
+		h := c.host("alpha")
+		return h.State == StateReconnecting && h.Err != "" && c.runs[keyA].Remote.StaleSince != nil
+	})
+	if c.host("beta").State != StateLive {
+		t.Fatalf("beta should be unaffected: %+v", c.host("beta"))
+	}
+	// A change made while we could not see it shows once the host is back.
+	env, _ = os.ReadFile(filepath.Join(runA, "state.env"))
+	if err := os.WriteFile(filepath.Join(runA, "state.env"), []byte(strings.Replace(string(env), `CURRENT_STAGE="S2"`, `CURRENT_STAGE="S1"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fleet.Start("alpha")
+	c.until(t, "alpha back", func() bool {
+		r := c.runs[keyA]
+		return c.host("alpha").State == StateLive && r.Remote.StaleSince == nil && r.CurrentStage == "S1"
+	})
+}
+
+func TestWatchSaysWhenRunwatchIsMissingThere(t *testing.T) {
+	fleet := sshtest.New(t, t.TempDir(), "bare") // nothing on the remote PATH but the system's
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm"), Remote: "runwatch-not-installed"}
+	w := Watch(s, []Root{{Host: "bare", Path: "/tmp"}}, Options{Backoff: 50 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	c.until(t, "a clear message", func() bool {
+		h := c.host("bare")
+		return h.Err != "" && strings.Contains(h.Err, "not installed") && strings.Contains(h.Err, InstallHint)
+	})
+}
+
+func TestWatchSaysWhenSSHCannotConnect(t *testing.T) {
+	fleet := sshtest.New(t, binDir, "down")
+	fleet.Kill("down")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "down", Path: "/tmp"}}, Options{Backoff: 50 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	c.until(t, "ssh's own error", func() bool {
+		h := c.host("down")
+		return h.State == StateReconnecting && strings.Contains(h.Err, "Connection refused") && h.RetryAt != nil
+	})
+}
+
+func keys(m map[string]model.Run) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

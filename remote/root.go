@@ -1,0 +1,131 @@
+// Package remote follows run roots on other machines over the user's own OpenSSH: one ssh process per host
+// runs `runwatch events` there and its JSON lines are merged into the local model, and actions run as the
+// remote runwatch's subcommands, so every write-safety rule applies where the files are.
+package remote
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Root is a run root on another machine.
+type Root struct {
+	// User and Host are given to ssh as written ([user@]host); Host may be an alias of the user's ssh config.
+	User string
+	Host string
+	// Port is empty when ssh's own default (or the ssh config) decides.
+	Port string
+	// Path is the folder on the remote host, as written (relative paths are relative to the remote home).
+	Path string
+}
+
+// Dest is the destination argument for ssh.
+func (r Root) Dest() string {
+	if r.User != "" {
+		return r.User + "@" + r.Host
+	}
+	return r.Host
+}
+
+// Label names the host in the dashboard, in JSON and in `host:` filters: the host as written, with the
+// port when one was given (two sshd on one machine are two hosts).
+func (r Root) Label() string {
+	if r.Port != "" {
+		return r.Host + ":" + r.Port
+	}
+	return r.Host
+}
+
+// Conn is what identifies one ssh connection: roots with the same Conn share one ssh process.
+func (r Root) Conn() string { return r.Dest() + "|" + r.Port }
+
+// String writes the root back in URL form, which Parse reads again to the same Root.
+func (r Root) String() string {
+	hostport := r.Host
+	if r.Port != "" {
+		hostport += ":" + r.Port
+	}
+	user := ""
+	if r.User != "" {
+		user = r.User + "@"
+	}
+	p := r.Path
+	if !strings.HasPrefix(p, "/") {
+		p = "/~/" + p
+	}
+	return "ssh://" + user + hostport + p
+}
+
+// Parse reads ssh://[user@]host[:port]/path and the scp style [user@]host:path. It reports ok=false for an
+// argument that is a local path: anything that exists here, or whose part before the first colon holds a
+// slash (./a:b), as scp decides. A remote-looking argument that is malformed is an error.
+func Parse(arg string) (Root, bool, error) {
+	if strings.HasPrefix(arg, "ssh://") {
+		u, err := url.Parse(arg)
+		if err != nil {
+			return Root{}, true, fmt.Errorf("%q is not a valid ssh:// root: %v", arg, err)
+		}
+		r := Root{Host: u.Hostname(), Port: u.Port(), Path: u.Path}
+		if u.User != nil {
+			r.User = u.User.Username()
+		}
+		if strings.HasPrefix(r.Path, "/~/") {
+			r.Path = strings.TrimPrefix(r.Path, "/~/")
+		} else if r.Path == "/~" {
+			r.Path = "."
+		}
+		return r, true, r.check(arg)
+	}
+	colon := strings.IndexByte(arg, ':')
+	if colon <= 0 || strings.Contains(arg[:colon], "/") {
+		return Root{}, false, nil
+	}
+	if _, err := os.Lstat(arg); err == nil {
+		return Root{}, false, nil
+	}
+	r := Root{Host: arg[:colon], Path: arg[colon+1:]}
+	if at := strings.LastIndexByte(r.Host, '@'); at >= 0 {
+		r.User, r.Host = r.Host[:at], r.Host[at+1:]
+	}
+	if r.Path == "" {
+		r.Path = "."
+	}
+	return r, true, r.check(arg)
+}
+
+func (r Root) check(arg string) error {
+	switch {
+	case r.Host == "":
+		return fmt.Errorf("%q names no host (want ssh://[user@]host[:port]/path or host:path)", arg)
+	case strings.HasPrefix(r.Host, "-") || strings.HasPrefix(r.User, "-"):
+		// ssh would take it as an option.
+		return fmt.Errorf("%q: a host or user may not start with '-'", arg)
+	case r.Path == "":
+		return fmt.Errorf("%q names no path on %s (want ssh://%s/path)", arg, r.Host, r.Host)
+	}
+	if r.Port != "" {
+		if n, err := strconv.Atoi(r.Port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q: port %q is not a port number", arg, r.Port)
+		}
+	}
+	return nil
+}
+
+// Split separates remote roots from local paths, keeping each list in the order given.
+func Split(args []string) (local []string, roots []Root, err error) {
+	for _, a := range args {
+		r, isRemote, perr := Parse(a)
+		switch {
+		case perr != nil:
+			return nil, nil, perr
+		case isRemote:
+			roots = append(roots, r)
+		default:
+			local = append(local, a)
+		}
+	}
+	return local, roots, nil
+}

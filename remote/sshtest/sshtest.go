@@ -1,0 +1,216 @@
+// Package sshtest runs real OpenSSH servers on 127.0.0.1 for tests: a generated host key, a generated client
+// key authorized for the current user, and an ssh_config naming each server by an alias, so tests drive the
+// same ssh a user has. Tests skip when sshd or ssh is not installed (.ci/run installs openssh-server).
+package sshtest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Server is one sshd.
+type Server struct {
+	Alias string
+	Port  int
+	dir   string
+	conf  string
+	cmd   *exec.Cmd
+	log   bytes.Buffer
+	mu    sync.Mutex
+}
+
+// Fleet is a set of servers sharing one client key and one ssh_config.
+type Fleet struct {
+	t       testing.TB
+	Dir     string
+	Config  string // ssh_config path: pass as ssh -F Config
+	BinDir  string // first on PATH of every remote session
+	Servers map[string]*Server
+	key     string
+}
+
+// SSHD is the server binary; Debian puts it in /usr/sbin, which is not always on a test's PATH.
+func SSHD() string {
+	if p, err := exec.LookPath("sshd"); err == nil {
+		return p
+	}
+	return "/usr/sbin/sshd"
+}
+
+// New makes the keys and config for servers named by aliases, and starts them. binDir goes first on the
+// remote PATH (put the runwatch under test there).
+func New(t testing.TB, binDir string, aliases ...string) *Fleet {
+	t.Helper()
+	if _, err := os.Stat(SSHD()); err != nil {
+		t.Skip("sshd not installed (apt-get install openssh-server)")
+	}
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("ssh not installed")
+	}
+	// A short folder: ControlPath sockets live under it and unix socket paths are limited to 108 bytes.
+	dir, err := os.MkdirTemp("", "rwssh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	f := &Fleet{t: t, Dir: dir, BinDir: binDir, Servers: map[string]*Server{}, key: filepath.Join(dir, "client")}
+	run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, "host"))
+	run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", f.key)
+	pub, err := os.ReadFile(f.key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// sshd refuses to start without its privilege separation folder.
+	_ = os.MkdirAll("/run/sshd", 0o755)
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conf strings.Builder
+	for _, a := range aliases {
+		s := &Server{Alias: a, Port: freePort(t), dir: dir}
+		f.Servers[a] = s
+		fmt.Fprintf(&conf, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n"+
+			"  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n",
+			a, s.Port, u.Username, f.key, filepath.Join(dir, "known_hosts"))
+		s.conf = filepath.Join(dir, a+".sshd_config")
+		sc := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPasswordAuthentication no\n"+
+			"KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile %s\nSetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin\n"+
+			"PermitRootLogin prohibit-password\nMaxStartups 100\nMaxSessions 100\n",
+			s.Port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, a+".pid"), binDir)
+		if err := os.WriteFile(s.conf, []byte(sc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Config = filepath.Join(dir, "ssh_config")
+	if err := os.WriteFile(f.Config, []byte(conf.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range aliases {
+		f.Start(a)
+	}
+	t.Cleanup(func() {
+		for _, a := range aliases {
+			f.Kill(a)
+		}
+	})
+	return f
+}
+
+// SSHCommand is the ssh command line a test gives runwatch (RUNWATCH_SSH_COMMAND).
+func (f *Fleet) SSHCommand() []string { return []string{"ssh", "-F", f.Config} }
+
+// Start starts (or restarts) the server and waits until it accepts connections.
+func (f *Fleet) Start(alias string) {
+	f.t.Helper()
+	s := f.Servers[alias]
+	s.mu.Lock()
+	s.log.Reset()
+	cmd := exec.Command(SSHD(), "-D", "-e", "-f", s.conf)
+	cmd.Stdout, cmd.Stderr = &s.log, &s.log
+	// Its own process group, so Kill takes every session it forked with it, as a crashed machine would.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		s.mu.Unlock()
+		f.t.Fatalf("sshd %s: %v", alias, err)
+	}
+	s.cmd = cmd
+	s.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.Port), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("sshd %s did not listen on %d: %s", alias, s.Port, s.Log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Kill stops the server and every session it serves.
+func (f *Fleet) Kill(alias string) {
+	s := f.Servers[alias]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return
+	}
+	pid := s.cmd.Process.Pid
+	// Sessions are forked children of the listener; some move to a process group of their own, so they
+	// are found through /proc by parent as well.
+	for _, child := range descendants(pid) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// Log is what sshd printed (for failure messages).
+func (s *Server) Log() string { return s.log.String() }
+
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Field 4 (ppid) follows the command name in parentheses, which may itself hold spaces.
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		fields := strings.Fields(rest)
+		if len(fields) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(fields[1])
+		children[pp] = append(children[pp], p)
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, c := range children[p] {
+			out = append(out, c)
+			walk(c)
+		}
+	}
+	walk(pid)
+	return out
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func run(t testing.TB, name string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+}

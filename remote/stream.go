@@ -1,0 +1,435 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"runwatch/model"
+	"runwatch/watch"
+)
+
+// State is how well runwatch sees a host.
+type State string
+
+const (
+	StateConnecting   State = "connecting"
+	StateLive         State = "live"
+	StateReconnecting State = "reconnecting"
+	StateFailed       State = "failed"
+)
+
+// HostHealth is one host's connection as the footer and status show it.
+type HostHealth struct {
+	Host  string `json:"host"`
+	State State  `json:"state"`
+	// Err is the last failure in words (ssh's own message, or why the remote runwatch cannot serve).
+	Err string `json:"error,omitempty"`
+	// RetryAt is when the next connection attempt starts, while reconnecting.
+	RetryAt *time.Time `json:"retry_at,omitempty"`
+	// Since is when State began; LastSeen when the host last said anything.
+	Since    time.Time  `json:"since"`
+	LastSeen *time.Time `json:"last_seen,omitempty"`
+	// Watch is the remote watcher's own health line (inotify, polling, its error).
+	Watch *watch.Health `json:"watch,omitempty"`
+	Runs  int           `json:"runs"`
+}
+
+// Update is one batch from a host, in watch.Update's shape: Removed holds Run.Key values. Hosts is every
+// host's health after it.
+type Update struct {
+	watch.Update
+	Hosts []HostHealth
+}
+
+// Backoff bounds between connection attempts.
+const (
+	firstBackoff = 500 * time.Millisecond
+	maxBackoff   = 30 * time.Second
+	// maxLine bounds one JSON line: a run with thousands of stages is large, an endless line is an attack.
+	maxLine = 64 << 20
+)
+
+// Watcher follows remote roots: one ssh process per connection, reconnecting with backoff.
+type Watcher struct {
+	ssh     SSH
+	updates chan Update
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+
+	mu     sync.Mutex
+	health map[string]HostHealth
+	order  []string
+}
+
+// Options pass the local command line's watching flags on to every remote runwatch.
+type Options struct {
+	// Args are added to `runwatch events` on each host (e.g. --stale-after 10m).
+	Args []string
+	// Backoff overrides the first retry delay (tests).
+	Backoff time.Duration
+}
+
+// Watch starts following roots. Updates arrive on Updates until Close.
+func Watch(s SSH, roots []Root, opts Options) *Watcher {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &Watcher{ssh: s, updates: make(chan Update, 64), cancel: cancel, health: map[string]HostHealth{}}
+	for _, c := range group(roots) {
+		w.order = append(w.order, c.label)
+		w.health[c.label] = HostHealth{Host: c.label, State: StateConnecting, Since: time.Now()}
+	}
+	for _, c := range group(roots) {
+		w.done.Add(1)
+		go func() {
+			defer w.done.Done()
+			w.follow(ctx, c, opts)
+		}()
+	}
+	return w
+}
+
+// Updates delivers batches in the order each host sent them.
+func (w *Watcher) Updates() <-chan Update { return w.updates }
+
+// Hosts is every host's health now, in the order the roots were given.
+func (w *Watcher) Hosts() []HostHealth {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]HostHealth, 0, len(w.order))
+	for _, h := range w.order {
+		out = append(out, w.health[h])
+	}
+	return out
+}
+
+// Close stops every ssh process and waits for them.
+func (w *Watcher) Close() {
+	w.cancel()
+	w.done.Wait()
+}
+
+type connection struct {
+	label string
+	root  Root // the first root; Path is not used
+	paths []string
+	roots []Root
+}
+
+// group puts the roots of one host (same destination and port) on one connection.
+func group(roots []Root) []connection {
+	var out []connection
+	idx := map[string]int{}
+	for _, r := range roots {
+		i, ok := idx[r.Conn()]
+		if !ok {
+			i = len(out)
+			idx[r.Conn()] = i
+			out = append(out, connection{label: r.Label(), root: r})
+		}
+		out[i].paths = append(out[i].paths, r.Path)
+		out[i].roots = append(out[i].roots, r)
+	}
+	return out
+}
+
+func (w *Watcher) setHealth(label string, f func(*HostHealth)) HostHealth {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	h := w.health[label]
+	f(&h)
+	w.health[label] = h
+	return h
+}
+
+func (w *Watcher) send(ctx context.Context, u Update) bool {
+	u.Hosts = w.Hosts()
+	if u.At.IsZero() {
+		u.At = time.Now()
+	}
+	select {
+	case w.updates <- u:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// follow keeps one host's stream going until ctx ends: connect, read, and on any failure mark its runs
+// stale, say why, wait, and connect again.
+func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
+	backoff := opts.Backoff
+	if backoff <= 0 {
+		backoff = firstBackoff
+	}
+	delay := backoff
+	known := map[string]model.Run{} // by Key, as last received
+	for attempt := 0; ctx.Err() == nil; attempt++ {
+		if attempt > 0 {
+			now := time.Now()
+			at := now.Add(delay)
+			w.send(ctx, Update{})
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Until(at)):
+			}
+			delay = min(delay*2, maxBackoff)
+		}
+		w.setHealth(c.label, func(h *HostHealth) {
+			if attempt > 0 {
+				h.State = StateReconnecting
+			}
+			h.RetryAt = nil
+		})
+		w.send(ctx, Update{})
+		wasLive, err := w.stream(ctx, c, opts, known)
+		if ctx.Err() != nil {
+			return
+		}
+		if wasLive {
+			delay = backoff
+		}
+		now := time.Now()
+		retry := now.Add(delay)
+		state := StateReconnecting
+		var tooOld *protocolError
+		if errors.As(err, &tooOld) {
+			state = StateFailed
+			delay = maxBackoff
+			retry = now.Add(delay)
+		}
+		w.setHealth(c.label, func(h *HostHealth) {
+			h.State, h.Err, h.Since, h.RetryAt = state, err.Error(), now, &retry
+		})
+		// What the host showed last stays on screen, marked with when it stopped being current.
+		var stale []model.Run
+		for k, r := range known {
+			if r.Remote.StaleSince == nil {
+				r.Remote.StaleSince = &now
+				known[k] = r
+			}
+			stale = append(stale, r)
+		}
+		sortRuns(stale)
+		w.send(ctx, Update{Update: watch.Update{Changed: stale, At: now}})
+	}
+}
+
+type protocolError struct{ msg string }
+
+func (e *protocolError) Error() string { return e.msg }
+
+// wireEvent is one line of `runwatch events`, whatever its type.
+type wireEvent struct {
+	Protocol  int              `json:"protocol"`
+	Type      string           `json:"type"`
+	At        time.Time        `json:"at"`
+	Run       *model.Run       `json:"run"`
+	StatePath string           `json:"state_path"`
+	Path      string           `json:"path"`
+	Entries   []model.LogEntry `json:"entries"`
+	Truncated bool             `json:"truncated"`
+	Rotated   bool             `json:"rotated"`
+	Skipped   int              `json:"skipped"`
+	Health    *watch.Health    `json:"health"`
+}
+
+// stream runs one `runwatch events` on the host and feeds its lines into updates until it ends. It returns
+// whether the host got as far as live, and why it ended.
+func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known map[string]model.Run) (bool, error) {
+	if err := w.ssh.Master(ctx, c.root); err != nil {
+		return false, err
+	}
+	args := append([]string{"events"}, opts.Args...)
+	args = append(args, "--")
+	args = append(args, c.paths...)
+	cmd, err := w.ssh.Cmd(ctx, c.root, args...)
+	if err != nil {
+		return false, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return false, err
+	}
+	stderr := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return false, fmt.Errorf("%s: cannot start ssh: %v", c.label, err)
+	}
+	live, readErr := w.read(ctx, c, stdout, known)
+	if readErr != nil {
+		_ = cmd.Cancel()
+	}
+	waitErr := cmd.Wait()
+	if readErr != nil {
+		var pe *protocolError
+		if errors.As(readErr, &pe) {
+			return live, readErr
+		}
+	}
+	code := 0
+	var ee interface{ ExitCode() int }
+	if errors.As(waitErr, &ee) {
+		code = ee.ExitCode()
+	}
+	if code == 0 && readErr == nil {
+		return live, fmt.Errorf("%s: the remote runwatch stopped", c.label)
+	}
+	msg := Explain(c.root, code, stderr.Bytes())
+	if readErr != nil && code == 0 {
+		msg = c.label + ": " + readErr.Error()
+	}
+	if code != 255 && (code == 2 || strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "not a runwatch command")) {
+		return live, &protocolError{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
+	}
+	return live, errors.New(msg)
+}
+
+func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map[string]model.Run) (bool, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	live := false
+	// After a reconnect the stream starts with run-added for every run the host has now; those not
+	// re-added by the first watch-health line are gone.
+	readded := map[string]bool{}
+	var pending Update
+	flush := func() bool {
+		if len(pending.Changed)+len(pending.Removed)+len(pending.Appended) == 0 && live {
+			return true
+		}
+		ok := w.send(ctx, pending)
+		pending = Update{}
+		return ok
+	}
+	first := true
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				flush()
+				return live, nil
+			}
+			return live, err
+		}
+		now := time.Now()
+		var ev wireEvent
+		if jerr := json.Unmarshal(line, &ev); jerr != nil {
+			return live, fmt.Errorf("the remote runwatch wrote a line that is not JSON: %v", jerr)
+		}
+		if first {
+			first = false
+			if ev.Protocol < ProtocolVersion {
+				return live, &protocolError{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
+			}
+		}
+		w.setHealth(c.label, func(h *HostHealth) { h.LastSeen = &now })
+		switch ev.Type {
+		case "run-added", "run-changed":
+			if ev.Run == nil {
+				continue
+			}
+			run := *ev.Run
+			run.Remote = &model.RemoteRef{Host: c.label, Root: rootFor(c, run.Dir).String()}
+			k := run.Key()
+			known[k] = run
+			readded[k] = true
+			pending.Changed = append(pending.Changed, run)
+		case "run-removed":
+			k := (&model.Run{StatePath: ev.StatePath, Remote: &model.RemoteRef{Host: c.label}}).Key()
+			delete(known, k)
+			pending.Removed = append(pending.Removed, k)
+		case "log-appended":
+			pending.Appended = append(pending.Appended, watch.LogAppend{Path: remoteKey(c.label, ev.Path),
+				Entries: ev.Entries, Truncated: ev.Truncated, Rotated: ev.Rotated, Skipped: ev.Skipped})
+		case "watch-health":
+			if !live {
+				live = true
+				for k := range known {
+					if !readded[k] {
+						delete(known, k)
+						pending.Removed = append(pending.Removed, k)
+					}
+				}
+			}
+			h := ev.Health
+			w.setHealth(c.label, func(hh *HostHealth) {
+				if hh.State != StateLive {
+					hh.Since = now
+				}
+				hh.State, hh.Err, hh.RetryAt, hh.Watch, hh.Runs = StateLive, "", nil, h, len(known)
+			})
+		}
+		w.setHealth(c.label, func(hh *HostHealth) { hh.Runs = len(known) })
+		if br.Buffered() == 0 {
+			if !flush() {
+				return live, ctx.Err()
+			}
+		}
+	}
+}
+
+// remoteKey names a remote file (a run.log) so it can never be mistaken for a local path.
+func remoteKey(host, path string) string { return "ssh://" + host + path }
+
+func rootFor(c connection, dir string) Root {
+	best := c.roots[0]
+	for _, r := range c.roots {
+		if strings.HasPrefix(dir, r.Path) && len(r.Path) > len(best.Path) {
+			best = r
+		}
+	}
+	return best
+}
+
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxLine {
+			return nil, fmt.Errorf("the remote runwatch wrote a line over %d MiB", maxLine>>20)
+		}
+		if err == nil {
+			return buf, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if len(buf) > 0 && errors.Is(err, io.EOF) {
+				return buf, nil
+			}
+			return nil, err
+		}
+	}
+}
+
+func sortRuns(runs []model.Run) {
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Key() < runs[j].Key() })
+}
+
+// tailBuffer keeps the last max bytes written: ssh's stderr can be chatty, its last lines say what failed.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) Bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]byte(nil), t.b...)
+}
