@@ -60,6 +60,10 @@ type Model struct {
 	actor Actor
 
 	width, height int
+	// sized is set by the first WindowSizeMsg. Until then the terminal's size is unknown and nothing is
+	// drawn: a frame at a guessed size is wrapped or cut by the real terminal, and it is the first thing a
+	// person sees.
+	sized bool
 
 	runs      map[string]model.Run
 	order     []string // visible StatePaths, attention first, after the filter
@@ -175,6 +179,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		m.sized = true
 		m.clampAll()
 		m.tl.reload(m.timelineHeight())
 	case tea.BackgroundColorMsg:

@@ -109,7 +109,11 @@ func (m Model) selectStyle(p Pane) lipgloss.Style {
 // View draws the frame. It does no I/O: everything it shows was prepared by Update.
 func (m Model) View() tea.View {
 	start := time.Now()
-	v := tea.NewView(m.render())
+	content := ""
+	if m.sized {
+		content = m.render()
+	}
+	v := tea.NewView(content)
 	v.AltScreen = true
 	// Mouse stays off so people can select text with the terminal's own selection.
 	v.MouseMode = tea.MouseModeNone
