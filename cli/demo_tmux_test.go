@@ -148,6 +148,9 @@ func (d *tmuxDemo) confirm(what string, onDisk func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The file is written before the action has released its lock and journaled; the next key is pressed
+	// once the dashboard says the action is done, as a person would wait for it.
+	d.waitText("done: ")
 }
 
 // envValue reads one key of a state.env-style file ("" when absent or unreadable).

@@ -1,7 +1,9 @@
 package action
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,9 +121,15 @@ func editEnv(path string, f *envfile.File, sets []model.KV) ([]byte, error) {
 func (p *Plan) refuseIfLocked(run model.Run) error {
 	lockPath := p.LockPath
 	for _, l := range run.Locks {
-		if l.Verdict == model.VerdictLive {
-			return refusef("a live lock holds %s: %s (%s)", run.ID, lockHolder(l), strings.Join(l.Reasons, "; "))
+		if l.Verdict != model.VerdictLive {
+			continue
 		}
+		// The run was read a moment ago; a lock released since (often runwatch's own, by the action just
+		// before this one) is no longer in the way. One taken since is caught when Apply takes the lock.
+		if _, err := os.Lstat(l.Path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		return refusef("a live lock holds %s: %s (%s)", run.ID, lockHolder(l), strings.Join(l.Reasons, "; "))
 	}
 	if lockPath == "" {
 		return nil
