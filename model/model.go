@@ -342,6 +342,10 @@ type CompactionGate struct {
 	Ratio   float64 `json:"ratio"`
 	Tokens  *int64  `json:"tokens"`
 	Message string  `json:"message"`
+	// UpdatedAt is when the state was measured. Stale is set when that is longer ago than the convention's
+	// gate trusts (5 minutes): the gate then ignores the file and measures again, so it blocks nothing.
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	Stale     bool       `json:"stale,omitempty"`
 }
 
 // Group is a parallel-run group from .ephemeral/orchestration-run.json, with pid liveness judged.

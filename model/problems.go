@@ -40,8 +40,10 @@ const (
 	CodeFeedbackEscalation = "feedback-loop-escalation"
 	CodeCompactionBlock    = "compaction-block"
 	CodeCompactionMust     = "compaction-must"
-	CodeAwaitingInput      = "awaiting-human-input"
-	CodeGroupInterrupted   = "orchestration-group-interrupted"
-	CodeWorktreeStale      = "manifest-copy-stale"
-	CodeArchived           = "run-archived"
+	// Info: compaction-state.json older than the 5 minutes the gate trusts; shown, never blocking.
+	CodeCompactionStale  = "compaction-state-stale"
+	CodeAwaitingInput    = "awaiting-human-input"
+	CodeGroupInterrupted = "orchestration-group-interrupted"
+	CodeWorktreeStale    = "manifest-copy-stale"
+	CodeArchived         = "run-archived"
 )

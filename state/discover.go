@@ -177,7 +177,9 @@ func (d *discoverer) walk(dir string, depth int) {
 		return
 	}
 	if isFeatureDir(dir) {
-		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, "MANIFEST.yaml"), ProjectRoot: projectOfFeature(dir)})
+		if IsFeatureRun(entries) {
+			d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, "MANIFEST.yaml"), ProjectRoot: projectOfFeature(dir)})
+		}
 		return
 	}
 	archived := IsArchivedName(filepath.Base(dir))
@@ -209,8 +211,8 @@ func (d *discoverer) walk(dir string, depth int) {
 	}
 }
 
-// jonggrangProject lists every feature folder of a project, with or without a manifest: a folder without one
-// is a run with a problem, not nothing.
+// jonggrangProject lists the feature folders of a project that are runs (IsFeatureRun): a folder whose
+// manifest is missing but whose run files are there is a run with a problem, not nothing.
 func (d *discoverer) jonggrangProject(projectRoot string) {
 	features := filepath.Join(projectRoot, ".jonggrang", ".output", "features")
 	entries, err := os.ReadDir(features)
@@ -229,8 +231,48 @@ func (d *discoverer) jonggrangProject(projectRoot string) {
 			continue
 		}
 		dir := filepath.Join(features, e.Name())
-		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, "MANIFEST.yaml"), ProjectRoot: projectRoot})
+		inner, err := os.ReadDir(dir)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			d.unreadable = append(d.unreadable, &UnreadableDirError{Dir: dir, Err: err})
+			continue
+		}
+		if IsFeatureRun(inner) {
+			d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, "MANIFEST.yaml"), ProjectRoot: projectRoot})
+		}
 	}
+}
+
+// IsFeatureRun reports whether a jonggrang feature folder, given its entries, is a run (formats.md C.2). It
+// is when it holds MANIFEST.yaml; when it holds run files without one (progress.txt, jonggrang-tasks.json,
+// NN-*.json phase outputs: the manifest was lost); and when it is empty, which is what createManifest leaves
+// for a moment between its mkdir and its write (the reader and the watcher give it the re-read grace). It is
+// not when all it holds is a plan (plan.md, with its notes, waiting for approval in the web UI) or a
+// MANIFEST.yml, which no real reader opens: every real reader skips both, and so does runwatch, until a
+// MANIFEST.yaml appears.
+func IsFeatureRun(entries []fs.DirEntry) bool {
+	if len(entries) == 0 {
+		return true
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case name == "MANIFEST.yaml", name == "progress.txt", name == "jonggrang-tasks.json":
+			return true
+		case !e.IsDir() && isPhaseOutputName(name):
+			return true
+		}
+	}
+	return false
+}
+
+// isPhaseOutputName matches NN-<role>-<suffix>.json, the phase output files agents write.
+func isPhaseOutputName(name string) bool {
+	return len(name) > 8 && name[0] >= '0' && name[0] <= '9' && name[1] >= '0' && name[1] <= '9' && name[2] == '-' &&
+		strings.HasSuffix(name, ".json")
 }
 
 // isFeatureDir reports whether dir is <project>/.jonggrang/.output/features/<fid>.

@@ -275,11 +275,17 @@ func (w *Watcher) flush() {
 			run := w.runs.load(loc)
 			w.trackRun(loc, run, false, &synth)
 			delete(dirty, loc.StatePath)
+			if manifestNotYet(run) {
+				w.unshown[loc.StatePath] = true
+				w.scheduleAt(loc.StatePath, now.Add(w.grace))
+				continue
+			}
 			if needsReread(run) {
 				w.scheduleReread(loc.StatePath, now)
 				continue
 			}
 			u.Changed = append(u.Changed, run)
+			delete(w.unshown, loc.StatePath)
 			if tr := w.runs.runs[loc.StatePath]; tr.logPath != "" {
 				logsToRead[tr.logPath] = true
 			}
@@ -340,13 +346,17 @@ func (w *Watcher) flush() {
 		run := w.runs.load(tr.loc)
 		old := tr.run
 		w.trackRun(tr.loc, run, false, &synth)
+		if w.unshown[sp] && manifestNotYet(run) && !followUps[sp] {
+			continue // still within the grace of a brand-new feature folder
+		}
 		if needsReread(run) && !followUps[sp] {
 			// Probably read mid-write: look again shortly before showing the error.
 			w.scheduleReread(sp, now)
 			continue
 		}
-		if !reflect.DeepEqual(old, run) || followUps[sp] {
+		if !reflect.DeepEqual(old, run) || followUps[sp] || w.unshown[sp] {
 			u.Changed = append(u.Changed, run)
+			delete(w.unshown, sp)
 		}
 	}
 	w.armReread(now)
@@ -381,6 +391,10 @@ func (w *Watcher) removeRun(sp string, u *Update) {
 		w.detachLog(tr.logPath, sp)
 	}
 	delete(w.rereads, sp)
+	if w.unshown[sp] {
+		delete(w.unshown, sp) // never handed out: nothing to take back
+		return
+	}
 	u.Removed = append(u.Removed, sp)
 }
 

@@ -25,8 +25,10 @@ type view struct {
 	logs    map[string][]model.LogEntry
 	resets  map[string]int // truncations and rotations seen per log
 	removed map[string]int
-	health  Health
-	updates int
+	// statuses lists every status each run was handed out with, in order.
+	statuses map[string][]model.RunStatus
+	health   Health
+	updates  int
 }
 
 func newView(t *testing.T, opts Options) *view {
@@ -37,7 +39,7 @@ func newView(t *testing.T, opts Options) *view {
 	}
 	t.Cleanup(func() { _ = w.Close() })
 	v := &view{t: t, w: w, runs: map[string]model.Run{}, logs: map[string][]model.LogEntry{},
-		resets: map[string]int{}, removed: map[string]int{}}
+		resets: map[string]int{}, removed: map[string]int{}, statuses: map[string][]model.RunStatus{}}
 	for _, r := range w.Snapshot() {
 		v.runs[r.StatePath] = r
 	}
@@ -52,6 +54,7 @@ func (v *view) apply(u Update) {
 	}
 	for _, r := range u.Changed {
 		v.runs[r.StatePath] = r
+		v.statuses[r.StatePath] = append(v.statuses[r.StatePath], r.Status)
 	}
 	for _, a := range u.Appended {
 		if a.Truncated || a.Rotated {

@@ -284,6 +284,20 @@ func (tk *tracker) rediscoverFiles(dir string) (added []state.Location, removed 
 // isStateName reports whether a file name could make a folder a run (a change to it may add or remove one).
 func isStateName(name string) bool { return name == "MANIFEST.yaml" || state.IsStateFileName(name) }
 
+// manifestNotYet reports a jonggrang feature folder without its MANIFEST.yaml: brand new, it is one
+// createManifest has made and not yet written.
+func manifestNotYet(run model.Run) bool {
+	if run.Kind != model.KindJonggrang {
+		return false
+	}
+	for _, p := range run.Problems {
+		if p.Code == model.CodeManifestMissing {
+			return true
+		}
+	}
+	return false
+}
+
 // needsReread reports whether a run's problems look like a half-written file: jonggrang writers rewrite the
 // manifest in place without a temp file, so a read can land between truncate and write.
 func needsReread(run model.Run) bool {

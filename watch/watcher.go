@@ -126,6 +126,10 @@ type Watcher struct {
 	batchT    *time.Timer
 	armed     bool
 	rereads   map[string]time.Time // StatePath → when to read again after a parse failure
+	// unshown are runs found but not yet handed out: a feature folder whose manifest has not appeared
+	// (createManifest is between its mkdir and its write) waits out the grace unseen, and if it turns out
+	// to be no run at all (a plan, plan.md only) it goes without a trace.
+	unshown   map[string]bool
 	rereadT   *time.Timer
 	health    Health
 	healthMu  sync.Mutex // health is read by Health from other goroutines
@@ -153,6 +157,7 @@ func New(opts Options) (*Watcher, error) {
 		opts: opts, pollIvl: DefaultPoll, logs: map[string]*logTail{},
 		updates: make(chan Update), done: make(chan struct{}),
 		pending: map[string]fsnotify.Op{}, goneDirs: map[string]bool{}, force: map[string]bool{}, rereads: map[string]time.Time{},
+		unshown:  map[string]bool{},
 		injected: make(chan error, 1), pause: make(chan chan struct{}),
 	}
 	if opts.fallbackPoll > 0 {

@@ -89,6 +89,9 @@ func readWorktreeCopy(n *WorktreeNote, runID string, env model.Env) {
 var heavyPhaseNames = map[string]bool{"codebase-discovery": true, "implementation": true, "simplification": true,
 	"testing": true}
 
+// orchestratorResume is how the convention resumes a feature; the subcommand changed name between versions.
+const orchestratorResume = "`jonggrang orchestrate --resume`, or `jonggrang work --resume` in versions with the work loop"
+
 // progressTailLines is how much of progress.txt a brief repeats.
 const progressTailLines = 8
 
@@ -176,9 +179,17 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 	if r.Status == string(model.StageFailed) {
 		if strings.HasPrefix(strings.TrimSpace(r.Error), model.AwaitingInputPrefix) {
 			jb.AwaitingInput = &AwaitingInput{Phase: r, Reason: r.Error, Questions: questionsFor(r.Key, jb.Outputs)}
+			// Retrying would fail it again: in supervised mode the orchestrator fails phase 6 on purpose every
+			// time it reaches it. Only a completed phase 6, or autonomous mode, gets past it.
+			next := "the next phase"
+			if rest := after(b.Remaining, r.Key); len(rest) > 0 {
+				next = rest[0].label()
+			}
 			steps = append(steps, "Phase "+r.label()+" is waiting for a person ("+quoted(r.Error)+"): answer the "+
-				"questions under “Awaiting input”, then retry the phase (runwatch retry "+id+") so the orchestrator "+
-				"continues with the answers.")
+				"questions under “Awaiting input”, then mark the phase done and move on with runwatch step "+id+
+				" (phase "+oneLine(r.Key)+" completed, current_phase moved to "+next+"), lift the pause with runwatch resume "+id+
+				", and start the orchestrator's own resume ("+orchestratorResume+"). Or resume in autonomous mode, "+
+				"which does not stop at this phase. Do not retry the phase: in supervised mode it fails again the same way.")
 		} else {
 			steps = append(steps, "Retry phase "+r.label()+": it failed with "+quoted(errorOrNone(r.Error))+
 				". runwatch retry "+id+" sets it back to pending, clears the error and points current_phase at it.")
@@ -202,6 +213,12 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 	} else if r.Status == string(model.StageRunning) && heldLive(b, run) {
 		steps = append(steps, "Phase "+r.label()+" is running now under a live agent or worker: resume only after it "+
 			"has stopped, and then restart it from its beginning.")
+	} else if r.Status == string(model.StageRunning) && run.Status == model.StatusRunning {
+		// The orchestrator holds no lock of its own: a manifest that says running, with nothing showing a crash,
+		// is taken at its word.
+		steps = append(steps, "Phase "+r.label()+" is running: the manifest says "+code(run.RawStatus)+" and nothing shows "+
+			"a crash (the orchestrator itself holds no lock). Do not start a second orchestrator; resume only if it has "+
+			"stopped, and then restart the phase from its beginning.")
 	} else if r.Status == string(model.StageRunning) {
 		s := "Restart phase " + r.label() + " from its beginning: it was running"
 		if r.StartedAt != nil {
@@ -214,7 +231,15 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 		}
 		steps = append(steps, s)
 	} else {
-		steps = append(steps, "Start phase "+r.label()+" (status "+code(r.Status)+").")
+		s := "Start phase " + r.label() + " (status " + code(r.Status) + ")."
+		if run.Status == model.StatusPaused {
+			s += " Nothing runs the feature now: start the orchestrator's own resume (" + orchestratorResume +
+				"), which continues at current_phase."
+			if strings.EqualFold(strings.TrimSpace(run.RawStatus), "paused") {
+				s += " Lift the pause first (runwatch resume " + id + "): the orchestrator stops between phases while the status says paused."
+			}
+		}
+		steps = append(steps, s)
 	}
 	if b.Current != nil && b.Current.Key != r.Key {
 		steps = append(steps, "Note: current_phase in the manifest is "+b.Current.label()+", but "+r.label()+
@@ -434,7 +459,17 @@ func gateSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) []st
 		if usage := d.ContextUsage; usage != nil {
 			g.Detail += fmt.Sprintf("; manifest context_usage %.2f", *usage)
 		}
-		switch strings.ToLower(c.Status) {
+		level := strings.ToLower(c.Status)
+		if c.Stale {
+			// The gate ignores a state older than 5 minutes and measures again: old news, not a block.
+			g.Status, level = "stale", ""
+			g.Detail = "last measured " + c.Status + ", " + g.Detail
+			if c.UpdatedAt != nil {
+				g.Detail += ", at " + c.UpdatedAt.UTC().Format(time.RFC3339)
+			}
+			g.Advice = "stale information, not blocking: the gate trusts this file for 5 minutes only and measures again before the next heavy phase"
+		}
+		switch level {
 		case "block":
 			g.Blocked = true
 			g.Advice = "compact the context before anything else; heavy phases are refused at this level"

@@ -65,7 +65,13 @@ func (b Brief) Markdown() string {
 		w.bullet("Restart at: nothing left to do")
 	}
 	for _, c := range b.CrashSigns {
-		w.bullet("Why it is not running: " + oneLine(c))
+		// A live lock or worker can make a run running despite a sign of trouble (another group's crash, an
+		// agent's stale lock): then it is a warning sign, not a reason it stopped.
+		if b.Status == model.StatusRunning {
+			w.bullet("Sign of trouble (the run is still judged running): " + oneLine(c))
+		} else {
+			w.bullet("Why it is not running: " + oneLine(c))
+		}
 	}
 	if b.Resumable != nil {
 		writeResumableWhere(&w, b.Resumable)

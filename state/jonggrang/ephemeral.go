@@ -74,19 +74,24 @@ func readFeedback(root string, probs *problemSink) (*model.FeedbackGate, *model.
 		return nil, nil
 	}
 	g := &model.FeedbackGate{Active: f.Active, Iteration: f.Iteration, DirtyBit: f.DirtyBit, StuckCount: f.StuckCount}
-	var pending []string
-	domains := make([]string, 0, len(f.DomainPhases))
-	for d := range f.DomainPhases {
-		domains = append(domains, d)
-	}
-	sort.Strings(domains)
-	for _, d := range domains {
+	// The exit gate counts only modified_domains (checkExitGate); recordPhaseResult may record results for
+	// other domains, which never block. A modified domain with no results at all has not passed.
+	var pending, uncounted []string
+	counted := map[string]bool{}
+	for _, d := range f.ModifiedDomains {
+		if counted[d] {
+			continue
+		}
+		counted[d] = true
 		subs := make([]string, 0, len(f.DomainPhases[d]))
 		for s := range f.DomainPhases[d] {
 			subs = append(subs, s)
 		}
 		sort.Strings(subs)
 		var notPassed []string
+		if _, ok := f.DomainPhases[d]; !ok {
+			notPassed = append(notPassed, "no results recorded")
+		}
 		for _, s := range subs {
 			if st := f.DomainPhases[d][s].Status; !strings.EqualFold(st, "PASS") {
 				notPassed = append(notPassed, fmt.Sprintf("%s %s", truncate(s, 40), truncate(st, 20)))
@@ -97,6 +102,12 @@ func readFeedback(root string, probs *problemSink) (*model.FeedbackGate, *model.
 			pending = append(pending, fmt.Sprintf("%s (%s)", truncate(d, 40), strings.Join(notPassed, ", ")))
 		}
 	}
+	for d := range f.DomainPhases {
+		if !counted[d] {
+			uncounted = append(uncounted, truncate(d, 40))
+		}
+	}
+	sort.Strings(uncounted)
 	g.Blocked = f.Active && f.DirtyBit && len(g.BlockedDomains) > 0
 	g.Escalation = f.StuckCount > escalationAfter
 
@@ -118,6 +129,9 @@ func readFeedback(root string, probs *problemSink) (*model.FeedbackGate, *model.
 	}
 	if len(pending) > 0 {
 		detail = append(detail, "not passed: "+strings.Join(pending, "; "))
+	}
+	if len(uncounted) > 0 {
+		detail = append(detail, "not counted (not in modified_domains): "+strings.Join(limit(uncounted, summaryItems), ", "))
 	}
 	if f.StuckCount > 0 {
 		detail = append(detail, fmt.Sprintf("stuck %d", f.StuckCount))
@@ -167,17 +181,25 @@ func readCompaction(root string, env model.Env, probs *problemSink) (*model.Comp
 	if g.Tokens != nil {
 		detail += fmt.Sprintf(" (%d tokens)", *g.Tokens)
 	}
-	if t, ok := parseTime(f.UpdatedAt); ok && env.Now.Sub(t) > compactionCacheTTL {
-		// The convention ignores a cached state this old and measures again before the next heavy phase.
-		detail += fmt.Sprintf(", measured %s ago (older than the %s the convention trusts)",
-			model.HumanDuration(env.Now.Sub(t)), model.HumanDuration(compactionCacheTTL))
+	if t, ok := parseTime(f.UpdatedAt); ok {
+		g.UpdatedAt = &t
+		if age := env.Now.Sub(t); age > compactionCacheTTL {
+			// The gate ignores a cached state this old and measures again before the next heavy phase: what
+			// it says is information, not a block.
+			g.Stale = true
+			gate.Status, gate.Blocked = "stale", false
+			detail = fmt.Sprintf("last measured %s, %s; %s ago, older than the %s the gate trusts: it measures again before the next heavy phase",
+				truncate(f.Status, 20), detail, model.HumanDuration(age), model.HumanDuration(compactionCacheTTL))
+		}
 	}
 	gate.Detail = detail
-	switch status {
-	case "ok", "warn":
-	case "must":
+	switch {
+	case g.Stale:
+		probs.add(model.SeverityInfo, model.CodeCompactionStale, path, "compaction state is stale, not blocking: %s", detail)
+	case status == "ok", status == "warn":
+	case status == "must":
 		probs.add(model.SeverityWarning, model.CodeCompactionMust, path, "compaction must run before the next heavy phase: %s", detail)
-	case "block":
+	case status == "block":
 		probs.add(model.SeverityWarning, model.CodeCompactionBlock, path, "compaction gate blocks heavy phases: %s", detail)
 	default:
 		probs.add(model.SeverityWarning, model.CodeUnknownStatus, path, "%s: unknown compaction status %q", path, truncate(f.Status, 40))

@@ -110,7 +110,19 @@ func (ld loader) load(featureDir string, env model.Env) model.Run {
 // readManifest reads and parses a manifest, reading it a second time after a short wait when the first
 // read looks torn. It returns nil after adding an error problem when the manifest cannot be used.
 func (ld loader) readManifest(path string, probs *problemSink) (*manifest, time.Time) {
-	data, st, ok := readManifestBytes(path, probs)
+	var first problemSink
+	data, st, ok := readManifestBytes(path, &first)
+	if !ok && len(first) == 1 && first[0].Code == model.CodeManifestMissing {
+		// createManifest makes the folder, then writes the file: a folder seen between the two gets the same
+		// second look as a torn write.
+		if ld.beforeRetry != nil {
+			ld.beforeRetry(path)
+		}
+		time.Sleep(ld.retryDelay)
+		first = nil
+		data, st, ok = readManifestBytes(path, &first)
+	}
+	*probs = append(*probs, first...)
 	if !ok {
 		return nil, time.Time{}
 	}
