@@ -14,6 +14,7 @@ import (
 
 	"runwatch/config"
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/ui"
 )
@@ -55,6 +56,33 @@ func scanPaths(args []string, cfg config.Config) []string {
 		return cfg.Roots
 	}
 	return state.DefaultPaths()
+}
+
+// splitRoots separates remote roots (ssh://host/path, host:path) from local paths, among the command line's
+// paths or, without any, the config's roots and the defaults.
+func splitRoots(args []string, cfg config.Config) (local []string, roots []remote.Root, err error) {
+	local, roots, err = remote.Split(scanPaths(args, cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	return local, roots, nil
+}
+
+// sshFor is the ssh that reaches remote roots: the config's, overridden by RUNWATCH_SSH_COMMAND.
+func sshFor(cfg config.Config) remote.SSH {
+	return remote.FromEnv(cfg.SSH.Command, cfg.SSH.Runwatch)
+}
+
+// remoteArgs passes the flags that change a judgement on to remote runwatches, so a fleet is judged alike.
+func (c *commonFlags) remoteArgs() []string {
+	var out []string
+	if c.staleAfter > 0 {
+		out = append(out, "--stale-after", c.staleAfter.String())
+	}
+	if c.maxDepth > 0 {
+		out = append(out, "--max-depth", fmt.Sprint(c.maxDepth))
+	}
+	return out
 }
 
 func envFor(cfg config.Config) model.Env { return state.NewEnv(cfg.StaleAfter.D()) }

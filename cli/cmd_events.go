@@ -41,6 +41,8 @@ const eventsHelp = `
 Prints one JSON object per line, flushed as it happens:
   {"type":"run-added","at":T,"run":RUN}              first one per run that exists at start, then new runs
   {"type":"watch-health","at":T,"health":{...}}      after the initial runs, then when mode or error change
+  {"type":"host-health","at":T,"host":{...}}         a remote root's host: connecting, live, reconnecting
+                                                     (with retry_at), failed (with the error)
   {"type":"run-changed","at":T,"changed":[FIELD...],"run":RUN}   FIELDs are the run's JSON keys that differ
   {"type":"run-removed","at":T,"state_path":P,"id":ID,"dir":D}
   {"type":"log-appended","at":T,"path":LOG,"state_path":P,"id":ID,"entries":[...],"truncated":B,"rotated":B,
@@ -100,21 +102,45 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	if *poll == 0 {
 		*poll = cfg.Poll.D()
 	}
-	for _, p := range paths {
+	local, roots, err := splitRoots(paths, cfg)
+	if err != nil {
+		return usageError(stderr, "events", "%v", err)
+	}
+	for _, p := range local {
 		// Like status: a mistyped path is an error, not an empty stream (the watcher itself would wait for it).
 		if _, err := os.Stat(p); err != nil {
 			return usageError(stderr, "events", "%v", err)
 		}
 	}
 
-	w, err := watch.New(watch.Options{
-		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "runwatch events: %v\n", err)
-		return exitEventsFailed
+	var (
+		snap         []model.Run
+		localUpdates <-chan watch.Update
+		localHealth  *watch.Health
+	)
+	if len(local) > 0 || len(roots) == 0 {
+		w, err := watch.New(watch.Options{
+			Paths: local, MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "runwatch events: %v\n", err)
+			return exitEventsFailed
+		}
+		defer w.Close()
+		snap, localUpdates = w.Snapshot(), w.Updates()
+		h := w.Health()
+		localHealth = &h
 	}
-	defer w.Close()
+	var remoteUpdates <-chan remote.Update
+	if len(roots) > 0 {
+		args := common.remoteArgs()
+		if *poll > 0 {
+			args = append(args, "--poll", poll.String())
+		}
+		rw := remote.Watch(sshFor(cfg), roots, remote.Options{Args: args})
+		defer rw.Close()
+		remoteUpdates = rw.Updates()
+	}
 
 	em := &eventWriter{out: stdout, known: map[string]model.Run{}}
 	var target *runTarget
@@ -128,7 +154,6 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	}
 
 	now := time.Now()
-	snap := w.Snapshot()
 	for _, r := range snap {
 		if err := em.runLine(r, now); err != nil {
 			return em.failed(stderr, err)
@@ -143,8 +168,10 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	att := newAttentionWriter(snap, now)
-	if err := em.healthLine(w.Health(), now); err != nil {
-		return em.failed(stderr, err)
+	if localHealth != nil {
+		if err := em.healthLine(*localHealth, now); err != nil {
+			return em.failed(stderr, err)
+		}
 	}
 	if target != nil && target.reached(em.known) {
 		return exitOK
@@ -161,7 +188,20 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	}
 	for {
 		select {
-		case u, ok := <-w.Updates():
+		case ru := <-remoteUpdates:
+			if err := em.update(ru.Update); err != nil {
+				return em.failed(stderr, err)
+			}
+			if err := att.lines(em, ru.Update); err != nil {
+				return em.failed(stderr, err)
+			}
+			if err := em.hostLines(ru.Hosts, ru.At); err != nil {
+				return em.failed(stderr, err)
+			}
+			if target != nil && target.reached(em.known) {
+				return exitOK
+			}
+		case u, ok := <-localUpdates:
 			if !ok {
 				return exitOK
 			}
@@ -268,8 +308,26 @@ func (t *runTarget) reached(known map[string]model.Run) bool {
 // as soon as they happen.
 type eventWriter struct {
 	out        io.Writer
-	known      map[string]model.Run // by StatePath, as last printed
+	known      map[string]model.Run // by Run.Key, as last printed
 	lastHealth *watch.Health
+	lastHosts  map[string]model.HostHealth
+}
+
+// hostLines prints host-health for each remote host whose state or error changed.
+func (e *eventWriter) hostLines(hosts []model.HostHealth, at time.Time) error {
+	if e.lastHosts == nil {
+		e.lastHosts = map[string]model.HostHealth{}
+	}
+	for _, h := range hosts {
+		if old, ok := e.lastHosts[h.Host]; ok && old.State == h.State && old.Error == h.Error {
+			continue
+		}
+		e.lastHosts[h.Host] = h
+		if err := e.line(hostEvent{Type: "host-health", At: at.UTC(), Host: h}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type runEvent struct {
@@ -281,6 +339,13 @@ type runEvent struct {
 	StatePath string `json:"state_path,omitempty"`
 	ID        string `json:"id,omitempty"`
 	Dir       string `json:"dir,omitempty"`
+	Host      string `json:"host,omitempty"`
+}
+
+type hostEvent struct {
+	Type string           `json:"type"`
+	At   time.Time        `json:"at"`
+	Host model.HostHealth `json:"host"`
 }
 
 type logEvent struct {
@@ -324,8 +389,8 @@ func (e *eventWriter) failed(stderr io.Writer, err error) int {
 // differ; a re-read that changed nothing prints nothing.
 func (e *eventWriter) runLine(r model.Run, at time.Time) error {
 	r = normalizeRun(r)
-	old, seen := e.known[r.StatePath]
-	e.known[r.StatePath] = r
+	old, seen := e.known[r.Key()]
+	e.known[r.Key()] = r
 	if !seen {
 		return e.line(runEvent{Type: "run-added", At: at.UTC(), Run: &r})
 	}
@@ -347,12 +412,15 @@ func (e *eventWriter) healthLine(h watch.Health, at time.Time) error {
 
 func (e *eventWriter) update(u watch.Update) error {
 	at := u.At.UTC()
-	for _, sp := range u.Removed {
-		old, ok := e.known[sp]
-		delete(e.known, sp)
-		ev := runEvent{Type: "run-removed", At: at, StatePath: sp}
+	for _, key := range u.Removed {
+		old, ok := e.known[key]
+		delete(e.known, key)
+		ev := runEvent{Type: "run-removed", At: at, StatePath: key}
 		if ok {
-			ev.ID, ev.Dir = old.ID, old.Dir
+			ev.StatePath, ev.ID, ev.Dir = old.StatePath, old.ID, old.Dir
+			if old.Remote != nil {
+				ev.Host = old.Remote.Host
+			}
 		}
 		if err := e.line(ev); err != nil {
 			return err
@@ -381,7 +449,11 @@ func (e *eventWriter) update(u watch.Update) error {
 
 func (e *eventWriter) logOwner(path string) (model.Run, bool) {
 	for _, r := range e.known {
-		if r.Log != nil && r.Log.Path == path {
+		if r.Log == nil {
+			continue
+		}
+		// A remote run's log arrives named ssh://host/path, so it can never be taken for a local file.
+		if r.Log.Path == path || (r.Remote != nil && "ssh://"+r.Remote.Host+r.Log.Path == path) {
 			return r, true
 		}
 	}

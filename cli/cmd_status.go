@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/ui"
 )
@@ -52,12 +54,27 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "status", "%v", err)
 	}
 	env := envFor(cfg)
-	locs, err := state.Discover(scanPaths(fs.Args(), cfg), cfg.MaxDepth)
+	local, roots, err := splitRoots(fs.Args(), cfg)
+	if err != nil {
+		return usageError(stderr, "status", "%v", err)
+	}
+	var locs []state.Location
+	if len(local) > 0 || len(roots) == 0 {
+		locs, err = state.Discover(local, cfg.MaxDepth)
+	}
 	unreadable, err := state.SplitUnreadable(err)
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	snap := snapshot(state.LoadAll(locs, env), env)
+	runs := state.LoadAll(locs, env)
+	var hosts []model.HostHealth
+	if len(roots) > 0 {
+		var remoteRuns []model.Run
+		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, common.remoteArgs())
+		runs = append(runs, remoteRuns...)
+	}
+	snap := snapshot(runs, env)
+	snap.Hosts = hosts
 	if *asJSON {
 		if err := writeSnapshotJSON(stdout, snap); err != nil {
 			fmt.Fprintf(stderr, "runwatch status: %v\n", err)
@@ -70,7 +87,15 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	for _, u := range unreadable {
 		fmt.Fprintf(stderr, "runwatch status: %s\n", ui.Sanitize(u.Error()))
 	}
-	if len(unreadable) > 0 {
+	// A host that could not answer may hold runs that need someone: say so, and do not report "all read".
+	hostFailed := false
+	for _, h := range hosts {
+		if h.Error != "" {
+			fmt.Fprintf(stderr, "runwatch status: %s\n", ui.Sanitize(h.Error))
+		}
+		hostFailed = hostFailed || h.State != model.HostLive
+	}
+	if len(unreadable) > 0 || hostFailed {
 		return exitProblems
 	}
 	for _, r := range snap.Runs {
@@ -83,7 +108,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 
 // snapshot builds the status --json document. Runs are ordered by directory so output is stable for scripts.
 func snapshot(runs []model.Run, env model.Env) model.Snapshot {
-	sort.SliceStable(runs, func(i, j int) bool { return runs[i].StatePath < runs[j].StatePath })
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Key() < runs[j].Key() })
 	for i := range runs {
 		// JSON consumers get [] rather than null for empty lists.
 		if runs[i].Stages == nil {
@@ -116,7 +141,7 @@ func snapshot(runs []model.Run, env model.Env) model.Snapshot {
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	return model.Snapshot{Schema: model.SchemaVersion, GeneratedAt: env.Now.UTC(), Host: host, Runs: runs}
+	return model.Snapshot{Schema: model.SchemaVersion, GeneratedAt: env.Now.UTC(), Host: host, Protocol: remote.ProtocolVersion, Runs: runs}
 }
 
 // writeSnapshotJSON writes what json.Encoder with a two-space indent writes for snap, through

@@ -38,6 +38,9 @@ type Config struct {
 	// Notify configures notifications: which channels, and whether completions and the start-up state count.
 	Notify Notify `yaml:"notify"`
 
+	// SSH is how remote roots (ssh://host/path, host:path) are reached.
+	SSH SSHConfig `yaml:"ssh"`
+
 	// Path is the file this config came from, empty when none was read.
 	Path string `yaml:"-"`
 }
@@ -98,6 +101,15 @@ func (p *Protocol) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*p = Protocol(v)
 	return nil
+}
+
+// SSHConfig names the ssh program (with any options of the user's) and the runwatch on remote hosts.
+type SSHConfig struct {
+	// Command is ssh and its options as words, e.g. [ssh, -F, ~/.ssh/fleet_config]; default [ssh].
+	// RUNWATCH_SSH_COMMAND overrides it.
+	Command []string `yaml:"command"`
+	// Runwatch is the program run on remote hosts: "runwatch" (found on the remote PATH) by default.
+	Runwatch string `yaml:"runwatch"`
 }
 
 // Themes accepted by Theme.

@@ -409,7 +409,39 @@ type Snapshot struct {
 	Schema      int       `json:"schema"`
 	GeneratedAt time.Time `json:"generated_at"`
 	Host        string    `json:"host"`
-	Runs        []Run     `json:"runs"`
+	// Protocol is the version of runwatch-to-runwatch output (remote roots read this document over ssh).
+	Protocol int `json:"protocol,omitempty"`
+	// Hosts is the health of every remote host asked, when remote roots were given.
+	Hosts []HostHealth `json:"hosts,omitempty"`
+	// Runs stays the last field: status writes the runs into the document's end on every core.
+	Runs []Run `json:"runs"`
+}
+
+// HostState is how well runwatch sees a remote host.
+type HostState string
+
+const (
+	HostConnecting   HostState = "connecting"
+	HostLive         HostState = "live"
+	HostReconnecting HostState = "reconnecting"
+	HostFailed       HostState = "failed"
+)
+
+// HostHealth is one remote host's connection, as the footer, status and events show it.
+type HostHealth struct {
+	Host  string    `json:"host"`
+	State HostState `json:"state"`
+	// Error is the last failure in words (ssh's own message, or why the remote runwatch cannot serve).
+	Error string `json:"error,omitempty"`
+	// RetryAt is when the next connection attempt starts, while reconnecting.
+	RetryAt *time.Time `json:"retry_at,omitempty"`
+	// Since is when State began; LastSeen is when the host last said anything.
+	Since    time.Time  `json:"since"`
+	LastSeen *time.Time `json:"last_seen,omitempty"`
+	// WatchMode and WatchError are the remote watcher's own health (inotify, polling, its error).
+	WatchMode  string `json:"watch_mode,omitempty"`
+	WatchError string `json:"watch_error,omitempty"`
+	Runs       int    `json:"runs"`
 }
 
 // SchemaVersion of Snapshot.

@@ -183,7 +183,7 @@ func TestWatchTwoHostsLiveChangeAndReconnect(t *testing.T) {
 	fleet.Kill("alpha")
 	c.until(t, "alpha reconnecting", func() bool {
 		h := c.host("alpha")
-		return h.State == StateReconnecting && h.Err != "" && c.runs[keyA].Remote.StaleSince != nil
+		return h.State == StateReconnecting && h.Error != "" && c.runs[keyA].Remote.StaleSince != nil
 	})
 	if c.host("beta").State != StateLive {
 		t.Fatalf("beta should be unaffected: %+v", c.host("beta"))
@@ -208,7 +208,7 @@ func TestWatchSaysWhenRunwatchIsMissingThere(t *testing.T) {
 	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
 	c.until(t, "a clear message", func() bool {
 		h := c.host("bare")
-		return h.Err != "" && strings.Contains(h.Err, "not installed") && strings.Contains(h.Err, InstallHint)
+		return h.Error != "" && strings.Contains(h.Error, "not installed") && strings.Contains(h.Error, InstallHint)
 	})
 }
 
@@ -221,7 +221,7 @@ func TestWatchSaysWhenSSHCannotConnect(t *testing.T) {
 	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
 	c.until(t, "ssh's own error", func() bool {
 		h := c.host("down")
-		return h.State == StateReconnecting && strings.Contains(h.Err, "Connection refused") && h.RetryAt != nil
+		return h.State == StateReconnecting && strings.Contains(h.Error, "Connection refused") && h.RetryAt != nil
 	})
 }
 

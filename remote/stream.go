@@ -17,30 +17,17 @@ import (
 )
 
 // State is how well runwatch sees a host.
-type State string
+type State = model.HostState
 
 const (
-	StateConnecting   State = "connecting"
-	StateLive         State = "live"
-	StateReconnecting State = "reconnecting"
-	StateFailed       State = "failed"
+	StateConnecting   = model.HostConnecting
+	StateLive         = model.HostLive
+	StateReconnecting = model.HostReconnecting
+	StateFailed       = model.HostFailed
 )
 
-// HostHealth is one host's connection as the footer and status show it.
-type HostHealth struct {
-	Host  string `json:"host"`
-	State State  `json:"state"`
-	// Err is the last failure in words (ssh's own message, or why the remote runwatch cannot serve).
-	Err string `json:"error,omitempty"`
-	// RetryAt is when the next connection attempt starts, while reconnecting.
-	RetryAt *time.Time `json:"retry_at,omitempty"`
-	// Since is when State began; LastSeen when the host last said anything.
-	Since    time.Time  `json:"since"`
-	LastSeen *time.Time `json:"last_seen,omitempty"`
-	// Watch is the remote watcher's own health line (inotify, polling, its error).
-	Watch *watch.Health `json:"watch,omitempty"`
-	Runs  int           `json:"runs"`
-}
+// HostHealth is one host's connection.
+type HostHealth = model.HostHealth
 
 // Update is one batch from a host, in watch.Update's shape: Removed holds Run.Key values. Hosts is every
 // host's health after it.
@@ -206,7 +193,7 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 			retry = now.Add(delay)
 		}
 		w.setHealth(c.label, func(h *HostHealth) {
-			h.State, h.Err, h.Since, h.RetryAt = state, err.Error(), now, &retry
+			h.State, h.Error, h.Since, h.RetryAt = state, err.Error(), now, &retry
 		})
 		// What the host showed last stays on screen, marked with when it stopped being current.
 		var stale []model.Run
@@ -362,7 +349,10 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 				if hh.State != StateLive {
 					hh.Since = now
 				}
-				hh.State, hh.Err, hh.RetryAt, hh.Watch, hh.Runs = StateLive, "", nil, h, len(known)
+				hh.State, hh.Error, hh.RetryAt, hh.Runs = StateLive, "", nil, len(known)
+				if h != nil {
+					hh.WatchMode, hh.WatchError = h.Mode, h.Err
+				}
 			})
 		}
 		w.setHealth(c.label, func(hh *HostHealth) { hh.Runs = len(known) })

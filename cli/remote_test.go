@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/remote/sshtest"
+)
+
+// sshFleet starts real sshd servers named by aliases whose sessions find the runwatch under test on their
+// PATH, and points this process's runwatch at them through RUNWATCH_SSH_COMMAND.
+func sshFleet(t *testing.T, aliases ...string) *sshtest.Fleet {
+	t.Helper()
+	bin := buildRunwatch(t)
+	fleet := sshtest.New(t, filepath.Dir(bin), aliases...)
+	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
+	// ControlMaster sockets: a short folder, as unix socket paths are limited to 108 bytes.
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	return fleet
+}
+
+// remoteRun writes a resumable run the way state_tool.py writes one, with its lock file inside the folder.
+func remoteRun(t *testing.T, root, name string) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(file, body string) {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("state.env", fmt.Sprintf("CURRENT_STAGE=\"S1\"\nLOCK_FILE=\"%s/run.lock\"\nRUN_ID=\"%s\"\nS1_DONE=\"0\"\nS2_DONE=\"0\"\nTASK_NAME=\"t\"\n", dir, name))
+	write("checklist.state.env", "CB_S1_A=\"1\"\nCB_S2_B=\"0\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\n")
+	write("run.log", "[2026-12-01T08:00:00Z] run_bootstrap mode=kickoff-new\n")
+	return dir
+}
+
+func TestStatusOverSSHMergesHostsAndSaysWhichFailed(t *testing.T) {
+	fleet := sshFleet(t, "alpha", "beta")
+	rootA, rootB := t.TempDir(), t.TempDir()
+	remoteRun(t, rootA, "irm-a-20261201T080000Z")
+	remoteRun(t, rootB, "irm-b-20261201T080000Z")
+	local := t.TempDir()
+	remoteRun(t, local, "irm-local-20261201T080000Z")
+
+	var out, errOut bytes.Buffer
+	code := dispatch([]string{"status", "--json", "ssh://alpha" + rootA, "beta:" + rootB, local}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	var snap model.Snapshot
+	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]model.Run{}
+	for _, r := range snap.Runs {
+		byID[r.ID] = r
+	}
+	if r := byID["irm-a-20261201T080000Z"]; r.Remote == nil || r.Remote.Host != "alpha" || r.Remote.Root != "ssh://alpha"+rootA {
+		t.Errorf("alpha's run: %+v", r.Remote)
+	}
+	if r := byID["irm-b-20261201T080000Z"]; r.Remote == nil || r.Remote.Host != "beta" {
+		t.Errorf("beta's run: %+v", r.Remote)
+	}
+	if r := byID["irm-local-20261201T080000Z"]; r.ID == "" || r.Remote != nil {
+		t.Errorf("the local run: %+v", r)
+	}
+	if len(snap.Hosts) != 2 || snap.Hosts[0].State != model.HostLive || snap.Hosts[1].State != model.HostLive {
+		t.Errorf("hosts: %+v", snap.Hosts)
+	}
+
+	// A host that is down: its runs are absent, status says so on stderr and exits 1, the other host's are there.
+	fleet.Kill("beta")
+	out.Reset()
+	errOut.Reset()
+	code = dispatch([]string{"status", "--json", "ssh://alpha" + rootA, "beta:" + rootB}, &out, &errOut)
+	if code != exitProblems || !strings.Contains(errOut.String(), "beta") || !strings.Contains(errOut.String(), "Connection refused") {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	snap = model.Snapshot{}
+	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Runs) != 1 || snap.Runs[0].Remote.Host != "alpha" || snap.Hosts[1].State != model.HostFailed {
+		t.Errorf("with beta down: %d runs, hosts %+v", len(snap.Runs), snap.Hosts)
+	}
+}
+
+func TestEventsOverSSHStreamsTheRemoteChange(t *testing.T) {
+	sshFleet(t, "alpha")
+	root := t.TempDir()
+	dir := remoteRun(t, root, "irm-ev-20261201T080000Z")
+
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	go func() {
+		// Until the run is running: the lock taken below makes it so, on the remote side.
+		done <- dispatch([]string{"events", "--timeout", "60s", "--until", "running", "--run", "irm-ev", "ssh://alpha" + root}, pw, &errOut)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	lines.Buffer(nil, 16<<20)
+	seen := map[string]bool{}
+	for lines.Scan() {
+		var ev struct {
+			Protocol int              `json:"protocol"`
+			Type     string           `json:"type"`
+			Run      *model.Run       `json:"run"`
+			Host     model.HostHealth `json:"host"`
+		}
+		if err := json.Unmarshal(lines.Bytes(), &ev); err != nil {
+			t.Fatalf("not JSON: %s", lines.Text())
+		}
+		if ev.Protocol != 1 {
+			t.Errorf("line without the protocol version: %s", lines.Text())
+		}
+		seen[ev.Type] = true
+		if ev.Type == "run-added" {
+			if ev.Run.Remote == nil || ev.Run.Remote.Host != "alpha" {
+				t.Errorf("run-added without its host: %s", lines.Text())
+			}
+			host, _ := os.Hostname()
+			lock := fmt.Sprintf(`{"acquired_at_utc": "%s", "host": "%s", "pid": %d, "run_id": "irm-ev-20261201T080000Z", "user": "u"}`+"\n",
+				time.Now().UTC().Format(time.RFC3339), host, os.Getpid())
+			if err := os.WriteFile(filepath.Join(dir, "run.lock"), []byte(lock), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ev.Type == "host-health" && ev.Host.Host != "alpha" {
+			t.Errorf("host-health for %q", ev.Host.Host)
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("events exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{"run-added", "run-changed", "host-health"} {
+		if !seen[want] {
+			t.Errorf("no %s line (saw %v)", want, seen)
+		}
+	}
+}
