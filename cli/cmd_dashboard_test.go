@@ -122,10 +122,13 @@ func TestDashboardNoColorInTmux(t *testing.T) {
 	if loc := colour.FindStringIndex(plain); loc != nil {
 		t.Errorf("NO_COLOR frame has a colour sequence %q", plain[loc[0]:min(len(plain), loc[1]+10)])
 	}
-	for _, want := range []string{"⚠ stall", "⊘ block", "[stale]"} {
-		if !strings.Contains(stripSGR(plain), want) && !strings.Contains(stripSGR(plain), strings.Replace(want, "[stale]", "L:stale", 1)) {
+	for _, want := range []string{"⊘ broken-state", "blocked", "‖ export-style"} {
+		if !strings.Contains(stripSGR(plain), want) {
 			t.Errorf("NO_COLOR frame lacks %q", want)
 		}
+	}
+	if !regexp.MustCompile(`\x1b\[(?:[0-9]*;)*7m`).MatchString(plain) {
+		t.Error("NO_COLOR frame has no reverse video: the selected row would be invisible")
 	}
 	if coloured := capture("color", "COLORTERM=truecolor"); !colour.MatchString(coloured) {
 		t.Error("without NO_COLOR the frame has no colour; the check above proves nothing")

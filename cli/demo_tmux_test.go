@@ -222,9 +222,10 @@ func newTmuxDemo(t *testing.T) *tmuxDemo {
 	return d
 }
 
-// jonggrangRows picks the jonggrang rows' name and progress out of the runs pane. Only the simulator changes
-// them (the other jonggrang runs are finished or waiting for a person), so a change is the simulator's.
-var jonggrangRows = regexp.MustCompile(`(\S+)\s+jg\s+\S+\s+(\d+/\d+)`)
+// jonggrangRows picks each row's name and the cell after it (its status, or its stage where the table is
+// narrow) out of the runs pane. Only the simulator changes them in the first seconds, so a change is the
+// simulator's.
+var jonggrangRows = regexp.MustCompile(`(?m)^[┃│][▶‖?⚠✗⊘✓·⌂] (\S+)\s+(\S+)`)
 
 func jonggrangProgress(screen string) string {
 	var rows []string

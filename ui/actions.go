@@ -2,10 +2,8 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"runwatch/model"
 )
@@ -41,26 +39,19 @@ type Actor interface {
 	Plan(req ActionRequest) (Planned, error)
 }
 
-type confirmState struct {
-	req     ActionRequest
-	planned Planned
-	preview []string
-	typed   string
-	top     int
-}
-
-func (m *Model) requestAction(act string) tea.Cmd {
-	run, ok := m.selectedRun()
+// requestAction plans a mutating action on the selected run in a command; sel is Detail's focused row,
+// which says which item to tick, which lock to clear, which phase to retry.
+func requestAction(a *app, act string, sel rowID) tea.Cmd {
+	run, ok := a.selectedRun()
 	if !ok {
-		m.setNote("no run selected")
+		a.note("no run selected")
 		return nil
 	}
-	if m.actor == nil || m.keys.ReadOnly {
-		m.setError(fmt.Errorf("read-only: %s is disabled", act))
+	if a.actor == nil || a.keys.ReadOnly {
+		a.fail(fmt.Errorf("read-only: %s is disabled", act))
 		return nil
 	}
 	req := ActionRequest{Action: act, Run: run}
-	sel := m.detailSelection(run)
 	switch act {
 	case ActStep:
 		req.Stage = run.CurrentStage
@@ -70,12 +61,13 @@ func (m *Model) requestAction(act string) tea.Cmd {
 			req.Stage = firstFailedStage(run)
 		}
 		if req.Stage == "" {
-			m.setError(fmt.Errorf("retry: %s has no failed %s", Sanitize(run.ID), run.Kind.StageWord()))
+			a.fail(fmt.Errorf("retry: %s has no failed %s", Sanitize(run.ID), run.Kind.StageWord()))
 			return nil
 		}
 	case ActTick:
 		if sel.kind != rowItem {
-			m.setError(fmt.Errorf("tick: move to a checklist item in the detail pane first"))
+			a.fail(fmt.Errorf("tick: move to a checklist item in Detail first (%s, then %s/%s)",
+				a.keys.First(ActNextPane), a.keys.First(ActDown), a.keys.First(ActUp)))
 			return nil
 		}
 		req.Stage, req.Item = sel.stage, sel.key
@@ -87,7 +79,7 @@ func (m *Model) requestAction(act string) tea.Cmd {
 	case ActPause:
 		req.Resume = run.Status == model.StatusPaused
 	}
-	actor := m.actor
+	actor := a.actor
 	return func() tea.Msg {
 		p, err := actor.Plan(req)
 		return planMsg{req: req, planned: p, err: err}
@@ -112,116 +104,4 @@ func checklistValue(run model.Run, stage, key string) bool {
 		}
 	}
 	return false
-}
-
-// updateConfirm handles keys while the confirmation dialog is open. Nothing but an explicit yes (or the
-// typed word) applies; every other key keeps the dialog or cancels it.
-func (m *Model) updateConfirm(msg tea.KeyPressMsg) tea.Cmd {
-	c := m.confirm
-	key := msg.String()
-	switch key {
-	case "esc", "ctrl+c":
-		m.confirm = nil
-		m.setNote("cancelled")
-		return nil
-	case "up", "k":
-		if c.planned.TypedConfirmation() == "" || key == "up" {
-			c.top = max(0, c.top-1)
-			return nil
-		}
-	case "down", "j":
-		if c.planned.TypedConfirmation() == "" || key == "down" {
-			c.top++
-			return nil
-		}
-	}
-	if word := c.planned.TypedConfirmation(); word != "" {
-		switch key {
-		case "enter":
-			if c.typed != word {
-				m.setError(fmt.Errorf("type %q exactly to confirm, or esc to cancel", Sanitize(word)))
-				return nil
-			}
-			return m.apply()
-		case "backspace":
-			if c.typed != "" {
-				r := []rune(c.typed)
-				c.typed = string(r[:len(r)-1])
-			}
-		default:
-			c.typed += keyText(msg)
-		}
-		return nil
-	}
-	switch key {
-	case "y", "Y":
-		return m.apply()
-	case "n", "N", "q":
-		m.confirm = nil
-		m.setNote("cancelled")
-	}
-	return nil
-}
-
-func (m *Model) apply() tea.Cmd {
-	p, typed := m.confirm.planned, m.confirm.typed
-	m.confirm = nil
-	return applyCmd(p, typed)
-}
-
-// keyText is the text a key press types, for the dialogs' and filters' line inputs.
-func keyText(msg tea.KeyPressMsg) string {
-	if msg.String() == "space" {
-		return " "
-	}
-	return msg.Text
-}
-
-func (m Model) renderConfirm(w, h int) string {
-	c := m.confirm
-	t := m.theme
-	inner := max(10, w-4)
-	var lines []string
-	lines = append(lines, t.Bold.Render(truncate(Sanitize(c.planned.Summary()), inner)))
-	lines = append(lines, "")
-	bodyH := max(1, h-8)
-	// Long lines wrap rather than truncate: the confirmation must show the whole change.
-	var prev []string
-	for _, l := range c.preview {
-		for _, chunk := range wrapText(l, inner) {
-			prev = append(prev, m.diffStyle(l).Render(chunk))
-		}
-	}
-	top := min(c.top, max(0, len(prev)-bodyH))
-	for i := top; i < len(prev) && i < top+bodyH; i++ {
-		lines = append(lines, prev[i])
-	}
-	if len(prev) > bodyH {
-		lines = append(lines, t.Dim.Render(fmt.Sprintf("… %d lines, j/k to scroll", len(prev))))
-	}
-	lines = append(lines, "")
-	if word := c.planned.TypedConfirmation(); word != "" {
-		lines = append(lines, t.Warn.Render("⚠ liveness unknown: type "+Sanitize(word)+" and press enter"))
-		lines = append(lines, "> "+Sanitize(c.typed)+"█")
-		lines = append(lines, t.Dim.Render("esc cancel"))
-	} else {
-		lines = append(lines, t.Bold.Render("Apply this change? [y/N]")+t.Dim.Render("  esc cancel"))
-	}
-	return box(t, "Confirm "+c.req.Action, lines, min(w, inner+4), min(h, len(lines)+2), true)
-}
-
-// diffStyle styles a preview line by its unified-diff prefix; the +/- stays visible, so colour only doubles it.
-func (m Model) diffStyle(s string) lipgloss.Style {
-	t := m.theme
-	switch {
-	case strings.HasPrefix(s, "+++"), strings.HasPrefix(s, "---"):
-		return t.Bold
-	case strings.HasPrefix(s, "+"):
-		return t.DiffAdd
-	case strings.HasPrefix(s, "-"):
-		return t.DiffDel
-	case strings.HasPrefix(s, "@@"):
-		return t.DiffHunk
-	}
-	return lipgloss.NewStyle()
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
 
 	"runwatch/model"
@@ -19,6 +20,14 @@ type stateActor struct {
 }
 
 func (a *stateActor) Plan(req ActionRequest) (Planned, error) {
+	p, err := a.plan(req)
+	if err != nil {
+		return nil, err
+	}
+	return statePlan{p: p, replan: func() (*action.Plan, error) { return a.plan(req) }}, nil
+}
+
+func (a *stateActor) plan(req ActionRequest) (*action.Plan, error) {
 	opts := a.opts
 	if a.env != nil {
 		opts.Env = a.env()
@@ -50,10 +59,15 @@ func (a *stateActor) Plan(req ActionRequest) (Planned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
 	}
-	return statePlan{p}, nil
+	return p, nil
 }
 
-type statePlan struct{ p *action.Plan }
+// statePlan is a plan shown in the dialog. replan computes it again when the person answers, so the audit
+// line and timestamps carry the time of the answer, not of the key that opened the dialog.
+type statePlan struct {
+	p      *action.Plan
+	replan func() (*action.Plan, error)
+}
 
 func (s statePlan) Summary() string { return s.p.Summary }
 func (s statePlan) Preview() string { return s.p.Preview() }
@@ -64,13 +78,34 @@ func (s statePlan) TypedConfirmation() string {
 	return ""
 }
 func (s statePlan) Apply(typed string) (string, error) {
-	err := action.Apply(s.p, action.ApplyOptions{Typed: typed})
+	p := s.p
+	if s.replan != nil {
+		// The fresh plan is used only when it starts from exactly the bytes the person saw; otherwise the
+		// shown plan is applied, and its own preconditions report "changed on disk since you looked".
+		if fresh, err := s.replan(); err == nil && sameStart(fresh, s.p) {
+			p = fresh
+		}
+	}
+	err := action.Apply(p, action.ApplyOptions{Typed: typed})
 	switch {
 	case action.Applied(err):
 		// Made, but with something the person must know (audit line missing, a concurrent write replaced).
 		return "done, but: " + err.Error(), nil
 	case err != nil:
-		return "", fmt.Errorf("%s: %w", s.p.Action, err)
+		return "", fmt.Errorf("%s: %w", p.Action, err)
 	}
-	return "done: " + s.p.Summary, nil
+	return "done: " + p.Summary, nil
+}
+
+func sameStart(a, b *action.Plan) bool {
+	if a.Action != b.Action || a.RunPath != b.RunPath || len(a.Files) != len(b.Files) || a.Confirm != b.Confirm {
+		return false
+	}
+	for i := range a.Files {
+		fa, fb := a.Files[i], b.Files[i]
+		if fa.Path != fb.Path || fa.Remove != fb.Remove || !bytes.Equal(fa.Old, fb.Old) || fa.Snap != fb.Snap {
+			return false
+		}
+	}
+	return true
 }

@@ -29,9 +29,9 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 		func() model.Env { return state.NewEnv(0) })
 	m := newTestModel(t, 140, 40, []model.Run{load()}, Options{Actor: actor})
 
-	m = send(t, m, key("U"))
-	if m.confirm == nil {
-		t.Fatalf("U did not ask; footer %q", m.errLine)
+	m = send(t, m, press("U"))
+	if m.confirmDialog() == nil {
+		t.Fatalf("U did not ask; footer %q", m.app.msgs.errText())
 	}
 	view := plain(m)
 	for _, want := range []string{"remove " + lock, "stale_lock_cleared", "Apply this change? [y/N]"} {
@@ -42,9 +42,9 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 	if _, err := os.Stat(lock); err != nil {
 		t.Fatal("the lock went away before the confirmation")
 	}
-	m = send(t, m, key("y"))
-	if m.errLine != "" {
-		t.Fatalf("apply failed: %s", m.errLine)
+	m = send(t, m, press("y"))
+	if m.app.msgs.errText() != "" {
+		t.Fatalf("apply failed: %s", m.app.msgs.errText())
 	}
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
 		t.Fatalf("lock still there after y: %v", err)
@@ -55,13 +55,13 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 	}
 
 	m = send(t, m, BatchMsg{Changed: []model.Run{load()}})
-	m = send(t, m, key("Z"))
-	if m.confirm == nil {
-		t.Fatalf("Z did not ask; footer %q", m.errLine)
+	m = send(t, m, press("Z"))
+	if m.confirmDialog() == nil {
+		t.Fatalf("Z did not ask; footer %q", m.app.msgs.errText())
 	}
-	m = send(t, m, key("y"))
-	if m.errLine != "" {
-		t.Fatalf("undo failed: %s", m.errLine)
+	m = send(t, m, press("y"))
+	if m.app.msgs.errText() != "" {
+		t.Fatalf("undo failed: %s", m.app.msgs.errText())
 	}
 	if _, err := os.Stat(lock); err != nil {
 		t.Fatalf("undo did not restore the lock: %v", err)
@@ -84,9 +84,9 @@ func TestStepRefusalShowsBlockers(t *testing.T) {
 	run := state.Load(locs[0], state.NewEnv(0))
 	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
 	m := newTestModel(t, 140, 40, []model.Run{run}, Options{Actor: actor})
-	m = send(t, m, key("S"))
-	if m.confirm != nil || !strings.Contains(m.errLine, "CB_VERIFY_COVERAGE_REPORT") {
-		t.Fatalf("step should be refused naming the blocker; confirm %v footer %q", m.confirm != nil, m.errLine)
+	m = send(t, m, press("S"))
+	if m.confirmDialog() != nil || !strings.Contains(m.app.msgs.errText(), "CB_VERIFY_COVERAGE_REPORT") {
+		t.Fatalf("step should be refused naming the blocker; confirm %v footer %q", m.confirmDialog() != nil, m.app.msgs.errText())
 	}
 	after, _ := os.ReadFile(filepath.Join(runDir, "state.env"))
 	if string(before) != string(after) {

@@ -227,7 +227,7 @@ func BenchmarkKeyToFrame(b *testing.B) {
 		}
 		break
 	}
-	keys := []tea.KeyPressMsg{key("j"), key("k")}
+	keys := []tea.KeyPressMsg{press("j"), press("k")}
 	var ds []time.Duration
 	i := 0
 	for b.Loop() {
@@ -355,7 +355,7 @@ func BenchmarkKeyToFrameDuringLogStorm(b *testing.B) {
 		stormDone <- n
 	}()
 	time.Sleep(500 * time.Millisecond) // let the storm reach its rate
-	keys := []tea.KeyPressMsg{key("t"), key("t")}
+	keys := []tea.KeyPressMsg{press("t"), press("t")}
 	var ds []time.Duration
 	var peak uint64
 	i := 0

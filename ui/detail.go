@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"runwatch/model"
 )
 
@@ -15,6 +18,7 @@ const (
 	rowItem
 	rowLock
 	rowOutput
+	rowFold // the one line that stands for the completed stages
 )
 
 // rowID names a focusable detail row by what it shows, so a live update that inserts rows above it does not
@@ -30,40 +34,122 @@ type detailRow struct {
 	text string
 }
 
-// detailSelection is the focused row of run, defaulting to its current stage.
-func (m Model) detailSelection(run model.Run) rowID {
-	if id, ok := m.detailSel[run.StatePath]; ok {
-		for _, r := range m.detailRows(run, 80) {
+// detailPane shows the selected run: first what it needs from you, then where it stands, its stages (the
+// completed ones folded into one line), checklists, flags, gates, locks and problems. Its rows are drawn by
+// hand rather than through a viewport because rows are focusable (a checklist item, a lock) and the
+// focused one must stay put while the content around it changes live.
+type detailPane struct {
+	app *app
+	sel map[string]rowID // per run: the focused row
+	// open holds, per run, the stages expanded with enter beside the current one, and whether the
+	// completed stages are unfolded. Moving the cursor never changes which rows exist, so nothing below it
+	// reflows.
+	open     map[string]map[string]bool
+	unfolded map[string]bool
+	top      int
+	w, h     int
+}
+
+func newDetailPane(a *app) *detailPane {
+	return &detailPane{app: a, sel: map[string]rowID{}, open: map[string]map[string]bool{}, unfolded: map[string]bool{}}
+}
+
+func (p *detailPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+func (p *detailPane) innerW() int { return max(1, p.w-borderCells) }
+func (p *detailPane) innerH() int { return max(1, p.h-borderCells) }
+
+// selectionChanged is called by the root when another run is selected.
+func (p *detailPane) selectionChanged() { p.top = 0 }
+
+// selection is the focused row of the selected run, defaulting to its current stage.
+func (p *detailPane) selection() rowID {
+	run, ok := p.app.selectedRun()
+	if !ok {
+		return rowID{}
+	}
+	return p.selectionOf(run)
+}
+
+func (p *detailPane) selectionOf(run model.Run) rowID {
+	if id, ok := p.sel[run.StatePath]; ok {
+		for _, r := range p.rows(run, p.innerW()) {
 			if r.id == id {
 				return id
 			}
 		}
 	}
-	if run.CurrentStage != "" {
-		if st := run.Stage(run.CurrentStage); st != nil {
-			return rowID{kind: rowStage, stage: st.Key, key: st.Key}
+	if st := run.Stage(run.CurrentStage); st != nil {
+		if id := (rowID{kind: rowStage, stage: st.Key, key: st.Key}); p.hasRow(run, id) {
+			return id
+		}
+	}
+	for _, r := range p.rows(run, p.innerW()) {
+		if r.id.kind != rowText {
+			return r.id
 		}
 	}
 	return rowID{}
 }
 
-// expandedStage is the stage whose checklist or outputs are shown: the focused one, else the current one.
-func (m Model) expandedStage(run model.Run) string {
-	id, ok := m.detailSel[run.StatePath]
-	if ok && id.stage != "" {
-		return id.stage
+func (p *detailPane) hasRow(run model.Run, id rowID) bool {
+	for _, r := range p.rows(run, p.innerW()) {
+		if r.id == id {
+			return true
+		}
 	}
-	if st := run.Stage(run.CurrentStage); st != nil {
-		return st.Key
-	}
-	return ""
+	return false
 }
 
-// detailRows builds the detail pane for run at width w. It is pure, so Update (focus movement) and View
-// (drawing) agree on the rows.
-func (m Model) detailRows(run model.Run, w int) []detailRow {
-	t := m.theme
-	now := m.opts.Now()
+// expanded reports whether a stage's checklist or outputs are shown: the current stage always, others when
+// opened with enter.
+func (p *detailPane) expanded(run model.Run, stage string) bool {
+	if strings.EqualFold(stage, run.CurrentStage) {
+		return !p.open[run.StatePath]["-"+stage]
+	}
+	return p.open[run.StatePath][stage]
+}
+
+func (p *detailPane) toggle(run model.Run, stage string) {
+	o := p.open[run.StatePath]
+	if o == nil {
+		o = map[string]bool{}
+		p.open[run.StatePath] = o
+	}
+	if strings.EqualFold(stage, run.CurrentStage) {
+		o["-"+stage] = !o["-"+stage]
+		return
+	}
+	o[stage] = !o[stage]
+}
+
+// attentionLine is Detail's first line: what the run needs from you and the key that does it, or why there
+// is nothing to do. model.Judge decides; this only words the key.
+func (p *detailPane) attentionLine(run model.Run, w int) []string {
+	t := p.app.theme
+	at := run.Attention
+	reason := Sanitize(at.Reason)
+	if !at.NeedsYou {
+		return wrapText(t.Good.Render("Nothing to do: ")+reason, w)
+	}
+	line := "Needs you: " + reason
+	if b, ok := attentionBinding(p.app.keys, at.Action); ok {
+		line += " → press " + b.Help().Key + " (" + b.Help().Desc + ")"
+	} else if at.Command != "" {
+		line += " → " + Sanitize(at.Command)
+	}
+	var out []string
+	for _, l := range wrapText(line, w) {
+		out = append(out, t.Warn.Render(l))
+	}
+	return out
+}
+
+// rows builds the detail of run at width w. It is pure, so Update (focus movement) and View (drawing) agree
+// on the rows.
+func (p *detailPane) rows(run model.Run, w int) []detailRow {
+	t := p.app.theme
+	now := p.app.now()
 	var rows []detailRow
 	add := func(s string) { rows = append(rows, detailRow{text: s}) }
 	addID := func(id rowID, s string) { rows = append(rows, detailRow{id: id, text: s}) }
@@ -75,31 +161,48 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 	}
 	word := run.Kind.StageWord()
 
-	add(t.Bold.Render(Sanitize(run.ID)) + t.Dim.Render("  "+string(run.Kind)))
-	if run.Title != "" && run.Title != run.ID {
-		for _, l := range wrapText(Sanitize(run.Title), w) {
-			add(l)
-		}
+	for _, l := range p.attentionLine(run, w) {
+		add(l)
 	}
 	head := t.statusStyle(run.Status).Render(run.Status.Glyph()+" "+string(run.Status)) +
-		fmt.Sprintf(" · %s %s · %d/%d done", word, orDash(Sanitize(run.CurrentStage)), run.Progress.Done, run.Progress.Total)
+		fmt.Sprintf(" · %s %s · %d/%d done", word, orDash(stageCell(run, true)), run.Progress.Done, run.Progress.Total)
 	if run.RawStatus != "" && run.RawStatus != string(run.Status) {
 		head += t.Dim.Render(" (file says " + Sanitize(run.RawStatus) + ")")
 	}
 	add(head)
-	add(t.Dim.Render(truncate(Sanitize(run.Dir), w)))
-	for _, c := range run.CrashSigns {
-		add(t.Warn.Render("⚠ " + Sanitize(c)))
+	if run.Title != "" && run.Title != run.ID {
+		add(truncate(Sanitize(run.Title), w))
 	}
 	if run.Archived {
 		add(t.Dim.Render("archived run (read-only history)"))
 	}
 
-	expanded := m.expandedStage(run)
 	if len(run.Stages) > 0 {
 		section(strings.ToUpper(word[:1]) + word[1:] + "s")
 	}
-	for _, st := range run.Stages {
+	// Completed stages before the first unfinished one fold into one line, so the stage that matters is
+	// near the top.
+	fold := 0
+	for fold < len(run.Stages) && (run.Stages[fold].Status == model.StageCompleted || run.Stages[fold].Status == model.StageSkipped) &&
+		!strings.EqualFold(run.Stages[fold].Key, run.CurrentStage) {
+		fold++
+	}
+	if fold < 2 {
+		fold = 0 // one stage folded into one line saves nothing
+	}
+	if fold > 0 {
+		first, last := run.Stages[0], run.Stages[fold-1]
+		mark := "▸"
+		if p.unfolded[run.StatePath] {
+			mark = "▾"
+		}
+		addID(rowID{kind: rowFold, key: "fold"}, t.Good.Render("✓")+" "+fmt.Sprintf("%d %ss done (%s … %s) %s", fold, word,
+			Sanitize(stageShort(first)), Sanitize(stageShort(last)), t.Dim.Render(mark+" enter")))
+	}
+	for si, st := range run.Stages {
+		if si < fold && !p.unfolded[run.StatePath] {
+			continue
+		}
 		line := t.stageStyle(st.Status).Render(st.Status.Glyph()) + " " + padRight(Sanitize(st.Key), 4)
 		if st.Name != "" && st.Name != st.Key {
 			line += " " + Sanitize(st.Name)
@@ -135,7 +238,7 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 		if st.SkipReason != "" {
 			add("    " + t.Dim.Render("skipped: "+Sanitize(st.SkipReason)))
 		}
-		if st.Key != expanded {
+		if !p.expanded(run, st.Key) {
 			continue
 		}
 		for _, it := range st.Checklist {
@@ -161,6 +264,17 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 				if po.Error != "" {
 					add("      " + t.Bad.Render("✗ "+truncate(Sanitize(po.Error), max(8, w-8))))
 				}
+			}
+		}
+	}
+
+	// Crash signs come after the stages: the first line already says what the run needs, and in a stacked
+	// layout the current stage must fit above the fold.
+	if len(run.CrashSigns) > 0 {
+		section("Crash signs")
+		for _, c := range run.CrashSigns {
+			for _, l := range wrapText(Sanitize(c), max(8, w-2)) {
+				add(t.Warn.Render("⚠ " + l))
 			}
 		}
 	}
@@ -279,6 +393,11 @@ func (m Model) detailRows(run model.Run, w int) []detailRow {
 			add(l)
 		}
 	}
+	section("Folder")
+	add(t.Dim.Render(string(run.Kind) + " run in"))
+	for _, l := range wrapText(Sanitize(run.Dir), w) {
+		add(t.Dim.Render(l))
+	}
 	return rows
 }
 
@@ -305,13 +424,92 @@ func orDash(s string) string {
 	return s
 }
 
-func (m *Model) moveDetail(act string) {
-	run, ok := m.selectedRun()
+func stageShort(s model.Stage) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.Key
+}
+
+func (p *detailPane) ShortHelp() []key.Binding {
+	k := p.app.keys
+	run, ok := p.app.selectedRun()
+	if !ok {
+		return k.bindings(ActBack, ActNextPane, ActHelp)
+	}
+	var out []key.Binding
+	sel := p.selectionOf(run)
+	switch sel.kind {
+	case rowItem:
+		out = append(out, k.bindings(ActTick, ActStep)...)
+	case rowLock:
+		for _, l := range run.Locks {
+			if l.Path == sel.key && l.Verdict != model.VerdictLive {
+				out = append(out, k.bindings(ActUnlock)...)
+			}
+		}
+	case rowFold:
+		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(ActOpen), "unfold")))
+	case rowStage:
+		if st := run.Stage(sel.stage); st != nil && st.Status == model.StageFailed {
+			out = append(out, k.bindings(ActRetry)...)
+		}
+		if strings.EqualFold(sel.stage, run.CurrentStage) {
+			out = append(out, k.bindings(ActStep)...)
+		}
+		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(ActOpen), "expand")))
+	}
+	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !containsBinding(out, b) {
+		out = append([]key.Binding{b}, out...)
+	}
+	return append(out, k.bindings(ActCopy, ActBrief, ActBack, ActHelp)...)
+}
+
+func containsBinding(bs []key.Binding, b key.Binding) bool {
+	for _, x := range bs {
+		if x.Help() == b.Help() {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *detailPane) FullHelp() [][]key.Binding {
+	k := p.app.keys
+	return [][]key.Binding{k.bindings(ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown, ActOpen, ActBack),
+		k.bindings(ActTick, ActStep, ActUnlock, ActRetry, ActPause, ActUndo)}
+}
+
+func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	act := p.app.keys.Of(km)
+	if act == ActOpen {
+		run, ok := p.app.selectedRun()
+		if !ok {
+			return nil
+		}
+		switch sel := p.selectionOf(run); sel.kind {
+		case rowFold:
+			p.unfolded[run.StatePath] = !p.unfolded[run.StatePath]
+		case rowStage:
+			p.toggle(run, sel.stage)
+		}
+		return nil
+	}
+	p.move(act)
+	return nil
+}
+
+func (p *detailPane) move(act string) {
+	run, ok := p.app.selectedRun()
 	if !ok {
 		return
 	}
-	w := m.paneWidth(PaneDetail)
-	rows := m.detailRows(run, w)
+	w, h := p.innerW(), p.innerH()
+	rows := p.rows(run, w)
 	var ids []int
 	for i, r := range rows {
 		if r.id.kind != rowText {
@@ -319,17 +517,17 @@ func (m *Model) moveDetail(act string) {
 		}
 	}
 	if len(ids) == 0 {
-		m.detailTop = moveScroll(m.detailTop, act, len(rows), m.paneHeight(PaneDetail))
+		p.top = moveScroll(p.top, act, len(rows), h)
 		return
 	}
-	cur := m.detailSelection(run)
+	cur := p.selectionOf(run)
 	pos := 0
 	for i, ri := range ids {
 		if rows[ri].id == cur {
 			pos = i
 		}
 	}
-	page := max(1, m.paneHeight(PaneDetail)/2)
+	page := max(1, h/2)
 	switch act {
 	case ActUp:
 		pos--
@@ -343,33 +541,29 @@ func (m *Model) moveDetail(act string) {
 		pos -= page
 	case ActPageDown:
 		pos += page
+	default:
+		return
 	}
-	h := m.paneHeight(PaneDetail)
 	// Past the first or last focusable row, keys scroll the text around it (problems and hints below the
 	// last lock are still reachable).
 	if pos < 0 || pos > len(ids)-1 {
-		m.detailTop = moveScroll(m.detailTop, act, len(rows), h)
+		p.top = moveScroll(p.top, act, len(rows), h)
 		return
 	}
-	pos = clamp(pos, 0, len(ids)-1)
-	m.detailSel[run.StatePath] = rows[ids[pos]].id
-	// Rows change when a different stage expands, so find the focused row again before scrolling to it.
-	rows = m.detailRows(run, w)
-	idx := 0
-	for i, r := range rows {
-		if r.id == m.detailSel[run.StatePath] {
-			idx = i
-		}
+	p.sel[run.StatePath] = rows[ids[pos]].id
+	idx := ids[pos]
+	if idx < p.top {
+		p.top = idx
 	}
-	if idx < m.detailTop {
-		m.detailTop = idx
-	}
-	if idx >= m.detailTop+h {
-		m.detailTop = idx - h + 1
+	if idx >= p.top+h {
+		p.top = idx - h + 1
 	}
 	if act == ActBottom {
 		// Show the end of the text, as long as the focused row stays on screen.
-		m.detailTop = clamp(len(rows)-h, 0, idx)
+		p.top = clamp(len(rows)-h, 0, idx)
+	}
+	if act == ActTop {
+		p.top = 0
 	}
 }
 
@@ -391,21 +585,39 @@ func moveScroll(top int, act string, total, h int) int {
 	return clamp(top, 0, max(0, total-h))
 }
 
-func (m Model) renderDetail(w, h int) []string {
-	run, ok := m.selectedRun()
-	if !ok {
-		return []string{m.theme.Dim.Render("no run selected")}
+func (p *detailPane) title() string {
+	if run, ok := p.app.selectedRun(); ok {
+		return "Detail " + Sanitize(run.ID)
 	}
-	rows := m.detailRows(run, w)
-	sel := m.detailSelection(run)
-	top := clamp(m.detailTop, 0, max(0, len(rows)-h))
+	return "Detail"
+}
+
+func (p *detailPane) View() string {
+	w, h := p.innerW(), p.innerH()
+	t := p.app.theme
+	run, ok := p.app.selectedRun()
+	if !ok {
+		return box(t, p.title(), []string{t.Dim.Render("no run selected")}, p.w, p.h, p.app.focus == PaneDetail, scroll{})
+	}
+	rows := p.rows(run, w)
+	sel := p.selectionOf(run)
+	top := clamp(p.top, 0, max(0, len(rows)-h))
+	for i, r := range rows {
+		if r.id == sel && r.id.kind != rowText && i >= top+h {
+			// The focused row (by default the current stage) is always on screen, even before any key
+			// moved to it, and even in the few rows of a stacked layout.
+			top = i - h + 1
+			p.top = top
+		}
+	}
 	var out []string
 	for i := top; i < len(rows) && len(out) < h; i++ {
 		line := truncate(rows[i].text, w)
 		if rows[i].id.kind != rowText && rows[i].id == sel {
-			line = m.selectStyle(PaneDetail).Render(padRight(stripped(line), w))
+			line = selectStyle(p.app, PaneDetail).Render(padRight(stripped(line), w))
 		}
 		out = append(out, line)
 	}
-	return out
+	sc := scroll{above: top, below: max(0, len(rows)-top-h)}
+	return box(t, p.title(), out, p.w, p.h, p.app.focus == PaneDetail, sc)
 }

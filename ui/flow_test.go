@@ -62,7 +62,7 @@ func TestLiveFlow(t *testing.T) {
 
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-	for p := range final.runs {
+	for p := range final.app.runs {
 		if strings.Contains(p, "live-new-run") {
 			t.Errorf("removed run still in the model: %s", p)
 		}

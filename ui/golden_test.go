@@ -74,6 +74,7 @@ func loadFixtures(t testing.TB) []model.Run {
 
 func relocateRun(r *model.Run, root string) {
 	r.Dir, r.StatePath, r.ProjectRoot = relocate(r.Dir, root), relocate(r.StatePath, root), relocate(r.ProjectRoot, root)
+	r.Attention.Reason, r.Attention.Command = relocate(r.Attention.Reason, root), relocate(r.Attention.Command, root)
 	for i := range r.Locks {
 		r.Locks[i].Path = relocate(r.Locks[i].Path, root)
 		for j := range r.Locks[i].Reasons {
@@ -109,8 +110,8 @@ func TestGoldenFixtures(t *testing.T) {
 		for _, focus := range []Pane{PaneRuns, PaneDetail, PaneTimeline} {
 			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], focus), func(t *testing.T) {
 				m := newTestModel(t, sz[0], sz[1], runs, Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
-				for m.focus != focus {
-					m = send(t, m, key("tab"))
+				for m.app.focus != focus {
+					m = send(t, m, press("tab"))
 				}
 				golden.RequireEqual(t, render(t, m, colorprofile.ANSI256))
 			})
@@ -124,11 +125,11 @@ func TestGoldenEachRun(t *testing.T) {
 	runs := loadFixtures(t)
 	m := newTestModel(t, 140, 40, runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	var out strings.Builder
-	for i := range m.order {
-		fmt.Fprintf(&out, "=== %s\n", m.runs[m.order[i]].ID)
+	for i := range m.list.order {
+		fmt.Fprintf(&out, "=== %s\n", m.app.runs[m.list.order[i]].ID)
 		out.WriteString(render(t, m, colorprofile.Ascii))
 		out.WriteString("\n")
-		m = send(t, m, key("j"))
+		m = send(t, m, press("j"))
 	}
 	golden.RequireEqual(t, out.String())
 }
@@ -146,6 +147,6 @@ func TestGoldenMonoAndLight(t *testing.T) {
 func TestGoldenHelpAndReadOnly(t *testing.T) {
 	runs := loadFixtures(t)
 	m := newTestModel(t, 90, 30, runs, Options{Theme: "mono", ReadOnly: true, Now: fixtureClock(), OpenLog: OpenIndexedLog})
-	m = send(t, m, key("?"))
+	m = send(t, m, press("?"))
 	golden.RequireEqual(t, render(t, m, colorprofile.Ascii))
 }

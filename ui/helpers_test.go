@@ -127,13 +127,13 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 
 func isModelMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg, planMsg, appliedMsg, briefMsg, SnapshotMsg, BatchMsg, ErrorMsg:
+	case logOpenedMsg, logIndexedMsg, searchDoneMsg, planMsg, appliedMsg, pagerMsg, copiedMsg, SnapshotMsg, BatchMsg, ErrorMsg:
 		return true
 	}
 	return false
 }
 
-func key(s string) tea.KeyPressMsg {
+func press(s string) tea.KeyPressMsg {
 	switch s {
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
@@ -166,3 +166,20 @@ func key(s string) tea.KeyPressMsg {
 }
 
 func plain(m Model) string { return ansi.Strip(m.View().Content) }
+
+// confirmDialog is the open confirmation, or nil.
+func (m Model) confirmDialog() *confirmDialog {
+	d, _ := m.top().(*confirmDialog)
+	return d
+}
+
+// pagerOverlay is the open pager (brief, message), or nil.
+func (m Model) pagerOverlay() *pager {
+	p, _ := m.top().(*pager)
+	return p
+}
+
+func (m Model) helpOpen() bool {
+	_, ok := m.top().(*helpView)
+	return ok
+}

@@ -68,15 +68,15 @@ func TestHostileTextNeverReachesTerminal(t *testing.T) {
 		m := newTestModel(t, size[0], size[1], runs, Options{Theme: "dark", OpenLog: memOpener(logLines)})
 		for i := 0; i < len(runs); i++ {
 			for _, k := range []string{"tab", "j", "tab", "j", "tab", "e", "?"} {
-				m = send(t, m, key(k))
+				m = send(t, m, press(k))
 				assertOnlySGR(t, m.View().Content)
 			}
-			m = send(t, m, key("?"))
-			m = send(t, m, key("esc"))
-			m = send(t, m, key("j"))
+			m = send(t, m, press("?"))
+			m = send(t, m, press("esc"))
+			m = send(t, m, press("j"))
 		}
-		m = send(t, m, key("/"))
-		m = send(t, m, key("\x1b"))
+		m = send(t, m, press("/"))
+		m = send(t, m, press("\x1b"))
 		assertOnlySGR(t, m.View().Content)
 		m = send(t, m, ErrorMsg{Err: fmt.Errorf("watcher: %s", hostile[0])})
 		assertOnlySGR(t, m.View().Content)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
 // Action names are the keys of the config file's `keys:` map.
@@ -29,6 +32,9 @@ const (
 	ActHelp       = "help"
 	ActQuit       = "quit"
 	ActBrief      = "brief"
+	ActSort       = "sort"
+	ActHideDone   = "hide_done"
+	ActMessage    = "message"
 
 	ActUnlock = "unlock"
 	ActStep   = "step"
@@ -39,52 +45,62 @@ const (
 	ActLaunch = "launch"
 )
 
-// Binding is one action with its keys. Help is generated from these, so what `?` shows is what works.
+// Binding is one action with its keys. Help is generated from these, so what `?` shows is what works. Short
+// is the word the footer uses beside the key ("tick", "step"); Help is the sentence `?` and the README use.
 type Binding struct {
 	Action   string
 	Keys     []string
 	Help     string
+	Short    string
 	Group    string
 	Mutating bool
 }
 
-// KeyMap resolves key strings (tea.KeyPressMsg.String()) to actions.
+// KeyMap resolves key presses to actions. Adding a feature's key is one line in defaultBindings: the config
+// names it, `?`, the README table and the footer hints pick it up from there.
 type KeyMap struct {
 	Bindings []Binding
 	byKey    map[string]string
+	kb       map[string]key.Binding
+	// refused holds the keys of mutating actions left out in read-only mode, so a press can be answered
+	// with "read-only: …" instead of silence.
+	refused  map[string]string
 	ReadOnly bool
 }
 
 func defaultBindings() []Binding {
 	return []Binding{
-		{Action: ActUp, Keys: []string{"k", "up"}, Help: "move up", Group: "move"},
-		{Action: ActDown, Keys: []string{"j", "down"}, Help: "move down", Group: "move"},
-		{Action: ActTop, Keys: []string{"g", "home"}, Help: "go to top", Group: "move"},
-		{Action: ActBottom, Keys: []string{"G", "end"}, Help: "go to bottom (timeline: follow)", Group: "move"},
-		{Action: ActPageUp, Keys: []string{"ctrl+u", "pgup"}, Help: "half page up", Group: "move"},
-		{Action: ActPageDown, Keys: []string{"ctrl+d", "pgdown"}, Help: "half page down", Group: "move"},
-		{Action: ActNextPane, Keys: []string{"tab"}, Help: "next pane", Group: "move"},
-		{Action: ActPrevPane, Keys: []string{"shift+tab"}, Help: "previous pane", Group: "move"},
-		{Action: ActOpen, Keys: []string{"enter"}, Help: "open run / focus next pane", Group: "move"},
-		{Action: ActBack, Keys: []string{"esc"}, Help: "back / clear filter", Group: "move"},
-		{Action: ActFilter, Keys: []string{"/"}, Help: "filter runs / search timeline", Group: "find"},
-		{Action: ActNextMatch, Keys: []string{"n"}, Help: "next match", Group: "find"},
-		{Action: ActPrevMatch, Keys: []string{"N"}, Help: "previous match", Group: "find"},
-		{Action: ActNextError, Keys: []string{"e"}, Help: "next error in timeline", Group: "find"},
-		{Action: ActPrevError, Keys: []string{"E"}, Help: "previous error in timeline", Group: "find"},
-		{Action: ActFollow, Keys: []string{"f"}, Help: "toggle follow mode", Group: "view"},
-		{Action: ActTimeFormat, Keys: []string{"t"}, Help: "relative / absolute time", Group: "view"},
-		{Action: ActCopy, Keys: []string{"y"}, Help: "copy focused item (OSC 52)", Group: "view"},
-		{Action: ActBrief, Keys: []string{"b"}, Help: "resume brief of the run (y copies it)", Group: "view"},
-		{Action: ActHelp, Keys: []string{"?"}, Help: "toggle help", Group: "view"},
-		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit", Group: "view"},
-		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Group: "change", Mutating: true},
-		{Action: ActStep, Keys: []string{"S"}, Help: "step run forward", Group: "change", Mutating: true},
-		{Action: ActTick, Keys: []string{"space"}, Help: "tick / untick checklist item", Group: "change", Mutating: true},
-		{Action: ActRetry, Keys: []string{"R"}, Help: "retry failed phase", Group: "change", Mutating: true},
-		{Action: ActPause, Keys: []string{"P"}, Help: "pause / resume run", Group: "change", Mutating: true},
-		{Action: ActUndo, Keys: []string{"Z"}, Help: "undo last action", Group: "change", Mutating: true},
-		{Action: ActLaunch, Keys: []string{"X"}, Help: "launch the resume command", Group: "change", Mutating: true},
+		{Action: ActUp, Keys: []string{"k", "up"}, Help: "move up", Short: "up", Group: "move"},
+		{Action: ActDown, Keys: []string{"j", "down"}, Help: "move down", Short: "down", Group: "move"},
+		{Action: ActTop, Keys: []string{"g", "home"}, Help: "go to top", Short: "top", Group: "move"},
+		{Action: ActBottom, Keys: []string{"G", "end"}, Help: "go to bottom (timeline: follow)", Short: "bottom", Group: "move"},
+		{Action: ActPageUp, Keys: []string{"ctrl+u", "pgup"}, Help: "half page up", Short: "page up", Group: "move"},
+		{Action: ActPageDown, Keys: []string{"ctrl+d", "pgdown"}, Help: "half page down", Short: "page down", Group: "move"},
+		{Action: ActNextPane, Keys: []string{"tab"}, Help: "next pane", Short: "pane", Group: "move"},
+		{Action: ActPrevPane, Keys: []string{"shift+tab"}, Help: "previous pane", Short: "pane", Group: "move"},
+		{Action: ActOpen, Keys: []string{"enter"}, Help: "open run / focus next pane", Short: "open", Group: "move"},
+		{Action: ActBack, Keys: []string{"esc"}, Help: "back / clear filter", Short: "back", Group: "move"},
+		{Action: ActFilter, Keys: []string{"/"}, Help: "filter runs / search timeline", Short: "filter", Group: "find"},
+		{Action: ActNextMatch, Keys: []string{"n"}, Help: "next match", Short: "next match", Group: "find"},
+		{Action: ActPrevMatch, Keys: []string{"N"}, Help: "previous match", Short: "prev match", Group: "find"},
+		{Action: ActNextError, Keys: []string{"e"}, Help: "next error in timeline", Short: "next error", Group: "find"},
+		{Action: ActPrevError, Keys: []string{"E"}, Help: "previous error in timeline", Short: "prev error", Group: "find"},
+		{Action: ActFollow, Keys: []string{"f"}, Help: "toggle follow mode", Short: "follow", Group: "view"},
+		{Action: ActTimeFormat, Keys: []string{"t"}, Help: "relative / absolute time", Short: "time", Group: "view"},
+		{Action: ActCopy, Keys: []string{"y"}, Help: "copy focused item (OSC 52)", Short: "copy", Group: "view"},
+		{Action: ActBrief, Keys: []string{"b"}, Help: "resume brief of the run (y copies it)", Short: "brief", Group: "view"},
+		{Action: ActSort, Keys: []string{"s"}, Help: "sort runs: attention, name, last change", Short: "sort", Group: "view"},
+		{Action: ActHideDone, Keys: []string{"."}, Help: "hide / show completed and archived runs", Short: "hide done", Group: "view"},
+		{Action: ActMessage, Keys: []string{"i"}, Help: "read the last message in full", Short: "message", Group: "view"},
+		{Action: ActHelp, Keys: []string{"?"}, Help: "toggle help", Short: "help", Group: "view"},
+		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit", Short: "quit", Group: "view"},
+		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Short: "clear lock", Group: "change", Mutating: true},
+		{Action: ActStep, Keys: []string{"S"}, Help: "step run forward", Short: "step", Group: "change", Mutating: true},
+		{Action: ActTick, Keys: []string{"space"}, Help: "tick / untick checklist item", Short: "tick", Group: "change", Mutating: true},
+		{Action: ActRetry, Keys: []string{"R"}, Help: "retry failed phase", Short: "retry", Group: "change", Mutating: true},
+		{Action: ActPause, Keys: []string{"P"}, Help: "pause / resume run", Short: "pause/resume", Group: "change", Mutating: true},
+		{Action: ActUndo, Keys: []string{"Z"}, Help: "undo last action", Short: "undo", Group: "change", Mutating: true},
+		{Action: ActLaunch, Keys: []string{"X"}, Help: "launch the resume command", Short: "launch", Group: "change", Mutating: true},
 	}
 }
 
@@ -136,20 +152,37 @@ func NewKeyMap(overrides map[string][]string, readOnly bool) (KeyMap, error) {
 			owner[k] = b.Action
 		}
 	}
-	km := KeyMap{byKey: map[string]string{}, ReadOnly: readOnly}
+	if len(errs) > 0 {
+		return KeyMap{}, fmt.Errorf("keys: %s", strings.Join(errs, "; "))
+	}
+	return buildKeyMap(bs, readOnly), nil
+}
+
+// buildKeyMap indexes bindings, leaving out mutating ones in read-only mode so no key can reach them.
+func buildKeyMap(bs []Binding, readOnly bool) KeyMap {
+	km := KeyMap{byKey: map[string]string{}, kb: map[string]key.Binding{}, refused: map[string]string{}, ReadOnly: readOnly}
 	for _, b := range bs {
 		if b.Mutating && readOnly {
+			for _, k := range b.Keys {
+				km.refused[k] = b.Action
+			}
 			continue
 		}
 		for _, k := range b.Keys {
 			km.byKey[k] = b.Action
 		}
+		km.kb[b.Action] = key.NewBinding(key.WithKeys(b.Keys...), key.WithHelp(displayKey(b.Keys), b.Short))
 		km.Bindings = append(km.Bindings, b)
 	}
-	if len(errs) > 0 {
-		return KeyMap{}, fmt.Errorf("keys: %s", strings.Join(errs, "; "))
+	return km
+}
+
+// displayKey is how a key reads in the footer: the first key, with "space" kept as a word.
+func displayKey(keys []string) string {
+	if len(keys) == 0 {
+		return ""
 	}
-	return km, nil
+	return keys[0]
 }
 
 // DefaultKeyMap is the keymap with no overrides.
@@ -161,8 +194,51 @@ func DefaultKeyMap(readOnly bool) KeyMap {
 	return km
 }
 
-// Action returns the action bound to key, or "".
+// Action returns the action bound to key (tea.KeyPressMsg.String()), or "".
 func (k KeyMap) Action(key string) string { return k.byKey[key] }
+
+// Of returns the action a key press is bound to, or "".
+func (k KeyMap) Of(msg tea.KeyPressMsg) string {
+	for _, b := range k.Bindings {
+		if key.Matches(msg, k.kb[b.Action]) {
+			return b.Action
+		}
+	}
+	return ""
+}
+
+// Refused returns the mutating action a key would run outside read-only mode, or "".
+func (k KeyMap) Refused(msg tea.KeyPressMsg) string { return k.refused[msg.String()] }
+
+// HelpOf returns the help sentence of an action.
+func (k KeyMap) HelpOf(action string) string {
+	for _, b := range defaultBindings() {
+		if b.Action == action {
+			return b.Help
+		}
+	}
+	return action
+}
+
+// Binding returns the bubbles binding of an action (disabled when the action is not bound, e.g. a mutating
+// one in read-only mode, so help.Model leaves it out).
+func (k KeyMap) Binding(action string) key.Binding {
+	if b, ok := k.kb[action]; ok {
+		return b
+	}
+	return key.NewBinding(key.WithDisabled())
+}
+
+// Bindings returns the bubbles bindings of actions, skipping unbound ones.
+func (k KeyMap) bindings(actions ...string) []key.Binding {
+	out := make([]key.Binding, 0, len(actions))
+	for _, a := range actions {
+		if b, ok := k.kb[a]; ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
 
 // KeysFor returns the display form of an action's keys, e.g. "j/down".
 func (k KeyMap) KeysFor(action string) string {

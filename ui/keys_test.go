@@ -100,7 +100,7 @@ func TestEveryBoundKeyIsWhatBubbleTeaReports(t *testing.T) {
 		for _, k := range b.Keys {
 			msg, ok := special[k]
 			if !ok {
-				msg = key(k)
+				msg = press(k)
 			}
 			if got := msg.String(); got != k {
 				t.Errorf("%s: key %q arrives as %q", b.Action, k, got)

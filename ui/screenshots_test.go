@@ -39,7 +39,7 @@ func TestScreenshots(t *testing.T) {
 	}
 	keys := func(m Model, ks ...string) Model {
 		for _, k := range ks {
-			m = send(t, m, key(k))
+			m = send(t, m, press(k))
 		}
 		return m
 	}

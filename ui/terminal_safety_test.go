@@ -113,7 +113,7 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 		})
 		check(m)
 		for range runs {
-			m = send(t, m, key("enter")) // open the run: detail pane
+			m = send(t, m, press("enter")) // open the run: detail pane
 			check(m)
 			// Every action but U (unlock, which is TestHostileLockHolderInTypedConfirmation's), then every
 			// detail row with a tick tried on each; a confirmation that opens is declined.
@@ -122,27 +122,27 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 				keys = append(keys, "j", "space")
 			}
 			for _, k := range keys {
-				m = send(t, m, key(k))
+				m = send(t, m, press(k))
 				check(m)
-				if m.confirm != nil {
-					m = send(t, m, key("esc"))
+				if m.confirmDialog() != nil {
+					m = send(t, m, press("esc"))
 					check(m)
 				}
 			}
-			m = send(t, m, key("b"))
+			m = send(t, m, press("b"))
 			check(m)
-			m = send(t, m, key("esc"))
-			m = send(t, m, key("tab")) // timeline, read from run.log on disk
+			m = send(t, m, press("esc"))
+			m = send(t, m, press("tab")) // timeline, read from run.log on disk
 			check(m)
 			for _, k := range []string{"g", "e", "e", "E", "t", "G", "k", "/", "s", "t", "a", "g", "e", "enter", "n", "N", "?", "?"} {
-				m = send(t, m, key(k))
+				m = send(t, m, press(k))
 				check(m)
 			}
-			m = send(t, m, key("tab")) // back to the runs list, next run
-			if m.focus != PaneRuns {
-				t.Fatalf("lost track of the panes: focus %s", m.focus)
+			m = send(t, m, press("tab")) // back to the runs list, next run
+			if m.app.focus != PaneRuns {
+				t.Fatalf("lost track of the panes: focus %s", m.app.focus)
 			}
-			m = send(t, m, key("j"))
+			m = send(t, m, press("j"))
 			check(m)
 		}
 	}
@@ -170,18 +170,18 @@ func TestHostileLockHolderInTypedConfirmation(t *testing.T) {
 	}
 	m := newTestModel(t, 160, 48, hostileRuns, Options{Env: env, Actor: NewActor(action.Options{}, env)})
 	for range hostileRuns {
-		m = send(t, m, key("enter"))
+		m = send(t, m, press("enter"))
 		for range 12 { // onto the lock row: unlock then names that lock
-			m = send(t, m, key("j"))
-			m = send(t, m, key("U"))
+			m = send(t, m, press("j"))
+			m = send(t, m, press("U"))
 			assertOnlySGR(t, m.View().Content)
-			m = send(t, m, key("esc"))
-			if m.focus != PaneDetail {
-				m = send(t, m, key("enter"))
+			m = send(t, m, press("esc"))
+			if m.app.focus != PaneDetail {
+				m = send(t, m, press("enter"))
 			}
 		}
-		m = send(t, m, key("esc"))
-		m = send(t, m, key("j"))
+		m = send(t, m, press("esc"))
+		m = send(t, m, press("j"))
 	}
 }
 
@@ -240,8 +240,8 @@ func TestEveryBadCaseShowsItsProblem(t *testing.T) {
 	m := newTestModel(t, 220, 90, runs, Options{OpenLog: OpenIndexedLog})
 	shown := 0
 	for range runs {
-		run := m.runs[m.selected]
-		m = send(t, m, key("enter"))
+		run := m.app.runs[m.app.selected]
+		m = send(t, m, press("enter"))
 		frame := m.View().Content
 		assertOnlySGR(t, frame)
 		plainFrame := ansi.Strip(frame)
@@ -251,8 +251,8 @@ func TestEveryBadCaseShowsItsProblem(t *testing.T) {
 			}
 		}
 		shown += len(run.Problems)
-		m = send(t, m, key("esc"))
-		m = send(t, m, key("j"))
+		m = send(t, m, press("esc"))
+		m = send(t, m, press("j"))
 	}
 	if shown < len(runs) {
 		t.Errorf("only %d problems over %d bad runs", shown, len(runs))

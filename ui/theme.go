@@ -2,6 +2,8 @@ package ui
 
 import (
 	"image/color"
+	"strconv"
+	"strings"
 
 	"charm.land/lipgloss/v2"
 
@@ -130,4 +132,18 @@ func levelGlyph(l model.Level) string {
 		return "✓"
 	}
 	return " "
+}
+
+// darkFromColorFGBG reads rxvt's COLORFGBG ("15;0", "0;default;15"): its last field is the background's
+// ANSI colour number. 0–6 and 8 are dark backgrounds, 7 and 9–15 light ones.
+func darkFromColorFGBG(v string) (dark, ok bool) {
+	if v == "" {
+		return false, false
+	}
+	parts := strings.Split(v, ";")
+	n, err := strconv.Atoi(strings.TrimSpace(parts[len(parts)-1]))
+	if err != nil || n < 0 || n > 15 {
+		return false, false
+	}
+	return n <= 6 || n == 8, true
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
@@ -193,18 +195,162 @@ func (tl *timeline) close() {
 	*tl = timeline{follow: true, absolute: tl.absolute, search: tl.search, searchRe: tl.searchRe}
 }
 
-// syncTimeline points the timeline at the selected run: a jonggrang run's timeline is built from the run,
-// a resumable run's log is opened in a command.
-func (m *Model) syncTimeline() tea.Cmd {
-	run, ok := m.selectedRun()
+// timelinePane shows the selected run's log: run.log through a windowed index for resumable runs, a
+// timeline built from the run for jonggrang. The window is drawn by hand rather than by a viewport because a
+// viewport holds all its content (O(all lines) per SetContent) and the log can be 1 GiB.
+type timelinePane struct {
+	timeline
+	app     *app
+	input   textinput.Model
+	editing bool
+	w, h    int
+}
+
+func newTimelinePane(a *app) *timelinePane {
+	in := textinput.New()
+	in.Prompt = "search timeline: "
+	st := in.Styles()
+	st.Cursor.Blink = false
+	in.SetStyles(st)
+	p := &timelinePane{app: a, input: in}
+	p.follow = true
+	return p
+}
+
+func (p *timelinePane) SetSize(w, h int) {
+	changed := p.innerH() != max(1, h-borderCells)
+	p.w, p.h = w, h
+	p.input.SetWidth(max(10, w-20))
+	if changed {
+		p.reload(p.innerH())
+	}
+}
+
+func (p *timelinePane) innerH() int { return max(1, p.h-borderCells) }
+
+func (p *timelinePane) Capturing() bool { return p.editing }
+
+func (p *timelinePane) lineInput() string {
+	if !p.editing {
+		return ""
+	}
+	return p.input.View()
+}
+
+func (p *timelinePane) ShortHelp() []key.Binding {
+	k := p.app.keys
+	if p.editing {
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		}
+	}
+	out := k.bindings(ActFilter)
+	if p.searchRe != nil {
+		out = append(out, k.bindings(ActNextMatch, ActPrevMatch)...)
+	}
+	return append(out, k.bindings(ActNextError, ActFollow, ActTimeFormat, ActCopy, ActBack, ActHelp)...)
+}
+
+func (p *timelinePane) FullHelp() [][]key.Binding {
+	k := p.app.keys
+	return [][]key.Binding{k.bindings(ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown),
+		k.bindings(ActFilter, ActNextMatch, ActPrevMatch, ActNextError, ActPrevError, ActFollow, ActTimeFormat)}
+}
+
+// Update handles the timeline's keys and the messages of its log: opened, indexed, searched, ticked.
+func (p *timelinePane) Update(msg tea.Msg) tea.Cmd {
+	h := p.innerH()
+	switch msg := msg.(type) {
+	case tickMsg:
+		p.poll(h)
+	case logOpenedMsg:
+		p.opened(msg, h)
+	case logIndexedMsg:
+		if msg.path == p.path {
+			p.reload(h)
+		}
+	case searchDoneMsg:
+		p.found(msg, h)
+	case tea.KeyPressMsg:
+		return p.key(msg)
+	}
+	return nil
+}
+
+func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
+	h := p.innerH()
+	if p.editing {
+		switch msg.String() {
+		case "esc":
+			p.editing = false
+			p.input.Blur()
+			return nil
+		case "enter":
+			p.editing = false
+			p.input.Blur()
+			return p.setSearch(p.input.Value(), h)
+		case "ctrl+c":
+			return quitCmd()
+		}
+		var cmd tea.Cmd
+		p.input, cmd = p.input.Update(msg)
+		return cmd
+	}
+	switch act := p.app.keys.Of(msg); act {
+	case ActFilter:
+		p.editing = true
+		p.input.SetValue(p.search)
+		p.input.CursorEnd()
+		return p.input.Focus()
+	case ActTimeFormat:
+		p.absolute = !p.absolute
+	case ActFollow:
+		p.toggleFollow(h)
+	case ActNextMatch, ActPrevMatch:
+		return p.findNext(act == ActNextMatch, h)
+	case ActNextError, ActPrevError:
+		return p.findError(act == ActNextError, h)
+	case ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown:
+		p.move(act, h)
+	}
+	return nil
+}
+
+// batch applies a watcher batch: appended lines of the open log, and a rebuilt timeline when the selected
+// jonggrang run changed (its timeline is built from the run itself).
+func (p *timelinePane) batch(msg BatchMsg) tea.Cmd {
+	h := p.innerH()
+	var indexed tea.Cmd
+	for _, a := range msg.Appended {
+		if a.Path == p.path {
+			indexed = p.appended(a, h)
+		}
+	}
+	if run, ok := p.app.selectedRun(); ok && run.Kind == model.KindJonggrang {
+		for _, r := range msg.Changed {
+			if r.StatePath == run.StatePath {
+				p.setMemory(run.StatePath, jonggrangTimeline(run), h)
+			}
+		}
+	}
+	return indexed
+}
+
+// sync points the timeline at the selected run: a jonggrang run's timeline is built from the run, a
+// resumable run's log is opened in a command.
+func (p *timelinePane) sync() tea.Cmd {
+	run, ok := p.app.selectedRun()
 	if !ok {
-		m.tl.close()
+		if p.runPath != "" || p.src != nil {
+			p.close()
+		}
 		return nil
 	}
-	h := m.timelineHeight()
+	h := p.innerH()
 	if run.Kind == model.KindJonggrang {
-		if m.tl.runPath != run.StatePath {
-			m.tl.setMemory(run.StatePath, jonggrangTimeline(run), h)
+		if p.runPath != run.StatePath {
+			p.setMemory(run.StatePath, jonggrangTimeline(run), h)
 		}
 		return nil
 	}
@@ -212,21 +358,21 @@ func (m *Model) syncTimeline() tea.Cmd {
 	if run.Log != nil {
 		path = run.Log.Path
 	}
-	if m.tl.runPath == run.StatePath && m.tl.path == path {
+	if p.runPath == run.StatePath && p.path == path {
 		return nil
 	}
-	m.tl.close()
-	m.tl.runPath, m.tl.path = run.StatePath, path
+	p.close()
+	p.runPath, p.path = run.StatePath, path
 	if path == "" {
-		m.tl.err = "this run has no run.log"
+		p.err = "this run has no run.log"
 		return nil
 	}
-	if m.opts.OpenLog == nil {
-		m.tl.err = "no log reader configured"
+	if p.app.opts.OpenLog == nil {
+		p.err = "no log reader configured"
 		return nil
 	}
-	m.tl.opening = true
-	open, runPath := m.opts.OpenLog, run.StatePath
+	p.opening = true
+	open, runPath := p.app.opts.OpenLog, run.StatePath
 	return func() tea.Msg {
 		src, err := open(path)
 		return logOpenedMsg{runPath: runPath, path: path, src: src, err: err}
@@ -411,9 +557,23 @@ func parseLine(raw string) model.LogEntry {
 	return entries[0]
 }
 
-func (m Model) renderTimeline(w, h int) []string {
-	t := m.theme
-	tl := m.tl
+func (p *timelinePane) View() string {
+	w, h := max(1, p.w-borderCells), p.innerH()
+	lines := p.renderLines(w, h)
+	sc := scroll{}
+	if p.src != nil && len(p.window) > 0 {
+		sc = scroll{above: p.windowFrom, below: max(0, p.len()-p.windowFrom-len(p.window))}
+	}
+	kind := model.KindResumable
+	if run, ok := p.app.selectedRun(); ok {
+		kind = run.Kind
+	}
+	return box(p.app.theme, p.title(kind), lines, p.w, p.h, p.app.focus == PaneTimeline, sc)
+}
+
+func (p *timelinePane) renderLines(w, h int) []string {
+	t := p.app.theme
+	tl := &p.timeline
 	switch {
 	case tl.src == nil && tl.opening:
 		return []string{t.Dim.Render("opening " + truncate(Sanitize(tl.path), w-8) + " …")}
@@ -425,7 +585,7 @@ func (m Model) renderTimeline(w, h int) []string {
 	if len(tl.window) == 0 {
 		return []string{t.Dim.Render("(empty)")}
 	}
-	now := m.opts.Now()
+	now := p.app.now()
 	timeW := 8
 	if !tl.absolute {
 		timeW = 6
@@ -462,8 +622,8 @@ func (m Model) renderTimeline(w, h int) []string {
 		if tl.searchRe != nil && tl.searchRe.MatchString(raw) && idx != tl.cursor {
 			line = t.Match.Render(stripped(line))
 		}
-		if idx == tl.cursor && m.focus == PaneTimeline {
-			line = m.selectStyle(PaneTimeline).Render(padRight(stripped(line), w))
+		if idx == tl.cursor && p.app.focus == PaneTimeline {
+			line = selectStyle(p.app, PaneTimeline).Render(padRight(stripped(line), w))
 		}
 		out = append(out, line)
 	}

@@ -38,16 +38,16 @@ func resumableRun() model.Run {
 
 func TestRunsNavigationKeys(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
-	order := append([]string(nil), m.order...)
-	if len(order) != 4 || m.selected != order[0] {
-		t.Fatalf("initial selection %q of %v", m.selected, order)
+	order := append([]string(nil), m.list.order...)
+	if len(order) != 4 || m.app.selected != order[0] {
+		t.Fatalf("initial selection %q of %v", m.app.selected, order)
 	}
 	steps := []struct {
 		key  string
 		want int
 	}{{"j", 1}, {"down", 2}, {"k", 1}, {"up", 0}, {"k", 0}, {"G", 3}, {"g", 0}, {"ctrl+d", 3}, {"ctrl+u", 0}, {"end", 3}, {"home", 0}}
 	for _, s := range steps {
-		k := key(s.key)
+		k := press(s.key)
 		if s.key == "end" {
 			k = tea.KeyPressMsg{Code: tea.KeyEnd}
 		}
@@ -55,8 +55,8 @@ func TestRunsNavigationKeys(t *testing.T) {
 			k = tea.KeyPressMsg{Code: tea.KeyHome}
 		}
 		m = send(t, m, k)
-		if m.cursor != s.want || m.selected != order[s.want] {
-			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.cursor, m.selected, s.want)
+		if m.list.cursor != s.want || m.app.selected != order[s.want] {
+			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.list.cursor, m.app.selected, s.want)
 		}
 	}
 }
@@ -64,8 +64,8 @@ func TestRunsNavigationKeys(t *testing.T) {
 func TestAttentionFirstOrder(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
 	var got []model.RunStatus
-	for _, p := range m.order {
-		got = append(got, m.runs[p].Status)
+	for _, p := range m.list.order {
+		got = append(got, m.app.runs[p].Status)
 	}
 	want := []model.RunStatus{model.StatusStalled, model.StatusFailed, model.StatusPaused, model.StatusCompleted}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -79,61 +79,61 @@ func TestPaneKeys(t *testing.T) {
 		key  string
 		want Pane
 	}{{"tab", PaneDetail}, {"tab", PaneTimeline}, {"tab", PaneRuns}, {"shift+tab", PaneTimeline}, {"esc", PaneRuns}, {"enter", PaneDetail}, {"esc", PaneRuns}} {
-		m = send(t, m, key(s.key))
-		if m.focus != s.want {
-			t.Fatalf("after %s focus %v, want %v", s.key, m.focus, s.want)
+		m = send(t, m, press(s.key))
+		if m.app.focus != s.want {
+			t.Fatalf("after %s focus %v, want %v", s.key, m.app.focus, s.want)
 		}
 	}
 }
 
 func TestFilterKeys(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
-	m = send(t, m, key("/"))
-	if m.inputMode != inputFilter {
+	m = send(t, m, press("/"))
+	if !m.list.editing {
 		t.Fatal("/ did not open the filter")
 	}
 	for _, k := range "pay" {
-		m = send(t, m, key(string(k)))
+		m = send(t, m, press(string(k)))
 	}
-	if len(m.order) != 1 || m.runs[m.order[0]].ID != "pay-flow" {
-		t.Fatalf("filter pay: %v", m.order)
+	if len(m.list.order) != 1 || m.app.runs[m.list.order[0]].ID != "pay-flow" {
+		t.Fatalf("filter pay: %v", m.list.order)
 	}
-	m = send(t, m, key("backspace"))
-	if m.filter != "pa" {
-		t.Fatalf("backspace: filter %q", m.filter)
+	m = send(t, m, press("backspace"))
+	if m.list.filter != "pa" {
+		t.Fatalf("backspace: filter %q", m.list.filter)
 	}
-	m = send(t, m, key("enter"))
-	if m.inputMode != inputNone || m.filter != "pa" {
-		t.Fatalf("enter should keep the filter: mode %v filter %q", m.inputMode, m.filter)
+	m = send(t, m, press("enter"))
+	if m.list.editing || m.list.filter != "pa" {
+		t.Fatalf("enter should keep the filter: editing %v filter %q", m.list.editing, m.list.filter)
 	}
 	if !strings.Contains(plain(m), "/pa") {
 		t.Error("filter not shown in the runs title")
 	}
-	m = send(t, m, key("esc"))
-	if m.filter != "" || len(m.order) != 4 {
-		t.Fatalf("esc should clear the filter: %q %d", m.filter, len(m.order))
+	m = send(t, m, press("esc"))
+	if m.list.filter != "" || len(m.list.order) != 4 {
+		t.Fatalf("esc should clear the filter: %q %d", m.list.filter, len(m.list.order))
 	}
-	m = send(t, m, key("/"))
-	m = send(t, m, key("z"))
-	m = send(t, m, key("esc"))
-	if m.filter != "" || m.inputMode != inputNone {
+	m = send(t, m, press("/"))
+	m = send(t, m, press("z"))
+	m = send(t, m, press("esc"))
+	if m.list.filter != "" || m.list.editing {
 		t.Fatal("esc in the filter input should cancel it")
 	}
 }
 
 func TestHelpQuitKeys(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
-	m = send(t, m, key("?"))
-	if !m.showHelp || !strings.Contains(plain(m), "tick / untick checklist item") {
+	m = send(t, m, press("?"))
+	if !m.helpOpen() || !strings.Contains(plain(m), "tick / untick checklist item") {
 		t.Fatal("? did not show help generated from the keymap")
 	}
-	m = send(t, m, key("j"))
-	m = send(t, m, key("?"))
-	if m.showHelp {
+	m = send(t, m, press("j"))
+	m = send(t, m, press("?"))
+	if m.helpOpen() {
 		t.Fatal("? did not close help")
 	}
 	for _, k := range []string{"q", "ctrl+c"} {
-		_, cmd := m.Update(key(k))
+		_, cmd := m.Update(press(k))
 		if cmd == nil {
 			t.Fatalf("%s returned no command", k)
 		}
@@ -158,71 +158,71 @@ func TestTimelineKeys(t *testing.T) {
 	if strings.Contains(m.View().Content, "\x1b[31mred") {
 		t.Error("escape sequence from the log reached the frame")
 	}
-	m = send(t, m, key("tab"))
-	m = send(t, m, key("tab"))
-	if m.focus != PaneTimeline {
+	m = send(t, m, press("tab"))
+	m = send(t, m, press("tab"))
+	if m.app.focus != PaneTimeline {
 		t.Fatal("focus")
 	}
-	m = send(t, m, key("k"))
+	m = send(t, m, press("k"))
 	if m.tl.follow {
 		t.Fatal("scrolling up must pause follow")
 	}
-	m = send(t, m, key("G"))
+	m = send(t, m, press("G"))
 	if !m.tl.follow {
 		t.Fatal("G must resume follow")
 	}
-	m = send(t, m, key("f"))
+	m = send(t, m, press("f"))
 	if m.tl.follow {
 		t.Fatal("f must toggle follow off")
 	}
-	m = send(t, m, key("f"))
-	m = send(t, m, key("g"))
+	m = send(t, m, press("f"))
+	m = send(t, m, press("g"))
 	if m.tl.cursor != 0 || m.tl.follow {
 		t.Fatalf("g: cursor %d follow %v", m.tl.cursor, m.tl.follow)
 	}
-	m = send(t, m, key("e"))
+	m = send(t, m, press("e"))
 	if m.tl.cursor != 6 {
 		t.Fatalf("e: cursor %d, want the stage_blocked line 6", m.tl.cursor)
 	}
-	m = send(t, m, key("e"))
+	m = send(t, m, press("e"))
 	if m.tl.cursor != 7 {
 		t.Fatalf("e again: cursor %d, want the verify_failed line 7", m.tl.cursor)
 	}
-	m = send(t, m, key("E"))
+	m = send(t, m, press("E"))
 	if m.tl.cursor != 6 {
 		t.Fatalf("E: cursor %d, want 6", m.tl.cursor)
 	}
-	m = send(t, m, key("g"))
-	m = send(t, m, key("/"))
-	if m.inputMode != inputSearch {
+	m = send(t, m, press("g"))
+	m = send(t, m, press("/"))
+	if !m.tl.editing {
 		t.Fatal("/ in the timeline should search")
 	}
 	for _, k := range "stage_start" {
-		m = send(t, m, key(string(k)))
+		m = send(t, m, press(string(k)))
 	}
-	m = send(t, m, key("enter"))
+	m = send(t, m, press("enter"))
 	if m.tl.cursor != 1 {
 		t.Fatalf("search: cursor %d, want 1", m.tl.cursor)
 	}
-	m = send(t, m, key("n"))
+	m = send(t, m, press("n"))
 	if m.tl.cursor != 5 {
 		t.Fatalf("n: cursor %d, want 5", m.tl.cursor)
 	}
-	m = send(t, m, key("N"))
+	m = send(t, m, press("N"))
 	if m.tl.cursor != 1 {
 		t.Fatalf("N: cursor %d, want 1", m.tl.cursor)
 	}
 	before := plain(m)
-	m = send(t, m, key("t"))
+	m = send(t, m, press("t"))
 	if !m.tl.absolute || plain(m) == before || !strings.Contains(plain(m), "11:01:00") {
 		t.Fatal("t did not switch to absolute time")
 	}
-	m = send(t, m, key("ctrl+d"))
+	m = send(t, m, press("ctrl+d"))
 	if m.tl.cursor != len(logLines)-1 || !m.tl.follow {
 		t.Fatalf("ctrl+d past the end should land on the last line and follow: cursor %d", m.tl.cursor)
 	}
-	m = send(t, m, key("ctrl+u"))
-	if want := max(0, len(logLines)-1-max(1, m.timelineHeight()/2)); m.tl.cursor != want || m.tl.follow {
+	m = send(t, m, press("ctrl+u"))
+	if want := max(0, len(logLines)-1-max(1, m.tl.innerH()/2)); m.tl.cursor != want || m.tl.follow {
 		t.Fatalf("ctrl+u: cursor %d, want %d (half a page up)", m.tl.cursor, want)
 	}
 }
@@ -237,8 +237,8 @@ func TestTimelineFollowsAppends(t *testing.T) {
 		t.Fatalf("follow did not show the appended line; cursor %d", m.tl.cursor)
 	}
 	// Paused (scrolled up): new lines arrive but the view stays put.
-	m.focus = PaneTimeline
-	m = send(t, m, key("g"))
+	m.app.focus = PaneTimeline
+	m = send(t, m, press("g"))
 	src.lines = append(src.lines, "[2026-11-30T11:55:00Z] stage_start stage=S4")
 	m = send(t, m, BatchMsg{Appended: []LogAppend{{Path: resumableRun().Log.Path}}, At: testNow})
 	if m.tl.cursor != 0 || m.tl.follow {
@@ -246,19 +246,30 @@ func TestTimelineFollowsAppends(t *testing.T) {
 	}
 }
 
+// Inside tmux, y copies through tmux (load-buffer -w) as well as OSC 52, and the note says what tmux
+// answered: a copy that did not reach the clipboard is never reported as done.
 func TestCopyKey(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{InTmux: true})
-	_, cmd := m.Update(key("y"))
-	if cmd == nil {
-		t.Fatal("y returned no command")
+	var got []string
+	var fail error
+	copyFn := func(s string) error { got = append(got, s); return fail }
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{InTmux: true, Copy: copyFn})
+	run, _ := m.app.selectedRun()
+	m = send(t, m, press("y"))
+	if len(got) != 1 || got[0] != run.Dir {
+		t.Fatalf("y copied %q, want the run folder %q", got, run.Dir)
 	}
+	if !strings.Contains(plain(m), "copied") {
+		t.Fatalf("no copied note:\n%s", plain(m))
+	}
+	_, cmd := m.Update(press("y"))
 	batch, ok := cmd().(tea.BatchMsg)
 	if !ok || len(batch) != 2 {
-		t.Fatalf("y inside tmux should set the clipboard and send the passthrough form, got %T", cmd())
+		t.Fatalf("y should send OSC 52 and copy through tmux, got %T", cmd())
 	}
-	raw := fmt.Sprintf("%v", batch[1]())
-	if !strings.Contains(raw, "\x1bPtmux;") {
-		t.Errorf("tmux passthrough missing: %q", raw)
+	fail = errors.New("no server running")
+	m = send(t, m, press("y"))
+	if out := plain(m); !strings.Contains(out, "did not reach the clipboard") || !strings.Contains(out, "no server running") {
+		t.Fatalf("a failed tmux copy must say so:\n%s", out)
 	}
 }
 
@@ -267,24 +278,24 @@ func TestDetailKeysAndTick(t *testing.T) {
 	runs := sampleRuns()
 	m := newTestModel(t, 140, 40, runs, Options{Actor: actor})
 	// Select the resumable run (third in attention order) and focus the detail pane.
-	m = send(t, m, key("j"))
-	m = send(t, m, key("j"))
-	m = send(t, m, key("enter"))
-	run, _ := m.selectedRun()
+	m = send(t, m, press("j"))
+	m = send(t, m, press("j"))
+	m = send(t, m, press("enter"))
+	run, _ := m.app.selectedRun()
 	if run.Kind != model.KindResumable {
 		t.Fatalf("selected %s", run.ID)
 	}
-	if sel := m.detailSelection(run); sel.kind != rowStage || sel.stage != "S2" {
+	if sel := m.detail.selectionOf(run); sel.kind != rowStage || sel.stage != "S2" {
 		t.Fatalf("default detail selection %+v, want the current stage S2", sel)
 	}
-	m = send(t, m, key("j"))
-	sel := m.detailSelection(run)
+	m = send(t, m, press("j"))
+	sel := m.detail.selectionOf(run)
 	if sel.kind != rowItem || sel.key != "CB_S2_VERIFY_GREEN" {
 		t.Fatalf("j in detail: %+v", sel)
 	}
-	m = send(t, m, key("space"))
-	if m.confirm == nil {
-		t.Fatalf("space did not open a confirmation; err %q", m.errLine)
+	m = send(t, m, press("space"))
+	if m.confirmDialog() == nil {
+		t.Fatalf("space did not open a confirmation; err %q", m.app.msgs.errText())
 	}
 	if got := actor.last; got.Action != ActTick || got.Item != "CB_S2_VERIFY_GREEN" || got.Check {
 		t.Fatalf("tick request %+v, want untick of CB_S2_VERIFY_GREEN", got)
@@ -292,25 +303,25 @@ func TestDetailKeysAndTick(t *testing.T) {
 	if !strings.Contains(plain(m), "+CB_S2_VERIFY_GREEN=0") {
 		t.Errorf("dialog does not show the preview diff:\n%s", plain(m))
 	}
-	m = send(t, m, key("y"))
-	if m.confirm != nil || actor.applied != 1 || !strings.Contains(plain(m), "applied tick") {
-		t.Fatalf("y did not apply: applied=%d note=%q err=%q", actor.applied, m.note, m.errLine)
+	m = send(t, m, press("y"))
+	if m.confirmDialog() != nil || actor.applied != 1 || !strings.Contains(plain(m), "applied tick") {
+		t.Fatalf("y did not apply: applied=%d note=%q err=%q", actor.applied, m.app.msgs.noteText(), m.app.msgs.errText())
 	}
-	m = send(t, m, key("k"))
-	m = send(t, m, key("k"))
-	if sel := m.detailSelection(run); sel.kind != rowStage || sel.stage != "S1" {
+	m = send(t, m, press("k"))
+	m = send(t, m, press("k"))
+	if sel := m.detail.selectionOf(run); sel.kind != rowStage || sel.stage != "S1" {
 		t.Fatalf("k k: %+v", sel)
 	}
-	m = send(t, m, key("G"))
-	m = send(t, m, key("g"))
-	m = send(t, m, key("ctrl+d"))
-	m = send(t, m, key("ctrl+u"))
-	if sel := m.detailSelection(run); sel.stage != "S1" {
+	m = send(t, m, press("G"))
+	m = send(t, m, press("g"))
+	m = send(t, m, press("ctrl+d"))
+	m = send(t, m, press("ctrl+u"))
+	if sel := m.detail.selectionOf(run); sel.stage != "S1" {
 		t.Fatalf("g: %+v", sel)
 	}
-	m = send(t, m, key("space"))
-	if m.confirm != nil || !strings.Contains(m.errLine, "checklist item") {
-		t.Fatalf("space on a stage should explain, err %q", m.errLine)
+	m = send(t, m, press("space"))
+	if m.confirmDialog() != nil || !strings.Contains(m.app.msgs.errText(), "checklist item") {
+		t.Fatalf("space on a stage should explain, err %q", m.app.msgs.errText())
 	}
 }
 
@@ -322,18 +333,18 @@ func TestMutatingKeysAskFirst(t *testing.T) {
 			actor := &recordingActor{}
 			m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
 			if k.key == "R" {
-				m = send(t, m, key("j")) // the failed run
+				m = send(t, m, press("j")) // the failed run
 			}
-			m = send(t, m, key(k.key))
-			if m.confirm == nil || actor.last.Action != k.action {
-				t.Fatalf("%s: confirm %v request %+v err %q", k.key, m.confirm != nil, actor.last, m.errLine)
+			m = send(t, m, press(k.key))
+			if m.confirmDialog() == nil || actor.last.Action != k.action {
+				t.Fatalf("%s: confirm %v request %+v err %q", k.key, m.confirmDialog() != nil, actor.last, m.app.msgs.errText())
 			}
-			m = send(t, m, key("x"))
-			if m.confirm == nil || actor.applied != 0 {
+			m = send(t, m, press("x"))
+			if m.confirmDialog() == nil || actor.applied != 0 {
 				t.Fatal("an unrelated key must neither apply nor close")
 			}
-			m = send(t, m, key("esc"))
-			if m.confirm != nil || actor.applied != 0 {
+			m = send(t, m, press("esc"))
+			if m.confirmDialog() != nil || actor.applied != 0 {
 				t.Fatal("esc must cancel without applying")
 			}
 		})
@@ -343,34 +354,34 @@ func TestMutatingKeysAskFirst(t *testing.T) {
 func TestTypedConfirmationForUnknownLock(t *testing.T) {
 	actor := &recordingActor{typed: "lead"}
 	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
-	m = send(t, m, key("j")) // pay-flow: lock of unknown liveness
-	m = send(t, m, key("U"))
-	if m.confirm == nil {
+	m = send(t, m, press("j")) // pay-flow: lock of unknown liveness
+	m = send(t, m, press("U"))
+	if m.confirmDialog() == nil {
 		t.Fatal("no dialog")
 	}
-	m = send(t, m, key("y"))
-	if actor.applied != 0 || m.confirm == nil {
+	m = send(t, m, press("y"))
+	if actor.applied != 0 || m.confirmDialog() == nil {
 		t.Fatal("y must not confirm a typed confirmation")
 	}
-	m = send(t, m, key("enter"))
-	if actor.applied != 0 || !strings.Contains(m.errLine, "type") {
+	m = send(t, m, press("enter"))
+	if actor.applied != 0 || !strings.Contains(m.app.msgs.errText(), "type") {
 		t.Fatal("enter without the word must refuse")
 	}
-	m = send(t, m, key("backspace"))
+	m = send(t, m, press("backspace"))
 	for _, r := range "lead" {
-		m = send(t, m, key(string(r)))
+		m = send(t, m, press(string(r)))
 	}
-	m = send(t, m, key("enter"))
+	m = send(t, m, press("enter"))
 	if actor.applied != 1 {
-		t.Fatalf("typed word did not apply; typed state %+v", m.confirm)
+		t.Fatalf("typed word did not apply; typed state %+v", m.confirmDialog())
 	}
 }
 
 func TestActionErrorsGoToFooter(t *testing.T) {
 	actor := &recordingActor{planErr: errors.New("step: CB_S2_NO_EVIL is 0")}
 	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
-	m = send(t, m, key("S"))
-	if m.confirm != nil || !strings.Contains(plain(m), "✗ step: CB_S2_NO_EVIL is 0") {
+	m = send(t, m, press("S"))
+	if m.confirmDialog() != nil || !strings.Contains(plain(m), "✗ step: CB_S2_NO_EVIL is 0") {
 		t.Fatalf("refusal not in footer:\n%s", plain(m))
 	}
 }
@@ -379,9 +390,9 @@ func TestReadOnlyHasNoMutatingKeys(t *testing.T) {
 	actor := &recordingActor{}
 	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor, ReadOnly: true})
 	for _, k := range []string{"U", "S", "space", "R", "P", "Z"} {
-		m = send(t, m, key(k))
+		m = send(t, m, press(k))
 	}
-	if actor.last.Action != "" || m.confirm != nil {
+	if actor.last.Action != "" || m.confirmDialog() != nil {
 		t.Fatalf("read-only reached the actor: %+v", actor.last)
 	}
 	if !strings.Contains(plain(m), "READ-ONLY") {
@@ -400,10 +411,10 @@ func TestBatchUpdatesRunsAndFreshness(t *testing.T) {
 	m = send(t, m, BatchMsg{Changed: []model.Run{changed}, Removed: []string{"/q/MANIFEST.yaml"}, At: testNow,
 		Health: Health{Mode: "polling 2s", Err: "inotify watch limit reached"}})
 	out := plain(m)
-	if _, ok := m.runs["/q/MANIFEST.yaml"]; ok {
+	if _, ok := m.app.runs["/q/MANIFEST.yaml"]; ok {
 		t.Error("removed run still present")
 	}
-	for _, want := range []string{"▶ run ", "updated 0s ago", "polling 2s", "✗ watcher: inotify watch limit reached"} {
+	for _, want := range []string{"▶ old-done", "updated 0s ago", "polling 2s", "✗ watcher: inotify watch limit reached"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
@@ -423,7 +434,7 @@ func TestBackgroundColorPicksTheme(t *testing.T) {
 		t.Fatal("auto theme should ask for the background colour")
 	}
 	nm, _ := m.Update(tea.BackgroundColorMsg{})
-	if nm.(Model).theme.Name != "auto" {
+	if nm.(Model).app.theme.Name != "auto" {
 		t.Fatal("theme")
 	}
 }
@@ -466,21 +477,21 @@ func (p recordedPlan) Apply(typed string) (string, error) {
 func TestBriefKey(t *testing.T) {
 	runs := loadFixtures(t)
 	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv})
-	m = send(t, m, key("b"))
-	if m.brief == nil || !strings.Contains(plain(m), "Resume brief") {
+	m = send(t, m, press("b"))
+	if m.pagerOverlay() == nil || !strings.Contains(plain(m), "Resume brief") {
 		t.Fatalf("b did not open the brief:\n%s", plain(m))
 	}
-	md := m.brief.markdown
+	md := m.pagerOverlay().text
 	if md == "" {
 		t.Fatal("empty brief")
 	}
-	m = send(t, m, key("j"))
-	_, cmd := m.Update(key("y"))
+	m = send(t, m, press("j"))
+	_, cmd := m.Update(press("y"))
 	if cmd == nil {
 		t.Fatal("y in the brief copies nothing")
 	}
-	m = send(t, m, key("esc"))
-	if m.brief != nil {
+	m = send(t, m, press("esc"))
+	if m.pagerOverlay() != nil {
 		t.Fatal("esc did not close the brief")
 	}
 }
@@ -489,23 +500,28 @@ func TestLaunchKey(t *testing.T) {
 	t.Setenv("TMUX", "")
 	runs := loadFixtures(t)
 	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv})
-	m = send(t, m, key("X"))
-	if m.brief == nil || !strings.Contains(m.brief.markdown, "resume_command:") {
-		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.brief, m.errLine)
+	m = send(t, m, press("X"))
+	if m.pagerOverlay() == nil || !strings.Contains(m.pagerOverlay().text, "resume_command:") {
+		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.pagerOverlay(), m.app.msgs.errText())
 	}
-	m = send(t, m, key("esc"))
+	if out := plain(m); !strings.Contains(out, "No resume command configured") || strings.Contains(out, "Resume brief") {
+		t.Fatalf("X without a template must say so in its own box, not a brief:\n%s", out)
+	}
+	if m = send(t, m, press("esc")); m.pagerOverlay() != nil {
+		t.Fatal("esc did not close the box")
+	}
 
 	m = newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv,
 		ResumeCommand: map[string]string{"jonggrang": "echo resume {{.ID}}", "resumable": "echo resume {{.ID}}"}})
-	run, _ := m.selectedRun()
-	m = send(t, m, key("X"))
-	if m.confirm == nil {
-		t.Fatalf("X did not ask first; err %q", m.errLine)
+	run, _ := m.app.selectedRun()
+	m = send(t, m, press("X"))
+	if m.confirmDialog() == nil {
+		t.Fatalf("X did not ask first; err %q", m.app.msgs.errText())
 	}
 	if !strings.Contains(plain(m), "echo resume "+run.ID) || !strings.Contains(plain(m), "dashboard is suspended") {
 		t.Fatalf("confirmation does not show the exact command:\n%s", plain(m))
 	}
-	_, cmd := m.Update(key("y"))
+	_, cmd := m.Update(press("y"))
 	if cmd == nil {
 		t.Fatal("y returned no command to run the launch")
 	}
@@ -522,20 +538,20 @@ func TestWatcherStoppedIsShown(t *testing.T) {
 
 func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
 	m := newTestModel(t, 90, 30, sampleRuns(), Options{})
-	m = send(t, m, key("j")) // pay-flow: its problems-free detail ends with a lock
-	m = send(t, m, key("j")) // irm: its detail ends with a resume hint below every focusable row
-	m = send(t, m, key("enter"))
+	m = send(t, m, press("j")) // pay-flow: its problems-free detail ends with a lock
+	m = send(t, m, press("j")) // irm: its detail ends with a resume hint below every focusable row
+	m = send(t, m, press("enter"))
 	for range 30 {
-		m = send(t, m, key("j"))
+		m = send(t, m, press("j"))
 	}
 	if !strings.Contains(plain(m), "rerun S2 verification") {
 		t.Fatalf("the resume hint below the last focusable row is unreachable:\n%s", plain(m))
 	}
 	for range 60 {
-		m = send(t, m, key("k"))
+		m = send(t, m, press("k"))
 	}
-	if m.detailTop != 0 {
-		t.Fatalf("k back up leaves detailTop %d", m.detailTop)
+	if m.detail.top != 0 {
+		t.Fatalf("k back up leaves detailTop %d", m.detail.top)
 	}
 }
 
@@ -545,7 +561,7 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 	run.Jonggrang.Tasks = []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}}
 	m := newTestModel(t, 140, 40, []model.Run{run}, Options{})
 	var text []string
-	for _, r := range m.detailRows(run, 80) {
+	for _, r := range m.detail.rows(run, 80) {
 		text = append(text, stripped(r.text))
 	}
 	all := strings.Join(text, "\n")

@@ -5,81 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
-	"runwatch/model"
 	"runwatch/state/brief"
 	"runwatch/state/launch"
 )
 
-// briefState is the resume brief overlay.
-type briefState struct {
-	runID    string
-	markdown string
-	lines    []string
-	top      int
-}
-
-type briefMsg struct {
-	runID, markdown string
-}
-
 // showBrief builds the brief in a command: it reads files and may run git, which must not stall a frame.
-func (m *Model) showBrief() tea.Cmd {
-	run, ok := m.selectedRun()
+func showBrief(a *app) tea.Cmd {
+	run, ok := a.selectedRun()
 	if !ok {
-		m.setNote("no run selected")
+		a.note("no run selected")
 		return nil
 	}
-	env := m.env()
+	env := a.env()
 	return func() tea.Msg {
-		return briefMsg{runID: run.ID, markdown: brief.Build(run, env).Markdown()}
+		return pagerMsg{title: "Resume brief " + run.ID + " · y copies it", text: brief.Build(run, env).Markdown(), copyable: true}
 	}
-}
-
-func (m *Model) env() model.Env {
-	if m.opts.Env != nil {
-		return m.opts.Env()
-	}
-	return model.Env{Now: m.opts.Now()}
-}
-
-func (m *Model) updateBrief(msg tea.KeyPressMsg) tea.Cmd {
-	b := m.brief
-	h := max(1, m.height-headerLines-footerLines-borderCells)
-	switch m.keys.Action(msg.String()) {
-	case ActBack, ActBrief, ActHelp:
-		m.brief = nil
-	case ActQuit:
-		return tea.Quit
-	case ActDown:
-		b.top++
-	case ActUp:
-		b.top--
-	case ActPageDown:
-		b.top += h / 2
-	case ActPageUp:
-		b.top -= h / 2
-	case ActTop:
-		b.top = 0
-	case ActBottom:
-		b.top = len(b.lines)
-	case ActCopy:
-		return m.copyText(b.markdown)
-	}
-	if m.brief != nil {
-		b.top = clamp(b.top, 0, max(0, len(b.lines)-h))
-	}
-	return nil
-}
-
-func (m Model) renderBrief(w, h int) string {
-	b := m.brief
-	top := clamp(b.top, 0, max(0, len(b.lines)-(h-borderCells)))
-	title := fmt.Sprintf("Resume brief %s · %s copy · esc close", Sanitize(b.runID), m.keys.First(ActCopy))
-	return box(m.theme, title, b.lines[top:], w, h, true)
 }
 
 // launchPlan is a resume command waiting for its confirmation. It satisfies Planned so the one confirmation
@@ -116,21 +59,22 @@ func (l launchPlan) foreground() *exec.Cmd {
 	return l.cmd.ForegroundCmd()
 }
 
-func (m *Model) requestLaunch() tea.Cmd {
-	run, ok := m.selectedRun()
+func requestLaunch(a *app) tea.Cmd {
+	run, ok := a.selectedRun()
 	if !ok {
-		m.setNote("no run selected")
+		a.note("no run selected")
 		return nil
 	}
-	if m.keys.ReadOnly {
-		m.setError(errors.New("read-only: launching the resume command is disabled"))
+	if a.keys.ReadOnly {
+		a.fail(errors.New("read-only: launching the resume command is disabled"))
 		return nil
 	}
-	templates, env := m.opts.ResumeCommand, m.env()
+	templates, env := a.opts.ResumeCommand, a.env()
 	return func() tea.Msg {
 		c, err := launch.Prepare(templates, run, env)
 		if errors.Is(err, launch.ErrNoTemplate) {
-			return briefMsg{runID: run.ID, markdown: err.Error() + "\n\n" + launch.HowToConfigure}
+			// Its own box, titled for what it is: there is no command to launch yet, and this says how to set one.
+			return pagerMsg{title: "No resume command configured", text: err.Error() + "\n\n" + launch.HowToConfigure}
 		}
 		if err != nil {
 			return planMsg{req: ActionRequest{Action: ActLaunch, Run: run}, err: err}
@@ -157,8 +101,4 @@ func applyCmd(p Planned, typed string) tea.Cmd {
 		s, err := p.Apply(typed)
 		return appliedMsg{summary: s, err: err}
 	}
-}
-
-func briefLines(md string) []string {
-	return SanitizeLines(strings.TrimRight(md, "\n"))
 }

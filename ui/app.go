@@ -1,0 +1,110 @@
+package ui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/model"
+)
+
+// app is what every component shares: the options, the keymap, the theme, the runs as last read, the
+// selected run and the footer's messages. The root owns it; components read it and change only the parts
+// that are theirs (the runs pane sets the selection).
+type app struct {
+	opts  Options
+	keys  KeyMap
+	theme Theme
+	actor Actor
+
+	runs       map[string]model.Run
+	health     Health
+	lastChange time.Time
+	loaded     bool
+
+	selected string // StatePath of the selected run
+	focus    Pane
+
+	msgs messages
+}
+
+func (a *app) now() time.Time { return a.opts.Now() }
+
+func (a *app) selectedRun() (model.Run, bool) {
+	r, ok := a.runs[a.selected]
+	return r, ok
+}
+
+func (a *app) note(s string)  { a.msgs.add(Sanitize(s), false, a.now()) }
+func (a *app) fail(err error) { a.msgs.add(Sanitize(err.Error()), true, a.now()) }
+
+func (a *app) env() model.Env {
+	if a.opts.Env != nil {
+		return a.opts.Env()
+	}
+	return model.Env{Now: a.now()}
+}
+
+// Expiry of footer messages: an error stays until the next key or errorTTL, a note for noteTTL. The newest
+// message is always the one shown, so an old error never hides a newer "copied".
+const (
+	errorTTL = 10 * time.Second
+	noteTTL  = 6 * time.Second
+)
+
+type message struct {
+	text string
+	err  bool
+	at   time.Time
+}
+
+type messages struct {
+	last    message // the newest, kept for `i` even after it left the footer
+	showing bool
+}
+
+func (ms *messages) add(text string, isErr bool, at time.Time) {
+	ms.last = message{text: text, err: isErr, at: at}
+	ms.showing = text != ""
+}
+
+// current is the message the footer shows at now, if any.
+func (ms *messages) current(now time.Time) (message, bool) {
+	if !ms.showing {
+		return message{}, false
+	}
+	ttl := noteTTL
+	if ms.last.err {
+		ttl = errorTTL
+	}
+	if now.Sub(ms.last.at) > ttl {
+		return message{}, false
+	}
+	return ms.last, true
+}
+
+// keyPressed dismisses an error: the person has seen it and moved on (i still opens it).
+func (ms *messages) keyPressed() {
+	if ms.showing && ms.last.err {
+		ms.showing = false
+	}
+}
+
+func (ms *messages) clear() { ms.showing = false }
+
+func (ms *messages) errText() string {
+	if ms.showing && ms.last.err {
+		return ms.last.text
+	}
+	return ""
+}
+
+func (ms *messages) noteText() string {
+	if ms.showing && !ms.last.err {
+		return ms.last.text
+	}
+	return ""
+}
+
+// quitCmd is the root's way out; it exists so components never return tea.Quit themselves.
+func quitCmd() tea.Cmd { return tea.Quit }

@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+type copiedMsg struct {
+	n   int
+	err error
+}
+
+// copyText puts text on the clipboard. The OSC 52 sequence goes to the terminal always; inside tmux it
+// also goes through `tmux load-buffer -w -`, because tmux with default settings (set-clipboard external)
+// does not pass an application's OSC 52 on, and load-buffer -w asks tmux itself to set the clipboard.
+// What tmux answers is what the note says.
+func copyText(a *app, text string) tea.Cmd {
+	if text == "" {
+		a.note("nothing to copy")
+		return nil
+	}
+	cmds := []tea.Cmd{tea.SetClipboard(text)}
+	if copyFn := a.copier(); copyFn != nil {
+		n := len(text)
+		cmds = append(cmds, func() tea.Msg { return copiedMsg{n: n, err: copyFn(text)} })
+	} else {
+		a.note(fmt.Sprintf("sent %d bytes to the terminal clipboard (OSC 52; works where the terminal allows it)", len(text)))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (a *app) copier() func(string) error {
+	if a.opts.Copy != nil {
+		return a.opts.Copy
+	}
+	if a.opts.InTmux {
+		return tmuxLoadBuffer
+	}
+	return nil
+}
+
+func tmuxLoadBuffer(text string) error {
+	cmd := exec.Command("tmux", "load-buffer", "-w", "-")
+	cmd.Stdin = bytes.NewBufferString(text)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tmux load-buffer: %v %s", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+func (m *Model) copied(msg copiedMsg) {
+	if msg.err != nil {
+		m.app.fail(fmt.Errorf("copy did not reach the clipboard: %w", msg.err))
+		return
+	}
+	m.app.note(fmt.Sprintf("copied %d bytes (tmux buffer and clipboard)", msg.n))
+}

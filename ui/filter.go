@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"strings"
+
+	"runwatch/model"
+)
+
+// filterTerm is one word of the runs filter. Words are ANDed; `!word` negates; `is:`, `kind:` and `has:`
+// look at one field, as in GitHub's and k9s's filters; anything else is a substring of the id, title,
+// status, kind, stage, folder or the attention reason.
+type filterTerm struct {
+	neg         bool
+	field, text string
+}
+
+func parseFilter(s string) []filterTerm {
+	var terms []filterTerm
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		t := filterTerm{}
+		if strings.HasPrefix(w, "!") {
+			t.neg, w = true, w[1:]
+		}
+		if f, v, ok := strings.Cut(w, ":"); ok && (f == "is" || f == "kind" || f == "has") {
+			t.field, w = f, v
+		}
+		if w == "" {
+			continue // a lone "!" or "is:" while typing matches everything
+		}
+		t.text = w
+		terms = append(terms, t)
+	}
+	return terms
+}
+
+func matchesFilter(r model.Run, terms []filterTerm) bool {
+	for _, t := range terms {
+		if t.match(r) == t.neg {
+			return false
+		}
+	}
+	return true
+}
+
+func (t filterTerm) match(r model.Run) bool {
+	switch t.field {
+	case "is":
+		switch t.text {
+		case "needs-you", "attention":
+			return r.Attention.NeedsYou
+		case "archived":
+			return r.Archived
+		case "done":
+			return r.Status == model.StatusCompleted
+		}
+		return strings.HasPrefix(string(r.Status), t.text)
+	case "kind":
+		return strings.HasPrefix(string(r.Kind), t.text) || kindShort(r.Kind) == t.text
+	case "has":
+		return hasThing(r, t.text)
+	}
+	for _, s := range []string{r.ID, r.Title, string(r.Status), string(r.Kind), r.CurrentStage, r.Dir, r.Attention.Reason} {
+		if strings.Contains(strings.ToLower(s), t.text) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasThing(r model.Run, what string) bool {
+	switch what {
+	case "lock", "locks":
+		return len(r.Locks) > 0
+	case "stale-lock", "stale":
+		return countVerdict(r, model.VerdictStale) > 0
+	case "live-lock", "live":
+		return countVerdict(r, model.VerdictLive) > 0
+	case "problem", "problems":
+		return len(r.Problems) > 0
+	case "error", "errors":
+		for _, p := range r.Problems {
+			if p.Severity == model.SeverityError {
+				return true
+			}
+		}
+	case "log":
+		return r.Log != nil
+	}
+	return false
+}
+
+func countVerdict(r model.Run, v model.Verdict) int {
+	n := 0
+	for _, l := range r.Locks {
+		if l.Verdict == v {
+			n++
+		}
+	}
+	return n
+}

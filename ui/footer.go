@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"github.com/charmbracelet/x/ansi"
+
+	"runwatch/model"
+)
+
+// Segment is one part of the footer's status line, drawn by whoever owns the fact it shows (watcher
+// health, freshness, focus; a feature adds its own with one append in defaultSegments). An empty string
+// hides the segment.
+type Segment struct {
+	Name   string
+	Render func() string
+}
+
+// footer is two lines: the segments on the left with the focused component's keys (bubbles help, from the
+// keymap) on the right, and below them a line input or the newest message.
+type footer struct {
+	app      *app
+	help     help.Model
+	segments []Segment
+	width    int
+}
+
+func newFooter(a *app) *footer {
+	f := &footer{app: a, help: help.New()}
+	f.help.ShortSeparator = " · "
+	return f
+}
+
+func (f *footer) SetSize(w, _ int) { f.width = w; f.help.SetWidth(w) }
+
+func (m Model) defaultSegments() []Segment {
+	a := m.app
+	return []Segment{
+		{Name: "health", Render: func() string {
+			mode := a.health.Mode
+			if mode == "" {
+				mode = "static"
+			}
+			if a.health.Err != "" {
+				return a.theme.Bad.Render("✗ " + mode + " error")
+			}
+			return a.theme.Good.Render("● ") + mode
+		}},
+		{Name: "fresh", Render: func() string {
+			if a.lastChange.IsZero() {
+				return "no data yet"
+			}
+			return "updated " + model.HumanDuration(a.now().Sub(a.lastChange)) + " ago"
+		}},
+		{Name: "focus", Render: func() string { return a.theme.Dim.Render("focus " + a.focus.String()) }},
+	}
+}
+
+// view draws the footer for the focused component c; lineInput, when c is reading text, replaces the
+// message line.
+func (f *footer) view(c component) string {
+	a := f.app
+	t := a.theme
+	var parts []string
+	for _, s := range f.segments {
+		if txt := s.Render(); txt != "" {
+			parts = append(parts, txt)
+		}
+	}
+	line1 := strings.Join(parts, t.Dim.Render(" · "))
+	f.help.Styles.ShortKey = t.Bold
+	f.help.Styles.ShortDesc = t.Dim
+	f.help.Styles.ShortSeparator = t.Dim
+	f.help.Styles.Ellipsis = t.Dim
+	// The keys go right of the segments; where that leaves too little room (a narrow pane) they take the
+	// second line whenever no message or input needs it.
+	var hintsBelow string
+	if room := f.width - visibleWidth(line1) - 2; room >= 30 {
+		f.help.SetWidth(room)
+		if hints := f.help.ShortHelpView(c.ShortHelp()); hints != "" {
+			line1 += strings.Repeat(" ", max(2, f.width-visibleWidth(line1)-visibleWidth(hints))) + hints
+		}
+	} else {
+		f.help.SetWidth(f.width)
+		hintsBelow = f.help.ShortHelpView(c.ShortHelp())
+	}
+	line2 := hintsBelow
+	if li, ok := c.(interface{ lineInput() string }); ok && li.lineInput() != "" {
+		line2 = li.lineInput()
+	} else if msg, ok := a.msgs.current(a.now()); ok {
+		text := msg.text
+		style := t.Dim
+		if msg.err {
+			text, style = "✗ "+text, t.Bad
+		}
+		if visibleWidth(text) > f.width {
+			// A long message is cut, and says how to read it whole.
+			more := " … " + a.keys.First(ActMessage) + " reads all"
+			text = ansi.Truncate(text, max(1, f.width-visibleWidth(more)), "") + more
+		}
+		line2 = style.Render(text)
+	}
+	return truncate(line1, f.width) + "\n" + truncate(line2, f.width)
+}

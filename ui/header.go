@@ -1,0 +1,53 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// needYou counts the runs whose attention says a person is needed (model.Judge decides; this only counts).
+func (m Model) needYou() int {
+	n := 0
+	for _, r := range m.app.runs {
+		if r.Attention.NeedsYou {
+			n++
+		}
+	}
+	return n
+}
+
+func (m Model) windowTitle() string {
+	title := fmt.Sprintf("runwatch: %d runs", len(m.app.runs))
+	if n := m.needYou(); n > 0 {
+		title += fmt.Sprintf(", %d need you", n)
+	}
+	return title
+}
+
+func (m Model) renderHeader() string {
+	t := m.app.theme
+	left := t.Title.Render("runwatch") + fmt.Sprintf(" %d runs", len(m.app.runs))
+	if n := m.needYou(); n > 0 {
+		left += " · " + t.Warn.Render(fmt.Sprintf("⚠ %d need you", n))
+	}
+	var tags []string
+	if m.list.hideDone {
+		tags = append(tags, fmt.Sprintf("hiding %d done (%s shows)", m.list.hidden, m.app.keys.First(ActHideDone)))
+	}
+	if m.list.sortBy != sortAttention {
+		tags = append(tags, "sort: "+m.list.sortBy.String())
+	}
+	if len(tags) > 0 {
+		left += t.Dim.Render(" · " + strings.Join(tags, " · "))
+	}
+	right := ""
+	if m.app.keys.ReadOnly {
+		right = t.ReadOnly.Render(" READ-ONLY ") + " "
+	}
+	right += t.Dim.Render(m.app.keys.First(ActHelp) + " help")
+	gap := m.width - visibleWidth(left) - visibleWidth(right)
+	if gap < 1 {
+		return truncate(left, m.width)
+	}
+	return left + strings.Repeat(" ", gap) + right
+}

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// helpView is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
+// legend of the glyphs and columns. It is generated from the keymap, so what it lists is what works.
+type helpView struct {
+	app  *app
+	view scrollView
+	w, h int
+	done bool
+}
+
+func newHelpView(a *app) *helpView {
+	return &helpView{app: a, view: newScrollView(nil, false)}
+}
+
+func (hv *helpView) Done() bool { return hv.done }
+
+func (hv *helpView) SetSize(w, h int) {
+	hv.w, hv.h = w, h
+	hv.view.SetSize(max(1, w-borderCells), max(1, h-borderCells))
+	hv.view.setLines(hv.content(max(1, w-borderCells), max(1, h-borderCells)))
+}
+
+func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	switch act := hv.app.keys.Of(km); act {
+	case ActHelp, ActBack:
+		hv.done = true
+	case ActQuit:
+		return quitCmd()
+	default:
+		hv.view.key(act)
+	}
+	return nil
+}
+
+func (hv *helpView) ShortHelp() []key.Binding {
+	k := hv.app.keys
+	return append(k.bindings(ActDown, ActUp), key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(ActHelp)+"/"+k.First(ActBack), "close")))
+}
+
+func (hv *helpView) FullHelp() [][]key.Binding { return [][]key.Binding{hv.ShortHelp()} }
+
+var legend = []string{
+	"Legend",
+	"  ▶ running  ‖ paused  ? awaiting input  ⚠ stalled  ✗ failed  ⊘ blocked  ✓ completed  ⌂ archived",
+	"  Runs columns: NAME run id (cut in the middle)  STATUS  STAGE current stage  DONE stages done/total",
+	"  LOCK most important lock verdict (live / unknown / stale)  KIND jonggrang or resumable",
+	"  CHANGED time since the run's files last changed  WHY what the run needs from you",
+	"  Detail: ○ pending  ▶ running  ✓ done  ✗ failed  – skipped  [x] ticked  [ ] open  ◀ current",
+	"  Filter: words match id, title, status, stage; !word negates; is:stalled kind:resumable has:lock",
+}
+
+func (hv *helpView) content(w, h int) []string {
+	lines := hv.app.keys.HelpLines()
+	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
+	// and the legend fit without scrolling.
+	if len(lines)+len(legend)+1 > h && w >= 100 {
+		split := -1
+		for i := len(lines) / 2; i < len(lines); i++ {
+			if lines[i] == "" {
+				split = i
+				break
+			}
+		}
+		if split > 0 {
+			colW := w / 2
+			left, right := lines[:split], lines[split+1:]
+			merged := make([]string, 0, max(len(left), len(right)))
+			for i := 0; i < len(left) || i < len(right); i++ {
+				l, r := "", ""
+				if i < len(left) {
+					l = left[i]
+				}
+				if i < len(right) {
+					r = right[i]
+				}
+				merged = append(merged, padRight(truncate(l, colW-1), colW)+r)
+			}
+			lines = merged
+		}
+	}
+	lines = append(lines, "")
+	return append(lines, legend...)
+}
+
+func (hv *helpView) View() string {
+	k := hv.app.keys
+	title := fmt.Sprintf("Help · %s or %s to close", k.First(ActHelp), k.First(ActBack))
+	return box(hv.app.theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())
+}

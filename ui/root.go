@@ -1,0 +1,370 @@
+// Package ui is the Bubble Tea dashboard. It takes all its data through messages (SnapshotMsg, BatchMsg), so
+// it is built and tested against model values and fixtures without a watcher; package cli wires the
+// watcher in.
+//
+// Where things are: root.go routes keys and keeps the overlay stack; runs.go, detail.go and timeline.go are
+// the three panes; confirm.go, pager.go (brief, long messages) and helpview.go are the overlays; footer.go
+// and header.go frame them; keys.go is the keymap every hint and `?` come from; actions.go turns keys into
+// action requests; filter.go parses the runs filter; layout.go sizes the panes.
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/model"
+)
+
+// Pane identifies one of the three panes.
+type Pane int
+
+const (
+	PaneRuns Pane = iota
+	PaneDetail
+	PaneTimeline
+	paneCount
+)
+
+func (p Pane) String() string {
+	return [...]string{"Runs", "Detail", "Timeline"}[p]
+}
+
+// Options configure the dashboard.
+type Options struct {
+	Theme    string // auto, dark, light, mono
+	Keys     KeyMap // from NewKeyMap; the zero value means defaults
+	ReadOnly bool
+	Actor    Actor // nil disables actions
+	OpenLog  OpenLogFunc
+	// Now is the clock for "updated Ns ago" and relative times; tests pin it.
+	Now func() time.Time
+	// Debug, when set, receives one line per message and per frame with its timing.
+	Debug io.Writer
+	// InTmux makes `y` copy through tmux (load-buffer -w) as well as OSC 52.
+	InTmux bool
+	// Tick is how often "updated Ns ago" refreshes; 0 means every second, negative disables it.
+	Tick time.Duration
+	// Env gives briefs and resume commands the time, host and process facts (state.NewEnv).
+	Env func() model.Env
+	// ResumeCommand is the config's resume_command templates, by convention.
+	ResumeCommand map[string]string
+	// Copy puts text on the clipboard through something other than the terminal (tmux load-buffer); nil
+	// picks tmux when InTmux. Tests replace it.
+	Copy func(text string) error
+}
+
+// Model is the dashboard's root: it owns the shared state, sizes the panes, routes each key to the top
+// overlay or the focused pane, and keeps overlays on a stack. Behaviour lives in the components.
+type Model struct {
+	app *app
+
+	list   *runsPane
+	detail *detailPane
+	tl     *timelinePane
+	footer *footer
+
+	overlays []overlay
+
+	laidOutRuns int // the number of visible runs the layout was computed for
+
+	width, height int
+}
+
+// New builds the dashboard model.
+func New(opts Options) Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	keys := opts.Keys
+	if keys.byKey == nil {
+		keys = DefaultKeyMap(opts.ReadOnly)
+	}
+	if opts.ReadOnly && !keys.ReadOnly {
+		// A keymap built for read-write must not leak mutating keys into a read-only session.
+		keys = buildKeyMap(keys.Bindings, true)
+	}
+	theme := opts.Theme
+	dark := true
+	if (theme == "" || theme == "auto") && os.Getenv("NO_COLOR") != "" {
+		// NO_COLOR strips colour from every style; the mono theme's selection is reverse video, which
+		// survives, where the colour theme's would be left as mere bold.
+		theme = "mono"
+	}
+	if theme == "" || theme == "auto" {
+		// COLORFGBG ("15;0": light text on a dark background) answers before the terminal does, and is the
+		// only answer where the terminal ignores the background query.
+		if d, ok := darkFromColorFGBG(os.Getenv("COLORFGBG")); ok {
+			dark = d
+		}
+	}
+	a := &app{opts: opts, keys: keys, theme: NewTheme(theme, dark), runs: map[string]model.Run{}}
+	if !opts.ReadOnly {
+		a.actor = opts.Actor
+	}
+	m := Model{app: a, width: 120, height: 40}
+	m.list = newRunsPane(a)
+	m.detail = newDetailPane(a)
+	m.tl = newTimelinePane(a)
+	m.footer = newFooter(a)
+	m.footer.segments = m.defaultSegments()
+	m.layout()
+	return m
+}
+
+// Init asks the terminal for its background (for the auto theme) and starts the freshness clock.
+func (m Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if m.app.opts.Theme == "" || m.app.opts.Theme == "auto" {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	cmds = append(cmds, m.tick())
+	return tea.Batch(cmds...)
+}
+
+func (m Model) tick() tea.Cmd {
+	d := m.app.opts.Tick
+	if d < 0 {
+		return nil
+	}
+	if d == 0 {
+		d = time.Second
+	}
+	return tea.Tick(d, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// Update handles one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	start := time.Now()
+	cmd := m.update(msg)
+	if m.app.opts.Debug != nil {
+		fmt.Fprintf(m.app.opts.Debug, "%s update %T %s\n", start.UTC().Format("15:04:05.000000"), msg, time.Since(start))
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	a := m.app
+	before := a.selected
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+	case tea.BackgroundColorMsg:
+		if (a.opts.Theme == "" || a.opts.Theme == "auto") && a.theme.Name != "mono" {
+			a.theme = NewTheme("auto", msg.IsDark())
+		}
+	case tickMsg:
+		m.tl.Update(msg)
+		return m.tick()
+	case SnapshotMsg:
+		a.runs = make(map[string]model.Run, len(msg.Runs))
+		for _, r := range msg.Runs {
+			a.runs[r.StatePath] = judged(r)
+		}
+		a.health = msg.Health
+		a.lastChange = msg.At
+		a.loaded = true
+		m.list.resort()
+	case BatchMsg:
+		cmd = m.applyBatch(msg)
+	case ErrorMsg:
+		a.fail(msg.Err)
+	case WatcherStoppedMsg:
+		a.health.Err = "stopped"
+		a.fail(errors.New("watcher stopped: the runs shown are no longer updated"))
+	case logOpenedMsg, logIndexedMsg, searchDoneMsg:
+		cmd = m.tl.Update(msg)
+	case planMsg:
+		if msg.err != nil {
+			a.fail(msg.err)
+			return nil
+		}
+		m.push(newConfirm(a, msg.req, msg.planned))
+	case pagerMsg:
+		m.push(newPager(a, msg.title, msg.text, msg.copyable))
+	case copiedMsg:
+		m.copied(msg)
+	case appliedMsg:
+		if msg.err != nil {
+			a.fail(msg.err)
+		} else {
+			a.note(msg.summary)
+		}
+	case tea.KeyPressMsg:
+		cmd = m.handleKey(msg)
+	}
+	if a.selected != before {
+		m.detail.selectionChanged()
+	}
+	if n := len(m.list.order); n != m.laidOutRuns {
+		m.laidOutRuns = n
+		m.layout() // the stacked runs pane is as tall as its rows
+	}
+	return tea.Batch(cmd, m.tl.sync())
+}
+
+func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
+	a := m.app
+	for _, r := range msg.Changed {
+		a.runs[r.StatePath] = judged(r)
+	}
+	for _, p := range msg.Removed {
+		delete(a.runs, p)
+	}
+	a.health = msg.Health
+	if len(msg.Changed) > 0 || len(msg.Removed) > 0 || len(msg.Appended) > 0 {
+		a.lastChange = msg.At
+	}
+	if msg.Health.Err != "" {
+		a.fail(errors.New("watcher: " + msg.Health.Err))
+	}
+	m.list.resort()
+	return m.tl.batch(msg)
+}
+
+// handleKey routes a key: to the top overlay when there is one, to a pane reading a line of text, then to
+// the root's own keys (quit, help, panes, run-level actions), then to the focused pane.
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	a := m.app
+	a.msgs.keyPressed()
+	if o := m.top(); o != nil {
+		cmd := o.Update(msg)
+		if o.Done() {
+			m.pop()
+		}
+		return cmd
+	}
+	focused := m.pane(a.focus)
+	if c, ok := focused.(capturer); ok && c.Capturing() {
+		return focused.Update(msg)
+	}
+	act := a.keys.Of(msg)
+	if act == "" {
+		if ref := a.keys.Refused(msg); ref != "" {
+			a.fail(fmt.Errorf("read-only: %s (%s) changes run state and is off; restart without --read-only to use it", msg.String(), a.keys.HelpOf(ref)))
+		}
+		return nil
+	}
+	switch act {
+	case ActQuit:
+		return quitCmd()
+	case ActHelp:
+		m.push(newHelpView(a))
+		return nil
+	case ActMessage:
+		if a.msgs.last.text == "" {
+			a.note("no message yet")
+			return nil
+		}
+		m.push(newPager(a, "Message", a.msgs.last.text, true))
+		return nil
+	case ActNextPane:
+		m.setFocus((a.focus + 1) % paneCount)
+		return nil
+	case ActPrevPane:
+		m.setFocus((a.focus + paneCount - 1) % paneCount)
+		return nil
+	case ActNextMatch, ActPrevMatch, ActNextError, ActPrevError:
+		// The timeline's search keys work from any pane and take the focus there, so the match is seen.
+		m.setFocus(PaneTimeline)
+		return m.tl.Update(msg)
+	case ActUnlock, ActStep, ActTick, ActRetry, ActPause, ActUndo:
+		return requestAction(a, act, m.detail.selection())
+	case ActBrief:
+		return showBrief(a)
+	case ActLaunch:
+		return requestLaunch(a)
+	case ActCopy:
+		return copyText(a, m.focusedText())
+	}
+	if act == ActBack && a.focus != PaneRuns {
+		m.setFocus(PaneRuns)
+		return nil
+	}
+	if act == ActOpen && a.focus == PaneRuns {
+		m.setFocus(PaneDetail)
+		return nil
+	}
+	return focused.Update(msg)
+}
+
+// judged makes sure a run carries its attention. The readers' FinalizeRun sets it; a run built another
+// way (a test, a future remote source) gets the same judgement from model.Judge, never one of the ui's own.
+func judged(r model.Run) model.Run {
+	if r.Attention.Code == "" {
+		r.Attention = model.Judge(&r)
+	}
+	return r
+}
+
+func (m *Model) setFocus(p Pane) {
+	m.app.focus = p
+	m.layout() // the stacked layout gives the focused lower pane the odd line; single shows only it
+}
+
+func (m *Model) pane(p Pane) component {
+	switch p {
+	case PaneDetail:
+		return m.detail
+	case PaneTimeline:
+		return m.tl
+	}
+	return m.list
+}
+
+func (m *Model) push(o overlay) {
+	o.SetSize(m.width, m.bodyHeight())
+	m.overlays = append(m.overlays, o)
+}
+
+func (m *Model) pop() { m.overlays = m.overlays[:len(m.overlays)-1] }
+
+func (m Model) top() overlay {
+	if len(m.overlays) == 0 {
+		return nil
+	}
+	return m.overlays[len(m.overlays)-1]
+}
+
+// focused is the component whose keys the footer teaches: the top overlay, else the focused pane.
+func (m Model) focused() component {
+	if o := m.top(); o != nil {
+		return o
+	}
+	mm := m
+	return mm.pane(m.app.focus)
+}
+
+func (m Model) focusedText() string {
+	run, ok := m.app.selectedRun()
+	if !ok {
+		return ""
+	}
+	switch m.app.focus {
+	case PaneDetail:
+		if sel := m.detail.selection(); sel.key != "" {
+			return sel.key
+		}
+	case PaneTimeline:
+		if line, ok := m.tl.cursorLine(); ok {
+			return line
+		}
+	}
+	return run.Dir
+}
+
+// InTmux reports whether this process runs inside tmux.
+func InTmux() bool { return os.Getenv("TMUX") != "" }
+
+func clamp(v, lo, hi int) int {
+	if hi < lo {
+		return lo
+	}
+	return max(lo, min(v, hi))
+}
