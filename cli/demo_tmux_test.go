@@ -287,6 +287,8 @@ func TestDemoInTmux(t *testing.T) {
 	}
 	checklist := filepath.Join(pausedDir, "checklist.state.env")
 	d.confirm("tick "+item, func() bool { return envValue(checklist, item) == "1" })
+	// The step is planned from the run as the dashboard last read it: wait until it has read the tick.
+	d.waitText("[x] " + item)
 	d.press(ui.ActStep)
 	d.confirm("step M2", func() bool { return envValue(pausedState, "M2_DONE") == "1" })
 

@@ -120,6 +120,10 @@ func (m Model) View() tea.View {
 }
 
 func (m Model) render() string {
+	if !m.sized {
+		// Until the terminal has said its size, any frame would be drawn for a guessed one and wrap.
+		return ""
+	}
 	if m.layoutKind() == layoutTooSmall {
 		msg := fmt.Sprintf("terminal too small: %dx%d, need at least %dx%d", m.width, m.height, minWidth, minHeight)
 		return lipgloss.Place(max(1, m.width), max(1, m.height), lipgloss.Center, lipgloss.Center,

@@ -73,6 +73,7 @@ type Model struct {
 	laidOutRuns int // the number of visible runs the layout was computed for
 
 	width, height int
+	sized         bool // a WindowSizeMsg has arrived
 }
 
 // New builds the dashboard model.
@@ -153,7 +154,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.width, m.height, m.sized = msg.Width, msg.Height, true
 		m.layout()
 	case tea.BackgroundColorMsg:
 		if (a.opts.Theme == "" || a.opts.Theme == "auto") && a.theme.Name != "mono" {
