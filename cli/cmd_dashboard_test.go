@@ -122,7 +122,7 @@ func TestDashboardNoColorInTmux(t *testing.T) {
 	if loc := colour.FindStringIndex(plain); loc != nil {
 		t.Errorf("NO_COLOR frame has a colour sequence %q", plain[loc[0]:min(len(plain), loc[1]+10)])
 	}
-	for _, want := range []string{"⊘ broken-state", "blocked", "‖ export-style"} {
+	for _, want := range []string{"⊘ broken-state", "‖ export-style", "Needs you:"} {
 		if !strings.Contains(stripSGR(plain), want) {
 			t.Errorf("NO_COLOR frame lacks %q", want)
 		}
