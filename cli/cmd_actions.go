@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/action"
 )
@@ -129,6 +130,11 @@ func runAction(c actionCommand, args []string, stdout, stderr io.Writer) int {
 	cfg, err := common.resolve()
 	if err != nil {
 		return usageError(stderr, c.name, "%v", err)
+	}
+	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
+		return usageError(stderr, c.name, "%v", err)
+	} else if isRemote {
+		return runRemoteAction(c.name, args, root, pos[0], cfg, actionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly}, stdout, stderr)
 	}
 	loc, err := resolveRun(pos[0], cfg)
 	if err != nil {

@@ -153,3 +153,62 @@ func TestEventsOverSSHStreamsTheRemoteChange(t *testing.T) {
 		}
 	}
 }
+
+func TestActionsOnARemoteRunHappenThere(t *testing.T) {
+	fleet := sshFleet(t, "alpha")
+	root := t.TempDir()
+	dir := remoteRun(t, root, "irm-act-20261201T080000Z")
+	stateFile := filepath.Join(dir, "state.env")
+	before, _ := os.ReadFile(stateFile)
+	target := "ssh://alpha" + dir
+
+	// The plan comes from the remote runwatch and nothing is written.
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"step", target, "--dry-run"}, &out, &errOut); code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), `+S1_DONE="1"`) || !strings.Contains(out.String(), "dry run") {
+		t.Errorf("dry run shows no diff:\n%s", out.String())
+	}
+	// Without a terminal and without --yes, nothing happens.
+	out.Reset()
+	errOut.Reset()
+	wasTerminal := stdinIsTerminal
+	stdinIsTerminal = func() bool { return false }
+	t.Cleanup(func() { stdinIsTerminal = wasTerminal })
+	if code := dispatch([]string{"step", target}, &out, &errOut); code != exitRefused || !strings.Contains(errOut.String(), "--yes") {
+		t.Fatalf("unconfirmed: exit %d, %s", code, errOut.String())
+	}
+	// Read-only here means read-only there.
+	if code := dispatch([]string{"step", target, "--yes", "--read-only"}, &out, &errOut); code != exitRefused {
+		t.Fatalf("read-only step: exit %d", code)
+	}
+	if after, _ := os.ReadFile(stateFile); !bytes.Equal(after, before) {
+		t.Fatalf("state.env changed without a confirmed step:\n%s", after)
+	}
+
+	out.Reset()
+	errOut.Reset()
+	if code := dispatch([]string{"step", target, "--yes", "--reason", "stepped from another machine"}, &out, &errOut); code != 0 {
+		t.Fatalf("step: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	after, _ := os.ReadFile(stateFile)
+	if !strings.Contains(string(after), `S1_DONE="1"`) || !strings.Contains(string(after), `CURRENT_STAGE="S2"`) {
+		t.Fatalf("the remote state.env after step:\n%s", after)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "run.log"))
+	if !strings.Contains(string(log), "stepped from another machine") {
+		t.Errorf("no audit line with the reason in the remote run.log:\n%s", log)
+	}
+	if _, err := os.Stat(filepath.Join(fleet.StateHome("alpha"), "runwatch", "journal.jsonl")); err != nil {
+		t.Errorf("the remote runwatch journaled nothing: %v", err)
+	}
+
+	// Undo, the same way.
+	if code := dispatch([]string{"undo", target, "--yes"}, &out, &errOut); code != 0 {
+		t.Fatalf("undo: exit %d\n%s", code, errOut.String())
+	}
+	if undone, _ := os.ReadFile(stateFile); !bytes.Equal(undone, before) {
+		t.Fatalf("undo did not restore state.env:\n%s", undone)
+	}
+}

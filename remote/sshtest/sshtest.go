@@ -89,9 +89,10 @@ func New(t testing.TB, binDir string, aliases ...string) *Fleet {
 			a, s.Port, u.Username, f.key, filepath.Join(dir, "known_hosts"))
 		s.conf = filepath.Join(dir, a+".sshd_config")
 		sc := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPasswordAuthentication no\n"+
-			"KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile %s\nSetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin\n"+
+			"KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile %s\nSetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin XDG_STATE_HOME=%s XDG_CONFIG_HOME=%s\n"+
 			"PermitRootLogin prohibit-password\nMaxStartups 100\nMaxSessions 100\n",
-			s.Port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, a+".pid"), binDir)
+			s.Port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, a+".pid"), binDir,
+			filepath.Join(dir, a+"-state"), filepath.Join(dir, a+"-config"))
 		if err := os.WriteFile(s.conf, []byte(sc), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -162,6 +163,10 @@ func (f *Fleet) Kill(alias string) {
 	_ = s.cmd.Wait()
 	s.cmd = nil
 }
+
+// StateHome is the XDG_STATE_HOME of the server's sessions: the remote runwatch's journal is under it, not
+// in the real home of the user running the tests.
+func (f *Fleet) StateHome(alias string) string { return filepath.Join(f.Dir, alias+"-state") }
 
 // Log is what sshd printed (for failure messages).
 func (s *Server) Log() string { return s.log.String() }
