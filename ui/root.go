@@ -169,6 +169,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			a.runs[r.StatePath] = judged(r)
 		}
 		a.health = msg.Health
+		if msg.Health.Err != "" {
+			// The reason belongs on the first frame, not only after the first change batch.
+			a.fail(errors.New("watcher: " + msg.Health.Err))
+		}
 		a.lastChange = msg.At
 		a.loaded = true
 		m.list.resort()

@@ -69,6 +69,11 @@ func Sanitize(s string) string {
 			emit(fmt.Sprintf("<U+%04X>", r))
 		case isBidiControl(r):
 			emit(fmt.Sprintf("<U+%04X>", r))
+		case isWidthJoiner(r):
+			// Dropped: terminals disagree on what these do to width. The grapheme-aware measure lipgloss
+			// uses counts a ZWJ emoji sequence, an emoji with VS16 or a skin tone as one 2-cell glyph, while
+			// tmux 3.3 and wcwidth-based terminals draw ❤️ in 1 cell and 👍🏽 in 4, which moves every pane
+			// border after it. Without them each emoji stands alone and every measure agrees.
 		default:
 			emit(s[i : i+size])
 		}
@@ -95,6 +100,11 @@ func isPlain(s string) bool {
 		}
 	}
 	return true
+}
+
+// isWidthJoiner: ZERO WIDTH JOINER, the variation selectors, and the emoji skin-tone modifiers.
+func isWidthJoiner(r rune) bool {
+	return r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || (r >= 0x1f3fb && r <= 0x1f3ff)
 }
 
 func isBidiControl(r rune) bool {

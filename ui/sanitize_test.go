@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestSanitize(t *testing.T) {
@@ -69,4 +71,28 @@ func FuzzSanitize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Emoji sequences whose width terminals disagree on: after Sanitize, the width lipgloss measures (grapheme
+// clusters) equals the per-rune wcwidth sum, and both equal what tmux 3.3a draws (measured with
+// `tmux display -p '#{cursor_x}'` after printing each string), so pane borders stay in place.
+func TestSanitizeEmojiWidthAgreesWithTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		tmux int // cells tmux 3.3a advances for Sanitize(in)
+	}{
+		{"A\U0001F468\u200d\U0001F469\u200d\U0001F467", 7}, // family (ZWJ)
+		{"A\u2764\uFE0F", 2},                               // heart + VS16
+		{"A\U0001F44D\U0001F3FD", 3},                       // thumbs up + skin tone
+		{"A\U0001F1EF\U0001F1F5", 3},                       // flag
+		{"A\U0001F3F3\uFE0F\u200d\U0001F308", 4},           // rainbow flag
+		{"A\U0001F469\u200d\U0001F4BB", 5},                 // technologist
+		{"A\U0001F9D1\u200d\U0001F91D\u200d\U0001F9D1", 7}, // people holding hands
+		{"A\u2764\uFE0F\u200d\U0001F525", 4},               // heart on fire
+	} {
+		got := Sanitize(tc.in)
+		if w, wc := ansi.StringWidth(got), ansi.StringWidthWc(got); w != tc.tmux || wc != tc.tmux {
+			t.Errorf("%q → %q: lipgloss width %d, wcwidth %d, tmux draws %d", tc.in, got, w, wc, tc.tmux)
+		}
+	}
 }
