@@ -762,6 +762,10 @@ func deletedWhileRead(t *testing.T, kind model.Kind) {
 const helperArgsEnv = "RUNWATCH_BAD_INPUT_ARGS"
 
 func TestMain(m *testing.M) {
+	// Linked as "runwatch" (see runwatchOnPath), the test binary is runwatch with its arguments.
+	if filepath.Base(os.Args[0]) == "runwatch" {
+		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if args := os.Getenv(helperArgsEnv); args != "" {
 		var argv []string
 		if err := json.Unmarshal([]byte(args), &argv); err != nil {

@@ -2,20 +2,44 @@
 package cli
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
+
+	"runwatch/remote"
 )
 
 // command is one subcommand. Each lives in its own cmd_<name>.go and registers itself, so subcommands can be
-// added without touching this file.
+// added without touching this file. Help, completion and the README are built from these fields and from the
+// flags the command defines, so a new command or flag shows up in all of them by itself.
 type command struct {
 	name    string
-	summary string
-	usage   string
-	run     func(args []string, stdout, stderr io.Writer) int
+	summary string // one line, lower case, for the command list
+	group   string // the heading it is listed under in help (groupOrder); "" is the last group
+	args    string // positional arguments for the usage line: "[PATH...]", "RUN [LOCK]"
+	// paths says the positional arguments are paths to scan: each must exist (a typo is an error, exit 2,
+	// rather than an empty result).
+	paths    bool
+	about    string    // paragraphs shown under the usage line
+	examples []example // two or three, each with what it does
+	hidden   bool      // not listed in help (the completion helper)
+	rawArgs  bool      // every argument goes to the command as it is, flags included (the completion helper)
+	// define declares the command's flags on fs and returns what runs once they are parsed. Help and
+	// completion call it too, so they list exactly the flags the command parses.
+	define func(fs *flagSet) runFunc
+	// completeArgs says what the positional arguments are, for shell completion: argPaths, argRuns, or a
+	// fixed list of words.
+	completeArgs []string
 }
+
+// runFunc runs a command with its positional arguments, once its flags are parsed.
+type runFunc func(args []string, stdout, stderr io.Writer) int
+
+type example struct{ what, cmd string }
 
 var commands = map[string]command{}
 
@@ -37,51 +61,136 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "help", "-h", "--help":
-			printUsage(stdout)
-			return 0
+		case "-h", "--help", "-help":
+			printMainHelp(stdout)
+			return exitOK
+		case "--version", "-version":
+			return runVersion(nil, stdout, stderr)
 		}
 		if c, ok := commands[args[0]]; ok {
-			return c.run(args[1:], stdout, stderr)
+			return runCommand(c, args[1:], stdout, stderr)
+		}
+		if code, handled := unknownCommand(args[0], stderr); handled {
+			return code
 		}
 	}
-	if c, ok := commands[defaultCommand]; ok {
-		return c.run(args, stdout, stderr)
-	}
-	printUsage(stderr)
-	return 2
+	return runCommand(commands[defaultCommand], args, stdout, stderr)
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "runwatch: watch and safely steer long-running agent runs on disk")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "usage: runwatch [PATH...]            open the dashboard")
-	fmt.Fprintln(w, "       runwatch COMMAND [ARGS...]")
-	fmt.Fprintln(w)
+// unknownCommand answers a first argument that is neither a command, a flag, nor an existing path: git's
+// "did you mean" when it is close to a command, otherwise the path error. handled is false when the
+// dashboard should take the argument.
+func unknownCommand(arg string, stderr io.Writer) (code int, handled bool) {
+	if strings.HasPrefix(arg, "-") {
+		return 0, false
+	}
+	if _, err := os.Lstat(arg); err == nil {
+		return 0, false
+	}
+	if strings.ContainsAny(arg, `/\.~`) {
+		return 0, false // clearly a path: the dashboard reports that it does not exist
+	}
+	if near := nearest(arg, commandNames(false)); len(near) > 0 {
+		fmt.Fprintf(stderr, "runwatch: %q is not a runwatch command, nor a file or folder here.\n", arg)
+		fmt.Fprintf(stderr, "Did you mean %s?\n", orList(quoteAll(near)))
+		return exitUsage, true
+	}
+	fmt.Fprintf(stderr, "runwatch: %q is neither a runwatch command nor a file or folder here (see 'runwatch help')\n", arg)
+	return exitUsage, true
+}
+
+// runCommand parses a command's flags, wherever they stand among its arguments, and runs it. Every flag
+// problem is reported here, once, in one style, with a suggestion when a flag is misspelt.
+func runCommand(c command, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet(c.name)
+	run := c.define(fs)
+	if c.rawArgs {
+		return run(args, stdout, stderr)
+	}
+	pos, err := parseInterleaved(fs.FlagSet, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printCommandHelp(stdout, c, fs)
+		return exitOK
+	}
+	if err != nil {
+		return flagError(stderr, c, fs, err)
+	}
+	if c.paths {
+		for _, p := range pos {
+			if _, isRemote, _ := remote.Parse(p); isRemote {
+				continue // an ssh root: the command reaches it, or says why not
+			}
+			if _, err := os.Stat(p); err != nil {
+				fmt.Fprintf(stderr, "%s: %s\n", progName(c.name), pathProblem(p, err))
+				return exitUsage
+			}
+		}
+	}
+	return run(pos, stdout, stderr)
+}
+
+// pathProblem names the path once: os errors repeat it ("stat /x: no such file or directory").
+func pathProblem(path string, err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return path + ": " + err.Error()
+}
+
+// parseInterleaved accepts flags before, between and after positional arguments (`runwatch ./a --read-only
+// ./b`), which the flag package alone stops at the first of them. After `--` everything is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func commandNames(withHidden bool) []string {
 	names := make([]string, 0, len(commands))
-	for n := range commands {
-		if n != defaultCommand {
+	for n, c := range commands {
+		if n != defaultCommand && (withHidden || !c.hidden) {
 			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
-	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
-	}
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "run 'runwatch COMMAND -h' for a command's flags")
+	return names
 }
 
 // usageError prints a usage problem the same way for every subcommand.
 func usageError(stderr io.Writer, name, format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
-	fmt.Fprintf(stderr, "runwatch %s: %s\n", name, strings.TrimSpace(msg))
-	if c, ok := commands[name]; ok && c.usage != "" {
-		fmt.Fprintf(stderr, "usage: %s\n", c.usage)
+	fmt.Fprintf(stderr, "%s: %s\n", progName(name), strings.TrimSpace(msg))
+	if c, ok := commands[name]; ok {
+		fmt.Fprintf(stderr, "usage: %s\n", usageLine(c))
+		fmt.Fprintf(stderr, "Run '%s --help' for the flags and examples.\n", helpName(c))
 	}
-	return 2
+	return exitUsage
+}
+
+// progName is how messages of a command start: "runwatch status", or "runwatch" for the dashboard.
+func progName(name string) string {
+	if name == defaultCommand || name == "" {
+		return "runwatch"
+	}
+	return "runwatch " + name
+}
+
+func helpName(c command) string {
+	if c.name == defaultCommand {
+		return "runwatch"
+	}
+	return "runwatch " + c.name
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -82,42 +81,46 @@ var (
 
 func init() {
 	for _, c := range actionCommands {
-		usage := "runwatch " + c.name + " RUN"
+		args := "RUN"
 		if c.args != "" {
-			usage += " " + c.args
+			args += " " + c.args
 		}
-		usage += " [--dry-run] [--yes] [--reason TEXT] [--force] [--read-only]"
-		register(command{name: c.name, summary: c.summary, usage: usage, run: func(args []string, stdout, stderr io.Writer) int {
-			// Everything these commands print quotes run files (diffs, lock holders, refusals naming values).
-			return runAction(c, args, sanitizingWriter{stdout}, sanitizingWriter{stderr})
-		}})
+		h := actionHelp[c.name]
+		register(command{name: c.name, group: groupChange, summary: c.summary, args: args, about: h.about + actionAbout, examples: h.examples,
+			completeArgs: []string{argRuns},
+			define: func(fs *flagSet) runFunc {
+				o := defineActionFlags(fs)
+				return func(pos []string, stdout, stderr io.Writer) int {
+					// Everything these commands print quotes run files (diffs, lock holders, refusals naming values).
+					return runAction(c, o, pos, sanitizingWriter{stdout}, sanitizingWriter{stderr})
+				}
+			}})
 	}
 }
 
-func runAction(c actionCommand, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dryRun := fs.Bool("dry-run", false, "print the change that would be made and exit")
-	yes := fs.Bool("yes", false, "do not ask for confirmation (an unknown lock still needs --force)")
-	reason := fs.String("reason", "", "why, recorded in the audit line and the journal")
-	force := fs.Bool("force", false, "clear an unknown lock without typing its holder; edit files owned by another user")
-	readOnly := fs.Bool("read-only", false, "refuse every change")
-	var common commonFlags
-	common.register(fs)
-	// Flags may come before or after the positional arguments.
-	var pos []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return exitUsage
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		pos = append(pos, rest[0])
-		rest = rest[1:]
-	}
+const actionAbout = "\n\nRUN is a run directory, a state file, or a unique prefix of a run id. The change is shown as a " +
+	"diff first; on a terminal runwatch asks before applying it, elsewhere it needs --yes. Every applied change " +
+	"is journaled, and 'runwatch undo RUN' restores it while nothing else has touched the file."
+
+type actionFlags struct {
+	dryRun, yes, force, readOnly *bool
+	reason                       *string
+	common                       commonFlags
+}
+
+func defineActionFlags(fs *flagSet) *actionFlags {
+	o := &actionFlags{}
+	o.dryRun = fs.Bool("dry-run", false, "print the change that would be made and exit")
+	o.yes = fs.Bool("yes", false, "do not ask for confirmation (an unknown lock still needs --force)")
+	o.reason = fs.String("reason", "", "why, recorded in the audit line and the journal")
+	o.force = fs.Bool("force", false, "clear an unknown lock without typing its holder; edit files owned by another user")
+	o.readOnly = fs.Bool("read-only", false, "refuse every change")
+	o.common.register(fs.FlagSet)
+	return o
+}
+
+func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.Writer) int {
+	dryRun, yes, reason, force, readOnly, common := o.dryRun, o.yes, o.reason, o.force, o.readOnly, o.common
 	if len(pos) == 0 {
 		return usageError(stderr, c.name, "RUN is missing: give a run directory or the start of a run id")
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -13,35 +12,40 @@ import (
 func init() {
 	register(command{
 		name:    "brief",
+		group:   groupRead,
 		summary: "print a run's resume brief: what is done, where to restart, what to retry or clean first",
-		usage:   "runwatch brief RUN [--json] [--config FILE] [--stale-after DUR] [--max-depth N]",
-		run:     runBrief,
+		args:    "RUN",
+		about: "RUN is a run directory, a state file, or a unique prefix of a run id under the configured roots. " +
+			"The brief is Markdown, to read or to paste into the agent; --json prints the same as a document.",
+		examples: []example{
+			{"the brief of the run whose id starts with irm-backfill", "runwatch brief irm-backfill"},
+			{"the brief of a run folder, as JSON", "runwatch brief --json ~/.config/opencode/reports/irm-backfill-20261103T120000Z"},
+		},
+		completeArgs: []string{argRuns},
+		define:       defineBrief,
 	})
 }
 
 // Exit codes of brief: printed, the run cannot be found (or RUN is ambiguous), usage error.
 const exitNoRun = 1
 
-func runBrief(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("brief", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineBrief(fs *flagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print the brief as JSON (schema 1) instead of Markdown")
 	var common commonFlags
-	common.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	common.register(fs.FlagSet)
+	return func(args []string, stdout, stderr io.Writer) int {
+		return runBrief(args, *asJSON, common, stdout, stderr)
 	}
-	// Flags may also follow RUN, as in `runwatch brief RUN --json`.
-	rest := fs.Args()
+}
+
+func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr io.Writer) int {
+	asJSON := &asJSONFlag
 	if len(rest) == 0 {
 		return usageError(stderr, "brief", "RUN is missing: give a run directory or the start of a run id")
 	}
 	target := rest[0]
-	if err := fs.Parse(rest[1:]); err != nil {
-		return exitUsage
-	}
-	if len(fs.Args()) > 0 {
-		return usageError(stderr, "brief", "one RUN only, got also %q", fs.Args())
+	if len(rest) > 1 {
+		return usageError(stderr, "brief", "one RUN only, got also %q", rest[1:])
 	}
 	cfg, err := common.resolve()
 	if err != nil {

@@ -22,7 +22,7 @@ func TestBriefCommand(t *testing.T) {
 	}
 
 	var out, errb bytes.Buffer
-	if code := runBrief([]string{"--config", cfg, feature}, &out, &errb); code != 0 {
+	if code := dispatch([]string{"brief", "--config", cfg, feature}, &out, &errb); code != 0 {
 		t.Fatalf("brief of a run dir: exit %d, stderr %s", code, errb.String())
 	}
 	if !strings.HasPrefix(out.String(), "# Resuming feature: new-billing-mlopa001\n") ||
@@ -31,7 +31,7 @@ func TestBriefCommand(t *testing.T) {
 	}
 
 	out.Reset()
-	if code := runBrief([]string{"--config", cfg, "new-bill", "--json"}, &out, &errb); code != 0 {
+	if code := dispatch([]string{"brief", "--config", cfg, "new-bill", "--json"}, &out, &errb); code != 0 {
 		t.Fatalf("brief by id prefix with --json after RUN: exit %d, stderr %s", code, errb.String())
 	}
 	var doc struct {
@@ -47,17 +47,17 @@ func TestBriefCommand(t *testing.T) {
 	}
 
 	errb.Reset()
-	if code := runBrief([]string{"--config", cfg, "no-such-run"}, &out, &errb); code != 1 ||
+	if code := dispatch([]string{"brief", "--config", cfg, "no-such-run"}, &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), "no-such-run") {
 		t.Fatalf("unknown run: exit %d, stderr %q; want 1 naming the run", code, errb.String())
 	}
-	if code := runBrief([]string{"--config", cfg}, &out, &errb); code != 2 {
+	if code := dispatch([]string{"brief", "--config", cfg}, &out, &errb); code != 2 {
 		t.Fatalf("missing RUN: exit %d, want 2", code)
 	}
-	if code := runBrief([]string{"--config", cfg, "a", "b"}, &out, &errb); code != 2 {
+	if code := dispatch([]string{"brief", "--config", cfg, "a", "b"}, &out, &errb); code != 2 {
 		t.Fatalf("two RUNs: exit %d, want 2", code)
 	}
-	if code := runBrief([]string{"--no-such-flag", "a"}, &out, &errb); code != 2 {
+	if code := dispatch([]string{"brief", "--no-such-flag", "a"}, &out, &errb); code != 2 {
 		t.Fatalf("unknown flag: exit %d, want 2", code)
 	}
 }

@@ -27,7 +27,7 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/runwatch/config.yaml)")
+	fs.StringVar(&c.configPath, "config", "", "read the config from `FILE` (default $XDG_CONFIG_HOME/runwatch/config.yaml)")
 	fs.DurationVar(&c.staleAfter, "stale-after", 0, "age after which a jonggrang lock without a pid is stale (default 30m)")
 	fs.IntVar(&c.maxDepth, "max-depth", 0, "how many directory levels to scan below each path (default 4)")
 }

@@ -2,13 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/charmbracelet/x/term"
 
 	"runwatch/config"
 	"runwatch/model"
@@ -20,9 +21,19 @@ import (
 func init() {
 	register(command{
 		name:    "dashboard",
-		summary: "open the live dashboard (the default command)",
-		usage:   "runwatch [PATH...] [--config FILE] [--read-only] [--poll DUR] [--stale-after DUR] [--max-depth N] [--debug FILE]",
-		run:     runDashboard,
+		summary: "open the live dashboard (the default command: 'runwatch PATH' is 'runwatch dashboard PATH')",
+		args:    "[PATH...]",
+		paths:   true,
+		about: "Watches every run root under each PATH (default: the config's roots, else the current directory " +
+			"and $OPENCODE_CONFIG_DIR/reports) and shows which runs need you first. Press ? inside for the keys. " +
+			"It needs a terminal; in scripts use 'runwatch status' or 'runwatch events'.",
+		examples: []example{
+			{"the runs under the current directory", "runwatch"},
+			{"two folders, without any key that changes run state", "runwatch --read-only ~/src/app ~/.config/opencode/reports"},
+			{"a network filesystem, polled every 2 seconds", "runwatch --poll 2s /mnt/shared/runs"},
+		},
+		completeArgs: []string{argPaths},
+		define:       defineDashboard,
 	})
 }
 
@@ -44,66 +55,40 @@ type dashboardOptions struct {
 	Width, Height int
 }
 
-type dashboardFlags struct {
-	set      *flag.FlagSet
-	common   commonFlags
-	readOnly *bool
-	poll     *time.Duration
-	debug    *string
-	notify   notifyFlags
-}
-
-func newDashboardFlags() *dashboardFlags {
-	f := &dashboardFlags{set: flag.NewFlagSet("dashboard", flag.ContinueOnError)}
-	f.common.register(f.set)
-	f.readOnly = f.set.Bool("read-only", false, "remove every key that changes run state")
-	f.poll = f.set.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
-	f.debug = f.set.String("debug", "", "append messages and frame timings to FILE")
-	f.notify.register(f.set)
-	return f
-}
-
-func runDashboard(args []string, stdout, stderr io.Writer) int {
-	f := newDashboardFlags()
-	f.set.SetOutput(stderr)
-	f.set.Usage = func() {
-		fmt.Fprintln(stderr, "usage: "+commands["dashboard"].usage)
-		fmt.Fprintln(stderr, "Open the live dashboard over the run roots under each PATH (default: config roots, else the current")
-		fmt.Fprintln(stderr, "directory and $OPENCODE_CONFIG_DIR/reports). Press ? inside for the keys.")
-		fmt.Fprintln(stderr)
-		f.set.PrintDefaults()
+func defineDashboard(fs *flagSet) runFunc {
+	var common commonFlags
+	common.register(fs.FlagSet)
+	readOnly := fs.Bool("read-only", false, "remove every key that changes run state")
+	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
+	debug := fs.String("debug", "", "append messages and frame timings to `FILE`")
+	var nf notifyFlags
+	nf.register(fs.FlagSet)
+	return func(paths []string, stdout, stderr io.Writer) int {
+		return openDashboard(paths, dashboardOptions{
+			ConfigPath: common.configPath, ReadOnly: *readOnly, Poll: *poll, StaleAfter: common.staleAfter,
+			MaxDepth: common.maxDepth, DebugPath: *debug, Notify: &nf,
+		}, stdout, stderr)
 	}
-	paths, err := parseInterleaved(f.set, args)
+}
+
+const noTerminalMessage = "runwatch needs a terminal for the dashboard; use `runwatch status` or `runwatch events` in scripts"
+
+// hasTerminal says whether the dashboard can run: it draws on stdout and reads keys from stdin, or from
+// /dev/tty when stdin is a pipe (as Bubble Tea does). Tests replace it.
+var hasTerminal = func(stdout io.Writer) bool {
+	f, ok := stdout.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return false
+	}
+	if term.IsTerminal(os.Stdin.Fd()) {
+		return true
+	}
+	tty, err := os.Open("/dev/tty")
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return usageError(stderr, "dashboard", "%v", err)
+		return false
 	}
-	return openDashboard(paths, dashboardOptions{
-		ConfigPath: f.common.configPath, ReadOnly: *f.readOnly, Poll: *f.poll, StaleAfter: f.common.staleAfter,
-		MaxDepth: f.common.maxDepth, DebugPath: *f.debug, Notify: &f.notify,
-	}, stdout, stderr)
-}
-
-// parseInterleaved accepts flags before, between and after paths (`runwatch ./a --read-only ./b`), which
-// the flag package alone stops at the first path.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return paths, nil
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(paths, rest...), nil
-		}
-		paths = append(paths, rest[0])
-		args = rest[1:]
-	}
+	tty.Close()
+	return true
 }
 
 // openDashboard runs the dashboard over paths until the user quits. It returns the exit code.
@@ -137,6 +122,11 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 2
+	}
+
+	if opts.Input == nil && opts.Output == nil && !hasTerminal(stdout) {
+		fmt.Fprintln(stderr, noTerminalMessage)
+		return exitUsage
 	}
 
 	var debug io.Writer

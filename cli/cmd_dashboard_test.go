@@ -157,13 +157,14 @@ func TestParseInterleaved(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("bad --poll: exit %d", code)
 	}
-	fs := newDashboardFlags()
-	paths, err := parseInterleaved(fs.set, []string{"a", "--read-only", "b", "--", "--c"})
+	fs := newFlagSet("dashboard")
+	defineDashboard(fs)
+	paths, err := parseInterleaved(fs.FlagSet, []string{"a", "--read-only", "b", "--", "--c"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(paths, ",") != "a,b,--c" || !*fs.readOnly {
-		t.Fatalf("paths %v readOnly %v", paths, *fs.readOnly)
+	if readOnly := fs.Lookup("read-only").Value.String(); strings.Join(paths, ",") != "a,b,--c" || readOnly != "true" {
+		t.Fatalf("paths %v read-only %v", paths, readOnly)
 	}
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,35 +14,39 @@ func init() {
 	register(command{
 		name:    "demo",
 		summary: "open the dashboard on a live demo workspace of simulated runs (nothing to prepare)",
-		usage:   "runwatch demo [--dir DIR] [--speed X] [--seed N] [--keep]",
-		run:     runDemo,
+		about: "Creates a workspace of simulated runs of both conventions that change live — a paused run to " +
+			"tick and step, a dead process's lock to clear, a run awaiting input — and opens the dashboard on " +
+			"it. The workspace is removed when you quit, unless --keep or --dir keeps it; then its status is printed.",
+		examples: []example{
+			{"try runwatch with nothing to prepare", "runwatch demo"},
+			{"a faster simulation, kept afterwards for the other commands", "runwatch demo --speed 4 --dir /tmp/rw-demo"},
+		},
+		define: defineDemo,
 	})
 }
 
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("dir", "", "create the workspace in DIR (must be empty or absent; kept afterwards)")
+func defineDemo(fs *flagSet) runFunc {
+	dir := fs.String("dir", "", "create the workspace in `DIR` (must be empty or absent; kept afterwards)")
 	speed := fs.Float64("speed", 1, "simulation speed factor: 2 runs twice as fast")
 	seed := fs.Uint64("seed", sim.DefaultSeed, "seed for the simulation's choices (same seed, same runs)")
 	keep := fs.Bool("keep", false, "keep the temporary workspace when the demo ends")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: runwatch demo [--dir DIR] [--speed X] [--seed N] [--keep]")
-		fmt.Fprintln(stderr, "Opens the dashboard on a workspace of simulated runs of both conventions that change live:")
-		fmt.Fprintln(stderr, "a paused run to tick and step, a dead process's lock to clear, a run awaiting input.")
-		fs.PrintDefaults()
+	return func(args []string, stdout, stderr io.Writer) int {
+		return runDemo(args, *dir, *speed, *seed, *keep, stdout, stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		return usageError(stderr, "demo", "unexpected argument %q", fs.Arg(0))
+}
+
+func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keepFlag bool, stdout, stderr io.Writer) int {
+	dir, speed, keep := &dirFlag, &speedFlag, &keepFlag
+	if len(args) > 0 {
+		return usageError(stderr, "demo", "unexpected argument %q", args[0])
 	}
 	if !(*speed > 0) || *speed > 10000 {
 		return usageError(stderr, "demo", "--speed must be a number above 0 and at most 10000, got %v", *speed)
+	}
+	// Before anything is created: a demo without a terminal would only make and remove a workspace.
+	if !hasTerminal(stdout) {
+		fmt.Fprintln(stderr, noTerminalMessage)
+		return exitUsage
 	}
 
 	root, temporary, err := demoDir(*dir)
@@ -51,7 +54,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
 		return exitProblems
 	}
-	code := demoIn(root, *speed, *seed, stdout, stderr)
+	code := demoIn(root, *speed, seed, stdout, stderr)
 	switch {
 	case temporary && !*keep:
 		if err := os.RemoveAll(root); err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,7 @@ func TestDemoUsageErrors(t *testing.T) {
 		{"--speed", "0"}, {"--speed", "-1"}, {"--speed", "NaN"}, {"--speed", "1e9"}, {"extra"}, {"--bogus"},
 	} {
 		var out, errb bytes.Buffer
-		if code := runDemo(args, &out, &errb); code != exitUsage {
+		if code := dispatch(append([]string{"demo"}, args...), &out, &errb); code != exitUsage {
 			t.Errorf("demo %v: exit %d, want %d (stderr %q)", args, code, exitUsage, errb.String())
 		}
 		if errb.Len() == 0 {
@@ -24,12 +25,12 @@ func TestDemoUsageErrors(t *testing.T) {
 
 func TestDemoHelp(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := runDemo([]string{"-h"}, &out, &errb); code != exitOK {
-		t.Fatalf("demo -h: exit %d, want 0", code)
+	if code := dispatch([]string{"demo", "-h"}, &out, &errb); code != exitOK || errb.Len() > 0 {
+		t.Fatalf("demo -h: exit %d, want 0 (stderr %q)", code, errb.String())
 	}
-	for _, want := range []string{"--dir", "-speed", "-keep", "paused run"} {
-		if !strings.Contains(errb.String(), want) {
-			t.Errorf("help does not mention %q:\n%s", want, errb.String())
+	for _, want := range []string{"--dir DIR", "--speed X", "--keep", "paused run"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help does not mention %q:\n%s", want, out.String())
 		}
 	}
 }
@@ -41,8 +42,9 @@ func TestDemoRefusesNonEmptyDir(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	fakeDashboardTerminal(t)
 	var out, errb bytes.Buffer
-	if code := runDemo([]string{"--dir", dir}, &out, &errb); code != exitProblems {
+	if code := dispatch([]string{"demo", "--dir", dir}, &out, &errb); code != exitProblems {
 		t.Fatalf("exit %d, want %d", code, exitProblems)
 	}
 	if !strings.Contains(errb.String(), "not empty") || !strings.Contains(errb.String(), dir) {
@@ -68,4 +70,12 @@ func TestDemoDirChoosesFolders(t *testing.T) {
 	if st, err := os.Stat(fresh); err != nil || !st.IsDir() {
 		t.Fatalf("new --dir not created: %v", err)
 	}
+}
+
+// fakeDashboardTerminal lets a test get past the terminal check, for what is decided before the dashboard
+// starts.
+func fakeDashboardTerminal(t *testing.T) {
+	saved := hasTerminal
+	hasTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { hasTerminal = saved })
 }

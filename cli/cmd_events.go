@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,10 +21,18 @@ import (
 func init() {
 	register(command{
 		name:    "events",
+		group:   groupRead,
 		summary: "print run changes as JSON lines (run-added, run-changed, run-removed, log-appended, watch-health, attention)",
-		usage: "runwatch events [PATH...] [--poll DUR] [--until STATUS --run RUN] [--timeout DUR] [--stale-after DUR] " +
-			"[--max-depth N] [--config FILE]",
-		run: runEvents,
+		args:    "[PATH...]",
+		paths:   true,
+		about:   strings.TrimSpace(eventsHelp),
+		examples: []example{
+			{"follow every change under the current directory", "runwatch events"},
+			{"wait up to 2 hours for a run to complete, then notify", "runwatch events ~/.config/opencode/reports --until completed --run irm-backfill --timeout 2h && notify-send done"},
+			{"only the status changes, with jq", `runwatch events | jq -c 'select(.type == "run-changed" and (.changed | index("status")))'`},
+		},
+		completeArgs: []string{argPaths},
+		define:       defineEvents,
 	})
 }
 
@@ -65,27 +71,19 @@ var runStatuses = []model.RunStatus{
 
 // runEvents prints a run-added line for every run that exists when it starts, then a watch-health line,
 // then one line per change until interrupted, until --until is reached (0) or --timeout passes (3).
-func runEvents(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("events", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineEvents(fs *flagSet) runFunc {
 	var common commonFlags
-	common.register(fs)
+	common.register(fs.FlagSet)
 	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
-	until := fs.String("until", "", "exit 0 once the run named by --run has this status ("+statusList()+")")
-	runArg := fs.String("run", "", "the run --until waits for: its directory, state file, or a unique id prefix")
+	until := fs.String("until", "", "exit 0 once the run named by --run has this `STATUS` ("+statusList()+")")
+	runArg := fs.String("run", "", "the `RUN` --until waits for: its directory, state file, or a unique id prefix")
 	timeout := fs.Duration("timeout", 0, "exit 3 if still running after this long (0: no limit)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: "+commands["events"].usage)
-		fmt.Fprint(stderr, eventsHelp)
-		fs.PrintDefaults()
+	return func(paths []string, stdout, stderr io.Writer) int {
+		return runEvents(paths, common, poll, until, runArg, timeout, stdout, stderr)
 	}
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return usageError(stderr, "events", "%v", err)
-	}
+}
+
+func runEvents(paths []string, common commonFlags, poll *time.Duration, until, runArg *string, timeout *time.Duration, stdout, stderr io.Writer) int {
 	if (*until == "") != (*runArg == "") {
 		return usageError(stderr, "events", "--until and --run go together")
 	}
@@ -105,12 +103,6 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	local, roots, err := splitRoots(paths, cfg)
 	if err != nil {
 		return usageError(stderr, "events", "%v", err)
-	}
-	for _, p := range local {
-		// Like status: a mistyped path is an error, not an empty stream (the watcher itself would wait for it).
-		if _, err := os.Stat(p); err != nil {
-			return usageError(stderr, "events", "%v", err)
-		}
 	}
 
 	var (
@@ -141,6 +133,10 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 		defer rw.Close()
 		remoteUpdates = rw.Updates()
 	}
+	// Before the first line, so that a signal sent once a line is seen is always handled here.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 
 	em := &eventWriter{out: stdout, known: map[string]model.Run{}}
 	var target *runTarget
@@ -177,9 +173,6 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	var deadline <-chan time.Time
 	if *timeout > 0 {
 		t := time.NewTimer(*timeout)

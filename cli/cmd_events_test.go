@@ -46,7 +46,7 @@ func startEvents(t *testing.T, args ...string) *eventsSession {
 	pr, pw := io.Pipe()
 	s := &eventsSession{t: t, lines: make(chan map[string]any, 1024), code: make(chan int, 1)}
 	go func() {
-		code := runEvents(args, pw, io.Discard)
+		code := dispatch(append([]string{"events"}, args...), pw, io.Discard)
 		pw.Close()
 		s.code <- code
 	}()
@@ -117,7 +117,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{"--timeout", "-1s"},
 		{filepath.Join(t.TempDir(), "no-such-dir")},
 	} {
-		if code := runEvents(args, io.Discard, io.Discard); code != 2 {
+		if code := dispatch(append([]string{"events"}, args...), io.Discard, io.Discard); code != 2 {
 			t.Errorf("events %v exited %d, want 2", args, code)
 		}
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,11 +23,17 @@ import (
 func init() {
 	register(command{
 		name:    "notify",
+		group:   groupRead,
 		summary: "tell you when a run newly needs you (bell, desktop, tmux, a command), without the dashboard",
-		usage: "runwatch notify [PATH...] [--bell auto|on|off] [--desktop auto|osc9|osc777|osc99|off] " +
-			"[--tmux-message auto|on|off] [--notify-command TEMPLATE] [--notify-complete] [--notify-existing] " +
-			"[--poll DUR] [--stale-after DUR] [--max-depth N] [--config FILE]",
-		run: runNotify,
+		args:    "[PATH...]",
+		paths:   true,
+		about:   strings.TrimSpace(notifyHelp),
+		examples: []example{
+			{"one line per notification, and the terminal bell", "runwatch notify --bell on ~/.config/opencode/reports"},
+			{"a desktop notification per run that needs you, and when one completes", `runwatch notify --notify-complete --notify-command 'notify-send runwatch "{{.ID}}: {{.Reason}}"'`},
+		},
+		completeArgs: []string{argPaths},
+		define:       defineNotify,
 	})
 }
 
@@ -99,26 +104,18 @@ func (f *notifyFlags) settings(cfg config.Config) (notify.Settings, error) {
 	return s, nil
 }
 
-func runNotify(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("notify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineNotify(fs *flagSet) runFunc {
 	var common commonFlags
-	common.register(fs)
+	common.register(fs.FlagSet)
 	var nf notifyFlags
-	nf.register(fs)
+	nf.register(fs.FlagSet)
 	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: "+commands["notify"].usage)
-		fmt.Fprint(stderr, notifyHelp)
-		fs.PrintDefaults()
+	return func(paths []string, stdout, stderr io.Writer) int {
+		return runNotify(paths, common, &nf, poll, stdout, stderr)
 	}
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return usageError(stderr, "notify", "%v", err)
-	}
+}
+
+func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.Duration, stdout, stderr io.Writer) int {
 	cfg, err := common.resolve()
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)
@@ -130,12 +127,6 @@ func runNotify(args []string, stdout, stderr io.Writer) int {
 	if *poll == 0 {
 		*poll = cfg.Poll.D()
 	}
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			return usageError(stderr, "notify", "%v", err)
-		}
-	}
-
 	// The bell and escape sequences go to the terminal this runs in, not into stdout, which may be a log.
 	var term func(string)
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {

@@ -226,7 +226,7 @@ func TestNotifyExistingAndUsage(t *testing.T) {
 		{filepath.Join(t.TempDir(), "missing")},
 	} {
 		var stderr bytes.Buffer
-		if code := runNotify(args, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "usage: runwatch notify") {
+		if code := dispatch(append([]string{"notify"}, args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "runwatch notify: ") {
 			t.Errorf("notify %q: exit %d, stderr %q", args, code, stderr.String())
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +14,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
+
+	"charm.land/lipgloss/v2"
+	"charm.land/lipgloss/v2/table"
+	"github.com/charmbracelet/x/term"
 
 	"runwatch/model"
 	"runwatch/remote"
@@ -27,34 +29,67 @@ import (
 func init() {
 	register(command{
 		name:    "status",
-		summary: "print every run once: a table, or the stable JSON shape with --json",
-		usage:   "runwatch status [--json] [--config FILE] [--stale-after DUR] [--max-depth N] [PATH...]",
-		run:     runStatus,
+		group:   groupRead,
+		summary: "print every run once, those that need you first: a table, or the stable JSON document",
+		args:    "[PATH...]",
+		paths:   true,
+		about: "Scans each PATH (default: the config's roots, else the current directory and " +
+			"$OPENCODE_CONFIG_DIR/reports) once and prints the runs in the dashboard's order: the runs that need " +
+			"you first, each with the reason. On a terminal the table fits its width; piped, nothing is cut. " +
+			"-o json prints the stable document (schema 1: fields are added, never renamed), -o jsonl one run a " +
+			"line. Exit 1 when some run has a stop condition or a folder could not be read.",
+		examples: []example{
+			{"what needs you, under the current directory", "runwatch status"},
+			{"more columns: kind, locks, the command that settles each run, problems, folder", "runwatch status -o wide ~/.config/opencode/reports"},
+			{"the ids of the runs that need you, with jq", "runwatch status -o jsonl | jq -r 'select(.attention.needs_you) | .id'"},
+		},
+		completeArgs: []string{argPaths},
+		define:       defineStatus,
 	})
 }
 
-// Exit codes of status: every run read and none blocked, some run has a stop condition, usage error.
-const (
-	exitOK       = 0
-	exitProblems = 1
-	exitUsage    = 2
+// Status output formats and sort orders, as --output and --sort take them.
+var (
+	statusFormats = []string{"table", "wide", "json", "jsonl"}
+	statusSorts   = []string{"attention", "id", "updated", "path"}
 )
 
-func runStatus(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the stable JSON document (schema 1) instead of a table")
-	var common commonFlags
-	common.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+type statusOptions struct {
+	output, sort string
+	json         bool
+	common       commonFlags
+}
+
+func defineStatus(fs *flagSet) runFunc {
+	o := &statusOptions{}
+	fs.StringVar(&o.output, "output", "table", "the `FORMAT` to print: "+orList(statusFormats))
+	fs.alias("o", "output")
+	fs.BoolVar(&o.json, "json", false, "same as --output json (kept for scripts)")
+	fs.StringVar(&o.sort, "sort", "attention", "the `ORDER` of the runs: attention (the dashboard's: those that need you first), "+
+		"id, updated (most recent first) or path (by state file)")
+	o.common.register(fs.FlagSet)
+	return func(paths []string, stdout, stderr io.Writer) int { return runStatus(o, paths, stdout, stderr) }
+}
+
+func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
+	if o.json {
+		if o.output != "table" && o.output != "json" {
+			return usageError(stderr, "status", "--json is --output json; it cannot go with --output %s", o.output)
+		}
+		o.output = "json"
 	}
-	cfg, err := common.resolve()
+	if err := oneOf("--output", o.output, statusFormats); err != nil {
+		return usageError(stderr, "status", "%v", err)
+	}
+	if err := oneOf("--sort", o.sort, statusSorts); err != nil {
+		return usageError(stderr, "status", "%v", err)
+	}
+	cfg, err := o.common.resolve()
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
 	env := envFor(cfg)
-	local, roots, err := splitRoots(fs.Args(), cfg)
+	local, roots, err := splitRoots(paths, cfg)
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
@@ -70,18 +105,32 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	var hosts []model.HostHealth
 	if len(roots) > 0 {
 		var remoteRuns []model.Run
-		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, common.remoteArgs())
+		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, o.common.remoteArgs())
 		runs = append(runs, remoteRuns...)
 	}
 	snap := snapshot(runs, env)
 	snap.Hosts = hosts
-	if *asJSON {
-		if err := writeSnapshotJSON(stdout, snap); err != nil {
+	sortRuns(snap.Runs, o.sort)
+	switch o.output {
+	case "json", "jsonl":
+		var err error
+		if o.output == "json" {
+			err = writeSnapshotJSON(stdout, snap)
+		} else {
+			enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
+			for _, r := range snap.Runs {
+				if err = enc.Encode(r); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "runwatch status: %v\n", err)
 			return exitProblems
 		}
-	} else {
-		printStatusTable(stdout, snap.Runs, env.Now)
+	default:
+		width, _ := terminalWidth(stdout)
+		printStatusTable(stdout, snap.Runs, env.Now, o.output == "wide", width)
 	}
 	// A folder that could not be listed may hide runs: say which, and do not report "all read".
 	for _, u := range unreadable {
@@ -104,6 +153,58 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// oneOf checks a flag's value against its choices, suggesting the nearest.
+func oneOf(flagName, value string, choices []string) error {
+	for _, c := range choices {
+		if value == c {
+			return nil
+		}
+	}
+	msg := fmt.Sprintf("%s %q is not %s", flagName, value, orList(choices))
+	if near := nearest(value, choices); len(near) > 0 {
+		msg += "; did you mean " + orList(near) + "?"
+	}
+	return errors.New(msg)
+}
+
+// sortRuns orders runs for --sort. attention is the dashboard's order: model.Judge's rank, then id, so a run
+// moves only when its judgement does.
+func sortRuns(runs []model.Run, by string) {
+	sort.SliceStable(runs, func(i, j int) bool {
+		a, b := runs[i], runs[j]
+		switch by {
+		case "attention":
+			if a.Attention.Rank != b.Attention.Rank {
+				return a.Attention.Rank < b.Attention.Rank
+			}
+		case "updated":
+			if !a.UpdatedAt.Equal(b.UpdatedAt) {
+				return a.UpdatedAt.After(b.UpdatedAt)
+			}
+		case "path":
+			return a.Key() < b.Key()
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Key() < b.Key()
+	})
+}
+
+// terminalWidth is the width of the terminal w writes to; ok is false when w is not a terminal (a pipe or a
+// file), where the table is never cut. Tests replace it.
+var terminalWidth = func(w io.Writer) (int, bool) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0, false
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil || width <= 0 {
+		return 0, false
+	}
+	return width, true
 }
 
 // snapshot builds the status --json document. Runs are ordered by directory so output is stable for scripts.
@@ -203,33 +304,162 @@ func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 	return bw.Flush()
 }
 
-// printStatusTable writes one line per run. Every field from a run file is sanitised: a run's title or stage
-// name must not be able to drive the terminal.
-func printStatusTable(w io.Writer, runs []model.Run, now time.Time) {
+// printStatusTable writes one line per run, fitted to width when it is above 0 (cells are cut with …), in
+// full otherwise. Every field from a run file is sanitised: a run's title or stage name must not be able to
+// drive the terminal. The table is plain text, with no styles, so it greps and pipes cleanly.
+func printStatusTable(w io.Writer, runs []model.Run, now time.Time, wide bool, width int) {
 	if len(runs) == 0 {
 		fmt.Fprintln(w, "no runs found (looked for .jonggrang/ projects and state.env run folders)")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tKIND\tSTATUS\tSTAGE\tPROGRESS\tLOCK\tUPDATED\tPROBLEMS")
+	headers := []string{"RUN", "STATUS", "STAGE", "PROGRESS", "UPDATED", "REASON"}
+	if wide {
+		headers = []string{"RUN", "KIND", "STATUS", "STAGE", "PROGRESS", "LOCK", "UPDATED", "REASON", "NEXT", "PROBLEMS", "DIR"}
+	}
+	rows := make([][]string, 0, len(runs))
 	for _, r := range runs {
 		status := r.Status.Glyph() + " " + string(r.Status)
 		if r.Archived {
-			status += " (archived)"
+			// History: its status word no longer matters (-o json keeps it).
+			status = "⌂ archived"
 		}
 		stage := r.CurrentStage
 		if s := r.Stage(r.CurrentStage); s != nil && s.Name != "" && s.Name != s.Key {
 			stage += " " + s.Name
 		}
+		if stage == "" {
+			stage = "-"
+		}
 		updated := "-"
 		if !r.UpdatedAt.IsZero() {
-			updated = model.HumanDuration(now.Sub(r.UpdatedAt)) + " ago"
+			updated = model.HumanDuration(now.Sub(r.UpdatedAt))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n",
-			clip(ui.Sanitize(r.ID), 48), r.Kind, status, clip(ui.Sanitize(stage), 28),
-			r.Progress.Done, r.Progress.Total, lockSummary(r.Locks), updated, problemSummary(r.Problems))
+		reason := r.Attention.Reason
+		progress := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
+		row := []string{r.ID, status, stage, progress, updated, reason}
+		if wide {
+			next := r.Attention.Command
+			if next == "" {
+				next = "-"
+			}
+			row = []string{r.ID, string(r.Kind), status, stage, progress, lockSummary(r.Locks), updated, reason, next,
+				problemSummary(r.Problems), r.Dir}
+		}
+		for i := range row {
+			row[i] = ui.Sanitize(row[i])
+		}
+		rows = append(rows, row)
 	}
-	tw.Flush()
+	const gap = 2
+	var widths []int
+	if width > 0 {
+		natural := make([]int, len(headers))
+		for col, h := range headers {
+			natural[col] = lipgloss.Width(h)
+			for _, row := range rows {
+				natural[col] = max(natural[col], lipgloss.Width(row[col]))
+			}
+		}
+		widths = fitColumns(headers, natural, width, gap)
+		var keepHeaders []string
+		var keepWidths []int
+		for col, w := range widths {
+			if w > 0 {
+				keepHeaders, keepWidths = append(keepHeaders, headers[col]), append(keepWidths, w)
+			}
+		}
+		for i, row := range rows {
+			var kept []string
+			for col, w := range widths {
+				if w > 0 {
+					kept = append(kept, row[col])
+				}
+			}
+			rows[i] = kept
+		}
+		headers, widths = keepHeaders, keepWidths
+	}
+	last := len(headers) - 1
+	t := table.New().Headers(headers...).Rows(rows...).
+		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
+		BorderHeader(false).BorderColumn(false).BorderRow(false).
+		StyleFunc(func(_, col int) lipgloss.Style {
+			st := lipgloss.NewStyle()
+			pad := 0
+			if col != last {
+				st, pad = st.PaddingRight(gap), gap
+			}
+			if widths != nil {
+				// Every column has its width: the table only cuts cells to it, with "…".
+				st = st.Width(widths[col] + pad)
+			}
+			return st
+		})
+	if widths != nil {
+		t = t.Width(width).Wrap(false)
+	}
+	for _, line := range strings.Split(t.Render(), "\n") {
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+}
+
+// fitColumns shares width out among the columns when their natural widths do not fit. The short columns a
+// reader scans (status, progress, time, kind, lock) keep their width; the long ones give way in two rounds:
+// first each down to a floor that keeps it readable, in the order of what matters least (folder, problems,
+// command, stage, id, reason), then further, stage and id before the reason. lipgloss's own resizer does
+// not serve: it shrinks every column toward its median, so the reason and the id are cut to a few letters
+// first while the short columns keep their padding.
+func fitColumns(headers []string, natural []int, width, gap int) []int {
+	widths := append([]int(nil), natural...)
+	total := gap * (len(widths) - 1)
+	for _, w := range widths {
+		total += w
+	}
+	if total <= width {
+		return widths
+	}
+	index := map[string]int{}
+	for i, h := range headers {
+		index[h] = i
+	}
+	shrink := func(order []string, floor func(string) int) {
+		for _, h := range order {
+			i, ok := index[h]
+			if !ok || total <= width {
+				continue
+			}
+			cut := min(total-width, widths[i]-min(widths[i], floor(h)))
+			widths[i] -= cut
+			total -= cut
+		}
+	}
+	shrink([]string{"DIR", "PROBLEMS", "NEXT", "STAGE", "RUN", "REASON"}, func(h string) int {
+		switch h {
+		case "STAGE":
+			return 12
+		case "RUN":
+			return 20
+		}
+		return 24
+	})
+	shrink([]string{"DIR", "PROBLEMS", "NEXT", "STAGE", "RUN", "REASON", "UPDATED", "LOCK"}, func(h string) int {
+		if h == "RUN" || h == "REASON" {
+			return 8
+		}
+		return 4
+	})
+	// Narrower still: leave out whole columns, least needed first, keeping the run, its status and reason;
+	// what a left-out column gives back goes to the reason.
+	for _, h := range []string{"DIR", "PROBLEMS", "NEXT", "KIND", "LOCK", "STAGE", "UPDATED", "PROGRESS"} {
+		if i, ok := index[h]; ok && total > width {
+			total -= widths[i] + gap
+			widths[i] = 0 // not shown
+		}
+	}
+	if i, ok := index["REASON"]; ok && total < width {
+		widths[i] = min(natural[i], widths[i]+width-total)
+	}
+	return widths
 }
 
 func lockSummary(locks []model.Lock) string {
@@ -265,19 +495,11 @@ func problemSummary(problems []model.Problem) string {
 	}
 	switch {
 	case errs > 0:
-		return fmt.Sprintf("✗ %d error(s): %s", errs, clip(ui.Sanitize(first), 70))
+		return fmt.Sprintf("✗ %d error(s): %s", errs, first)
 	case warns > 0:
 		return fmt.Sprintf("⚠ %d warning(s)", warns)
 	}
 	return "-"
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // printStatus prints the table for paths, for callers such as the demo that want a one-shot view.
@@ -288,6 +510,8 @@ func printStatus(paths []string, stdout io.Writer) error {
 		return err
 	}
 	snap := snapshot(state.LoadAll(locs, env), env)
-	printStatusTable(stdout, snap.Runs, env.Now)
+	sortRuns(snap.Runs, "attention")
+	width, _ := terminalWidth(stdout)
+	printStatusTable(stdout, snap.Runs, env.Now, false, width)
 	return nil
 }

@@ -3,14 +3,18 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui"
 )
 
 // fixtureWorkspace copies both fixture trees into a temp dir, with this host's name and a dead pid filled in.
@@ -268,6 +272,148 @@ func TestJSONOutputEscapesC1AndBidi(t *testing.T) {
 		}
 		if got != title {
 			t.Errorf("%s: title decodes as %q, want %q", args[0], got, title)
+		}
+	}
+}
+
+// status lists runs in the dashboard's order, by model.Judge's rank, with its reason, and -o json, -o jsonl
+// and --json agree on that order and carry the attention object.
+func TestStatusSpeaksLikeTheDashboard(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	jg, oc := fixtureWorkspace(t)
+	reports := filepath.Join(oc, "reports")
+	snap, raw, _, _ := runStatusJSON(t, jg, reports)
+	for i := 1; i < len(snap.Runs); i++ {
+		a, b := snap.Runs[i-1].Attention, snap.Runs[i].Attention
+		if a.Rank > b.Rank || (a.Rank == b.Rank && snap.Runs[i-1].ID > snap.Runs[i].ID) {
+			t.Errorf("run %d (%s, rank %d) comes before %s (rank %d)", i-1, snap.Runs[i-1].ID, a.Rank, snap.Runs[i].ID, b.Rank)
+		}
+	}
+	if first := snap.Runs[0]; !first.Attention.NeedsYou || first.Status != model.StatusStalled {
+		t.Errorf("first run %s is %s, needs_you %v: a stalled run must lead", first.ID, first.Status, first.Attention.NeedsYou)
+	}
+	att := raw["runs"].([]any)[0].(map[string]any)["attention"].(map[string]any)
+	for _, field := range []string{"needs_you", "rank", "code", "reason", "action", "command"} {
+		if _, ok := att[field]; !ok {
+			t.Errorf("attention JSON lacks %q: %v", field, att)
+		}
+	}
+
+	code, table, _ := run(t, "status", jg, reports)
+	if code != exitProblems {
+		t.Errorf("table: exit %d, want 1 (blocked fixtures)", code)
+	}
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	if !strings.HasPrefix(lines[0], "RUN ") || !strings.Contains(lines[0], "REASON") {
+		t.Fatalf("header %q", lines[0])
+	}
+	if len(lines) != len(snap.Runs)+1 {
+		t.Fatalf("%d table lines for %d runs:\n%s", len(lines), len(snap.Runs), table)
+	}
+	for i, r := range snap.Runs {
+		// Piped, nothing is cut: the whole id and the whole reason are there.
+		if !strings.HasPrefix(lines[i+1], r.ID+" ") || !strings.HasSuffix(lines[i+1], ui.Sanitize(r.Attention.Reason)) {
+			t.Errorf("line %d is not run %s ending in its reason %q:\n%s", i+1, r.ID, r.Attention.Reason, lines[i+1])
+		}
+	}
+	if strings.ContainsAny(table, "\x1b…") {
+		t.Errorf("piped table carries escapes or cut cells:\n%s", table)
+	}
+
+	_, jsonl, _ := run(t, "status", "-o", "jsonl", jg, reports)
+	jl := strings.Split(strings.TrimSpace(jsonl), "\n")
+	if len(jl) != len(snap.Runs) {
+		t.Fatalf("jsonl: %d lines for %d runs", len(jl), len(snap.Runs))
+	}
+	for i, line := range jl {
+		var r model.Run
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.ID != snap.Runs[i].ID || r.Attention != snap.Runs[i].Attention {
+			t.Errorf("jsonl line %d: %v, id %q, want %q", i, err, r.ID, snap.Runs[i].ID)
+		}
+	}
+	_, alias, _ := run(t, "status", "--json", jg, reports)
+	_, long, _ := run(t, "status", "--output", "json", jg, reports)
+	if idsOf(t, alias) != idsOf(t, long) || idsOf(t, long) == "" {
+		t.Errorf("--json and --output json differ: %s / %s", idsOf(t, alias), idsOf(t, long))
+	}
+
+	_, wide, _ := run(t, "status", "-o", "wide", jg, reports)
+	head := strings.Fields(strings.SplitN(wide, "\n", 2)[0])
+	if strings.Join(head, " ") != "RUN KIND STATUS STAGE PROGRESS LOCK UPDATED REASON NEXT PROBLEMS DIR" {
+		t.Errorf("wide header %v", head)
+	}
+	if !strings.Contains(wide, snap.Runs[0].Attention.Command) || !strings.Contains(wide, snap.Runs[0].Dir) {
+		t.Errorf("wide lacks the first run's command or folder:\n%s", wide)
+	}
+}
+
+// idsOf is a status document's runs in order, with their attention codes.
+func idsOf(t *testing.T, doc string) string {
+	t.Helper()
+	var snap model.Snapshot
+	if err := json.Unmarshal([]byte(doc), &snap); err != nil {
+		t.Fatalf("not a status document: %v", err)
+	}
+	var ids []string
+	for _, r := range snap.Runs {
+		ids = append(ids, r.ID+":"+r.Attention.Code)
+	}
+	return strings.Join(ids, " ")
+}
+
+func TestStatusSort(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	jg, oc := fixtureWorkspace(t)
+	for _, by := range []string{"id", "path", "updated"} {
+		_, out, _ := run(t, "status", "--sort", by, "-o", "jsonl", jg, filepath.Join(oc, "reports"))
+		var runs []model.Run
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r model.Run
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, r)
+		}
+		for i := 1; i < len(runs); i++ {
+			a, b := runs[i-1], runs[i]
+			var ok bool
+			switch by {
+			case "id":
+				ok = a.ID <= b.ID
+			case "path":
+				ok = a.StatePath <= b.StatePath
+			case "updated":
+				ok = !a.UpdatedAt.Before(b.UpdatedAt)
+			}
+			if !ok {
+				t.Errorf("--sort %s: %s before %s", by, a.ID, b.ID)
+			}
+		}
+	}
+}
+
+// On a terminal the table fits its width: no line is wider, and what does not fit is cut with "…".
+func TestStatusTableFitsTheTerminal(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	jg, oc := fixtureWorkspace(t)
+	saved := terminalWidth
+	t.Cleanup(func() { terminalWidth = saved })
+	for _, width := range []int{200, 120, 80, 50} {
+		terminalWidth = func(io.Writer) (int, bool) { return width, true }
+		for _, format := range []string{"table", "wide"} {
+			_, out, _ := run(t, "status", "-o", format, jg, filepath.Join(oc, "reports"))
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); w > width {
+					t.Errorf("%s at %d columns: a line is %d wide:\n%s", format, width, w, l)
+				}
+			}
+			if !strings.Contains(out, "…") {
+				t.Errorf("%s at %d columns: nothing cut, yet the fixtures' reasons are longer:\n%s", format, width, out)
+			}
+			if !strings.HasPrefix(lines[0], "RUN") || len(lines) < 10 {
+				t.Errorf("%s at %d columns:\n%s", format, width, out)
+			}
 		}
 	}
 }

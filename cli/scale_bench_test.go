@@ -24,7 +24,7 @@ func BenchmarkStatusJSON1200Runs(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if code := runStatus([]string{"--json", dir}, io.Discard, io.Discard); code == exitUsage {
+		if code := dispatch([]string{"status", "--json", dir}, io.Discard, io.Discard); code == exitUsage {
 			b.Fatalf("status exited %d", code)
 		}
 	}

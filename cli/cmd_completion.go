@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"runwatch/config"
+	"runwatch/state"
+)
+
+// What a command's positional arguments are, for completion (command.completeArgs).
+const (
+	argPaths    = ":paths"    // files and folders, completed by the shell
+	argRuns     = ":runs"     // run ids found under the default roots, then nothing more
+	argCommands = ":commands" // runwatch's command names
+)
+
+// completeFiles, as the last line of __complete's answer, asks the shell script to add its own file and
+// folder completion (which knows about ~, quoting and trailing slashes).
+const completeFiles = ":files"
+
+func init() {
+	register(command{
+		name:    "completion",
+		summary: "print the shell completion script for bash, zsh or fish",
+		args:    "SHELL",
+		about: "The script completes commands, flags, flag values and run ids (found by a quick scan of the " +
+			"configured or default roots). It asks runwatch itself, so it stays right as runwatch changes.",
+		examples: []example{
+			{"bash, for this shell", "source <(runwatch completion bash)"},
+			{"zsh, for every new shell (after compinit in ~/.zshrc)", "echo 'source <(runwatch completion zsh)' >> ~/.zshrc"},
+			{"fish", "runwatch completion fish > ~/.config/fish/completions/runwatch.fish"},
+		},
+		completeArgs: []string{"bash", "zsh", "fish"},
+		define:       func(*flagSet) runFunc { return runCompletion },
+	})
+	register(command{
+		name:    "__complete",
+		summary: "answer the completion scripts: the candidates for the last word of ARGS",
+		args:    "ARGS...",
+		hidden:  true,
+		rawArgs: true,
+		define:  func(*flagSet) runFunc { return runComplete },
+	})
+}
+
+func runCompletion(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		return usageError(stderr, "completion", "name one SHELL: bash, zsh or fish")
+	}
+	script, ok := completionScripts[args[0]]
+	if !ok {
+		msg := fmt.Sprintf("no completion for %q; there is bash, zsh and fish", args[0])
+		if near := nearest(args[0], []string{"bash", "zsh", "fish"}); len(near) > 0 {
+			msg += "; did you mean " + orList(near) + "?"
+		}
+		return usageError(stderr, "completion", "%s", msg)
+	}
+	io.WriteString(stdout, script)
+	return exitOK
+}
+
+// runComplete prints one candidate a line ("word" or "word<TAB>description") for the last of args, given the
+// words before it, and completeFiles when file names fit there too.
+func runComplete(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		args = []string{""}
+	}
+	for _, c := range completions(args[:len(args)-1], args[len(args)-1]) {
+		fmt.Fprintln(stdout, c)
+	}
+	return exitOK
+}
+
+// completions works out what may stand at cur, after the words before it.
+func completions(before []string, cur string) []string {
+	c := commands[defaultCommand]
+	fs := newFlagSet(c.name)
+	c.define(fs)
+	haveCommand := false
+	var positional []string
+	configPath := ""
+	for i := 0; i < len(before); i++ {
+		w := before[i]
+		if w == "--" {
+			positional = append(positional, before[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(w, "-") && len(w) > 1 {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			if fl := fs.Lookup(name); fl != nil && !isBoolFlag(fl) && !hasValue && i+1 < len(before) {
+				i++
+				if name == "config" {
+					configPath = before[i]
+				}
+			}
+			continue
+		}
+		if !haveCommand && len(positional) == 0 {
+			if cmd, ok := commands[w]; ok && !cmd.hidden {
+				c, haveCommand = cmd, true
+				fs = newFlagSet(c.name)
+				c.define(fs)
+				continue
+			}
+		}
+		positional = append(positional, w)
+	}
+
+	// A flag's value.
+	if len(before) > 0 {
+		prev := before[len(before)-1]
+		if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") {
+			if fl := fs.Lookup(strings.TrimLeft(prev, "-")); fl != nil && !isBoolFlag(fl) {
+				return filterPrefix(flagValues(fs.longName(fl.Name), configPath), cur)
+			}
+		}
+	}
+	if strings.HasPrefix(cur, "-") {
+		if name, value, ok := strings.Cut(strings.TrimLeft(cur, "-"), "="); ok {
+			var out []string
+			for _, v := range flagValues(name, configPath) {
+				if v != completeFiles {
+					out = append(out, "--"+name+"="+v)
+				}
+			}
+			return filterPrefix(out, "--"+name+"="+value)
+		}
+		var out []string
+		for _, name := range fs.names() {
+			_, usage := flag.UnquoteUsage(fs.Lookup(name))
+			out = append(out, "--"+name+"\t"+usage)
+		}
+		return filterPrefix(out, cur)
+	}
+	if !haveCommand && len(positional) == 0 {
+		var out []string
+		for _, name := range commandNames(false) {
+			out = append(out, name+"\t"+commands[name].summary)
+		}
+		return append(filterPrefix(out, cur), completeFiles)
+	}
+	var out []string
+	for _, kind := range c.completeArgs {
+		switch kind {
+		case argPaths:
+			out = append(out, completeFiles)
+		case argRuns:
+			if len(positional) == 0 {
+				out = append(out, knownRunIDs(configPath)...)
+				if strings.ContainsAny(cur, "/.~") {
+					out = append(out, completeFiles)
+				}
+			}
+		case argCommands:
+			if len(positional) == 0 {
+				out = append(out, commandNames(false)...)
+			}
+		default:
+			if len(positional) == 0 {
+				out = append(out, kind)
+			}
+		}
+	}
+	return filterPrefix(out, cur)
+}
+
+// flagValues are the values a flag takes, where they can be listed; other flags' values are typed freely.
+func flagValues(name, configPath string) []string {
+	switch name {
+	case "output":
+		return statusFormats
+	case "sort":
+		return statusSorts
+	case "until":
+		return strings.Split(statusList(), ", ")
+	case "run":
+		return knownRunIDs(configPath)
+	case "config", "debug", "dir":
+		return []string{completeFiles}
+	}
+	return nil
+}
+
+// knownRunIDs scans the configured roots (or the defaults) for runs, without reading them: a completion must
+// answer at once.
+func knownRunIDs(configPath string) []string {
+	cfg, err := config.Load(configPath)
+	if err != nil {
+		return nil
+	}
+	locs, _ := state.Discover(scanPaths(nil, cfg), cfg.MaxDepth)
+	seen := map[string]bool{}
+	var ids []string
+	for _, l := range locs {
+		if id := locationID(l); !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func isBoolFlag(fl *flag.Flag) bool {
+	b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// filterPrefix keeps the candidates that start with prefix (the part before a tab), and completeFiles.
+func filterPrefix(cands []string, prefix string) []string {
+	var out []string
+	for _, c := range cands {
+		word, _, _ := strings.Cut(c, "\t")
+		if c == completeFiles || strings.HasPrefix(word, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// The scripts only ask `runwatch __complete` and hand its answer to the shell, so all the knowledge of
+// commands and flags stays in one place (the commands' own definitions).
+var completionScripts = map[string]string{
+	"bash": `# bash completion for runwatch: source <(runwatch completion bash)
+_runwatch() {
+    local cur=${COMP_WORDS[COMP_CWORD]} line files=0 IFS=$'\n'
+    COMPREPLY=()
+    for line in $(runwatch __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null); do
+        if [[ $line == :files ]]; then
+            files=1
+        else
+            COMPREPLY+=("${line%%$'\t'*}")
+        fi
+    done
+    if (( files )); then
+        compopt -o filenames 2>/dev/null
+        COMPREPLY+=($(compgen -f -- "$cur"))
+    fi
+    return 0
+}
+complete -F _runwatch runwatch
+`,
+	"zsh": `#compdef runwatch
+# zsh completion for runwatch: source <(runwatch completion zsh), after compinit
+_runwatch() {
+    local line files=0
+    local -a cands
+    for line in "${(@f)$(runwatch __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}"; do
+        [[ -z $line ]] && continue
+        if [[ $line == :files ]]; then
+            files=1
+        else
+            cands+=("${line%%$'\t'*}")
+        fi
+    done
+    (( ${#cands} )) && compadd -- "${cands[@]}"
+    (( files )) && _files
+    return 0
+}
+compdef _runwatch runwatch
+`,
+	"fish": `# fish completion for runwatch: runwatch completion fish > ~/.config/fish/completions/runwatch.fish
+function __runwatch_complete
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    runwatch __complete $words[2..-1] "$cur" 2>/dev/null | while read -l line
+        if test "$line" = ":files"
+            __fish_complete_path "$cur"
+        else
+            printf '%s\n' "$line"
+        end
+    end
+end
+complete -c runwatch -f -a '(__runwatch_complete)'
+`,
+}

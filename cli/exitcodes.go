@@ -1,0 +1,25 @@
+package cli
+
+// Exit codes, the same for every command. The table below is what `runwatch help` and the README show, and
+// a test runs each case, so a code added here must be documented and tested.
+const (
+	exitOK       = 0
+	exitProblems = 1 // the command ran and found a problem: see exitCodes
+	exitUsage    = 2
+)
+
+type exitCode struct {
+	code    int
+	meaning string
+}
+
+var exitCodes = []exitCode{
+	{exitOK, "success: printed, applied (or --dry-run previewed), or events --until reached"},
+	{exitProblems, "the command ran but met a problem: status found a run with a stop condition or a folder it " +
+		"could not read; an action was refused (gate not met, live lock, changed on disk, read-only); brief " +
+		"found no such run, or RUN is ambiguous; events could not start watching"},
+	{exitUsage, "usage: an unknown command or flag, a bad flag value, a PATH that does not exist, a bad " +
+		"config file, or no terminal for the dashboard"},
+	{exitEventsTimeout, "events --timeout passed before --until was reached"},
+	{exitEventsInterrupted, "events was interrupted while waiting for --until"},
+}
