@@ -146,9 +146,19 @@ func TestExitCodesTable(t *testing.T) {
 		exitUsage:         {{"stauts"}, {"status", "--jsn"}, {"status", "/no/such/path"}, {healthy}},
 		exitEventsTimeout: {{"events", "--timeout", "10ms", "--until", "completed", "--run", "irm", healthy}},
 	}
+	// A folder where the journal file should be: the change is applied, its journal entry cannot be written.
+	unjournaled := actionRun(t)
+	if err := os.MkdirAll(filepath.Join(os.Getenv("XDG_STATE_HOME"), "runwatch", "journal.jsonl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cases[exitAppliedUnaudit] = [][]string{{"check", unjournaled, "CB_S2_B", "--yes"}}
+	elsewhere := map[int]string{
+		exitEventsInterrupted: "needs a signal: TestEventsInterruptedWhileWaiting",
+		exitAppliedOver:       "needs a writer racing the rename: state/action TestDisplacedWriteReportedAndUndoable, and the code's use in cmd_actions.go",
+	}
 	for _, e := range exitCodes {
-		if e.code == exitEventsInterrupted {
-			continue // needs a signal: TestEventsInterruptedWhileWaiting
+		if elsewhere[e.code] != "" {
+			continue
 		}
 		if len(cases[e.code]) == 0 {
 			t.Errorf("exit code %d (%s) has no test case", e.code, e.meaning)
@@ -166,7 +176,8 @@ func TestExitCodesTable(t *testing.T) {
 	for _, e := range exitCodes {
 		documented[e.code] = true
 	}
-	for _, c := range []int{exitOK, exitProblems, exitUsage, exitRefused, exitNoRun, exitEventsFailed, exitEventsTimeout, exitEventsInterrupted} {
+	for _, c := range []int{exitOK, exitProblems, exitUsage, exitRefused, exitNoRun, exitEventsFailed, exitEventsTimeout,
+		exitEventsInterrupted, exitAppliedUnaudit, exitAppliedOver} {
 		if !documented[c] {
 			t.Errorf("exit code %d is used but not in the exit code table", c)
 		}

@@ -21,5 +21,9 @@ var exitCodes = []exitCode{
 	{exitUsage, "usage: an unknown command or flag, a bad flag value, a PATH that does not exist, a bad " +
 		"config file, or no terminal for the dashboard"},
 	{exitEventsTimeout, "events --timeout passed before --until was reached"},
+	{exitAppliedUnaudit, "an action was applied but not fully recorded: the audit line or the journal entry is " +
+		"missing (stderr names which, and the action id)"},
+	{exitAppliedOver, "an action was applied over a concurrent writer's change: theirs is kept in the journal " +
+		"and 'runwatch undo' puts it back"},
 	{exitEventsInterrupted, "events was interrupted while waiting for --until"},
 }
