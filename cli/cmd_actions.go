@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -103,13 +104,14 @@ const actionAbout = "\n\nRUN is a run directory, a state file, or a unique prefi
 	"is journaled, and 'runwatch undo RUN' restores it while nothing else has touched the file."
 
 type actionFlags struct {
+	set                          *flagSet
 	dryRun, yes, force, readOnly *bool
 	reason                       *string
 	common                       commonFlags
 }
 
 func defineActionFlags(fs *flagSet) *actionFlags {
-	o := &actionFlags{}
+	o := &actionFlags{set: fs}
 	o.dryRun = fs.Bool("dry-run", false, "print the change that would be made and exit")
 	o.yes = fs.Bool("yes", false, "do not ask for confirmation (an unknown lock still needs --force)")
 	o.reason = fs.String("reason", "", "why, recorded in the audit line and the journal")
@@ -137,7 +139,11 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
 		return usageError(stderr, c.name, "%v", err)
 	} else if isRemote {
-		return runRemoteAction(c.name, args, root, pos[0], cfg, actionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly}, stdout, stderr)
+		// The words as given: the flags that were set, then the positional arguments.
+		var args []string
+		o.set.Visit(func(f *flag.Flag) { args = append(args, "--"+o.set.longName(f.Name)+"="+f.Value.String()) })
+		args = append(args, pos...)
+		return runRemoteAction(c.name, args, root, pos[0], cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly}, stdout, stderr)
 	}
 	loc, err := resolveRun(pos[0], cfg)
 	if err != nil {

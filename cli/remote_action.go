@@ -15,7 +15,7 @@ import (
 // plan is asked for with --dry-run and shown here, the confirmation is asked here, and the change is made
 // there with --yes, so the locks, compare-and-swap, journal and audit line all happen where the files are.
 // args are the command's arguments as given; run is the remote RUN among them.
-func runRemoteAction(name string, args []string, run remote.Root, runArg string, cfg config.Config, local actionFlags,
+func runRemoteAction(name string, args []string, run remote.Root, runArg string, cfg config.Config, local remoteActionFlags,
 	stdout, stderr io.Writer) int {
 	path := run.Path
 	if strings.HasPrefix(path, "-") {
@@ -66,8 +66,8 @@ func runRemoteAction(name string, args []string, run remote.Root, runArg string,
 	return call("--yes")
 }
 
-// actionFlags are the action flags runwatch looks at itself before handing an action to another machine.
-type actionFlags struct {
+// remoteActionFlags are the action flags runwatch looks at itself before handing an action to another machine.
+type remoteActionFlags struct {
 	dryRun, yes, readOnly bool
 }
 
