@@ -165,7 +165,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		add(l)
 	}
 	head := t.statusStyle(run.Status).Render(run.Status.Glyph()+" "+string(run.Status)) +
-		fmt.Sprintf(" · %s %s · %d/%d done", word, orDash(stageCell(run, true)), run.Progress.Done, run.Progress.Total)
+		fmt.Sprintf(" · %s %s · %d/%d done", word, orDash(stageLabel(run)), run.Progress.Done, run.Progress.Total)
 	if run.RawStatus != "" && run.RawStatus != string(run.Status) {
 		head += t.Dim.Render(" (file says " + Sanitize(run.RawStatus) + ")")
 	}
@@ -422,6 +422,15 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// stageLabel is the current stage with its whole name, for Detail's status line.
+func stageLabel(run model.Run) string {
+	key := Sanitize(run.CurrentStage)
+	if st := run.Stage(run.CurrentStage); st != nil && st.Name != "" && st.Name != st.Key {
+		return key + " " + Sanitize(st.Name)
+	}
+	return key
 }
 
 func stageShort(s model.Stage) string {

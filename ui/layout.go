@@ -56,7 +56,7 @@ func (m Model) paneRects() [paneCount]rect {
 		// Runs down the left; detail over timeline on the right, so both get the width long log lines and
 		// error messages need (lazygit's arrangement).
 		// The runs list is as wide as its table wants (full names first), between 35% and 55%.
-		runsW := clamp(m.list.naturalWidth()+borderCells, m.width*35/100, m.width*55/100)
+		runsW := clamp(m.list.naturalWidth()+borderCells, m.width*35/100, m.width*58/100)
 		detailH := body * 55 / 100
 		r[PaneRuns] = rect{runsW, body}
 		r[PaneDetail] = rect{m.width - runsW, detailH}

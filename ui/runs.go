@@ -552,19 +552,23 @@ func apply(lay *tableLayout, s struct{ col, how string }, on bool) {
 	}
 }
 
-// naturalWidth is the width the table needs to show every live name whole with its stage, status and
-// last change (the columns a person reads first); the wide layout sizes the runs pane from it.
+// naturalWidth is the width the table needs to show every column and every live name whole, with room
+// for a short why; the wide layout sizes the runs pane from it.
 func (p *runsPane) naturalWidth() int {
-	nameNeed, stage, status := len("NAME"), len("STAGE"), len("STATUS")
+	rows := make([]model.Run, 0, len(p.order))
+	nameNeed := len("NAME")
 	for _, sp := range p.order {
 		r := p.app.runs[sp]
-		stage = max(stage, visibleWidth(stageCell(r, false)))
-		status = max(status, visibleWidth(string(r.Status)))
+		rows = append(rows, r)
 		if !r.Archived {
 			nameNeed = max(nameNeed, visibleWidth(Sanitize(r.ID)))
 		}
 	}
-	return 2 + nameNeed + 2 + status + 2 + stage + 2 + len("CHANGED")
+	w := 2 + nameNeed
+	for _, c := range p.columns(tableLayout{short: map[string]bool{}, drop: map[string]bool{}}, rows) {
+		w += 2 + c.width
+	}
+	return w + 2 + 24
 }
 
 // renderTable draws the header and the visible rows into w×h cells.

@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"runwatch/model"
+)
+
+// TestGoldenSizes renders the fixtures at the sizes people use, Runs focused and Detail focused. At every
+// size the table has its headers, every live run's name shows whole (at 50 columns, where one row cannot
+// hold the longest name and a stage, its start and its distinguishing end), and Detail opens with the
+// "Needs you" line and the current stage.
+func TestGoldenSizes(t *testing.T) {
+	runs := loadFixtures(t)
+	for _, sz := range [][2]int{{200, 60}, {120, 40}, {90, 30}, {70, 24}, {50, 20}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			m := newTestModel(t, sz[0], sz[1], runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+			listFrame := plain(m)
+			if !strings.Contains(listFrame, "NAME") || !strings.Contains(listFrame, "STAGE") {
+				t.Errorf("no table headers:\n%s", listFrame)
+			}
+			// Every row on screen (the list scrolls; G shows the rest) carries its run's name whole, or at 50
+			// columns its start and its distinguishing end.
+			shown := 0
+			for _, frame := range []string{listFrame, plain(send(t, m0(t, sz, runs), press("G")))} {
+				for _, r := range runs {
+					id := r.ID
+					if r.Archived || !strings.Contains(frame, id[:10]) {
+						continue
+					}
+					shown++
+					whole := strings.Contains(frame, id)
+					ends := strings.Contains(frame, id[len(id)-min(len(id), 16):])
+					if !whole && (sz[0] > 50 || !ends) {
+						t.Errorf("%s is not readable in the runs table:\n%s", id, frame)
+					}
+				}
+			}
+			if shown < 4 {
+				t.Errorf("only %d runs on screen:\n%s", shown, listFrame)
+			}
+			m = send(t, m, press("tab"))
+			run, _ := m.app.selectedRun()
+			detailFrame := plain(m)
+			if !strings.Contains(detailFrame, "Needs you:") || !strings.Contains(detailFrame, "◀ current") ||
+				!strings.Contains(detailFrame, run.Kind.StageWord()+" "+run.CurrentStage) {
+				t.Errorf("Detail does not lead with the attention line and the current stage %s:\n%s", run.CurrentStage, detailFrame)
+			}
+			golden.RequireEqual(t, "=== Runs focused\n"+render(t, m0(t, sz, runs), colorprofile.Ascii)+"\n=== Detail focused\n"+render(t, m, colorprofile.Ascii))
+		})
+	}
+}
+
+func m0(t *testing.T, sz [2]int, runs []model.Run) Model {
+	return newTestModel(t, sz[0], sz[1], runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+}
+
+// TestNoColumnSlackWhileTheNameIsCut: at every width, each column is exactly as wide as its widest cell or
+// header, and when a live run's name is cut the row has no spare cell: nothing is left blank that could
+// have shown the name.
+func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
+	runs := loadFixtures(t)
+	m := newTestModel(t, 200, 60, runs, Options{Theme: "mono", Now: fixtureClock()})
+	rows := make([]model.Run, len(m.list.order))
+	for i, sp := range m.list.order {
+		rows[i] = m.app.runs[sp]
+	}
+	need := 0
+	for _, r := range rows {
+		if !r.Archived {
+			need = max(need, len(r.ID))
+		}
+	}
+	cutSeen, wholeSeen := false, false
+	for w := 30; w <= 200; w++ {
+		lay, cols := m.list.fit(w, rows)
+		used := 2 + lay.nameW
+		for _, c := range cols {
+			widest := visibleWidth(c.title)
+			for _, s := range c.cells {
+				widest = max(widest, visibleWidth(s))
+			}
+			if c.width != widest {
+				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, c.id, c.width, widest)
+			}
+			used += lay.sep + c.width
+		}
+		if lay.whyW > 0 {
+			used += lay.sep + lay.whyW
+		}
+		if lay.nameW < need {
+			cutSeen = true
+			if used != w {
+				t.Errorf("w=%d: the name is cut to %d of %d while %d cells are unused", w, lay.nameW, need, w-used)
+			}
+			if lay.whyW > 0 {
+				t.Errorf("w=%d: a why column takes room from a cut name", w)
+			}
+		} else {
+			wholeSeen = true
+		}
+	}
+	if !cutSeen || !wholeSeen {
+		t.Fatalf("the widths tried never cut a name (%v) or never fit them all (%v): the test proves nothing", cutSeen, wholeSeen)
+	}
+}
+
+// TestRunningPausedFlipKeepsRowOrder: a resumable run is running while an invocation holds its lock and
+// paused between invocations, flipping all day; its row, and every other, stays where it is.
+func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
+	runs := sampleRuns()
+	flip := model.Run{ID: "aaa-flipping-20261130T000000Z", Kind: model.KindResumable, StatePath: "/f/state.env", Dir: "/f",
+		CurrentStage: "S1", Stages: []model.Stage{{Key: "S1", Status: model.StagePending}, {Key: "S2", Status: model.StagePending}}}
+	other := model.Run{ID: "zzz-steady-20261130T000000Z", Kind: model.KindResumable, StatePath: "/z/state.env", Dir: "/z",
+		Status: model.StatusRunning, CurrentStage: "S1", Stages: []model.Stage{{Key: "S1", Status: model.StageRunning}}}
+	flip.Status = model.StatusPaused
+	m := newTestModel(t, 140, 40, append(runs, flip, other), Options{})
+	m = send(t, m, press("j"))
+	m = send(t, m, press("j"))
+	selected := m.app.selected
+	want := strings.Join(m.list.order, ",")
+	for i := range 20 {
+		flip.Status = model.StatusRunning
+		if i%2 == 1 {
+			flip.Status = model.StatusPaused
+		}
+		flip.UpdatedAt = testNow.Add(time.Duration(i) * time.Second)
+		m = send(t, m, BatchMsg{Changed: []model.Run{flip}, At: flip.UpdatedAt, Health: Health{Mode: "inotify"}})
+		if got := strings.Join(m.list.order, ","); got != want {
+			t.Fatalf("flip %d (%s) moved rows:\n got %s\nwant %s", i, flip.Status, got, want)
+		}
+		if m.app.selected != selected {
+			t.Fatalf("flip %d moved the selection", i)
+		}
+	}
+}
+
+// TestNoColorShowsTheCursor: under NO_COLOR the auto theme is monochrome and the selected row is reverse
+// video, which survives where colour does not.
+func TestNoColorShowsTheCursor(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	runs := loadFixtures(t)
+	m := newTestModel(t, 120, 40, runs, Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	frame := render(t, m, colorprofile.Ascii)
+	run, _ := m.app.selectedRun()
+	found := false
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, "\x1b[7m") && strings.Contains(l, run.ID) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the selected row %s is not in reverse video:\n%q", run.ID, frame)
+	}
+	golden.RequireEqual(t, frame)
+}
+
+func TestColorFGBG(t *testing.T) {
+	for v, want := range map[string]bool{"15;0": true, "0;15": false, "0;default;7": false, "7;8": true} {
+		if dark, ok := darkFromColorFGBG(v); !ok || dark != want {
+			t.Errorf("COLORFGBG=%q: dark=%v ok=%v, want dark=%v", v, dark, ok, want)
+		}
+	}
+	if _, ok := darkFromColorFGBG("nonsense"); ok {
+		t.Error("nonsense COLORFGBG was taken as an answer")
+	}
+	t.Setenv("COLORFGBG", "0;15")
+	if m := New(Options{Theme: "auto"}); m.app.theme.Title.GetForeground() == NewTheme("dark", true).Title.GetForeground() {
+		t.Error("a light COLORFGBG still gave the dark theme")
+	}
+}
