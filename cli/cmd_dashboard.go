@@ -159,7 +159,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	m := ui.New(ui.Options{
 		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: ui.NewActor(action.Options{ReadOnly: readOnly}, func() model.Env { return envFor(cfg) }),
 		OpenLog: ui.OpenIndexedLog, Debug: debug, InTmux: ui.InTmux(),
-		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand,
+		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 	})
 	var popts []tea.ProgramOption
 	if opts.Input != nil {

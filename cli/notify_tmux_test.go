@@ -58,6 +58,9 @@ func TestNotifyInTmux(t *testing.T) {
 		}
 	}
 	wait("the dashboard", func() bool { return strings.Contains(screen(), "live-20") })
+	if s := screen(); !strings.Contains(s, "notify bell osc777 tmux hook") {
+		t.Errorf("the footer does not show the channels:\n%s", s)
+	}
 	bell := func() string {
 		return strings.TrimSpace(run("display-message", "-p", "-t", "nt", "#{window_bell_flag}"))
 	}
@@ -84,6 +87,7 @@ func TestNotifyInTmux(t *testing.T) {
 	wait("the second run", func() bool { return strings.Contains(screen(), "second-") })
 	h2.kill()
 	wait("the second hook", func() bool { return len(readLines(argvLog)) >= 2 })
+	wait("the passthrough note", func() bool { return strings.Contains(screen(), "allow-passthrough on") })
 	after, _ := os.ReadFile(raw)
 	if strings.Contains(string(after[len(before):]), "]777;") {
 		t.Errorf("a desktop notification was sent with passthrough off: %q", after[len(before):])
@@ -96,4 +100,8 @@ func TestNotifyInTmux(t *testing.T) {
 	if strings.Contains(strings.Join(got, "\n"), "old-2026") {
 		t.Errorf("the run stalled at start-up was notified: %q", got)
 	}
+
+	// The mute key: the footer says so.
+	run("send-keys", "-t", "nt", "m")
+	wait("the footer to say muted", func() bool { return strings.Contains(screen(), "notify muted") })
 }

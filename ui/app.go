@@ -26,6 +26,8 @@ type app struct {
 	focus    Pane
 
 	msgs messages
+
+	notify notifyState
 }
 
 func (a *app) now() time.Time { return a.opts.Now() }

@@ -54,6 +54,7 @@ func (m Model) defaultSegments() []Segment {
 			return "updated " + model.HumanDuration(a.now().Sub(a.lastChange)) + " ago"
 		}},
 		{Name: "focus", Render: func() string { return a.theme.Dim.Render("focus " + a.focus.String()) }},
+		{Name: "notify", Render: a.notifySegment},
 	}
 }
 

@@ -35,6 +35,7 @@ const (
 	ActSort       = "sort"
 	ActHideDone   = "hide_done"
 	ActMessage    = "message"
+	ActMute       = "mute"
 
 	ActUnlock = "unlock"
 	ActStep   = "step"
@@ -92,6 +93,7 @@ func defaultBindings() []Binding {
 		{Action: ActSort, Keys: []string{"s"}, Help: "sort runs: attention, name, last change", Short: "sort", Group: "view"},
 		{Action: ActHideDone, Keys: []string{"."}, Help: "hide / show completed and archived runs", Short: "hide done", Group: "view"},
 		{Action: ActMessage, Keys: []string{"i"}, Help: "read the last message in full", Short: "message", Group: "view"},
+		{Action: ActMute, Keys: []string{"m"}, Help: "mute / unmute notifications for this session", Short: "mute", Group: "view"},
 		{Action: ActHelp, Keys: []string{"?"}, Help: "toggle help", Short: "help", Group: "view"},
 		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit", Short: "quit", Group: "view"},
 		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Short: "clear lock", Group: "change", Mutating: true},

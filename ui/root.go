@@ -18,6 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/notify"
 )
 
 // Pane identifies one of the three panes.
@@ -56,6 +57,8 @@ type Options struct {
 	// Copy puts text on the clipboard through something other than the terminal (tmux load-buffer); nil
 	// picks tmux when InTmux. Tests replace it.
 	Copy func(text string) error
+	// Notifier mutes notifications for the session (the mute key); nil when there is none.
+	Notifier Notifier
 }
 
 // Model is the dashboard's root: it owns the shared state, sizes the panes, routes each key to the top
@@ -113,6 +116,9 @@ func New(opts Options) Model {
 	m.tl = newTimelinePane(a)
 	m.footer = newFooter(a)
 	m.footer.segments = m.defaultSegments()
+	if opts.Notifier != nil {
+		a.notify.status = opts.Notifier.Status()
+	}
 	m.layout()
 	return m
 }
@@ -180,6 +186,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmd = m.applyBatch(msg)
 	case ErrorMsg:
 		a.fail(msg.Err)
+	case notify.Status:
+		a.notifyStatus(msg)
 	case WatcherStoppedMsg:
 		a.health.Err = "stopped"
 		a.fail(errors.New("watcher stopped: the runs shown are no longer updated"))
@@ -287,6 +295,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return requestLaunch(a)
 	case ActCopy:
 		return copyText(a, m.focusedText())
+	case ActMute:
+		a.toggleMute()
+		return nil
 	}
 	if act == ActBack && a.focus != PaneRuns {
 		m.setFocus(PaneRuns)
