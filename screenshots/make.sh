@@ -12,6 +12,8 @@ trap 'rm -rf "$frames"' EXIT
 RUNWATCH_SCREENSHOTS="$frames" go test ./ui -run '^TestScreenshots$' -count=1
 for f in "$frames"/*.ansi; do
 	name="$(basename "$f" .ansi)"
-	"$freeze" --language ansi --window --font.size 7 -o "screenshots/$name.png" < "$f"
+	# freeze v0.2.2 leaves out the last line of its input (the footer's message line); a blank line after
+	# it is what gets dropped instead.
+	{ cat "$f"; printf '\n '; } | "$freeze" --language ansi --window --font.size 7 -o "screenshots/$name.png"
 	echo "screenshots/$name.png"
 done

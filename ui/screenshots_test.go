@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
+	"runwatch/notify"
 	"runwatch/sim"
 	"runwatch/state"
 	"runwatch/state/action"
@@ -65,6 +66,14 @@ func TestScreenshots(t *testing.T) {
 	actor := NewActor(action.Options{User: "you", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")}, demoEnv)
 	cm := newTestModel(t, 140, 40, runs, Options{Theme: "dark", Actor: actor, Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv})
 	write("confirm-unlock", keys(cm, "/", "m", "i", "n", "i", "n", "g", "enter", "U"))
+
+	// Notifications on: the footer names the channels and counts what went out; the message line shows
+	// the one-time note about tmux passthrough.
+	channels := []string{"bell", "osc777", "tmux", "hook"}
+	nm := newTestModel(t, 110, 16, runs, Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv,
+		Notifier: &fakeNotifier{status: notify.Status{Channels: channels}}})
+	write("notify-footer", send(t, nm, notify.Status{Channels: channels, Sent: 3,
+		Note: "desktop notifications (osc777) need tmux passthrough: tmux set -g allow-passthrough on"}))
 }
 
 // loadDemoWorkspace creates the demo's runs at a fixed place, seed and clock, and reads them with the real
