@@ -27,6 +27,9 @@ func (m Model) windowTitle() string {
 func (m Model) renderHeader() string {
 	t := m.app.theme
 	left := t.Title.Render("runwatch") + fmt.Sprintf(" %d runs", len(m.app.runs))
+	if m.app.health.Loading > 0 {
+		left += t.Dim.Render(fmt.Sprintf(" (%d more loading)", m.app.health.Loading))
+	}
 	if n := m.needYou(); n > 0 {
 		left += " · " + t.Warn.Render(fmt.Sprintf("⚠ %d need you", n))
 	}

@@ -38,5 +38,5 @@ func FromWatch(u watch.Update) BatchMsg {
 }
 
 func healthFrom(h watch.Health) Health {
-	return Health{Mode: h.Mode, Err: h.Err, LastChange: h.LastChange, Watches: h.Watches}
+	return Health{Mode: h.Mode, Err: h.Err, LastChange: h.LastChange, Watches: h.Watches, Loading: h.Loading}
 }

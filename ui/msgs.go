@@ -12,6 +12,7 @@ type Health struct {
 	Err        string
 	LastChange time.Time
 	Watches    int
+	Loading    int // runs found and not read yet: they arrive in later batches
 }
 
 // LogAppend mirrors watch.LogAppend: new entries of one log, and whether it was truncated or rotated.

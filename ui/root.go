@@ -224,6 +224,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 	a := m.app
+	// While runs are still arriving, a selection nobody moved from the top stays at the top, so the list
+	// does not end up scrolled to wherever the first run read happens to sort.
+	keepTop := (a.health.Loading > 0 || msg.Health.Loading > 0) && m.list.cursor == 0
 	for _, r := range msg.Changed {
 		a.runs[r.StatePath] = judged(r)
 	}
@@ -236,6 +239,9 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 	}
 	if msg.Health.Err != "" {
 		a.fail(errors.New("watcher: " + msg.Health.Err))
+	}
+	if keepTop {
+		a.selected = ""
 	}
 	m.list.resort()
 	return m.tl.batch(msg)

@@ -579,6 +579,8 @@ func (p *runsPane) renderTable(w, h int) []string {
 		switch {
 		case !a.loaded:
 			return []string{t.Dim.Render("scanning…")}
+		case a.health.Loading > 0:
+			return []string{t.Dim.Render(fmt.Sprintf("reading %d runs…", a.health.Loading))}
 		case p.filter != "":
 			return []string{t.Dim.Render(truncate("no run matches /"+Sanitize(p.filter), w)), t.Dim.Render("esc clears the filter")}
 		case p.hidden > 0:

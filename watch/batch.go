@@ -16,6 +16,9 @@ import (
 
 func (w *Watcher) loop() {
 	defer w.wg.Done()
+	if w.initial != nil {
+		w.loadInitial()
+	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if w.fsw != nil {

@@ -11,7 +11,7 @@ import (
 // currentHealth says how well changes are seen right now (mode, watch count, every reason a folder is polled
 // or a change may have been missed); last is when data last changed.
 func (w *Watcher) currentHealth(last time.Time) Health {
-	h := Health{LastChange: last, Watches: w.tree.watches, Err: w.errNote}
+	h := Health{LastChange: last, Watches: w.tree.watches, Err: w.errNote, Loading: int(w.loading.Load())}
 	if w.lastErr != "" {
 		if time.Since(w.lastErrAt) < errShownFor {
 			h.Err = strings.Trim(h.Err+"; "+w.lastErr, "; ")

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -27,6 +29,11 @@ type Options struct {
 	// Poll > 0 compares stats at this interval everywhere instead of using inotify.
 	Poll       time.Duration
 	StaleAfter time.Duration
+	// Progressive makes New return as soon as the runs are found, before any is read: the runs then arrive
+	// through Updates (as Changed, a batch every loadBatchEvery, in the order they finish loading) while
+	// Health.Loading counts those still to come. Snapshot is empty. The dashboard uses it to show a usable
+	// list within a frame or two of starting, whatever the number of runs.
+	Progressive bool
 
 	// Test hooks: a watch cap that makes Add fail with ENOSPC, a filesystem-type probe, the interval for
 	// directories inotify cannot watch, a filter that loses events the way a queue overflow does, and the
@@ -39,6 +46,8 @@ type Options struct {
 	liveness     time.Duration // how often lock holders and workers are checked for life
 	grace        time.Duration // how long a vanished state file may take to come back
 	inotifyErr   error         // as if inotify_init failed (EMFILE: the per-user instance limit)
+	initialRead  func(i int)   // Progressive: runs after run i of the initial read was read, before it is handed on
+	beforeWatch  func()        // Progressive: runs before the roots are walked and watched
 }
 
 // Health is how well the watcher can see changes, for the footer and the events stream.
@@ -48,6 +57,8 @@ type Health struct {
 	Err        string    `json:"error,omitempty"`
 	LastChange time.Time `json:"last_change"`
 	Watches    int       `json:"watches"`
+	// Loading counts the runs found but not read yet (only with Options.Progressive).
+	Loading int `json:"loading,omitempty"`
 }
 
 // LogAppend carries entries appended to a run.log since the last batch. Continuation lines can be written
@@ -117,6 +128,8 @@ type Watcher struct {
 	once    sync.Once
 
 	// Loop state, owned by the loop goroutine after New returns.
+	initial   []state.Location // runs the loop reads before anything else (Options.Progressive)
+	loading   atomic.Int64     // of initial, how many are not read yet
 	pending   map[string]fsnotify.Op
 	goneDirs  map[string]bool // pending paths that were watched directories before they went away
 	force     map[string]bool // runs to re-read whatever changed (follow-up reads)
@@ -200,12 +213,8 @@ func New(opts Options) (*Watcher, error) {
 	if opts.remote != nil {
 		w.tree.remote = opts.remote
 	}
-	for _, r := range roots {
-		if st, err := os.Stat(r); err == nil && !st.IsDir() {
-			w.tree.ensure(filepath.Dir(r), 0, nil) // a state file given directly
-			continue
-		}
-		w.tree.ensure(r, opts.MaxDepth, nil)
+	if !opts.Progressive {
+		w.watchRoots(roots)
 	}
 
 	env := state.NewEnv(opts.StaleAfter)
@@ -221,16 +230,24 @@ func New(opts Options) (*Watcher, error) {
 		// A missing root is watched for its creation; say so rather than fail.
 		w.noteErr(strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	runs := loadAll(w.runs, locs)
-	for i, loc := range locs {
-		w.trackRun(loc, runs[i], true, nil)
-		if needsReread(runs[i]) {
-			w.rereads[loc.StatePath] = time.Now().Add(rereadAfter)
+	if opts.Progressive {
+		// Watching (a walk of every folder) and reading happen in the loop, before it handles any event: an
+		// event that arrives meanwhile waits in the queue and is handled after, so nothing is missed.
+		w.initial = append([]state.Location{}, locs...)
+		w.loading.Store(int64(len(locs)))
+		w.health = w.currentHealth(time.Now())
+	} else {
+		runs := loadAll(w.runs, locs)
+		for i, loc := range locs {
+			w.trackRun(loc, runs[i], true, nil)
+			if needsReread(runs[i]) {
+				w.rereads[loc.StatePath] = time.Now().Add(rereadAfter)
+			}
 		}
+		w.snapshot = runs
+		// The snapshot is what disk held at this moment: the footer's "changed N ago" counts from here.
+		w.health = w.currentHealth(time.Now())
 	}
-	w.snapshot = runs
-	// The snapshot is what disk held at this moment: the footer's "changed N ago" counts from here.
-	w.health = w.currentHealth(time.Now())
 
 	w.batchT = time.NewTimer(time.Hour)
 	w.batchT.Stop()
@@ -241,6 +258,143 @@ func New(opts Options) (*Watcher, error) {
 	go w.loop()
 	go w.send()
 	return w, nil
+}
+
+func (w *Watcher) watchRoots(roots []string) {
+	for _, r := range roots {
+		if st, err := os.Stat(r); err == nil && !st.IsDir() {
+			w.tree.ensure(filepath.Dir(r), 0, nil) // a state file given directly
+			continue
+		}
+		w.tree.ensure(r, w.opts.MaxDepth, nil)
+	}
+}
+
+// loadBatchEvery is how often the runs read so far go out while the initial read of Options.Progressive
+// goes on: the first batch after about one frame, then a few a second, so the list grows without a redraw
+// per run.
+const loadBatchEvery = 16 * time.Millisecond
+
+// loadInitial reads the runs New found (Options.Progressive) on every core and hands them to the reader in
+// batches as they are read, while this goroutine walks and watches the roots. It returns early when the
+// watcher is closed.
+func (w *Watcher) loadInitial() {
+	roots := w.runs.roots
+	locs := w.initial
+	w.initial = nil
+	runs := make([]model.Run, len(locs))
+	read := make(chan int, len(locs)) // never blocks a reader: every index fits
+	stop := make(chan struct{})
+	defer close(stop)
+	var next atomic.Int64
+	w.parallel(len(locs), &next, stop, func(i int) {
+		runs[i] = w.runs.load(locs[i])
+		if w.opts.initialRead != nil {
+			w.opts.initialRead(i)
+		}
+		read <- i
+	})
+	// The batches go out from their own goroutine: the walk below can take longer than reading every run.
+	tracked := make(chan int, len(locs))
+	delivered := make(chan struct{})
+	go func() {
+		defer close(delivered)
+		var batch []model.Run
+		last := time.Now()
+		for n := 1; n <= len(locs); n++ {
+			var i int
+			select {
+			case i = <-read:
+			case <-stop:
+				return
+			}
+			batch = append(batch, runs[i])
+			tracked <- i
+			left := w.loading.Add(-1)
+			if left == 0 || time.Since(last) >= loadBatchEvery {
+				now := time.Now()
+				w.healthMu.Lock()
+				w.health.Loading, w.health.LastChange = int(left), now
+				h := w.health
+				w.healthMu.Unlock()
+				w.out.put(Update{Changed: batch, Health: h, At: now})
+				batch, last = nil, now
+			}
+		}
+	}()
+	if w.opts.beforeWatch != nil {
+		w.opts.beforeWatch()
+	}
+	w.watchRoots(roots)
+	// A run read before its folders were watched may have changed unseen in between: those are read again
+	// below, and shown again only if they did change.
+	unwatched := int(next.Load())
+	select {
+	case <-delivered:
+	case <-w.done:
+		return
+	}
+	close(tracked)
+	for i := range tracked {
+		w.trackRun(locs[i], runs[i], true, nil)
+		if needsReread(runs[i]) {
+			w.rereads[locs[i].StatePath] = time.Now().Add(rereadAfter)
+		}
+	}
+	unwatched = min(unwatched, len(locs))
+	again := make([]model.Run, unwatched)
+	var next2 atomic.Int64
+	done := make(chan struct{})
+	var left atomic.Int64
+	left.Store(int64(unwatched))
+	if unwatched == 0 {
+		close(done)
+	}
+	w.parallel(unwatched, &next2, stop, func(i int) {
+		again[i] = w.runs.load(locs[i])
+		if left.Add(-1) == 0 {
+			close(done)
+		}
+	})
+	select {
+	case <-done:
+	case <-w.done:
+		return
+	}
+	u := Update{At: time.Now()}
+	for i, r := range again {
+		if !reflect.DeepEqual(r, runs[i]) {
+			w.trackRun(locs[i], r, false, nil)
+			u.Changed = append(u.Changed, r)
+		}
+	}
+	u.Health = w.currentHealth(time.Now())
+	w.healthMu.Lock()
+	w.health = u.Health
+	w.healthMu.Unlock()
+	w.out.put(u) // also the health with the watches now set up
+	w.armReread(time.Now())
+}
+
+// parallel runs fn(i) for every i < n on every core, taking each i once from next, until stop is closed.
+// It does not wait.
+func (w *Watcher) parallel(n int, next *atomic.Int64, stop <-chan struct{}, fn func(i int)) {
+	for range max(1, min(runtime.GOMAXPROCS(0), n)) {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
 }
 
 // loadAll reads runs in parallel: startup with many runs is bound by parsing, and there are cores to use.

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -328,7 +329,7 @@ type dashboard struct {
 	start time.Time
 	seen  chan seenText
 	buf   bytes.Buffer
-	want  []string
+	want  []*regexp.Regexp
 }
 
 type seenText struct {
@@ -336,9 +337,10 @@ type seenText struct {
 	at   time.Time
 }
 
-// startDashboard starts the binary with args in a 140x40 pty and reports the first time each of want appears
-// in its output.
-func startDashboard(bin string, want []string, args ...string) (*dashboard, error) {
+// startDashboard starts the binary with args in a 140x40 pty and reports the first time each of want matches
+// its output. Frames are cell diffs (a count going from 1199 to 1200 rewrites only "200"), so the patterns
+// look at the window title, which the dashboard sets whole with every change: "runwatch: N runs, …".
+func startDashboard(bin string, want []*regexp.Regexp, args ...string) (*dashboard, error) {
 	p, err := openPTY(140, 40)
 	if err != nil {
 		return nil, err
@@ -375,9 +377,9 @@ func (d *dashboard) read() {
 				tail = tail[len(tail)-n-256:]
 			}
 			for i, w := range d.want {
-				if !found[i] && bytes.Contains(tail, []byte(w)) {
+				if !found[i] && w.Match(tail) {
 					found[i] = true
-					d.seen <- seenText{w, at}
+					d.seen <- seenText{w.String(), at}
 				}
 			}
 			if d.buf.Len() > 1<<20 {
@@ -395,8 +397,9 @@ func (d *dashboard) read() {
 	}
 }
 
-// await waits for the text to appear and returns how long after the start it did.
-func (d *dashboard) await(text string, timeout time.Duration) (time.Duration, error) {
+// await waits for the pattern to match and returns how long after the start it did.
+func (d *dashboard) await(re *regexp.Regexp, timeout time.Duration) (time.Duration, error) {
+	text := re.String()
 	deadline := time.After(timeout)
 	for {
 		select {
@@ -449,24 +452,25 @@ func memory(pid int) (rss, hwm int64) {
 func measureFrame(c config, ws string, total int) error {
 	fmt.Printf("\n## dashboard over %d runs in a 140x40 pty (runwatch --read-only DIR)\n", total)
 	fmt.Printf("floor: the discovery walk alone, find DIR -name state.env -o -name MANIFEST.yaml\n")
-	fmt.Printf("%5s %12s %14s %16s %12s %12s\n", "round", "floor", "first run row", "all runs loaded", "RSS", "peak RSS")
+	fmt.Printf("%5s %12s %14s %16s %12s %12s\n", "round", "floor", "first runs", "all runs loaded", "RSS", "peak RSS")
 	var firsts, alls, rsss []float64
 	for r := 1; r <= c.rounds; r++ {
 		f, err := timeCmd("sh", "-c", fmt.Sprintf("find %s \\( -name state.env -o -name MANIFEST.yaml \\) > /dev/null", shellQuote(ws)))
 		if err != nil {
 			return err
 		}
-		allText := fmt.Sprintf(" %d runs", total)
-		d, err := startDashboard(c.bin, []string{"generated-task-", allText}, "--read-only", ws)
+		firstRe := regexp.MustCompile(`\x1b\]2;runwatch: [1-9]`)
+		allRe := regexp.MustCompile(fmt.Sprintf(`\x1b\]2;runwatch: %d runs`, total))
+		d, err := startDashboard(c.bin, []*regexp.Regexp{firstRe, allRe}, "--read-only", ws)
 		if err != nil {
 			return err
 		}
-		first, err := d.await("generated-task-", 30*time.Second)
+		first, err := d.await(firstRe, 30*time.Second)
 		if err != nil {
 			d.stop()
 			return err
 		}
-		all, err := d.await(allText, 60*time.Second)
+		all, err := d.await(allRe, 60*time.Second)
 		if err != nil {
 			d.stop()
 			return err
@@ -478,7 +482,7 @@ func measureFrame(c config, ws string, total int) error {
 		firsts, alls, rsss = append(firsts, ms(first)), append(alls, ms(all)), append(rsss, float64(rss)/1024)
 		fmt.Printf("%5d %10.1fms %12.1fms %14.1fms %9.1f MiB %9.1f MiB\n", r, ms(f.wall), ms(first), ms(all), float64(rss)/1024, float64(hwm)/1024)
 	}
-	fmt.Printf("first run row median %.1f ms (goal ≤ 250 ms); all loaded median %.1f ms; RSS median %.1f MiB (goal ≤ 80 MiB)\n",
+	fmt.Printf("first frame with runs median %.1f ms (goal ≤ 250 ms); all loaded median %.1f ms; RSS median %.1f MiB (goal ≤ 80 MiB)\n",
 		median(firsts), median(alls), median(rsss))
 	return nil
 }
@@ -579,12 +583,13 @@ func logSize(path string) int64 {
 func measureSoak(c config, work string) error {
 	demoDir := filepath.Join(work, "demo")
 	fmt.Printf("\n## runwatch demo --speed %g for %s in a 140x40 pty, RSS every 30 s\n", c.speed, c.soak)
-	d, err := startDashboard(c.bin, []string{"runwatch"}, "demo", "--dir", demoDir, "--speed", strconv.FormatFloat(c.speed, 'f', -1, 64))
+	title := regexp.MustCompile(`\x1b\]2;runwatch: [1-9]`)
+	d, err := startDashboard(c.bin, []*regexp.Regexp{title}, "demo", "--dir", demoDir, "--speed", strconv.FormatFloat(c.speed, 'f', -1, 64))
 	if err != nil {
 		return err
 	}
 	defer d.stop()
-	if _, err := d.await("runwatch", 30*time.Second); err != nil {
+	if _, err := d.await(title, 30*time.Second); err != nil {
 		return err
 	}
 	t0 := time.Now()

@@ -1,0 +1,105 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"runwatch/sim"
+	"runwatch/state"
+)
+
+// With Progressive, New returns before reading any run; every run found then arrives once through Updates,
+// read as state.Load reads it, and Health.Loading counts down to 0 with the last of them.
+func TestProgressiveDeliversEveryRunThroughUpdates(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sim.GenerateRuns(dir, 24); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newView(t, Options{Paths: []string{dir}, Progressive: true})
+	if len(v.runs) != 0 {
+		t.Fatalf("Snapshot holds %d runs; with Progressive they come through Updates", len(v.runs))
+	}
+	if h := v.w.Health(); h.Loading > len(locs) {
+		t.Fatalf("Health.Loading %d, more than the %d runs found", h.Loading, len(locs))
+	}
+	loading := []int{}
+	for v.updates == 0 || v.health.Loading > 0 {
+		u := <-v.w.Updates()
+		v.apply(u)
+		loading = append(loading, u.Health.Loading)
+	}
+	if !sort.IsSorted(sort.Reverse(sort.IntSlice(loading))) {
+		t.Errorf("Health.Loading went %v; it only counts down", loading)
+	}
+	if len(v.runs) != len(locs) {
+		t.Fatalf("%d runs delivered, %d found", len(v.runs), len(locs))
+	}
+	env := state.NewEnv(0)
+	for _, loc := range locs {
+		got, ok := v.runs[loc.StatePath]
+		if !ok {
+			t.Fatalf("%s never delivered", loc.StatePath)
+		}
+		want := state.Load(loc, env)
+		if got.ID != want.ID || got.Status != want.Status || got.CurrentStage != want.CurrentStage {
+			t.Errorf("%s: delivered %s %s %s, read %s %s %s", loc.StatePath, got.ID, got.Status, got.CurrentStage,
+				want.ID, want.Status, want.CurrentStage)
+		}
+	}
+}
+
+// A run that changes on disk after the initial read took it and before its folder was watched still ends up
+// shown as it now is.
+func TestProgressiveMissesNoChangeDuringTheInitialRead(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sim.GenerateMix(dir, 0, 12); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := locs[0].StatePath
+	data, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const title = "TASK_NAME=renamed-while-loading"
+	changed := strings.Replace(string(data), "TASK_NAME=", title+"\nOLD_TASK_NAME=", 1)
+	if changed == string(data) {
+		t.Fatalf("%s has no TASK_NAME", target)
+	}
+	// The change lands after run 0 was read and before any folder is watched: no event can report it.
+	written := make(chan struct{})
+	var once sync.Once
+	write := func(i int) {
+		if i == 0 {
+			once.Do(func() {
+				defer close(written)
+				tmp := filepath.Join(filepath.Dir(target), ".state.env.tmp")
+				if err := os.WriteFile(tmp, []byte(changed), 0o644); err != nil {
+					t.Error(err)
+				}
+				if err := os.Rename(tmp, target); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	v := newView(t, Options{Paths: []string{dir}, Progressive: true, initialRead: write, beforeWatch: func() { <-written }})
+	v.until("the renamed run shown", func() bool {
+		r, ok := v.runs[target]
+		return ok && r.Title == "renamed-while-loading" && v.health.Loading == 0
+	})
+	if len(v.runs) != len(locs) {
+		t.Fatalf("%d runs shown, %d found", len(v.runs), len(locs))
+	}
+}
