@@ -177,7 +177,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 
 	notifier.start(w.Snapshot())
 	defer notifier.stop()
-	go ui.Relay(p, w, notifier.Apply)
+	go ui.Relay(p, w, notifier.observe)
 
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)

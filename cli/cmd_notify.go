@@ -217,6 +217,16 @@ func (d *dashboardNotifier) start(snapshot []model.Run) {
 	go func() { d.Run(ctx); close(d.done) }()
 }
 
+// observe takes one watcher batch: the runs of the first read (the dashboard's watcher reads them after it
+// starts) are the start-up state, primed like a snapshot rather than reported as changes.
+func (d *dashboardNotifier) observe(u watch.Update) {
+	if u.Initial {
+		d.Prime(u.Changed)
+		return
+	}
+	d.Apply(u)
+}
+
 // stop ends delivery when the dashboard quits; a hook still running is killed, not waited for.
 func (d *dashboardNotifier) stop() {
 	if d.cancel != nil {

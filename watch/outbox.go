@@ -13,6 +13,7 @@ type outbox struct {
 	mu      sync.Mutex
 	pending *Update
 	notify  chan struct{}
+	taken   chan struct{} // signalled by take, for waitTaken
 }
 
 func (o *outbox) put(u Update) {
@@ -37,7 +38,28 @@ func (o *outbox) take() (Update, bool) {
 	}
 	u := *o.pending
 	o.pending = nil
+	select {
+	case o.taken <- struct{}{}:
+	default:
+	}
 	return u, true
+}
+
+// waitTaken returns once the reader has taken what was put, or done is closed.
+func (o *outbox) waitTaken(done <-chan struct{}) {
+	for {
+		o.mu.Lock()
+		empty := o.pending == nil
+		o.mu.Unlock()
+		if empty {
+			return
+		}
+		select {
+		case <-o.taken:
+		case <-done:
+			return
+		}
+	}
 }
 
 func (w *Watcher) send() {
@@ -93,6 +115,7 @@ func (u *Update) merge(later Update) {
 	}
 	u.Health = later.Health
 	u.At = later.At
+	u.Initial = u.Initial && later.Initial
 }
 
 func slicesDeleteRun(runs []model.Run, sp string) []model.Run {

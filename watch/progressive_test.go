@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"runwatch/sim"
 	"runwatch/state"
@@ -33,6 +34,9 @@ func TestProgressiveDeliversEveryRunThroughUpdates(t *testing.T) {
 	loading := []int{}
 	for v.updates == 0 || v.health.Loading > 0 {
 		u := <-v.w.Updates()
+		if !u.Initial {
+			t.Fatalf("an Update of the first read is not marked Initial: %+v", u.Health)
+		}
 		v.apply(u)
 		loading = append(loading, u.Health.Loading)
 	}
@@ -41,6 +45,28 @@ func TestProgressiveDeliversEveryRunThroughUpdates(t *testing.T) {
 	}
 	if len(v.runs) != len(locs) {
 		t.Fatalf("%d runs delivered, %d found", len(v.runs), len(locs))
+	}
+	// After the first read, a change is a change.
+	target := locs[len(locs)-1].StatePath
+	for {
+		if err := os.WriteFile(filepath.Join(filepath.Dir(target), "touched"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(target, time.Now(), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		var u Update
+		select {
+		case u = <-v.w.Updates():
+		case <-time.After(waitLimit):
+			t.Fatal("no Update for a touched run")
+		}
+		if len(u.Changed) > 0 {
+			if u.Initial {
+				t.Fatalf("a change after the first read is marked Initial")
+			}
+			break
+		}
 	}
 	env := state.NewEnv(0)
 	for _, loc := range locs {

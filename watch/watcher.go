@@ -83,6 +83,10 @@ type Update struct {
 	Appended []LogAppend
 	Health   Health
 	At       time.Time
+	// Initial marks the batches of Options.Progressive's first read: the runs in Changed were already there
+	// when watching began, so they are not changes to notify about. The last such batch is taken by the
+	// reader before any later one is sent, so a real change never merges into one.
+	Initial bool
 }
 
 // Timing of batches. The first change after a quiet period goes out after settle (a writer's burst of
@@ -184,6 +188,7 @@ func New(opts Options) (*Watcher, error) {
 		w.pollIvl = opts.Poll
 	}
 	w.out.notify = make(chan struct{}, 1)
+	w.out.taken = make(chan struct{}, 1)
 
 	var roots []string
 	for _, p := range opts.Paths {
@@ -317,7 +322,7 @@ func (w *Watcher) loadInitial() {
 				w.health.Loading, w.health.LastChange = int(left), now
 				h := w.health
 				w.healthMu.Unlock()
-				w.out.put(Update{Changed: batch, Health: h, At: now})
+				w.out.put(Update{Changed: batch, Health: h, At: now, Initial: true})
 				batch, last = nil, now
 			}
 		}
@@ -361,7 +366,7 @@ func (w *Watcher) loadInitial() {
 	case <-w.done:
 		return
 	}
-	u := Update{At: time.Now()}
+	u := Update{At: time.Now(), Initial: true}
 	for i, r := range again {
 		if !reflect.DeepEqual(r, runs[i]) {
 			w.trackRun(locs[i], r, false, nil)
@@ -373,6 +378,7 @@ func (w *Watcher) loadInitial() {
 	w.health = u.Health
 	w.healthMu.Unlock()
 	w.out.put(u) // also the health with the watches now set up
+	w.out.waitTaken(w.done)
 	w.armReread(time.Now())
 }
 
