@@ -354,3 +354,19 @@ func TestRunPublishesStatusAndDeliversOnItsOwn(t *testing.T) {
 		t.Errorf("terminal got %q", out.String())
 	}
 }
+
+func TestDisabledTurnsEveryChannelOffButStillChecksTheHook(t *testing.T) {
+	r := newRig(t, Settings{Disabled: true, Bell: On, Desktop: ProtoOSC9, TmuxMessage: On, Command: "true {{.ID}}"}, "on")
+	if s := r.n.Status(); s.On() {
+		t.Fatalf("disabled, yet channels %v", s.Channels)
+	}
+	r.n.Prime(nil)
+	r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+	r.step(DefaultSettle)
+	if r.written() != "" || len(r.tmux.displayed()) != 0 {
+		t.Errorf("disabled notifier delivered: %q %q", r.written(), r.tmux.displayed())
+	}
+	if _, err := New(Options{Settings: Settings{Disabled: true, Command: "x {{.Nope}}"}}); err == nil {
+		t.Error("a broken hook template passes when notifications are disabled; it would fail the day they are enabled")
+	}
+}
