@@ -717,7 +717,20 @@ func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot) (*Displace
 	if got.SHA256 == want.SHA256 {
 		return nil, nil
 	}
-	return &Displaced{Path: want.Path, Data: data, SHA256: got.SHA256}, nil
+	// A writer that writes in place (truncate, then write) may still be writing into the inode we displaced:
+	// read it again until two reads a moment apart agree, so the bytes kept for undo are its whole write.
+	for range 10 {
+		time.Sleep(2 * time.Millisecond)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			break
+		}
+		again, _, err := readOpen(f, want.Path, Snapshot{Path: want.Path})
+		if err != nil || bytes.Equal(again, data) {
+			break
+		}
+		data = again
+	}
+	return &Displaced{Path: want.Path, Data: data, SHA256: Hash(data)}, nil
 }
 
 func syncFD(fd int, path string) error {
