@@ -88,7 +88,7 @@ func init() {
 		}
 		h := actionHelp[c.name]
 		register(command{name: c.name, group: groupChange, summary: c.summary, args: args, about: h.about + actionAbout, examples: h.examples,
-			completeArgs: []string{argRuns},
+			completeArgs: []string{argRuns, argRunPart},
 			define: func(fs *flagSet) runFunc {
 				o := defineActionFlags(fs)
 				return func(pos []string, stdout, stderr io.Writer) int {

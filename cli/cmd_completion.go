@@ -4,10 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"runwatch/config"
+	"runwatch/model"
 	"runwatch/state"
 )
 
@@ -16,7 +18,47 @@ const (
 	argPaths    = ":paths"    // files and folders, completed by the shell
 	argRuns     = ":runs"     // run ids found under the default roots, then nothing more
 	argCommands = ":commands" // runwatch's command names
+	// argRunPart is the argument after RUN that names a part of that run (an item, a phase, a lock): read
+	// from the run itself, by runParts.
+	argRunPart = ":run-part"
 )
+
+// runParts lists, per command, what may follow RUN: the parts of the one run named, so loading it is cheap.
+var runParts = map[string]func(r model.Run) []string{
+	"check":   func(r model.Run) []string { return checklistItems(r, false) },
+	"uncheck": func(r model.Run) []string { return checklistItems(r, true) },
+	"retry": func(r model.Run) []string {
+		var out []string
+		for _, s := range r.Stages {
+			if s.Status == model.StageFailed {
+				out = append(out, s.Key)
+			}
+		}
+		return out
+	},
+	"unlock": func(r model.Run) []string {
+		var out []string
+		for _, l := range r.Locks {
+			if l.Verdict != model.VerdictLive {
+				out = append(out, filepath.Base(l.Path))
+			}
+		}
+		return out
+	},
+}
+
+// checklistItems are the run's checklist keys in the given state: open ones to tick, ticked ones to untick.
+func checklistItems(r model.Run, done bool) []string {
+	var out []string
+	for _, s := range r.Stages {
+		for _, it := range s.Checklist {
+			if it.Done == done {
+				out = append(out, it.Key)
+			}
+		}
+	}
+	return out
+}
 
 // completeFiles, as the last line of __complete's answer, asks the shell script to add its own file and
 // folder completion (which knows about ~, quoting and trailing slashes).
@@ -27,8 +69,10 @@ func init() {
 		name:    "completion",
 		summary: "print the shell completion script for bash, zsh or fish",
 		args:    "SHELL",
-		about: "The script completes commands, flags, flag values and run ids (found by a quick scan of the " +
-			"configured or default roots). It asks runwatch itself, so it stays right as runwatch changes.",
+		about: "The script completes commands, flags, flag values, run ids (found by a quick scan of the " +
+			"configured or default roots, remote ones left out) and what follows RUN: open checklist items for " +
+			"check, ticked ones for uncheck, failed phases for retry, locks for unlock. It asks runwatch itself, " +
+			"so it stays right as runwatch changes.",
 		examples: []example{
 			{"bash, for this shell", "source <(runwatch completion bash)"},
 			{"zsh, for every new shell (after compinit in ~/.zshrc)", "echo 'source <(runwatch completion zsh)' >> ~/.zshrc"},
@@ -145,6 +189,14 @@ func completions(before []string, cur string) []string {
 	}
 	var out []string
 	for _, kind := range c.completeArgs {
+		if kind == argRunPart {
+			if parts := runParts[c.name]; parts != nil && len(positional) == 1 {
+				if r, ok := loadRunQuietly(positional[0], configPath); ok {
+					out = append(out, parts(r)...)
+				}
+			}
+			continue
+		}
 		switch kind {
 		case argPaths:
 			out = append(out, completeFiles)
@@ -192,7 +244,11 @@ func knownRunIDs(configPath string) []string {
 	if err != nil {
 		return nil
 	}
-	locs, _ := state.Discover(scanPaths(nil, cfg), cfg.MaxDepth)
+	local, _, err := splitRoots(nil, cfg) // a remote root would cost a connection: not for a keystroke
+	if err != nil {
+		return nil
+	}
+	locs, _ := state.Discover(local, cfg.MaxDepth)
 	seen := map[string]bool{}
 	var ids []string
 	for _, l := range locs {
@@ -203,6 +259,19 @@ func knownRunIDs(configPath string) []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// loadRunQuietly reads the one run arg names, for completing what follows it; any doubt gives no candidates.
+func loadRunQuietly(arg, configPath string) (model.Run, bool) {
+	cfg, err := config.Load(configPath)
+	if err != nil {
+		return model.Run{}, false
+	}
+	loc, err := resolveRun(arg, cfg)
+	if err != nil {
+		return model.Run{}, false
+	}
+	return state.Load(loc, envFor(cfg)), true
 }
 
 func isBoolFlag(fl *flag.Flag) bool {

@@ -75,6 +75,9 @@ func TestCompleteWords(t *testing.T) {
 		{[]string{"events", "--run", "irm-id"}, []string{"irm-id-full-backfill-20260215T014733Z"}},
 		{[]string{"help", "un"}, []string{"uncheck", "undo", "unlock"}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish"}},
+		{[]string{"check", "iso26262-mining", "CB_"}, []string{"CB_VERIFY_COVERAGE_REPORT"}},
+		{[]string{"uncheck", "--yes", "iso26262-mining", ""}, []string{"CB_VERIFY_SCHEMA_VALID"}},
+		{[]string{"unlock", "iso26262-mining-20260215T143525Z", ""}, []string{"active.lock"}},
 	} {
 		got := candidates(t, tc.words...)
 		if !has(got, tc.want...) {
@@ -86,6 +89,9 @@ func TestCompleteWords(t *testing.T) {
 				t.Errorf("complete %q: %q does not start with %q", tc.words, g, last)
 			}
 		}
+	}
+	if got := candidates(t, "check", "iso26262-mining", ""); has(got, "CB_VERIFY_SCHEMA_VALID") {
+		t.Errorf("check offers an item already ticked: %q", got)
 	}
 	if got := candidates(t, "step", "iso26262-mining-20260215T143525Z", ""); len(got) != 0 {
 		t.Errorf("after RUN, step takes nothing more; got %q", got)
