@@ -83,6 +83,8 @@ type Run struct {
 	Problems     []Problem `json:"problems"`
 	UpdatedAt    time.Time `json:"updated_at"`
 	Log          *LogRef   `json:"log"`
+	// UpdatedText is UpdatedAt as the file spells it, when it does (see TimeText); JSON writes it instead.
+	UpdatedText string `json:"-"`
 
 	// StatePath is the file that holds the run's durable state (MANIFEST.yaml or state.env).
 	StatePath string `json:"state_path"`
@@ -148,6 +150,10 @@ type Stage struct {
 
 	// Jonggrang: files recorded in phases[n].output_files.
 	OutputFiles []OutputFile `json:"output_files,omitempty"`
+
+	// StartedText and CompletedText are the times as the file spells them (see TimeText).
+	StartedText   string `json:"-"`
+	CompletedText string `json:"-"`
 }
 
 // Duration is the time a stage took (or has taken so far, given now); zero when unknown.
@@ -181,6 +187,8 @@ type OutputFile struct {
 	CreatedAt *time.Time `json:"created_at"`
 	AgentID   string     `json:"agent_id,omitempty"`
 	TaskID    string     `json:"task_id,omitempty"`
+	// CreatedText is CreatedAt as the file spells it (see TimeText).
+	CreatedText string `json:"-"`
 }
 
 // Flag is a boolean of a run: validation (jonggrang), finalization and push (resumable).
@@ -286,6 +294,8 @@ type JonggrangDetail struct {
 	// WorktreeCopyOf is the path of the manifest that was actually read when a live parallel worker keeps its
 	// own copy in a worktree; the run's StatePath stays the (stale) main copy.
 	WorktreeCopyOf string `json:"worktree_copy_of,omitempty"`
+	// CreatedText is CreatedAt as the file spells it (see TimeText).
+	CreatedText string `json:"-"`
 }
 
 // Agent is an entry of a jonggrang manifest's agents map.
@@ -296,6 +306,9 @@ type Agent struct {
 	StartedAt   *time.Time `json:"started_at"`
 	CompletedAt *time.Time `json:"completed_at"`
 	LockedFiles []string   `json:"locked_files"`
+	// StartedText and CompletedText are the times as the file spells them (see TimeText).
+	StartedText   string `json:"-"`
+	CompletedText string `json:"-"`
 }
 
 // PhaseOutput is a NN-<role>-<suffix>.json file, reduced to what a person (or a resume brief) needs.

@@ -1,6 +1,7 @@
 package brief
 
 import (
+	"encoding/json"
 	"time"
 
 	"runwatch/model"
@@ -58,6 +59,31 @@ type StageRef struct {
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
 	Error       string     `json:"error,omitempty"`
 	SkipReason  string     `json:"skip_reason,omitempty"`
+	// startedText and completedText are the times as the file spells them (model.TimeText).
+	startedText, completedText string
+}
+
+// MarshalJSON writes the times as the file spells them, as status --json does.
+func (s StageRef) MarshalJSON() ([]byte, error) {
+	type plain StageRef
+	var started, completed any
+	if s.StartedAt != nil {
+		started = *s.StartedAt
+		if s.startedText != "" {
+			started = s.startedText
+		}
+	}
+	if s.CompletedAt != nil {
+		completed = *s.CompletedAt
+		if s.completedText != "" {
+			completed = s.completedText
+		}
+	}
+	return json.Marshal(struct {
+		plain
+		StartedAt   any `json:"started_at,omitempty"`
+		CompletedAt any `json:"completed_at,omitempty"`
+	}{plain(s), started, completed})
 }
 
 // Condition is a stop condition or a warning.
@@ -213,7 +239,7 @@ func stageRef(s model.Stage) StageRef {
 		status = s.RawStatus
 	}
 	return StageRef{Key: s.Key, Name: s.Name, Status: status, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
-		Error: s.Error, SkipReason: s.SkipReason}
+		Error: s.Error, SkipReason: s.SkipReason, startedText: s.StartedText, completedText: s.CompletedText}
 }
 
 // label is "10 design-verification" for a phase and "S2" for a stage whose name is its key.

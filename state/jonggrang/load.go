@@ -232,7 +232,7 @@ func applyManifest(run *model.Run, m *manifest, mtime time.Time, probs *problemS
 			"%s: unknown run status %q", run.StatePath, truncate(m.Status, 60))
 	}
 	if m.UpdatedAt != nil {
-		run.UpdatedAt = *m.UpdatedAt
+		run.UpdatedAt, run.UpdatedText = *m.UpdatedAt, m.UpdatedText
 	} else {
 		run.UpdatedAt = mtime.UTC()
 	}
@@ -263,7 +263,7 @@ func applyManifest(run *model.Run, m *manifest, mtime time.Time, probs *problemS
 	d.WorkType = m.WorkType
 	d.PipelineMode = m.PipelineMode
 	d.HasUI = m.HasUI
-	d.CreatedAt = m.CreatedAt
+	d.CreatedAt, d.CreatedText = m.CreatedAt, m.CreatedText
 	d.ContextUsage = m.ContextUsage
 	d.ActivePhases = m.ActivePhases
 	d.Agents = m.Agents

@@ -29,6 +29,8 @@ type manifest struct {
 	Status       string
 	CreatedAt    *time.Time
 	UpdatedAt    *time.Time
+	// CreatedText and UpdatedText are those times as written (model.TimeText).
+	CreatedText, UpdatedText string
 	// CurrentPhase is the phase number as written ("" when null or absent).
 	CurrentPhase string
 	ActivePhases []string
@@ -342,6 +344,18 @@ func (r *nodeReader) timestamp(n *yaml.Node, field string) *time.Time {
 	return nil
 }
 
+// timestampText is timestamp with the text as written, when that text can stand for the time in JSON.
+func (r *nodeReader) timestampText(n *yaml.Node, field string) (*time.Time, string) {
+	t := r.timestamp(n, field)
+	if t == nil {
+		return nil, ""
+	}
+	if n = r.resolve(n); n == nil {
+		return t, ""
+	}
+	return t, model.TimeText(*t, strings.TrimSpace(n.Value))
+}
+
 // expect resolves n and returns it when it is of the wanted kind. Null gives nil quietly (the writers use
 // null for "none"); any other kind gives nil and a warning naming the field.
 func (r *nodeReader) expect(n *yaml.Node, kind yaml.Kind, field, what string) *yaml.Node {
@@ -396,9 +410,9 @@ func (r *nodeReader) readTop(m *manifest, root *yaml.Node) {
 		case "status":
 			m.Status = r.str(p.val, p.key)
 		case "created_at":
-			m.CreatedAt = r.timestamp(p.val, p.key)
+			m.CreatedAt, m.CreatedText = r.timestampText(p.val, p.key)
 		case "updated_at":
-			m.UpdatedAt = r.timestamp(p.val, p.key)
+			m.UpdatedAt, m.UpdatedText = r.timestampText(p.val, p.key)
 		case "current_phase":
 			m.CurrentPhase, _, _ = r.number(p.val, p.key)
 		case "active_phases":
@@ -528,9 +542,9 @@ func (r *nodeReader) phase(key string, n *yaml.Node) model.Stage {
 					fmt.Sprintf("%s: line %d: unknown phase status %s; shown as pending", where, p.line, strconv.Quote(truncate(raw, 60)))})
 			}
 		case "started_at":
-			st.StartedAt = r.timestamp(p.val, field)
+			st.StartedAt, st.StartedText = r.timestampText(p.val, field)
 		case "completed_at":
-			st.CompletedAt = r.timestamp(p.val, field)
+			st.CompletedAt, st.CompletedText = r.timestampText(p.val, field)
 		case "output":
 			st.Error = r.outputError(p.val, field)
 		case "output_files":
@@ -604,7 +618,7 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 					f.Size = &size
 				}
 			case "created_at":
-				f.CreatedAt = r.timestamp(p.val, sub)
+				f.CreatedAt, f.CreatedText = r.timestampText(p.val, sub)
 			case "agent_id":
 				f.AgentID = r.str(p.val, sub)
 			case "task_id":
@@ -636,9 +650,9 @@ func (r *nodeReader) agents(n *yaml.Node) []model.Agent {
 			case "status":
 				a.Status = r.str(f.val, field)
 			case "started_at":
-				a.StartedAt = r.timestamp(f.val, field)
+				a.StartedAt, a.StartedText = r.timestampText(f.val, field)
 			case "completed_at":
-				a.CompletedAt = r.timestamp(f.val, field)
+				a.CompletedAt, a.CompletedText = r.timestampText(f.val, field)
 			case "locked_files":
 				a.LockedFiles = r.strings(f.val, field)
 			}

@@ -1,0 +1,82 @@
+package model
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Times keep the file's text in JSON (formats.md C.2): js-yaml writes toISOString values, always with three
+// fractional digits ('…T04:50:15.120Z'), and Go's time encoding drops trailing zeros ('…15.12Z'), so output
+// would no longer match the file a script compares it with. The model keeps time.Time for every rule and the
+// text beside it; MarshalJSON writes the text where there is one.
+
+// TimeText returns text when it is an RFC 3339 spelling of t, else "": only such text may stand for a time
+// in JSON, and only when it says exactly the same instant.
+func TimeText(t time.Time, text string) string {
+	if text == "" || len(text) > 40 {
+		return ""
+	}
+	p, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil || !p.Equal(t) {
+		return ""
+	}
+	return text
+}
+
+// jsonTime is the JSON value of a time: the file's text when kept, the time otherwise, null when absent.
+func jsonTime(t *time.Time, text string) any {
+	if t == nil {
+		return nil
+	}
+	if text != "" {
+		return text
+	}
+	return *t
+}
+
+// MarshalJSON writes started_at and completed_at as the file spells them.
+func (s Stage) MarshalJSON() ([]byte, error) {
+	type plain Stage
+	return json.Marshal(struct {
+		plain
+		StartedAt   any `json:"started_at"`
+		CompletedAt any `json:"completed_at"`
+	}{plain(s), jsonTime(s.StartedAt, s.StartedText), jsonTime(s.CompletedAt, s.CompletedText)})
+}
+
+// MarshalJSON writes updated_at as the file spells it.
+func (r Run) MarshalJSON() ([]byte, error) {
+	type plain Run
+	return json.Marshal(struct {
+		plain
+		UpdatedAt any `json:"updated_at"`
+	}{plain(r), jsonTime(&r.UpdatedAt, r.UpdatedText)})
+}
+
+// MarshalJSON writes created_at as the file spells it.
+func (d JonggrangDetail) MarshalJSON() ([]byte, error) {
+	type plain JonggrangDetail
+	return json.Marshal(struct {
+		plain
+		CreatedAt any `json:"created_at"`
+	}{plain(d), jsonTime(d.CreatedAt, d.CreatedText)})
+}
+
+// MarshalJSON writes started_at and completed_at as the file spells them.
+func (a Agent) MarshalJSON() ([]byte, error) {
+	type plain Agent
+	return json.Marshal(struct {
+		plain
+		StartedAt   any `json:"started_at"`
+		CompletedAt any `json:"completed_at"`
+	}{plain(a), jsonTime(a.StartedAt, a.StartedText), jsonTime(a.CompletedAt, a.CompletedText)})
+}
+
+// MarshalJSON writes created_at as the file spells it.
+func (f OutputFile) MarshalJSON() ([]byte, error) {
+	type plain OutputFile
+	return json.Marshal(struct {
+		plain
+		CreatedAt any `json:"created_at"`
+	}{plain(f), jsonTime(f.CreatedAt, f.CreatedText)})
+}
