@@ -25,6 +25,9 @@ type actionCommand struct {
 	minArgs int    // beyond RUN
 	maxArgs int
 	plan    func(run model.Run, args []string, opts action.Options) (*action.Plan, error)
+	// to enables --to STAGE (step): the stage a resumable run moves to where its files leave the order open.
+	to     bool
+	planTo func(run model.Run, to string, opts action.Options) (*action.Plan, error)
 }
 
 var actionCommands = []actionCommand{
@@ -33,7 +36,8 @@ var actionCommands = []actionCommand{
 			return action.PlanUnlock(r, optArg(a), o)
 		}},
 	{name: "step", summary: "mark the current stage done and move to the next, when its gate allows",
-		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanStep(r, o) }},
+		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanStep(r, o) },
+		to:   true, planTo: action.PlanStepTo},
 	{name: "check", summary: "tick a checklist item CB_<STAGE>_<ITEM> of a resumable run", args: "ITEM", minArgs: 1, maxArgs: 1,
 		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
 			return action.PlanCheck(r, a[0], true, o)
@@ -90,7 +94,7 @@ func init() {
 		register(command{name: c.name, group: groupChange, summary: c.summary, args: args, about: h.about + actionAbout, examples: h.examples,
 			completeArgs: []string{argRuns, argRunPart},
 			define: func(fs *flagSet) runFunc {
-				o := defineActionFlags(fs)
+				o := defineActionFlags(fs, c.to)
 				return func(pos []string, stdout, stderr io.Writer) int {
 					// Everything these commands print quotes run files (diffs, lock holders, refusals naming values).
 					return runAction(c, o, pos, sanitizingWriter{stdout}, sanitizingWriter{stderr})
@@ -107,11 +111,16 @@ type actionFlags struct {
 	set                          *flagSet
 	dryRun, yes, force, readOnly *bool
 	reason                       *string
-	common                       commonFlags
+	// to is --to STAGE (step only): where a resumable run moves when its files leave the order open.
+	to     *string
+	common commonFlags
 }
 
-func defineActionFlags(fs *flagSet) *actionFlags {
+func defineActionFlags(fs *flagSet, to bool) *actionFlags {
 	o := &actionFlags{set: fs}
+	if to {
+		o.to = fs.String("to", "", "the stage to move CURRENT_STAGE to, where the run's files do not say which comes next")
+	}
 	o.dryRun = fs.Bool("dry-run", false, "print the change that would be made and exit")
 	o.yes = fs.Bool("yes", false, "do not ask for confirmation (an unknown lock still needs --force)")
 	o.reason = fs.String("reason", "", "why, recorded in the audit line and the journal")
@@ -153,7 +162,12 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	env := envFor(cfg)
 	run := state.Load(loc, env)
 	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly}
-	p, err := c.plan(run, pos[1:], opts)
+	var p *action.Plan
+	if o.to != nil && *o.to != "" {
+		p, err = c.planTo(run, *o.to, opts)
+	} else {
+		p, err = c.plan(run, pos[1:], opts)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
 		return exitRefused

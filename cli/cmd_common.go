@@ -16,6 +16,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
+	"runwatch/state/envfile"
 	"runwatch/ui"
 )
 
@@ -85,7 +86,20 @@ func (c *commonFlags) remoteArgs() []string {
 	return out
 }
 
-func envFor(cfg config.Config) model.Env { return state.NewEnv(cfg.StaleAfter.D()) }
+func envFor(cfg config.Config) model.Env {
+	env := state.NewEnv(cfg.StaleAfter.D())
+	env.StageOrders = stageOrders(cfg)
+	return env
+}
+
+// stageOrders is the config's stage_order in the model's terms.
+func stageOrders(cfg config.Config) []model.StageOrderRule {
+	var out []model.StageOrderRule
+	for _, r := range cfg.StageOrder {
+		out = append(out, model.StageOrderRule{Pattern: r.Pattern, Stages: r.Stages})
+	}
+	return out
+}
 
 // errNoRun and errAmbiguousRun let callers choose exit codes.
 var (
@@ -133,7 +147,29 @@ func resolveRun(arg string, cfg config.Config) (state.Location, error) {
 	if len(exact) > 0 {
 		return pickOne(arg, exact)
 	}
+	if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
+		return pickOne(arg, byRunID)
+	}
 	return pickOne(arg, prefix)
+}
+
+// withRunID finds the resumable runs whose state.env says RUN_ID=arg: the id the run's own files and log
+// lines use (formats.md B.1), which is not always the end of the folder's name.
+func withRunID(locs []state.Location, arg string) []state.Location {
+	var out []state.Location
+	for _, l := range locs {
+		if l.Kind != model.KindResumable {
+			continue
+		}
+		f, err := envfile.ReadFile(l.StatePath)
+		if f == nil || err != nil && !errors.As(err, new(*envfile.ParseError)) {
+			continue
+		}
+		if v, ok := f.Get("RUN_ID"); ok && strings.TrimSpace(v) == arg {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // locationID is the run id as the readers set it, known without reading the run: the feature folder is named

@@ -144,6 +144,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
 		// The list is on screen before every run is read; runs join it as they load (issue 16).
 		Progressive: true,
+		StageOrders: stageOrders(cfg),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)

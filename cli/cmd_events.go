@@ -113,6 +113,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	if len(local) > 0 || len(roots) == 0 {
 		w, err := watch.New(watch.Options{
 			Paths: local, MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
+			StageOrders: stageOrders(cfg),
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "runwatch events: %v\n", err)

@@ -162,6 +162,7 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 
 	w, err := watch.New(watch.Options{
 		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
+		StageOrders: stageOrders(cfg),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch notify: %v\n", err)

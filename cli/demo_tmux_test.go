@@ -289,7 +289,18 @@ func TestDemoInTmux(t *testing.T) {
 	d.confirm("tick "+item, func() bool { return envValue(checklist, item) == "1" })
 	// The step is planned from the run as the dashboard last read it: wait until it has read the tick.
 	d.waitText("[x] " + item)
-	d.press(ui.ActStep)
+	// The tick held the run lock for a moment; a step pressed before the dashboard has seen it go is
+	// rightly refused ("a live lock holds ..."). Press again once the dashboard has caught up.
+	for i := 0; ; i++ {
+		d.press(ui.ActStep)
+		if d.within(5*time.Second, func(s string) bool { return strings.Contains(s, "[y/N]") }) {
+			break
+		}
+		if i == 10 || !strings.Contains(d.screen(), "live lock") {
+			t.Fatalf("step after the tick not offered:\n%s", d.screen())
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 	d.confirm("step M2", func() bool { return envValue(pausedState, "M2_DONE") == "1" })
 
 	// Clear the lock left by the dead process.

@@ -17,11 +17,14 @@ var actionHelp = map[string]struct {
 	},
 	"step": {
 		about: "A resumable run steps only when no live lock is held and every CB_<STAGE>_* item of the current " +
-			"stage is ticked (the blockers are named otherwise). A jonggrang run steps when it is paused or " +
+			"stage is ticked (the blockers are named otherwise), and the stage that comes next is known from the " +
+			"run's files or the config's stage_order; where it is not, step refuses and --to STAGE names it " +
+			"(never contradicting what the files say). A jonggrang run steps when it is paused or " +
 			"awaiting input; it stays paused.",
 		examples: []example{
 			{"preview the change to state.env and the run.log line", "runwatch step sphinx --dry-run"},
 			{"apply it from a script", "runwatch step sphinx --yes --reason 'reviewed by hand'"},
+			{"name the next stage where the files do not", "runwatch step iso26262-mining --to finalize"},
 		},
 	},
 	"check": {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,6 +38,9 @@ type Config struct {
 	ResumeCommand map[string]string `yaml:"resume_command"`
 	// Notify configures notifications: which channels, and whether completions and the start-up state count.
 	Notify Notify `yaml:"notify"`
+	// StageOrder names the stage order of resumable tasks whose writer keeps it in code (formats.md C.1):
+	// a glob over TASK_NAME or the run folder's name → stage ids in order, kept in file order.
+	StageOrder StageOrders `yaml:"stage_order"`
 
 	// SSH is how remote roots (ssh://host/path, host:path) are reached.
 	SSH SSHConfig `yaml:"ssh"`
@@ -222,5 +226,57 @@ func (c *Config) validate() error {
 	if c.MaxDepth < 0 {
 		return fmt.Errorf("max_depth %d is negative", c.MaxDepth)
 	}
+	return nil
+}
+
+// StageOrderRule is one entry of stage_order.
+type StageOrderRule struct {
+	Pattern string
+	Stages  []string
+}
+
+// StageOrders is stage_order, in the order the file lists it.
+type StageOrders []StageOrderRule
+
+// UnmarshalYAML reads a mapping of glob → list of stage ids; a bad glob, an empty list or a stage named twice
+// is an error with its line, since an order that is wrong would be written into state.env by step.
+func (o *StageOrders) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: stage_order: want a mapping of task-name glob to a list of stages, e.g. "+
+			`{"iso26262-mining-*": [ingest, extract, normalize]}`, n.Line)
+	}
+	var out StageOrders
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || strings.TrimSpace(k.Value) == "" {
+			return fmt.Errorf("line %d: stage_order: a key must be a task-name glob", k.Line)
+		}
+		if _, err := path.Match(k.Value, ""); err != nil {
+			return fmt.Errorf("line %d: stage_order: %q is not a valid glob: %v", k.Line, k.Value, err)
+		}
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			return fmt.Errorf("line %d: stage_order %q: want a non-empty list of stage ids", v.Line, k.Value)
+		}
+		rule := StageOrderRule{Pattern: k.Value}
+		seen := map[string]bool{}
+		for _, item := range v.Content {
+			id := strings.TrimSpace(item.Value)
+			if item.Kind != yaml.ScalarNode || id == "" {
+				return fmt.Errorf("line %d: stage_order %q: every entry must be a stage id", item.Line, k.Value)
+			}
+			if seen[strings.ToUpper(id)] {
+				return fmt.Errorf("line %d: stage_order %q: stage %q is listed twice", item.Line, k.Value, id)
+			}
+			seen[strings.ToUpper(id)] = true
+			rule.Stages = append(rule.Stages, id)
+		}
+		for _, prev := range out {
+			if prev.Pattern == rule.Pattern {
+				return fmt.Errorf("line %d: stage_order: %q is given twice", k.Line, k.Value)
+			}
+		}
+		out = append(out, rule)
+	}
+	*o = out
 	return nil
 }

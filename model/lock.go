@@ -27,6 +27,8 @@ type Env struct {
 	Host       string
 	StaleAfter time.Duration
 	Proc       ProcInspector
+	// StageOrders is the config's stage_order: the order of resumable tasks whose writer keeps it in code.
+	StageOrders []StageOrderRule
 }
 
 // DefaultStaleAfter is the jonggrang convention's own rule (cleanStaleLocks, 30 minutes).

@@ -154,6 +154,15 @@ type Stage struct {
 	// StartedText and CompletedText are the times as the file spells them (see TimeText).
 	StartedText   string `json:"-"`
 	CompletedText string `json:"-"`
+
+	// Resumable: OrderUnknown marks a stage whose place in the order nothing on disk (or in the config)
+	// settles; it is shown where a tie-break put it, and no write depends on that place.
+	OrderUnknown bool `json:"order_unknown,omitempty"`
+	// Checkpoint is artifacts/checkpoints/<stage>.done.json when it exists.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Warnings are facts about this stage a person must know before acting on it (e.g. the writer will
+	// reopen it because its checkpoint is missing).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Duration is the time a stage took (or has taken so far, given now); zero when unknown.
@@ -387,8 +396,47 @@ type ResumableDetail struct {
 	Checkpoints   []Checkpoint `json:"checkpoints,omitempty"`
 	Ledger        []LedgerRow  `json:"ledger,omitempty"`
 	Artifacts     []string     `json:"artifacts,omitempty"`
-	// StageOrderSource says how stage order was derived: "natural", "run.log", "STAGE_ORDER".
+	// StageOrderSource says how stage order was derived: "config", "STAGE_ORDER", "stage_schema", "natural",
+	// "run.log", "checkpoints", "state.env", "evidence" (several of those), "none".
 	StageOrderSource string `json:"stage_order_source"`
+	// StageOrderUncertain is true when some stage's place is not settled (those stages have OrderUnknown).
+	StageOrderUncertain bool `json:"stage_order_uncertain,omitempty"`
+	// StageOrderEvidence says in words what decided the order, and what was ignored as contradictory.
+	StageOrderEvidence []string `json:"stage_order_evidence,omitempty"`
+	// StageNext maps a stage key to the stage known to come right after it ("" = known last). A stage not in
+	// the map has no known successor, so step refuses to guess one.
+	StageNext map[string]string `json:"stage_next,omitempty"`
+	// ReopensWithoutCheckpoint: this run's writer (the mining tool) reopens, on its next start, every stage
+	// marked done whose checkpoint file is missing.
+	ReopensWithoutCheckpoint bool `json:"reopens_without_checkpoint,omitempty"`
+	// CheckpointDir is where <stage>.done.json files are looked for.
+	CheckpointDir string `json:"checkpoint_dir,omitempty"`
+	// LastError is state.env's LAST_ERROR; Blocked the run.log's stage_blocked entry when it is the latest
+	// word on the current stage.
+	LastError string        `json:"last_error,omitempty"`
+	Blocked   *StageBlocked `json:"blocked,omitempty"`
+}
+
+// StageBlocked is a `stage_blocked stage=X failed_metrics=a,b` entry of run.log.
+type StageBlocked struct {
+	Stage         string     `json:"stage"`
+	FailedMetrics []string   `json:"failed_metrics"`
+	Message       string     `json:"message"`
+	Time          *time.Time `json:"time"`
+}
+
+// NextStage returns the stage known to come right after key ("" when key is known to be last); known is
+// false when nothing on disk settles it.
+func (d *ResumableDetail) NextStage(key string) (next string, known bool) {
+	if d == nil {
+		return "", false
+	}
+	for k, v := range d.StageNext {
+		if equalFold(k, key) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // Value returns a state.env key's value.
@@ -409,12 +457,17 @@ type Checkpoint struct {
 	Timestamp *time.Time `json:"timestamp"`
 }
 
-// LedgerRow is an entry of artifacts/commits/commit-ledger.json.
+// LedgerRow is a recorded commit: an entry of artifacts/commits/commit-ledger.json, or one commit of a stage
+// in artifacts/evidence/stage-commit-ledger.json (formats.md C.1).
 type LedgerRow struct {
 	Checkpoint string     `json:"stage_checkpoint"`
 	SHA        string     `json:"commit_sha"`
 	Subject    string     `json:"subject"`
 	Timestamp  *time.Time `json:"timestamp"`
+	// Stages are the stage ids the entry names: the ids of a label such as C03-M4-M5, or the stages key.
+	Stages []string `json:"stages"`
+	// File is the ledger the row came from.
+	File string `json:"file,omitempty"`
 }
 
 // Snapshot is the whole `status --json` document.

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,4 +143,384 @@ func StageForChecklistKey(key string, stageIDs []string) (string, bool) {
 		}
 	}
 	return best, best != ""
+}
+
+// StageOrderRule names the stage order of the resumable runs whose task matches Pattern (a path.Match glob
+// over TASK_NAME or the run folder's name), for writers that keep their order in code (formats.md C.1).
+type StageOrderRule struct {
+	Pattern string   `json:"pattern"`
+	Stages  []string `json:"stages"`
+}
+
+// OrderChain is a complete order of stage ids from one source. A chain that names every stage of a run
+// settles the run's order; one that names only some orders those.
+type OrderChain struct {
+	Source string
+	IDs    []string
+}
+
+// OrderEdge says stage A comes before stage B (Next: B comes right after A).
+type OrderEdge struct {
+	A, B   string
+	Source string
+}
+
+// OrderEvidence is what is on disk (and in the config) about the order of a run's stages.
+type OrderEvidence struct {
+	// Chains, most trusted first: the config's stage_order, STAGE_ORDER, the bootstrap's stage_schema,
+	// natural ids. The first chain that names every stage decides the whole order.
+	Chains []OrderChain
+	// Next edges come from `stage-complete X next=Y`, `next_stage=`, LAST_COMPLETED_STAGE → CURRENT_STAGE.
+	Next []OrderEdge
+	// Before edges come from the order of stage_start and stage_complete lines and checkpoint times.
+	Before []OrderEdge
+}
+
+// StageOrder is the order derived from OrderEvidence.
+type StageOrder struct {
+	// IDs is the display order: every certain relation respected; stages whose place is unknown are put
+	// where the tie-break puts them and listed in Uncertain.
+	IDs []string
+	// Source is the chain that settled the order, "run.log", "checkpoints", ... when one kind of evidence
+	// did, "evidence" when several did, "none" when nothing did.
+	Source string
+	// Uncertain lists the stages whose place relative to some other stage is not known.
+	Uncertain []string
+	// Next maps a stage to the stage known to come right after it ("" = known to be the last stage). A
+	// stage absent from Next has no known successor: nothing may be written that depends on one.
+	Next map[string]string
+	// Evidence says, in words, what decided the order; Conflicts what was ignored because it contradicted
+	// stronger evidence.
+	Evidence  []string
+	Conflicts []string
+}
+
+// maxOrderedStages bounds the relation matrix. Real plans have at most a few dozen stages; past this a
+// hostile file's stages are shown in tie-break order and all marked uncertain.
+const maxOrderedStages = 256
+
+// DeriveStageOrder orders ids from evidence alone. rank is the display tie-break among stages that no
+// evidence orders (lower first; then stages whose place is settled, then natural order); it never decides
+// Next.
+func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) StageOrder {
+	if rank == nil {
+		rank = func(string) int { return 0 }
+	}
+	less := func(a, b string) bool {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		return NaturalLess(a, b)
+	}
+	n := len(ids)
+	out := StageOrder{Source: "none", Next: map[string]string{}}
+	index := make(map[string]int, n)
+	for i, id := range ids {
+		index[strings.ToUpper(id)] = i
+	}
+	lookup := func(ref string) (int, bool) {
+		i, ok := index[strings.ToUpper(strings.TrimSpace(ref))]
+		return i, ok
+	}
+	if n == 0 {
+		out.IDs = []string{}
+		return out
+	}
+	if n == 1 {
+		out.IDs = []string{ids[0]}
+		out.Next[ids[0]] = ""
+		out.Source = "single stage"
+		return out
+	}
+	for _, c := range ev.Chains {
+		seen := map[int]bool{}
+		var order []int
+		for _, ref := range c.IDs {
+			if i, ok := lookup(ref); ok && !seen[i] {
+				seen[i] = true
+				order = append(order, i)
+			}
+		}
+		if len(order) != n {
+			continue
+		}
+		out.Source = c.Source
+		out.Evidence = append(out.Evidence, c.Source+" names every stage in order")
+		for k, i := range order {
+			out.IDs = append(out.IDs, ids[i])
+			if k+1 < n {
+				out.Next[ids[i]] = ids[order[k+1]]
+			} else {
+				out.Next[ids[i]] = ""
+			}
+		}
+		return out
+	}
+
+	if n > maxOrderedStages {
+		out.IDs = append([]string(nil), ids...)
+		sort.SliceStable(out.IDs, func(i, j int) bool { return less(out.IDs[i], out.IDs[j]) })
+		out.Uncertain = append([]string(nil), out.IDs...)
+		out.Evidence = append(out.Evidence, fmt.Sprintf("%d stages are too many to order from evidence", n))
+		return out
+	}
+
+	rel := make([][]bool, n) // rel[a][b]: a comes before b
+	for i := range rel {
+		rel[i] = make([]bool, n)
+	}
+	sources := map[string]bool{}
+	add := func(a, b int, source string) bool {
+		if a == b || rel[a][b] {
+			return true
+		}
+		if rel[b][a] {
+			return false
+		}
+		var from, to []int
+		for x := 0; x < n; x++ {
+			if x == a || rel[x][a] {
+				from = append(from, x)
+			}
+			if x == b || rel[b][x] {
+				to = append(to, x)
+			}
+		}
+		for _, x := range from {
+			for _, y := range to {
+				rel[x][y] = true
+			}
+		}
+		sources[source] = true
+		return true
+	}
+	conflict := func(e OrderEdge, what string) {
+		out.Conflicts = append(out.Conflicts, fmt.Sprintf("%s (%s) contradicts stronger evidence; ignored", what, e.Source))
+	}
+
+	next := map[int]int{}
+	for _, e := range ev.Next {
+		a, okA := lookup(e.A)
+		b, okB := lookup(e.B)
+		if !okA || !okB || a == b {
+			continue
+		}
+		if prev, ok := next[a]; ok && prev != b {
+			conflict(e, fmt.Sprintf("%s next %s, where %s was already said to follow it", ids[a], ids[b], ids[prev]))
+			continue
+		}
+		if !add(a, b, e.Source) {
+			conflict(e, fmt.Sprintf("%s next %s", ids[a], ids[b]))
+			continue
+		}
+		next[a] = b
+	}
+	edge := func(e OrderEdge) {
+		a, okA := lookup(e.A)
+		b, okB := lookup(e.B)
+		if okA && okB && !add(a, b, e.Source) {
+			conflict(e, fmt.Sprintf("%s before %s", ids[a], ids[b]))
+		}
+	}
+	for _, c := range ev.Chains {
+		for k := 0; k+1 < len(c.IDs); k++ {
+			edge(OrderEdge{A: c.IDs[k], B: c.IDs[k+1], Source: c.Source})
+		}
+	}
+	for _, e := range ev.Before {
+		edge(e)
+	}
+	// "B right after A" also places B before everything known to follow A, and A after everything known to
+	// precede B.
+	for changed := true; changed; {
+		changed = false
+		for a, b := range next {
+			for c := 0; c < n; c++ {
+				if c == a || c == b {
+					continue
+				}
+				if rel[a][c] && !rel[b][c] && add(b, c, "next") {
+					changed = true
+				}
+				if rel[c][b] && !rel[c][a] && add(c, a, "next") {
+					changed = true
+				}
+			}
+		}
+	}
+
+	// The stages marked uncertain are the fewest whose removal leaves every other pair ordered: a stage the
+	// evidence never places (finalize, never started) is marked, not the chain the evidence does order.
+	// Greedy: drop the stage with the fewest known relations among those still kept, until all are ordered.
+	certain := make([]bool, n)
+	for i := range certain {
+		certain[i] = true
+	}
+	for {
+		worst, worstRel, open := -1, 0, false
+		for i := 0; i < n; i++ {
+			if !certain[i] {
+				continue
+			}
+			related, unrelated := 0, 0
+			for j := 0; j < n; j++ {
+				if j == i || !certain[j] {
+					continue
+				}
+				if rel[i][j] || rel[j][i] {
+					related++
+				} else {
+					unrelated++
+				}
+			}
+			if unrelated > 0 {
+				open = true
+				if worst < 0 || related < worstRel || (related == worstRel && less(ids[worst], ids[i])) {
+					worst, worstRel = i, related
+				}
+			}
+		}
+		if !open {
+			break
+		}
+		certain[worst] = false
+	}
+	for i := 0; i < n; i++ {
+		if b, ok := next[i]; ok {
+			out.Next[ids[i]] = ids[b]
+			continue
+		}
+		after := -1
+		last := true
+		for j := 0; j < n && last; j++ {
+			if j != i && !rel[j][i] {
+				last = false
+			}
+		}
+		if last {
+			out.Next[ids[i]] = ""
+			continue
+		}
+		for j := 0; j < n; j++ {
+			if j == i || !rel[i][j] {
+				continue
+			}
+			ok := true
+			for k := 0; k < n && ok; k++ {
+				if k != i && k != j && !rel[k][i] && !rel[j][k] {
+					ok = false
+				}
+			}
+			if ok {
+				after = j
+				break
+			}
+		}
+		if after >= 0 {
+			out.Next[ids[i]] = ids[after]
+		}
+	}
+
+	// Display: a topological order of what is known, the tie-break choosing among stages free to go next.
+	placed := make([]bool, n)
+	for len(out.IDs) < n {
+		best := -1
+		for i := 0; i < n; i++ {
+			if placed[i] {
+				continue
+			}
+			free := true
+			for j := 0; j < n && free; j++ {
+				if !placed[j] && rel[j][i] {
+					free = false
+				}
+			}
+			if !free {
+				continue
+			}
+			if best < 0 {
+				best = i
+				continue
+			}
+			ri, rb := rank(ids[i]), rank(ids[best])
+			switch {
+			case ri != rb:
+				if ri < rb {
+					best = i
+				}
+			case certain[i] != certain[best]:
+				if certain[i] {
+					best = i
+				}
+			case NaturalLess(ids[i], ids[best]):
+				best = i
+			}
+		}
+		placed[best] = true
+		out.IDs = append(out.IDs, ids[best])
+	}
+	for _, id := range out.IDs {
+		if i, _ := lookup(id); !certain[i] {
+			out.Uncertain = append(out.Uncertain, id)
+		}
+	}
+	var used []string
+	for s := range sources {
+		if s != "next" {
+			used = append(used, s)
+		}
+	}
+	sort.Strings(used)
+	switch len(used) {
+	case 0:
+	case 1:
+		out.Source = used[0]
+	default:
+		out.Source = "evidence"
+	}
+	for _, s := range used {
+		out.Evidence = append(out.Evidence, "order from "+s)
+	}
+	return out
+}
+
+// MatchStageOrder finds the rule whose pattern matches one of names (TASK_NAME, the run folder's name).
+// Two matching rules that disagree settle nothing: ambiguous names them.
+func MatchStageOrder(rules []StageOrderRule, names ...string) (rule StageOrderRule, ok bool, ambiguous []string) {
+	for _, r := range rules {
+		matched := false
+		for _, name := range names {
+			if name == "" {
+				continue
+			}
+			if m, err := path.Match(r.Pattern, name); err == nil && m {
+				matched = true
+			}
+		}
+		if !matched {
+			continue
+		}
+		switch {
+		case !ok:
+			rule, ok = r, true
+		case !sameOrder(rule.Stages, r.Stages):
+			ambiguous = append(ambiguous, r.Pattern)
+		}
+	}
+	if len(ambiguous) > 0 {
+		return StageOrderRule{}, false, append([]string{rule.Pattern}, ambiguous...)
+	}
+	return rule, ok, nil
+}
+
+func sameOrder(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

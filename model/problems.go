@@ -32,6 +32,10 @@ const (
 	CodeArtifactMissing              = "artifact-missing"
 	CodeNoStages                     = "no-stages"
 	CodeLockLiveForeign              = "lock-held-live"
+	// The stage order the files leave open where a write would depend on it (step), or anywhere (info).
+	CodeStageOrderUnknown = "stage-order-unknown"
+	// A stage marked done without artifacts/checkpoints/<stage>.done.json, for a writer that reopens it.
+	CodeCheckpointMissing = "checkpoint-missing"
 
 	// Warnings shown prominently, never stop conditions.
 	CodeLockStale          = "lock-stale"

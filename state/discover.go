@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"runwatch/model"
+	"runwatch/state/runlog"
 )
 
 // Location is where one run lives on disk. Identity everywhere (watch, ui, actions) is StatePath.
@@ -183,14 +184,21 @@ func (d *discoverer) walk(dir string, depth int) {
 		return
 	}
 	archived := IsArchivedName(filepath.Base(dir))
-	isRun := false
+	isRun, hasStateFile := false, false
 	for _, e := range entries {
 		if !e.IsDir() && IsStateFileName(e.Name()) {
+			hasStateFile = true
 			d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, e.Name()), Archived: archived})
 			// Only state.env makes the folder a run folder: <name>.state.env variants sit in a reports folder
 			// beside other run folders, which must still be scanned.
 			isRun = isRun || e.Name() == "state.env"
 		}
+	}
+	if !isRun && !hasStateFile && stateTravelledWithout(dir, entries) {
+		// A run folder that reached this machine without its state (state.env is gitignored): a run whose
+		// state is missing, listed so, not "no run" (formats.md C.1).
+		d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, "state.env"), Archived: archived})
+		isRun = true
 	}
 	if archived || isRun {
 		// A run folder's artifacts can be huge and never hold other runs; archived runs are listed, not entered.
@@ -302,4 +310,34 @@ func (d *discoverer) visitFile(dir, name string) {
 // given one run, such as a watcher seeing a new folder.
 func LocationFor(path string) ([]Location, error) {
 	return Discover([]string{path}, 1)
+}
+
+// stateTravelledWithout reports whether dir is a resumable run folder without its state.env: it holds a
+// run.log of the convention, or artifacts/checkpoints/*.done.json.
+func stateTravelledWithout(dir string, entries []fs.DirEntry) bool {
+	hasLog, hasArtifacts := false, false
+	for _, e := range entries {
+		switch e.Name() {
+		case "run.log":
+			hasLog = e.Type().IsRegular()
+		case "artifacts":
+			hasArtifacts = e.IsDir()
+		}
+	}
+	if hasLog && runlog.LooksLikeRunLog(filepath.Join(dir, "run.log")) {
+		return true
+	}
+	if !hasArtifacts {
+		return false
+	}
+	cps, err := os.ReadDir(filepath.Join(dir, "artifacts", "checkpoints"))
+	if err != nil {
+		return false
+	}
+	for _, c := range cps {
+		if strings.HasSuffix(c.Name(), ".done.json") && c.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
 }

@@ -500,8 +500,37 @@ func TestStateFileGoneForAMomentKeepsTheRun(t *testing.T) {
 	}
 }
 
-func TestStateFileDeletedForGoodRemovesTheRun(t *testing.T) {
+// A run folder whose state.env is deleted keeps its run.log: it is still a run, whose state is missing
+// (formats.md C.1: folders travel without state.env), not a removed one.
+func TestStateFileDeletedForGoodLeavesARunWithoutState(t *testing.T) {
 	root, _, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}, grace: 20 * time.Millisecond})
+	if err := os.Remove(sp); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the run turned into state-file-missing after the grace period", func() bool {
+		r, ok := v.run(sp)
+		if !ok {
+			return false
+		}
+		for _, p := range r.Problems {
+			if p.Code == model.CodeStateMissing {
+				return true
+			}
+		}
+		return false
+	})
+	if v.removed[sp] != 0 {
+		t.Fatalf("run-removed was reported %d times for a folder that is still a run", v.removed[sp])
+	}
+}
+
+// Without a run.log or checkpoints nothing of the run is left once its state.env goes: it is removed.
+func TestStateFileDeletedForGoodRemovesABareRun(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	if err := os.Remove(filepath.Join(runDir, "run.log")); err != nil {
+		t.Fatal(err)
+	}
 	v := newView(t, Options{Paths: []string{root}, grace: 20 * time.Millisecond})
 	if err := os.Remove(sp); err != nil {
 		t.Fatal(err)

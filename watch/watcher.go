@@ -34,6 +34,8 @@ type Options struct {
 	// Health.Loading counts those still to come. Snapshot is empty. The dashboard uses it to show a usable
 	// list within a frame or two of starting, whatever the number of runs.
 	Progressive bool
+	// StageOrders is the config's stage_order (resumable runs whose writer keeps the order in code).
+	StageOrders []model.StageOrderRule
 
 	// Test hooks: a watch cap that makes Add fail with ENOSPC, a filesystem-type probe, the interval for
 	// directories inotify cannot watch, a filter that loses events the way a queue overflow does, and the
@@ -223,6 +225,7 @@ func New(opts Options) (*Watcher, error) {
 	}
 
 	env := state.NewEnv(opts.StaleAfter)
+	env.StageOrders = opts.StageOrders
 	w.runs = newTracker(roots, opts.MaxDepth, env)
 	for _, r := range roots {
 		if st, err := os.Stat(r); err == nil && !st.IsDir() {

@@ -111,6 +111,9 @@ type Plan struct {
 	// LockPath is the run lock Apply takes (resumable LOCK_FILE); empty when the convention has none.
 	LockPath string
 	Summary  string
+	// Warnings are consequences a person must read before confirming (e.g. the writer will undo this change);
+	// Preview shows them first.
+	Warnings []string
 	Confirm  Confirm
 	// Refusal is why the action may not be applied (nil when it may); the Plan* functions return it too.
 	Refusal error
@@ -290,6 +293,9 @@ func kv(key, value string) string {
 // Preview shows exactly what Apply will do: a unified diff per file, removals, and the log line.
 func (p *Plan) Preview() string {
 	var b strings.Builder
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
 	for _, in := range p.pending {
 		fmt.Fprintf(&b, "first finish %s %s, which a crash interrupted (see the journal's pending/%s.json)\n", in.Action, in.ID, in.ID)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
+
+	"runwatch/model"
 )
 
 // applied renders what an applied plan left on disk: each file's resulting bytes (or its removal) and the
@@ -172,7 +174,9 @@ func deadPID(t testing.TB) string {
 
 var deadPIDValue string
 
-// Named stages (S_<NAME>_DONE, CURRENT_STAGE holds the lowercase name), ordered by run.log stage_start lines.
+// Named stages (S_<NAME>_DONE, CURRENT_STAGE holds the lowercase name): run.log's stage_start lines order the
+// stages up to verify, but finalize was never started, so nothing on disk says it follows verify. Step refuses
+// to guess, saying how to settle it; the config's stage_order settles it (the golden), and so does --to.
 func TestStepNamedStages(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "reports", "iso26262-mining-20260215T143525Z")
@@ -196,5 +200,21 @@ S_VERIFY_DONE="0"
 	os.MkdirAll(filepath.Join(dir, "lock"), 0o755)
 	o := opts(t, fixedEnv())
 	sp := filepath.Join(dir, "state.env")
+	before := mustRead(t, sp)
+	p, err := PlanStep(load(t, sp, o.Env), o)
+	refused(t, p, err, "the stage after verify is not known", "stage_order", "--to STAGE", "finalize")
+	if mustRead(t, sp) != before {
+		t.Fatal("a refused step changed state.env")
+	}
+	p, err = PlanStepTo(load(t, sp, o.Env), "ingest", o)
+	refused(t, p, err, "--to ingest", "already marked done")
+
+	p, err = PlanStepTo(load(t, sp, o.Env), "FINALIZE", o)
+	if err != nil || !strings.Contains(string(p.Files[0].New), `CURRENT_STAGE="finalize"`) {
+		t.Fatalf("--to: %v", err)
+	}
+
+	o.Env.StageOrders = []model.StageOrderRule{{Pattern: "iso26262-mining-*",
+		Stages: []string{"ingest", "extract", "normalize", "anchor", "publish", "verify", "finalize"}}}
 	golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, sp, o.Env), o) }, ""))
 }

@@ -17,12 +17,19 @@ func PlanUnlock(run model.Run, which string, opts Options) (*Plan, error) {
 }
 
 // PlanStep moves a run forward one stage (see SPEC "Actions" for each convention's rule).
-func PlanStep(run model.Run, opts Options) (*Plan, error) {
+func PlanStep(run model.Run, opts Options) (*Plan, error) { return PlanStepTo(run, "", opts) }
+
+// PlanStepTo is PlanStep naming the stage a resumable run moves to, for when the files do not settle the
+// order (to may not contradict them). An empty to is PlanStep.
+func PlanStepTo(run model.Run, to string, opts Options) (*Plan, error) {
 	return plan(ActStep, run, opts, func(p *Plan) error {
 		if run.Kind == model.KindJonggrang {
+			if to != "" {
+				return refusef("--to applies to resumable runs; a jonggrang run's next phase is in its manifest")
+			}
 			return planJonggrangStep(p, run)
 		}
-		return planResumableStep(p, run)
+		return planResumableStep(p, run, to)
 	})
 }
 

@@ -141,8 +141,13 @@ func (p *Plan) refuseIfLocked(run model.Run) error {
 					p.takeover = why
 					return nil
 				}
+				if l.Verdict == model.VerdictUnknown {
+					// unlock without --force asks for the holder to be typed, which a script cannot do.
+					return refusef("the run lock %s is unknown (%s); if you know its holder is gone, clear it first with: "+
+						"runwatch unlock %s %s --force", lockPath, strings.Join(l.Reasons, "; "), shellArg(run.ID), shellArg(lockPath))
+				}
 				return refusef("the run lock %s is %s (%s); clear it first with: runwatch unlock %s",
-					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), run.ID)
+					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), shellArg(run.ID))
 			}
 		}
 		return refusef("the run lock %s exists; reload the run to judge it, then clear it with unlock if it is stale", lockPath)
@@ -188,8 +193,10 @@ func doneKey(s model.Stage) string {
 	return strings.ToUpper(s.Key) + "_DONE"
 }
 
-// planResumableStep: gate on the current stage's CB items, then mark it done and move to the next.
-func planResumableStep(p *Plan, run model.Run) error {
+// planResumableStep: gate on the current stage's CB items, then mark it done and move to the next stage. The
+// next stage comes from evidence (run.Resumable.StageNext, formats.md C.1) or from the person (to); when
+// neither names it the step is refused: no write rests on a guessed order.
+func planResumableStep(p *Plan, run model.Run, to string) error {
 	rs, err := p.readResumable(run, true)
 	if err != nil {
 		return err
@@ -226,6 +233,10 @@ func planResumableStep(p *Plan, run model.Run) error {
 		return refusef("gate not met: %s cannot be marked done while %d checklist item(s) are not 1: %s",
 			cur, len(blockers), strings.Join(blockers, ", "))
 	}
+	next, err := nextStage(run, stage, to)
+	if err != nil {
+		return err
+	}
 	sets := []model.KV{{Key: doneKey(stage), Value: "1"}}
 	if ck := strings.ToUpper(stage.Key) + "_CHECKLIST_DONE"; stage.ChecklistDoneKey != "" || hasKey(rs.state, ck) {
 		if stage.ChecklistDoneKey != "" {
@@ -236,10 +247,9 @@ func planResumableStep(p *Plan, run model.Run) error {
 		}
 	}
 	sets = append(sets, model.KV{Key: "LAST_COMPLETED_STAGE", Value: cur})
-	next := ""
-	if idx+1 < len(run.Stages) {
-		next = run.Stages[idx+1].Key
+	if next != "" {
 		sets = append(sets, model.KV{Key: "CURRENT_STAGE", Value: next})
+		sets = append(sets, hintSets(rs.state, cur, next, p)...)
 	}
 	newState, err := editEnv(run.StatePath, rs.state, sets)
 	if err != nil {
@@ -250,13 +260,146 @@ func planResumableStep(p *Plan, run model.Run) error {
 	if next != "" {
 		fields = append(fields, kv("next", next))
 		p.Summary = fmt.Sprintf("mark stage %s done (%d checklist item(s) all 1) and move CURRENT_STAGE to %s", cur, items, next)
+		if to != "" {
+			p.Summary += " (named with --to)"
+		}
 	} else {
 		p.Summary = fmt.Sprintf("mark the last stage %s done (%d checklist item(s) all 1); finalization flags remain", cur, items)
 	}
 	if items == 0 {
 		p.Summary += "; the stage has no checklist items"
 	}
+	if d := run.Resumable; d != nil && d.ReopensWithoutCheckpoint && stage.Checkpoint == nil {
+		p.Warnings = append(p.Warnings, resumable.ReopenWarning(stage, d)+"; runwatch does not write checkpoints")
+	}
+	if d := run.Resumable; d != nil && d.Blocked != nil && strings.EqualFold(d.Blocked.Stage, stage.Key) {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("run.log's latest word on %s is stage_blocked (failed metrics: %s): "+
+			"marking it done says its gate passed", stage.Key, oneLine(strings.Join(d.Blocked.FailedMetrics, ", "), 200)))
+	}
 	return p.setLog(p.LogPath, "stage_complete", fields...)
+}
+
+// nextStage is the stage CURRENT_STAGE moves to: "" when the current stage is the last (by evidence, or
+// because every other stage is done). to, when given, is the person's answer where evidence is silent; it may
+// not contradict evidence.
+func nextStage(run model.Run, cur model.Stage, to string) (string, error) {
+	known, isKnown := run.Resumable.NextStage(cur.Key)
+	allOthersDone := true
+	var open []string
+	for _, s := range run.Stages {
+		if !strings.EqualFold(s.Key, cur.Key) && !s.Status.Done() {
+			allOthersDone = false
+			open = append(open, s.Key)
+		}
+	}
+	if to == "" {
+		switch {
+		case isKnown:
+			return known, nil
+		case allOthersDone:
+			return "", nil
+		}
+		return "", refusef("the stage after %s is not known from the files (%s), and runwatch does not guess it: "+
+			"choose one of %s: %s", cur.Key, orderEvidence(run), strings.Join(open, ", "), resumable.OrderAdvice(run))
+	}
+	target := run.Stage(to)
+	switch {
+	case target == nil:
+		return "", refusef("--to %q is not one of the run's stages (%s)", to, strings.Join(stageIDs(run), ", "))
+	case strings.EqualFold(target.Key, cur.Key):
+		return "", refusef("--to %s names the current stage; name the stage that comes after it", target.Key)
+	case target.Status.Done():
+		return "", refusef("--to %s: that stage is already marked done; name a stage still to do (%s)", target.Key, strings.Join(open, ", "))
+	case isKnown && known == "":
+		return "", refusef("--to %s: the files say %s is the last stage", target.Key, cur.Key)
+	case isKnown && !strings.EqualFold(known, target.Key):
+		return "", refusef("--to %s: the files say the stage after %s is %s (%s); runwatch will not write an order "+
+			"that contradicts them", target.Key, cur.Key, known, orderEvidence(run))
+	}
+	return target.Key, nil
+}
+
+func orderEvidence(run model.Run) string {
+	if run.Resumable == nil || len(run.Resumable.StageOrderEvidence) == 0 {
+		return "no evidence of order"
+	}
+	return strings.Join(run.Resumable.StageOrderEvidence, "; ")
+}
+
+// hintSets keeps LAST_RESUME_HINT and RESUME_TARGET_STAGE true where the state file has them, in their own
+// style: the target becomes the next stage; the hint's word naming the stage it pointed at (the current one,
+// or the one stage id it names) is replaced by the next stage, so "Resume from M3" becomes "Resume from M4".
+func hintSets(state *envfile.File, cur, next string, p *Plan) []model.KV {
+	var out []model.KV
+	if v, ok := state.Get("RESUME_TARGET_STAGE"); ok && !strings.EqualFold(strings.TrimSpace(v), next) {
+		out = append(out, model.KV{Key: "RESUME_TARGET_STAGE", Value: next})
+	}
+	if v, ok := state.Get("LAST_RESUME_HINT"); ok && strings.TrimSpace(v) != "" {
+		if nv, ok := replaceStageWord(v, cur, next); ok {
+			if nv != v {
+				out = append(out, model.KV{Key: "LAST_RESUME_HINT", Value: nv})
+			}
+		} else {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("LAST_RESUME_HINT %q names no single stage to move on; "+
+				"it is left as it is, so update it by hand", oneLine(v, 120)))
+		}
+	}
+	return out
+}
+
+// replaceStageWord replaces, in hint, the word equal to cur (any case) with next; a hint that names another
+// single stage-like word (it was stale) has that word replaced instead.
+func replaceStageWord(hint, cur, next string) (string, bool) {
+	type span struct{ from, to int }
+	var words []span
+	start := -1
+	for i := 0; i <= len(hint); i++ {
+		inWord := i < len(hint) && (isWordByte(hint[i]))
+		switch {
+		case inWord && start < 0:
+			start = i
+		case !inWord && start >= 0:
+			words = append(words, span{start, i})
+			start = -1
+		}
+	}
+	for _, w := range words {
+		if strings.EqualFold(hint[w.from:w.to], next) {
+			return hint, true
+		}
+	}
+	for _, w := range words {
+		if strings.EqualFold(hint[w.from:w.to], cur) {
+			return hint[:w.from] + next + hint[w.to:], true
+		}
+	}
+	var ids []span
+	for _, w := range words {
+		if stageLike(hint[w.from:w.to]) {
+			ids = append(ids, w)
+		}
+	}
+	if len(ids) == 1 {
+		return hint[:ids[0].from] + next + hint[ids[0].to:], true
+	}
+	return hint, false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// stageLike: an id with a number under a short prefix (S2, M14, EQ1, R9B).
+func stageLike(w string) bool {
+	i := 0
+	for i < len(w) && (w[i] >= 'A' && w[i] <= 'Z' || w[i] >= 'a' && w[i] <= 'z') {
+		i++
+	}
+	j := i
+	for j < len(w) && w[j] >= '0' && w[j] <= '9' {
+		j++
+	}
+	return i > 0 && i <= 4 && j > i && len(w)-j <= 2
 }
 
 func hasKey(f *envfile.File, key string) bool {
@@ -320,4 +463,12 @@ func variantName(statePath string) (string, bool) {
 	base := filepath.Base(statePath)
 	name, ok := strings.CutSuffix(base, ".state.env")
 	return name, ok && base != "state.env" && name != ""
+}
+
+// shellArg quotes a word for a command line a person may paste.
+func shellArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/+@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -153,6 +153,14 @@ func rebaser(run model.Run) func(string) string {
 				return filepath.Join(run.Dir, rest)
 			}
 		}
+		// Without RUN_ROOT (a folder that travelled without its state.env) the folder's own name in the
+		// recorded path marks where it was.
+		if !exists(p) && run.Dir != "" {
+			mark := string(filepath.Separator) + filepath.Base(run.Dir) + string(filepath.Separator)
+			if i := strings.LastIndex(filepath.Clean(p), mark); i >= 0 {
+				return filepath.Join(run.Dir, filepath.Clean(p)[i+len(mark):])
+			}
+		}
 		return p
 	}
 }

@@ -2,9 +2,11 @@ package brief
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"runwatch/model"
+	"runwatch/state/resumable"
 )
 
 // ResumableBrief is what the resumable-execution skill's resume protocol asks for.
@@ -295,7 +297,7 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 		ev = append(ev, s.Key+" is marked done while its checklist is incomplete")
 	}
 	for _, key := range []string{"LAST_COMMITTED_PHASE", "LAST_COMMITTED_CHECKPOINT"} {
-		if v, ok := d.Value(key); ok && namesStage(v, s.Key) {
+		if v, ok := d.Value(key); ok && labelNamesStage(v, s.Key) {
 			ev = append(ev, key+"="+v+" names this stage")
 		}
 	}
@@ -305,9 +307,18 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 		}
 	}
 	for _, row := range d.Ledger {
-		if namesStage(row.Checkpoint, s.Key) {
-			ev = append(ev, "the commit ledger has commit "+short(row.SHA)+" for it")
+		named := false
+		for _, id := range row.Stages {
+			named = named || strings.EqualFold(id, s.Key)
 		}
+		if !named && !namesStage(row.Checkpoint, s.Key) {
+			continue
+		}
+		what := "commit " + short(row.SHA)
+		if row.SHA == "" {
+			what = "an entry"
+		}
+		ev = append(ev, fmt.Sprintf("the commit ledger %s records %s for it (%s)", filepath.Base(row.File), what, row.Checkpoint))
 	}
 	ticked := 0
 	for _, c := range s.Checklist {
@@ -330,6 +341,20 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 func isStartMarker(key string) bool {
 	k := strings.ToUpper(key)
 	return strings.HasSuffix(k, "_START") || strings.HasSuffix(k, "_STARTED")
+}
+
+// labelNamesStage matches a value that names the stage directly, or a ledger label (C02-M3, C03-M4-M5) that
+// lists it after its sequence number.
+func labelNamesStage(value, stage string) bool {
+	if namesStage(value, stage) {
+		return true
+	}
+	for _, id := range resumable.LedgerStages(value) {
+		if strings.EqualFold(id, stage) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesStage matches "S2", "s2", "S2.done", "S2-commit" against stage S2 (but not S20).
@@ -412,6 +437,12 @@ func stopAdvice(c Condition, rb *ResumableBrief) string {
 		return oneLine(c.Message) + ". Restore or regenerate it; the stage gate needs it."
 	case model.CodeStageDoneChecklistIncomplete:
 		return oneLine(c.Message) + ". Re-verify that stage: tick the items that truly hold, or set its done flag back to 0."
+	case model.CodeStageBlocked:
+		return oneLine(c.Message) + ". Do not step past it and do not simply re-run: fix what its gate measured " +
+			"(the failed metrics or LAST_ERROR), re-run that stage's verification, and clear LAST_ERROR once it passes."
+	case model.CodeStateMissing:
+		return oneLine(c.Message) + ". This brief is built from run.log, checkpoints and ledgers only: restore state.env " +
+			"(from the machine that ran it) or rebuild it from this evidence before resuming."
 	}
 	return oneLine(c.Message)
 }

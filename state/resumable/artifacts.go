@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"runwatch/model"
 	"runwatch/state/envfile"
@@ -41,17 +44,52 @@ func artifactRoot(rf runFiles, det *model.ResumableDetail) string {
 	return filepath.Join(rf.dir, "artifacts")
 }
 
-func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail) {
+// loadArtifacts reads checkpoints, both commit-ledger shapes and the bootstrap summary's stage_schema before
+// the stages are built: they are evidence of stage order and of which stages exist (formats.md C.1).
+func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail) (stageSchema []string) {
 	root := artifactRoot(rf, det)
 	if root == "" {
-		return
+		return nil
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return
+		return nil
 	}
-	loadCheckpoints(run, det, filepath.Join(root, "checkpoints"))
+	det.CheckpointDir = filepath.Join(root, "checkpoints")
+	loadCheckpoints(run, det, det.CheckpointDir)
 	loadLedger(run, det, filepath.Join(root, "commits", "commit-ledger.json"))
+	loadStageLedger(run, det, filepath.Join(root, "evidence", "stage-commit-ledger.json"))
 	det.Artifacts = listArtifacts(root)
+	return loadStageSchema(run, filepath.Join(root, "bootstrap", "run-bootstrap-summary.json"))
+}
+
+// stageSchemaRange is the bootstrap's "M0..M14".
+var stageSchemaRange = regexp.MustCompile(`^([A-Za-z]{1,4})(\d{1,4})\s*\.\.\s*(?:[A-Za-z]{1,4})?(\d{1,4})$`)
+
+// loadStageSchema reads stage_schema: a range like "M0..M14", a list, or a comma-separated string.
+func loadStageSchema(run *model.Run, path string) []string {
+	var doc map[string]json.RawMessage
+	if !readJSONObject(run, path, maxCheckpointSize, &doc) {
+		return nil
+	}
+	raw, ok := doc["stage_schema"]
+	if !ok {
+		return nil
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return list
+	}
+	text := jsonText(raw)
+	if m := stageSchemaRange.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+		lo, _ := strconv.Atoi(m[2])
+		hi, _ := strconv.Atoi(m[3])
+		var out []string
+		for i := lo; i <= hi && len(out) < 1000; i++ {
+			out = append(out, m[1]+strconv.Itoa(i))
+		}
+		return out
+	}
+	return strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
 // jsonText reads a JSON scalar as text; other shapes give "".
@@ -103,11 +141,31 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string) {
 			cp.Timestamp = &t
 		}
 		det.Checkpoints = append(det.Checkpoints, cp)
-		// state.env holds no times; a stage's checkpoint is the only record of when it completed.
-		if st := findStage(run, cp.Stage); st != nil && st.Status == model.StageCompleted && cp.Timestamp != nil {
-			st.CompletedAt = cp.Timestamp
-		}
 	}
+}
+
+// ledgerLabel is record_phase_commit.py's stage_checkpoint: a sequence number, then one or more stage ids
+// (C01-M2, C03-M4-M5).
+var ledgerLabel = regexp.MustCompile(`^[Cc][0-9]+$`)
+
+// LedgerStages returns the stage ids a ledger label names: the ids after the sequence number of C02-M3 or
+// C03-M4-M5, else the label itself (a plain stage id such as S1).
+func LedgerStages(label string) []string {
+	label = strings.TrimSpace(label)
+	parts := strings.Split(label, "-")
+	if len(parts) > 1 && ledgerLabel.MatchString(parts[0]) {
+		var out []string
+		for _, p := range parts[1:] {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if label == "" {
+		return []string{}
+	}
+	return []string{label}
 }
 
 func loadLedger(run *model.Run, det *model.ResumableDetail, path string) {
@@ -122,11 +180,50 @@ func loadLedger(run *model.Run, det *model.ResumableDetail, path string) {
 			break
 		}
 		row := model.LedgerRow{Checkpoint: jsonText(e["stage_checkpoint"]), SHA: jsonText(e["commit_sha"]),
-			Subject: jsonText(e["subject"])}
+			Subject: jsonText(e["subject"]), File: path}
+		row.Stages = LedgerStages(row.Checkpoint)
 		if t, ok := parseTime(jsonText(e["timestamp_utc"])); ok {
 			row.Timestamp = &t
 		}
 		det.Ledger = append(det.Ledger, row)
+	}
+}
+
+// loadStageLedger reads the quality-remediation shape: {"schema_version":1, "stages": {"EQ0": {commit_shas[],
+// changed_files[], metrics_delta{}, tests_run[], timestamp_utc}}}. Each commit becomes one row; a stage with
+// no commit_shas still gets a row, since its entry says the stage was recorded.
+func loadStageLedger(run *model.Run, det *model.ResumableDetail, path string) {
+	var doc struct {
+		Stages map[string]struct {
+			SHAs      []json.RawMessage `json:"commit_shas"`
+			Timestamp json.RawMessage   `json:"timestamp_utc"`
+		} `json:"stages"`
+	}
+	if !readJSONObject(run, path, maxLedgerSize, &doc) {
+		return
+	}
+	keys := make([]string, 0, len(doc.Stages))
+	for k := range doc.Stages {
+		keys = append(keys, k)
+	}
+	model.SortNatural(keys)
+	for _, k := range keys {
+		st := doc.Stages[k]
+		var ts *time.Time
+		if t, ok := parseTime(jsonText(st.Timestamp)); ok {
+			ts = &t
+		}
+		shas := st.SHAs
+		if len(shas) == 0 {
+			shas = []json.RawMessage{nil}
+		}
+		for _, sha := range shas {
+			if len(det.Ledger) >= maxLedgerRows {
+				return
+			}
+			det.Ledger = append(det.Ledger, model.LedgerRow{Checkpoint: k, SHA: jsonText(sha), Timestamp: ts,
+				Stages: []string{k}, File: path})
+		}
 	}
 }
 

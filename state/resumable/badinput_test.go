@@ -130,14 +130,16 @@ func TestLoadLogSymlinkToDevZero(t *testing.T) {
 	}
 }
 
-func TestLoadNamedStagesWithLogFifoFallBackToNatural(t *testing.T) {
+func TestLoadNamedStagesWithLogFifoAreUnordered(t *testing.T) {
 	dir := runDir(t, "CURRENT_STAGE=\"b\"\nS_A_DONE=\"1\"\nS_B_DONE=\"0\"\n", "")
 	if err := syscall.Mkfifo(filepath.Join(dir, "run.log"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := load(t, dir)
-	if r.Resumable.StageOrderSource != "natural" || strings.Join(stageKeys(r), ",") != "a,b" {
-		t.Errorf("source %q stages %v", r.Resumable.StageOrderSource, stageKeys(r))
+	// Nothing orders named stages a and b: they are shown done-first and marked, never silently sorted.
+	if r.Resumable.StageOrderSource != "none" || strings.Join(stageKeys(r), ",") != "a,b" ||
+		r.Stages[0].OrderUnknown || !r.Stages[1].OrderUnknown || !r.Resumable.StageOrderUncertain {
+		t.Errorf("source %q stages %+v", r.Resumable.StageOrderSource, r.Stages)
 	}
 }
 

@@ -1,8 +1,8 @@
 // Package resumable reads runs of the "resumable-execution" convention (formats.md Convention B): a run
 // folder holding state.env, checklist.state.env, run.log, artifacts/ and a lock at the path in LOCK_FILE.
 //
-// Load never panics and never reads a whole run.log: it takes the log's size and, only for runs with named
-// stages, the bounded stage_start scan of runlog.StageStartOrder. Everything it cannot read or understand
+// Load never panics and never reads a whole run.log: it takes the log's size and the bounded scan of its stage
+// entries (runlog.ReadStageEvidence). Everything it cannot read or understand
 // becomes a problem on the run.
 package resumable
 
@@ -17,6 +17,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/envfile"
+	"runwatch/state/runlog"
 )
 
 // runFiles are the paths of one run, derived from the state file's name (formats.md B.1).
@@ -105,6 +106,10 @@ func Load(statePath string, env model.Env) model.Run {
 	if rf.variant {
 		missingChecklistSeverity = model.SeverityWarning
 	}
+	if state.missing {
+		// Both files stay behind when a run folder travels; the missing state already says so.
+		missingChecklistSeverity = model.SeverityInfo
+	}
 	checklist := readEnv(&run, checklistPath, envCodes{model.CodeChecklistMissing, model.CodeChecklistUnreadable,
 		model.CodeChecklistUnparsable, model.CodeStateTooLarge}, "checklist", missingChecklistSeverity)
 	if checklist.mtime != nil {
@@ -114,16 +119,32 @@ func Load(statePath string, env model.Env) model.Run {
 		det.ChecklistKeys = checklist.file.Entries()
 	}
 
-	logRegular := readLogRef(&run, rf.log, &mtimes)
+	in := stageInputs{stateLoaded: state.file != nil, stateMissing: state.missing, config: env.StageOrders}
+	in.schema = loadArtifacts(&run, rf, det)
+	if readLogRef(&run, rf.log, &mtimes) {
+		// The log's two 1 MiB windows are read only where the order needs them; otherwise its tail says
+		// what the latest word on each stage is.
+		if !in.stateMissing && orderSettledWithoutLog(run.ID, det, in) {
+			in.log, in.logOK = runlog.ReadStageTail(rf.log)
+		} else {
+			in.log, in.logOK = runlog.ReadStageEvidence(rf.log)
+		}
+	}
 
-	buildStages(&run, det, rf.log, logRegular, state.file != nil)
+	buildStages(&run, det, in)
 	loadLock(&run, rf, env)
-	markCurrentStage(&run, get("CURRENT_STAGE"))
+	if state.missing {
+		currentFromLog(&run, in.log)
+	} else {
+		markCurrentStage(&run, get("CURRENT_STAGE"))
+	}
 	attachChecklist(&run, det.ChecklistKeys, checklistPath)
 	addFlags(&run, det)
 	checkConsistency(&run, checklistPath)
+	checkCheckpoints(&run, det)
+	checkBlocked(&run, det, in.log)
+	checkOrder(&run, det)
 	addCurrentGate(&run)
-	loadArtifacts(&run, rf, det)
 
 	for _, t := range mtimes {
 		if t.After(run.UpdatedAt) {
@@ -163,8 +184,9 @@ func capProblems(run *model.Run) {
 type envCodes struct{ missing, unreadable, unparsable, tooLarge string }
 
 type envRead struct {
-	file  *envfile.File
-	mtime *time.Time
+	file    *envfile.File
+	mtime   *time.Time
+	missing bool
 }
 
 // readEnv reads an env file, turning every failure into a problem that names the file. A file with some
@@ -184,6 +206,7 @@ func readEnv(run *model.Run, path string, codes envCodes, what string, missingSe
 	var nr *envfile.NotRegularError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		out.missing = true
 		run.AddProblem(missingSev, codes.missing, path, fmt.Sprintf("%s %s is missing", what, path))
 	case errors.Is(err, envfile.ErrTooLarge):
 		run.AddProblem(model.SeverityError, codes.tooLarge, path, fmt.Sprintf("%s %s was not loaded: %v", what, path, err))

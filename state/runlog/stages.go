@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,49 +18,136 @@ import (
 // the middle of a huge log is skipped.
 const stageWindow = 1 << 20
 
-// StageStartOrder returns the stage ids of `stage_start stage=X` entries (also `stage-start`, and the
-// positional `stage_start X` and `X start` forms) in order of first appearance. The first look at a log reads
-// only its first and last MiB; later looks at the same file read only what was appended since, so a watcher
-// that re-reads a run on every batch of a busy log pays for the new bytes, not for two windows each time. It
-// returns nil when the log is missing, unreadable or not a regular file: stage order then falls back to
-// natural order, and the log itself is reported by whoever reads it for display.
+// StageEvidence is what a run.log says about its stages (formats.md C.1), from the bounded scan described at
+// StageStartOrder.
+type StageEvidence struct {
+	// Starts and Completes are the stages of stage_start / stage_complete entries (any of the spellings of
+	// B.5: `stage_start stage=X`, `stage-complete X next=Y`, `X complete`), in order of first appearance.
+	Starts    []string
+	Completes []string
+	// Next are [stage, next] pairs from `next=` and `next_stage=` fields of completion entries.
+	Next [][2]string
+	// Latest is the last stage event seen for each stage, keyed by the upper-case stage id.
+	Latest map[string]StageEvent
+}
+
+// StageEvent is one stage entry: its event (stage_start, stage_complete, stage_blocked), stage id as written
+// and its fields.
+type StageEvent struct {
+	Stage   string
+	Event   string
+	Time    time.Time
+	Message string
+	Fields  []model.KV
+}
+
+// Field returns a field's value.
+func (e StageEvent) Field(key string) string {
+	for _, f := range e.Fields {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// Mentioned lists every stage id the evidence names, in order of first appearance.
+func (ev StageEvidence) Mentioned() []string {
+	var out []string
+	seen := map[string]bool{}
+	addID := func(id string) {
+		if k := strings.ToUpper(id); id != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, id)
+		}
+	}
+	for _, id := range ev.Starts {
+		addID(id)
+	}
+	for _, id := range ev.Completes {
+		addID(id)
+	}
+	for _, p := range ev.Next {
+		addID(p[0])
+		addID(p[1])
+	}
+	var rest []StageEvent
+	for _, e := range ev.Latest {
+		rest = append(rest, e)
+	}
+	sort.Slice(rest, func(i, j int) bool { return rest[i].Time.Before(rest[j].Time) })
+	for _, e := range rest {
+		addID(e.Stage)
+	}
+	return out
+}
+
+func (ev StageEvidence) clone() StageEvidence {
+	out := StageEvidence{
+		Starts:    append([]string(nil), ev.Starts...),
+		Completes: append([]string(nil), ev.Completes...),
+		Next:      append([][2]string(nil), ev.Next...),
+		Latest:    make(map[string]StageEvent, len(ev.Latest)),
+	}
+	for k, v := range ev.Latest {
+		out.Latest[k] = v
+	}
+	return out
+}
+
+// StageStartOrder returns the stage ids of stage_start entries in order of first appearance (see
+// ReadStageEvidence).
 func StageStartOrder(path string) []string {
+	ev, ok := ReadStageEvidence(path)
+	if !ok {
+		return nil
+	}
+	return ev.Starts
+}
+
+// ReadStageEvidence returns what the log says about stages. The first look at a log reads only its first and
+// last MiB; later looks at the same file read only what was appended since, so a watcher that re-reads a run
+// on every batch of a busy log pays for the new bytes, not for two windows each time. ok is false when the
+// log is missing, unreadable or not a regular file: the log itself is reported by whoever reads it for
+// display.
+func ReadStageEvidence(path string) (StageEvidence, bool) {
 	f, fi, err := openRegular(path)
 	if err != nil {
 		stageScans.forget(path)
-		return nil
+		return StageEvidence{}, false
 	}
 	defer f.Close()
 	cur := stageScan{id: identity(fi), size: fi.Size(), mtime: fi.ModTime()}
 	prev, known := stageScans.get(path)
 	switch {
 	case known && prev.id == cur.id && prev.size == cur.size && prev.mtime.Equal(cur.mtime):
-		return append([]string(nil), prev.order...)
+		return prev.ev.clone(), true
 	case known && prev.id == cur.id && cur.size > prev.size && prev.scanned <= prev.size:
 		// Appended to: scan from the end of the last whole line seen (only the last window of a huge jump).
-		cur.order = append([]string(nil), prev.order...)
+		cur.ev = prev.ev.clone()
 		lo, cut := prev.scanned, false
 		if cur.size-lo > stageWindow {
 			lo, cut = cur.size-stageWindow, true
 		}
-		cur.scanned = scanStages(f, lo, cur.size, cut, &cur.order)
+		cur.scanned = scanStages(f, lo, cur.size, cut, &cur.ev)
 	default:
 		// New, truncated, rotated or rewritten: both ends afresh.
+		cur.ev = StageEvidence{Latest: map[string]StageEvent{}}
 		if cur.size <= 2*stageWindow {
-			cur.scanned = scanStages(f, 0, cur.size, false, &cur.order)
+			cur.scanned = scanStages(f, 0, cur.size, false, &cur.ev)
 		} else {
-			scanStages(f, 0, stageWindow, false, &cur.order)
-			cur.scanned = scanStages(f, cur.size-stageWindow, cur.size, true, &cur.order)
+			scanStages(f, 0, stageWindow, false, &cur.ev)
+			cur.scanned = scanStages(f, cur.size-stageWindow, cur.size, true, &cur.ev)
 		}
 	}
 	stageScans.put(path, cur)
-	return append([]string(nil), cur.order...)
+	return cur.ev.clone(), true
 }
 
-// scanStages adds the stage starts of the whole lines in [lo, hi) to order (first appearance wins) and
-// returns the offset just after the last whole line, where the next scan must begin. A partial last line is
-// left for the next scan, when its newline has arrived.
-func scanStages(f *os.File, lo, hi int64, cutStart bool, order *[]string) int64 {
+// scanStages adds the stage entries of the whole lines in [lo, hi) to ev and returns the offset just after
+// the last whole line, where the next scan must begin. A partial last line is left for the next scan, when
+// its newline has arrived.
+func scanStages(f *os.File, lo, hi int64, cutStart bool, ev *StageEvidence) int64 {
 	buf := make([]byte, hi-lo)
 	n, err := readFull(f, buf, lo)
 	if err != nil {
@@ -70,17 +158,51 @@ func scanStages(f *os.File, lo, hi int64, cutStart bool, order *[]string) int64 
 		b = bytes.TrimPrefix(b, []byte("\ufeff")) // as ParseEntries does at the start of the file
 	}
 	end := lo + int64(bytes.LastIndexByte(buf[:n], '\n')+1)
-	seen := map[string]bool{}
-	for _, id := range *order {
-		seen[id] = true
-	}
-	for _, id := range stageStarts(completeLines(b, cutStart, true)) {
-		if !seen[id] {
-			seen[id] = true
-			*order = append(*order, id)
-		}
+	for _, e := range stageEntries(completeLines(b, cutStart, true)) {
+		ev.add(e)
 	}
 	return max(end, lo)
+}
+
+func appendFirst(list []string, id string) []string {
+	for _, x := range list {
+		if strings.EqualFold(x, id) {
+			return list
+		}
+	}
+	return append(list, id)
+}
+
+func (ev *StageEvidence) add(e model.LogEntry) {
+	stage := ""
+	for _, kv := range e.Fields {
+		if kv.Key == "stage" && kv.Value != "" {
+			stage = kv.Value
+			break
+		}
+	}
+	if stage == "" {
+		return
+	}
+	switch e.Event {
+	case "stage_start", "stage_started":
+		ev.Starts = appendFirst(ev.Starts, stage)
+	case "stage_complete", "stage_completed", "stage_done":
+		ev.Completes = appendFirst(ev.Completes, stage)
+		for _, kv := range e.Fields {
+			if (kv.Key == "next" || kv.Key == "next_stage") && kv.Value != "" && !strings.EqualFold(kv.Value, stage) {
+				ev.Next = append(ev.Next, [2]string{stage, kv.Value})
+				break
+			}
+		}
+	case "stage_blocked":
+	default:
+		return
+	}
+	if ev.Latest == nil {
+		ev.Latest = map[string]StageEvent{}
+	}
+	ev.Latest[strings.ToUpper(stage)] = StageEvent{Stage: stage, Event: e.Event, Time: e.Time, Message: e.Message, Fields: e.Fields}
 }
 
 // stageScan is what StageStartOrder remembers of one log.
@@ -89,7 +211,7 @@ type stageScan struct {
 	size    int64
 	mtime   time.Time
 	scanned int64
-	order   []string
+	ev      StageEvidence
 }
 
 type fileIdentity struct{ dev, ino uint64 }
@@ -153,53 +275,132 @@ func completeLines(b []byte, cutStart, cutEnd bool) []byte {
 	return b
 }
 
-// stageStarts finds stage ids in whole lines. Only lines mentioning "start" are parsed: a real log holds
-// thousands of other lines, and this runs for every resumable run at startup.
-func stageStarts(b []byte) []string {
-	var ids []string
-	for pos := 0; pos < len(b); {
-		k := bytes.Index(b[pos:], []byte("start"))
-		if k < 0 {
-			break
+// stageKeywords are the words every stage entry holds in its first line or a continuation line (stage_*,
+// `X complete`, next_stage=). Only entries with a hit are parsed: a real log holds thousands of other lines,
+// and this runs for every resumable run at startup.
+var stageKeywords = [][]byte{[]byte("stage"), []byte("complete"), []byte("start")}
+
+// maxEntryLines bounds how far a stage entry's continuation lines are followed.
+const maxEntryLines = 64
+
+// stageEntries parses, in file order, the entries of b whose lines hold a stage keyword.
+func stageEntries(b []byte) []model.LogEntry {
+	heads := map[int]bool{}
+	for _, kw := range stageKeywords {
+		for pos := 0; pos < len(b); {
+			k := bytes.Index(b[pos:], kw)
+			if k < 0 {
+				break
+			}
+			at := pos + k
+			ls := bytes.LastIndexByte(b[:at], '\n') + 1
+			// A continuation line belongs to the entry above it: walk back to that entry's stamped line.
+			for h, steps := ls, 0; steps < maxEntryLines; steps++ {
+				if hasStamp(b[h:]) {
+					heads[h] = true
+					break
+				}
+				if h == 0 {
+					break
+				}
+				h = bytes.LastIndexByte(b[:h-1], '\n') + 1
+			}
+			le := bytes.IndexByte(b[at:], '\n')
+			if le < 0 {
+				break
+			}
+			pos = at + le + 1
 		}
-		at := pos + k
-		ls := bytes.LastIndexByte(b[:at], '\n') + 1
-		le := bytes.IndexByte(b[at:], '\n')
-		if le < 0 {
-			le = len(b)
-		} else {
-			le += at
-		}
-		if id := stageStartID(b[ls:le]); id != "" {
-			ids = append(ids, id)
-		}
-		pos = le + 1
 	}
-	return ids
+	starts := make([]int, 0, len(heads))
+	for h := range heads {
+		starts = append(starts, h)
+	}
+	sort.Ints(starts)
+	var out []model.LogEntry
+	for _, h := range starts {
+		end := h
+		for i := 0; i < maxEntryLines && end < len(b); i++ {
+			nl := bytes.IndexByte(b[end:], '\n')
+			if nl < 0 {
+				end = len(b)
+				break
+			}
+			end += nl + 1
+			if end < len(b) && hasStamp(b[end:]) {
+				break
+			}
+		}
+		data := b[h:end]
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			data = append(data[:len(data):len(data)], '\n')
+		}
+		entries, _ := ParseEntries(data, 0)
+		if len(entries) > 0 && entries[0].HasTime {
+			out = append(out, entries[0])
+		}
+	}
+	return out
 }
 
-// stageStartID returns the stage of a `stage_start` entry line, or "". Only lines whose message can be a
-// stage start (it begins with stage_start/stage-start, or has a " start" word) are parsed in full.
-func stageStartID(line []byte) string {
-	if !hasStamp(line) {
-		return ""
+// StageTailWindow is how much of a log's end ReadStageTail reads: the writer stops right after the entry
+// that says why (stage_blocked), so the latest word on a stage is at the end.
+const StageTailWindow = 64 << 10
+
+// ReadStageTail is ReadStageEvidence over the last StageTailWindow bytes only, for a run whose stage order
+// the files settle without the log: only the latest word on each stage is wanted then.
+func ReadStageTail(path string) (StageEvidence, bool) {
+	f, fi, err := openRegular(path)
+	if err != nil {
+		return StageEvidence{}, false
 	}
-	_, msg, ok := splitStamp(lineText(line, len(line)))
-	if !ok {
-		return ""
+	defer f.Close()
+	ev := StageEvidence{Latest: map[string]StageEvent{}}
+	lo := max(0, fi.Size()-StageTailWindow)
+	scanStages(f, lo, fi.Size(), lo > 0, &ev)
+	return ev, true
+}
+
+// conventionEvents are events only the resumable convention's writers log (formats.md B.5).
+var conventionEvents = map[string]bool{
+	"run_bootstrap": true, "bootstrap": true, "lock_acquired": true, "lock_released": true, "stage_start": true,
+	"stage_complete": true, "stage_blocked": true, "stage_artifact_integrity": true, "phase_commit": true,
+	"phase_done": true, "run_complete": true, "finalize_complete": true, "stale_lock_replaced": true,
+}
+
+// headProbe is how much of a log LooksLikeRunLog reads.
+const headProbe = 16 << 10
+
+// LooksLikeRunLog reports whether the file at path is a run.log of the resumable convention: it starts with a
+// `[timestamp] ` entry and, within its first 16 KiB, holds an event or a run_id= field that only that
+// convention's writers log. It is how a run folder whose state.env did not travel with it is recognised.
+func LooksLikeRunLog(path string) bool {
+	f, _, err := openRegular(path)
+	if err != nil {
+		return false
 	}
-	if !strings.HasPrefix(msg, "stage_start") && !strings.HasPrefix(msg, "stage-start") && !strings.Contains(msg, " start") {
-		return ""
+	defer f.Close()
+	buf := make([]byte, headProbe)
+	n, _ := readFull(f, buf, 0)
+	b := bytes.TrimPrefix(buf[:n], []byte("\ufeff"))
+	if !hasStamp(b) {
+		return false
 	}
-	e := model.LogEntry{Message: msg}
-	parseMessage(&e)
-	if e.Event != "stage_start" {
-		return ""
+	if n == headProbe {
+		b = completeLines(b, false, true)
+	} else if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
 	}
-	for _, kv := range e.Fields {
-		if kv.Key == "stage" && kv.Value != "" {
-			return kv.Value
+	entries, _ := ParseEntries(b, 0)
+	for _, e := range entries {
+		if conventionEvents[e.Event] || strings.HasPrefix(e.Message, "run bootstrapped") {
+			return true
+		}
+		for _, kv := range e.Fields {
+			if kv.Key == "run_id" {
+				return true
+			}
 		}
 	}
-	return ""
+	return false
 }
