@@ -52,7 +52,7 @@ var actionCommands = []actionCommand{
 		}},
 	{name: "pause", summary: "set a jonggrang run's status to paused",
 		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanPause(r, o) }},
-	{name: "resume", summary: "set a paused jonggrang run's status to running",
+	{name: "resume", summary: "lift a jonggrang run's pause (in_progress; running under a live agent)",
 		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanResume(r, o) }},
 	{name: "undo", summary: "restore the bytes the run's last action replaced, if nothing changed them since",
 		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanUndo(r, o) }},
