@@ -30,7 +30,7 @@ type Options struct {
 	Poll       time.Duration
 	StaleAfter time.Duration
 	// Progressive makes New return as soon as the runs are found, before any is read: the runs then arrive
-	// through Updates (as Changed, a batch every loadBatchEvery, in the order they finish loading) while
+	// through Updates (as Changed, in a few batches a second, in the order they finish loading) while
 	// Health.Loading counts those still to come. Snapshot is empty. The dashboard uses it to show a usable
 	// list within a frame or two of starting, whatever the number of runs.
 	Progressive bool
@@ -278,10 +278,13 @@ func (w *Watcher) watchRoots(roots []string) {
 	}
 }
 
-// loadBatchEvery is how often the runs read so far go out while the initial read of Options.Progressive
-// goes on: the first batch after about one frame, then a few a second, so the list grows without a redraw
-// per run.
-const loadBatchEvery = 16 * time.Millisecond
+// firstLoadBatch and loadBatchEvery pace the batches of Options.Progressive's first read: the first goes out
+// after about one frame, so the list is there at once; later ones a few times a second, since every batch
+// costs the reader a re-sort and a frame over all the runs it holds.
+const (
+	firstLoadBatch = 16 * time.Millisecond
+	loadBatchEvery = 200 * time.Millisecond
+)
 
 // loadInitial reads the runs New found (Options.Progressive) on every core and hands them to the reader in
 // batches as they are read, while this goroutine walks and watches the roots. It returns early when the
@@ -308,7 +311,7 @@ func (w *Watcher) loadInitial() {
 	go func() {
 		defer close(delivered)
 		var batch []model.Run
-		last := time.Now()
+		last, wait := time.Now(), firstLoadBatch
 		for n := 1; n <= len(locs); n++ {
 			var i int
 			select {
@@ -319,14 +322,14 @@ func (w *Watcher) loadInitial() {
 			batch = append(batch, runs[i])
 			tracked <- i
 			left := w.loading.Add(-1)
-			if left == 0 || time.Since(last) >= loadBatchEvery {
+			if left == 0 || time.Since(last) >= wait {
 				now := time.Now()
 				w.healthMu.Lock()
 				w.health.Loading, w.health.LastChange = int(left), now
 				h := w.health
 				w.healthMu.Unlock()
 				w.out.put(Update{Changed: batch, Health: h, At: now, Initial: true})
-				batch, last = nil, now
+				batch, last, wait = nil, now, loadBatchEvery
 			}
 		}
 	}()
