@@ -364,10 +364,14 @@ func stageCell(r model.Run, withName bool) string {
 		return "–"
 	}
 	if st := r.Stage(r.CurrentStage); st != nil && withName && st.Name != "" && st.Name != st.Key {
-		return key + " " + cutEnd(Sanitize(st.Name), 16)
+		return key + " " + cutEnd(Sanitize(st.Name), maxPhaseName)
 	}
 	return key
 }
+
+// maxPhaseName bounds a phase name in the stage column: the real ones run to 19 cells (design-verification),
+// all shown whole; a longer, hostile one is cut.
+const maxPhaseName = 19
 
 // cutMiddle shortens s to w cells by removing its middle, keeping more of the end: run ids of one task
 // share their start and differ in their suffix (irm-id-full-backfill-20261201T0518Z).
