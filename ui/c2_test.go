@@ -1,10 +1,16 @@
 package ui
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"runwatch/model"
 	"runwatch/state"
+	"runwatch/state/action"
 )
 
 // Where the runs table names the current phase, it names it whole: the real phase names run to 19 cells
@@ -31,5 +37,39 @@ func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
 	}
 	if named == 0 {
 		t.Fatal("no width named the current phase")
+	}
+}
+
+// P on a run whose phase runs under a live agent is refused in the dashboard with the same reason as the
+// subcommand (one code path, state/action), and nothing is written.
+func TestPauseKeyRefusedUnderALiveAgent(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "app")
+	if err := os.CopyFS(root, os.DirFS("../testdata/jonggrang-c2")); err != nil {
+		t.Fatal(err)
+	}
+	feature := filepath.Join(root, ".jonggrang", ".output", "features", "design-review-mlopc002")
+	lock, _ := json.MarshalIndent(map[string]any{"agent_id": "reviewer-design-001", "files": []string{"src/settings.ts"},
+		"acquired_at": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), "pid": os.Getpid()}, "", "  ")
+	if err := os.WriteFile(filepath.Join(root, ".jonggrang", "locks", "reviewer-design-001.lock"), lock, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{feature}, 1)
+	if err != nil || len(locs) != 1 {
+		t.Fatalf("discover: %v %v", locs, err)
+	}
+	run := state.Load(locs[0], state.NewEnv(0))
+	if run.Status != model.StatusRunning {
+		t.Fatalf("status %s, want running under the live lock", run.Status)
+	}
+	before, _ := os.ReadFile(run.StatePath)
+	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
+	m := newTestModel(t, 140, 40, []model.Run{run}, Options{Actor: actor})
+	m = send(t, m, press("P"))
+	footer := m.app.msgs.errText()
+	if m.confirmDialog() != nil || !strings.Contains(footer, "pause would not stick") || !strings.Contains(footer, "reviewer-design-001") {
+		t.Fatalf("pause should be refused with its reason; confirm %v footer %q", m.confirmDialog() != nil, footer)
+	}
+	if after, _ := os.ReadFile(run.StatePath); string(before) != string(after) {
+		t.Fatal("a refused pause changed the manifest")
 	}
 }
