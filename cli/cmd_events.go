@@ -15,6 +15,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote"
+	"runwatch/state/runlog"
 	"runwatch/watch"
 )
 
@@ -57,8 +58,10 @@ Prints one JSON object per line, flushed as it happens:
    "attention":{...}}                                a run entered needing you (attention.code says why) or
                                                      completed: once per state, flaps within 10s held back,
                                                      nothing for the state at start (as runwatch notify)
-RUN has the shape of one element of "runs" in status --json. An entry without a timestamp continues the
-last entry of the previous log-appended line of the same log.
+RUN has the shape of one element of "runs" in status --json. With "continued":true, entries[0] is the last
+entry of the previous log-appended line of the same log again, grown by continuation lines written later; it
+replaces that entry (same offset and time). An entry without a timestamp appears only when its entry is out
+of reach (more than 64 KiB back); it continues the last entry of the previous log-appended line of that log.
 Exit: 0 when interrupted or when --until is reached, 1 if watching cannot start, 2 usage, 3 --timeout,
 130 interrupted while waiting for --until.
 
@@ -305,6 +308,27 @@ type eventWriter struct {
 	known      map[string]model.Run // by Run.Key, as last printed
 	lastHealth *watch.Health
 	lastHosts  map[string]model.HostHealth
+	// lastEntry is the last entry printed per log, which continuation lines written later belong to.
+	lastEntry map[string]model.LogEntry
+}
+
+// withContinuation gives a batch's leading continuation lines back to their entry: the one printed last for
+// this log, or (an entry written before watching began) the one read back from the file. No entry without a
+// time is printed.
+func (e *eventWriter) withContinuation(path string, entries []model.LogEntry) ([]model.LogEntry, bool) {
+	if len(entries) == 0 || entries[0].HasTime {
+		return entries, false
+	}
+	head, ok := e.lastEntry[path]
+	if !ok {
+		head, ok = runlog.EntryBefore(path, entries[0].Offset)
+	}
+	if !ok {
+		return entries, false
+	}
+	head.Continuation = append(append(append([]string(nil), head.Continuation...), entries[0].Message), entries[0].Continuation...)
+	head.Fields = append(append([]model.KV(nil), head.Fields...), entries[0].Fields...)
+	return append([]model.LogEntry{head}, entries[1:]...), true
 }
 
 // hostLines prints host-health for each remote host whose state or error changed.
@@ -352,6 +376,9 @@ type logEvent struct {
 	Truncated bool             `json:"truncated,omitempty"`
 	Rotated   bool             `json:"rotated,omitempty"`
 	Skipped   int              `json:"skipped,omitempty"`
+	// Continued: entries[0] is the previous line's last entry of this log again (same offset and time), now
+	// with the continuation lines a later write appended to it (formats.md C.1); it replaces that entry.
+	Continued bool `json:"continued,omitempty"`
 }
 
 type healthEvent struct {
@@ -426,10 +453,20 @@ func (e *eventWriter) update(u watch.Update) error {
 		}
 	}
 	for _, a := range u.Appended {
-		ev := logEvent{Type: "log-appended", At: at, Path: a.Path, Entries: a.Entries, Truncated: a.Truncated,
-			Rotated: a.Rotated, Skipped: a.Skipped}
+		if a.Truncated || a.Rotated {
+			delete(e.lastEntry, a.Path)
+		}
+		entries, continued := e.withContinuation(a.Path, a.Entries)
+		ev := logEvent{Type: "log-appended", At: at, Path: a.Path, Entries: entries, Truncated: a.Truncated,
+			Rotated: a.Rotated, Skipped: a.Skipped, Continued: continued}
 		if ev.Entries == nil {
 			ev.Entries = []model.LogEntry{}
+		}
+		if n := len(entries); n > 0 && entries[n-1].HasTime {
+			if e.lastEntry == nil {
+				e.lastEntry = map[string]model.LogEntry{}
+			}
+			e.lastEntry[a.Path] = entries[n-1]
 		}
 		if r, ok := e.logOwner(a.Path); ok {
 			ev.StatePath, ev.ID = r.StatePath, r.ID

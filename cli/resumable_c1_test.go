@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -325,5 +326,58 @@ func TestC1UnknownLockRefusalNamesTheWayOut(t *testing.T) {
 	}
 	if code, _, errOut := runCmd("unlock", "--config", cfg, c1Sphinx, lock, "--force", "--yes"); code != 0 {
 		t.Fatalf("the named command fails: exit %d stderr %s", code, errOut)
+	}
+}
+
+// appendLog writes one line in its own write, as a shell printf per line does.
+func appendLog(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// C.1 point 9: continuation lines appended by later writes stay with their entry. Two cases: the entry was
+// printed earlier in this stream (S1 complete, then next_stage later), and it was written before the stream
+// began (the bootstrap line, whose run_id continuation arrives after events started).
+func TestC1EventsContinuationLinesWrittenLater(t *testing.T) {
+	root := t.TempDir()
+	dir := eventsRun(t, filepath.Join(root, "irm-20260301T000000Z"), "S1")
+	log := filepath.Join(dir, "run.log")
+	s := startEvents(t, root)
+	s.next("watch-health", ofType("watch-health"))
+
+	appendLog(t, log, "  run_id=r1")
+	first := s.next("log-appended", ofType("log-appended"))
+	entries, _ := first["entries"].([]any)
+	e0, _ := entries[0].(map[string]any)
+	if first["continued"] != true || e0["message"] != "run bootstrapped" || e0["time"] != "2026-02-15T01:50:43Z" ||
+		fmt.Sprint(e0["continuation"]) != "[  run_id=r1]" {
+		t.Fatalf("a continuation of an entry from before the stream: %v", first)
+	}
+
+	appendLog(t, log, "[2026-03-01T00:00:00Z] S1 complete")
+	s.next("the S1 entry", func(m map[string]any) bool { return m["type"] == "log-appended" && strings.Contains(fmt.Sprint(m["entries"]), "S1 complete") })
+	appendLog(t, log, "  next_stage=S2")
+	later := s.next("the continuation", ofType("log-appended"))
+	entries, _ = later["entries"].([]any)
+	e0, _ = entries[0].(map[string]any)
+	if later["continued"] != true || len(entries) != 1 || e0["message"] != "S1 complete" || e0["time"] != "2026-03-01T00:00:00Z" {
+		t.Fatalf("continuation line written later: %v", later)
+	}
+	for _, m := range s.seen {
+		if m["type"] != "log-appended" {
+			continue
+		}
+		for _, e := range m["entries"].([]any) {
+			if t0 := e.(map[string]any)["time"]; t0 == "0001-01-01T00:00:00Z" {
+				t.Errorf("an entry with a zero time: %v", m)
+			}
+		}
 	}
 }

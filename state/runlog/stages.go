@@ -404,3 +404,42 @@ func LooksLikeRunLog(path string) bool {
 	}
 	return false
 }
+
+// entryBackLimit bounds how far EntryBefore looks back for the stamped line of an entry.
+const entryBackLimit = 64 << 10
+
+// EntryBefore returns the entry whose lines end just before off: its stamped first line and the continuation
+// lines up to off. It is how a continuation line appended later is given back to its entry when that entry
+// was written before the reader started following the log. ok is false when no stamped line lies within
+// 64 KiB before off.
+func EntryBefore(path string, off int64) (model.LogEntry, bool) {
+	f, _, err := openRegular(path)
+	if err != nil || off <= 0 {
+		return model.LogEntry{}, false
+	}
+	defer f.Close()
+	lo := max(0, off-entryBackLimit)
+	buf := make([]byte, off-lo)
+	n, err := readFull(f, buf, lo)
+	if err != nil && n < len(buf) {
+		return model.LogEntry{}, false
+	}
+	b := buf[:n]
+	if lo > 0 {
+		b = completeLines(b, true, false)
+		lo = off - int64(len(b))
+	}
+	for h := bytes.LastIndexByte(b[:max(0, len(b)-1)], '\n') + 1; ; {
+		if hasStamp(b[h:]) {
+			entries, _ := ParseEntries(b[h:], lo+int64(h))
+			if len(entries) > 0 && entries[0].HasTime {
+				return entries[0], true
+			}
+			return model.LogEntry{}, false
+		}
+		if h == 0 {
+			return model.LogEntry{}, false
+		}
+		h = bytes.LastIndexByte(b[:h-1], '\n') + 1
+	}
+}
