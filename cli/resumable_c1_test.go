@@ -362,7 +362,9 @@ func TestC1EventsContinuationLinesWrittenLater(t *testing.T) {
 	}
 
 	appendLog(t, log, "[2026-03-01T00:00:00Z] S1 complete")
-	s.next("the S1 entry", func(m map[string]any) bool { return m["type"] == "log-appended" && strings.Contains(fmt.Sprint(m["entries"]), "S1 complete") })
+	s.next("the S1 entry", func(m map[string]any) bool {
+		return m["type"] == "log-appended" && strings.Contains(fmt.Sprint(m["entries"]), "S1 complete")
+	})
 	appendLog(t, log, "  next_stage=S2")
 	later := s.next("the continuation", ofType("log-appended"))
 	entries, _ = later["entries"].([]any)

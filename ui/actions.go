@@ -18,6 +18,7 @@ type ActionRequest struct {
 	Check    bool   // tick: the value to set
 	LockPath string // unlock: one lock; empty means every stale lock of the run
 	Resume   bool   // pause: true resumes a paused run
+	To       string // step: the stage a resumable run moves to where its files leave the order open
 }
 
 // Planned is an action computed but not yet written.

@@ -40,7 +40,7 @@ func (a *stateActor) plan(req ActionRequest) (*action.Plan, error) {
 	case ActUnlock:
 		p, err = action.PlanUnlock(req.Run, req.LockPath, opts)
 	case ActStep:
-		p, err = action.PlanStep(req.Run, opts)
+		p, err = action.PlanStepTo(req.Run, req.To, opts)
 	case ActTick:
 		p, err = action.PlanCheck(req.Run, req.Item, req.Check, opts)
 	case ActRetry:

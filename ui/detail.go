@@ -226,6 +226,16 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			}
 			line += t.Dim.Render(fmt.Sprintf(" [%d/%d]", done, len(st.Checklist)))
 		}
+		if st.Checkpoint != nil {
+			cp := " ◆ checkpoint"
+			if st.Checkpoint.Timestamp != nil {
+				cp += " " + st.Checkpoint.Timestamp.UTC().Format("01-02 15:04")
+			}
+			line += t.Dim.Render(cp)
+		}
+		if st.OrderUnknown {
+			line += t.Warn.Render(" ? place unknown")
+		}
 		if strings.EqualFold(st.Key, run.CurrentStage) {
 			line += t.Bold.Render(" ◀ current")
 		}
@@ -233,6 +243,11 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		if st.Error != "" {
 			for _, l := range wrapText(Sanitize(st.Error), w-6) {
 				add("    " + t.Bad.Render("✗ "+l))
+			}
+		}
+		for _, warn := range st.Warnings {
+			for _, l := range wrapText(Sanitize(warn), w-6) {
+				add("    " + t.Warn.Render("⚠ "+l))
 			}
 		}
 		if st.SkipReason != "" {
@@ -265,6 +280,24 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 					add("      " + t.Bad.Render("✗ "+truncate(Sanitize(po.Error), max(8, w-8))))
 				}
 			}
+		}
+	}
+
+	if rd := run.Resumable; rd != nil && len(rd.Ledger) > 0 {
+		section("Commits")
+		for _, row := range rd.Ledger {
+			sha := row.SHA
+			if len(sha) > 7 {
+				sha = sha[:7]
+			}
+			line := Sanitize(orDash(sha)) + " " + Sanitize(strings.Join(row.Stages, ", "))
+			if label := strings.Join(row.Stages, "-"); row.Checkpoint != "" && !strings.EqualFold(label, row.Checkpoint) {
+				line += t.Dim.Render(" " + Sanitize(row.Checkpoint))
+			}
+			if row.Subject != "" {
+				line += " " + Sanitize(row.Subject)
+			}
+			add(truncate(line, w))
 		}
 	}
 

@@ -196,6 +196,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case planMsg:
 		if msg.err != nil {
 			a.fail(msg.err)
+			if msg.req.Action == ActStep && msg.req.To == "" {
+				if opts := stepChoices(msg.req.Run); len(opts) > 0 {
+					m.push(newStepChoice(a, msg.req, msg.err.Error(), opts))
+				}
+			}
 			return nil
 		}
 		m.push(newConfirm(a, msg.req, msg.planned))

@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/model"
+)
+
+// stepChoice is the dashboard's `step --to`: when a resumable run's files do not say which stage follows the
+// current one, step is refused, and this asks the person to name it (a number per open stage). The choice is
+// planned like any step, so the usual confirmation with the diff follows.
+type stepChoice struct {
+	app     *app
+	req     ActionRequest
+	reason  string
+	options []string
+	w, h    int
+	done    bool
+}
+
+// stepChoices lists the stages a step from run's current stage may move to when the files leave the next
+// one open: the stages not done, other than the current one. None when the next stage is known.
+func stepChoices(run model.Run) []string {
+	if run.Kind != model.KindResumable || run.Resumable == nil {
+		return nil
+	}
+	cur := run.Stage(run.CurrentStage)
+	if cur == nil || cur.Status.Done() {
+		return nil
+	}
+	if _, known := run.Resumable.NextStage(cur.Key); known {
+		return nil
+	}
+	var out []string
+	for _, s := range run.Stages {
+		if s.Key != cur.Key && !s.Status.Done() {
+			out = append(out, s.Key)
+		}
+	}
+	if len(out) > 9 {
+		out = out[:9]
+	}
+	return out
+}
+
+func newStepChoice(a *app, req ActionRequest, reason string, options []string) *stepChoice {
+	return &stepChoice{app: a, req: req, reason: reason, options: options}
+}
+
+func (c *stepChoice) Done() bool { return c.done }
+
+func (c *stepChoice) SetSize(w, h int) { c.w, c.h = max(20, w-4), h }
+
+func (c *stepChoice) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	k := km.String()
+	if k == "esc" || k == "ctrl+c" || k == "q" || k == "n" {
+		c.done = true
+		c.app.note("cancelled: nothing was changed")
+		return nil
+	}
+	if len(k) == 1 && k[0] >= '1' && int(k[0]-'0') <= len(c.options) {
+		c.done = true
+		req := c.req
+		req.To = c.options[k[0]-'1']
+		actor := c.app.actor
+		return func() tea.Msg {
+			p, err := actor.Plan(req)
+			return planMsg{req: req, planned: p, err: err}
+		}
+	}
+	return nil
+}
+
+func (c *stepChoice) ShortHelp() []key.Binding {
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("1"), key.WithHelp(fmt.Sprintf("1-%d", len(c.options)), "next stage")),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}
+}
+
+func (c *stepChoice) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+
+func (c *stepChoice) View() string {
+	t := c.app.theme
+	inner := max(10, c.w-4)
+	cur := Sanitize(c.req.Run.CurrentStage)
+	lines := []string{t.Bold.Render(truncate("Which stage comes after "+cur+"?", inner)), ""}
+	for _, l := range wrapText(Sanitize(c.reason), inner) {
+		lines = append(lines, t.Dim.Render(l))
+	}
+	lines = append(lines, "")
+	for i, o := range c.options {
+		lines = append(lines, truncate(fmt.Sprintf("%d  %s %s", i+1, cur+" →", Sanitize(o)), inner))
+	}
+	lines = append(lines, "", t.Dim.Render(strings.TrimSpace("a number names it (the change is shown before it is written) · esc cancel")))
+	return box(t, "Step: the files do not say", lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, scroll{})
+}
