@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -48,6 +49,9 @@ type detailPane struct {
 	unfolded map[string]bool
 	top      int
 	w, h     int
+	// Long rows: wrapped (w) with their indentation kept, or scrolled sideways by x cells.
+	wrap bool
+	x    int
 }
 
 func newDetailPane(a *app) *detailPane {
@@ -171,7 +175,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	}
 	add(head)
 	if run.Title != "" && run.Title != run.ID {
-		add(truncate(Sanitize(run.Title), w))
+		add(Sanitize(run.Title))
 	}
 	if run.Archived {
 		add(t.Dim.Render("archived run (read-only history)"))
@@ -274,10 +278,10 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 				}
 				addID(rowID{kind: rowOutput, stage: st.Key, key: po.File}, "    "+wordGlyph(po.Status)+" "+Sanitize(po.File)+t.Dim.Render(" "+Sanitize(po.Status)))
 				for _, s := range po.Summary {
-					add("      " + t.Dim.Render(truncate(Sanitize(s), max(8, w-6))))
+					add("      " + t.Dim.Render(Sanitize(s)))
 				}
 				if po.Error != "" {
-					add("      " + t.Bad.Render("✗ "+truncate(Sanitize(po.Error), max(8, w-8))))
+					add("      " + t.Bad.Render("✗ "+Sanitize(po.Error)))
 				}
 			}
 		}
@@ -329,13 +333,13 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 					line += t.Dim.Render(" " + model.HumanDuration(d))
 				}
 			}
-			add(truncate(line, w))
+			add(line)
 		}
 	}
 	if jd := run.Jonggrang; jd != nil && len(jd.Tasks) > 0 {
 		section("Tasks")
 		for _, tk := range jd.Tasks {
-			add(truncate(wordGlyph(tk.Status)+" "+Sanitize(tk.ID)+" "+Sanitize(tk.Title)+t.Dim.Render(" "+orDash(Sanitize(tk.Status))), w))
+			add(wordGlyph(tk.Status) + " " + Sanitize(tk.ID) + " " + Sanitize(tk.Title) + t.Dim.Render(" "+orDash(Sanitize(tk.Status))))
 		}
 	}
 
@@ -370,7 +374,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			if g.Detail != "" {
 				line += t.Dim.Render(" — " + Sanitize(g.Detail))
 			}
-			add(truncate(line, w))
+			add(line)
 		}
 	}
 
@@ -393,7 +397,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			}
 			addID(rowID{kind: rowLock, key: l.Path}, line)
 			for _, reason := range l.Reasons {
-				add("    " + t.Dim.Render("· "+truncate(Sanitize(reason), max(8, w-6))))
+				add("    " + t.Dim.Render("· "+Sanitize(reason)))
 			}
 		}
 	}
@@ -528,6 +532,14 @@ func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	act := p.app.keys.Of(km)
+	switch act {
+	case ActWrap:
+		p.wrap, p.x = !p.wrap, 0
+		return nil
+	case ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd:
+		p.scrollSideways(act)
+		return nil
+	}
 	if act == ActOpen {
 		run, ok := p.app.selectedRun()
 		if !ok {
@@ -654,12 +666,58 @@ func (p *detailPane) View() string {
 	}
 	var out []string
 	for i := top; i < len(rows) && len(out) < h; i++ {
-		line := truncate(rows[i].text, w)
-		if rows[i].id.kind != rowText && rows[i].id == sel {
-			line = selectStyle(p.app, PaneDetail).Render(padRight(stripped(line), w))
+		for _, line := range p.rowLines(rows[i].text, w) {
+			if len(out) >= h {
+				break
+			}
+			if rows[i].id.kind != rowText && rows[i].id == sel {
+				line = selectStyle(p.app, PaneDetail).Render(padRight(stripped(line), w))
+			}
+			out = append(out, line)
 		}
-		out = append(out, line)
 	}
 	sc := scroll{above: top, below: max(0, len(rows)-top-h)}
 	return box(t, p.title(), out, p.w, p.h, p.app.focus == PaneDetail, sc)
+}
+
+// scrollSideways scrolls the detail rows (wrap off) by half a pane, or to either end of the widest.
+func (p *detailPane) scrollSideways(act string) {
+	if p.wrap {
+		p.app.note("wrap is on: w turns it off to scroll sideways")
+		return
+	}
+	w := p.innerW()
+	widest := 0
+	if run, ok := p.app.selectedRun(); ok {
+		for _, r := range p.rows(run, w) {
+			widest = max(widest, visibleWidth(r.text))
+		}
+	}
+	switch act {
+	case ActScrollLeft:
+		p.x = max(0, p.x-max(1, w/2))
+	case ActScrollRight:
+		p.x = min(p.x+max(1, w/2), max(0, widest-w+1))
+	case ActLineStart:
+		p.x = 0
+	case ActLineEnd:
+		p.x = max(0, widest-w+1)
+	}
+}
+
+// rowLines draws one detail row at width w: wrapped into rows with its indentation kept, or windowed at x
+// with ‹ › where it goes on.
+func (p *detailPane) rowLines(text string, w int) []string {
+	if p.wrap {
+		return wrapStyled(text, w)
+	}
+	if p.x == 0 {
+		return []string{truncate(text, w)}
+	}
+	total := visibleWidth(text)
+	s := "‹" + ansi.Cut(text, p.x+1, p.x+w-1)
+	if p.x+w-1 < total {
+		s += "›"
+	}
+	return []string{s}
 }

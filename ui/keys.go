@@ -11,31 +11,38 @@ import (
 
 // Action names are the keys of the config file's `keys:` map.
 const (
-	ActUp         = "up"
-	ActDown       = "down"
-	ActTop        = "top"
-	ActBottom     = "bottom"
-	ActPageUp     = "page_up"
-	ActPageDown   = "page_down"
-	ActNextPane   = "next_pane"
-	ActPrevPane   = "prev_pane"
-	ActOpen       = "open"
-	ActBack       = "back"
-	ActFilter     = "filter"
-	ActNextMatch  = "next_match"
-	ActPrevMatch  = "prev_match"
-	ActNextError  = "next_error"
-	ActPrevError  = "prev_error"
-	ActFollow     = "follow"
-	ActTimeFormat = "time_format"
-	ActCopy       = "copy"
-	ActHelp       = "help"
-	ActQuit       = "quit"
-	ActBrief      = "brief"
-	ActSort       = "sort"
-	ActHideDone   = "hide_done"
-	ActMessage    = "message"
-	ActMute       = "mute"
+	ActUp          = "up"
+	ActDown        = "down"
+	ActTop         = "top"
+	ActBottom      = "bottom"
+	ActPageUp      = "page_up"
+	ActPageDown    = "page_down"
+	ActNextPane    = "next_pane"
+	ActPrevPane    = "prev_pane"
+	ActOpen        = "open"
+	ActBack        = "back"
+	ActFilter      = "filter"
+	ActNextMatch   = "next_match"
+	ActPrevMatch   = "prev_match"
+	ActNextError   = "next_error"
+	ActPrevError   = "prev_error"
+	ActFollow      = "follow"
+	ActTimeFormat  = "time_format"
+	ActCopy        = "copy"
+	ActHelp        = "help"
+	ActQuit        = "quit"
+	ActBrief       = "brief"
+	ActSort        = "sort"
+	ActHideDone    = "hide_done"
+	ActMessage     = "message"
+	ActMute        = "mute"
+	ActSearchBack  = "search_backward"
+	ActOnlyMatch   = "only_matches"
+	ActWrap        = "wrap"
+	ActScrollLeft  = "scroll_left"
+	ActScrollRight = "scroll_right"
+	ActLineStart   = "line_start"
+	ActLineEnd     = "line_end"
 
 	ActUnlock = "unlock"
 	ActStep   = "step"
@@ -79,11 +86,13 @@ func defaultBindings() []Binding {
 		{Action: ActPageDown, Keys: []string{"ctrl+d", "pgdown"}, Help: "half page down", Short: "page down", Group: "move"},
 		{Action: ActNextPane, Keys: []string{"tab"}, Help: "next pane", Short: "pane", Group: "move"},
 		{Action: ActPrevPane, Keys: []string{"shift+tab"}, Help: "previous pane", Short: "pane", Group: "move"},
-		{Action: ActOpen, Keys: []string{"enter"}, Help: "open run / focus next pane", Short: "open", Group: "move"},
+		{Action: ActOpen, Keys: []string{"enter"}, Help: "open run / timeline: read the entry whole", Short: "open", Group: "move"},
 		{Action: ActBack, Keys: []string{"esc"}, Help: "back / clear filter", Short: "back", Group: "move"},
 		{Action: ActFilter, Keys: []string{"/"}, Help: "filter runs / search timeline", Short: "filter", Group: "find"},
-		{Action: ActNextMatch, Keys: []string{"n"}, Help: "next match", Short: "next match", Group: "find"},
-		{Action: ActPrevMatch, Keys: []string{"N"}, Help: "previous match", Short: "prev match", Group: "find"},
+		{Action: ActSearchBack, Keys: []string{"ctrl+r"}, Help: "search timeline backward (tab in the prompt: regex)", Short: "search back", Group: "find"},
+		{Action: ActNextMatch, Keys: []string{"n"}, Help: "next match (wraps around)", Short: "next match", Group: "find"},
+		{Action: ActPrevMatch, Keys: []string{"N"}, Help: "previous match (wraps around)", Short: "prev match", Group: "find"},
+		{Action: ActOnlyMatch, Keys: []string{"&"}, Help: "timeline: highlight matches / show only matches", Short: "only matches", Group: "find"},
 		{Action: ActNextError, Keys: []string{"e"}, Help: "next error in timeline", Short: "next error", Group: "find"},
 		{Action: ActPrevError, Keys: []string{"E"}, Help: "previous error in timeline", Short: "prev error", Group: "find"},
 		{Action: ActFollow, Keys: []string{"f"}, Help: "toggle follow mode", Short: "follow", Group: "view"},
@@ -96,6 +105,11 @@ func defaultBindings() []Binding {
 		{Action: ActMute, Keys: []string{"m"}, Help: "mute / unmute notifications for this session", Short: "mute", Group: "view"},
 		{Action: ActHelp, Keys: []string{"?"}, Help: "toggle help", Short: "help", Group: "view"},
 		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit", Short: "quit", Group: "view"},
+		{Action: ActWrap, Keys: []string{"w"}, Help: "wrap long lines on / off", Short: "wrap", Group: "view"},
+		{Action: ActScrollLeft, Keys: []string{"left", "h"}, Help: "scroll left (wrap off)", Short: "left", Group: "view"},
+		{Action: ActScrollRight, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)", Short: "right", Group: "view"},
+		{Action: ActLineStart, Keys: []string{"0"}, Help: "scroll to the start of lines", Short: "line start", Group: "view"},
+		{Action: ActLineEnd, Keys: []string{"$"}, Help: "scroll to the end of the longest line", Short: "line end", Group: "view"},
 		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Short: "clear lock", Group: "change", Mutating: true},
 		{Action: ActStep, Keys: []string{"S"}, Help: "step run forward", Short: "step", Group: "change", Mutating: true},
 		{Action: ActTick, Keys: []string{"space"}, Help: "tick / untick checklist item", Short: "tick", Group: "change", Mutating: true},

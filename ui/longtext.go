@@ -23,6 +23,9 @@ type richLine struct {
 	body   string // plain, sanitized text
 	ids    []uint8
 	styles []*lipgloss.Style // styles[ids[i]] styles body[i]; id 0 is the base style, nil is unstyled
+	// leftMore and rightMore say the body is a window of a longer line (read from the file in pieces),
+	// so window marks that side even at the body's own edge.
+	leftMore, rightMore bool
 }
 
 // newRichLine starts a line whose body is drawn in base (nil: unstyled).
@@ -123,9 +126,12 @@ func (l *richLine) window(x, w int) string {
 		return ansi.Truncate(l.prefix, w, "")
 	}
 	room := w - pw
-	a := cellOffset(l.body, 0, x)
+	a := 0
+	if !l.leftMore {
+		a = cellOffset(l.body, 0, x) // a window read from the file already starts at x
+	}
 	b := cellOffset(l.body, a, room)
-	left, right := a > 0, b < len(l.body)
+	left, right := a > 0 || l.leftMore, b < len(l.body) || l.rightMore
 	if right {
 		b = cellOffset(l.body, a, room-1)
 	}
@@ -134,13 +140,21 @@ func (l *richLine) window(x, w int) string {
 	}
 	s := l.prefix
 	if left {
-		s += "‹"
+		s += l.mark("‹")
 	}
 	s += l.render(a, b)
 	if right {
-		s += "›"
+		s += l.mark("›")
 	}
 	return s
+}
+
+// mark draws a continuation mark in the base style, so it stays inside a selection bar.
+func (l *richLine) mark(m string) string {
+	if st := l.styles[0]; st != nil {
+		return st.Render(m)
+	}
+	return m
 }
 
 // width is the body's width in cells.

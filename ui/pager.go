@@ -1,29 +1,67 @@
 package ui
 
 import (
+	"fmt"
+	"regexp"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"runwatch/state/runlog"
 )
 
-// pagerMsg opens a pager overlay: a resume brief, a message read whole, how to set a resume command.
+// pagerMsg opens a pager overlay: a resume brief, a message read whole, a timeline entry (enter), how to
+// set a resume command. pattern, when set, is searched at once (an entry opened from a search).
 type pagerMsg struct {
 	title, text string
 	copyable    bool
+	pattern     string
+	regex       bool
 }
 
-// pager is an overlay that shows one bounded text whole, scrolled with the movement keys; y copies it.
+// pager shows one text whole in the centre of the screen: a timeline entry with all its continuation lines
+// (enter) or the resume brief (b). It wraps by default, keeping each line's indentation or list marker as
+// the indent of its continuation rows; with wrap off it scrolls sideways. / and ctrl+r search it with the
+// timeline's rules (literal, smart case, tab for regex), n/N go round, y copies the text.
+//
+// The rows are laid out in Update (layout) and View only slices them. bubbles/viewport would hold the rows
+// as well, but its soft wrap has no hanging indent and its horizontal scroll shows no continuation marks,
+// which are the point of this view; scrolling a slice of rows is all that is left.
 type pager struct {
 	app      *app
-	title    string
-	text     string
 	copyable bool
-	view     scrollView
-	w, h     int
 	done     bool
+	outerW   int
+	outerH   int
+
+	title string
+	lines []string // sanitized, one per source line
+	text  string   // the text as it was read, which y copies
+	wrap  bool
+
+	w, h      int // inner size
+	rows      []string
+	rowLine   []int // the source line of each row
+	top, xoff int
+
+	pattern string
+	regex   bool
+	forward bool
+	re      *regexp.Regexp
+	hits    []int // lines holding a match
+	hit     int   // index into hits of the current match, -1 none
+	note    string
+
+	typing  bool
+	input   textinput.Model
+	inRegex bool
+	inFwd   bool
 }
 
 func newPager(a *app, title, text string, copyable bool) *pager {
-	return &pager{app: a, title: title, text: text, copyable: copyable, view: newScrollView(SanitizeLines(trimNL(text)), true)}
+	return &pager{app: a, title: title, lines: SanitizeLines(trimNL(text)), text: text, copyable: copyable, wrap: true, hit: -1, forward: true}
 }
 
 func trimNL(s string) string {
@@ -33,44 +71,317 @@ func trimNL(s string) string {
 	return s
 }
 
+// SetSize lays the text out for a box of w×h cells.
 func (p *pager) SetSize(w, h int) {
-	p.w, p.h = w, h
-	p.view.SetSize(max(1, w-borderCells), max(1, h-borderCells))
+	p.outerW, p.outerH = w, h
+	p.w, p.h = max(1, w-borderCells), max(1, h-borderCells)
+	p.layout(p.app.theme)
 }
 
 func (p *pager) Done() bool { return p.done }
 
+// Update handles the pager's keys.
 func (p *pager) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
 	}
-	switch act := p.app.keys.Of(km); act {
-	case ActBack, ActHelp, ActBrief, ActMessage:
-		p.done = true
-	case ActQuit:
-		return quitCmd()
-	case ActCopy:
-		if p.copyable {
-			return copyText(p.app, p.text)
+	if !p.typing {
+		switch p.app.keys.Of(km) {
+		case ActHelp, ActMessage:
+			p.done = true
+			return nil
 		}
-	default:
-		p.view.key(act)
 	}
-	return nil
+	cmd, closed, text := p.update(km, p.app.keys, p.app.theme)
+	if closed {
+		p.done = true
+	}
+	if text != "" && p.copyable {
+		return copyText(p.app, text)
+	}
+	return cmd
 }
 
 func (p *pager) ShortHelp() []key.Binding {
 	k := p.app.keys
-	out := k.bindings(ActDown, ActUp, ActPageDown)
+	if p.typing {
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
+			key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "regex/literal")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		}
+	}
+	out := k.bindings(ActDown, ActUp, ActPageDown, ActFilter)
+	if p.re != nil {
+		out = append(out, k.bindings(ActNextMatch, ActPrevMatch)...)
+	}
+	out = append(out, k.bindings(ActWrap)...)
 	if p.copyable {
 		out = append(out, k.bindings(ActCopy)...)
 	}
 	return append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(ActBack), "close")))
 }
 
-func (p *pager) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+func (p *pager) FullHelp() [][]key.Binding {
+	k := p.app.keys
+	return [][]key.Binding{p.ShortHelp(), k.bindings(ActSearchBack, ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd, ActTop, ActBottom)}
+}
 
+// lineInput is the footer's second line while the pager reads a search pattern.
+func (p *pager) lineInput() string { return p.prompt() }
+
+// View draws the pager as a box with "↑/↓ N more" on its border.
 func (p *pager) View() string {
-	return box(p.app.theme, Sanitize(p.title), p.view.lines(), p.w, p.h, true, p.view.scroll())
+	end := min(len(p.rows), p.top+p.h)
+	sc := scroll{above: p.top, below: max(0, len(p.rows)-end)}
+	return box(p.app.theme, p.status(p.app.keys), p.rows[p.top:end], p.outerW, p.outerH, true, sc)
+}
+
+func (p *pager) layout(t Theme) {
+	p.rows, p.rowLine = p.rows[:0], p.rowLine[:0]
+	for i, line := range p.lines {
+		prefix, body := hangingPrefix(line)
+		l := newRichLine(prefix, body, nil)
+		if p.re != nil {
+			l.highlight(p.re, t.Match)
+		}
+		if p.wrap {
+			for _, r := range l.wrap(p.w) {
+				p.rows = append(p.rows, r)
+				p.rowLine = append(p.rowLine, i)
+			}
+			continue
+		}
+		// Sideways, the marker scrolls with the text: keep nothing fixed.
+		l = newRichLine("", line, nil)
+		if p.re != nil {
+			l.highlight(p.re, t.Match)
+		}
+		p.rows = append(p.rows, l.window(p.xoff, p.w))
+		p.rowLine = append(p.rowLine, i)
+	}
+	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
+}
+
+func (p *pager) widest() int {
+	w := 0
+	for _, l := range p.lines {
+		w = max(w, visibleWidth(l))
+	}
+	return w
+}
+
+// update handles a key; closed reports that the pager should go away.
+func (p *pager) update(msg tea.KeyPressMsg, keys KeyMap, t Theme) (cmd tea.Cmd, closed bool, copyText string) {
+	if p.typing {
+		return p.updateInput(msg, t), false, ""
+	}
+	p.note = ""
+	act := keys.Of(msg)
+	switch act {
+	case ActBack, ActBrief, ActOpen:
+		return nil, true, ""
+	case ActQuit:
+		return tea.Quit, false, ""
+	case ActDown:
+		p.top++
+	case ActUp:
+		p.top--
+	case ActPageDown:
+		p.top += max(1, p.h/2)
+	case ActPageUp:
+		p.top -= max(1, p.h/2)
+	case ActTop:
+		p.top = 0
+	case ActBottom:
+		p.top = len(p.rows)
+	case ActWrap:
+		p.wrap = !p.wrap
+		p.xoff = 0
+		line := p.lineAtTop()
+		p.layout(t)
+		p.showLine(line)
+	case ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd:
+		if p.wrap {
+			p.note = "wrap is on: w turns it off to scroll sideways"
+			return nil, false, ""
+		}
+		step := max(1, p.w/2)
+		switch act {
+		case ActScrollLeft:
+			p.xoff = max(0, p.xoff-step)
+		case ActScrollRight:
+			p.xoff = min(p.xoff+step, max(0, p.widest()-p.w+1))
+		case ActLineStart:
+			p.xoff = 0
+		case ActLineEnd:
+			p.xoff = max(0, p.widest()-p.w+1)
+		}
+		p.layout(t)
+	case ActFilter, ActSearchBack:
+		p.typing, p.inFwd, p.inRegex = true, act == ActFilter, p.regex
+		p.input = textinput.New()
+		p.input.Prompt = ""
+		p.input.SetValue(p.pattern)
+		p.input.CursorEnd()
+		return p.input.Focus(), false, ""
+	case ActNextMatch, ActPrevMatch:
+		p.next(p.forward == (act == ActNextMatch))
+	case ActCopy:
+		if !p.copyable {
+			p.note = "nothing to copy here"
+		}
+		return nil, false, p.text
+	}
+	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
+	return nil, false, ""
+}
+
+func (p *pager) updateInput(msg tea.KeyPressMsg, t Theme) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		p.typing = false
+		return nil
+	case "tab":
+		p.inRegex = !p.inRegex
+		return nil
+	case "enter":
+		p.typing = false
+		p.setSearch(p.input.Value(), p.inRegex, p.inFwd, t)
+		return nil
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	return cmd
+}
+
+func (p *pager) setSearch(pattern string, regex, forward bool, t Theme) {
+	if pattern == "" {
+		p.re, p.pattern, p.hits, p.hit = nil, "", nil, -1
+		p.layout(t)
+		return
+	}
+	re, err := runlog.CompilePattern(pattern, regex)
+	if err != nil {
+		p.note = Sanitize(err.Error())
+		return
+	}
+	p.re, p.pattern, p.regex, p.forward = re, pattern, regex, forward
+	p.hits = p.hits[:0]
+	for i, l := range p.lines {
+		if re.MatchString(l) {
+			p.hits = append(p.hits, i)
+		}
+	}
+	p.hit = -1
+	p.layout(t)
+	if len(p.hits) == 0 {
+		p.note = "pattern not found"
+		return
+	}
+	p.next(forward)
+}
+
+// next moves to the next matching line after (or before) the one at the top, wrapping with a note.
+func (p *pager) next(forward bool) {
+	if len(p.hits) == 0 {
+		if p.re == nil {
+			p.note = "no search: press / first"
+		} else {
+			p.note = "pattern not found"
+		}
+		return
+	}
+	cur := p.lineAtTop()
+	if p.hit >= 0 {
+		cur = p.hits[p.hit]
+	}
+	wrapped := false
+	if forward {
+		i := 0
+		for i < len(p.hits) && (p.hits[i] < cur || (p.hit >= 0 && p.hits[i] == cur)) {
+			i++
+		}
+		if i == len(p.hits) {
+			i, wrapped = 0, p.hit >= 0 || p.hits[0] < cur
+		}
+		p.hit = i
+	} else {
+		i := len(p.hits) - 1
+		for i >= 0 && (p.hits[i] > cur || (p.hit >= 0 && p.hits[i] == cur)) {
+			i--
+		}
+		if i < 0 {
+			i, wrapped = len(p.hits)-1, true
+		}
+		p.hit = i
+	}
+	p.note = wrapNote(wrapped, forward)
+	p.showLine(p.hits[p.hit])
+}
+
+func (p *pager) lineAtTop() int {
+	if p.top < len(p.rowLine) {
+		return p.rowLine[p.top]
+	}
+	return 0
+}
+
+// showLine scrolls so line's first row is on screen, a third of the way down when it was not.
+func (p *pager) showLine(line int) {
+	for r, l := range p.rowLine {
+		if l == line {
+			if r < p.top || r >= p.top+p.h {
+				p.top = max(0, r-p.h/3)
+			}
+			break
+		}
+	}
+	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
+}
+
+// status is the pager's title line: what it shows, where in it, the search and its count.
+func (p *pager) status(keys KeyMap) string {
+	tags := []string{p.title}
+	if p.pattern != "" {
+		q := "/" + Sanitize(p.pattern)
+		if p.regex {
+			q += " (regex)"
+		}
+		if p.hit >= 0 {
+			q += fmt.Sprintf(" match %d/%d", p.hit+1, len(p.hits))
+		} else {
+			q += fmt.Sprintf(" %d matches", len(p.hits))
+		}
+		tags = append(tags, q)
+	}
+	if !p.wrap && p.xoff > 0 {
+		tags = append(tags, fmt.Sprintf("→ col %d", p.xoff+1))
+	}
+	if p.note != "" {
+		tags = append(tags, p.note)
+	}
+	return Sanitize(strings.Join(tags, " · "))
+}
+
+// prompt is the search line while typing, "" otherwise.
+func (p *pager) prompt() string {
+	if !p.typing {
+		return ""
+	}
+	return searchPrompt(p.inFwd, p.inRegex) + p.input.View()
+}
+
+// searchPrompt says which way a search goes and how the pattern is read.
+func searchPrompt(forward, regex bool) string {
+	dir := "search ↓"
+	if !forward {
+		dir = "search ↑"
+	}
+	mode := "literal, smart case; tab: regex"
+	if regex {
+		mode = "regex, smart case; tab: literal"
+	}
+	return dir + " (" + mode + "): "
 }

@@ -191,7 +191,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case WatcherStoppedMsg:
 		a.health.Err = "stopped"
 		a.fail(errors.New("watcher stopped: the runs shown are no longer updated"))
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg:
+	case logOpenedMsg, logIndexedMsg, searchDoneMsg, searchTickMsg, countDoneMsg:
 		cmd = m.tl.Update(msg)
 	case planMsg:
 		if msg.err != nil {
@@ -205,7 +205,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.push(newConfirm(a, msg.req, msg.planned))
 	case pagerMsg:
-		m.push(newPager(a, msg.title, msg.text, msg.copyable))
+		pg := newPager(a, msg.title, msg.text, msg.copyable)
+		m.push(pg)
+		if msg.pattern != "" {
+			pg.setSearch(msg.pattern, msg.regex, true, a.theme)
+		}
 	case copiedMsg:
 		m.copied(msg)
 	case appliedMsg:
@@ -294,7 +298,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case ActPrevPane:
 		m.setFocus((a.focus + paneCount - 1) % paneCount)
 		return nil
-	case ActNextMatch, ActPrevMatch, ActNextError, ActPrevError:
+	case ActNextMatch, ActPrevMatch, ActNextError, ActPrevError, ActSearchBack, ActOnlyMatch:
 		// The timeline's search keys work from any pane and take the focus there, so the match is seen.
 		m.setFocus(PaneTimeline)
 		return m.tl.Update(msg)
@@ -309,6 +313,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case ActMute:
 		a.toggleMute()
 		return nil
+	}
+	if act == ActBack && m.tl.cancelSearch() {
+		return nil // esc stops a long search first; the cursor stays where it was
 	}
 	if act == ActBack && a.focus != PaneRuns {
 		m.setFocus(PaneRuns)

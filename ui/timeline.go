@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"runwatch/model"
 	"runwatch/state/runlog"
@@ -50,19 +52,67 @@ type timeline struct {
 	follow      bool
 	absolute    bool
 
-	search   string
-	searchRe *regexp.Regexp
-	marker   string // e.g. "log truncated", shown once in the title
+	srch   tlSearch
+	marker string // e.g. "log truncated", shown once in the title
 
 	seq    int                // the search whose answer is awaited
 	cancel context.CancelFunc // cancels that search
+
+	// filtered shows only the lines the search matches; window lines are then matches, and windowLines
+	// says which log line each one is.
+	filtered    bool
+	windowLines []int
+	// wrap soft-wraps long lines; off, xoff is the horizontal scroll in cells of the message column.
+	wrap          bool
+	topSkip       int // wrapped rows of the top line scrolled off above the pane
+	xoff          int
+	width, height int
+	// long holds, for window lines longer than the index keeps (runlog.MaxLineBytes), the part of the line
+	// at xoff read from the file, so horizontal scroll reaches the end of a line of any length.
+	long map[int]longPart
+}
+
+// longPart is a horizontal window of a line read from the file.
+type longPart struct {
+	text        string // sanitized
+	left, right bool   // the line goes on to the left / right
+}
+
+// lineByter reads part of a line of any length (runlog.Index).
+type lineByter interface {
+	LineBytes(line int, off int64, n int) ([]byte, int64, error)
+}
+
+// lineSource is the part of a LogSource the timeline lists lines from.
+type lineSource interface {
+	Len() int
+	Lines(from, n int) []string
+}
+
+// shown is what the timeline lists: the log, or only its matching lines.
+func (tl *timeline) shown() lineSource {
+	if tl.filtered && tl.srch.counter != nil {
+		return filteredSource{base: tl.src, c: tl.srch.counter}
+	}
+	return tl.src
+}
+
+// logLine is the log line number of the timeline's line i (they differ when filtered).
+func (tl *timeline) logLine(i int) (int, bool) {
+	if !tl.filtered || tl.srch.counter == nil {
+		return i, true
+	}
+	if j := i - tl.windowFrom; j >= 0 && j < len(tl.windowLines) {
+		return tl.windowLines[j], true
+	}
+	return filteredSource{base: tl.src, c: tl.srch.counter}.line(i)
 }
 
 func (tl *timeline) len() int {
 	if tl.src == nil {
 		return 0
 	}
-	return tl.src.Len()
+	return tl.shown().Len()
 }
 
 // reload fetches the visible window. It is the only place the timeline reads the log, and it reads only h
@@ -91,12 +141,140 @@ func (tl *timeline) reload(h int) {
 		tl.top = tl.cursor - h + 1
 	}
 	tl.top = clamp(tl.top, 0, max(0, n-h))
-	tl.window = tl.src.Lines(tl.top, h)
+	tl.height = h
+	tl.readWindow(h)
+	tl.topSkip = 0
+	if tl.wrap && tl.width > 0 && tl.cursor > tl.top && tl.rowsThrough(tl.cursor) > h {
+		// Wrapped lines take several rows and the cursor line would end below the pane: put its last row
+		// on the bottom row, with the rows above it filled from the lines above (the top one maybe in part,
+		// as less does).
+		tl.top = max(0, tl.cursor-h+1)
+		tl.readWindow(h)
+		rows, top := 0, tl.cursor
+		for ; top >= tl.top; top-- {
+			rows += tl.rowCount(top - tl.windowFrom)
+			if rows >= h {
+				break
+			}
+		}
+		top = max(top, tl.top)
+		if top == tl.cursor {
+			rows = h // a cursor line taller than the pane shows from its start
+		}
+		tl.topSkip = max(0, rows-h)
+		if top != tl.top {
+			tl.top = top
+			tl.readWindow(h)
+		}
+	}
+	tl.readLong()
+	tl.srch.rankOK = tl.srch.rankOK && tl.srch.rankLine == tl.cursor
+}
+
+func (tl *timeline) readWindow(h int) {
+	tl.windowLines = nil
+	if f, ok := tl.shown().(filteredSource); ok {
+		tl.windowLines = f.c.Matches(tl.top, h)
+		tl.window = f.Lines(tl.top, h)
+	} else {
+		tl.window = tl.src.Lines(tl.top, h)
+	}
 	tl.windowFrom = tl.top
 	tl.windowEntries = make([]model.LogEntry, len(tl.window))
 	for i, raw := range tl.window {
 		tl.windowEntries[i] = parseLine(raw)
 	}
+}
+
+// rowsThrough is the rows lines top..line take when wrapped.
+func (tl *timeline) rowsThrough(line int) int {
+	rows := 0
+	for i := tl.top; i <= line; i++ {
+		rows += tl.rowCount(i - tl.windowFrom)
+	}
+	return rows
+}
+
+func (tl *timeline) rowCount(i int) int {
+	if i < 0 || i >= len(tl.window) {
+		return 1
+	}
+	return len(tl.richLine(Theme{}, time.Time{}, i, false).wrap(tl.width))
+}
+
+// readLong reads, for lines cut by the index's line cap, the part horizontal scroll shows past the cut.
+func (tl *timeline) readLong() {
+	tl.long = nil
+	lb, ok := tl.src.(lineByter)
+	if !ok || tl.wrap || tl.xoff == 0 || tl.width <= 0 {
+		return
+	}
+	for i, raw := range tl.window {
+		if !isCutLine(raw) {
+			continue
+		}
+		line, ok := tl.logLine(tl.windowFrom + i)
+		if !ok {
+			continue
+		}
+		off := int64(bodyOffset(raw, tl.windowEntries[i]) + tl.xoff)
+		b, total, err := lb.LineBytes(line, off, tl.width*4+8)
+		if err != nil {
+			continue
+		}
+		if tl.long == nil {
+			tl.long = map[int]longPart{}
+		}
+		tl.long[i] = longPart{text: Sanitize(trimPartialRunes(b)), left: true, right: off+int64(len(b)) < total}
+	}
+}
+
+// isCutLine reports a line the index cut at runlog.MaxLineBytes.
+func isCutLine(raw string) bool {
+	return len(raw) > runlog.MaxLineBytes && strings.HasSuffix(raw, " bytes elided)")
+}
+
+// bodyOffset is where the message starts in a raw line: after `[timestamp] ` for an entry, 0 for a
+// continuation line.
+func bodyOffset(raw string, e model.LogEntry) int {
+	if !e.HasTime {
+		return 0
+	}
+	i := strings.IndexByte(raw, ']') + 1
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// trimPartialRunes drops the bytes of runes cut at either end of a window read from the middle of a line.
+func trimPartialRunes(b []byte) string {
+	for len(b) > 0 && b[0]&0xC0 == 0x80 {
+		b = b[1:]
+	}
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < 0x80 {
+			break
+		}
+		if c&0xC0 == 0xC0 { // a rune start: complete only if it has all its bytes
+			if need := runeLen(c); need > k {
+				b = b[:len(b)-k]
+			}
+			break
+		}
+	}
+	return string(b)
+}
+
+func runeLen(c byte) int {
+	switch {
+	case c&0xE0 == 0xC0:
+		return 2
+	case c&0xF0 == 0xE0:
+		return 3
+	}
+	return 4
 }
 
 func (tl *timeline) opened(msg logOpenedMsg, h int) {
@@ -161,18 +339,29 @@ func (tl *timeline) appended(a LogAppend, h int) tea.Cmd {
 	case a.Rotated:
 		tl.marker = "log rotated; reloaded"
 	}
+	var recount tea.Cmd
+	if truncated || a.Truncated || a.Rotated {
+		tl.filtered = false
+		recount = tl.startCount()
+	}
 	tl.reload(h)
 	w, ok := tl.src.(waiter)
 	if !ok {
-		return nil
+		return tea.Batch(recount, tl.runCount())
 	}
 	path := tl.path
-	return func() tea.Msg {
+	return tea.Batch(recount, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), indexWait)
 		defer cancel()
 		w.Wait(ctx) // a timeout or error still redraws what is indexed; errors surface on the next Refresh
 		return logIndexedMsg{path: path}
-	}
+	})
+}
+
+// indexed redraws once appended bytes are indexed, and counts the matches among them.
+func (tl *timeline) indexed(h int) tea.Cmd {
+	tl.reload(h)
+	return tl.runCount()
 }
 
 func (tl *timeline) setMemory(runPath string, lines []string, h int) {
@@ -182,6 +371,9 @@ func (tl *timeline) setMemory(runPath string, lines []string, h int) {
 		tl.follow = true
 	}
 	tl.src = &memSource{lines: lines}
+	if tl.srch.re != nil {
+		tl.startCount() // in memory: counted at once, no command
+	}
 	tl.reload(h)
 }
 
@@ -192,7 +384,9 @@ func (tl *timeline) close() {
 	if tl.src != nil {
 		tl.src.Close()
 	}
-	*tl = timeline{follow: true, absolute: tl.absolute, search: tl.search, searchRe: tl.searchRe}
+	tl.srch.stopCount()
+	srch := tlSearch{pattern: tl.srch.pattern, regex: tl.srch.regex, re: tl.srch.re, forward: tl.srch.forward}
+	*tl = timeline{follow: true, absolute: tl.absolute, srch: srch, wrap: tl.wrap, width: tl.width, height: tl.height}
 }
 
 // timelinePane shows the selected run's log: run.log through a windowed index for resumable runs, a
@@ -203,12 +397,14 @@ type timelinePane struct {
 	app     *app
 	input   textinput.Model
 	editing bool
-	w, h    int
+	// The search prompt: which way it searches and whether the pattern is a regexp (tab switches).
+	inForward, inRegex bool
+	w, h               int
 }
 
 func newTimelinePane(a *app) *timelinePane {
 	in := textinput.New()
-	in.Prompt = "search timeline: "
+	in.Prompt = searchPrompt(true, false)
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
@@ -218,8 +414,9 @@ func newTimelinePane(a *app) *timelinePane {
 }
 
 func (p *timelinePane) SetSize(w, h int) {
-	changed := p.innerH() != max(1, h-borderCells)
+	changed := p.innerH() != max(1, h-borderCells) || p.width != max(1, w-borderCells)
 	p.w, p.h = w, h
+	p.width = max(1, w-borderCells)
 	p.input.SetWidth(max(10, w-20))
 	if changed {
 		p.reload(p.innerH())
@@ -230,9 +427,11 @@ func (p *timelinePane) innerH() int { return max(1, p.h-borderCells) }
 
 func (p *timelinePane) Capturing() bool { return p.editing }
 
+// lineInput is the footer's second line: the search prompt while typing, else a running search's progress
+// or what the last search said (wrapped around, not found), like less's bottom line.
 func (p *timelinePane) lineInput() string {
 	if !p.editing {
-		return ""
+		return p.status(time.Now())
 	}
 	return p.input.View()
 }
@@ -245,17 +444,21 @@ func (p *timelinePane) ShortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		}
 	}
-	out := k.bindings(ActFilter)
-	if p.searchRe != nil {
-		out = append(out, k.bindings(ActNextMatch, ActPrevMatch)...)
+	if p.srch.running {
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(ActBack), "cancel search"))}
 	}
-	return append(out, k.bindings(ActNextError, ActFollow, ActTimeFormat, ActCopy, ActBack, ActHelp)...)
+	out := k.bindings(ActFilter, ActSearchBack)
+	if p.srch.re != nil {
+		out = append(out, k.bindings(ActNextMatch, ActPrevMatch, ActOnlyMatch)...)
+	}
+	return append(out, k.bindings(ActOpen, ActWrap, ActNextError, ActFollow, ActCopy, ActHelp)...)
 }
 
 func (p *timelinePane) FullHelp() [][]key.Binding {
 	k := p.app.keys
-	return [][]key.Binding{k.bindings(ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown),
-		k.bindings(ActFilter, ActNextMatch, ActPrevMatch, ActNextError, ActPrevError, ActFollow, ActTimeFormat)}
+	return [][]key.Binding{k.bindings(ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown, ActOpen),
+		k.bindings(ActFilter, ActSearchBack, ActNextMatch, ActPrevMatch, ActOnlyMatch, ActNextError, ActPrevError),
+		k.bindings(ActWrap, ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd, ActFollow, ActTimeFormat)}
 }
 
 // Update handles the timeline's keys and the messages of its log: opened, indexed, searched, ticked.
@@ -268,10 +471,14 @@ func (p *timelinePane) Update(msg tea.Msg) tea.Cmd {
 		p.opened(msg, h)
 	case logIndexedMsg:
 		if msg.path == p.path {
-			p.reload(h)
+			return p.indexed(h)
 		}
 	case searchDoneMsg:
 		p.found(msg, h)
+	case searchTickMsg:
+		return p.searchTicked(msg)
+	case countDoneMsg:
+		p.countDone(msg)
 	case tea.KeyPressMsg:
 		return p.key(msg)
 	}
@@ -280,6 +487,7 @@ func (p *timelinePane) Update(msg tea.Msg) tea.Cmd {
 
 func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 	h := p.innerH()
+	p.width = max(1, p.w-borderCells)
 	if p.editing {
 		switch msg.String() {
 		case "esc":
@@ -289,7 +497,11 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case "enter":
 			p.editing = false
 			p.input.Blur()
-			return p.setSearch(p.input.Value(), h)
+			return p.setSearch(p.input.Value(), p.inRegex, p.inForward, h)
+		case "tab":
+			p.inRegex = !p.inRegex
+			p.input.Prompt = searchPrompt(p.inForward, p.inRegex)
+			return nil
 		case "ctrl+c":
 			return quitCmd()
 		}
@@ -297,12 +509,25 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.input, cmd = p.input.Update(msg)
 		return cmd
 	}
+	p.marker = "" // what the last search said stays until the next key, as in less
 	switch act := p.app.keys.Of(msg); act {
-	case ActFilter:
+	case ActFilter, ActSearchBack:
 		p.editing = true
-		p.input.SetValue(p.search)
+		p.inForward, p.inRegex = act == ActFilter, p.srch.regex
+		p.input.Prompt = searchPrompt(p.inForward, p.inRegex)
+		p.input.SetValue(p.srch.pattern)
 		p.input.CursorEnd()
 		return p.input.Focus()
+	case ActBack:
+		p.cancelSearch()
+	case ActOpen:
+		return p.openEntry()
+	case ActOnlyMatch:
+		return p.toggleFiltered(h)
+	case ActWrap:
+		p.toggleWrap(h)
+	case ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd:
+		p.hscroll(act, h)
 	case ActTimeFormat:
 		p.absolute = !p.absolute
 	case ActFollow:
@@ -313,6 +538,7 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return p.findError(act == ActNextError, h)
 	case ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown:
 		p.move(act, h)
+		p.updateRankIfPassed()
 	}
 	return nil
 }
@@ -407,31 +633,62 @@ func (tl *timeline) toggleFollow(h int) {
 	tl.reload(h)
 }
 
-// setSearch compiles the query and finds its first match from the cursor.
-func (tl *timeline) setSearch(q string, h int) tea.Cmd {
-	tl.search = q
+// setSearch compiles the query and finds its first match from the cursor, in the direction it was asked
+// for, wrapping at the end; the matches are counted in the background.
+func (tl *timeline) setSearch(q string, regex, forward bool, h int) tea.Cmd {
 	if q == "" {
-		tl.searchRe = nil
+		tl.srch.stopCount()
+		tl.srch = tlSearch{}
+		tl.filtered = false
+		tl.reload(h)
 		return nil
 	}
-	re, err := regexp.Compile("(?i)" + q)
-	if err != nil {
-		// A search box is not a regex editor: an invalid pattern is taken literally.
-		re = regexp.MustCompile("(?i)" + regexp.QuoteMeta(q))
+	if err := tl.srch.compile(q, regex); err != nil {
+		tl.marker = Sanitize(err.Error())
+		return nil
 	}
-	tl.searchRe = re
-	return tl.find(findMatch, tl.cursor, true, h)
+	tl.srch.forward = forward
+	wasFiltered := tl.filtered
+	if wasFiltered {
+		tl.unfilter()
+	}
+	count := tl.startCount()
+	if wasFiltered {
+		tl.filtered = true
+		tl.cursor, tl.top, tl.follow = 0, 0, false
+		tl.reload(h)
+		return count
+	}
+	return tea.Batch(count, tl.find(findMatch, tl.cursor+step(forward), forward, h))
 }
 
-func (tl *timeline) findNext(forward bool, h int) tea.Cmd {
-	if tl.searchRe == nil {
+// findNext is n (same direction as the search) and N (the other way).
+func (tl *timeline) findNext(same bool, h int) tea.Cmd {
+	if tl.srch.re == nil {
 		tl.marker = "no search: press / first"
+		return nil
+	}
+	forward := tl.srch.forward == same
+	if tl.filtered {
+		// Every line shown matches: n and N step through them, wrapping.
+		n := tl.len()
+		if n > 0 {
+			next := tl.cursor + step(forward)
+			tl.marker = wrapNote(next < 0 || next >= n, forward)
+			tl.cursor = (next%n + n) % n
+			tl.follow = false
+			tl.reload(h)
+		}
 		return nil
 	}
 	return tl.find(findMatch, tl.cursor+step(forward), forward, h)
 }
 
 func (tl *timeline) findError(forward bool, h int) tea.Cmd {
+	if tl.filtered {
+		tl.marker = "e/E work on the whole log: press & to show it"
+		return nil
+	}
 	return tl.find(findError, tl.cursor+step(forward), forward, h)
 }
 
@@ -462,17 +719,29 @@ type levelFinder interface {
 }
 
 type searchDoneMsg struct {
-	seq      int
-	kind     findKind
-	line     int
-	ok       bool
-	canceled bool
+	seq     int
+	kind    findKind
+	line    int
+	ok      bool
+	wrapped bool
+	forward bool
+	err     error
 }
 
-// find looks for the next match or error. In-memory sources answer at once; a file index answers in a
-// command, and a newer search cancels an older one.
+// find looks for the next match (wrapping around, like less and vim) or error (not wrapping: e at the last
+// error says so). In-memory sources answer at once; a file index answers in a command that shows its
+// progress and can be cancelled, and a newer search cancels an older one.
 func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
-	if tl.src == nil || from < 0 || from >= tl.len() {
+	n := tl.len()
+	if tl.src == nil || n == 0 {
+		tl.marker = notFound(kind)
+		return nil
+	}
+	startWrapped := false // "next" from the last line starts over at the top: that is a wrap too
+	if kind == findMatch {
+		startWrapped = from < 0 || from >= n
+		from = (from%n + n) % n
+	} else if from < 0 || from >= n {
 		tl.marker = notFound(kind)
 		return nil
 	}
@@ -481,61 +750,183 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 		tl.cancel = nil
 	}
 	tl.seq++
-	seq, src, re := tl.seq, tl.src, tl.searchRe
-	cs, async := src.(contextSearcher)
+	seq, src, re := tl.seq, tl.src, tl.srch.re
+	fd, async := src.(finder)
 	if !async {
-		var line int
-		var ok bool
+		msg := searchDoneMsg{seq: seq, kind: kind, forward: forward}
 		if kind == findError {
-			line, ok = src.Search(errorPattern, from, forward)
+			msg.line, msg.ok = src.Search(errorPattern, from, forward)
+		} else if ms, ok := src.(*memSource); ok {
+			hit, err := runlog.FindLines(ms.lines, re, from, forward)
+			msg.line, msg.ok, msg.wrapped = hit.Line, err == nil, hit.Wrapped || startWrapped
 		} else {
-			line, ok = src.Search(re, from, forward)
+			msg.line, msg.ok = src.Search(re, from, forward)
 		}
-		tl.found(searchDoneMsg{seq: seq, kind: kind, line: line, ok: ok}, h)
+		tl.found(msg, h)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	tl.cancel = cancel
-	tl.marker = "searching…"
-	return func() tea.Msg {
-		var line int
-		var ok bool
-		if lf, isLF := src.(levelFinder); isLF && kind == findError {
+	tl.marker = ""
+	tl.srch.running, tl.srch.started, tl.srch.prog = true, time.Now(), &runlog.Progress{}
+	prog := tl.srch.prog
+	search := func() tea.Msg {
+		msg := searchDoneMsg{seq: seq, kind: kind, forward: forward}
+		switch lf, isLF := src.(levelFinder); {
+		case kind == findError && isLF:
 			// NextLevel has no context; errors are common, so it returns soon in real logs.
-			line, ok = lf.NextLevel(from, model.LevelError, forward)
-		} else if kind == findError {
-			line, ok = cs.SearchContext(ctx, errorPattern, from, forward)
-		} else {
-			line, ok = cs.SearchContext(ctx, re, from, forward)
+			msg.line, msg.ok = lf.NextLevel(from, model.LevelError, forward)
+		case kind == findError:
+			cs, _ := src.(contextSearcher)
+			if cs != nil {
+				msg.line, msg.ok = cs.SearchContext(ctx, errorPattern, from, forward)
+			}
+		default:
+			hit, err := fd.Find(ctx, re, from, forward, prog)
+			msg.line, msg.ok, msg.wrapped, msg.err = hit.Line, err == nil, hit.Wrapped || startWrapped, err
 		}
-		return searchDoneMsg{seq: seq, kind: kind, line: line, ok: ok, canceled: ctx.Err() != nil}
+		return msg
 	}
+	return tea.Batch(search, tl.tickCmd())
 }
 
 func notFound(kind findKind) string {
 	if kind == findError {
 		return "no more errors"
 	}
-	return "no more matches"
+	return "pattern not found"
+}
+
+// wrapNote is what less and vim say when a search went round the end of the file.
+func wrapNote(wrapped, forward bool) string {
+	switch {
+	case !wrapped:
+		return ""
+	case forward:
+		return "search hit BOTTOM, continuing at TOP"
+	}
+	return "search hit TOP, continuing at BOTTOM"
 }
 
 func (tl *timeline) found(msg searchDoneMsg, h int) {
-	if msg.seq != tl.seq || msg.canceled {
-		return
+	if msg.seq != tl.seq {
+		return // cancelled, or replaced by a newer search
 	}
+	tl.srch.running = false
 	if tl.cancel != nil {
 		tl.cancel()
 		tl.cancel = nil
 	}
 	if !msg.ok {
-		tl.marker = notFound(msg.kind)
+		switch {
+		case msg.err != nil && errors.Is(msg.err, context.Canceled):
+			tl.marker = "search cancelled"
+		case msg.err != nil && !errors.Is(msg.err, runlog.ErrNoMatch):
+			tl.marker = Sanitize(msg.err.Error())
+		default:
+			tl.marker = notFound(msg.kind)
+		}
 		return
 	}
-	tl.marker = ""
+	tl.marker = wrapNote(msg.wrapped, msg.forward)
 	tl.cursor = msg.line
 	tl.follow = false
 	// Put the match a third of the way down, so its context above is visible.
 	tl.top = max(0, msg.line-h/3)
+	tl.reload(h)
+	tl.srch.rankOK = false
+	tl.updateRank()
+}
+
+// toggleFiltered switches between highlighting the matches and showing only them (less's &, lnav's
+// filter-in), keeping the cursor on the same log line where it can.
+func (tl *timeline) toggleFiltered(h int) tea.Cmd {
+	if tl.srch.re == nil {
+		tl.marker = "no search: press / first, then & shows only the matches"
+		return nil
+	}
+	if tl.srch.counter == nil {
+		tl.marker = "this timeline cannot be filtered"
+		return nil
+	}
+	if tl.filtered {
+		tl.unfilter()
+		tl.reload(h)
+		tl.updateRank()
+		return nil
+	}
+	rank, ok := tl.srch.counter.Rank(tl.cursor)
+	tl.filtered = true
+	tl.cursor = max(0, rank-1)
+	if !ok {
+		tl.cursor = 0
+	}
+	tl.follow = false
+	tl.top = max(0, tl.cursor-h/3)
+	tl.reload(h)
+	return nil
+}
+
+func (tl *timeline) unfilter() {
+	if line, ok := tl.logLine(tl.cursor); ok {
+		tl.cursor = line
+	}
+	tl.filtered = false
+	tl.top = max(0, tl.cursor-tl.height/3)
+	tl.follow = false
+}
+
+// hscroll moves the horizontal window (wrap off): half a pane per step, or to either end of the longest
+// visible line.
+func (tl *timeline) hscroll(act string, h int) {
+	if tl.wrap {
+		tl.marker = "wrap is on: w turns it off to scroll sideways"
+		return
+	}
+	room := max(1, tl.width-tl.prefixWidth())
+	switch act {
+	case ActScrollLeft:
+		tl.xoff = max(0, tl.xoff-max(1, room/2))
+	case ActScrollRight:
+		tl.xoff = min(tl.xoff+max(1, room/2), max(0, tl.widest()-room+1))
+	case ActLineStart:
+		tl.xoff = 0
+	case ActLineEnd:
+		tl.xoff = max(0, tl.widest()-room+1)
+	}
+	tl.reload(h)
+}
+
+// widest is the width of the longest visible message, reading the length of cut lines from the file.
+func (tl *timeline) widest() int {
+	lb, _ := tl.src.(lineByter)
+	w := 0
+	for i, raw := range tl.window {
+		e := tl.windowEntries[i]
+		if line, ok := tl.logLine(tl.windowFrom + i); ok && lb != nil && isCutLine(raw) {
+			if _, total, err := lb.LineBytes(line, 0, 0); err == nil {
+				w = max(w, int(total)-bodyOffset(raw, e))
+				continue
+			}
+		}
+		w = max(w, tl.richLine(Theme{}, time.Time{}, i, false).width())
+	}
+	return w
+}
+
+func (tl *timeline) timeWidth() int {
+	if tl.absolute {
+		return 8
+	}
+	return 6
+}
+
+// prefixWidth is the time column and level glyph before each message.
+func (tl *timeline) prefixWidth() int { return tl.timeWidth() + 3 }
+
+func (tl *timeline) toggleWrap(h int) {
+	tl.wrap = !tl.wrap
+	tl.xoff = 0
 	tl.reload(h)
 }
 
@@ -555,6 +946,63 @@ func parseLine(raw string) model.LogEntry {
 		return model.LogEntry{Message: raw}
 	}
 	return entries[0]
+}
+
+// richLine builds window line i for drawing: the time column and glyph as prefix, the message styled by
+// level with the event name bold, and the search's matches highlighted. selected draws it as the cursor.
+func (tl *timeline) richLine(t Theme, now time.Time, i int, selected bool) *richLine {
+	raw, e := tl.window[i], tl.windowEntries[i]
+	timeW := tl.timeWidth()
+	var l *richLine
+	if e.HasTime {
+		stamp := e.Time.UTC().Format("15:04:05")
+		if !tl.absolute {
+			stamp = model.HumanDuration(now.Sub(e.Time))
+		}
+		prefix := t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.levelStyle(e.Level).Render(levelGlyph(e.Level)) + " "
+		text := Sanitize(e.Message)
+		if lp, ok := tl.long[i]; ok {
+			text = lp.text
+		}
+		var base *lipgloss.Style
+		if e.Level != model.LevelNone {
+			st := t.levelStyle(e.Level)
+			base = &st
+		}
+		if selected {
+			prefix = t.Selected.Render(stripped(prefix))
+		}
+		l = newRichLine(prefix, text, base)
+		if ev := Sanitize(e.Event); ev != "" && e.Level == model.LevelNone {
+			if k := strings.Index(text, ev); k >= 0 {
+				l.style(k, k+len(ev), t.Bold)
+			}
+		}
+	} else {
+		text := Sanitize(raw)
+		if lp, ok := tl.long[i]; ok {
+			text = lp.text
+		}
+		prefix := strings.Repeat(" ", timeW+1) + t.Dim.Render("│ ")
+		if selected {
+			prefix = t.Selected.Render(stripped(prefix))
+		}
+		dim := t.Dim
+		l = newRichLine(prefix, text, &dim)
+	}
+	if selected {
+		sel := t.Selected
+		for k := range l.styles {
+			l.styles[k] = &sel
+		}
+	}
+	if lp, ok := tl.long[i]; ok {
+		l.leftMore, l.rightMore = lp.left, lp.right
+	}
+	if tl.srch.re != nil {
+		l.highlight(tl.srch.re, t.Match)
+	}
+	return l
 }
 
 func (p *timelinePane) View() string {
@@ -583,49 +1031,43 @@ func (p *timelinePane) renderLines(w, h int) []string {
 		return []string{t.Dim.Render("no timeline")}
 	}
 	if len(tl.window) == 0 {
+		if tl.filtered {
+			return []string{t.Dim.Render("no line matches (yet): & shows the whole log")}
+		}
 		return []string{t.Dim.Render("(empty)")}
 	}
 	now := p.app.now()
-	timeW := 8
-	if !tl.absolute {
-		timeW = 6
-	}
+	sel := selectStyle(p.app, PaneTimeline)
 	var out []string
-	for i, raw := range tl.window {
+	for i := range tl.window {
 		if len(out) >= h {
 			break
 		}
 		idx := tl.windowFrom + i
-		e := tl.windowEntries[i]
-		var line string
-		if e.HasTime {
-			level := e.Level
-			stamp := e.Time.UTC().Format("15:04:05")
-			if !tl.absolute {
-				stamp = model.HumanDuration(now.Sub(e.Time))
+		selected := idx == tl.cursor && p.app.focus == PaneTimeline
+		th := t
+		th.Selected = sel
+		l := tl.richLine(th, now, i, selected)
+		var rows []string
+		if tl.wrap {
+			rows = l.wrap(w)
+			if i == 0 && tl.topSkip > 0 {
+				rows = rows[min(tl.topSkip, len(rows)):]
 			}
-			text := Sanitize(e.Message)
-			body := text
-			if e.Event != "" {
-				if before, after, ok := strings.Cut(text, Sanitize(e.Event)); ok {
-					body = before + t.Bold.Render(Sanitize(e.Event)) + after
+		} else {
+			rows = []string{l.window(tl.xoff, w)}
+		}
+		for _, r := range rows {
+			if len(out) >= h {
+				break
+			}
+			if selected {
+				if pad := w - visibleWidth(r); pad > 0 {
+					r += sel.Render(strings.Repeat(" ", pad))
 				}
 			}
-			if level != model.LevelNone {
-				body = t.levelStyle(level).Render(text)
-			}
-			line = t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.levelStyle(level).Render(levelGlyph(level)) + " " + body
-		} else {
-			line = strings.Repeat(" ", timeW+1) + t.Dim.Render("│ "+Sanitize(raw))
+			out = append(out, r)
 		}
-		line = truncate(line, w)
-		if tl.searchRe != nil && tl.searchRe.MatchString(raw) && idx != tl.cursor {
-			line = t.Match.Render(stripped(line))
-		}
-		if idx == tl.cursor && p.app.focus == PaneTimeline {
-			line = selectStyle(p.app, PaneTimeline).Render(padRight(stripped(line), w))
-		}
-		out = append(out, line)
 	}
 	return out
 }
@@ -642,18 +1084,38 @@ func (tl timeline) title(kind model.Kind) string {
 		} else {
 			tags = append(tags, "‖ paused")
 		}
+	}
+	if tl.srch.pattern != "" {
+		q := "/" + Sanitize(tl.srch.pattern)
+		if tl.srch.regex {
+			q += " (regex)"
+		}
+		tags = append(tags, q)
+		if c := tl.countTag(); c != "" {
+			tags = append(tags, c)
+		}
+	}
+	if tl.src != nil {
 		tags = append(tags, fmt.Sprintf("%d/%d", min(tl.cursor+1, tl.len()), tl.len()))
 	}
-	if tl.search != "" {
-		tags = append(tags, "/"+Sanitize(tl.search))
-	}
-	if tl.marker != "" {
-		tags = append(tags, tl.marker)
+	if tl.wrap {
+		tags = append(tags, "wrap")
+	} else if tl.xoff > 0 {
+		tags = append(tags, fmt.Sprintf("→ col %d", tl.xoff+1))
 	}
 	if len(tags) == 0 {
 		return name
 	}
 	return name + " · " + strings.Join(tags, " · ")
+}
+
+// status is the timeline's line for the footer: a running search's progress, or what the last search or
+// reload said (a wrap-around, not found, log truncated), like less's bottom line.
+func (tl timeline) status(now time.Time) string {
+	if p := tl.progressTag(now); p != "" {
+		return p
+	}
+	return tl.marker
 }
 
 // memSource is a timeline built in memory (jonggrang runs have no run.log).
@@ -678,7 +1140,17 @@ func (s *memSource) Search(re *regexp.Regexp, from int, forward bool) (int, bool
 	return 0, false
 }
 func (s *memSource) Refresh() (bool, error) { return false, nil }
-func (s *memSource) Close() error           { return nil }
+
+// EntryStart is the entry holding line: the nearest timestamped line at or above it.
+func (s *memSource) EntryStart(line int) int {
+	for i := min(line, len(s.lines)-1); i > 0; i-- {
+		if parseLine(s.lines[i]).HasTime {
+			return i
+		}
+	}
+	return 0
+}
+func (s *memSource) Close() error { return nil }
 
 // jonggrangTimeline renders a jonggrang run's history as run.log-shaped lines, so one renderer, search and
 // error jump serve both conventions: phase and agent timestamps, phase outputs and interruptions in time

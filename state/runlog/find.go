@@ -471,3 +471,47 @@ func CountLines(lines []string, re *regexp.Regexp, line int) (total, rank int) {
 	}
 	return total, rank
 }
+
+// Matches returns the line numbers of up to n matching lines from the k-th (from 0), among those counted so
+// far: the lines of a timeline filtered to its matches. It reads only the pieces those lines are in.
+func (c *Counter) Matches(k, n int) []int {
+	c.mu.Lock()
+	if k < 0 || k >= c.total || n <= 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	i := sort.Search(len(c.pieces), func(i int) bool { return c.pieces[i].before > k }) - 1
+	pieces := append([]countPiece(nil), c.pieces[max(0, i):]...)
+	endOff := c.endOff
+	c.mu.Unlock()
+	v := c.x.snapshot()
+	var out []int
+	for j, pc := range pieces {
+		hi := endOff
+		if j+1 < len(pieces) {
+			hi = pieces[j+1].off
+		}
+		buf := make([]byte, hi-pc.off)
+		if got, err := readFull(v.f, buf, pc.off); err != nil || got != len(buf) {
+			return out
+		}
+		s := c.m.scan(buf)
+		at, cur, prev, rank := 0, pc.line, pc.prev, pc.before
+		for ls := s.next(); ls >= 0; ls = s.next() {
+			cur += bytes.Count(buf[at:ls], []byte{'\n'})
+			at = ls
+			if cur == prev {
+				continue
+			}
+			prev = cur
+			if rank >= k {
+				out = append(out, cur)
+				if len(out) == n {
+					return out
+				}
+			}
+			rank++
+		}
+	}
+	return out
+}

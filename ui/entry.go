@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// entryMaxLines bounds what enter reads of one entry: an agent dumping a million continuation lines still
+// opens at once, with a note of what was left out.
+const entryMaxLines = 20000
+
+// entryStarter finds the timestamped line an entry starts at (runlog.Index, memSource).
+type entryStarter interface{ EntryStart(line int) int }
+
+// openEntry opens the timeline entry under the cursor whole (its timestamped line and every continuation
+// line) in a pager overlay, wrapped. The lines are read here, in Update, and bounded by entryMaxLines.
+func (p *timelinePane) openEntry() tea.Cmd {
+	tl := &p.timeline
+	if tl.src == nil || tl.len() == 0 {
+		p.app.note("no timeline entry here")
+		return nil
+	}
+	line, ok := tl.logLine(tl.cursor)
+	if !ok {
+		return nil
+	}
+	start := line
+	if es, ok := tl.src.(entryStarter); ok {
+		start = es.EntryStart(line)
+	}
+	lines, more := readEntry(tl.src, start)
+	if len(lines) == 0 {
+		p.app.note("no timeline entry here")
+		return nil
+	}
+	title := fmt.Sprintf("Entry at line %d, %d line(s)", start+1, len(lines))
+	for _, l := range lines {
+		if isCutLine(l) {
+			title += fmt.Sprintf(" · lines over %d KiB are cut", maxLineKiB)
+			break
+		}
+	}
+	text := strings.Join(lines, "\n")
+	if more {
+		text += fmt.Sprintf("\n… the entry goes on past %d lines; the timeline shows the rest", entryMaxLines)
+	}
+	pattern, regex := tl.srch.pattern, tl.srch.regex
+	return func() tea.Msg {
+		return pagerMsg{title: title, text: text, copyable: true, pattern: pattern, regex: regex}
+	}
+}
+
+const maxLineKiB = 16
+
+// readEntry reads the entry starting at start: lines up to the next timestamped one.
+func readEntry(src LogSource, start int) (lines []string, more bool) {
+	n := src.Len()
+	for at := start; at < n && len(lines) < entryMaxLines; {
+		chunk := src.Lines(at, min(256, entryMaxLines-len(lines)))
+		if len(chunk) == 0 {
+			break
+		}
+		for i, l := range chunk {
+			if at+i > start && parseLine(l).HasTime {
+				return lines, false
+			}
+			lines = append(lines, l)
+		}
+		at += len(chunk)
+	}
+	next := src.Lines(start+len(lines), 1)
+	return lines, len(lines) >= entryMaxLines && len(next) == 1 && !parseLine(next[0]).HasTime
+}
+
+// wrapStyled wraps an already styled row (detail rows are built styled) with lipgloss.Wrap, which carries
+// the styles over to every row, indenting continuation rows as deep as the row's own indentation.
+func wrapStyled(text string, w int) []string {
+	if ansi.StringWidth(text) <= w {
+		return []string{text}
+	}
+	plain := ansi.Strip(text)
+	indent := min(len(plain)-len(strings.TrimLeft(plain, " ")), w/2)
+	first := strings.SplitN(wrapLG(text, w), "\n", 2)[0]
+	fw := ansi.StringWidth(first)
+	rest := ansi.Cut(text, fw, ansi.StringWidth(text))
+	out := []string{first}
+	for _, r := range strings.Split(wrapLG(strings.TrimLeft(rest, " "), w-indent), "\n") {
+		out = append(out, strings.Repeat(" ", indent)+r)
+	}
+	return out
+}
+
+func wrapLG(s string, w int) string { return lipgloss.Wrap(s, max(1, w), "") }

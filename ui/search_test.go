@@ -1,0 +1,476 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/model"
+)
+
+// indexOpener opens path with the real index whatever path the run names.
+func indexOpener(t *testing.T, path string) OpenLogFunc {
+	return func(string) (LogSource, error) {
+		src, err := OpenIndexedLog(path)
+		if err == nil {
+			t.Cleanup(func() { src.Close() })
+		}
+		return src, err
+	}
+}
+
+// genLog writes n entries: every 10th is a stage_start, every 7th has a continuation line holding NEEDLE;
+// the first line holds zqxj-top. It returns the path and the lines.
+func genLog(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	var lines []string
+	lines = append(lines, "[2026-11-30T10:00:00Z] run_start zqxj-top")
+	for i := 1; i < n; i++ {
+		ts := testNow.Add(-time.Duration(n-i) * time.Second).UTC().Format(time.RFC3339)
+		if i%10 == 0 {
+			lines = append(lines, fmt.Sprintf("[%s] stage_start stage=S%d", ts, i))
+		} else {
+			lines = append(lines, fmt.Sprintf("[%s] step %d done", ts, i))
+		}
+		if i%7 == 0 {
+			lines = append(lines, fmt.Sprintf("  payload NEEDLE %d", i))
+		}
+	}
+	path := filepath.Join(t.TempDir(), "run.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, lines
+}
+
+func typeSearch(t *testing.T, m Model, start, pattern string) Model {
+	t.Helper()
+	m = send(t, m, press(start))
+	if !m.tl.editing {
+		t.Fatalf("%s did not open the search prompt", start)
+	}
+	m = send(t, m, press("ctrl+u"))
+	for _, r := range pattern {
+		m = send(t, m, press(string(r)))
+	}
+	return send(t, m, press("enter"))
+}
+
+func focusTimeline(t *testing.T, m Model) Model {
+	t.Helper()
+	for m.app.focus != PaneTimeline {
+		m = send(t, m, press("tab"))
+	}
+	return m
+}
+
+// TestSearchWrapsBothWays: in follow mode at the bottom, / finds what is above by wrapping (the issue's
+// "no more matches"), says so, and n and N go round in both directions; on the real index and in memory.
+func TestSearchWrapsBothWays(t *testing.T) {
+	path, lines := genLog(t, 3000)
+	for name, open := range map[string]OpenLogFunc{"index": indexOpener(t, path), "memory": memOpener(lines)} {
+		t.Run(name, func(t *testing.T) {
+			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: open}))
+			if !m.tl.follow || m.tl.cursor != len(lines)-1 {
+				t.Fatalf("not following at the end: cursor %d", m.tl.cursor)
+			}
+			m = typeSearch(t, m, "/", "zqxj")
+			if m.tl.cursor != 0 || !strings.Contains(plain(m), "search hit BOTTOM, continuing at TOP") {
+				t.Fatalf("forward search from the bottom: cursor %d\n%s", m.tl.cursor, plain(m))
+			}
+			// Backward from the top wraps to the last stage_start.
+			last := 0
+			for i, l := range lines {
+				if strings.Contains(l, "stage_start") {
+					last = i
+				}
+			}
+			m = typeSearch(t, m, "ctrl+r", "stage_start")
+			if m.tl.cursor != last || !strings.Contains(plain(m), "search hit TOP, continuing at BOTTOM") {
+				t.Fatalf("backward search from the top: cursor %d, want %d\n%s", m.tl.cursor, last, plain(m))
+			}
+			// n repeats the backward search (up), N goes down and wraps to the first one.
+			m = send(t, m, press("n"))
+			if !strings.Contains(m.tl.window[m.tl.cursor-m.tl.windowFrom], "stage_start") || m.tl.cursor >= last {
+				t.Fatalf("n after a backward search should go up: cursor %d", m.tl.cursor)
+			}
+			m = send(t, m, press("N"))
+			m = send(t, m, press("N"))
+			first := 0
+			for i, l := range lines {
+				if strings.Contains(l, "stage_start") {
+					first = i
+					break
+				}
+			}
+			if m.tl.cursor != first || !strings.Contains(plain(m), "search hit BOTTOM") {
+				t.Fatalf("N past the last match should wrap to the first (%d): cursor %d", first, m.tl.cursor)
+			}
+		})
+	}
+}
+
+// TestSearchCountsMatches: `match k/N` is right for every match, including matches in continuation lines,
+// with smart case (NEEDLE found by "needle").
+func TestSearchCountsMatches(t *testing.T) {
+	path, lines := genLog(t, 2000)
+	var want []int
+	for i, l := range lines {
+		if strings.Contains(strings.ToLower(l), "needle") {
+			want = append(want, i)
+		}
+	}
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m = send(t, m, press("g"))
+	m = typeSearch(t, m, "/", "needle")
+	total := len(want)
+	for k := 0; k < 12; k++ {
+		if m.tl.cursor != want[k] {
+			t.Fatalf("match %d at line %d, want %d", k+1, m.tl.cursor, want[k])
+		}
+		if tag := fmt.Sprintf("match %d/%d ", k+1, total); !strings.Contains(plain(m), tag) {
+			t.Fatalf("title lacks %q:\n%s", tag, plain(m))
+		}
+		m = send(t, m, press("n"))
+	}
+	// A line that does not match gets the total only.
+	m = send(t, m, press("g"))
+	if !strings.Contains(plain(m), fmt.Sprintf("%d matches", total)) {
+		t.Fatalf("off a match the title should say %d matches:\n%s", total, plain(m))
+	}
+}
+
+// TestSearchProgressAndCancel: a long search shows a spinner and the bytes read, esc cancels it, and the
+// cursor stays where it was. The search is a regexp without literals over a 48 MiB log, so it runs long
+// enough to watch whatever the machine; the test waits for conditions, it times nothing.
+func TestSearchProgressAndCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 48 MiB log")
+	}
+	path := filepath.Join(t.TempDir(), "run.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "[2026-11-30T11:00:00Z] stage_start stage=S1 run_id=20260215T014733Z host=oss-work pid=12345\n"
+	chunk := strings.Repeat(line, (1<<20)/len(line))
+	for i := 0; i < 48; i++ {
+		f.WriteString(chunk)
+	}
+	f.Close()
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m = send(t, m, press("k"))
+	m = send(t, m, press("k"))
+	before := m.tl.cursor
+	m = send(t, m, press("/"))
+	m.tl.inRegex = true
+	for _, r := range "[0-9]{9}[g-z]" {
+		m = send(t, m, press(string(r)))
+	}
+	// Enter without running the command chain: the search runs in its command, as in the program.
+	nm, cmd := m.Update(press("enter"))
+	m = nm.(Model)
+	if cmd == nil || !m.tl.srch.running {
+		t.Fatal("the search did not start in a command")
+	}
+	done := make(chan tea.Msg, 1)
+	go runFor(cmd, done)
+	// Wait until bytes were read, then pretend the search started progressAfter ago.
+	for {
+		if d, _ := m.tl.srch.prog.Bytes(); d > 0 && !m.tl.srch.prog.Indexing() {
+			break
+		}
+		select {
+		case msg := <-done:
+			t.Fatalf("the search ended before it could be watched: %+v", msg)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	m.tl.srch.started = time.Now().Add(-progressAfter)
+	if s := plain(m); !regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] searching \d+ (B|KiB|MiB) of 4\d MiB · esc cancels`).MatchString(s) {
+		t.Fatalf("no progress shown:\n%s", s)
+	}
+	m = send(t, m, press("esc"))
+	if m.tl.srch.running || m.tl.cursor != before || !strings.Contains(plain(m), "search cancelled") {
+		t.Fatalf("esc: running %v cursor %d (was %d)\n%s", m.tl.srch.running, m.tl.cursor, before, plain(m))
+	}
+	msg := (<-done).(searchDoneMsg)
+	if !errors.Is(msg.err, context.Canceled) {
+		t.Fatalf("the search command did not stop: %+v", msg)
+	}
+	m = send(t, m, msg)
+	if m.tl.cursor != before {
+		t.Fatalf("the cancelled search's answer moved the cursor to %d", m.tl.cursor)
+	}
+}
+
+// runFor runs cmd and the commands of its batches, each in its own goroutine as the program would, and
+// delivers the search's answer.
+func runFor(cmd tea.Cmd, done chan<- tea.Msg) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			go runFor(c, done)
+		}
+	case searchDoneMsg:
+		done <- msg
+	}
+}
+
+// TestHighlightIsTheMatchedText: the matched text is drawn in the match style and the rest of the line is
+// not.
+func TestHighlightIsTheMatchedText(t *testing.T) {
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(logLines), Theme: "dark"}))
+	m = typeSearch(t, m, "/", "stage=S1")
+	view := m.View().Content
+	if !strings.Contains(view, m.app.theme.Match.Render("stage=S1")) {
+		t.Fatalf("the match is not highlighted:\n%q", view)
+	}
+	if strings.Contains(view, m.app.theme.Match.Render("[2026")) || strings.Contains(view, m.app.theme.Match.Render("stage_complete stage=S1")) {
+		t.Fatal("more than the matched text is highlighted")
+	}
+}
+
+// TestWrapInTimeline: w wraps long lines under their message column, a continuation line under its own
+// indentation, and the cursor line stays on screen.
+func TestWrapInTimeline(t *testing.T) {
+	long := "[2026-11-30T11:00:00Z] stale_lock_cleared payload={" + strings.Repeat(`"k": "value", `, 30) + "}"
+	cont := "    trace " + strings.Repeat("frame ", 40)
+	lines := append(append([]string(nil), logLines...), long, cont)
+	m := focusTimeline(t, newTestModel(t, 100, 30, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines)}))
+	m = send(t, m, press("w"))
+	if !m.tl.wrap {
+		t.Fatal("w did not turn wrap on")
+	}
+	s := plain(m)
+	if !strings.Contains(s, "wrap") || strings.Contains(s, "›") {
+		t.Fatalf("wrapped view:\n%s", s)
+	}
+	var payloadRows, traceRows int
+	for _, row := range strings.Split(s, "\n") {
+		i := strings.Index(row, "┃")
+		if i < 0 {
+			continue
+		}
+		inner := strings.TrimSuffix(row[i+len("┃"):], "┃")
+		switch {
+		case strings.HasPrefix(inner, strings.Repeat(" ", m.tl.prefixWidth())+`"`):
+			payloadRows++ // under the message column
+		case strings.HasPrefix(inner, strings.Repeat(" ", m.tl.timeWidth()+1+2+4)+"frame"):
+			traceRows++ // under the time column, the │ and the line's own four blanks
+		}
+	}
+	if payloadRows < 2 || traceRows < 2 {
+		t.Fatalf("continuation rows not indented (payload %d, trace %d):\n%s", payloadRows, traceRows, m.View().Content)
+	}
+	if !strings.Contains(s, "frame frame }") && !strings.Contains(s, "frame ") {
+		t.Fatalf("the cursor line is not on screen:\n%s", s)
+	}
+	m = send(t, m, press("w"))
+	if m.tl.wrap || !strings.Contains(plain(m), "›") {
+		t.Fatal("w again should cut lines with a continuation mark")
+	}
+}
+
+// TestHScrollReachesEndOfHugeLine: with wrap off, $ shows the end of a 50 MiB line, read from the file
+// without the rest of it being read or drawn, and ‹ says the line goes on to the left.
+func TestHScrollReachesEndOfHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 50 MiB line")
+	}
+	path := filepath.Join(t.TempDir(), "run.log")
+	var b strings.Builder
+	b.WriteString("[2026-11-30T11:00:00Z] run_start\n[2026-11-30T11:00:01Z] dump payload=")
+	b.WriteString(strings.Repeat("0123456789abcdef", (50<<20)/16))
+	b.WriteString("THE-END\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := focusTimeline(t, newTestModel(t, 120, 30, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	if err := m.tl.src.(waiter).Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m = send(t, m, tickMsg(testNow)) // the count is done: lines get their final numbers
+	if m.tl.cursor != 1 {
+		t.Fatalf("cursor %d", m.tl.cursor)
+	}
+	m = send(t, m, press("l"))
+	if m.tl.xoff == 0 || !strings.Contains(plain(m), "‹") {
+		t.Fatal("l did not scroll right")
+	}
+	m = send(t, m, press("$"))
+	s := plain(m)
+	if !strings.Contains(s, "THE-END") || !strings.Contains(s, "‹") {
+		t.Fatalf("$ did not reach the end of the line:\n%s", s)
+	}
+	if m.tl.xoff < 50<<20-200 {
+		t.Fatalf("xoff %d: not at the end", m.tl.xoff)
+	}
+	lp, ok := m.tl.long[1]
+	if !ok || len(lp.text) > 4*m.tl.width+8 || lp.right {
+		t.Fatalf("the window read %d bytes (right %v), want at most a screen's worth and the end", len(lp.text), lp.right)
+	}
+	if len(m.View().Content) > 64<<10 {
+		t.Fatalf("frame is %d bytes", len(m.View().Content))
+	}
+	m = send(t, m, press("0"))
+	if m.tl.xoff != 0 || strings.Contains(plain(m), "THE-END") {
+		t.Fatal("0 did not scroll back to the start")
+	}
+}
+
+// TestEnterOpensEntryWhole: enter on any line of an entry opens the whole entry in a pager, wrapped; its
+// search counts and wraps; y copies it; esc closes.
+func TestEnterOpensEntryWhole(t *testing.T) {
+	payload := "[2026-11-30T11:45:00Z] stale_lock_cleared payload={" + strings.Repeat(`"key": "value", `, 40) + "}"
+	lines := append(append([]string(nil), logLines...), payload, "  cont one value", "  cont two", "[2026-11-30T11:50:00Z] after")
+	var copied string
+	m := focusTimeline(t, newTestModel(t, 100, 30, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines), Copy: func(s string) error { copied = s; return nil }}))
+	m = send(t, m, press("k")) // on "  cont two"
+	m = send(t, m, press("enter"))
+	if m.pagerOverlay() == nil {
+		t.Fatal("enter did not open the entry")
+	}
+	s := plain(m)
+	for _, want := range []string{"Entry at line", "3 line(s)", "stale_lock_cleared payload={", "cont one value", "cont two", `"value", }`} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("pager lacks %q:\n%s", want, s)
+		}
+	}
+	if rows := strings.Join(m.pagerOverlay().rows, "\n"); strings.Contains(rows, "after") || strings.Contains(rows, "…") {
+		t.Fatalf("pager shows more than the entry, or cuts it:\n%s", s)
+	}
+	m = send(t, m, press("/"))
+	for _, r := range "value" {
+		m = send(t, m, press(string(r)))
+	}
+	m = send(t, m, press("enter"))
+	if !strings.Contains(plain(m), "match 1/2") {
+		t.Fatalf("pager search:\n%s", plain(m))
+	}
+	m = send(t, m, press("n"))
+	m = send(t, m, press("n"))
+	if !strings.Contains(plain(m), "match 1/2") || !strings.Contains(plain(m), "search hit BOTTOM") {
+		t.Fatalf("pager n should wrap:\n%s", plain(m))
+	}
+	m = send(t, m, press("y"))
+	if !strings.Contains(copied, "cont two") || !strings.Contains(copied, "stale_lock_cleared") {
+		t.Fatalf("y copied %q", copied)
+	}
+	m = send(t, m, press("esc"))
+	if m.pagerOverlay() != nil {
+		t.Fatal("esc did not close the pager")
+	}
+}
+
+// TestOnlyMatchesToggle: & shows only the matching lines with the count in the title, and back.
+func TestOnlyMatchesToggle(t *testing.T) {
+	path, lines := genLog(t, 500)
+	want := 0
+	for _, l := range lines {
+		if strings.Contains(l, "stage_start") {
+			want++
+		}
+	}
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m = typeSearch(t, m, "/", "stage_start")
+	line := m.tl.cursor
+	m = send(t, m, press("&"))
+	s := plain(m)
+	if !m.tl.filtered || !strings.Contains(s, fmt.Sprintf("only matches: %d", want)) {
+		t.Fatalf("& did not filter:\n%s", s)
+	}
+	for _, row := range m.tl.window {
+		if !strings.Contains(row, "stage_start") {
+			t.Fatalf("a line that does not match is shown: %q", row)
+		}
+	}
+	if got, _ := m.tl.logLine(m.tl.cursor); got != line {
+		t.Fatalf("the cursor moved off its line: %d, was %d", got, line)
+	}
+	m = send(t, m, press("&"))
+	if m.tl.filtered || m.tl.cursor != line {
+		t.Fatalf("& again: filtered %v cursor %d, want %d", m.tl.filtered, m.tl.cursor, line)
+	}
+}
+
+// TestBriefWrapsScrollsSearchesCopies: the brief opens wrapped (its long sentences whole, list items
+// indented under their text), scrolls, searches and copies.
+func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
+	md := "# Resume brief\n\n- answer the questions " + strings.Repeat("about the stage ", 12) + "then run the verification again\n" +
+		strings.Repeat("filler line\n", 60) + "last line with target\n"
+	var copied string
+	m := newTestModel(t, 80, 24, sampleRuns(), Options{Copy: func(s string) error { copied = s; return nil }})
+	m = send(t, m, pagerMsg{title: "Resume brief r1", text: md, copyable: true})
+	s := plain(m)
+	if !strings.Contains(s, "- answer the questions about") || strings.Contains(strings.Join(m.pagerOverlay().rows, "\n"), "…") {
+		t.Fatalf("brief not wrapped:\n%s", s)
+	}
+	var under int
+	for _, row := range strings.Split(s, "\n") {
+		if strings.HasPrefix(row, "┃  about") || strings.HasPrefix(row, "┃  stage") || strings.HasPrefix(row, "┃  then") {
+			under++
+		}
+	}
+	if under == 0 {
+		t.Fatalf("the bullet's continuation rows are not under its text:\n%s", s)
+	}
+	m = send(t, m, press("j"))
+	if m.pagerOverlay().top != 1 {
+		t.Fatal("j did not scroll the brief")
+	}
+	m = send(t, m, press("/"))
+	for _, r := range "target" {
+		m = send(t, m, press(string(r)))
+	}
+	m = send(t, m, press("enter"))
+	if !strings.Contains(plain(m), "last line with target") || !strings.Contains(plain(m), "match 1/1") {
+		t.Fatalf("brief search:\n%s", plain(m))
+	}
+	m = send(t, m, press("y"))
+	if !strings.Contains(copied, "then run the verification again") {
+		t.Fatal("y did not copy the brief")
+	}
+	m = send(t, m, press("w"))
+	if m.pagerOverlay().wrap {
+		t.Fatal("w did not turn the brief's wrap off")
+	}
+	m = send(t, m, press("esc"))
+	if m.pagerOverlay() != nil {
+		t.Fatal("esc did not close the brief")
+	}
+}
+
+// TestDetailWrapAndScroll: w in Detail wraps its long lines; with wrap off, l and $ scroll them.
+func TestDetailWrapAndScroll(t *testing.T) {
+	runs := sampleRuns()
+	runs[2].Title = "Add login form " + strings.Repeat("with validation ", 12) + "END-OF-TITLE" // the run selected first
+	m := newTestModel(t, 80, 30, runs, Options{})
+	m = send(t, m, press("tab"))
+	if m.app.focus != PaneDetail {
+		t.Fatal("focus")
+	}
+	if strings.Contains(plain(m), "END-OF-TITLE") {
+		t.Fatal("the long line is not cut to begin with")
+	}
+	m = send(t, m, press("$"))
+	if !strings.Contains(plain(m), "END-OF-TITLE") || !strings.Contains(plain(m), "‹") {
+		t.Fatalf("$ did not scroll to the end:\n%s", plain(m))
+	}
+	m = send(t, m, press("w"))
+	s := plain(m)
+	if !strings.Contains(s, "OF-TITLE") || !strings.Contains(s, "Add login form with") || strings.Contains(s, "‹") {
+		t.Fatalf("w did not wrap the detail:\n%s", s)
+	}
+}

@@ -1,0 +1,347 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/state/runlog"
+)
+
+// progressAfter is how long a search runs before its spinner and progress show: shorter ones would only
+// flicker.
+const progressAfter = 150 * time.Millisecond
+
+// searchTick is how often a running search or count redraws its progress.
+const searchTick = 80 * time.Millisecond
+
+var spinFrames = spinner.MiniDot.Frames
+
+// finder is a LogSource that searches with wrap-around and progress, off the UI goroutine (runlog.Index).
+type finder interface {
+	Find(ctx context.Context, re *regexp.Regexp, from int, forward bool, p *runlog.Progress) (runlog.Hit, error)
+}
+
+// matchCounter counts the lines a pattern matches (runlog.Counter, or memCounter for a timeline in memory).
+type matchCounter interface {
+	Run(ctx context.Context, p *runlog.Progress) error
+	Total() (int, bool)
+	Rank(line int) (int, bool)
+	Matches(k, n int) []int
+	Counted() int
+}
+
+type counterSource interface {
+	NewCounter(re *regexp.Regexp) *runlog.Counter
+}
+
+// tlSearch is the timeline's search: the pattern, the find in flight and the background count.
+type tlSearch struct {
+	pattern string
+	regex   bool
+	re      *regexp.Regexp
+	forward bool // the direction of the last / or backward search: n repeats it, N reverses it (vim)
+
+	running bool // a find is in flight
+	started time.Time
+	prog    *runlog.Progress
+	frame   int
+
+	counter   matchCounter
+	countSeq  int
+	countStop context.CancelFunc
+	counting  bool
+	countProg *runlog.Progress
+	countErr  string
+	rank      int // matches at or above the cursor line; valid when rankOK
+	rankLine  int
+	rankOK    bool
+}
+
+type searchTickMsg struct{ seq int }
+
+type countDoneMsg struct {
+	seq int
+	err error
+}
+
+// compile sets the pattern; a bad regexp is reported, not searched.
+func (s *tlSearch) compile(pattern string, regex bool) error {
+	re, err := runlog.CompilePattern(pattern, regex)
+	if err != nil {
+		return err
+	}
+	s.pattern, s.regex, s.re = pattern, regex, re
+	return nil
+}
+
+func (s *tlSearch) stopCount() {
+	if s.countStop != nil {
+		s.countStop()
+		s.countStop = nil
+	}
+	s.counting = false
+}
+
+// startCount begins counting the matches of the current pattern over src.
+func (tl *timeline) startCount() tea.Cmd {
+	s := &tl.srch
+	s.stopCount()
+	s.counter, s.rankOK, s.countErr = nil, false, ""
+	if s.re == nil || tl.src == nil {
+		return nil
+	}
+	switch src := tl.src.(type) {
+	case counterSource:
+		s.counter = src.NewCounter(s.re)
+	case *memSource:
+		s.counter = newMemCounter(src.lines, s.re)
+	default:
+		return nil
+	}
+	return tl.runCount()
+}
+
+// runCount counts (or continues counting, after an append) in a command.
+func (tl *timeline) runCount() tea.Cmd {
+	s := &tl.srch
+	if s.counter == nil || s.counting {
+		return nil
+	}
+	if mc, ok := s.counter.(*memCounter); ok {
+		mc.Run(context.Background(), nil) // in memory: instant
+		tl.updateRank()
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.countStop, s.counting = cancel, true
+	s.countSeq++
+	s.countProg = &runlog.Progress{}
+	seq, c, p := s.countSeq, s.counter, s.countProg
+	return tea.Batch(func() tea.Msg {
+		return countDoneMsg{seq: seq, err: c.Run(ctx, p)}
+	}, tl.tickCmd())
+}
+
+func (tl *timeline) countDone(msg countDoneMsg) {
+	s := &tl.srch
+	if msg.seq != s.countSeq {
+		return
+	}
+	s.counting, s.countStop = false, nil
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		s.countErr = Sanitize(msg.err.Error())
+	}
+	tl.updateRank()
+}
+
+// updateRank refreshes the ordinal of the cursor line once the count has passed it. It reads at most one
+// search piece (4 MiB), so it is done in Update rather than in View.
+func (tl *timeline) updateRank() {
+	s := &tl.srch
+	if s.counter == nil || tl.filtered {
+		return
+	}
+	line := tl.cursor
+	if s.rankOK && s.rankLine == line {
+		return
+	}
+	n, ok := s.counter.Rank(line)
+	s.rank, s.rankLine, s.rankOK = n, line, ok
+}
+
+func (tl *timeline) tickCmd() tea.Cmd {
+	seq := tl.seq
+	return tea.Tick(searchTick, func(time.Time) tea.Msg { return searchTickMsg{seq: seq} })
+}
+
+// searchTicked redraws progress and the count while a find or count runs; it keeps ticking until both end.
+func (tl *timeline) searchTicked(msg searchTickMsg) tea.Cmd {
+	s := &tl.srch
+	if !s.running && !s.counting {
+		return nil
+	}
+	s.frame++
+	tl.updateRankIfPassed()
+	if tl.filtered {
+		tl.reload(tl.height)
+	}
+	return tl.tickCmd()
+}
+
+func (tl *timeline) updateRankIfPassed() {
+	s := &tl.srch
+	if s.counter != nil && (!s.rankOK || s.rankLine != tl.cursor) && tl.cursor < s.counter.Counted() {
+		s.rankOK = false
+		tl.updateRank()
+	}
+}
+
+// cancelSearch stops a find in flight; the cursor stays where it was.
+func (tl *timeline) cancelSearch() bool {
+	if !tl.srch.running {
+		return false
+	}
+	if tl.cancel != nil {
+		tl.cancel()
+		tl.cancel = nil
+	}
+	tl.seq++ // its answer, if it still comes, is not applied
+	tl.srch.running = false
+	tl.marker = "search cancelled"
+	return true
+}
+
+// progressTag is the spinner and bytes read of a find that has run for a while, "" before that.
+func (tl *timeline) progressTag(now time.Time) string {
+	s := &tl.srch
+	if !s.running || now.Sub(s.started) < progressAfter {
+		return ""
+	}
+	spin := spinFrames[s.frame%len(spinFrames)]
+	if s.prog.Indexing() {
+		done, total := s.prog.Bytes()
+		return fmt.Sprintf("%s counting lines first %s of %s · esc cancels", spin, humanBytes(done), humanBytes(total))
+	}
+	done, total := s.prog.Bytes()
+	return fmt.Sprintf("%s searching %s of %s · esc cancels", spin, humanBytes(done), humanBytes(total))
+}
+
+// countTag is `match 3/17`, `match 3/≥17…` while counting, `17 matches` off a match.
+func (tl *timeline) countTag() string {
+	s := &tl.srch
+	if s.counter == nil {
+		return ""
+	}
+	total, done := s.counter.Total()
+	tot := fmt.Sprint(total)
+	if !done || s.counting {
+		tot = fmt.Sprintf("≥%d…", total)
+	}
+	if tl.filtered {
+		return "only matches: " + tot
+	}
+	onMatch := s.re != nil && tl.cursorMatches()
+	switch {
+	case onMatch && s.rankOK && s.rankLine == tl.cursor:
+		return fmt.Sprintf("match %d/%s", s.rank, tot)
+	case onMatch:
+		return "match ?/" + tot
+	case done && !s.counting && total == 0:
+		return "no matches"
+	}
+	return tot + " matches"
+}
+
+func (tl *timeline) cursorMatches() bool {
+	i := tl.cursor - tl.windowFrom
+	if i < 0 || i >= len(tl.window) {
+		return false
+	}
+	if tl.srch.re.MatchString(tl.window[i]) {
+		return true
+	}
+	// A line longer than the timeline keeps may match in the part it does not show.
+	if rank, ok := tl.srch.counter.Rank(tl.cursor); ok && tl.cursor > 0 {
+		before, _ := tl.srch.counter.Rank(tl.cursor - 1)
+		return rank > before
+	}
+	return false
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// memCounter is the count over a timeline held in memory.
+type memCounter struct {
+	lines   []string
+	re      *regexp.Regexp
+	matches []int
+	done    bool
+}
+
+func newMemCounter(lines []string, re *regexp.Regexp) *memCounter {
+	return &memCounter{lines: lines, re: re}
+}
+
+func (c *memCounter) Run(context.Context, *runlog.Progress) error {
+	c.matches = c.matches[:0]
+	for i, l := range c.lines {
+		if c.re.MatchString(l) {
+			c.matches = append(c.matches, i)
+		}
+	}
+	c.done = true
+	return nil
+}
+
+func (c *memCounter) Total() (int, bool) { return len(c.matches), c.done }
+func (c *memCounter) Counted() int {
+	if c.done {
+		return len(c.lines)
+	}
+	return 0
+}
+
+func (c *memCounter) Rank(line int) (int, bool) {
+	if !c.done || line < 0 || line >= len(c.lines) {
+		return 0, false
+	}
+	n := 0
+	for _, m := range c.matches {
+		if m > line {
+			break
+		}
+		n++
+	}
+	return n, true
+}
+
+func (c *memCounter) Matches(k, n int) []int {
+	if k < 0 || k >= len(c.matches) {
+		return nil
+	}
+	return c.matches[k:min(len(c.matches), k+n)]
+}
+
+// filteredSource shows only the matching lines of a timeline (lnav's filter-in, less's &).
+type filteredSource struct {
+	base LogSource
+	c    matchCounter
+}
+
+func (f filteredSource) Len() int {
+	n, _ := f.c.Total()
+	return n
+}
+
+func (f filteredSource) Lines(from, n int) []string {
+	var out []string
+	for _, line := range f.c.Matches(from, n) {
+		out = append(out, f.base.Lines(line, 1)...)
+	}
+	return out
+}
+
+// line is the log line of the k-th match.
+func (f filteredSource) line(k int) (int, bool) {
+	m := f.c.Matches(k, 1)
+	if len(m) == 0 {
+		return 0, false
+	}
+	return m[0], true
+}
