@@ -90,6 +90,11 @@ func TestStatusJSONOnC2Fixtures(t *testing.T) {
 	if reopened.Status != model.StatusPaused || reopened.RawStatus != "in_progress" || reopened.Attention.Code == model.AttentionRunning {
 		t.Errorf("reopened: %s (%s), attention %+v", reopened.Status, reopened.RawStatus, reopened.Attention)
 	}
+	// runwatch resume refuses a run already waiting: the attention points at the brief, which names the
+	// orchestrator's own resume.
+	if a := reopened.Attention; a.Action != model.ActionBrief || !strings.Contains(a.Reason, "orchestrator's own resume") {
+		t.Errorf("reopened attention %+v", a)
+	}
 	// Times as js-yaml wrote them: three fractional digits, trailing zeros kept.
 	r := rawRun(t, raw, c2Reopened)
 	stage1 := r["stages"].([]any)[0].(map[string]any)

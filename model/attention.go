@@ -131,6 +131,11 @@ func Judge(r *Run) Attention {
 		if l, ok := firstLock(r, VerdictUnknown); ok && !l.Shared {
 			return calm(11, AttentionUnknownLock, "paused; lock "+lockWho(l)+": "+strings.Join(l.Reasons, "; "), ActionUnlock)
 		}
+		if r.Kind == KindJonggrang && strings.EqualFold(strings.TrimSpace(r.RawStatus), "in_progress") {
+			// Reopened: the manifest needs no change (runwatch resume refuses), only the orchestrator's own
+			// resume, which the brief names.
+			return calm(11, AttentionPaused, "reopened, waiting at "+currentLabel(r)+" for the orchestrator's own resume", ActionBrief)
+		}
 		return calm(11, AttentionPaused, "paused at "+currentLabel(r)+"; resume when ready", ActionResume)
 	case StatusCompleted:
 		return calm(13, AttentionCompleted, "completed", ActionNone)
