@@ -474,3 +474,29 @@ func TestDetailWrapAndScroll(t *testing.T) {
 		t.Fatalf("w did not wrap the detail:\n%s", s)
 	}
 }
+
+// BenchmarkFrameWrapLongLines: one frame of the timeline with wrap on, at 200x60, every visible line 4 KiB
+// long (the worst a screen holds: the cursor line and its neighbours all wrap to many rows).
+func BenchmarkFrameWrapLongLines(b *testing.B) {
+	var lines []string
+	for i := 0; i < 500; i++ {
+		lines = append(lines, fmt.Sprintf("[2026-11-30T11:%02d:00Z] stale_lock_cleared payload=%s", i%60, strings.Repeat(`{"host": "h", "pid": 42} `, 160)))
+	}
+	m := newTestModel(b, 200, 60, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines), Theme: "dark"})
+	for m.app.focus != PaneTimeline {
+		m = send(b, m, press("tab"))
+	}
+	m = send(b, m, press("w"))
+	m = send(b, m, press("/"))
+	for _, r := range "pid" {
+		m = send(b, m, press(string(r)))
+	}
+	m = send(b, m, press("enter"))
+	if !m.tl.wrap {
+		b.Fatal("wrap is off")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
