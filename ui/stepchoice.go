@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -93,13 +92,17 @@ func (c *stepChoice) View() string {
 	inner := max(10, c.w-4)
 	cur := Sanitize(c.req.Run.CurrentStage)
 	lines := []string{t.Bold.Render(truncate("Which stage comes after "+cur+"?", inner)), ""}
-	for _, l := range wrapText(Sanitize(c.reason), inner) {
-		lines = append(lines, t.Dim.Render(l))
-	}
-	lines = append(lines, "")
 	for i, o := range c.options {
 		lines = append(lines, truncate(fmt.Sprintf("%d  %s %s", i+1, cur+" →", Sanitize(o)), inner))
 	}
-	lines = append(lines, "", t.Dim.Render(strings.TrimSpace("a number names it (the change is shown before it is written) · esc cancel")))
+	lines = append(lines, "", t.Dim.Render(truncate("a number names it (the change is shown first) · esc cancel", inner)), "")
+	// The choices come first: on a small screen the reason is what gets cut (the footer has it too).
+	room := max(0, c.h-2-len(lines))
+	for i, l := range wrapText(Sanitize(c.reason), inner) {
+		if i == room {
+			break
+		}
+		lines = append(lines, t.Dim.Render(l))
+	}
 	return box(t, "Step: the files do not say", lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, scroll{})
 }

@@ -261,7 +261,7 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 		fields = append(fields, kv("next", next))
 		p.Summary = fmt.Sprintf("mark stage %s done (%d checklist item(s) all 1) and move CURRENT_STAGE to %s", cur, items, next)
 		if to != "" {
-			p.Summary += " (named with --to)"
+			p.Summary += " (the next stage as you named it)"
 		}
 	} else {
 		p.Summary = fmt.Sprintf("mark the last stage %s done (%d checklist item(s) all 1); finalization flags remain", cur, items)
