@@ -828,6 +828,11 @@ func (tl *timeline) found(msg searchDoneMsg, h int) {
 		}
 		return
 	}
+	if r, ok := tl.src.(renumberer); ok {
+		// The hit is in counted line numbers (a search waits for the count); a renumbering still pending
+		// from the estimate would otherwise move the cursor off it.
+		r.Renumbered()
+	}
 	tl.marker = wrapNote(msg.wrapped, msg.forward)
 	tl.cursor = msg.line
 	tl.follow = false
