@@ -14,6 +14,7 @@ import (
 
 	"runwatch/config"
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/state/action"
 	"runwatch/ui"
 	"runwatch/watch"
@@ -149,17 +150,38 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		debug = f
 	}
 
-	w, err := watch.New(watch.Options{
-		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
-		// The list is on screen before every run is read; runs join it as they load (issue 16).
-		Progressive: true,
-		StageOrders: stageOrders(cfg),
-	})
+	local, roots, err := splitRoots(paths, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
-		return 1
+		return 2
 	}
-	defer w.Close()
+	// With only remote roots there is nothing to watch here.
+	var w *watch.Watcher
+	if len(local) > 0 {
+		w, err = watch.New(watch.Options{
+			Paths: local, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
+			// The list is on screen before every run is read; runs join it as they load (issue 16).
+			Progressive: true,
+			StageOrders: stageOrders(cfg),
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "runwatch: %v\n", err)
+			return 1
+		}
+		defer w.Close()
+	}
+	var rw *remote.Watcher
+	if len(roots) > 0 {
+		var args []string
+		if opts.StaleAfter > 0 {
+			args = append(args, "--stale-after", opts.StaleAfter.String())
+		}
+		if opts.Poll > 0 {
+			args = append(args, "--poll", opts.Poll.String())
+		}
+		rw = remote.Watch(sshFor(cfg), roots, remote.Options{Args: args})
+		defer rw.Close()
+	}
 
 	var p *tea.Program
 	notifier, err := newDashboardNotifier(notifySettings, func(msg tea.Msg) { p.Send(msg) })
@@ -169,7 +191,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 
 	m := ui.New(ui.Options{
-		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: ui.NewActor(action.Options{ReadOnly: readOnly}, func() model.Env { return envFor(cfg) }),
+		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly}, func() model.Env { return envFor(cfg) }), ssh: sshFor(cfg)},
 		OpenLog: ui.OpenIndexedLog, Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 	})
@@ -185,9 +207,17 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 	p = tea.NewProgram(m, popts...)
 
-	notifier.start(w.Snapshot())
+	if w != nil {
+		notifier.start(w.Snapshot())
+		go ui.Relay(p, w, notifier.observe)
+	} else {
+		notifier.start(nil)
+		go p.Send(ui.SnapshotMsg{Health: ui.Health{Mode: "ssh"}, At: time.Now()})
+	}
 	defer notifier.stop()
-	go ui.Relay(p, w, notifier.observe)
+	if rw != nil {
+		go ui.RelayRemote(p, rw, notifier.observe)
+	}
 
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)

@@ -27,10 +27,6 @@ func runRemoteAction(name string, args []string, run remote.Root, runArg string,
 	}
 	s := sshFor(cfg)
 	ctx := context.Background()
-	if err := s.Master(ctx, run); err != nil {
-		fmt.Fprintf(stderr, "runwatch %s: %v\n", name, err)
-		return exitRefused
-	}
 	call := func(extra ...string) int {
 		out, errb, code, err := s.Run(ctx, run, append(append([]string{name}, fwd...), extra...)...)
 		stdout.Write(out)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote/sshtest"
+	"runwatch/ui"
 )
 
 // sshFleet starts real sshd servers named by aliases whose sessions find the runwatch under test on their
@@ -210,5 +212,65 @@ func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 	}
 	if undone, _ := os.ReadFile(stateFile); !bytes.Equal(undone, before) {
 		t.Fatalf("undo did not restore state.env:\n%s", undone)
+	}
+}
+
+// The issue's end-to-end: the real dashboard in tmux over two hosts, a step applied on the remote run with
+// its audit line there, a host whose sshd is killed shown reconnecting and then live again.
+func TestDashboardOverSSHTwoHosts(t *testing.T) {
+	fleet := sshFleet(t, "alpha", "beta")
+	rootA, rootB := t.TempDir(), t.TempDir()
+	dirA := remoteRun(t, rootA, "irm-alpha-20261201T080000Z")
+	remoteRun(t, rootB, "irm-beta-20261201T080000Z")
+	bin := filepath.Join(fleet.BinDir, "runwatch")
+
+	d := newTmuxDemo(t)
+	d.env = append(d.env, "RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "),
+		"XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"))
+	exitFile := d.start(t, fmt.Sprintf("%s ssh://alpha%s beta:%s", bin, rootA, rootB))
+
+	s := d.waitScreen("runs from both hosts", func(s string) bool {
+		return strings.Contains(s, "irm-alpha-20261201T080000Z") && strings.Contains(s, "irm-beta-20261201T080000Z") &&
+			strings.Contains(s, "● alpha") && strings.Contains(s, "● beta")
+	})
+	if !strings.Contains(s, "HOST") {
+		t.Errorf("two hosts but no HOST column:\n%s", s)
+	}
+
+	// A change on the remote side appears here.
+	env, _ := os.ReadFile(filepath.Join(dirA, "checklist.state.env"))
+	if err := os.WriteFile(filepath.Join(dirA, "checklist.state.env"), []byte(strings.Replace(string(env), `CB_S2_B="0"`, `CB_S2_B="1"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Step the remote run: the plan comes from alpha, the change is made there with its audit line.
+	d.selectRun("host:alpha")
+	d.press(ui.ActStep)
+	d.waitText("[y/N]")
+	if !strings.Contains(d.screen(), "alpha") {
+		t.Errorf("the confirmation does not say the change is made on alpha:\n%s", d.screen())
+	}
+	d.send("y")
+	d.waitText("done on alpha")
+	state, _ := os.ReadFile(filepath.Join(dirA, "state.env"))
+	if !strings.Contains(string(state), `S1_DONE="1"`) || !strings.Contains(string(state), `CURRENT_STAGE="S2"`) {
+		t.Fatalf("alpha's state.env after the step:\n%s", state)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dirA, "run.log")); !strings.Contains(string(log), "from the runwatch dashboard") {
+		t.Errorf("no audit line on alpha:\n%s", log)
+	}
+
+	// A host that goes away is shown reconnecting, its runs kept; when it is back, it is live again.
+	fleet.Kill("beta")
+	d.waitText("beta reconnecting")
+	fleet.Start("beta")
+	if !d.within(45*time.Second, func(s string) bool { return strings.Contains(s, "● beta") }) {
+		ps, _ := exec.Command("sh", "-c", "ps -eo pid,ppid,pgid,etime,args | grep -E 'ssh|runwatch' | grep -v grep").CombinedOutput()
+		t.Fatalf("beta not live again:\n%s\n%s", d.screen(), ps)
+	}
+
+	d.press(ui.ActQuit)
+	if code := d.waitExit(exitFile); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }

@@ -39,9 +39,6 @@ func snapshotOne(ctx context.Context, s SSH, c connection, args []string) ([]mod
 		h.State, h.Error, h.Since = model.HostFailed, msg, time.Now()
 		return nil, h
 	}
-	if err := s.Master(ctx, c.root); err != nil {
-		return fail(err.Error())
-	}
 	cmdArgs := append([]string{"status", "--json"}, args...)
 	cmdArgs = append(cmdArgs, "--")
 	cmdArgs = append(cmdArgs, c.paths...)

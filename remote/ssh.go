@@ -3,11 +3,14 @@ package remote
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -51,6 +54,13 @@ func FromEnv(configCommand []string, remote string) SSH {
 // Argv is the ssh command line that runs runwatch with args on root's host. ssh joins the remote words
 // with spaces for the remote shell, so each is quoted here; nothing from a run file is ever among them.
 func (s SSH) Argv(r Root, args ...string) []string {
+	// ControlMaster=no uses the master's socket when a watcher's stream holds one (see MasterCmd), and
+	// connects on its own when none does.
+	argv := s.base(r, "-o", "ControlMaster=no")
+	return append(argv, r.Dest(), "--", s.remoteWords(args))
+}
+
+func (s SSH) remoteWords(args []string) string {
 	remote := s.Remote
 	if remote == "" {
 		remote = "runwatch"
@@ -59,11 +69,7 @@ func (s SSH) Argv(r Root, args ...string) []string {
 	for _, a := range args {
 		words = append(words, shellQuote(a))
 	}
-	// ControlMaster=no still uses a master's socket when one is there (see Master), and connects on its own
-	// when none is: a command never becomes a master itself, because a backgrounded master keeps the
-	// command's stdout and stderr open and the reader would never see them end.
-	argv := s.base(r, "-o", "ControlMaster=no")
-	return append(argv, r.Dest(), "--", strings.Join(words, " "))
+	return strings.Join(words, " ")
 }
 
 func (s SSH) base(r Root, extra ...string) []string {
@@ -79,7 +85,7 @@ func (s SSH) base(r Root, extra ...string) []string {
 		"-o", "ConnectTimeout=10",
 	)
 	if s.ControlDir != "" {
-		argv = append(argv, "-o", "ControlPath="+filepath.Join(s.ControlDir, "%C"))
+		argv = append(argv, "-o", "ControlPath="+s.controlPath(r))
 		argv = append(argv, extra...)
 	}
 	if r.Port != "" {
@@ -88,51 +94,69 @@ func (s SSH) base(r Root, extra ...string) []string {
 	return argv
 }
 
-// Master makes sure a ControlMaster connection to root's host is up (one persists for a minute after its
-// last use), so the watcher's stream and every action share one authenticated connection. It returns ssh's
-// own message when the host cannot be reached.
-func (s SSH) Master(ctx context.Context, r Root) error {
-	if s.ControlDir == "" {
-		return nil
-	}
-	if err := os.MkdirAll(s.ControlDir, 0o700); err != nil {
-		return fmt.Errorf("ssh control folder: %w", err)
-	}
-	// A file, not a pipe, for stderr: the master lives on in the background holding it, and a pipe would
-	// keep Wait waiting for its end.
-	errf, err := os.CreateTemp(s.ControlDir, "master-err-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(errf.Name())
-	defer errf.Close()
-	argv := s.base(r, "-o", "ControlMaster=auto", "-o", "ControlPersist=60s")
-	argv = append(argv, "-f", "-N", r.Dest())
-	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c.Stderr = errf
-	runErr := c.Run()
-	if runErr == nil {
-		return nil
-	}
-	msg, _ := os.ReadFile(errf.Name())
-	code := -1
-	if ee, ok := runErr.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	}
-	return fmt.Errorf("%s", Explain(r, code, msg))
+// StreamCmd is the command that follows a host: a connection of its own, never multiplexed. A stream run
+// as a client of a ControlMaster, or as the master itself, was seen to stall after its first line (the
+// master moves the session's output off fd 1 and stopped relaying it), and a watcher must never stall.
+func (s SSH) StreamCmd(ctx context.Context, r Root, args ...string) *exec.Cmd {
+	argv := s.base(r)
+	argv = append(argv, "-o", "ControlPath=none", r.Dest(), "--", s.remoteWords(args))
+	return s.command(ctx, argv)
 }
 
-// Cmd makes the exec.Cmd for Argv. Its own process group lets a watcher stop ssh without a signal reaching
-// the dashboard's terminal.
+// MasterCmd is the ControlMaster a watcher keeps per host while it runs: no command (-N), in the
+// foreground (ControlPersist=no), so it ends with the watcher and nothing outlives runwatch. Actions (Run)
+// go through its socket and skip the connection and authentication.
+func (s SSH) MasterCmd(ctx context.Context, r Root) (*exec.Cmd, error) {
+	if s.ControlDir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(s.ControlDir, 0o700); err != nil {
+		return nil, fmt.Errorf("ssh control folder: %w", err)
+	}
+	path := s.controlPath(r)
+	mu, _ := masterLocks.LoadOrStore(path, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	check := append(s.base(r), "-O", "check", r.Dest())
+	checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if exec.CommandContext(checkCtx, check[0], check[1:]...).Run() == nil {
+		return nil, nil // another runwatch's master serves this host already
+	}
+	// A socket left by a master that died would stop a new one binding it.
+	_ = os.Remove(path)
+	argv := s.base(r, "-o", "ControlMaster=yes", "-o", "ControlPersist=no")
+	argv = append(argv, "-N", r.Dest())
+	c := s.command(ctx, argv)
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+var masterLocks sync.Map
+
+// controlPath is the master's socket for root's connection: named by us rather than by ssh's %C, so a
+// socket left by a dead master can be found and removed, and short, as socket paths are limited to 108 bytes.
+func (s SSH) controlPath(r Root) string {
+	sum := sha256.Sum256([]byte(r.Conn()))
+	return filepath.Join(s.ControlDir, hex.EncodeToString(sum[:8]))
+}
+
+// Cmd makes the exec.Cmd for Argv.
 func (s SSH) Cmd(ctx context.Context, r Root, args ...string) (*exec.Cmd, error) {
-	argv := s.Argv(r, args...)
+	return s.command(ctx, s.Argv(r, args...)), nil
+}
+
+// command runs argv in its own process group, so stopping it never sends a signal to the dashboard's
+// terminal.
+func (s SSH) command(ctx context.Context, argv []string) *exec.Cmd {
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
 	// If something still holds the output pipes after ssh exits, do not wait for it forever.
 	c.WaitDelay = 2 * time.Second
-	return c, nil
+	return c
 }
 
 // Run runs runwatch args on the host and returns its stdout, stderr and exit code. An exit code of 255 is

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"runwatch/model"
@@ -31,6 +32,8 @@ type HostHealth = model.HostHealth
 
 // Update is one batch from a host, in watch.Update's shape: Removed holds Run.Key values. Hosts is every
 // host's health after it.
+// Its Initial marks the runs a host had when runwatch first reached it: what is there at start-up, not
+// news (a notifier primes on them, as on the local snapshot).
 type Update struct {
 	watch.Update
 	Hosts []HostHealth
@@ -40,6 +43,8 @@ type Update struct {
 const (
 	firstBackoff = 500 * time.Millisecond
 	maxBackoff   = 30 * time.Second
+	// firstLineWithin is how long a new connection may take to say its first line.
+	firstLineWithin = 20 * time.Second
 	// maxLine bounds one JSON line: a run with thousands of stages is large, an endless line is an attack.
 	maxLine = 64 << 20
 )
@@ -50,6 +55,8 @@ type Watcher struct {
 	updates chan Update
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
+	// closeOnce closes updates once every sender has stopped.
+	closeOnce sync.Once
 
 	mu     sync.Mutex
 	health map[string]HostHealth
@@ -96,10 +103,11 @@ func (w *Watcher) Hosts() []HostHealth {
 	return out
 }
 
-// Close stops every ssh process and waits for them.
+// Close stops every ssh process, waits for them, and closes Updates.
 func (w *Watcher) Close() {
 	w.cancel()
 	w.done.Wait()
+	w.closeOnce.Do(func() { close(w.updates) })
 }
 
 type connection struct {
@@ -157,6 +165,8 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 	}
 	delay := backoff
 	known := map[string]model.Run{} // by Key, as last received
+	everLive := false
+	var masterDone chan struct{} // closed when this connection's ControlMaster exits
 	for attempt := 0; ctx.Err() == nil; attempt++ {
 		if attempt > 0 {
 			now := time.Now()
@@ -176,7 +186,16 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 			h.RetryAt = nil
 		})
 		w.send(ctx, Update{})
-		wasLive, err := w.stream(ctx, c, opts, known)
+		if !masterUp(masterDone) {
+			// Best effort: without a master, actions connect on their own.
+			if m, err := w.ssh.MasterCmd(ctx, c.root); err == nil && m != nil {
+				done := make(chan struct{})
+				masterDone = done
+				go func() { _ = m.Wait(); close(done) }()
+			}
+		}
+		wasLive, err := w.stream(ctx, c, opts, known, !everLive)
+		everLive = everLive || wasLive
 		if ctx.Err() != nil {
 			return
 		}
@@ -230,17 +249,11 @@ type wireEvent struct {
 
 // stream runs one `runwatch events` on the host and feeds its lines into updates until it ends. It returns
 // whether the host got as far as live, and why it ended.
-func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known map[string]model.Run) (bool, error) {
-	if err := w.ssh.Master(ctx, c.root); err != nil {
-		return false, err
-	}
+func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known map[string]model.Run, first bool) (bool, error) {
 	args := append([]string{"events"}, opts.Args...)
 	args = append(args, "--")
 	args = append(args, c.paths...)
-	cmd, err := w.ssh.Cmd(ctx, c.root, args...)
-	if err != nil {
-		return false, err
-	}
+	cmd := w.ssh.StreamCmd(ctx, c.root, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return false, err
@@ -250,7 +263,21 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 	if err := cmd.Start(); err != nil {
 		return false, fmt.Errorf("%s: cannot start ssh: %v", c.label, err)
 	}
-	live, readErr := w.read(ctx, c, stdout, known)
+	// A connection that says nothing at all is ended and tried again: under load an attempt was seen to
+	// hang before its first line with nothing to say why (ssh's own keepalives only start once connected).
+	answered := make(chan struct{})
+	var silent atomic.Bool
+	go func() {
+		select {
+		case <-answered:
+		case <-ctx.Done():
+		case <-time.After(firstLineWithin):
+			silent.Store(true)
+			_ = cmd.Cancel()
+		}
+	}()
+	live, readErr := w.read(ctx, c, stdout, known, first, func() { closeOnce(answered) })
+	closeOnce(answered)
 	if readErr != nil {
 		_ = cmd.Cancel()
 	}
@@ -266,6 +293,9 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 	if errors.As(waitErr, &ee) {
 		code = ee.ExitCode()
 	}
+	if silent.Load() {
+		return live, fmt.Errorf("%s: no answer within %s", c.label, firstLineWithin)
+	}
 	if code == 0 && readErr == nil {
 		return live, fmt.Errorf("%s: the remote runwatch stopped", c.label)
 	}
@@ -279,17 +309,24 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 	return live, errors.New(msg)
 }
 
-func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map[string]model.Run) (bool, error) {
+func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map[string]model.Run, firstContact bool, answered func()) (bool, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	live := false
 	// After a reconnect the stream starts with run-added for every run the host has now; those not
 	// re-added by the first watch-health line are gone.
 	readded := map[string]bool{}
 	var pending Update
+	sentLive := false // a batch up to and including the first watch-health line has gone out
+	healthChanged := false
 	flush := func() bool {
-		if len(pending.Changed)+len(pending.Removed)+len(pending.Appended) == 0 && live {
+		// An empty batch still goes out when the host's health changed: every consumer learns the health
+		// only from batches (a host gone live with nothing else to say was never shown live).
+		if len(pending.Changed)+len(pending.Removed)+len(pending.Appended) == 0 && live && !healthChanged {
 			return true
 		}
+		healthChanged = false
+		pending.Initial = firstContact && !sentLive
+		sentLive = live
 		ok := w.send(ctx, pending)
 		pending = Update{}
 		return ok
@@ -311,6 +348,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		}
 		if first {
 			first = false
+			answered()
 			if ev.Protocol < ProtocolVersion {
 				return live, &protocolError{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
 			}
@@ -345,6 +383,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 				}
 			}
 			h := ev.Health
+			healthChanged = true
 			w.setHealth(c.label, func(hh *HostHealth) {
 				if hh.State != StateLive {
 					hh.Since = now
@@ -422,4 +461,25 @@ func (t *tailBuffer) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]byte(nil), t.b...)
+}
+
+func closeOnce(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// masterUp reports whether the master whose end done signals is still running.
+func masterUp(done chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
 }

@@ -76,7 +76,7 @@ func (p *detailPane) selection() rowID {
 }
 
 func (p *detailPane) selectionOf(run model.Run) rowID {
-	if id, ok := p.sel[run.StatePath]; ok {
+	if id, ok := p.sel[run.Key()]; ok {
 		for _, r := range p.rows(run, p.innerW()) {
 			if r.id == id {
 				return id
@@ -109,16 +109,16 @@ func (p *detailPane) hasRow(run model.Run, id rowID) bool {
 // opened with enter.
 func (p *detailPane) expanded(run model.Run, stage string) bool {
 	if strings.EqualFold(stage, run.CurrentStage) {
-		return !p.open[run.StatePath]["-"+stage]
+		return !p.open[run.Key()]["-"+stage]
 	}
-	return p.open[run.StatePath][stage]
+	return p.open[run.Key()][stage]
 }
 
 func (p *detailPane) toggle(run model.Run, stage string) {
-	o := p.open[run.StatePath]
+	o := p.open[run.Key()]
 	if o == nil {
 		o = map[string]bool{}
-		p.open[run.StatePath] = o
+		p.open[run.Key()] = o
 	}
 	if strings.EqualFold(stage, run.CurrentStage) {
 		o["-"+stage] = !o["-"+stage]
@@ -197,14 +197,14 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	if fold > 0 {
 		first, last := run.Stages[0], run.Stages[fold-1]
 		mark := "▸"
-		if p.unfolded[run.StatePath] {
+		if p.unfolded[run.Key()] {
 			mark = "▾"
 		}
 		addID(rowID{kind: rowFold, key: "fold"}, t.Good.Render("✓")+" "+fmt.Sprintf("%d %ss done (%s … %s) %s", fold, word,
 			Sanitize(stageShort(first)), Sanitize(stageShort(last)), t.Dim.Render(mark+" enter")))
 	}
 	for si, st := range run.Stages {
-		if si < fold && !p.unfolded[run.StatePath] {
+		if si < fold && !p.unfolded[run.Key()] {
 			continue
 		}
 		line := t.stageStyle(st.Status).Render(st.Status.Glyph()) + " " + padRight(Sanitize(st.Key), 4)
@@ -547,7 +547,7 @@ func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
 		}
 		switch sel := p.selectionOf(run); sel.kind {
 		case rowFold:
-			p.unfolded[run.StatePath] = !p.unfolded[run.StatePath]
+			p.unfolded[run.Key()] = !p.unfolded[run.Key()]
 		case rowStage:
 			p.toggle(run, sel.stage)
 		}
@@ -604,7 +604,7 @@ func (p *detailPane) move(act string) {
 		p.top = moveScroll(p.top, act, len(rows), h)
 		return
 	}
-	p.sel[run.StatePath] = rows[ids[pos]].id
+	p.sel[run.Key()] = rows[ids[pos]].id
 	idx := ids[pos]
 	if idx < p.top {
 		p.top = idx

@@ -21,7 +21,7 @@ func parseFilter(s string) []filterTerm {
 		if strings.HasPrefix(w, "!") {
 			t.neg, w = true, w[1:]
 		}
-		if f, v, ok := strings.Cut(w, ":"); ok && (f == "is" || f == "kind" || f == "has") {
+		if f, v, ok := strings.Cut(w, ":"); ok && (f == "is" || f == "kind" || f == "has" || f == "host") {
 			t.field, w = f, v
 		}
 		if w == "" {
@@ -58,6 +58,8 @@ func (t filterTerm) match(r model.Run) bool {
 		return strings.HasPrefix(string(r.Kind), t.text) || kindShort(r.Kind) == t.text
 	case "has":
 		return hasThing(r, t.text)
+	case "host":
+		return strings.HasPrefix(strings.ToLower(hostOf(r)), t.text)
 	}
 	for _, s := range []string{r.ID, r.Title, string(r.Status), string(r.Kind), r.CurrentStage, r.Dir, r.Attention.Reason} {
 		if strings.Contains(strings.ToLower(s), t.text) {
@@ -97,4 +99,12 @@ func countVerdict(r model.Run, v model.Verdict) int {
 		}
 	}
 	return n
+}
+
+// hostOf names the machine a run is on: its remote host, or "local".
+func hostOf(r model.Run) string {
+	if r.Remote != nil {
+		return r.Remote.Host
+	}
+	return "local"
 }

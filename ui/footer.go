@@ -53,6 +53,7 @@ func (m Model) defaultSegments() []Segment {
 			}
 			return "updated " + model.HumanDuration(a.now().Sub(a.lastChange)) + " ago"
 		}},
+		{Name: "hosts", Render: func() string { return hostsSegment(a) }},
 		{Name: "focus", Render: func() string { return a.theme.Dim.Render("focus " + a.focus.String()) }},
 		{Name: "notify", Render: a.notifySegment},
 	}
@@ -103,4 +104,32 @@ func (f *footer) view(c component) string {
 		line2 = style.Render(text)
 	}
 	return truncate(line1, f.width) + "\n" + truncate(line2, f.width)
+}
+
+// hostsSegment is each remote host's connection: live, connecting, reconnecting with the time to the next
+// try, failed. The reason of a failure is in the footer's message line (and in status).
+func hostsSegment(a *app) string {
+	if len(a.hosts) == 0 {
+		return ""
+	}
+	t := a.theme
+	var parts []string
+	for _, h := range a.hosts {
+		name := Sanitize(h.Host)
+		switch h.State {
+		case model.HostLive:
+			parts = append(parts, t.Good.Render("●")+" "+name)
+		case model.HostReconnecting:
+			in := ""
+			if h.RetryAt != nil {
+				in = " in " + model.HumanDuration(max(0, h.RetryAt.Sub(a.now())))
+			}
+			parts = append(parts, t.Warn.Render("↻ "+name+" reconnecting"+in))
+		case model.HostFailed:
+			parts = append(parts, t.Bad.Render("✗ "+name+" failed"))
+		default:
+			parts = append(parts, t.Dim.Render("… "+name+" connecting"))
+		}
+	}
+	return strings.Join(parts, " ")
 }

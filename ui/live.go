@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"errors"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/watch"
 )
 
@@ -39,4 +42,28 @@ func FromWatch(u watch.Update) BatchMsg {
 
 func healthFrom(h watch.Health) Health {
 	return Health{Mode: h.Mode, Err: h.Err, LastChange: h.LastChange, Watches: h.Watches, Loading: h.Loading}
+}
+
+// RelayRemote moves a remote watcher's batches into the program, as Relay does for the local one. Each
+// host's failure reaches the footer's message line once, when it first happens.
+func RelayRemote(p *tea.Program, w *remote.Watcher, observers ...func(watch.Update)) {
+	said := map[string]string{}
+	for u := range w.Updates() {
+		for _, o := range observers {
+			o(u.Update)
+		}
+		b := FromWatch(u.Update)
+		b.Health = Health{}
+		b.Hosts = u.Hosts
+		if b.Hosts == nil {
+			b.Hosts = []model.HostHealth{}
+		}
+		p.Send(b)
+		for _, h := range u.Hosts {
+			if h.Error != "" && said[h.Host] != h.Error {
+				p.Send(ErrorMsg{Err: errors.New(h.Error)})
+			}
+			said[h.Host] = h.Error
+		}
+	}
 }

@@ -33,7 +33,9 @@ type SnapshotMsg struct {
 // file event.
 type BatchMsg struct {
 	Changed  []model.Run
-	Removed  []string // StatePaths
+	Removed  []string // Run.Key values (the StatePath of a local run)
+	// Hosts is every remote host's health, on batches from remote roots (nil on local batches).
+	Hosts []model.HostHealth
 	Appended []LogAppend
 	Health   Health
 	At       time.Time

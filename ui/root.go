@@ -172,7 +172,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case SnapshotMsg:
 		a.runs = make(map[string]model.Run, len(msg.Runs))
 		for _, r := range msg.Runs {
-			a.runs[r.StatePath] = judged(r)
+			a.runs[r.Key()] = judged(r)
 		}
 		a.health = msg.Health
 		if msg.Health.Err != "" {
@@ -237,7 +237,17 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 	// does not end up scrolled to wherever the first run read happens to sort.
 	keepTop := (a.health.Loading > 0 || msg.Health.Loading > 0) && m.list.cursor == 0
 	for _, r := range msg.Changed {
-		a.runs[r.StatePath] = judged(r)
+		a.runs[r.Key()] = judged(r)
+	}
+	if msg.Hosts != nil {
+		a.hosts = msg.Hosts
+		a.keepRemoteLogs(msg.Appended)
+		// A remote batch carries its hosts' health, not the local watcher's.
+		if len(msg.Changed) > 0 || len(msg.Removed) > 0 || len(msg.Appended) > 0 {
+			a.lastChange = msg.At
+		}
+		m.list.resort()
+		return m.tl.batch(msg)
 	}
 	for _, p := range msg.Removed {
 		delete(a.runs, p)

@@ -220,7 +220,7 @@ func (p *runsPane) resort() {
 		if a.ID != b.ID {
 			return a.ID < b.ID
 		}
-		return a.StatePath < b.StatePath
+		return a.Key() < b.Key()
 	})
 	p.cursor = 0
 	found := false
@@ -414,7 +414,7 @@ type column struct {
 var tableSteps = []struct{ col, how string }{
 	{"why", "drop"}, // the why column is placed last, in the room left over
 	{"kind", "short"}, {"stage", "short"}, {"status", "short"}, {"kind", "drop"},
-	{"lock", "drop"}, {"done", "drop"}, {"status", "drop"}, {"changed", "drop"},
+	{"lock", "drop"}, {"done", "drop"}, {"status", "drop"}, {"host", "drop"}, {"changed", "drop"},
 }
 
 // tableLayout decides, for the width w, which columns show in which form and how wide each is: every
@@ -437,7 +437,15 @@ func (p *runsPane) columns(lay tableLayout, rows []model.Run) []*column {
 	}
 	status, stage, done, lock, kind, changed := mk("status", "STATUS", false), mk("stage", "STAGE", false),
 		mk("done", "DONE", true), mk("lock", "LOCK", false), mk("kind", "KIND", false), mk("changed", "CHANGED", true)
+	host := mk("host", "HOST", false)
 	for _, r := range rows {
+		h, hs := hostOf(r), t.Dim
+		if r.Remote != nil && r.Remote.StaleSince != nil {
+			// The host cannot be reached: the row is as it was last seen.
+			h, hs = h+" ↻", t.Warn
+		}
+		host.cells = append(host.cells, h)
+		host.styles = append(host.styles, hs)
 		word := string(r.Status)
 		if lay.short["status"] {
 			word = shortStatus(r.Status)
@@ -465,8 +473,8 @@ func (p *runsPane) columns(lay tableLayout, rows []model.Run) []*column {
 		changed.styles = append(changed.styles, t.Dim)
 	}
 	var cols []*column
-	for _, c := range []*column{status, stage, done, lock, kind, changed} {
-		if lay.drop[c.id] {
+	for _, c := range []*column{status, host, stage, done, lock, kind, changed} {
+		if lay.drop[c.id] || (c == host && !p.app.manyHosts()) {
 			continue
 		}
 		c.width = visibleWidth(c.title)

@@ -553,10 +553,20 @@ func (p *timelinePane) batch(msg BatchMsg) tea.Cmd {
 			indexed = p.appended(a, h)
 		}
 	}
-	if run, ok := p.app.selectedRun(); ok && run.Kind == model.KindJonggrang {
+	run, ok := p.app.selectedRun()
+	if ok && run.Remote != nil {
+		if key := remoteLogKey(run); key != "" {
+			for _, a := range msg.Appended {
+				if a.Path == key {
+					p.setMemory(run.Key(), p.app.remoteLines(run), h)
+				}
+			}
+		}
+	}
+	if ok && run.Kind == model.KindJonggrang {
 		for _, r := range msg.Changed {
-			if r.StatePath == run.StatePath {
-				p.setMemory(run.StatePath, jonggrangTimeline(run), h)
+			if r.Key() == run.Key() {
+				p.setMemory(run.Key(), jonggrangTimeline(run), h)
 			}
 		}
 	}
@@ -575,8 +585,15 @@ func (p *timelinePane) sync() tea.Cmd {
 	}
 	h := p.innerH()
 	if run.Kind == model.KindJonggrang {
-		if p.runPath != run.StatePath {
-			p.setMemory(run.StatePath, jonggrangTimeline(run), h)
+		if p.runPath != run.Key() {
+			p.setMemory(run.Key(), jonggrangTimeline(run), h)
+		}
+		return nil
+	}
+	if run.Remote != nil {
+		// The log is on the other machine: the timeline is what its host has streamed since we connected.
+		if p.runPath != run.Key() {
+			p.setMemory(run.Key(), p.app.remoteLines(run), h)
 		}
 		return nil
 	}

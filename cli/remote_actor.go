@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"runwatch/model"
+	"runwatch/remote"
+	"runwatch/ui"
+)
+
+// fleetActor plans the dashboard's actions on local runs with the local actor, and on remote runs through
+// the remote runwatch: its --dry-run is the preview, and applying runs the same command with --yes there.
+type fleetActor struct {
+	local ui.Actor
+	ssh   remote.SSH
+}
+
+func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
+	if req.Run.Remote == nil {
+		return f.local.Plan(req)
+	}
+	root, _, err := remote.Parse(req.Run.Remote.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
+	}
+	args, err := remoteActionArgs(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, errb, code, err := f.ssh.Run(ctx, root, append(args, "--dry-run")...)
+	if err != nil || code != 0 {
+		return nil, fmt.Errorf("%s refused on %s: %s", req.Action, root.Label(), remoteFailure(root, code, out, errb, err))
+	}
+	summary, preview, _ := strings.Cut(strings.TrimSuffix(string(out), "(dry run: nothing written)\n"), "\n")
+	p := &remotePlan{ssh: f.ssh, root: root, args: args, summary: summary, preview: preview}
+	if req.Action == ui.ActUnlock {
+		// A lock on a host nobody here can judge still needs its holder typed, as it does locally; the
+		// typed word then stands for --force on the remote command line.
+		for _, l := range req.Run.Locks {
+			if l.Verdict == model.VerdictUnknown && (req.LockPath == "" || l.Path == req.LockPath) {
+				p.typed = lockWord(l)
+				break
+			}
+		}
+	}
+	return p, nil
+}
+
+func lockWord(l model.Lock) string {
+	switch {
+	case l.Host != "":
+		return l.Host
+	case l.Holder != "":
+		return l.Holder
+	}
+	return "clear"
+}
+
+// remoteActionArgs is the subcommand that does req on the run's host, with the run named by its path there.
+func remoteActionArgs(req ui.ActionRequest) ([]string, error) {
+	run := req.Run.Dir
+	if req.Run.Kind == model.KindResumable && filepath.Base(req.Run.StatePath) != "state.env" {
+		run = req.Run.StatePath // several <name>.state.env runs can share one folder
+	}
+	switch req.Action {
+	case ui.ActUnlock:
+		args := []string{"unlock", run}
+		if req.LockPath != "" {
+			args = append(args, req.LockPath)
+		}
+		return args, nil
+	case ui.ActStep:
+		return []string{"step", run}, nil
+	case ui.ActTick:
+		if req.Check {
+			return []string{"check", run, req.Item}, nil
+		}
+		return []string{"uncheck", run, req.Item}, nil
+	case ui.ActRetry:
+		args := []string{"retry", run}
+		if req.Stage != "" {
+			args = append(args, req.Stage)
+		}
+		return args, nil
+	case ui.ActPause:
+		if req.Resume {
+			return []string{"resume", run}, nil
+		}
+		return []string{"pause", run}, nil
+	case ui.ActUndo:
+		return []string{"undo", run}, nil
+	}
+	return nil, fmt.Errorf("%q cannot be done on a remote run", req.Action)
+}
+
+func remoteFailure(root remote.Root, code int, out, errb []byte, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	if code == 255 || code == 127 {
+		return remote.Explain(root, code, errb)
+	}
+	msg := strings.TrimSpace(string(errb))
+	if msg == "" {
+		msg = strings.TrimSpace(string(out))
+	}
+	// The remote runwatch says "runwatch step: refused: ..."; the dashboard says which action already.
+	if _, after, ok := strings.Cut(msg, "refused: "); ok {
+		msg = after
+	}
+	return msg
+}
+
+type remotePlan struct {
+	ssh              remote.SSH
+	root             remote.Root
+	args             []string
+	summary, preview string
+	typed            string
+}
+
+func (p *remotePlan) Summary() string           { return p.summary + " (on " + p.root.Label() + ")" }
+func (p *remotePlan) Preview() string           { return p.preview }
+func (p *remotePlan) TypedConfirmation() string { return p.typed }
+
+func (p *remotePlan) Apply(typed string) (string, error) {
+	if p.typed != "" && typed != p.typed {
+		return "", fmt.Errorf("not confirmed: type %q exactly", p.typed)
+	}
+	host, _ := os.Hostname()
+	args := append(append([]string{}, p.args...), "--yes", "--reason", "from the runwatch dashboard on "+host)
+	if p.typed != "" {
+		args = append(args, "--force")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, errb, code, err := p.ssh.Run(ctx, p.root, args...)
+	switch {
+	case err != nil || code == 255 || code == 127:
+		// ssh itself failed: whether the command ran there is unknown, and the person must be told so.
+		return "", fmt.Errorf("%s: %s; whether it was applied is unknown: look at the run before trying again",
+			p.args[0], remoteFailure(p.root, code, out, errb, err))
+	case code == exitAppliedUnaudit || code == exitAppliedOver:
+		return "done on " + p.root.Label() + ", but: " + strings.TrimSpace(string(errb)), nil
+	case code != 0:
+		return "", errors.New(p.args[0] + " refused on " + p.root.Label() + ": " + remoteFailure(p.root, code, out, errb, nil))
+	}
+	return "done on " + p.root.Label() + ": " + p.summary, nil
+}

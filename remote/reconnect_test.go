@@ -1,0 +1,35 @@
+package remote
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/remote/sshtest"
+)
+
+// A host that comes back after an action went through its ControlMaster is shown live again, even when it
+// has nothing new to say (its health reached no one when the batch had no runs in it).
+func TestHostShownLiveAgainAfterAnActionAndARestart(t *testing.T) {
+	fleet := sshtest.New(t, binDir, "alpha", "beta")
+	rootA, rootB := t.TempDir(), t.TempDir()
+	writeRun(t, rootA, "a-20261201T080000Z", "S1")
+	writeRun(t, rootB, "b-20261201T080000Z", "S1")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "alpha", Path: rootA}, {Host: "beta", Path: rootB}}, Options{})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	c.until(t, "both", func() bool { return c.host("alpha").State == StateLive && c.host("beta").State == StateLive })
+	if _, _, code, err := s.Run(context.Background(), Root{Host: "alpha", Path: rootA}, "status", "--json", rootA); err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	fleet.Kill("beta")
+	c.until(t, "beta down", func() bool { return c.host("beta").State == StateReconnecting })
+	time.Sleep(3 * time.Second)
+	fleet.Start("beta")
+	start := time.Now()
+	c.until(t, "beta back", func() bool { return c.host("beta").State == StateLive })
+	t.Logf("back after %s", time.Since(start))
+}
