@@ -17,7 +17,7 @@ type app struct {
 	theme Theme
 	actor Actor
 
-	runs       map[string]model.Run // by Run.Key
+	runs map[string]model.Run // by Run.Key
 	// hosts is the health of each remote host, as the remote watcher last said.
 	hosts []model.HostHealth
 	// remoteLogs holds the log lines of remote runs as their hosts streamed them, by ssh://host/path:

@@ -32,10 +32,10 @@ type SnapshotMsg struct {
 // BatchMsg is one batch of changes (watch.Update-shaped). The dashboard redraws once per batch, never per
 // file event.
 type BatchMsg struct {
-	Changed  []model.Run
-	Removed  []string // Run.Key values (the StatePath of a local run)
+	Changed []model.Run
+	Removed []string // Run.Key values (the StatePath of a local run)
 	// Hosts is every remote host's health, on batches from remote roots (nil on local batches).
-	Hosts []model.HostHealth
+	Hosts    []model.HostHealth
 	Appended []LogAppend
 	Health   Health
 	At       time.Time
