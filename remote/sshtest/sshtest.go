@@ -27,6 +27,7 @@ type Server struct {
 	conf  string
 	cmd   *exec.Cmd
 	log   bytes.Buffer
+	logMu sync.Mutex // the log's own: Kill holds mu while Wait waits for the log's last write
 	mu    sync.Mutex
 }
 
@@ -81,8 +82,9 @@ func New(t testing.TB, binDir string, aliases ...string) *Fleet {
 		t.Fatal(err)
 	}
 	var conf strings.Builder
-	for _, a := range aliases {
-		s := &Server{Alias: a, Port: freePort(t), dir: dir}
+	ports := freePorts(t, len(aliases))
+	for i, a := range aliases {
+		s := &Server{Alias: a, Port: ports[i], dir: dir}
 		f.Servers[a] = s
 		fmt.Fprintf(&conf, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n"+
 			"  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n",
@@ -120,9 +122,12 @@ func (f *Fleet) Start(alias string) {
 	f.t.Helper()
 	s := f.Servers[alias]
 	s.mu.Lock()
+	s.logMu.Lock()
 	s.log.Reset()
+	s.logMu.Unlock()
 	cmd := exec.Command(SSHD(), "-D", "-e", "-f", s.conf)
-	cmd.Stdout, cmd.Stderr = &s.log, &s.log
+	out := syncBuffer{mu: &s.logMu, b: &s.log}
+	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group, so Kill takes every session it forked with it, as a crashed machine would.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -131,13 +136,10 @@ func (f *Fleet) Start(alias string) {
 	}
 	s.cmd = cmd
 	s.mu.Unlock()
+	// Our own server must say it listens: a dial alone would also succeed on a port another process holds.
+	want := fmt.Sprintf("Server listening on 127.0.0.1 port %d", s.Port)
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.Port), 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return
-		}
+	for !strings.Contains(s.Log(), want) {
 		if time.Now().After(deadline) {
 			f.t.Fatalf("sshd %s did not listen on %d: %s", alias, s.Port, s.Log())
 		}
@@ -169,7 +171,23 @@ func (f *Fleet) Kill(alias string) {
 func (f *Fleet) StateHome(alias string) string { return filepath.Join(f.Dir, alias+"-state") }
 
 // Log is what sshd printed (for failure messages).
-func (s *Server) Log() string { return s.log.String() }
+func (s *Server) Log() string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return s.log.String()
+}
+
+// syncBuffer is sshd's output, written by exec's copier while tests read it.
+type syncBuffer struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
 
 func descendants(pid int) []int {
 	children := map[int][]int{}
@@ -204,13 +222,20 @@ func descendants(pid int) []int {
 	return out
 }
 
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// freePorts finds n distinct free ports. The listeners are held until all are found: closed one by one,
+// the kernel can hand the same port out twice, and two servers of one fleet on one port make "beta" answer
+// as "alpha".
+func freePorts(t testing.TB, n int) []int {
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 func run(t testing.TB, name string, args ...string) {
