@@ -52,6 +52,9 @@ type dashboardOptions struct {
 	DebugPath  string
 	// Notify holds the notification flags; nil means the config file's notify: section alone.
 	Notify *notifyFlags
+	// JournalPath, when set, is where actions are journaled instead of $XDG_STATE_HOME (the demo keeps its
+	// journal in its workspace, so trying it leaves nothing in the person's real journal).
+	JournalPath string
 
 	// Program I/O; nil means the terminal. Tests and benchmarks pass their own, with a size, since a pipe
 	// has none to report.
@@ -191,7 +194,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 
 	m := ui.New(ui.Options{
-		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly}, func() model.Env { return envFor(cfg) }), ssh: sshFor(cfg)},
+		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, func() model.Env { return envFor(cfg) }), ssh: sshFor(cfg)},
 		OpenLog: ui.OpenIndexedLog, Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 	})

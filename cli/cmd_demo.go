@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"runwatch/sim"
 )
@@ -113,5 +114,5 @@ func demoIn(root string, speed float64, seed uint64, stdout, stderr io.Writer) i
 
 // demoView opens the dashboard on the workspace and returns when the person quits it.
 func demoView(ws *sim.Workspace, stdout, stderr io.Writer) int {
-	return openDashboard(ws.Paths(), dashboardOptions{}, stdout, stderr)
+	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: filepath.Join(ws.Dir, "runwatch-journal.jsonl")}, stdout, stderr)
 }

@@ -427,3 +427,95 @@ func withoutTmux(env []string) []string {
 	}
 	return out
 }
+
+// TestReadmeTourInTmux walks the README's tour as written, key for key, at 120x40 on the real binary, and
+// checks on disk what each step says it changes.
+func TestReadmeTourInTmux(t *testing.T) {
+	d := newTmuxDemo(t)
+	bin := buildRunwatch(t)
+	dir := filepath.Join(t.TempDir(), "ws")
+	exitFile := d.start(t, fmt.Sprintf("%s demo --dir %s", bin, dir))
+	const item = "CB_M2_NO_LEGACY_TOKENS"
+
+	// 1. The header counts who needs you; Detail's first line says why and which key.
+	d.waitText("need you")
+	d.waitText("Needs you: ")
+	d.waitText("▶ add-login-form")
+	pausedState := only(t, filepath.Join(dir, "reports", "sphinx-traceability-migration-*", "state.env"))
+	checklist := filepath.Join(filepath.Dir(pausedState), "checklist.state.env")
+	deadLock := only(t, filepath.Join(dir, "reports", "iso26262-mining-*", "lock", "active.lock"))
+
+	// 2. / sphinx enter; S refused naming the item; tab, j j, space, y; S, y.
+	d.send("/")
+	d.typeText("sphinx")
+	d.send("enter")
+	d.waitText("Runs 1 of 6 /sphinx")
+	d.send("S")
+	d.waitScreen("the refusal naming "+item, func(s string) bool { return strings.Contains(s, "refused") && strings.Contains(s, item) })
+	d.send("tab")
+	d.waitText("focus Detail")
+	d.send("j")
+	d.send("j")
+	d.send("space")
+	d.waitText("tick " + item)
+	d.confirm("tick", func() bool { return envValue(checklist, item) == "1" })
+	d.waitText("[x] " + item)
+	d.send("S")
+	d.waitText("[y/N]")
+	d.send("y")
+	d.waitScreen("M2 done on disk", func(string) bool { return envValue(pausedState, "M2_DONE") == "1" })
+	d.waitText("◀ current") // the stepped run re-read
+
+	// 3. / mining enter: the dead pid's lock, U, y.
+	d.send("/")
+	d.typeText("mining")
+	d.send("enter")
+	d.waitText("Needs you: lock held by dead pid")
+	d.waitText("press U")
+	d.send("U")
+	d.confirm("clear the dead lock", func() bool { _, err := os.Stat(deadLock); return os.IsNotExist(err) })
+
+	// 4. / billing enter: waiting for your answer; b brief, y copies, esc closes.
+	d.send("/")
+	d.typeText("billing")
+	d.send("enter")
+	d.waitText("waiting for your answer")
+	d.send("b")
+	d.waitText("Resume brief")
+	d.send("y")
+	d.send("esc")
+	d.waitScreen("the brief to close", func(s string) bool { return !strings.Contains(s, "Resume brief") })
+
+	// 5. / sphinx enter, Z, y: the step is undone on that run.
+	d.send("/")
+	d.typeText("sphinx")
+	d.send("enter")
+	d.waitText("Runs 1 of 6 /sphinx")
+	d.send("Z")
+	d.waitText("[y/N]")
+	d.send("y")
+	d.waitScreen("the step undone on disk", func(string) bool { return envValue(pausedState, "M2_DONE") != "1" })
+
+	// 6. esc clears the filter; ? shows keys and legend; q quits.
+	d.send("esc")
+	time.Sleep(500 * time.Millisecond) // a lone ESC followed at once by a key reads as alt+key
+	d.waitText("Runs 6")
+	d.send("?")
+	d.waitText("Legend")
+	d.send("?")
+	d.waitText("focus Runs")
+	d.send("q")
+	d.waitExit(exitFile)
+
+	// The demo's journal is in its workspace, not in the person's state folder.
+	if _, err := os.Stat(filepath.Join(dir, "runwatch-journal.jsonl")); err != nil {
+		t.Errorf("the demo's journal is not in its workspace: %v", err)
+	}
+	for _, e := range d.env {
+		if v, ok := strings.CutPrefix(e, "XDG_STATE_HOME="); ok {
+			if _, err := os.Stat(filepath.Join(v, "runwatch", "journal.jsonl")); err == nil {
+				t.Error("the demo wrote into the real journal")
+			}
+		}
+	}
+}

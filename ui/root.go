@@ -327,6 +327,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if act == ActBack && m.tl.cancelSearch() {
 		return nil // esc stops a long search first; the cursor stays where it was
 	}
+	if act == ActFilter && a.focus == PaneDetail {
+		// Detail has nothing to search: / filters the runs, from wherever the person is reading.
+		m.setFocus(PaneRuns)
+		return m.list.Update(msg)
+	}
 	if act == ActBack && a.focus != PaneRuns {
 		m.setFocus(PaneRuns)
 		return nil

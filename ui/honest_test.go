@@ -1,0 +1,137 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+)
+
+// Enter in a [y/N] question is the capital N: no.
+func TestEnterMeansNo(t *testing.T) {
+	actor := &recordingActor{}
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+	m = send(t, m, press("S"))
+	if m.confirmDialog() == nil {
+		t.Fatal("no dialog")
+	}
+	m = send(t, m, press("enter"))
+	if m.confirmDialog() != nil || actor.applied != 0 || !strings.Contains(plain(m), "nothing was changed") {
+		t.Fatalf("enter did not cancel: applied %d\n%s", actor.applied, plain(m))
+	}
+}
+
+// A mutating key in read-only mode is answered, not ignored.
+func TestReadOnlyAnswersMutatingKeys(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: &recordingActor{}, ReadOnly: true})
+	m = send(t, m, press("U"))
+	if out := plain(m); !strings.Contains(out, "read-only: U") {
+		t.Fatalf("U in read-only mode said nothing:\n%s", out)
+	}
+}
+
+// Errors go at the next key or after errorTTL; a newer note replaces an older error; i opens the last
+// message whole.
+func TestMessagesExpireAndNeverHideNewer(t *testing.T) {
+	now := testNow
+	m := newTestModel(t, 60, 20, sampleRuns(), Options{Now: func() time.Time { return now }})
+	long := "refused: " + strings.Repeat("a long reason ", 10) + "END"
+	m = send(t, m, ErrorMsg{Err: errString(long)})
+	if out := plain(m); !strings.Contains(out, "✗ refused") || !strings.Contains(out, "i reads all") {
+		t.Fatalf("a long error is not shown cut with the way to read it:\n%s", out)
+	}
+	m = send(t, m, press("i"))
+	if p := m.pagerOverlay(); p == nil || !strings.Contains(p.text, "END") {
+		t.Fatal("i did not open the whole message")
+	}
+	m = send(t, m, press("esc"))
+	m = send(t, m, ErrorMsg{Err: errString("kaput")})
+	m = send(t, m, press("j"))
+	if strings.Contains(plain(m), "kaput") {
+		t.Fatal("an error outlived the next key")
+	}
+	m = send(t, m, ErrorMsg{Err: errString("kaput again")})
+	now = now.Add(errorTTL + time.Second)
+	if strings.Contains(plain(m), "kaput again") {
+		t.Fatal("an error outlived its time")
+	}
+	m = send(t, m, ErrorMsg{Err: errString("old error")})
+	m = send(t, m, appliedMsg{summary: "copied 12 bytes"})
+	if out := plain(m); strings.Contains(out, "old error") || !strings.Contains(out, "copied 12 bytes") {
+		t.Fatalf("a newer note is hidden by an older error:\n%s", out)
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func TestFilterTermsAndHideDone(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	ids := func(m Model) string {
+		var out []string
+		for _, sp := range m.list.order {
+			out = append(out, m.app.runs[sp].ID)
+		}
+		return strings.Join(out, ",")
+	}
+	filter := func(m Model, text string) Model {
+		m = send(t, m, press("/"))
+		for _, r := range text {
+			m = send(t, m, press(string(r)))
+		}
+		return send(t, m, press("enter"))
+	}
+	for text, want := range map[string]string{
+		"kind:resumable":   "irm-backfill-20261103T120000Z,old-done",
+		"!kind:resumable":  "add-login-form-mlop4860,pay-flow",
+		"is:stalled":       "add-login-form-mlop4860",
+		"has:lock !pay":    "add-login-form-mlop4860",
+		"is:needs-you":     "add-login-form-mlop4860,pay-flow",
+		"has:stale-lock":   "add-login-form-mlop4860",
+		"login is:stalled": "add-login-form-mlop4860",
+	} {
+		got := filter(m, text)
+		if ids(got) != want {
+			t.Errorf("/%s: %s, want %s", text, ids(got), want)
+		}
+		if got.list.filter != text {
+			t.Errorf("/ did not start empty: filter %q after typing %q", got.list.filter, text)
+		}
+		m = send(t, got, press("esc"))
+	}
+	m = send(t, m, press("."))
+	if strings.Contains(ids(m), "old-done") || !strings.Contains(plain(m), "hiding 1 done") {
+		t.Fatalf(". did not hide the completed run or say so: %s\n%s", ids(m), plain(m))
+	}
+	m = send(t, m, press("."))
+	m = send(t, m, press("s"))
+	if ids(m) != "add-login-form-mlop4860,irm-backfill-20261103T120000Z,old-done,pay-flow" {
+		t.Fatalf("s did not sort by name: %s", ids(m))
+	}
+}
+
+// Moving the cursor in Detail never changes which rows exist: nothing below it reflows.
+func TestDetailCursorDoesNotReflow(t *testing.T) {
+	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	for m.app.runs[m.app.selected].Kind != model.KindResumable {
+		m = send(t, m, press("j"))
+	}
+	m = send(t, m, press("enter"))
+	run, _ := m.app.selectedRun()
+	rowsText := func() string {
+		var out []string
+		for _, r := range m.detail.rows(run, 80) {
+			out = append(out, stripped(r.text))
+		}
+		return strings.Join(out, "\n")
+	}
+	before := rowsText()
+	for _, k := range []string{"k", "k", "j", "j", "j", "G", "g"} {
+		m = send(t, m, press(k))
+		if got := rowsText(); got != before {
+			t.Fatalf("after %s the rows changed:\n%s\nwas\n%s", k, got, before)
+		}
+	}
+}
