@@ -501,6 +501,8 @@ func TestReadmeTourInTmux(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // a lone ESC followed at once by a key reads as alt+key
 	d.waitText("Runs 6")
 	d.send("?")
+	d.waitText("Help · ")
+	d.send("G") // the legend follows the keys; on a short screen it is below them
 	d.waitText("Legend")
 	d.send("?")
 	d.waitText("focus Runs")

@@ -43,6 +43,9 @@ type runsPane struct {
 	sortBy   sortKey
 	hideDone bool
 	hidden   int // runs left out by hideDone
+	// chosen is set once the person moves the cursor: until then the selection is the top run (the one
+	// that most needs them), whatever arrives; after, it stays on the run they chose.
+	chosen bool
 
 	w, h int
 }
@@ -166,6 +169,7 @@ func (p *runsPane) setFilter(f string) {
 }
 
 func (p *runsPane) moveTo(i int) {
+	p.chosen = true
 	p.cursor = clamp(i, 0, len(p.order)-1)
 	if len(p.order) > 0 {
 		p.app.selected = p.order[p.cursor]
@@ -224,6 +228,9 @@ func (p *runsPane) resort() {
 	})
 	p.cursor = 0
 	found := false
+	if !p.chosen && len(p.order) > 0 {
+		p.app.selected = p.order[0]
+	}
 	for i, sp := range p.order {
 		if sp == p.app.selected {
 			p.cursor, found = i, true
