@@ -57,6 +57,11 @@ type Attention struct {
 // computed once by FinalizeRun and stays true until the run is read again.
 func Judge(r *Run) Attention {
 	cmd := func(a Action, extra ...string) string {
+		// `runwatch resume` only flips a paused jonggrang manifest back; every other run is resumed by
+		// starting its agent again, and on a command line that starts from the resume brief.
+		if a == ActionResume && !(r.Kind == KindJonggrang && strings.EqualFold(strings.TrimSpace(r.RawStatus), "paused")) {
+			a = ActionBrief
+		}
 		parts := append([]string{"runwatch", string(a), shellWord(r.ID)}, extra...)
 		return strings.Join(parts, " ")
 	}
