@@ -367,7 +367,12 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		section("Gates")
 		for _, g := range run.Gates {
 			glyph := t.Good.Render("✓")
-			if g.Blocked {
+			switch {
+			case g.Blocked && g.Name == "stage-checklist" && !run.Attention.NeedsYou:
+				// Open items of the current stage are where a run in progress normally stands: the next job,
+				// not an alarm. It is a warning only when the run needs someone for it.
+				glyph = t.Dim.Render("○")
+			case g.Blocked:
 				glyph = t.Warn.Render("⚠ blocked")
 			}
 			line := glyph + " " + Sanitize(g.Name) + ": " + Sanitize(g.Status)
