@@ -14,6 +14,9 @@ for f in "$frames"/*.ansi; do
 	name="$(basename "$f" .ansi)"
 	# freeze v0.2.2 leaves out the last line of its input (the footer's message line); a blank line after
 	# it is what gets dropped instead.
-	{ cat "$f"; printf '\n '; } | "$freeze" --language ansi --window --font.size 7 -o "screenshots/$name.png"
+	bg=""
+	case "$name" in *-light) bg="--background #ffffff" ;; esac
+	# shellcheck disable=SC2086 # bg is two words or none
+	{ cat "$f"; printf '\n '; } | "$freeze" --language ansi --window --font.size 7 $bg -o "screenshots/$name.png"
 	echo "screenshots/$name.png"
 done

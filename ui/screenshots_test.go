@@ -52,6 +52,10 @@ func TestScreenshots(t *testing.T) {
 	write("detail-jonggrang", keys(wide(), "j", "enter", "j", "j"))
 	write("timeline-search", keys(wide(), "/", "m", "i", "n", "i", "n", "g", "enter", "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
 	write("brief", keys(wide(), "b"))
+	// The light theme, for a light terminal: make.sh paints this one on a white window.
+	light := opts()
+	light.Theme = "light"
+	write("overview-light", newTestModel(t, 140, 40, runs, light))
 
 	stacked := newTestModel(t, 90, 30, runs, opts())
 	write("stacked-90x30", keys(stacked, "tab"))
