@@ -90,6 +90,9 @@ func unknownCommand(arg string, stderr io.Writer) (code int, handled bool) {
 	if strings.ContainsAny(arg, `/\.~`) {
 		return 0, false // clearly a path: the dashboard reports that it does not exist
 	}
+	if _, isRemote, _ := remote.Parse(arg); isRemote {
+		return 0, false // host:path, a remote root: the dashboard follows it (or says what is wrong with it)
+	}
 	if near := nearest(arg, commandNames(false)); len(near) > 0 {
 		fmt.Fprintf(stderr, "runwatch: %q is not a runwatch command, nor a file or folder here.\n", arg)
 		fmt.Fprintf(stderr, "Did you mean %s?\n", orList(quoteAll(near)))

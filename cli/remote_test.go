@@ -274,3 +274,14 @@ func TestDashboardOverSSHTwoHosts(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// A first argument in scp style (host:path) is a remote root for the dashboard, not a mistyped command.
+func TestHostPathIsNotTakenForATypo(t *testing.T) {
+	var errOut bytes.Buffer
+	if code, handled := unknownCommand("gpu2:reports", &errOut); handled {
+		t.Fatalf("host:path was answered as an unknown command (exit %d): %s", code, errOut.String())
+	}
+	if _, handled := unknownCommand("stauts", &errOut); !handled {
+		t.Fatal("a typo is still answered")
+	}
+}
