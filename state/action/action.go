@@ -110,7 +110,10 @@ type Plan struct {
 	LogLine string
 	// LockPath is the run lock Apply takes (resumable LOCK_FILE); empty when the convention has none.
 	LockPath string
-	Summary  string
+	// lockDir is LockPath's folder when it does not exist yet and lies inside the run folder: Apply creates
+	// it to take the lock where the run's writer looks, and removes it after if it is empty.
+	lockDir string
+	Summary string
 	// Warnings are consequences a person must read before confirming (e.g. the writer will undo this change);
 	// Preview shows them first.
 	Warnings []string
@@ -302,7 +305,10 @@ func (p *Plan) Preview() string {
 	if p.takeover != "" {
 		fmt.Fprintf(&b, "take over the run lock %s (%s), with a stale_lock_replaced line in the log\n", p.LockPath, p.takeover)
 	}
-	if p.LockPath != "" {
+	switch {
+	case p.lockDir != "":
+		fmt.Fprintf(&b, "take run lock %s (released after), creating its folder %s as its writer does (removed after if empty)\n", p.LockPath, p.lockDir)
+	case p.LockPath != "":
 		fmt.Fprintf(&b, "take run lock %s (released after)\n", p.LockPath)
 	}
 	for _, f := range p.Files {

@@ -65,18 +65,33 @@ func parseEnv(path string, data []byte) (*envfile.File, error) {
 }
 
 // resumableLockPath is where this run's lock lives: the lock the reader found, else the first place the
-// reader would look (resumable.LockCandidates) whose folder exists, so the lock we take is the lock every
-// reader sees. The path comes from file content, so it must resolve inside the run root: we create it.
+// reader would look (resumable.LockCandidates) that can hold it, so the lock we take is the lock every reader
+// sees. A place can hold it when its folder exists, or when the folder would lie inside the run folder: the
+// mining tool's LOCK_FILE is <run>/lock/active.lock, and lock/ exists only while it runs (git carries no
+// empty folder), so taking the next candidate whose folder happens to exist (the run folder itself) would put
+// our lock where that tool never looks. Such a folder is created by Apply (p.lockDir) and taken back after.
+// The path comes from file content, so it must resolve inside the run root: we create it.
 func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, error) {
 	for _, l := range run.Locks {
 		if l.Kind == model.KindResumable && l.Path != "" {
 			return atomicfile.Resolve(p.Root, l.Path)
 		}
 	}
+	runDir := filepath.Dir(run.StatePath)
 	candidates := resumable.LockCandidates(run.StatePath, state.Entries())
 	for _, c := range candidates {
-		if fi, err := os.Stat(filepath.Dir(c)); err == nil && fi.IsDir() {
+		dir := filepath.Dir(c)
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			return atomicfile.Resolve(p.Root, c)
+		}
+		if rel, err := filepath.Rel(runDir, c); err == nil && dir != runDir && atomicfile.Within(runDir, dir) {
+			realRun, err := atomicfile.Resolve(p.Root, runDir)
+			if err != nil {
+				return "", err
+			}
+			path := filepath.Join(realRun, rel)
+			p.lockDir = filepath.Dir(path)
+			return path, nil
 		}
 	}
 	lf, _ := state.Get("LOCK_FILE")

@@ -63,6 +63,21 @@ func (p *Plan) lockPayload() []byte {
 func (p *Plan) takeRunLock() (func(), error) {
 	payload := p.lockPayload()
 	base := filepath.Base(p.LockPath)
+	var madeDirs []string
+	if p.lockDir != "" {
+		made, err := p.root.MkdirBeneath(p.lockDir)
+		if err != nil {
+			p.removeDirs(made)
+			return nil, fmt.Errorf("create the run lock's folder %s: %w", p.lockDir, err)
+		}
+		madeDirs = made
+	}
+	taken := false
+	defer func() {
+		if !taken {
+			p.removeDirs(madeDirs)
+		}
+	}()
 	for attempt := 0; ; attempt++ {
 		err := p.root.CreateExclusive(p.LockPath, payload, atomicfile.NewTempName(base))
 		if err == nil {
@@ -96,12 +111,24 @@ func (p *Plan) takeRunLock() (func(), error) {
 		}
 		p.Recovered = append(p.Recovered, "took over "+p.LockPath+": "+why)
 	}
+	taken = true
 	return func() {
 		// Release only our own lock: never remove one that someone replaced ours with.
 		if cur, snap, err := p.root.Read(p.LockPath); err == nil && snap.Exists && bytes.Equal(cur, payload) {
 			p.root.RemoveIfUnchanged(snap, atomicfile.NewClaimName(base), nil)
 		}
+		p.removeDirs(madeDirs)
 	}, nil
+}
+
+// removeDirs takes back the folders takeRunLock created, deepest first, each only while it is empty: a
+// folder the run's writer has put its own lock in since is its folder now.
+func (p *Plan) removeDirs(dirs []string) {
+	for _, d := range dirs {
+		if removed, err := p.root.RemoveDirIfEmpty(d); err != nil || !removed {
+			return
+		}
+	}
 }
 
 // ownDeadLock reports whether held is runwatch's own lock payload, taken on this host by a process that is

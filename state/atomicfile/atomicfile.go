@@ -912,3 +912,56 @@ func SyncDir(dir string) error {
 	}
 	return nil
 }
+
+// MkdirBeneath creates the folder path and any missing folders above it, beneath the root and without
+// following a link, and returns the folders it created, deepest first, so the caller can take back exactly
+// those. A folder that appears meanwhile (another writer's mkdir) is used, not an error.
+func (r *Root) MkdirBeneath(path string) ([]string, error) {
+	rel, err := r.Rel(path)
+	if err != nil {
+		return nil, err
+	}
+	cur := dirFD{fd: int(r.f.Fd())}
+	defer func() { cur.release() }()
+	var created []string
+	sofar := r.path
+	for _, c := range strings.Split(filepath.ToSlash(rel), "/") {
+		sofar = filepath.Join(sofar, c)
+		if c == ".." || c == "." || c == "" {
+			return created, &UnsafePathError{Path: sofar, Reason: "it climbs out of the run root"}
+		}
+		err := unix.Mkdirat(cur.fd, c, 0o755)
+		switch {
+		case err == nil:
+			created = append([]string{sofar}, created...)
+		case errors.Is(err, unix.EEXIST):
+		default:
+			return created, r.pathErr("mkdir", sofar, err)
+		}
+		fd, err := unix.Openat(cur.fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return created, r.pathErr("open", sofar, err)
+		}
+		cur.release()
+		cur = dirFD{fd: fd, own: os.NewFile(uintptr(fd), sofar)}
+	}
+	return created, nil
+}
+
+// RemoveDirIfEmpty removes the folder path if it is empty, and reports whether it did. A folder someone has
+// put a file in since is left, silently: it is theirs now.
+func (r *Root) RemoveDirIfEmpty(path string) (bool, error) {
+	d, base, err := r.dir(path)
+	if err != nil {
+		return false, err
+	}
+	defer d.release()
+	switch err := unix.Unlinkat(d.fd, base, unix.AT_REMOVEDIR); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, unix.ENOTEMPTY), errors.Is(err, unix.EEXIST), errors.Is(err, unix.ENOENT):
+		return false, nil
+	default:
+		return false, r.pathErr("rmdir", path, err)
+	}
+}
