@@ -159,18 +159,3 @@ func remoteLogKey(run model.Run) string {
 	}
 	return "ssh://" + run.Remote.Host + run.Log.Path
 }
-
-// manyHosts reports whether the runs come from more than one machine: only then is a HOST column worth its
-// room.
-func (a *app) manyHosts() bool {
-	first := ""
-	for _, r := range a.runs {
-		h := hostOf(r)
-		if first == "" {
-			first = h
-		} else if h != first {
-			return true
-		}
-	}
-	return false
-}

@@ -171,6 +171,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.tick()
 	case SnapshotMsg:
 		a.runs = make(map[string]model.Run, len(msg.Runs))
+		m.list.forgetAll()
 		for _, r := range msg.Runs {
 			a.runs[r.Key()] = judged(r)
 		}
@@ -238,6 +239,7 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 	keepTop := (a.health.Loading > 0 || msg.Health.Loading > 0) && m.list.cursor == 0
 	for _, r := range msg.Changed {
 		a.runs[r.Key()] = judged(r)
+		m.list.forget(r.Key())
 	}
 	if msg.Hosts != nil {
 		a.hosts = msg.Hosts
@@ -251,6 +253,7 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 	}
 	for _, p := range msg.Removed {
 		delete(a.runs, p)
+		m.list.forget(p)
 	}
 	a.health = msg.Health
 	if len(msg.Changed) > 0 || len(msg.Removed) > 0 || len(msg.Appended) > 0 {

@@ -67,27 +67,23 @@ func m0(t *testing.T, sz [2]int, runs []model.Run) Model {
 func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
 	runs := loadFixtures(t)
 	m := newTestModel(t, 200, 60, runs, Options{Theme: "mono", Now: fixtureClock()})
-	rows := make([]model.Run, len(m.list.order))
-	for i, sp := range m.list.order {
-		rows[i] = m.app.runs[sp]
-	}
 	need := 0
-	for _, r := range rows {
-		if !r.Archived {
+	for _, sp := range m.list.order {
+		if r := m.app.runs[sp]; !r.Archived {
 			need = max(need, len(r.ID))
 		}
 	}
 	cutSeen, wholeSeen := false, false
 	for w := 30; w <= 200; w++ {
-		lay, cols := m.list.fit(w, rows)
+		lay := m.list.fit(w)
 		used := 2 + lay.nameW
-		for _, c := range cols {
-			widest := visibleWidth(c.title)
-			for _, s := range c.cells {
-				widest = max(widest, visibleWidth(s))
+		for _, c := range lay.cols {
+			widest := visibleWidth(colTitle[c.id])
+			for _, sp := range m.list.order {
+				widest = max(widest, visibleWidth(m.list.cellsOf(sp, fixtureNow).text[c.id][c.form]))
 			}
 			if c.width != widest {
-				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, c.id, c.width, widest)
+				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, colTitle[c.id], c.width, widest)
 			}
 			used += lay.sep + c.width
 		}

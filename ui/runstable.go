@@ -1,0 +1,481 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"runwatch/model"
+)
+
+// The runs table. lipgloss/table is not used: its column sizing cannot do "the name takes the slack, every
+// other column is exactly its widest cell, columns go by priority as the width shrinks", which is what the
+// table is for. Each run's cells are built once per change of the run and kept (runsPane.cells), so a frame
+// measures the columns from cached widths and renders only the rows it shows: with 1,200 runs loading,
+// rebuilding every row's cells on every frame was most of the dashboard's CPU and garbage.
+
+// colID is a column of the runs table after NAME, in the order they are drawn.
+type colID int
+
+const (
+	colStatus colID = iota
+	colHost
+	colStage
+	colDone
+	colLock
+	colKind
+	colChanged
+	colWhy
+	colCount
+)
+
+var (
+	colTitle = [colCount]string{"STATUS", "HOST", "STAGE", "DONE", "LOCK", "KIND", "CHANGED", "WHY"}
+	colRight = [colCount]bool{colDone: true, colChanged: true}
+)
+
+// Every cell has a long and a short form; a column with one form has the same text in both.
+const (
+	formLong = iota
+	formShort
+)
+
+// runCells is one run's row as plain text in every form the layout may choose, with its widths and what
+// picks each cell's style.
+type runCells struct {
+	name      string
+	nameW     int
+	archived  bool
+	status    model.RunStatus
+	verdict   model.Verdict
+	hostStale bool
+	updated   time.Time
+	agoAt     time.Time // the second the CHANGED cell was worked out for
+	agoSet    bool
+	text      [colCount][2]string
+	width     [colCount][2]int
+}
+
+func newRunCells(r model.Run) *runCells {
+	c := &runCells{name: Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt}
+	c.nameW = visibleWidth(c.name)
+	set := func(id colID, long, short string) { c.text[id] = [2]string{long, short} }
+	if r.Archived {
+		set(colStatus, "archived", "archived")
+	} else {
+		set(colStatus, string(r.Status), shortStatus(r.Status))
+	}
+	h := hostOf(r)
+	if r.Remote != nil && r.Remote.StaleSince != nil {
+		// The host cannot be reached: the row is as it was last seen.
+		h, c.hostStale = h+" ↻", true
+	}
+	set(colHost, h, h)
+	set(colStage, stageCell(r, true), stageCell(r, false))
+	done := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
+	set(colDone, done, done)
+	badge, verdict := lockBadge(r)
+	c.verdict = verdict
+	set(colLock, badge, badge)
+	set(colKind, string(r.Kind), kindShort(r.Kind))
+	if r.Attention.NeedsYou {
+		why := Sanitize(r.Attention.Reason)
+		set(colWhy, why, why)
+	}
+	for id := range colCount {
+		for f := range 2 {
+			c.width[id][f] = visibleWidth(c.text[id][f])
+		}
+	}
+	return c
+}
+
+// refreshAgo works out the CHANGED cell again once a second: it is the only cell that changes without
+// the run changing.
+func (c *runCells) refreshAgo(now time.Time) {
+	sec := now.Truncate(time.Second)
+	if c.agoSet && c.agoAt.Equal(sec) {
+		return
+	}
+	c.agoAt, c.agoSet = sec, true
+	a := ago(now, c.updated)
+	c.text[colChanged] = [2]string{a, a}
+	w := visibleWidth(a)
+	c.width[colChanged] = [2]int{w, w}
+}
+
+func (c *runCells) style(t Theme, id colID) lipgloss.Style {
+	switch id {
+	case colStatus:
+		if c.archived {
+			return t.Dim
+		}
+		return t.statusStyle(c.status)
+	case colHost:
+		if c.hostStale {
+			return t.Warn
+		}
+	case colStage:
+		return lipgloss.NewStyle()
+	case colLock:
+		return t.verdictStyle(c.verdict)
+	case colWhy:
+		return t.Warn
+	}
+	return t.Dim
+}
+
+// cellsOf is the cached row of the run sp, built from the run on first use after it changed.
+func (p *runsPane) cellsOf(sp string, now time.Time) *runCells {
+	c, ok := p.cells[sp]
+	if !ok {
+		if p.cells == nil {
+			p.cells = map[string]*runCells{}
+		}
+		c = newRunCells(p.app.runs[sp])
+		p.cells[sp] = c
+	}
+	c.refreshAgo(now)
+	return c
+}
+
+// forget drops the cached rows of runs that changed or went; the root calls it for every run it replaces
+// or removes.
+func (p *runsPane) forget(keys ...string) {
+	for _, k := range keys {
+		delete(p.cells, k)
+	}
+	p.gen++
+}
+
+// forgetAll drops every cached row (a new snapshot).
+func (p *runsPane) forgetAll() {
+	p.cells = nil
+	p.gen++
+}
+
+// tableMeasure is what the layout needs from all rows (not only the visible ones): each column's widest
+// cell in each form, and the widths of the live runs' names.
+type tableMeasure struct {
+	gen      int
+	at       time.Time
+	valid    bool
+	width    [colCount][2]int // the header included
+	names    []int            // archived runs' names may be cut, so only live ones count
+	nameNeed int
+}
+
+// measure is the table's measure for the current order, taken again only when a run or the order changed,
+// or the clock moved to another second.
+func (p *runsPane) measure() *tableMeasure {
+	now := p.app.now()
+	sec := now.Truncate(time.Second)
+	ms := &p.measured
+	if ms.valid && ms.gen == p.gen && ms.at.Equal(sec) {
+		return ms
+	}
+	*ms = tableMeasure{gen: p.gen, at: sec, valid: true, names: ms.names[:0], nameNeed: len("NAME")}
+	for id := range colCount {
+		w := visibleWidth(colTitle[id])
+		ms.width[id] = [2]int{w, w}
+	}
+	for _, sp := range p.order {
+		c := p.cellsOf(sp, now)
+		for id := range colCount {
+			ms.width[id][formLong] = max(ms.width[id][formLong], c.width[id][formLong])
+			ms.width[id][formShort] = max(ms.width[id][formShort], c.width[id][formShort])
+		}
+		if !c.archived {
+			ms.names = append(ms.names, c.nameW)
+			ms.nameNeed = max(ms.nameNeed, c.nameW)
+		}
+	}
+	return ms
+}
+
+// tableStep is one way the table gives up room for the name: shorten a column or drop it.
+type tableStep struct {
+	col  colID
+	drop bool
+}
+
+// tableSteps are the ways the table gives up room for the name, least important first.
+var tableSteps = []tableStep{
+	{colKind, false}, {colStage, false}, {colStatus, false}, {colKind, true},
+	{colLock, true}, {colDone, true}, {colStatus, true}, {colHost, true}, {colChanged, true},
+}
+
+// tableLayout is, for one width, which columns show in which form and how wide each is: every column is
+// exactly as wide as its widest cell or header (no slack), the name takes what is left, and the why column,
+// last, takes any room left over once every name fits.
+type tableLayout struct {
+	short, drop [colCount]bool
+	nameW, whyW int
+	sep         int
+	cols        []shownCol
+}
+
+// shownCol is a column the layout shows, in its form and width.
+type shownCol struct {
+	id    colID
+	form  int
+	width int
+}
+
+func (lay *tableLayout) set(s tableStep, on bool) {
+	if s.drop {
+		lay.drop[s.col] = on
+	} else {
+		lay.short[s.col] = on
+	}
+}
+
+func (lay *tableLayout) form(id colID) int {
+	if lay.short[id] {
+		return formShort
+	}
+	return formLong
+}
+
+// shown lists the columns lay shows, WHY aside (it is sized from what is left).
+func (p *runsPane) shown(lay *tableLayout, ms *tableMeasure) []shownCol {
+	var cols []shownCol
+	for id := range colCount {
+		if lay.drop[id] || id == colWhy || (id == colHost && !p.manyHosts) {
+			continue
+		}
+		f := lay.form(id)
+		cols = append(cols, shownCol{id: id, form: f, width: ms.width[id][f]})
+	}
+	return cols
+}
+
+// fit chooses the layout for inner width w: it gives up room step by step while the longest name does not
+// fit, then takes back every step that did not let more names show whole.
+func (p *runsPane) fit(w int) tableLayout {
+	ms := p.measure()
+	sep := 2
+	if w < 80 {
+		sep = 1
+	}
+	const glyphW = 2 // status glyph and a space
+	room := func(lay *tableLayout) int {
+		used := glyphW
+		for _, c := range p.shown(lay, ms) {
+			used += c.width + sep
+		}
+		return w - used
+	}
+	whole := func(r int) int {
+		n := 0
+		for _, nw := range ms.names {
+			if nw <= r {
+				n++
+			}
+		}
+		return n
+	}
+	lay := tableLayout{sep: sep}
+	lay.drop[colWhy] = true
+	r := room(&lay)
+	var applied []int
+	for step := 0; step < len(tableSteps) && r < ms.nameNeed; step++ {
+		lay.set(tableSteps[step], true)
+		r = room(&lay)
+		applied = append(applied, step)
+	}
+	// Take back, last first, each step whose undoing shows as many whole names.
+	for i := len(applied) - 1; i >= 0; i-- {
+		st := tableSteps[applied[i]]
+		lay.set(st, false)
+		r2 := room(&lay)
+		if whole(r2) < whole(r) || r2 < 4 {
+			lay.set(st, true)
+			continue
+		}
+		r = r2
+	}
+	r = room(&lay)
+	lay.cols = p.shown(&lay, ms)
+	lay.nameW = max(4, min(ms.nameNeed, r))
+	// The why column takes what is left once every name fits; otherwise the name takes the slack.
+	if rest := r - ms.nameNeed - sep; rest >= 12 {
+		lay.drop[colWhy] = false
+		lay.whyW = rest
+	} else if r > lay.nameW {
+		lay.nameW = r
+	}
+	return lay
+}
+
+// naturalWidth is the width the table needs to show every column and every live name whole, with room
+// for a short why; the wide layout sizes the runs pane from it.
+func (p *runsPane) naturalWidth() int {
+	ms := p.measure()
+	w := 2 + ms.nameNeed
+	for _, c := range p.shown(&tableLayout{}, ms) {
+		w += 2 + c.width
+	}
+	return w + 2 + 24
+}
+
+// renderTable draws the header and the visible rows into w×h cells.
+func (p *runsPane) renderTable(w, h int) []string {
+	t := p.app.theme
+	a := p.app
+	if len(p.order) == 0 {
+		switch {
+		case !a.loaded:
+			return []string{t.Dim.Render("scanning…")}
+		case a.health.Loading > 0:
+			return []string{t.Dim.Render(fmt.Sprintf("reading %d runs…", a.health.Loading))}
+		case p.filter != "":
+			return []string{t.Dim.Render(truncate("no run matches /"+Sanitize(p.filter), w)), t.Dim.Render("esc clears the filter")}
+		case p.hidden > 0:
+			return []string{t.Dim.Render(fmt.Sprintf("all %d runs are done; %s shows them", p.hidden, a.keys.First(ActHideDone)))}
+		}
+		return []string{t.Dim.Render("no runs found under the given paths")}
+	}
+	lay := p.fit(w)
+	now := a.now()
+	sep := strings.Repeat(" ", lay.sep)
+	align := func(c shownCol, s string) string {
+		if colRight[c.id] {
+			return strings.Repeat(" ", c.width-visibleWidth(s)) + s
+		}
+		return padRight(s, c.width)
+	}
+	hdr := "  " + padRight("NAME", lay.nameW)
+	for _, c := range lay.cols {
+		hdr += sep + align(c, colTitle[c.id])
+	}
+	if lay.whyW > 0 {
+		hdr += sep + colTitle[colWhy]
+	}
+	lines := []string{t.Dim.Render(truncate(hdr, w))}
+	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
+		rc := p.cellsOf(p.order[i], now)
+		glyph, gst := rc.status.Glyph(), t.statusStyle(rc.status)
+		if rc.archived {
+			glyph, gst = "⌂", t.Dim
+		}
+		name := padRight(cutMiddle(rc.name, lay.nameW), lay.nameW)
+		plainRow := glyph + " " + name
+		styled := gst.Render(glyph) + " " + name
+		for _, c := range lay.cols {
+			s := align(c, rc.text[c.id][c.form])
+			plainRow += sep + s
+			styled += sep + rc.style(t, c.id).Render(s)
+		}
+		if lay.whyW > 0 {
+			why := cutEnd(rc.text[colWhy][formLong], lay.whyW)
+			plainRow += sep + why
+			styled += sep + rc.style(t, colWhy).Render(why)
+		}
+		line := styled
+		if i == p.cursor {
+			line = selectStyle(a, PaneRuns).Render(padRight(truncate(plainRow, w), w))
+		}
+		lines = append(lines, truncate(line, w))
+	}
+	return lines
+}
+
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	if t.After(now) {
+		return "now" // clock skew between writer and reader: never show a future time as an age
+	}
+	return model.HumanDuration(now.Sub(t))
+}
+
+func kindShort(k model.Kind) string {
+	switch k {
+	case model.KindJonggrang:
+		return "jg"
+	case model.KindResumable:
+		return "rs"
+	}
+	return "??"
+}
+
+func shortStatus(s model.RunStatus) string {
+	switch s {
+	case model.StatusAwaitingInput:
+		return "input"
+	case model.StatusCompleted:
+		return "done"
+	}
+	return string(s)
+}
+
+// lockBadge summarises a run's locks by the most important verdict: live holders matter most to someone
+// about to act, then unknown ones (which need a typed confirmation), then stale ones.
+func lockBadge(r model.Run) (string, model.Verdict) {
+	var live, stale, unknown int
+	for _, l := range r.Locks {
+		switch l.Verdict {
+		case model.VerdictLive:
+			live++
+		case model.VerdictStale:
+			stale++
+		default:
+			unknown++
+		}
+	}
+	switch {
+	case live > 0:
+		return "live", model.VerdictLive
+	case unknown > 0:
+		return "unknown", model.VerdictUnknown
+	case stale > 0:
+		return "stale", model.VerdictStale
+	}
+	return "", ""
+}
+
+// stageCell is the current stage as "key name", e.g. "10 implementation" or "M2".
+func stageCell(r model.Run, withName bool) string {
+	key := Sanitize(r.CurrentStage)
+	if key == "" {
+		return "–"
+	}
+	if st := r.Stage(r.CurrentStage); st != nil && withName && st.Name != "" && st.Name != st.Key {
+		return key + " " + cutEnd(Sanitize(st.Name), maxPhaseName)
+	}
+	return key
+}
+
+// maxPhaseName bounds a phase name in the stage column: the real ones run to 19 cells (design-verification),
+// all shown whole; a longer, hostile one is cut.
+const maxPhaseName = 19
+
+// cutMiddle shortens s to w cells by removing its middle, keeping more of the end: run ids of one task
+// share their start and differ in their suffix (irm-id-full-backfill-20261201T0518Z).
+func cutMiddle(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	if w <= 1 {
+		return string(r[:max(0, w)])
+	}
+	tail := (w - 1) * 3 / 5
+	head := w - 1 - tail
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+func cutEnd(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	if w <= 1 {
+		return string(r[:max(0, w)])
+	}
+	return string(r[:w-1]) + "…"
+}
