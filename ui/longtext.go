@@ -26,6 +26,7 @@ type richLine struct {
 	// leftMore and rightMore say the body is a window of a longer line (read from the file in pieces),
 	// so window marks that side even at the body's own edge.
 	leftMore, rightMore bool
+	sgr                 []sgrPair // per style, filled as render meets them
 }
 
 // newRichLine starts a line whose body is drawn in base (nil: unstyled).
@@ -41,6 +42,7 @@ func (l *richLine) style(a, b int, st lipgloss.Style) {
 	}
 	id := uint8(len(l.styles))
 	l.styles = append(l.styles, &st)
+	l.sgr = nil
 	for i := a; i < b; i++ {
 		l.ids[i] = id
 	}
@@ -68,15 +70,52 @@ func (l *richLine) render(a, b int) string {
 		for j < b && l.ids[j] == l.ids[i] {
 			j++
 		}
-		seg := l.body[i:j]
-		if st := l.styles[l.ids[i]]; st == nil {
-			sb.WriteString(seg)
-		} else {
-			sb.WriteString(st.Render(seg))
-		}
+		l.renderSeg(&sb, l.ids[i], l.body[i:j])
 		i = j
 	}
 	return sb.String()
+}
+
+// renderSeg writes seg in style id. A highlighted line has a segment per match, and lipgloss's Render
+// measures and re-parses each one (most of a frame's time with wrap on a screen of long lines); the SGR
+// sequences a plain style wraps its text in are taken from it once per line and reused.
+func (l *richLine) renderSeg(sb *strings.Builder, id uint8, seg string) {
+	st := l.styles[id]
+	if st == nil {
+		sb.WriteString(seg)
+		return
+	}
+	if l.sgr == nil {
+		l.sgr = make([]sgrPair, len(l.styles))
+	}
+	p := &l.sgr[id]
+	if !p.known {
+		*p = sgrOf(st)
+	}
+	if !p.ok {
+		sb.WriteString(st.Render(seg))
+		return
+	}
+	sb.WriteString(p.open)
+	sb.WriteString(seg)
+	sb.WriteString(p.close)
+}
+
+// sgrPair is what a style writes before and after its text; ok is false for a style that does more than
+// colour and attributes (padding, width, borders), which must go through Render.
+type sgrPair struct {
+	open, close string
+	known, ok   bool
+}
+
+func sgrOf(st *lipgloss.Style) sgrPair {
+	const probe = "x" // no SGR sequence holds an x
+	r := st.Render(probe)
+	i := strings.Index(r, probe)
+	if i < 0 || ansi.Strip(r) != probe {
+		return sgrPair{known: true}
+	}
+	return sgrPair{open: r[:i], close: r[i+len(probe):], known: true, ok: true}
 }
 
 // indent is the hanging indent of continuation rows: the prefix plus the body's leading blanks, capped so a
@@ -91,31 +130,60 @@ func (l *richLine) indent(w int) int {
 
 // wrap draws the line in rows of at most w cells.
 func (l *richLine) wrap(w int) []string {
-	pw := ansi.StringWidth(l.prefix)
-	if w <= pw {
-		return []string{ansi.Truncate(l.prefix, w, "")}
-	}
-	ind := l.indent(w)
-	var out []string
-	first := true
-	for a := 0; first || a < len(l.body); {
-		room := w - ind
-		lead := strings.Repeat(" ", ind)
-		if first {
-			room, lead = w-pw, l.prefix
-		}
-		b := wrapEnd(l.body, a, room)
-		out = append(out, lead+l.render(a, b))
-		first = false
-		a = b
-		if !first && a < len(l.body) {
-			// A row that starts with the blank it broke at would look like extra indentation.
-			for a < len(l.body) && l.body[a] == ' ' && a > 0 {
-				a++
-			}
-		}
+	lay := l.rows(w)
+	out := make([]string, len(lay.rows))
+	for i := range lay.rows {
+		out[i] = l.drawRow(lay, i)
 	}
 	return out
+}
+
+// wrapped is a line laid out in rows without drawing them: a pane counts the rows of every visible line
+// but draws only those that fit.
+type wrapped struct {
+	rows []wrapRow
+	ind  int // the hanging indent of rows after the first
+	w    int
+}
+
+// wrapRow is one row of a wrapped line: body[a:b], after the prefix (first row) or the hanging indent.
+type wrapRow struct{ a, b int }
+
+// rows lays the line out in rows of at most w cells.
+func (l *richLine) rows(w int) wrapped {
+	lay := wrapped{w: w}
+	pw := ansi.StringWidth(l.prefix)
+	if w <= pw {
+		lay.rows = []wrapRow{{-1, -1}} // the prefix alone, cut to the width
+		return lay
+	}
+	lay.ind = l.indent(w)
+	for a := 0; len(lay.rows) == 0 || a < len(l.body); {
+		room := w - lay.ind
+		if len(lay.rows) == 0 {
+			room = w - pw
+		}
+		b := wrapEnd(l.body, a, room)
+		lay.rows = append(lay.rows, wrapRow{a, b})
+		a = b
+		// A row that starts with the blank it broke at would look like extra indentation.
+		for a < len(l.body) && l.body[a] == ' ' && a > 0 {
+			a++
+		}
+	}
+	return lay
+}
+
+// drawRow draws row i of a layout from rows.
+func (l *richLine) drawRow(lay wrapped, i int) string {
+	r := lay.rows[i]
+	switch {
+	case r.a < 0:
+		return ansi.Truncate(l.prefix, lay.w, "")
+	case i == 0:
+		return l.prefix + l.render(r.a, r.b)
+	}
+	return strings.Repeat(" ", lay.ind) + l.render(r.a, r.b)
 }
 
 // window draws cells [x, x+w-prefix) of the body after the prefix: a horizontal scroll that keeps the

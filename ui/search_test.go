@@ -234,10 +234,11 @@ func TestHighlightIsTheMatchedText(t *testing.T) {
 	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(logLines), Theme: "dark"}))
 	m = typeSearch(t, m, "/", "stage=S1")
 	view := m.View().Content
-	if !strings.Contains(view, m.app.theme.Match.Render("stage=S1")) {
+	match := func(s string) string { p := sgrOf(&m.app.theme.Match); return p.open + s + p.close }
+	if !strings.Contains(view, match("stage=S1")) {
 		t.Fatalf("the match is not highlighted:\n%q", view)
 	}
-	if strings.Contains(view, m.app.theme.Match.Render("[2026")) || strings.Contains(view, m.app.theme.Match.Render("stage_complete stage=S1")) {
+	if strings.Contains(view, match("[2026")) || strings.Contains(view, match("stage_complete stage=S1")) {
 		t.Fatal("more than the matched text is highlighted")
 	}
 }

@@ -199,7 +199,7 @@ func (tl *timeline) rowCount(i int) int {
 	if i < 0 || i >= len(tl.window) {
 		return 1
 	}
-	return len(tl.richLine(Theme{}, time.Time{}, i, false).wrap(tl.width))
+	return len(tl.richLine(Theme{}, time.Time{}, i, false).rows(tl.width).rows)
 }
 
 // readLong reads, for lines cut by the index's line cap, the part horizontal scroll shows past the cut.
@@ -1072,9 +1072,14 @@ func (p *timelinePane) renderLines(w, h int) []string {
 		l := tl.richLine(th, now, i, selected)
 		var rows []string
 		if tl.wrap {
-			rows = l.wrap(w)
-			if i == 0 && tl.topSkip > 0 {
-				rows = rows[min(tl.topSkip, len(rows)):]
+			// Only the rows that fit are drawn: a 50 KiB line on the bottom row costs one row.
+			lay := l.rows(w)
+			skip := 0
+			if i == 0 {
+				skip = min(tl.topSkip, len(lay.rows))
+			}
+			for k := skip; k < len(lay.rows) && len(out)+len(rows) < h; k++ {
+				rows = append(rows, l.drawRow(lay, k))
 			}
 		} else {
 			rows = []string{l.window(tl.xoff, w)}

@@ -246,7 +246,11 @@ func (tl *timeline) cursorMatches() bool {
 	if tl.srch.re.MatchString(tl.window[i]) {
 		return true
 	}
-	// A line longer than the timeline keeps may match in the part it does not show.
+	// A line longer than the timeline keeps may match in the part it does not show. (Rank reads a piece
+	// of the file, so View asks it only for such a line.)
+	if !isCutLine(tl.window[i]) {
+		return false
+	}
 	if rank, ok := tl.srch.counter.Rank(tl.cursor); ok && tl.cursor > 0 {
 		before, _ := tl.srch.counter.Rank(tl.cursor - 1)
 		return rank > before

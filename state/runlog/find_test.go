@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCompilePatternLiteralSmartCaseRegex(t *testing.T) {
@@ -269,5 +270,53 @@ func TestLineBytesReachesEndOfHugeLine(t *testing.T) {
 	last, _, _ := x.LineBytes(2, 0, 100)
 	if string(last) != "[2026-02-15T01:00:02Z] after" {
 		t.Fatalf("last line reads %q", last)
+	}
+}
+
+// TestCounterMakesWayForFind: a count does not read while a Find runs (both scanning would leave no core
+// for the UI on a small machine); it goes on once the Find is over.
+func TestCounterMakesWayForFind(t *testing.T) {
+	smallSearchChunks(t)
+	path := writeFile(t, t.TempDir(), "run.log", realisticLog(1<<20, 5, 0))
+	x := openIndex(t, path)
+	waitIndex(t, x)
+	re := regexp.MustCompile("stage")
+	c := x.NewCounter(re)
+	x.finds.enter() // a Find in flight
+	errc := make(chan error, 1)
+	go func() { errc <- c.Run(context.Background(), nil) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		x.finds.mu.Lock()
+		paused := x.finds.waiting
+		x.finds.mu.Unlock()
+		if paused == 1 {
+			break
+		}
+		select {
+		case err := <-errc:
+			t.Fatalf("the count ran to its end (%v) while a find was in flight", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the count never paused for the find")
+		}
+	}
+	if c.Counted() != 0 {
+		t.Fatalf("the count read %d lines while a find ran", c.Counted())
+	}
+	x.finds.leave()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if n, done := c.Total(); !done || n == 0 {
+		t.Fatalf("count after the find: %d done=%v", n, done)
+	}
+	// A count paused for a find still stops when cancelled.
+	x.finds.enter()
+	defer x.finds.leave()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := x.NewCounter(re).Run(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled count: %v", err)
 	}
 }

@@ -59,6 +59,8 @@ type Index struct {
 	err           error // the indexer's last read error
 	closed        bool
 
+	finds findGate // the Finds in flight, which counts make way for
+
 	stopped chan struct{}
 }
 
