@@ -280,7 +280,15 @@ func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 				if i >= len(runs) {
 					return
 				}
-				b, err := json.MarshalIndent(runs[i], "    ", "  ")
+				// json.MarshalIndent would compact and check Run.MarshalJSON's output before indenting it:
+				// a copy of every byte that json.Marshal has already written compact and escaped.
+				b, err := runs[i].MarshalJSON()
+				if err == nil {
+					var out bytes.Buffer
+					out.Grow(len(b) + len(b)/2)
+					err = json.Indent(&out, b, "    ", "  ")
+					b = out.Bytes()
+				}
 				parts[i], errs[i] = terminalSafeJSON(b), err
 			}
 		}()
