@@ -2,6 +2,7 @@ package jonggrang
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -409,5 +410,40 @@ func TestManifestRereadWhenCutAtLineBoundary(t *testing.T) {
 	r := ld.load(p.feature(fidLogin), realEnv())
 	if calls != 1 || len(r.Stages) != 18 || r.RawStatus != "running" || hasProblem(r, model.CodeManifestInvalid) {
 		t.Errorf("retries %d stages %d status %q problems:%s", calls, len(r.Stages), r.RawStatus, problemList(r))
+	}
+}
+
+// Loading a feature that must know its siblings' agents parses their manifests; each sibling's own read then
+// takes that parse instead of parsing the same bytes again, and parses afresh when the bytes changed between.
+func TestSiblingManifestParseIsHandedOn(t *testing.T) {
+	p, _ := liveLoginProject(t)
+	env := realEnv()
+	before := manifestParses.Load()
+	login := Load(p.feature(fidLogin), env)
+	if !contains(lockNames(login), "reviewer-old.lock") {
+		t.Fatalf("login does not show the unclaimed reviewer-old.lock (%v): the siblings' agents were not read", lockNames(login))
+	}
+	if n := manifestParses.Load() - before; n < 3 {
+		t.Fatalf("loading login parsed %d manifests; want its own and its siblings'", n)
+	}
+
+	before = manifestParses.Load()
+	handed := Load(p.feature(fidBilling), env)
+	if n := manifestParses.Load() - before; n != 0 {
+		t.Errorf("billing's own read parsed %d manifests; want 0 (the sibling parse handed on)", n)
+	}
+	before = manifestParses.Load()
+	fresh := Load(p.feature(fidBilling), env)
+	if n := manifestParses.Load() - before; n != 1 {
+		t.Errorf("billing's second read parsed %d manifests; want 1 (a handed parse is taken once)", n)
+	}
+	if !reflect.DeepEqual(handed, fresh) {
+		t.Errorf("billing from the handed parse differs from a fresh read:\n%+v\n%+v", handed, fresh)
+	}
+
+	// The typo feature's parse is waiting to be taken; its manifest changes first.
+	p.editManifest(fidTypo, "description: Fix typo in README", "description: Fix two typos in README")
+	if typo := Load(p.feature(fidTypo), env); typo.Title != "Fix two typos in README" {
+		t.Errorf("typo title = %q after the manifest changed; the handed parse of the old bytes was used", typo.Title)
 	}
 }

@@ -126,7 +126,7 @@ func (ld loader) readManifest(path string, probs *problemSink) (*manifest, time.
 	if !ok {
 		return nil, time.Time{}
 	}
-	m, err := parseManifest(data)
+	m, err := parsedOnce(path, data, st)
 	// A rewrite cut at a line boundary is still valid YAML: a read that looks cut short is as suspect as a
 	// syntax error, and is read again the same way.
 	if err != nil || len(m.tornReasons()) > 0 {
@@ -391,6 +391,55 @@ func agentsOfOtherFeatures(root, self string) map[string]bool {
 	return ids
 }
 
+// siblingParses hands a manifest parsed for its agent ids (manifestAgents) to the read of that feature
+// itself, which would otherwise parse the same bytes a second time: with every feature of a project loaded,
+// each manifest used to be parsed twice. An entry is taken only by a read of the same bytes, and only once.
+var siblingParses = struct {
+	sync.Mutex
+	m map[string]siblingParse
+}{m: map[string]siblingParse{}}
+
+type siblingParse struct {
+	data []byte
+	m    *manifest
+}
+
+// siblingParsesMax bounds what a parse nobody takes (its feature was read before) can hold on to.
+const siblingParsesMax = 256
+
+// parsedOnce parses a feature's own manifest, or takes the parse manifestAgents made of the same bytes, and
+// remembers the agent ids for the other features' lock attribution.
+func parsedOnce(path string, data []byte, st os.FileInfo) (*manifest, error) {
+	siblingParses.Lock()
+	p, ok := siblingParses.m[path]
+	delete(siblingParses.m, path)
+	siblingParses.Unlock()
+	if ok && bytes.Equal(p.data, data) {
+		return p.m, nil
+	}
+	m, err := parseManifest(data)
+	if err == nil && len(m.tornReasons()) == 0 {
+		rememberAgents(path, st, m)
+	}
+	return m, err
+}
+
+func rememberAgents(path string, st os.FileInfo, m *manifest) []string {
+	var ids []string
+	if m != nil {
+		for _, a := range m.Agents {
+			ids = append(ids, a.ID)
+		}
+	}
+	agentCache.Lock()
+	if len(agentCache.m) >= agentCacheMax {
+		agentCache.m = map[string]cachedAgents{}
+	}
+	agentCache.m[path] = cachedAgents{size: st.Size(), mod: st.ModTime(), ids: ids}
+	agentCache.Unlock()
+	return ids
+}
+
 func manifestAgents(path string) []string {
 	st, err := os.Stat(path)
 	if err != nil || !st.Mode().IsRegular() {
@@ -407,19 +456,18 @@ func manifestAgents(path string) []string {
 		return nil
 	}
 	// An unparsable sibling is remembered too (with no agents), so it is not parsed again on every load.
-	var ids []string
-	if m, err := parseManifest(data); err == nil {
-		for _, a := range m.Agents {
-			ids = append(ids, a.ID)
+	m, err := parseManifest(data)
+	if err != nil {
+		m = nil
+	} else {
+		siblingParses.Lock()
+		if len(siblingParses.m) >= siblingParsesMax {
+			siblingParses.m = map[string]siblingParse{}
 		}
+		siblingParses.m[path] = siblingParse{data: data, m: m}
+		siblingParses.Unlock()
 	}
-	agentCache.Lock()
-	if len(agentCache.m) >= agentCacheMax {
-		agentCache.m = map[string]cachedAgents{}
-	}
-	agentCache.m[path] = cachedAgents{size: st.Size(), mod: st.ModTime(), ids: ids}
-	agentCache.Unlock()
-	return ids
+	return rememberAgents(path, st, m)
 }
 
 // yamlHint names the usual cause of yaml's least helpful message: a tab in indentation, which YAML forbids
