@@ -15,6 +15,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/envfile"
+	"runwatch/state/safefile"
 )
 
 // Bounds on what Load reads of artifacts/: a run's evidence can be large, and the listing is a summary.
@@ -229,7 +230,7 @@ func loadStageLedger(run *model.Run, det *model.ResumableDetail, path string) {
 
 // readDirNames returns at most limit names of dir, sorted, and whether the directory held more.
 func readDirNames(dir string, limit int) ([]string, bool) {
-	f, err := os.Open(dir)
+	f, err := safefile.OpenDir(dir)
 	if err != nil {
 		return nil, false
 	}
@@ -246,7 +247,7 @@ func readDirNames(dir string, limit int) ([]string, bool) {
 // readDirEntries is readDirNames with each entry's type, which the directory listing itself carries (d_type):
 // a listing of thousands of artifacts then costs a few getdents calls instead of one lstat per file.
 func readDirEntries(dir string, limit int) ([]fs.DirEntry, bool) {
-	f, err := os.Open(dir)
+	f, err := safefile.OpenDir(dir)
 	if err != nil {
 		return nil, false
 	}

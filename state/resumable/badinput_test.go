@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -303,5 +304,30 @@ func TestLoadRunFolderGone(t *testing.T) {
 	r := load(t, dir)
 	if findProblem(r, model.CodeStateMissing) == nil || r.Status != model.StatusBlocked {
 		t.Errorf("problems %v status %q", problemCodes(r), r.Status)
+	}
+}
+
+// A FIFO where artifacts/checkpoints should be is not a folder to list: opening it as one must not wait for
+// a writer (os.Open of a FIFO does).
+func TestLoadCheckpointsFifoNeverBlocks(t *testing.T) {
+	dir := runDir(t, "CURRENT_STAGE=\"S2\"\nS1_DONE=\"1\"\nS2_DONE=\"0\"\n", "")
+	if err := os.MkdirAll(filepath.Join(dir, "artifacts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "artifacts", "checkpoints"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded := make(chan model.Run)
+	go func() { loaded <- load(t, dir) }()
+	select {
+	case r := <-loaded:
+		if len(r.Resumable.Checkpoints) != 0 || strings.Join(stageKeys(r), ",") != "S1,S2" {
+			t.Errorf("checkpoints %v stages %v", r.Resumable.Checkpoints, stageKeys(r))
+		}
+		if !slices.Contains(r.Resumable.Artifacts, "checkpoints") {
+			t.Errorf("artifacts %v: the FIFO is listed as a file of artifacts/", r.Resumable.Artifacts)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Load blocked on a FIFO named checkpoints")
 	}
 }

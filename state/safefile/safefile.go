@@ -91,12 +91,41 @@ func Read(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	if fi.Size() > limit {
 		return nil, fi, &SizeError{Size: fi.Size(), Limit: limit}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fi, err
+	// Sized from the descriptor's own size, so a file that did not change is read in one call and its end
+	// seen in a second (io.ReadAll grows from 512 bytes: four or five reads for a manifest).
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):min(int64(cap(data)), limit+1)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > limit {
+			return nil, fi, &SizeError{Size: int64(len(data)), Limit: limit}
+		}
+		if err == io.EOF {
+			return data, fi, nil
+		}
+		if err != nil {
+			return nil, fi, err
+		}
 	}
-	if int64(len(data)) > limit {
-		return nil, fi, &SizeError{Size: int64(len(data)), Limit: limit}
+}
+
+// OpenDir opens a directory for listing with f.ReadDir(n) or f.Readdirnames(n). os.Open would take it for a
+// file to read: it sets and clears O_NONBLOCK and offers the descriptor to the poller, five syscalls that
+// are all undone or refused, per directory; os.ReadDir opens a directory plainly but lists all of it, and a
+// listing of agent-written folders must stop at a bound. O_DIRECTORY also refuses anything else before it
+// is opened, so a FIFO in a directory's place cannot block the open.
+func OpenDir(path string) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
 	}
-	return data, fi, nil
 }

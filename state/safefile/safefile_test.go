@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,5 +59,54 @@ func TestRead(t *testing.T) {
 				t.Errorf("%s (limit %d): data %q, err %v", c.path, c.limit, data, err)
 			}
 		})
+	}
+}
+
+// A file whose size says less than it holds (procfs says 0) is read to its end, and still not past the limit.
+func TestReadBeyondTheStatedSize(t *testing.T) {
+	want, err := os.ReadFile("/proc/self/cmdline")
+	if err != nil || len(want) == 0 {
+		t.Skipf("no /proc/self/cmdline: %v", err)
+	}
+	data, fi, err := Read("/proc/self/cmdline", 1<<20)
+	if err != nil || fi.Size() != 0 || string(data) != string(want) {
+		t.Fatalf("data %q (size said %d), err %v; want %q", data, fi.Size(), err, want)
+	}
+	if _, _, err := Read("/proc/self/cmdline", int64(len(want)-1)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("limit %d below the %d bytes held: err %v", len(want)-1, len(want), err)
+	}
+}
+
+func TestOpenDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"b", "a"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	slices.Sort(names)
+	if err != nil || strings.Join(names, ",") != "a,b,fifo" {
+		t.Errorf("names %v, err %v", names, err)
+	}
+	for _, path := range []string{fifo, filepath.Join(dir, "a"), filepath.Join(dir, "absent")} {
+		done(t, func() {
+			if f, err := OpenDir(path); err == nil {
+				f.Close()
+				t.Errorf("%s: opened as a directory", path)
+			}
+		})
+	}
+	if _, err := OpenDir(filepath.Join(dir, "absent")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent: err %v, want fs.ErrNotExist", err)
 	}
 }
