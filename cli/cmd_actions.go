@@ -159,7 +159,7 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "runwatch %s: %v\n", c.name, err)
 		return exitRefused
 	}
-	env := envFor(cfg)
+	env := reachingEnv(cfg)
 	run := state.Load(loc, env)
 	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly}
 	var p *action.Plan

@@ -57,7 +57,7 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 		fmt.Fprintf(stderr, "runwatch brief: %v\n", err)
 		return exitNoRun
 	}
-	env := envFor(cfg)
+	env := reachingEnv(cfg)
 	b := brief.Build(state.Load(loc, env), env)
 	if *asJSON {
 		enc := json.NewEncoder(terminalSafeJSONWriter{stdout})

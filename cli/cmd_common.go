@@ -92,6 +92,29 @@ func envFor(cfg config.Config) model.Env {
 	return env
 }
 
+// reachingEnv is envFor with the machines runwatch reaches (the remote roots given and those of the config),
+// so a lock that names one of them is judged there. Every lock is asked about afresh: a command's answer,
+// and an action's plan, rest on nothing older than the command.
+func reachingEnv(cfg config.Config, roots ...remote.Root) model.Env {
+	env := envFor(cfg)
+	if e := elsewhereFor(cfg, roots); e != nil {
+		env.Elsewhere = e
+	}
+	return env
+}
+
+// elsewhereFor reaches the machines of roots and of the config's remote roots; nil when there are none.
+func elsewhereFor(cfg config.Config, roots []remote.Root) *remote.Elsewhere {
+	all := append([]remote.Root{}, roots...)
+	if _, fromConfig, err := remote.Split(cfg.Roots); err == nil {
+		all = append(all, fromConfig...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return remote.NewElsewhere(sshFor(cfg), all)
+}
+
 // stageOrders is the config's stage_order in the model's terms.
 func stageOrders(cfg config.Config) []model.StageOrderRule {
 	var out []model.StageOrderRule

@@ -158,6 +158,19 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 2
 	}
+	// A lock here that names one of the remote machines is judged there: the watcher from answers at most a
+	// liveness tick old, an action's plan from an answer asked for the plan.
+	elsewhere := elsewhereFor(cfg, roots)
+	var watching model.Elsewhere
+	actionEnv := func() model.Env { return envFor(cfg) }
+	if elsewhere != nil {
+		watching = elsewhere.Watching(elsewhereMaxAge)
+		actionEnv = func() model.Env {
+			env := envFor(cfg)
+			env.Elsewhere = elsewhere
+			return env
+		}
+	}
 	// With only remote roots there is nothing to watch here.
 	var w *watch.Watcher
 	if len(local) > 0 {
@@ -166,6 +179,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 			// The list is on screen before every run is read; runs join it as they load (issue 16).
 			Progressive: true,
 			StageOrders: stageOrders(cfg),
+			Elsewhere:   watching,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "runwatch: %v\n", err)
@@ -194,7 +208,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 
 	m := ui.New(ui.Options{
-		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, func() model.Env { return envFor(cfg) }), ssh: sshFor(cfg)},
+		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv},
 		OpenLog: ui.OpenIndexedLog, Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 	})
@@ -228,3 +242,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 	return 0
 }
+
+// elsewhereMaxAge is how old an answer about a process on another machine may be when the dashboard shows a
+// verdict by it: about the watcher's own liveness tick, so a holder exiting there shows as soon as one here.
+const elsewhereMaxAge = 2 * time.Second

@@ -114,9 +114,13 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 		localHealth  *watch.Health
 	)
 	if len(local) > 0 || len(roots) == 0 {
+		var elsewhere model.Elsewhere
+		if e := elsewhereFor(cfg, roots); e != nil {
+			elsewhere = e.Watching(elsewhereMaxAge)
+		}
 		w, err := watch.New(watch.Options{
 			Paths: local, MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
-			StageOrders: stageOrders(cfg),
+			StageOrders: stageOrders(cfg), Elsewhere: elsewhere,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "runwatch events: %v\n", err)

@@ -88,11 +88,11 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	env := envFor(cfg)
 	local, roots, err := splitRoots(paths, cfg)
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
+	env := reachingEnv(cfg, roots...)
 	var locs []state.Location
 	if len(local) > 0 || len(roots) == 0 {
 		locs, err = state.Discover(local, cfg.MaxDepth)

@@ -19,10 +19,15 @@ import (
 type fleetActor struct {
 	local ui.Actor
 	ssh   remote.SSH
+	// env judges a local run's locks again when an action is planned (nil: they are taken as shown).
+	env func() model.Env
 }
 
 func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 	if req.Run.Remote == nil {
+		if f.env != nil {
+			req.Run = rejudgedElsewhere(req.Run, f.env())
+		}
 		return f.local.Plan(req)
 	}
 	root, _, err := remote.Parse(req.Run.Remote.Root)
@@ -52,6 +57,20 @@ func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 		}
 	}
 	return p, nil
+}
+
+// rejudgedElsewhere is run with each lock held on another machine judged again under env, asking that
+// machine now: the verdict shown may be a liveness tick old, and no write may rest on an answer older than
+// the plan.
+func rejudgedElsewhere(run model.Run, env model.Env) model.Run {
+	locks := append([]model.Lock(nil), run.Locks...)
+	for i := range locks {
+		if locks[i].Host != "" && env.Host != "" && !model.SameHost(locks[i].Host, env.Host) {
+			model.JudgeLock(&locks[i], env)
+		}
+	}
+	run.Locks = locks
+	return run
 }
 
 func lockWord(l model.Lock) string {

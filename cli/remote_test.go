@@ -15,6 +15,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote/sshtest"
+	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui"
 )
 
@@ -32,31 +33,13 @@ func sshFleet(t *testing.T, aliases ...string) *sshtest.Fleet {
 	return fleet
 }
 
-// remoteRun writes a resumable run the way state_tool.py writes one, with its lock file inside the folder.
-func remoteRun(t *testing.T, root, name string) string {
-	t.Helper()
-	dir := filepath.Join(root, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(file, body string) {
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("state.env", fmt.Sprintf("CURRENT_STAGE=\"S1\"\nLOCK_FILE=\"%s/run.lock\"\nRUN_ID=\"%s\"\nS1_DONE=\"0\"\nS2_DONE=\"0\"\nTASK_NAME=\"t\"\n", dir, name))
-	write("checklist.state.env", "CB_S1_A=\"1\"\nCB_S2_B=\"0\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\n")
-	write("run.log", "[2026-12-01T08:00:00Z] run_bootstrap mode=kickoff-new\n")
-	return dir
-}
-
 func TestStatusOverSSHMergesHostsAndSaysWhichFailed(t *testing.T) {
 	fleet := sshFleet(t, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
-	remoteRun(t, rootA, "irm-a-20261201T080000Z")
-	remoteRun(t, rootB, "irm-b-20261201T080000Z")
+	resumabletest.MinimalRun(t, rootA, "irm-a-20261201T080000Z")
+	resumabletest.MinimalRun(t, rootB, "irm-b-20261201T080000Z")
 	local := t.TempDir()
-	remoteRun(t, local, "irm-local-20261201T080000Z")
+	resumabletest.MinimalRun(t, local, "irm-local-20261201T080000Z")
 
 	var out, errOut bytes.Buffer
 	code := dispatch([]string{"status", "--json", "ssh://alpha" + rootA, "beta:" + rootB, local}, &out, &errOut)
@@ -104,7 +87,7 @@ func TestStatusOverSSHMergesHostsAndSaysWhichFailed(t *testing.T) {
 func TestEventsOverSSHStreamsTheRemoteChange(t *testing.T) {
 	sshFleet(t, "alpha")
 	root := t.TempDir()
-	dir := remoteRun(t, root, "irm-ev-20261201T080000Z")
+	dir := resumabletest.MinimalRun(t, root, "irm-ev-20261201T080000Z")
 
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
@@ -159,7 +142,7 @@ func TestEventsOverSSHStreamsTheRemoteChange(t *testing.T) {
 func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 	fleet := sshFleet(t, "alpha")
 	root := t.TempDir()
-	dir := remoteRun(t, root, "irm-act-20261201T080000Z")
+	dir := resumabletest.MinimalRun(t, root, "irm-act-20261201T080000Z")
 	stateFile := filepath.Join(dir, "state.env")
 	before, _ := os.ReadFile(stateFile)
 	target := "ssh://alpha" + dir
@@ -220,8 +203,8 @@ func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 func TestDashboardOverSSHTwoHosts(t *testing.T) {
 	fleet := sshFleet(t, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
-	dirA := remoteRun(t, rootA, "irm-alpha-20261201T080000Z")
-	remoteRun(t, rootB, "irm-beta-20261201T080000Z")
+	dirA := resumabletest.MinimalRun(t, rootA, "irm-alpha-20261201T080000Z")
+	resumabletest.MinimalRun(t, rootB, "irm-beta-20261201T080000Z")
 	bin := filepath.Join(fleet.BinDir, "runwatch")
 
 	d := newTmuxDemo(t)

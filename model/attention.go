@@ -155,7 +155,11 @@ const CodeStageBlocked = "stage-blocked"
 func staleLockReason(l Lock) string {
 	why := strings.Join(l.Reasons, "; ")
 	if l.PID > 0 && strings.Contains(why, "not running") {
-		return fmt.Sprintf("lock held by dead pid %d (%s)", l.PID, HumanDuration(time.Duration(l.AgeSeconds)*time.Second))
+		on := ""
+		if l.JudgedOn != "" {
+			on = " on " + l.JudgedOn // the pid is another machine's: say whose, as the verdict was made there
+		}
+		return fmt.Sprintf("lock held by dead pid %d%s (%s)", l.PID, on, HumanDuration(time.Duration(l.AgeSeconds)*time.Second))
 	}
 	if why == "" {
 		why = "judged stale"

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -29,6 +30,23 @@ type Env struct {
 	Proc       ProcInspector
 	// StageOrders is the config's stage_order: the order of resumable tasks whose writer keeps it in code.
 	StageOrders []StageOrderRule
+	// Elsewhere answers for the processes of other machines runwatch reaches (package remote), so a lock
+	// held there is judged there; nil leaves such locks unknown.
+	Elsewhere Elsewhere
+}
+
+// ErrAsking is an Elsewhere's answer while the question is on its way to the machine: the lock is unknown
+// until the answer comes, and judged again then.
+var ErrAsking = errors.New("asking")
+
+// Elsewhere finds the machine a lock names among the machines runwatch reaches, and asks it about its
+// processes.
+type Elsewhere interface {
+	// On returns the facts of process pid (0: none wanted) on the reached machine whose own host name is
+	// host, and that machine's label. reached is false when no reached machine has that name (why then says
+	// which machines could not be asked their name); err is set when the machine is known but cannot be
+	// asked now (it is down).
+	On(host string, pid int) (proc ProcInspector, label string, reached bool, why string, err error)
 }
 
 // DefaultStaleAfter is the jonggrang convention's own rule (cleanStaleLocks, 30 minutes).
@@ -71,12 +89,42 @@ func JudgeLock(l *Lock, env Env) {
 		verdict(VerdictStale, "unparsable: %s", l.ParseError)
 		return
 	}
+	l.JudgedOn = ""
+	here := " on this host"
 	if l.Host != "" && env.Host != "" && !SameHost(l.Host, env.Host) {
-		verdict(VerdictUnknown, "held on %s; liveness cannot be checked here", l.Host)
-		if l.AcquiredAt != nil {
-			l.Reasons = append(l.Reasons, "age "+HumanDuration(age))
+		unknown := func(format string, args ...any) {
+			verdict(VerdictUnknown, format, args...)
+			if l.AcquiredAt != nil {
+				l.Reasons = append(l.Reasons, "age "+HumanDuration(age))
+			}
 		}
-		return
+		if env.Elsewhere == nil {
+			unknown("held on %s; liveness cannot be checked here", l.Host)
+			return
+		}
+		proc, label, reached, why, err := env.Elsewhere.On(l.Host, l.PID)
+		switch {
+		case !reached && why != "":
+			unknown("held on %s; liveness cannot be checked here (%s)", l.Host, why)
+			return
+		case !reached:
+			unknown("held on %s, which is none of the hosts runwatch reaches; liveness cannot be checked here", l.Host)
+			return
+		case errors.Is(err, ErrAsking):
+			unknown("held on %s; asking %s about pid %d", l.Host, label, l.PID)
+			return
+		case err != nil:
+			unknown("held on %s (%s), which cannot be asked now: %v", l.Host, label, err)
+			return
+		}
+		// The same rules, with that machine's process facts: the verdict is as good as one made there.
+		env.Proc, env.Host, here = proc, l.Host, ""
+		l.JudgedOn = label
+		defer func() {
+			if len(l.Reasons) > 0 {
+				l.Reasons[0] = "judged on " + label + ": " + l.Reasons[0]
+			}
+		}()
 	}
 	if l.AcquiredAt != nil && age < -time.Minute {
 		l.Reasons = append(l.Reasons, fmt.Sprintf("acquired_at is %s in the future", HumanDuration(-age)))
@@ -87,7 +135,7 @@ func JudgeLock(l *Lock, env Env) {
 		return
 	case l.PID > 0 && env.Proc != nil:
 		if !env.Proc.Alive(l.PID) {
-			verdict(VerdictStale, "pid %d is not running on this host", l.PID)
+			verdict(VerdictStale, "pid %d is not running%s", l.PID, here)
 			return
 		}
 		if kc, ok := env.Proc.(KernelThreadChecker); ok && kc.KernelThread(l.PID) {
@@ -155,10 +203,12 @@ func HumanDuration(d time.Duration) string {
 //
 // Only a live verdict can go out of date: a dead pid stays dead (a reused one is caught by its start time), a
 // lock stale by age only gets older, and what makes a lock unknown (another host, no timestamp, a bad pid)
-// does not change with time. So only live locks are judged again, which keeps a quiet dashboard quiet.
+// does not change with time. So only live locks are judged again, which keeps a quiet dashboard quiet; and
+// locks held on another machine while runwatch reaches machines (one of them may come back).
 func JudgementOutdated(r *Run, env Env) bool {
 	for _, l := range r.Locks {
-		if l.Verdict != VerdictLive {
+		// A lock judged on another machine can also turn from unknown (that machine was down) to known.
+		if l.Verdict != VerdictLive && !(l.Verdict == VerdictUnknown && env.Elsewhere != nil && l.Host != "" && !SameHost(l.Host, env.Host)) {
 			continue
 		}
 		again := l

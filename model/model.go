@@ -221,6 +221,9 @@ type Lock struct {
 	AgeSeconds int64      `json:"age_seconds"`
 	Verdict    Verdict    `json:"verdict"`
 	Reasons    []string   `json:"reasons"`
+	// JudgedOn names the machine (as runwatch reaches it) whose processes decided the verdict, when that is
+	// not this one: the lock names another host, and runwatch asked that host over ssh.
+	JudgedOn string `json:"judged_on,omitempty"`
 	// ParseError is set when the lock's bytes could not be understood; such a lock is judged stale.
 	ParseError string `json:"parse_error,omitempty"`
 	// Raw is the lock file's content as read (capped), logged verbatim when the lock is cleared.

@@ -8,6 +8,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote/sshtest"
+	"runwatch/state/resumable/resumabletest"
 )
 
 // A host that comes back after an action went through its ControlMaster is shown live again, even when it
@@ -15,8 +16,8 @@ import (
 func TestHostShownLiveAgainAfterAnActionAndARestart(t *testing.T) {
 	fleet := sshtest.New(t, binDir, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
-	writeRun(t, rootA, "a-20261201T080000Z", "S1")
-	writeRun(t, rootB, "b-20261201T080000Z", "S1")
+	resumabletest.MinimalRun(t, rootA, "a-20261201T080000Z")
+	resumabletest.MinimalRun(t, rootB, "b-20261201T080000Z")
 	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
 	w := Watch(s, []Root{{Host: "alpha", Path: rootA}, {Host: "beta", Path: rootB}}, Options{})
 	defer w.Close()

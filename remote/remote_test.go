@@ -11,6 +11,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote/sshtest"
+	"runwatch/state/resumable/resumabletest"
 )
 
 var binDir string
@@ -90,26 +91,6 @@ func TestArgvQuotesRemoteWords(t *testing.T) {
 	}
 }
 
-// writeRun makes a resumable run folder the way state_tool.py writes it.
-func writeRun(t *testing.T, root, name, stage string) string {
-	t.Helper()
-	dir := filepath.Join(root, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := fmt.Sprintf("CURRENT_STAGE=\"%s\"\nLOCK_FILE=\"%s/run.lock\"\nRUN_ID=\"%s\"\nS1_DONE=\"0\"\nS2_DONE=\"0\"\nTASK_NAME=\"t\"\n", stage, dir, name)
-	if err := os.WriteFile(filepath.Join(dir, "state.env"), []byte(env), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "checklist.state.env"), []byte("CB_S1_A=\"0\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte("[2026-12-01T08:00:00Z] run_bootstrap mode=kickoff-new\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // collector keeps the merged view a dashboard would hold.
 type collector struct {
 	w     *Watcher
@@ -152,8 +133,8 @@ func (c *collector) host(name string) HostHealth {
 func TestWatchTwoHostsLiveChangeAndReconnect(t *testing.T) {
 	fleet := sshtest.New(t, binDir, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
-	runA := writeRun(t, rootA, "irm-a-20261201T080000Z", "S1")
-	writeRun(t, rootB, "irm-b-20261201T080000Z", "S1")
+	runA := resumabletest.MinimalRun(t, rootA, "irm-a-20261201T080000Z")
+	resumabletest.MinimalRun(t, rootB, "irm-b-20261201T080000Z")
 
 	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
 	w := Watch(s, []Root{{Host: "alpha", Path: rootA}, {Host: "beta", Path: rootB}}, Options{Backoff: 100 * time.Millisecond})

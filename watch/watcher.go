@@ -36,6 +36,9 @@ type Options struct {
 	Progressive bool
 	// StageOrders is the config's stage_order (resumable runs whose writer keeps the order in code).
 	StageOrders []model.StageOrderRule
+	// Elsewhere judges locks that name other machines on those machines (package remote); the liveness
+	// timer asks it again, so a holder that exits there is seen here.
+	Elsewhere model.Elsewhere
 
 	// Test hooks: a watch cap that makes Add fail with ENOSPC, a filesystem-type probe, the interval for
 	// directories inotify cannot watch, a filter that loses events the way a queue overflow does, and the
@@ -226,6 +229,7 @@ func New(opts Options) (*Watcher, error) {
 
 	env := state.NewEnv(opts.StaleAfter)
 	env.StageOrders = opts.StageOrders
+	env.Elsewhere = opts.Elsewhere
 	w.runs = newTracker(roots, opts.MaxDepth, env)
 	for _, r := range roots {
 		if st, err := os.Stat(r); err == nil && !st.IsDir() {

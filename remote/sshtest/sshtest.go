@@ -23,12 +23,15 @@ import (
 type Server struct {
 	Alias string
 	Port  int
-	dir   string
-	conf  string
-	cmd   *exec.Cmd
-	log   bytes.Buffer
-	logMu sync.Mutex // the log's own: Kill holds mu while Wait waits for the log's last write
-	mu    sync.Mutex
+	// Hostname, when set, is the host name the server and its sessions see (a UTS namespace of their own),
+	// so the server is another machine by name: what a lock written there says.
+	Hostname string
+	dir      string
+	conf     string
+	cmd      *exec.Cmd
+	log      bytes.Buffer
+	logMu    sync.Mutex // the log's own: Kill holds mu while Wait waits for the log's last write
+	mu       sync.Mutex
 }
 
 // Fleet is a set of servers sharing one client key and one ssh_config.
@@ -53,6 +56,18 @@ func SSHD() string {
 // remote PATH (put the runwatch under test there).
 func New(t testing.TB, binDir string, aliases ...string) *Fleet {
 	t.Helper()
+	return NewNamed(t, binDir, nil, aliases...)
+}
+
+// NewNamed is New with some servers given a host name of their own (alias → name). It needs the right to
+// make a UTS namespace (root, as in CI); the test skips without it.
+func NewNamed(t testing.TB, binDir string, hostnames map[string]string, aliases ...string) *Fleet {
+	t.Helper()
+	if len(hostnames) > 0 {
+		if out, err := exec.Command("unshare", "--uts", "true").CombinedOutput(); err != nil {
+			t.Skipf("cannot give a test sshd a host name of its own (unshare --uts: %v %s)", err, bytes.TrimSpace(out))
+		}
+	}
 	if _, err := os.Stat(SSHD()); err != nil {
 		t.Skip("sshd not installed (apt-get install openssh-server)")
 	}
@@ -84,7 +99,7 @@ func New(t testing.TB, binDir string, aliases ...string) *Fleet {
 	var conf strings.Builder
 	ports := freePorts(t, len(aliases))
 	for i, a := range aliases {
-		s := &Server{Alias: a, Port: ports[i], dir: dir}
+		s := &Server{Alias: a, Port: ports[i], dir: dir, Hostname: hostnames[a]}
 		f.Servers[a] = s
 		fmt.Fprintf(&conf, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n"+
 			"  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n",
@@ -126,6 +141,11 @@ func (f *Fleet) Start(alias string) {
 	s.log.Reset()
 	s.logMu.Unlock()
 	cmd := exec.Command(SSHD(), "-D", "-e", "-f", s.conf)
+	if s.Hostname != "" {
+		// sh sets the name inside the new namespace, then becomes sshd, so the pid is still sshd's.
+		cmd = exec.Command("unshare", "--uts", "--", "sh", "-c", `hostname "$0" && exec "$@"`, s.Hostname,
+			SSHD(), "-D", "-e", "-f", s.conf)
+	}
 	out := syncBuffer{mu: &s.logMu, b: &s.log}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group, so Kill takes every session it forked with it, as a crashed machine would.
@@ -164,6 +184,18 @@ func (f *Fleet) Kill(alias string) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	_ = s.cmd.Wait()
 	s.cmd = nil
+}
+
+// PID is the running server's process id (a process that certainly lives on that "machine"), 0 when it is
+// not running.
+func (f *Fleet) PID(alias string) int {
+	s := f.Servers[alias]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
 }
 
 // StateHome is the XDG_STATE_HOME of the server's sessions: the remote runwatch's journal is under it, not

@@ -135,3 +135,23 @@ func WriteEnvLock(t testing.TB, path string, pid int, host string, acquired time
 		t.Fatalf("write lock: %v", err)
 	}
 }
+
+// MinimalRun writes the smallest resumable run under root/name and returns its folder: stage S1 of two,
+// S1's checklist item ticked and S2's not (so `step` may complete S1), a LOCK_FILE of run.lock (not
+// written), and a one-line run.log.
+func MinimalRun(t testing.TB, root, name string) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(file, body string) {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("state.env", fmt.Sprintf("CURRENT_STAGE=\"S1\"\nLOCK_FILE=\"%s/run.lock\"\nRUN_ID=\"%s\"\nS1_DONE=\"0\"\nS2_DONE=\"0\"\nTASK_NAME=\"t\"\n", dir, name))
+	write("checklist.state.env", "CB_S1_A=\"1\"\nCB_S2_B=\"0\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\n")
+	write("run.log", "[2026-12-01T08:00:00Z] run_bootstrap mode=kickoff-new\n")
+	return dir
+}

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/remote/sshtest"
+	"runwatch/state/resumable/resumabletest"
+)
+
+// sshFleetNamed is sshFleet with servers that are other machines by name (alias → host name), and a config
+// whose roots reach them, as a person's would.
+func sshFleetNamed(t *testing.T, hostnames map[string]string, aliases ...string) *sshtest.Fleet {
+	t.Helper()
+	bin := buildRunwatch(t)
+	fleet := sshtest.NewNamed(t, filepath.Dir(bin), hostnames, aliases...)
+	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
+	config := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var roots strings.Builder
+	for _, a := range aliases {
+		fmt.Fprintf(&roots, "  - ssh://%s%s\n", a, t.TempDir())
+	}
+	if err := os.MkdirAll(filepath.Join(config, "runwatch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(config, "runwatch", "config.yaml"), []byte("roots:\n"+roots.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return fleet
+}
+
+func statusLock(t *testing.T, dir string) model.Lock {
+	t.Helper()
+	code, out, errOut := runCmd("status", "--json", dir)
+	if code != 0 && code != 1 {
+		t.Fatalf("status: exit %d\n%s", code, errOut)
+	}
+	var snap model.Snapshot
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	if len(snap.Runs) != 1 || len(snap.Runs[0].Locks) != 1 {
+		t.Fatalf("want one run with one lock: %s", out)
+	}
+	return snap.Runs[0].Locks[0]
+}
+
+// A lock here that names a machine runwatch reaches over ssh is judged on that machine, by its processes:
+// stale when the pid is not running there (and then cleared after a y/N), live when it is (and then never
+// cleared), and unknown, with why, while the machine is down.
+func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
+	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
+	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-held-20261201T080000Z")
+	lock := filepath.Join(dir, "run.lock")
+
+	dead := resumabletest.DeadPID(t)
+	resumabletest.WriteEnvLock(t, lock, dead, name, time.Now())
+	l := statusLock(t, dir)
+	want := fmt.Sprintf("judged on alpha: pid %d is not running", dead)
+	if l.Verdict != model.VerdictStale || l.JudgedOn != "alpha" || len(l.Reasons) == 0 || l.Reasons[0] != want {
+		t.Fatalf("dead pid on %s: %s judged on %q %q, want stale %q", name, l.Verdict, l.JudgedOn, l.Reasons, want)
+	}
+	if code, out, _ := runCmd("status", dir); !strings.Contains(out, fmt.Sprintf("lock held by dead pid %d on alpha", dead)) {
+		t.Errorf("status (table) does not say where the lock was judged (exit %d):\n%s", code, out)
+	}
+
+	// Stale there: cleared after a plain y/N, with the verdict and where it was made in the audit line.
+	fakeTerminal(t, "y\n")
+	if code, out, errOut := runCmd("unlock", dir); code != 0 {
+		t.Fatalf("unlock of a lock stale on alpha: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("the stale lock is still there: %v", err)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "run.log")); !strings.Contains(string(log), "stale_lock_cleared") || !strings.Contains(string(log), "judged on alpha") {
+		t.Errorf("the audit line does not say where the lock was judged:\n%s", log)
+	}
+
+	// Alive there (the sshd itself, which lives on that machine): live, and never cleared.
+	resumabletest.WriteEnvLock(t, lock, fleet.PID("alpha"), name, time.Now())
+	if l := statusLock(t, dir); l.Verdict != model.VerdictLive || l.JudgedOn != "alpha" {
+		t.Fatalf("live pid on %s: %s judged on %q %q", name, l.Verdict, l.JudgedOn, l.Reasons)
+	}
+	code, _, errOut := runCmd("unlock", dir, "run.lock", "--yes", "--force")
+	if code != exitRefused || !strings.Contains(errOut, "refusing to clear a live lock") {
+		t.Fatalf("unlock of a lock live on alpha: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("the live lock was removed: %v", err)
+	}
+
+	// The machine is down: unknown, saying which machine and why, and the unlock needs the holder typed.
+	fleet.Kill("alpha")
+	l = statusLock(t, dir)
+	if l.Verdict != model.VerdictUnknown || l.JudgedOn != "" || !strings.Contains(strings.Join(l.Reasons, "; "), "alpha did not say its host name") {
+		t.Fatalf("machine down: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
+	}
+}
+
+// onHost runs a shell command on the fleet's machine alias and returns its output.
+func onHost(t *testing.T, fleet *sshtest.Fleet, alias, command string) string {
+	t.Helper()
+	argv := append(fleet.SSHCommand(), "-o", "BatchMode=yes", alias, command)
+	out, err := exec.Command(argv[0], argv[1:]...).Output()
+	if err != nil {
+		t.Fatalf("ssh %s %q: %v", alias, command, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// A watcher judges such a lock there too, without waiting on the network: the holder exiting on that
+// machine turns the run from running to stalled here.
+func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
+	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
+	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-watched-20261201T080000Z")
+	// The holder is a child of a shell on alpha that waits for it, so it is reaped there when it exits
+	// (whatever reaps orphans on the test machine).
+	argv := append(fleet.SSHCommand(), "-o", "BatchMode=yes", "alpha", "sleep 600 & echo $!; wait")
+	holder := exec.Command(argv[0], argv[1:]...)
+	holderOut, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if _, err := fmt.Fscan(holderOut, &n); err != nil {
+		t.Fatalf("the holder's pid: %v", err)
+	}
+	pid := fmt.Sprint(n)
+	t.Cleanup(func() {
+		_ = exec.Command("kill", pid).Run()
+		_ = holder.Process.Kill()
+		_ = holder.Wait()
+	})
+	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), n, name, time.Now())
+
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	go func() {
+		done <- dispatch([]string{"events", "--timeout", "90s", "--until", "stalled", "--run", "irm-watched", dir}, pw, &errOut)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	lines.Buffer(nil, 16<<20)
+	sawLive, killed := false, false
+	var last model.Lock
+	for lines.Scan() {
+		var ev struct {
+			Run *model.Run `json:"run"`
+		}
+		if err := json.Unmarshal(lines.Bytes(), &ev); err != nil {
+			t.Fatalf("not JSON: %s", lines.Text())
+		}
+		if ev.Run == nil || len(ev.Run.Locks) != 1 {
+			continue
+		}
+		last = ev.Run.Locks[0]
+		if last.Verdict == model.VerdictLive && last.JudgedOn == "alpha" && ev.Run.Status == model.StatusRunning && !killed {
+			sawLive, killed = true, true
+			onHost(t, fleet, "alpha", "kill "+pid)
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("events exit %d (live seen: %v, last lock %s %q): %s", code, sawLive, last.Verdict, last.Reasons, errOut.String())
+	}
+	want := fmt.Sprintf("judged on alpha: pid %d is not running", n)
+	if !sawLive || last.Verdict != model.VerdictStale || len(last.Reasons) == 0 || last.Reasons[0] != want {
+		t.Fatalf("live seen: %v; last lock %s %q, want stale %q", sawLive, last.Verdict, last.Reasons, want)
+	}
+}

@@ -1,0 +1,309 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"runwatch/model"
+	"runwatch/state/procinfo"
+)
+
+// FactsCommand is the hidden subcommand a runwatch answers Facts with: `runwatch __procs [PID...]`.
+const FactsCommand = "__procs"
+
+// Facts is what FactsCommand prints: the machine's own host name (what the locks its processes write say)
+// and the facts of the processes asked about, by which another runwatch judges a lock held there.
+type Facts struct {
+	Protocol int        `json:"protocol"`
+	Host     string     `json:"host"`
+	Procs    []ProcFact `json:"procs"`
+}
+
+// ProcFact is one process as its own machine sees it.
+type ProcFact struct {
+	PID          int        `json:"pid"`
+	Alive        bool       `json:"alive"`
+	KernelThread bool       `json:"kernel_thread,omitempty"`
+	Started      *time.Time `json:"started,omitempty"`
+}
+
+// LocalFacts answers FactsCommand on this machine.
+func LocalFacts(pids []int) Facts {
+	host, _ := os.Hostname()
+	f := Facts{Protocol: ProtocolVersion, Host: host, Procs: []ProcFact{}}
+	var sys procinfo.System
+	for _, pid := range pids {
+		p := ProcFact{PID: pid, Alive: sys.Alive(pid)}
+		if p.Alive {
+			p.KernelThread = sys.KernelThread(pid)
+			if t, ok := sys.StartTime(pid); ok {
+				p.Started = &t
+			}
+		}
+		f.Procs = append(f.Procs, p)
+	}
+	return f
+}
+
+// ParsePIDs reads FactsCommand's arguments.
+func ParsePIDs(args []string) ([]int, error) {
+	var pids []int
+	for _, a := range args {
+		n, err := strconv.Atoi(a)
+		if err != nil || n <= 0 || n > 1<<22 {
+			return nil, fmt.Errorf("%q is not a process id", a)
+		}
+		pids = append(pids, n)
+	}
+	return pids, nil
+}
+
+// Elsewhere judges locks on the machines of the remote roots (model.Elsewhere): it learns each machine's
+// own host name once, and asks the machine a lock names about the lock's pid, through the watcher's
+// ControlMaster when there is one. On asks every time and waits for the answer; Watching answers at once.
+type Elsewhere struct {
+	ssh   SSH
+	conns []connection
+
+	mu       sync.Mutex
+	names    map[string]nameAnswer // by connection label
+	facts    map[factKey]factAnswer
+	learning chan struct{} // closed when the round of asking names in progress ends; nil when none is
+	asking   map[factKey]bool
+}
+
+type nameAnswer struct {
+	name string
+	err  error
+	at   time.Time
+}
+
+type factKey struct {
+	label string
+	pid   int
+}
+
+type factAnswer struct {
+	fact ProcFact
+	err  error
+	at   time.Time
+}
+
+// nameRetry is how soon a machine that did not say its name is asked again.
+const nameRetry = 5 * time.Second
+
+// NewElsewhere reaches the machines of roots.
+func NewElsewhere(s SSH, roots []Root) *Elsewhere {
+	return &Elsewhere{ssh: s, conns: group(roots), names: map[string]nameAnswer{}, facts: map[factKey]factAnswer{},
+		asking: map[factKey]bool{}}
+}
+
+// On implements model.Elsewhere by asking now and waiting: what a command and an action's plan judge by,
+// so no write rests on an older answer.
+func (e *Elsewhere) On(host string, pid int) (model.ProcInspector, string, bool, string, error) {
+	if e == nil || len(e.conns) == 0 {
+		return nil, "", false, "", nil
+	}
+	c, why := e.find(host, true)
+	if c == nil {
+		return nil, "", false, why, nil
+	}
+	if !validPID(pid) {
+		return procFacts{}, c.label, true, "", nil
+	}
+	a := e.askFact(*c, host, pid)
+	if a.err != nil {
+		return nil, c.label, true, "", a.err
+	}
+	return procFacts{a.fact}, c.label, true, "", nil
+}
+
+// Watching is e for a watcher, which must never wait on a network: it answers from what the machines said
+// last (asking again in the background once an answer is older than maxAge), and until a machine first
+// answers its locks are unknown with model.ErrAsking. The watcher's liveness timer judges them again.
+func (e *Elsewhere) Watching(maxAge time.Duration) model.Elsewhere { return watching{e, maxAge} }
+
+type watching struct {
+	e      *Elsewhere
+	maxAge time.Duration
+}
+
+func (w watching) On(host string, pid int) (model.ProcInspector, string, bool, string, error) {
+	e := w.e
+	if e == nil || len(e.conns) == 0 {
+		return nil, "", false, "", nil
+	}
+	c, why := e.find(host, false)
+	if c == nil {
+		return nil, "", false, why, nil
+	}
+	if !validPID(pid) {
+		return procFacts{}, c.label, true, "", nil
+	}
+	k := factKey{c.label, pid}
+	e.mu.Lock()
+	a, ok := e.facts[k]
+	if (!ok || time.Since(a.at) > w.maxAge) && !e.asking[k] {
+		e.asking[k] = true
+		go func() {
+			e.askFact(*c, host, pid)
+			e.mu.Lock()
+			delete(e.asking, k)
+			e.mu.Unlock()
+		}()
+	}
+	e.mu.Unlock()
+	switch {
+	case !ok:
+		return nil, c.label, true, "", model.ErrAsking
+	case a.err != nil:
+		return nil, c.label, true, "", a.err
+	}
+	return procFacts{a.fact}, c.label, true, "", nil
+}
+
+func validPID(pid int) bool { return pid > 0 && pid <= 1<<22 }
+
+// askFact asks c about pid and keeps the answer.
+func (e *Elsewhere) askFact(c connection, host string, pid int) factAnswer {
+	f, err := e.ask(c, pid)
+	a := factAnswer{err: err, at: time.Now()}
+	switch {
+	case err != nil:
+	case !model.SameHost(f.Host, host):
+		// The connection now reaches another machine (an alias moved): its processes say nothing here.
+		a.err = fmt.Errorf("%s is now %s", c.label, f.Host)
+	case len(f.Procs) != 1 || f.Procs[0].PID != pid:
+		a.err = fmt.Errorf("%s answered for other processes than pid %d", c.label, pid)
+	default:
+		a.fact = f.Procs[0]
+	}
+	e.mu.Lock()
+	e.facts[factKey{c.label, pid}] = a
+	if err == nil && !model.SameHost(f.Host, host) {
+		e.names[c.label] = nameAnswer{name: f.Host, at: a.at}
+	}
+	e.mu.Unlock()
+	return a
+}
+
+// find is the connection whose machine calls itself host; why names the machines that could not say.
+// Without wait it only starts asking the names it lacks.
+func (e *Elsewhere) find(host string, wait bool) (*connection, string) {
+	done := e.learnNames()
+	if wait {
+		<-done
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var unanswered []string
+	for i, c := range e.conns {
+		a, ok := e.names[c.label]
+		switch {
+		case !ok:
+			unanswered = append(unanswered, fmt.Sprintf("asking %s its host name", c.label))
+		case a.err != nil:
+			unanswered = append(unanswered, fmt.Sprintf("%s did not say its host name: %v", c.label, a.err))
+		case model.SameHost(a.name, host):
+			return &e.conns[i], ""
+		}
+	}
+	sort.Strings(unanswered)
+	return nil, strings.Join(unanswered, "; ")
+}
+
+// learnNames starts asking, in parallel, every machine whose name is not known yet (or whose last failure
+// is older than nameRetry), unless a round is under way; the channel closes when the round ends.
+func (e *Elsewhere) learnNames() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.learning != nil {
+		return e.learning
+	}
+	var ask []connection
+	for _, c := range e.conns {
+		a, ok := e.names[c.label]
+		if !ok || (a.err != nil && time.Since(a.at) > nameRetry) {
+			ask = append(ask, c)
+		}
+	}
+	done := make(chan struct{})
+	if len(ask) == 0 {
+		close(done)
+		return done
+	}
+	e.learning = done
+	var wg sync.WaitGroup
+	for _, c := range ask {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := e.ask(c, 0)
+			a := nameAnswer{name: f.Host, err: err, at: time.Now()}
+			if err == nil && f.Host == "" {
+				a.err = fmt.Errorf("its runwatch gave no host name")
+			}
+			e.mu.Lock()
+			e.names[c.label] = a
+			e.mu.Unlock()
+		}()
+	}
+	go func() {
+		wg.Wait()
+		e.mu.Lock()
+		e.learning = nil
+		e.mu.Unlock()
+		close(done)
+	}()
+	return done
+}
+
+// askWithin bounds one question: a machine that does not answer leaves its locks unknown, it must not hold
+// up the judging of every other run for long.
+const askWithin = 15 * time.Second
+
+func (e *Elsewhere) ask(c connection, pid int) (Facts, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), askWithin)
+	defer cancel()
+	args := []string{FactsCommand}
+	if pid > 0 {
+		args = append(args, strconv.Itoa(pid))
+	}
+	out, stderr, code, err := e.ssh.Run(ctx, c.root, args...)
+	if err != nil {
+		return Facts{}, err
+	}
+	if code != 0 {
+		if code == 2 {
+			return Facts{}, fmt.Errorf("its runwatch is too old to judge locks (%s)", InstallHint)
+		}
+		return Facts{}, fmt.Errorf("%s", strings.TrimPrefix(Explain(c.root, code, stderr), c.label+": "))
+	}
+	var f Facts
+	if err := json.Unmarshal(out, &f); err != nil {
+		return Facts{}, fmt.Errorf("its runwatch's answer is not JSON (%v)", err)
+	}
+	if f.Protocol < ProtocolVersion {
+		return Facts{}, fmt.Errorf("its runwatch is too old for protocol %d (%s)", ProtocolVersion, InstallHint)
+	}
+	return f, nil
+}
+
+// procFacts is one process's facts as a model.ProcInspector.
+type procFacts struct{ f ProcFact }
+
+func (p procFacts) Alive(pid int) bool { return pid == p.f.PID && p.f.Alive }
+func (p procFacts) StartTime(pid int) (time.Time, bool) {
+	if pid != p.f.PID || p.f.Started == nil {
+		return time.Time{}, false
+	}
+	return *p.f.Started, true
+}
+func (p procFacts) KernelThread(pid int) bool { return pid == p.f.PID && p.f.KernelThread }
