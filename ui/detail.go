@@ -203,11 +203,22 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		addID(rowID{kind: rowFold, key: "fold"}, t.Good.Render("✓")+" "+fmt.Sprintf("%d %ss done (%s … %s) %s", fold, word,
 			Sanitize(stageShort(first)), Sanitize(stageShort(last)), t.Dim.Render(mark+" enter")))
 	}
+	// Where stages have names beside their keys (jonggrang's "10 design-verification"), the keys are padded to
+	// the widest so the names line up; no wider, so "◀ current" still fits a narrow pane.
+	keyW := 0
+	for _, st := range run.Stages {
+		if st.Name != "" && st.Name != st.Key {
+			for _, s := range run.Stages {
+				keyW = max(keyW, visibleWidth(Sanitize(s.Key)))
+			}
+			break
+		}
+	}
 	for si, st := range run.Stages {
 		if si < fold && !p.unfolded[run.Key()] {
 			continue
 		}
-		line := t.stageStyle(st.Status).Render(st.Status.Glyph()) + " " + padRight(Sanitize(st.Key), 4)
+		line := t.stageStyle(st.Status).Render(st.Status.Glyph()) + " " + padRight(Sanitize(st.Key), keyW)
 		if st.Name != "" && st.Name != st.Key {
 			line += " " + Sanitize(st.Name)
 		}

@@ -55,8 +55,10 @@ func (m Model) paneRects() [paneCount]rect {
 	case layoutWide:
 		// Runs down the left; detail over timeline on the right, so both get the width long log lines and
 		// error messages need (lazygit's arrangement).
-		// The runs list is as wide as its table wants (full names first), between 35% and 55%.
-		runsW := clamp(m.list.naturalWidth()+borderCells, m.width*35/100, m.width*58/100)
+		// The runs list is as wide as its table wants (full names first), between 35% and 58%, or up to
+		// 60% where that shows every name whole beside its stage's name (a 46-character name at 120 columns).
+		upper := max(m.width*58/100, min(m.list.compactWidth()+borderCells, m.width*60/100))
+		runsW := clamp(m.list.naturalWidth()+borderCells, m.width*35/100, upper)
 		detailH := body * 55 / 100
 		r[PaneRuns] = rect{runsW, body}
 		r[PaneDetail] = rect{m.width - runsW, detailH}

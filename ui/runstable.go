@@ -79,7 +79,7 @@ func newRunCells(r model.Run) *runCells {
 	badge, verdict := lockBadge(r)
 	c.verdict = verdict
 	set(colLock, badge, badge)
-	set(colKind, string(r.Kind), kindShort(r.Kind))
+	set(colKind, string(r.Kind), string(r.Kind))
 	if r.Attention.NeedsYou {
 		why := Sanitize(r.Attention.Reason)
 		set(colWhy, why, why)
@@ -201,15 +201,27 @@ type tableStep struct {
 	drop bool
 }
 
-// tableSteps are the ways the table gives up room for the name, least important first.
+// tableSteps are the ways the table gives up room for the name, least important first. KIND is spelled
+// out or left out (the stage ids and the status glyph already tell the conventions apart; "jg" and "rs"
+// told no one anything). WHY goes after DONE and LOCK: beside a run that needs you, the reason matters more.
+// The stage keeps its name in its short form and goes last of all, only where the name would otherwise be
+// cut below nameMin.
 var tableSteps = []tableStep{
-	{colKind, false}, {colStage, false}, {colStatus, false}, {colKind, true},
-	{colLock, true}, {colDone, true}, {colStatus, true}, {colHost, true}, {colChanged, true},
+	{colStatus, false}, {colStage, false}, {colKind, true}, {colDone, true}, {colLock, true},
+	{colWhy, true}, {colStatus, true}, {colHost, true}, {colChanged, true}, {colStage, true},
 }
 
+const (
+	// nameMin is the narrowest a cut name is worth a STAGE column beside it: cutMiddle keeps its start and
+	// its distinguishing end (the timestamp or hash suffix, 16 cells).
+	nameMin = 24
+	// whyMin is the narrowest WHY column worth its room: a reason cut there still says what is wrong.
+	whyMin = 24
+)
+
 // tableLayout is, for one width, which columns show in which form and how wide each is: every column is
-// exactly as wide as its widest cell or header (no slack), the name takes what is left, and the why column,
-// last, takes any room left over once every name fits.
+// exactly as wide as its widest cell or header (no slack); WHY, last, is there only beside whole names and
+// takes what is left, otherwise the name does.
 type tableLayout struct {
 	short, drop [colCount]bool
 	nameW, whyW int
@@ -253,7 +265,7 @@ func (p *runsPane) shown(lay *tableLayout, ms *tableMeasure) []shownCol {
 }
 
 // fit chooses the layout for inner width w: it gives up room step by step while the longest name does not
-// fit, then takes back every step that did not let more names show whole.
+// fit, then takes back every step whose undoing still shows as many names whole.
 func (p *runsPane) fit(w int) tableLayout {
 	ms := p.measure()
 	sep := 2
@@ -261,10 +273,14 @@ func (p *runsPane) fit(w int) tableLayout {
 		sep = 1
 	}
 	const glyphW = 2 // status glyph and a space
+	// room is what the name gets under lay, with WHY (when shown) at its narrowest.
 	room := func(lay *tableLayout) int {
 		used := glyphW
 		for _, c := range p.shown(lay, ms) {
 			used += c.width + sep
+		}
+		if !lay.drop[colWhy] {
+			used += whyMin + sep
 		}
 		return w - used
 	}
@@ -277,21 +293,34 @@ func (p *runsPane) fit(w int) tableLayout {
 		}
 		return n
 	}
+	minName := min(nameMin, ms.nameNeed)
 	lay := tableLayout{sep: sep}
-	lay.drop[colWhy] = true
+	// WHY shows what a run needs you for: with no such run in the list it would be an empty column.
+	lay.drop[colWhy] = ms.width[colWhy][formLong] <= visibleWidth(colTitle[colWhy])
 	r := room(&lay)
 	var applied []int
-	for step := 0; step < len(tableSteps) && r < ms.nameNeed; step++ {
-		lay.set(tableSteps[step], true)
+	for i, st := range tableSteps {
+		if r >= ms.nameNeed || (st == tableStep{colStage, true} && r >= minName) {
+			continue
+		}
+		lay.set(st, true)
 		r = room(&lay)
-		applied = append(applied, step)
+		applied = append(applied, i)
 	}
-	// Take back, last first, each step whose undoing shows as many whole names.
+	// Take back, last first, each step whose undoing shows as many whole names and leaves the name at least
+	// minName; WHY comes back only beside whole names, the stage wherever the name keeps minName.
 	for i := len(applied) - 1; i >= 0; i-- {
 		st := tableSteps[applied[i]]
 		lay.set(st, false)
 		r2 := room(&lay)
-		if whole(r2) < whole(r) || r2 < 4 {
+		ok := whole(r2) >= whole(r) && r2 >= minName
+		switch st {
+		case tableStep{colWhy, true}:
+			ok = r2 >= ms.nameNeed
+		case tableStep{colStage, true}:
+			ok = r2 >= minName
+		}
+		if !ok {
 			lay.set(st, true)
 			continue
 		}
@@ -300,25 +329,33 @@ func (p *runsPane) fit(w int) tableLayout {
 	r = room(&lay)
 	lay.cols = p.shown(&lay, ms)
 	lay.nameW = max(4, min(ms.nameNeed, r))
-	// The why column takes what is left once every name fits; otherwise the name takes the slack.
-	if rest := r - ms.nameNeed - sep; rest >= 12 {
-		lay.drop[colWhy] = false
-		lay.whyW = rest
+	if !lay.drop[colWhy] {
+		// Beside whole names WHY takes the slack.
+		lay.whyW = whyMin + r - lay.nameW
 	} else if r > lay.nameW {
 		lay.nameW = r
 	}
 	return lay
 }
 
-// naturalWidth is the width the table needs to show every column and every live name whole, with room
-// for a short why; the wide layout sizes the runs pane from it.
+// naturalWidth is the width the table needs to show every column and every live name whole, and a WHY
+// column when a run needs you; the wide layout sizes the runs pane from it.
 func (p *runsPane) naturalWidth() int {
 	ms := p.measure()
 	w := 2 + ms.nameNeed
 	for _, c := range p.shown(&tableLayout{}, ms) {
 		w += 2 + c.width
 	}
-	return w + 2 + 24
+	if ms.width[colWhy][formLong] > visibleWidth(colTitle[colWhy]) {
+		w += 2 + whyMin
+	}
+	return w
+}
+
+// compactWidth is the narrowest table that shows every live name whole beside the stage's name.
+func (p *runsPane) compactWidth() int {
+	ms := p.measure()
+	return 2 + ms.nameNeed + 2 + ms.width[colStage][formShort]
 }
 
 // renderTable draws the header and the visible rows into w×h cells.
@@ -438,14 +475,20 @@ func lockBadge(r model.Run) (string, model.Verdict) {
 	return "", ""
 }
 
-// stageCell is the current stage as "key name", e.g. "10 implementation" or "M2".
-func stageCell(r model.Run, withName bool) string {
+// stageCell is the current stage: in its long form "key name" ("10 design-verification"), in its short
+// form the name alone where the stage has one ("design-verification"; a number alone told no one which phase
+// it was), else the key ("M2").
+func stageCell(r model.Run, long bool) string {
 	key := Sanitize(r.CurrentStage)
 	if key == "" {
 		return "–"
 	}
-	if st := r.Stage(r.CurrentStage); st != nil && withName && st.Name != "" && st.Name != st.Key {
-		return key + " " + cutEnd(Sanitize(st.Name), maxPhaseName)
+	if st := r.Stage(r.CurrentStage); st != nil && st.Name != "" && st.Name != st.Key {
+		name := cutEnd(Sanitize(st.Name), maxPhaseName)
+		if long {
+			return key + " " + name
+		}
+		return name
 	}
 	return key
 }
@@ -464,7 +507,7 @@ func cutMiddle(s string, w int) string {
 	if w <= 1 {
 		return string(r[:max(0, w)])
 	}
-	tail := (w - 1) * 3 / 5
+	tail := (w - 1) * 2 / 3
 	head := w - 1 - tail
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }

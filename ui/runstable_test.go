@@ -99,3 +99,40 @@ func BenchmarkFrame1200RunsBatch(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// TestStageColumnShowsThePhaseName: at every width where the table shows its STAGE column, the row of each
+// run whose current stage has a name carries that name (issue 11 point 16); the column goes only where a
+// name beside it would be cut below nameMin.
+func TestStageColumnShowsThePhaseName(t *testing.T) {
+	runs := loadFixtures(t)
+	m := newTestModel(t, 200, 60, runs, Options{Theme: "mono", Now: fixtureClock()})
+	p := m.list
+	p.h = 100
+	shownAt, droppedAt := 0, 0
+	for w := 30; w <= 200; w++ {
+		lines := p.renderTable(w, 100)
+		if !strings.Contains(stripped(lines[0]), "STAGE") {
+			droppedAt++
+			if lay := p.fit(w); lay.nameW >= nameMin+stageWidth(p)+lay.sep {
+				t.Errorf("w=%d: STAGE dropped although the name keeps %d cells with it", w, lay.nameW-stageWidth(p)-lay.sep)
+			}
+			continue
+		}
+		shownAt++
+		for i, sp := range p.order {
+			r := m.app.runs[sp]
+			st := r.Stage(r.CurrentStage)
+			if st == nil || st.Name == "" || st.Name == st.Key {
+				continue
+			}
+			if row := stripped(lines[1+i]); !strings.Contains(row, st.Name) {
+				t.Errorf("w=%d: the row of %s shows STAGE without the phase name %q:\n%s", w, r.ID, st.Name, row)
+			}
+		}
+	}
+	if shownAt == 0 || droppedAt == 0 {
+		t.Fatalf("STAGE shown at %d widths, dropped at %d: the widths tried do not cover both", shownAt, droppedAt)
+	}
+}
+
+func stageWidth(p *runsPane) int { return p.measure().width[colStage][formShort] }

@@ -45,6 +45,29 @@ func TestGoldenSizes(t *testing.T) {
 			if shown < 4 {
 				t.Errorf("only %d runs on screen:\n%s", shown, listFrame)
 			}
+			// The runs table has its STAGE column, and the current phase's name is on every row of a run
+			// whose current stage has one (issue 11 point 16).
+			list := m0(t, sz, runs)
+			pane := stripped(list.list.View())
+			if !strings.Contains(pane, "STAGE") {
+				t.Errorf("no STAGE column:\n%s", pane)
+			}
+			named := 0
+			for _, sp := range list.list.order {
+				r := list.app.runs[sp]
+				st := r.Stage(r.CurrentStage)
+				row := runsRow(list, r.ID[:10])
+				if st == nil || st.Name == "" || st.Name == st.Key || row == "" {
+					continue
+				}
+				named++
+				if !strings.Contains(row, st.Name) {
+					t.Errorf("%s's row lacks its current phase's name %q:\n%s", r.ID, st.Name, row)
+				}
+			}
+			if named < 2 {
+				t.Errorf("only %d rows with a named current stage on screen: the check proves nothing\n%s", named, pane)
+			}
 			m = send(t, m, press("tab"))
 			run, _ := m.app.selectedRun()
 			detailFrame := plain(m)
