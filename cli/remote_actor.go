@@ -89,33 +89,10 @@ func remoteActionArgs(req ui.ActionRequest) ([]string, error) {
 	if req.Run.Kind == model.KindResumable && filepath.Base(req.Run.StatePath) != "state.env" {
 		run = req.Run.StatePath // several <name>.state.env runs can share one folder
 	}
-	switch req.Action {
-	case ui.ActUnlock:
-		args := []string{"unlock", run}
-		if req.LockPath != "" {
-			args = append(args, req.LockPath)
+	for _, c := range actionCommands {
+		if args, ok := c.serves(req); ok {
+			return append([]string{c.name, run}, args...), nil
 		}
-		return args, nil
-	case ui.ActStep:
-		return []string{"step", run}, nil
-	case ui.ActTick:
-		if req.Check {
-			return []string{"check", run, req.Item}, nil
-		}
-		return []string{"uncheck", run, req.Item}, nil
-	case ui.ActRetry:
-		args := []string{"retry", run}
-		if req.Stage != "" {
-			args = append(args, req.Stage)
-		}
-		return args, nil
-	case ui.ActPause:
-		if req.Resume {
-			return []string{"resume", run}, nil
-		}
-		return []string{"pause", run}, nil
-	case ui.ActUndo:
-		return []string{"undo", run}, nil
 	}
 	return nil, fmt.Errorf("%q cannot be done on a remote run", req.Action)
 }

@@ -241,26 +241,22 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 		a.runs[r.Key()] = judged(r)
 		m.list.forget(r.Key())
 	}
-	if msg.Hosts != nil {
-		a.hosts = msg.Hosts
-		a.keepRemoteLogs(msg.Appended)
-		// A remote batch carries its hosts' health, not the local watcher's.
-		if len(msg.Changed) > 0 || len(msg.Removed) > 0 || len(msg.Appended) > 0 {
-			a.lastChange = msg.At
-		}
-		m.list.resort()
-		return m.tl.batch(msg)
-	}
 	for _, p := range msg.Removed {
 		delete(a.runs, p)
 		m.list.forget(p)
 	}
-	a.health = msg.Health
+	// Each source's batch carries its own health: the remote hosts', or the local watcher's.
+	if msg.Hosts != nil {
+		a.hosts = msg.Hosts
+		a.keepRemoteLogs(msg.Appended)
+	} else {
+		a.health = msg.Health
+		if msg.Health.Err != "" {
+			a.fail(errors.New("watcher: " + msg.Health.Err))
+		}
+	}
 	if len(msg.Changed) > 0 || len(msg.Removed) > 0 || len(msg.Appended) > 0 {
 		a.lastChange = msg.At
-	}
-	if msg.Health.Err != "" {
-		a.fail(errors.New("watcher: " + msg.Health.Err))
 	}
 	if keepTop {
 		a.selected = ""
