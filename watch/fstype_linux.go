@@ -1,6 +1,9 @@
 package watch
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // remoteMagic maps statfs f_type values of filesystems where inotify sees only local changes (or nothing) to
 // a name for the health line. Values are the kernel's *_SUPER_MAGIC constants.
@@ -25,4 +28,12 @@ func remoteFS(dir string) (string, bool) {
 	}
 	name, ok := remoteMagic[int64(st.Type)]
 	return name, ok
+}
+
+// ctime is a file's last status change (UnixNano), -1 when unknown.
+func ctime(fi os.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ctim.Nano()
+	}
+	return -1
 }

@@ -2,5 +2,11 @@
 
 package watch
 
+import "os"
+
 // remoteFS knows no filesystem types off Linux; polling can still be forced with Options.Poll.
 func remoteFS(string) (string, bool) { return "", false }
+
+// ctime is unknown off Linux (the field's name differs by system): every run read before watching began is
+// read again.
+func ctime(os.FileInfo) int64 { return -1 }

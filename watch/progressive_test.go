@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state"
 )
@@ -133,5 +134,75 @@ func TestProgressiveMissesNoChangeDuringTheInitialRead(t *testing.T) {
 	})
 	if len(v.runs) != len(locs) {
 		t.Fatalf("%d runs shown, %d found", len(v.runs), len(locs))
+	}
+}
+
+// Of the runs read before their folders were watched, only one whose watched folders hold something newer
+// than its read is read a second time; the rest are not read again (a second copy of each cost the heap).
+func TestProgressiveRereadsOnlyRunsChangedSinceTheirRead(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sim.GenerateMix(dir, 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	const slack = 50 * time.Millisecond
+	// Everything generated is older than any read by more than the slack (file times are the kernel's).
+	for generated := time.Now(); time.Since(generated) <= 2*slack; {
+		time.Sleep(slack)
+	}
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := ""
+	for _, loc := range locs {
+		if loc.Kind == model.KindResumable && target == "" {
+			target = loc.StatePath
+		}
+	}
+	data, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "TASK_NAME=", "TASK_NAME=renamed-while-loading\nOLD_TASK_NAME=", 1)
+	if changed == string(data) {
+		t.Fatalf("%s has no TASK_NAME", target)
+	}
+	var mu sync.Mutex
+	readCount := 0
+	allRead := make(chan struct{})
+	var again []string
+	opts := Options{Paths: []string{dir}, Progressive: true, unseenSlack: slack,
+		initialRead: func(i int) {
+			if locs[i].StatePath == target {
+				// In place, as an editor saves: the folder's own times stay as they were.
+				if err := os.WriteFile(target, []byte(changed), 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if readCount++; readCount == len(locs) {
+				close(allRead)
+			}
+		},
+		beforeWatch: func() { <-allRead }, // every run is read before any folder is watched
+		secondRead: func(sp string) {
+			mu.Lock()
+			defer mu.Unlock()
+			again = append(again, sp)
+		},
+	}
+	v := newView(t, opts)
+	v.until("the run changed during loading shown as it now is", func() bool {
+		r, ok := v.runs[target]
+		return ok && r.Title == "renamed-while-loading" && v.health.Loading == 0
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(again) != 1 || again[0] != target {
+		t.Errorf("read again: %v; want only %s", again, target)
+	}
+	if len(v.runs) != len(locs) {
+		t.Errorf("%d runs shown, %d found", len(v.runs), len(locs))
 	}
 }

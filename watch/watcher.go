@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,11 +49,13 @@ type Options struct {
 	fallbackPoll time.Duration
 	loseEvent    func(fsnotify.Event) bool
 	reconcile    time.Duration
-	liveness     time.Duration // how often lock holders and workers are checked for life
-	grace        time.Duration // how long a vanished state file may take to come back
-	inotifyErr   error         // as if inotify_init failed (EMFILE: the per-user instance limit)
-	initialRead  func(i int)   // Progressive: runs after run i of the initial read was read, before it is handed on
-	beforeWatch  func()        // Progressive: runs before the roots are walked and watched
+	liveness     time.Duration          // how often lock holders and workers are checked for life
+	grace        time.Duration          // how long a vanished state file may take to come back
+	inotifyErr   error                  // as if inotify_init failed (EMFILE: the per-user instance limit)
+	initialRead  func(i int)            // Progressive: runs after run i of the initial read was read, before it is handed on
+	secondRead   func(statePath string) // Progressive: a run read before watching began is read again
+	unseenSlack  time.Duration          // Progressive: how much older than a read a change may look (0: mtimeSlack)
+	beforeWatch  func()                 // Progressive: runs before the roots are walked and watched
 }
 
 // Health is how well the watcher can see changes, for the footer and the events stream.
@@ -298,11 +301,13 @@ func (w *Watcher) loadInitial() {
 	locs := w.initial
 	w.initial = nil
 	runs := make([]model.Run, len(locs))
+	readAt := make([]time.Time, len(locs))
 	read := make(chan int, len(locs)) // never blocks a reader: every index fits
 	stop := make(chan struct{})
 	defer close(stop)
 	var next atomic.Int64
 	w.parallel(len(locs), &next, stop, func(i int) {
+		readAt[i] = time.Now()
 		runs[i] = w.runs.load(locs[i])
 		if w.opts.initialRead != nil {
 			w.opts.initialRead(i)
@@ -357,7 +362,12 @@ func (w *Watcher) loadInitial() {
 		}
 	}
 	unwatched = min(unwatched, len(locs))
-	again := make([]model.Run, unwatched)
+	// Only runs whose watched folders hold something newer than their read are read again, and only those
+	// that read differently are kept: a second copy of every run would double the heap while loading.
+	unseen := newUnseenChanges(w.tree, w.rereadSlack())
+	var mu sync.Mutex
+	var again []int
+	againRuns := map[int]model.Run{}
 	var next2 atomic.Int64
 	done := make(chan struct{})
 	var left atomic.Int64
@@ -366,7 +376,17 @@ func (w *Watcher) loadInitial() {
 		close(done)
 	}
 	w.parallel(unwatched, &next2, stop, func(i int) {
-		again[i] = w.runs.load(locs[i])
+		if tr := w.runs.runs[locs[i].StatePath]; tr == nil || unseen.since(tr, readAt[i]) {
+			if w.opts.secondRead != nil {
+				w.opts.secondRead(locs[i].StatePath)
+			}
+			if r := w.runs.load(locs[i]); !reflect.DeepEqual(r, runs[i]) {
+				mu.Lock()
+				again = append(again, i)
+				againRuns[i] = r
+				mu.Unlock()
+			}
+		}
 		if left.Add(-1) == 0 {
 			close(done)
 		}
@@ -376,12 +396,11 @@ func (w *Watcher) loadInitial() {
 	case <-w.done:
 		return
 	}
+	slices.Sort(again)
 	u := Update{At: time.Now(), Initial: true}
-	for i, r := range again {
-		if !reflect.DeepEqual(r, runs[i]) {
-			w.trackRun(locs[i], r, false, nil)
-			u.Changed = append(u.Changed, r)
-		}
+	for _, i := range again {
+		w.trackRun(locs[i], againRuns[i], false, nil)
+		u.Changed = append(u.Changed, againRuns[i])
 	}
 	u.Health = w.currentHealth(time.Now())
 	w.healthMu.Lock()
@@ -390,6 +409,13 @@ func (w *Watcher) loadInitial() {
 	w.out.put(u) // also the health with the watches now set up
 	w.out.waitTaken(w.done)
 	w.armReread(time.Now())
+}
+
+func (w *Watcher) rereadSlack() time.Duration {
+	if w.opts.unseenSlack > 0 {
+		return w.opts.unseenSlack
+	}
+	return mtimeSlack
 }
 
 // parallel runs fn(i) for every i < n on every core, taking each i once from next, until stop is closed.
