@@ -127,7 +127,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 
 func isModelMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg, countDoneMsg, planMsg, appliedMsg, pagerMsg, copiedMsg, SnapshotMsg, BatchMsg, ErrorMsg:
+	case logOpenedMsg, logIndexedMsg, searchDoneMsg, countDoneMsg, filterDoneMsg, planMsg, appliedMsg, pagerMsg, copiedMsg, SnapshotMsg, BatchMsg, ErrorMsg:
 		return true
 	}
 	return false

@@ -192,7 +192,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case WatcherStoppedMsg:
 		a.health.Err = "stopped"
 		a.fail(errors.New("watcher stopped: the runs shown are no longer updated"))
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg, searchTickMsg, countDoneMsg:
+	case logOpenedMsg, logIndexedMsg, searchDoneMsg, searchTickMsg, countDoneMsg, filterDoneMsg:
 		cmd = m.tl.Update(msg)
 	case planMsg:
 		if msg.err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -375,34 +376,79 @@ func TestEnterOpensEntryWhole(t *testing.T) {
 	}
 }
 
-// TestOnlyMatchesToggle: & shows only the matching lines with the count in the title, and back.
-func TestOnlyMatchesToggle(t *testing.T) {
-	path, lines := genLog(t, 500)
-	want := 0
+// wholeEntries is the "only matches" view by brute force: every line of each entry (a timestamped line
+// and the continuation lines after it) that has a line containing sub (case-insensitive).
+func wholeEntries(lines []string, sub string) (shown []string, entries int) {
+	var cur []string
+	hit := false
+	flush := func() {
+		if hit {
+			shown, entries = append(shown, cur...), entries+1
+		}
+		cur, hit = nil, false
+	}
 	for _, l := range lines {
-		if strings.Contains(l, "stage_start") {
-			want++
+		if strings.HasPrefix(l, "[") {
+			flush()
 		}
+		cur = append(cur, l)
+		hit = hit || strings.Contains(strings.ToLower(l), strings.ToLower(sub))
 	}
-	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
-	m = typeSearch(t, m, "/", "stage_start")
-	line := m.tl.cursor
-	m = send(t, m, press("&"))
-	s := plain(m)
-	if !m.tl.filtered || !strings.Contains(m.tl.title(model.KindResumable), fmt.Sprintf("only matches: %d", want)) {
-		t.Fatalf("& did not filter:\n%s", s)
-	}
-	for _, row := range m.tl.window {
-		if !strings.Contains(row, "stage_start") {
-			t.Fatalf("a line that does not match is shown: %q", row)
+	flush()
+	return shown, entries
+}
+
+// TestOnlyMatchesKeepsWholeEntries: & shows only the entries with a match, each whole: a match in a
+// continuation line brings its timestamped line, a match on the timestamped line brings its continuation
+// lines, with the count of entries in the title; the cursor stays on its log line both ways; n goes to
+// the next match within the filtered view. Over a file index and over lines in memory.
+func TestOnlyMatchesKeepsWholeEntries(t *testing.T) {
+	path, lines := genLog(t, 500)
+	for _, src := range []struct {
+		name string
+		open OpenLogFunc
+	}{{"index", indexOpener(t, path)}, {"memory", memOpener(lines)}} {
+		for _, pattern := range []string{"needle", "stage_start"} {
+			name := src.name + " " + pattern
+			want, entries := wholeEntries(lines, pattern)
+			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: src.open}))
+			m = typeSearch(t, m, "/", pattern)
+			line := m.tl.cursor
+			m = send(t, m, press("&"))
+			if !m.tl.filtered || m.tl.len() != len(want) || !strings.Contains(m.tl.title(model.KindResumable), fmt.Sprintf("only matches: %d entries", entries)) {
+				t.Fatalf("%s: & shows %d lines (want %d), title %q, want %d entries", name, m.tl.len(), len(want), m.tl.title(model.KindResumable), entries)
+			}
+			if got, _ := m.tl.logLine(m.tl.cursor); got != line {
+				t.Fatalf("%s: the cursor moved off its line: %d, was %d", name, got, line)
+			}
+			m = send(t, m, press("g"))
+			if !slices.Equal(m.tl.window, want[:len(m.tl.window)]) {
+				t.Fatalf("%s: the filtered view from the top:\n%s\nwant\n%s", name, strings.Join(m.tl.window, "\n"), strings.Join(want[:len(m.tl.window)], "\n"))
+			}
+			if pattern == "needle" && (!strings.HasPrefix(m.tl.window[0], "[") || !strings.Contains(m.tl.window[1], "NEEDLE")) {
+				t.Fatalf("%s: a match in a continuation line is not shown under its timestamped line: %q", name, m.tl.window[:2])
+			}
+			if pattern == "stage_start" && !slices.ContainsFunc(want, func(l string) bool { return strings.Contains(l, "NEEDLE") }) {
+				t.Fatalf("%s: the oracle has no continuation line of a matching entry", name)
+			}
+			m = send(t, m, press("G"))
+			if !slices.Equal(m.tl.window, want[len(want)-len(m.tl.window):]) {
+				t.Fatalf("%s: the filtered view's end:\n%s", name, strings.Join(m.tl.window, "\n"))
+			}
+			// n from the top of the filtered view lands on the second match, in the view.
+			m = send(t, m, press("g"))
+			m = send(t, m, press("n"))
+			m = send(t, m, press("n"))
+			cur, ok := m.tl.cursorLine()
+			if !m.tl.filtered || !ok || !strings.Contains(strings.ToLower(cur), pattern) {
+				t.Fatalf("%s: n in the filtered view is on %q", name, cur)
+			}
+			at, _ := m.tl.logLine(m.tl.cursor)
+			m = send(t, m, press("&"))
+			if m.tl.filtered || m.tl.cursor != at {
+				t.Fatalf("%s: & again: filtered %v cursor %d, want %d", name, m.tl.filtered, m.tl.cursor, at)
+			}
 		}
-	}
-	if got, _ := m.tl.logLine(m.tl.cursor); got != line {
-		t.Fatalf("the cursor moved off its line: %d, was %d", got, line)
-	}
-	m = send(t, m, press("&"))
-	if m.tl.filtered || m.tl.cursor != line {
-		t.Fatalf("& again: filtered %v cursor %d, want %d", m.tl.filtered, m.tl.cursor, line)
 	}
 }
 

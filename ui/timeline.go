@@ -58,8 +58,8 @@ type timeline struct {
 	seq    int                // the search whose answer is awaited
 	cancel context.CancelFunc // cancels that search
 
-	// filtered shows only the lines the search matches; window lines are then matches, and windowLines
-	// says which log line each one is.
+	// filtered shows only the entries the search matches, each whole; windowLines says which log line
+	// each window line is.
 	filtered    bool
 	windowLines []int
 	// wrap soft-wraps long lines; off, xoff is the horizontal scroll in cells of the message column.
@@ -91,21 +91,21 @@ type lineSource interface {
 
 // shown is what the timeline lists: the log, or only its matching lines.
 func (tl *timeline) shown() lineSource {
-	if tl.filtered && tl.srch.counter != nil {
-		return filteredSource{base: tl.src, c: tl.srch.counter}
+	if tl.filtered && tl.srch.filter != nil {
+		return filteredSource{base: tl.src, f: tl.srch.filter}
 	}
 	return tl.src
 }
 
 // logLine is the log line number of the timeline's line i (they differ when filtered).
 func (tl *timeline) logLine(i int) (int, bool) {
-	if !tl.filtered || tl.srch.counter == nil {
+	if !tl.filtered || tl.srch.filter == nil {
 		return i, true
 	}
 	if j := i - tl.windowFrom; j >= 0 && j < len(tl.windowLines) {
 		return tl.windowLines[j], true
 	}
-	return filteredSource{base: tl.src, c: tl.srch.counter}.line(i)
+	return filteredSource{base: tl.src, f: tl.srch.filter}.line(i)
 }
 
 func (tl *timeline) len() int {
@@ -174,8 +174,8 @@ func (tl *timeline) reload(h int) {
 func (tl *timeline) readWindow(h int) {
 	tl.windowLines = nil
 	if f, ok := tl.shown().(filteredSource); ok {
-		tl.windowLines = f.c.Matches(tl.top, h)
-		tl.window = f.Lines(tl.top, h)
+		tl.windowLines = f.f.Lines(tl.top, h)
+		tl.window = f.linesOf(tl.windowLines)
 	} else {
 		tl.window = tl.src.Lines(tl.top, h)
 	}
@@ -342,12 +342,14 @@ func (tl *timeline) appended(a LogAppend, h int) tea.Cmd {
 	var recount tea.Cmd
 	if truncated || a.Truncated || a.Rotated {
 		tl.filtered = false
+		tl.srch.stopFilter()
+		tl.srch.filter = nil
 		recount = tl.startCount()
 	}
 	tl.reload(h)
 	w, ok := tl.src.(waiter)
 	if !ok {
-		return tea.Batch(recount, tl.runCount())
+		return tea.Batch(recount, tl.runCount(), tl.runFilter())
 	}
 	path := tl.path
 	return tea.Batch(recount, func() tea.Msg {
@@ -361,7 +363,7 @@ func (tl *timeline) appended(a LogAppend, h int) tea.Cmd {
 // indexed redraws once appended bytes are indexed, and counts the matches among them.
 func (tl *timeline) indexed(h int) tea.Cmd {
 	tl.reload(h)
-	return tl.runCount()
+	return tea.Batch(tl.runCount(), tl.runFilter())
 }
 
 func (tl *timeline) setMemory(runPath string, lines []string, h int) {
@@ -373,6 +375,9 @@ func (tl *timeline) setMemory(runPath string, lines []string, h int) {
 	tl.src = &memSource{lines: lines}
 	if tl.srch.re != nil {
 		tl.startCount() // in memory: counted at once, no command
+		if tl.filtered {
+			tl.startFilter()
+		}
 	}
 	tl.reload(h)
 }
@@ -385,6 +390,7 @@ func (tl *timeline) close() {
 		tl.src.Close()
 	}
 	tl.srch.stopCount()
+	tl.srch.stopFilter()
 	srch := tlSearch{pattern: tl.srch.pattern, regex: tl.srch.regex, re: tl.srch.re, forward: tl.srch.forward}
 	*tl = timeline{follow: true, absolute: tl.absolute, srch: srch, wrap: tl.wrap, width: tl.width, height: tl.height}
 }
@@ -479,6 +485,8 @@ func (p *timelinePane) Update(msg tea.Msg) tea.Cmd {
 		return p.searchTicked(msg)
 	case countDoneMsg:
 		p.countDone(msg)
+	case filterDoneMsg:
+		p.filterDone(msg, h)
 	case tea.KeyPressMsg:
 		return p.key(msg)
 	}
@@ -655,6 +663,7 @@ func (tl *timeline) toggleFollow(h int) {
 func (tl *timeline) setSearch(q string, regex, forward bool, h int) tea.Cmd {
 	if q == "" {
 		tl.srch.stopCount()
+		tl.srch.stopFilter()
 		tl.srch = tlSearch{}
 		tl.filtered = false
 		tl.reload(h)
@@ -671,10 +680,7 @@ func (tl *timeline) setSearch(q string, regex, forward bool, h int) tea.Cmd {
 	}
 	count := tl.startCount()
 	if wasFiltered {
-		tl.filtered = true
-		tl.cursor, tl.top, tl.follow = 0, 0, false
-		tl.reload(h)
-		return count
+		return tea.Batch(count, tl.filterFrom(tl.cursor, h))
 	}
 	return tea.Batch(count, tl.find(findMatch, tl.cursor+step(forward), forward, h))
 }
@@ -686,19 +692,11 @@ func (tl *timeline) findNext(same bool, h int) tea.Cmd {
 		return nil
 	}
 	forward := tl.srch.forward == same
-	if tl.filtered {
-		// Every line shown matches: n and N step through them, wrapping.
-		n := tl.len()
-		if n > 0 {
-			next := tl.cursor + step(forward)
-			tl.marker = wrapNote(next < 0 || next >= n, forward)
-			tl.cursor = (next%n + n) % n
-			tl.follow = false
-			tl.reload(h)
-		}
-		return nil
+	from := tl.cursor
+	if line, ok := tl.logLine(tl.cursor); ok {
+		from = line // filtered: the search runs over the log, and its hit is shown in the filtered view
 	}
-	return tl.find(findMatch, tl.cursor+step(forward), forward, h)
+	return tl.find(findMatch, from+step(forward), forward, h)
 }
 
 func (tl *timeline) findError(forward bool, h int) tea.Cmd {
@@ -749,11 +747,11 @@ type searchDoneMsg struct {
 // error says so). In-memory sources answer at once; a file index answers in a command that shows its
 // progress and can be cancelled, and a newer search cancels an older one.
 func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
-	n := tl.len()
-	if tl.src == nil || n == 0 {
+	if tl.src == nil || tl.src.Len() == 0 {
 		tl.marker = notFound(kind)
 		return nil
 	}
+	n := tl.src.Len()     // the log's lines, also when filtered: from is a log line
 	startWrapped := false // "next" from the last line starts over at the top: that is a wrap too
 	if kind == findMatch {
 		startWrapped = from < 0 || from >= n
@@ -851,8 +849,20 @@ func (tl *timeline) found(msg searchDoneMsg, h int) {
 		r.Renumbered()
 	}
 	tl.marker = wrapNote(msg.wrapped, msg.forward)
-	tl.cursor = msg.line
 	tl.follow = false
+	if tl.filtered && tl.srch.filter != nil {
+		// The hit's entry is in the filtered view once the filter has read that far.
+		k, ok := tl.srch.filter.Pos(msg.line)
+		if shown, _, _ := tl.srch.filter.Len(); !ok || k >= shown {
+			tl.marker = fmt.Sprintf("the next match (line %d) is past what the filter has read so far", msg.line+1)
+			return
+		}
+		tl.cursor = k
+		tl.top = max(0, k-h/3)
+		tl.reload(h)
+		return
+	}
+	tl.cursor = msg.line
 	// Put the match a third of the way down, so its context above is visible.
 	tl.top = max(0, msg.line-h/3)
 	tl.reload(h)
@@ -860,15 +870,11 @@ func (tl *timeline) found(msg searchDoneMsg, h int) {
 	tl.updateRank()
 }
 
-// toggleFiltered switches between highlighting the matches and showing only them (less's &, lnav's
-// filter-in), keeping the cursor on the same log line where it can.
+// toggleFiltered switches between highlighting the matches and showing only the entries that match, each
+// whole (less's &, lnav's filter-in), keeping the cursor on the same log line where it can.
 func (tl *timeline) toggleFiltered(h int) tea.Cmd {
 	if tl.srch.re == nil {
 		tl.marker = "no search: press / first, then & shows only the matches"
-		return nil
-	}
-	if tl.srch.counter == nil {
-		tl.marker = "this timeline cannot be filtered"
 		return nil
 	}
 	if tl.filtered {
@@ -877,23 +883,36 @@ func (tl *timeline) toggleFiltered(h int) tea.Cmd {
 		tl.updateRank()
 		return nil
 	}
-	rank, ok := tl.srch.counter.Rank(tl.cursor)
-	tl.filtered = true
-	tl.cursor = max(0, rank-1)
-	if !ok {
-		tl.cursor = 0
+	line, _ := tl.logLine(tl.cursor)
+	return tl.filterFrom(line, h)
+}
+
+// filterFrom shows only the matching entries, with the cursor going to log line line (or the next shown
+// line after it) as soon as the filter has read that far.
+func (tl *timeline) filterFrom(line, h int) tea.Cmd {
+	switch tl.src.(type) {
+	case filterSourcer, *memSource:
+	default:
+		tl.marker = "this timeline cannot be filtered"
+		return nil
 	}
+	tl.filtered = true
 	tl.follow = false
-	tl.top = max(0, tl.cursor-h/3)
+	tl.cursor, tl.top = 0, 0
+	tl.srch.wantLine = line
+	cmd := tl.startFilter()
+	tl.placeFiltered()
 	tl.reload(h)
-	return nil
+	return cmd
 }
 
 func (tl *timeline) unfilter() {
-	if line, ok := tl.logLine(tl.cursor); ok {
+	if line, ok := tl.logLine(tl.cursor); ok && tl.len() > 0 {
 		tl.cursor = line
 	}
 	tl.filtered = false
+	tl.srch.stopFilter()
+	tl.srch.filter = nil
 	tl.top = max(0, tl.cursor-tl.height/3)
 	tl.follow = false
 }

@@ -32,7 +32,6 @@ type matchCounter interface {
 	Run(ctx context.Context, p *runlog.Progress) error
 	Total() (int, bool)
 	Rank(line int) (int, bool)
-	Matches(k, n int) []int
 	Counted() int
 }
 
@@ -61,6 +60,14 @@ type tlSearch struct {
 	rank      int // matches at or above the cursor line; valid when rankOK
 	rankLine  int
 	rankOK    bool
+
+	// filter is the "show only matches" view, built in the background like the count.
+	filter     entryFilter
+	filterSeq  int
+	filterStop context.CancelFunc
+	filtering  bool
+	filterErr  string
+	wantLine   int // the log line the cursor goes to once the filter has read it; -1 none
 }
 
 type searchTickMsg struct{ seq int }
@@ -163,12 +170,13 @@ func (tl *timeline) tickCmd() tea.Cmd {
 // searchTicked redraws progress and the count while a find or count runs; it keeps ticking until both end.
 func (tl *timeline) searchTicked(msg searchTickMsg) tea.Cmd {
 	s := &tl.srch
-	if !s.running && !s.counting {
+	if !s.running && !s.counting && !s.filtering {
 		return nil
 	}
 	s.frame++
 	tl.updateRankIfPassed()
 	if tl.filtered {
+		tl.placeFiltered()
 		tl.reload(tl.height)
 	}
 	return tl.tickCmd()
@@ -223,8 +231,17 @@ func (tl *timeline) countTag() string {
 	if !done || s.counting {
 		tot = fmt.Sprintf("≥%d…", total)
 	}
-	if tl.filtered {
-		return "only matches: " + tot
+	if tl.filtered && s.filter != nil {
+		_, entries, fdone := s.filter.Len()
+		n := fmt.Sprintf("%d", entries)
+		if !fdone || s.filtering {
+			n = fmt.Sprintf("≥%d…", entries)
+		}
+		word := "entries"
+		if entries == 1 && fdone {
+			word = "entry"
+		}
+		return fmt.Sprintf("only matches: %s %s", n, word)
 	}
 	onMatch := s.re != nil && tl.cursorMatches()
 	switch {
@@ -315,35 +332,136 @@ func (c *memCounter) Rank(line int) (int, bool) {
 	return n, true
 }
 
-func (c *memCounter) Matches(k, n int) []int {
-	if k < 0 || k >= len(c.matches) {
-		return nil
-	}
-	return c.matches[k:min(len(c.matches), k+n)]
+// entryFilter is the "show only matches" view of a timeline: the entries holding a match, each whole
+// (runlog.EntryFilter, over a file or lines in memory).
+type entryFilter interface {
+	Run(ctx context.Context, p *runlog.Progress) error
+	Len() (lines, entries int, done bool)
+	Lines(k, n int) []int
+	Pos(line int) (int, bool)
+	Err() error
 }
 
-// filteredSource shows only the matching lines of a timeline (lnav's filter-in, less's &).
+type filterSourcer interface {
+	NewEntryFilter(re *regexp.Regexp) *runlog.EntryFilter
+}
+
+type filterDoneMsg struct {
+	seq int
+	err error
+}
+
+// startFilter begins filtering the timeline to the entries matching the current pattern.
+func (tl *timeline) startFilter() tea.Cmd {
+	s := &tl.srch
+	s.stopFilter()
+	s.filter, s.filterErr = nil, ""
+	switch src := tl.src.(type) {
+	case filterSourcer:
+		s.filter = src.NewEntryFilter(s.re)
+	case *memSource:
+		s.filter = runlog.FilterLines(src.lines, s.re) // in memory: filtered at once
+		if err := s.filter.Err(); err != nil {
+			tl.marker = Sanitize(err.Error())
+		}
+		return nil
+	default:
+		return nil
+	}
+	return tl.runFilter()
+}
+
+// runFilter filters (or goes on filtering, after an append) in a command.
+func (tl *timeline) runFilter() tea.Cmd {
+	s := &tl.srch
+	if !tl.filtered || s.filter == nil || s.filtering {
+		return nil
+	}
+	if ms, ok := tl.src.(*memSource); ok {
+		s.filter = runlog.FilterLines(ms.lines, s.re)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.filterStop, s.filtering = cancel, true
+	s.filterSeq++
+	seq, f := s.filterSeq, s.filter
+	return tea.Batch(func() tea.Msg {
+		return filterDoneMsg{seq: seq, err: f.Run(ctx, nil)}
+	}, tl.tickCmd())
+}
+
+func (s *tlSearch) stopFilter() {
+	if s.filterStop != nil {
+		s.filterStop()
+		s.filterStop = nil
+	}
+	s.filtering = false
+}
+
+func (tl *timeline) filterDone(msg filterDoneMsg, h int) {
+	s := &tl.srch
+	if msg.seq != s.filterSeq {
+		return
+	}
+	s.filtering, s.filterStop = false, nil
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		s.filterErr = Sanitize(msg.err.Error())
+		tl.marker = s.filterErr
+	}
+	if tl.filtered {
+		tl.placeFiltered()
+		tl.reload(h)
+	}
+}
+
+// placeFiltered puts the cursor of the filtered view on the log line it was on when & was pressed, once
+// the filter has read that far.
+func (tl *timeline) placeFiltered() {
+	s := &tl.srch
+	if s.wantLine < 0 || s.filter == nil {
+		return
+	}
+	if k, ok := s.filter.Pos(s.wantLine); ok {
+		tl.cursor, tl.top = k, max(0, k-tl.height/3)
+		s.wantLine = -1
+	} else if _, _, done := s.filter.Len(); done {
+		tl.cursor, tl.top = max(0, tl.len()-1), max(0, tl.len()-tl.height)
+		s.wantLine = -1
+	}
+}
+
+// filteredSource shows only the entries that match (lnav's filter-in, less's &), each whole.
 type filteredSource struct {
 	base LogSource
-	c    matchCounter
+	f    entryFilter
 }
 
 func (f filteredSource) Len() int {
-	n, _ := f.c.Total()
+	n, _, _ := f.f.Len()
 	return n
 }
 
+// Lines reads the log lines of the view's lines from..from+n, one read per run of adjacent lines.
 func (f filteredSource) Lines(from, n int) []string {
+	return f.linesOf(f.f.Lines(from, n))
+}
+
+func (f filteredSource) linesOf(lines []int) []string {
 	var out []string
-	for _, line := range f.c.Matches(from, n) {
-		out = append(out, f.base.Lines(line, 1)...)
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && lines[j] == lines[j-1]+1 {
+			j++
+		}
+		out = append(out, f.base.Lines(lines[i], j-i)...)
+		i = j
 	}
 	return out
 }
 
-// line is the log line of the k-th match.
+// line is the log line of the view's line k.
 func (f filteredSource) line(k int) (int, bool) {
-	m := f.c.Matches(k, 1)
+	m := f.f.Lines(k, 1)
 	if len(m) == 0 {
 		return 0, false
 	}
