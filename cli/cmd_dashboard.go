@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -209,7 +210,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 
 	m := ui.New(ui.Options{
 		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv},
-		OpenLog: ui.OpenIndexedLog, Debug: debug, InTmux: ui.InTmux(),
+		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(sshFor(cfg)), Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 	})
 	var popts []tea.ProgramOption
@@ -246,3 +247,18 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 // elsewhereMaxAge is how old an answer about a process on another machine may be when the dashboard shows a
 // verdict by it: about the watcher's own liveness tick, so a holder exiting there shows as soon as one here.
 const elsewhereMaxAge = 2 * time.Second
+
+// remoteLogFetcher fetches a remote run's log history from its host, for the timeline.
+func remoteLogFetcher(s remote.SSH) ui.RemoteLogFunc {
+	return func(ctx context.Context, run model.Run) ([]model.LogEntry, error) {
+		if run.Remote == nil || run.Log == nil {
+			return nil, errors.New("the run has no log")
+		}
+		root, _, err := remote.Parse(run.Remote.Root)
+		if err != nil {
+			return nil, err
+		}
+		t, err := s.FetchLogTail(ctx, root, run.Log.Path, remote.MaxTailEntries)
+		return t.Entries, err
+	}
+}

@@ -228,6 +228,8 @@ func TestDashboardOverSSHTwoHosts(t *testing.T) {
 
 	// Step the remote run: the plan comes from alpha, the change is made there with its audit line.
 	d.selectRun("host:alpha")
+	// Its timeline has the log's history, written before runwatch connected: fetched from alpha.
+	d.waitText("run_bootstrap mode=kickoff-new")
 	d.press(ui.ActStep)
 	d.waitText("[y/N]")
 	if !strings.Contains(d.screen(), "alpha") {

@@ -97,6 +97,8 @@ type collector struct {
 	runs  map[string]model.Run
 	hosts []HostHealth
 	logs  map[string]int
+	// entries keeps the appended entries themselves, when set.
+	entries map[string][]model.LogEntry
 }
 
 func (c *collector) until(t *testing.T, what string, ok func() bool) {
@@ -113,6 +115,9 @@ func (c *collector) until(t *testing.T, what string, ok func() bool) {
 			}
 			for _, a := range u.Appended {
 				c.logs[a.Path] += len(a.Entries)
+				if c.entries != nil {
+					c.entries[a.Path] = append(c.entries[a.Path], a.Entries...)
+				}
 			}
 			c.hosts = u.Hosts
 		case <-deadline:

@@ -20,9 +20,9 @@ type app struct {
 	runs map[string]model.Run // by Run.Key
 	// hosts is the health of each remote host, as the remote watcher last said.
 	hosts []model.HostHealth
-	// remoteLogs holds the log lines of remote runs as their hosts streamed them, by ssh://host/path:
-	// the log file itself is on the other machine.
-	remoteLogs map[string][]string
+	// remoteLogs holds the logs of remote runs, by ssh://host/path (remotelog.go): the log file itself is
+	// on the other machine.
+	remoteLogs map[string]*remoteLog
 	health     Health
 	lastChange time.Time
 	loaded     bool
@@ -115,42 +115,6 @@ func (ms *messages) noteText() string {
 
 // quitCmd is the root's way out; it exists so components never return tea.Quit themselves.
 func quitCmd() tea.Cmd { return tea.Quit }
-
-// maxRemoteLogLines bounds what is kept of each remote run's streamed log.
-const maxRemoteLogLines = 20_000
-
-// keepRemoteLogs appends streamed log entries of remote runs, as log lines the timeline reads.
-func (a *app) keepRemoteLogs(appended []LogAppend) {
-	for _, l := range appended {
-		if a.remoteLogs == nil {
-			a.remoteLogs = map[string][]string{}
-		}
-		lines := a.remoteLogs[l.Path]
-		if l.Truncated || l.Rotated {
-			lines = nil
-		}
-		for _, e := range l.Entries {
-			if e.HasTime || !e.Time.IsZero() {
-				lines = append(lines, "["+e.Time.UTC().Format("2006-01-02T15:04:05Z")+"] "+e.Message)
-			} else if e.Message != "" {
-				lines = append(lines, e.Message)
-			}
-			lines = append(lines, e.Continuation...)
-		}
-		if over := len(lines) - maxRemoteLogLines; over > 0 {
-			lines = append([]string(nil), lines[over:]...)
-		}
-		a.remoteLogs[l.Path] = lines
-	}
-}
-
-// remoteLines is the streamed log of a remote run, or a line saying none has arrived yet.
-func (a *app) remoteLines(run model.Run) []string {
-	if lines := a.remoteLogs[remoteLogKey(run)]; len(lines) > 0 {
-		return lines
-	}
-	return []string{"(" + run.Remote.Host + ": log lines appear here as the host appends them)"}
-}
 
 // remoteLogKey is how a remote run's log is named in batches: ssh://host/path.
 func remoteLogKey(run model.Run) string {

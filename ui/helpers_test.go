@@ -127,7 +127,8 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 
 func isModelMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg, countDoneMsg, filterDoneMsg, planMsg, appliedMsg, pagerMsg, copiedMsg, SnapshotMsg, BatchMsg, ErrorMsg:
+	case logOpenedMsg, logIndexedMsg, searchDoneMsg, countDoneMsg, filterDoneMsg, planMsg, appliedMsg, pagerMsg, copiedMsg, SnapshotMsg, BatchMsg, ErrorMsg,
+		remoteTailMsg:
 		return true
 	}
 	return false

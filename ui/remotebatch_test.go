@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"runwatch/model"
 )
@@ -28,5 +30,51 @@ func TestBatchHealthIsPerSource(t *testing.T) {
 	m = send(t, m, BatchMsg{Health: Health{Mode: "poll"}, At: testNow})
 	if m.app.health.Mode != "poll" || len(m.app.hosts) != 1 {
 		t.Fatalf("after the local batch: local health %+v, hosts %+v", m.app.health, m.app.hosts)
+	}
+}
+
+// A remote run's timeline has the log's history, fetched when it opens, merged by byte offset with what the
+// host streams: an entry both fetched and streamed, or streamed again grown, shows once, in file order.
+func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
+	stamp := func(s int) time.Time { return time.Date(2026, 12, 1, 8, 0, s, 0, time.UTC) }
+	entry := func(off int64, s int, msg string, cont ...string) model.LogEntry {
+		return model.LogEntry{Time: stamp(s), HasTime: true, Message: msg, Offset: off, Continuation: cont}
+	}
+	fetched := make(chan struct{}, 1)
+	fetch := func(_ context.Context, run model.Run) ([]model.LogEntry, error) {
+		fetched <- struct{}{}
+		return []model.LogEntry{entry(0, 0, "history one"), entry(40, 1, "history two"), entry(80, 2, "both")}, nil
+	}
+	run := model.Run{ID: "far-run", Kind: model.KindResumable, Status: model.StatusRunning, StatePath: "/far/state.env", Dir: "/far",
+		Log: &model.LogRef{Path: "/far/run.log"}, Remote: &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/far"}}
+	m := newTestModel(t, 160, 40, []model.Run{run}, Options{RemoteLog: fetch})
+	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostLive, Since: testNow}}
+	key := "ssh://gpu2/far/run.log"
+	// Streamed before the history arrives: an entry the tail also holds, and a newer one.
+	m = send(t, m, BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow,
+		Appended: []LogAppend{{Path: key, Entries: []model.LogEntry{entry(80, 2, "both"), entry(120, 3, "streamed")}}}})
+	select {
+	case <-fetched:
+	default:
+		t.Fatal("opening the remote run's timeline fetched no history")
+	}
+	// Streamed again, grown by a continuation line written later.
+	m = send(t, m, BatchMsg{Hosts: hosts, At: testNow,
+		Appended: []LogAppend{{Path: key, Entries: []model.LogEntry{entry(120, 3, "streamed", "  more")}}}})
+	got := m.app.remoteLines(run)
+	want := []string{"[2026-12-01T08:00:00Z] history one", "[2026-12-01T08:00:01Z] history two", "[2026-12-01T08:00:02Z] both",
+		"[2026-12-01T08:00:03Z] streamed", "  more"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("remote timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if screen := plain(m); !strings.Contains(screen, "history one") || strings.Count(screen, "both") != 1 {
+		t.Errorf("the timeline does not show the merged log once:\n%s", screen)
+	}
+	// Opened again with the host live all along: no second fetch.
+	m = send(t, m, BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow})
+	select {
+	case <-fetched:
+		t.Error("the history was fetched again with nothing missed")
+	default:
 	}
 }

@@ -42,6 +42,9 @@ type Options struct {
 	ReadOnly bool
 	Actor    Actor // nil disables actions
 	OpenLog  OpenLogFunc
+	// RemoteLog fetches a remote run's log history when its timeline opens; nil shows only what its host
+	// streams.
+	RemoteLog RemoteLogFunc
 	// Now is the clock for "updated Ns ago" and relative times; tests pin it.
 	Now func() time.Time
 	// Debug, when set, receives one line per message and per frame with its timing.
@@ -194,6 +197,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		a.fail(errors.New("watcher stopped: the runs shown are no longer updated"))
 	case logOpenedMsg, logIndexedMsg, searchDoneMsg, searchTickMsg, countDoneMsg, filterDoneMsg:
 		cmd = m.tl.Update(msg)
+	case remoteTailMsg:
+		m.tl.tookRemoteTail(msg)
 	case planMsg:
 		if msg.err != nil {
 			a.fail(msg.err)

@@ -599,9 +599,12 @@ func (p *timelinePane) sync() tea.Cmd {
 		return nil
 	}
 	if run.Remote != nil {
-		// The log is on the other machine: the timeline is what its host has streamed since we connected.
+		// The log is on the other machine: its history is fetched from there when the timeline opens, and
+		// what its host streams is merged in (remotelog.go).
 		if p.runPath != run.Key() {
+			fetch := p.app.fetchRemoteTail(run)
 			p.setMemory(run.Key(), p.app.remoteLines(run), h)
+			return fetch
 		}
 		return nil
 	}
