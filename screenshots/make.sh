@@ -14,9 +14,12 @@ for f in "$frames"/*.ansi; do
 	name="$(basename "$f" .ansi)"
 	# freeze v0.2.2 leaves out the last line of its input (the footer's message line); a blank line after
 	# it is what gets dropped instead.
+	# A light frame is painted as a light terminal shows it: white, and text without a colour of its own in
+	# a dark default foreground (freeze takes it from its syntax theme; its default paints #c4c4c4, which
+	# on white made the names look faint when the theme draws them in the terminal's own colour).
 	bg=""
-	case "$name" in *-light) bg="--background #ffffff" ;; esac
-	# shellcheck disable=SC2086 # bg is two words or none
+	case "$name" in *-light) bg="--theme github --background #ffffff" ;; esac
+	# shellcheck disable=SC2086 # bg is four words or none
 	{ cat "$f"; printf '\n '; } | "$freeze" --language ansi --window --font.size 7 $bg -o "screenshots/$name.png"
 	echo "screenshots/$name.png"
 done

@@ -524,7 +524,18 @@ func (p *detailPane) ShortHelp() []key.Binding {
 	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !containsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}
-	return append(out, k.bindings(ActCopy, ActBrief, ActBack, ActHelp)...)
+	return appendNew(out, k.bindings(ActCopy, ActBrief, ActBack, ActHelp)...)
+}
+
+// appendNew adds the bindings out does not list yet: the attention key is often one the pane lists anyway
+// (b brief), and a footer saying it twice wastes the room it has.
+func appendNew(out []key.Binding, bs ...key.Binding) []key.Binding {
+	for _, b := range bs {
+		if !containsBinding(out, b) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func containsBinding(bs []key.Binding, b key.Binding) bool {

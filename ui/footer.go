@@ -124,7 +124,7 @@ func hostsSegment(a *app) string {
 			if h.RetryAt != nil {
 				in = " in " + model.HumanDuration(max(0, h.RetryAt.Sub(a.now())))
 			}
-			parts = append(parts, t.Warn.Render("↻ "+name+" reconnecting"+in))
+			parts = append(parts, t.Warn.Render("⚠ "+name+" reconnecting"+in))
 		case model.HostFailed:
 			parts = append(parts, t.Bad.Render("✗ "+name+" failed"))
 		default:

@@ -57,6 +57,7 @@ var legend = []string{
 	"  Runs columns: NAME run id (cut in the middle)  STATUS  STAGE current stage  DONE stages done/total",
 	"  LOCK most important lock verdict (live / unknown / stale)  KIND jonggrang or resumable",
 	"  CHANGED time since the run's files last changed  WHY what the run needs from you",
+	"  HOST the run's machine, with several (⚠ cannot be reached: the row as last seen)",
 	"  Detail: ○ pending  ▶ running  ✓ done  ✗ failed  – skipped  [x] ticked  [ ] open  ◀ current",
 	"  Filter: words match id, title, status, stage; !word negates; is:stalled kind:resumable has:lock",
 }

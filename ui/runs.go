@@ -95,8 +95,7 @@ func (p *runsPane) ShortHelp() []key.Binding {
 			out = append(out, b)
 		}
 	}
-	out = append(out, k.bindings(ActOpen, ActFilter, ActSort, ActHideDone, ActBrief, ActNextPane, ActHelp, ActQuit)...)
-	return out
+	return appendNew(out, k.bindings(ActOpen, ActFilter, ActSort, ActHideDone, ActBrief, ActNextPane, ActHelp, ActQuit)...)
 }
 
 func (p *runsPane) FullHelp() [][]key.Binding {

@@ -70,7 +70,7 @@ func newRunCells(r model.Run) *runCells {
 	h := hostOf(r)
 	if r.Remote != nil && r.Remote.StaleSince != nil {
 		// The host cannot be reached: the row is as it was last seen.
-		h, c.hostStale = h+" ↻", true
+		h, c.hostStale = h+" ⚠", true
 	}
 	set(colHost, h, h)
 	set(colStage, stageCell(r, true), stageCell(r, false))
@@ -163,8 +163,7 @@ type tableMeasure struct {
 	at       time.Time
 	valid    bool
 	width    [colCount][2]int // the header included
-	names    []int            // archived runs' names may be cut, so only live ones count
-	nameNeed int
+	nameNeed int              // the longest live name: archived runs' names may be cut
 }
 
 // measure is the table's measure for the current order, taken again only when a run or the order changed,
@@ -176,7 +175,7 @@ func (p *runsPane) measure() *tableMeasure {
 	if ms.valid && ms.gen == p.gen && ms.at.Equal(sec) {
 		return ms
 	}
-	*ms = tableMeasure{gen: p.gen, at: sec, valid: true, names: ms.names[:0], nameNeed: len("NAME")}
+	*ms = tableMeasure{gen: p.gen, at: sec, valid: true, nameNeed: len("NAME")}
 	for id := range colCount {
 		w := visibleWidth(colTitle[id])
 		ms.width[id] = [2]int{w, w}
@@ -188,7 +187,6 @@ func (p *runsPane) measure() *tableMeasure {
 			ms.width[id][formShort] = max(ms.width[id][formShort], c.width[id][formShort])
 		}
 		if !c.archived {
-			ms.names = append(ms.names, c.nameW)
 			ms.nameNeed = max(ms.nameNeed, c.nameW)
 		}
 	}
@@ -265,7 +263,7 @@ func (p *runsPane) shown(lay *tableLayout, ms *tableMeasure) []shownCol {
 }
 
 // fit chooses the layout for inner width w: it gives up room step by step while the longest name does not
-// fit, then takes back every step whose undoing still shows as many names whole.
+// fit, then takes back every step it can afford.
 func (p *runsPane) fit(w int) tableLayout {
 	ms := p.measure()
 	sep := 2
@@ -284,15 +282,6 @@ func (p *runsPane) fit(w int) tableLayout {
 		}
 		return w - used
 	}
-	whole := func(r int) int {
-		n := 0
-		for _, nw := range ms.names {
-			if nw <= r {
-				n++
-			}
-		}
-		return n
-	}
 	minName := min(nameMin, ms.nameNeed)
 	lay := tableLayout{sep: sep}
 	// WHY shows what a run needs you for: with no such run in the list it would be an empty column.
@@ -307,17 +296,15 @@ func (p *runsPane) fit(w int) tableLayout {
 		r = room(&lay)
 		applied = append(applied, i)
 	}
-	// Take back, last first, each step whose undoing shows as many whole names and leaves the name at least
-	// minName; WHY comes back only beside whole names, the stage wherever the name keeps minName.
+	// Take back, last first, each step that costs no name a cell: a column comes back only while every name
+	// stays whole, so a name already cut is never cut further for a lesser column. The stage is the one
+	// exception: it comes back wherever the name keeps minName.
 	for i := len(applied) - 1; i >= 0; i-- {
 		st := tableSteps[applied[i]]
 		lay.set(st, false)
 		r2 := room(&lay)
-		ok := whole(r2) >= whole(r) && r2 >= minName
-		switch st {
-		case tableStep{colWhy, true}:
-			ok = r2 >= ms.nameNeed
-		case tableStep{colStage, true}:
+		ok := r2 >= ms.nameNeed || r2 == r
+		if st == (tableStep{colStage, true}) {
 			ok = r2 >= minName
 		}
 		if !ok {

@@ -1,9 +1,14 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
 )
@@ -136,3 +141,114 @@ func TestStageColumnShowsThePhaseName(t *testing.T) {
 }
 
 func stageWidth(p *runsPane) int { return p.measure().width[colStage][formShort] }
+
+// TestUnreachableHostIsMarked: a run whose host cannot be reached carries ⚠ beside its host (its row is as
+// last seen) and the footer says the host is reconnecting, with a glyph every terminal font has (↻ drew as
+// a box in common monospace fonts).
+func TestUnreachableHostIsMarked(t *testing.T) {
+	runs := sampleRuns()
+	since := testNow.Add(-time.Minute)
+	gone := runs[0]
+	gone.Remote = &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/r", StaleSince: &since}
+	here := runs[2]
+	here.Remote = &model.RemoteRef{Host: "build1", Root: "ssh://build1/p"}
+	m := newTestModel(t, 200, 40, nil, Options{})
+	retry := testNow.Add(4 * time.Second)
+	m = send(t, m, BatchMsg{Changed: []model.Run{gone, here}, At: testNow, Health: Health{Mode: "inotify"},
+		Hosts: []model.HostHealth{{Host: "gpu2", State: model.HostReconnecting, RetryAt: &retry}, {Host: "build1", State: model.HostLive}}})
+	if row := runsRow(m, gone.ID); !strings.Contains(row, "gpu2 ⚠") {
+		t.Errorf("the unreachable host's run is not marked in HOST:\n%s", row)
+	}
+	if row := runsRow(m, here.ID); !strings.Contains(row, "build1") || strings.Contains(row, "build1 ⚠") {
+		t.Errorf("the reachable host's run:\n%s", row)
+	}
+	if frame := plain(m); !strings.Contains(frame, "⚠ gpu2 reconnecting in 4s") {
+		t.Errorf("the footer does not say gpu2 is reconnecting:\n%s", frame)
+	}
+}
+
+// TestDemoSphinxRunNeedsYou: the demo's sphinx run ends its log in stage_blocked (a check failed, the writer
+// waits for a person), so every surface says it is blocked and needs you: its status, its attention, the
+// header's count and Detail's first line. (One session saw it shown as "Nothing to do: paused".)
+func TestDemoSphinxRunNeedsYou(t *testing.T) {
+	runs, now, env := loadDemoWorkspace(t)
+	var sphinx model.Run
+	for _, r := range runs {
+		if strings.HasPrefix(r.ID, "sphinx-traceability-migration-") {
+			sphinx = r
+		}
+	}
+	log, err := os.ReadFile(filepath.Join(sphinx.Dir, "run.log"))
+	if err != nil || !strings.Contains(string(log), "stage_blocked stage=M2") {
+		t.Fatalf("the demo's sphinx run no longer blocks at M2 (%v):\n%s", err, log)
+	}
+	j := model.Judge(&sphinx)
+	if sphinx.Status != model.StatusBlocked || !j.NeedsYou || j.Code != model.AttentionStageBlocked {
+		t.Fatalf("sphinx: status %s, attention %+v; want blocked and needing you for stage-blocked", sphinx.Status, j)
+	}
+	m := newTestModel(t, 120, 40, runs, Options{Now: now, Env: env})
+	m = send(t, m, press("/"))
+	for _, k := range "sphinx" {
+		m = send(t, m, press(string(k)))
+	}
+	m = send(t, m, press("enter"))
+	frame := plain(m)
+	if !strings.Contains(frame, "3 need you") || !strings.Contains(frame, "Needs you: stage M2 is blocked") {
+		t.Errorf("the dashboard does not say the sphinx run needs you:\n%s", frame)
+	}
+}
+
+// TestLightThemeHasNoFaint: on a light background faint text goes pale past reading (and renderers differ
+// in how pale), so the light theme greys with a real foreground colour and never uses the faint attribute.
+func TestLightThemeHasNoFaint(t *testing.T) {
+	runs := loadFixtures(t)
+	for _, keys := range [][]string{nil, {"tab"}, {"tab", "tab"}, {"?"}, {"b"}} {
+		m := newTestModel(t, 140, 40, runs, Options{Theme: "light", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+		for _, k := range keys {
+			m = send(t, m, press(k))
+		}
+		if seq := faintSGR(render(t, m, colorprofile.TrueColor)); seq != "" {
+			t.Errorf("after %v the light theme draws faint text (%q)", keys, seq)
+		}
+	}
+}
+
+// faintSGR is the first SGR sequence in s that sets faint (parameter 2, not the 2 of a 38;2;r;g;b colour).
+func faintSGR(s string) string {
+	for _, m := range regexp.MustCompile(`\x1b\[([0-9;:]*)m`).FindAllStringSubmatch(s, -1) {
+		ps := strings.Split(m[1], ";")
+		for i := 0; i < len(ps); i++ {
+			switch ps[i] {
+			case "38", "48", "58":
+				if i+1 < len(ps) && ps[i+1] == "2" {
+					i += 4
+				} else {
+					i += 2
+				}
+			case "2":
+				return m[0]
+			}
+		}
+	}
+	return ""
+}
+
+// TestFooterNamesEachKeyOnce: when the key that settles the run is one the pane lists anyway (b brief for a
+// run awaiting input), the footer says it once.
+func TestFooterNamesEachKeyOnce(t *testing.T) {
+	runs := loadFixtures(t)
+	m := newTestModel(t, 200, 60, runs, Options{Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	for m.app.runs[m.app.selected].Status != model.StatusAwaitingInput {
+		m = send(t, m, press("j"))
+	}
+	for _, focus := range []string{"Runs", "Detail"} {
+		if focus == "Detail" {
+			m = send(t, m, press("tab"))
+		}
+		lines := strings.Split(plain(m), "\n")
+		footer := strings.Join(lines[len(lines)-2:], " ")
+		if n := strings.Count(footer, "b brief"); n != 1 {
+			t.Errorf("focus %s: the footer names b brief %d times:\n%s", focus, n, footer)
+		}
+	}
+}
