@@ -284,10 +284,7 @@ func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 				// a copy of every byte that json.Marshal has already written compact and escaped.
 				b, err := runs[i].MarshalJSON()
 				if err == nil {
-					var out bytes.Buffer
-					out.Grow(len(b) + len(b)/2)
-					err = json.Indent(&out, b, "    ", "  ")
-					b = out.Bytes()
+					b = appendIndentedJSON(make([]byte, 0, 2*len(b)), b, "    ", "  ") // indented runs come to about 1.65x
 				}
 				parts[i], errs[i] = terminalSafeJSON(b), err
 			}
