@@ -27,6 +27,9 @@ var timeLayouts = []string{
 	"Mon Jan 02 2006 15:04:05 GMT-0700",
 }
 
+// upperTZ spells the date/time separator and the UTC zone as time.Parse's layouts do.
+var upperTZ = strings.NewReplacer("t", "T", "z", "Z")
+
 // parseTime reads a timestamp in any of the spellings above, or a Unix epoch number (seconds, or
 // milliseconds as Date.now() gives). Times without a zone are taken as UTC, which is what the writers use.
 func parseTime(s string) (time.Time, bool) {
@@ -37,7 +40,7 @@ func parseTime(s string) (time.Time, bool) {
 	if s == "" || len(s) > 64 {
 		return time.Time{}, false
 	}
-	norm := strings.NewReplacer("t", "T", "z", "Z").Replace(s)
+	norm := upperTZ.Replace(s)
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, norm); err == nil {
 			return t.UTC(), true
