@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"runwatch/model"
+	"runwatch/state"
+	"runwatch/state/action"
+	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui"
 )
 
@@ -43,5 +49,48 @@ func TestDashboardActionsMapOntoTheSubcommands(t *testing.T) {
 	named.StatePath = "/r/irm-x/b.state.env"
 	if got, _ := remoteActionArgs(ui.ActionRequest{Action: ui.ActStep, Run: named}); !reflect.DeepEqual(got, []string{"step", "/r/irm-x/b.state.env"}) {
 		t.Errorf("named state file: %q", got)
+	}
+}
+
+// stubElsewhere reaches one machine, box-b, whose pid 4242 is alive or not.
+type stubElsewhere struct{ alive bool }
+
+func (s stubElsewhere) On(host string, pid int) (model.ProcInspector, string, bool, string, error) {
+	if !model.SameHost(host, "box-b") {
+		return nil, "", false, "", nil
+	}
+	return stubProc{pid: 4242, alive: s.alive}, "b", true, "", nil
+}
+
+type stubProc struct {
+	pid   int
+	alive bool
+}
+
+func (p stubProc) Alive(pid int) bool              { return pid == p.pid && p.alive }
+func (p stubProc) StartTime(int) (time.Time, bool) { return time.Time{}, false }
+
+// The dashboard's unlock judges a lock held on another machine again when it is planned: a verdict shown
+// stale a moment ago does not clear a lock whose holder lives there now.
+func TestUnlockPlanJudgesTheLockElsewhereAgain(t *testing.T) {
+	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-b-20261201T080000Z")
+	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), 4242, "box-b", time.Now())
+	envWith := func(alive bool) model.Env {
+		env := model.Env{Now: time.Now(), Host: "box-a", StaleAfter: model.DefaultStaleAfter, Elsewhere: stubElsewhere{alive: alive}}
+		return env
+	}
+	shown := state.Load(state.Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, "state.env")}, envWith(false))
+	if len(shown.Locks) != 1 || shown.Locks[0].Verdict != model.VerdictStale || shown.Locks[0].JudgedOn != "b" {
+		t.Fatalf("as shown: %+v", shown.Locks)
+	}
+	now := func() model.Env { return envWith(true) }
+	f := fleetActor{local: ui.NewActor(action.Options{Env: now()}, now), env: now}
+	if _, err := f.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: shown}); err == nil || !strings.Contains(err.Error(), "no stale lock") {
+		t.Fatalf("planned on the verdict shown, not the one of the plan's time: %v", err)
+	}
+	stale := func() model.Env { return envWith(false) }
+	f = fleetActor{local: ui.NewActor(action.Options{Env: stale()}, stale), env: stale}
+	if p, err := f.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: shown}); err != nil || p.TypedConfirmation() != "" {
+		t.Fatalf("a lock stale on b: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote/sshtest"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui"
 )
 
 // sshFleetNamed is sshFleet with servers that are other machines by name (alias → host name), and a config
@@ -184,5 +185,48 @@ func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
 	want := fmt.Sprintf("judged on alpha: pid %d is not running", n)
 	if !sawLive || last.Verdict != model.VerdictStale || len(last.Reasons) == 0 || last.Reasons[0] != want {
 		t.Fatalf("live seen: %v; last lock %s %q, want stale %q", sawLive, last.Verdict, last.Reasons, want)
+	}
+}
+
+// The dashboard, in tmux: a local run whose lock names alpha's host name is judged on alpha, and says so in
+// its reason and Detail; its unlock is a plain y/N while the pid is dead there, refused while it lives
+// there, and the verdict falls back to unknown, with why, when alpha goes down.
+func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
+	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
+	local := t.TempDir()
+	dir := resumabletest.MinimalRun(t, local, "irm-held-20261201T080000Z")
+	lock := filepath.Join(dir, "run.lock")
+	dead := resumabletest.DeadPID(t)
+	resumabletest.WriteEnvLock(t, lock, dead, name, time.Now())
+	remoteRoot := t.TempDir()
+	resumabletest.MinimalRun(t, remoteRoot, "irm-far-20261201T080000Z")
+
+	d := newTmuxDemo(t)
+	d.env = append(d.env, "RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "),
+		"XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"))
+	exitFile := d.start(t, fmt.Sprintf("%s %s ssh://alpha%s", filepath.Join(fleet.BinDir, "runwatch"), local, remoteRoot))
+	d.waitText("● alpha")
+	d.selectRun("irm-held")
+	d.waitText(fmt.Sprintf("judged on alpha: pid %d is not running", dead))
+	d.waitText(fmt.Sprintf("lock held by dead pid %d on alpha", dead))
+
+	d.press(ui.ActUnlock)
+	d.confirm("unlock", func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) })
+
+	live := fleet.PID("alpha")
+	resumabletest.WriteEnvLock(t, lock, live, name, time.Now())
+	d.waitText(fmt.Sprintf("judged on alpha: pid %d is running", live))
+	d.press(ui.ActUnlock)
+	d.waitText("unlock refused")
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("the lock live on alpha was removed: %v", err)
+	}
+
+	fleet.Kill("alpha")
+	d.waitText("(alpha), which can") // "which cannot be asked now", wrapped
+	d.press(ui.ActQuit)
+	if code := d.waitExit(exitFile); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }
