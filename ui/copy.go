@@ -17,13 +17,24 @@ type copiedMsg struct {
 // also goes through `tmux load-buffer -w -`, because tmux with default settings (set-clipboard external)
 // does not pass an application's OSC 52 on, and load-buffer -w asks tmux itself to set the clipboard.
 // What tmux answers is what the note says.
+//
+// OSC 52 carries the text base64-encoded in one escape sequence, and terminals cap it (often at 100 KB to
+// 1 MiB) or stall on it: past maxOSC52 only tmux's buffer takes the text, and without tmux the note says
+// it is too big.
 func copyText(a *app, text string) tea.Cmd {
 	if text == "" {
 		a.note("nothing to copy")
 		return nil
 	}
-	cmds := []tea.Cmd{tea.SetClipboard(text)}
-	if copyFn := a.copier(); copyFn != nil {
+	var cmds []tea.Cmd
+	copyFn := a.copier()
+	if len(text) <= maxOSC52 {
+		cmds = append(cmds, tea.SetClipboard(text))
+	} else if copyFn == nil {
+		a.fail(fmt.Errorf("not copied: %s is too big for the terminal's clipboard (OSC 52 is sent for at most %s); inside tmux, y copies it through tmux's buffer", humanBytes(int64(len(text))), humanBytes(maxOSC52)))
+		return nil
+	}
+	if copyFn != nil {
 		n := len(text)
 		cmds = append(cmds, func() tea.Msg { return copiedMsg{n: n, err: copyFn(text)} })
 	} else {
@@ -31,6 +42,9 @@ func copyText(a *app, text string) tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
+
+// maxOSC52 is the most y sends through OSC 52.
+const maxOSC52 = 1 << 20
 
 func (a *app) copier() func(string) error {
 	if a.opts.Copy != nil {
@@ -54,6 +68,10 @@ func tmuxLoadBuffer(text string) error {
 func (m *Model) copied(msg copiedMsg) {
 	if msg.err != nil {
 		m.app.fail(fmt.Errorf("copy did not reach the clipboard: %w", msg.err))
+		return
+	}
+	if msg.n > maxOSC52 {
+		m.app.note(fmt.Sprintf("copied %s to tmux's buffer (prefix ] pastes it); the system clipboard gets it only if the terminal takes that much", humanBytes(int64(msg.n))))
 		return
 	}
 	m.app.note(fmt.Sprintf("copied %d bytes (tmux buffer and clipboard)", msg.n))

@@ -13,11 +13,16 @@ import (
 // opens at once, with a note of what was left out.
 const entryMaxLines = 20000
 
+// entryMaxBytes bounds the lines read whole past the index's line cap: a 50 MiB payload opens whole, a
+// larger entry keeps its longest lines cut, and says so.
+const entryMaxBytes = 64 << 20
+
 // entryStarter finds the timestamped line an entry starts at (runlog.Index, memSource).
 type entryStarter interface{ EntryStart(line int) int }
 
 // openEntry opens the timeline entry under the cursor whole (its timestamped line and every continuation
-// line) in a pager overlay, wrapped. The lines are read here, in Update, and bounded by entryMaxLines.
+// line, lines longer than the index keeps read whole from the file) in a pager overlay, wrapped. The entry
+// is read in a command, off the UI goroutine, bounded by entryMaxLines and entryMaxBytes.
 func (p *timelinePane) openEntry() tea.Cmd {
 	tl := &p.timeline
 	if tl.src == nil || tl.len() == 0 {
@@ -28,30 +33,63 @@ func (p *timelinePane) openEntry() tea.Cmd {
 	if !ok {
 		return nil
 	}
+	src, pattern, regex := tl.src, tl.srch.pattern, tl.srch.regex
+	return func() tea.Msg {
+		title, text, ok := readWholeEntry(src, line)
+		if !ok {
+			return pagerMsg{note: "no timeline entry here (the log changed?)"}
+		}
+		return pagerMsg{title: title, text: text, copyable: true, pattern: pattern, regex: regex}
+	}
+}
+
+// readWholeEntry reads the entry holding line, with its title.
+func readWholeEntry(src LogSource, line int) (title, text string, ok bool) {
 	start := line
-	if es, ok := tl.src.(entryStarter); ok {
+	if es, ok := src.(entryStarter); ok {
 		start = es.EntryStart(line)
 	}
-	lines, more := readEntry(tl.src, start)
+	lines, more := readEntry(src, start)
 	if len(lines) == 0 {
-		p.app.note("no timeline entry here")
-		return nil
+		return "", "", false
 	}
-	title := fmt.Sprintf("Entry at line %d, %d line(s)", start+1, len(lines))
-	for _, l := range lines {
+	lb, _ := src.(lineByter)
+	size, cut := 0, false
+	for i, l := range lines {
 		if isCutLine(l) {
-			title += fmt.Sprintf(" · lines over %d KiB are cut", maxLineKiB)
-			break
+			if whole, ok := readLine(lb, start+i, entryMaxBytes-size); ok {
+				lines[i] = whole
+			} else {
+				cut = true
+			}
 		}
+		size += len(lines[i])
 	}
-	text := strings.Join(lines, "\n")
+	title = fmt.Sprintf("Entry at line %d, %d line(s)", start+1, len(lines))
+	if cut {
+		title += fmt.Sprintf(" · over %d MiB: lines over %d KiB are cut", entryMaxBytes>>20, maxLineKiB)
+	}
+	text = strings.Join(lines, "\n")
 	if more {
 		text += fmt.Sprintf("\n… the entry goes on past %d lines; the timeline shows the rest", entryMaxLines)
 	}
-	pattern, regex := tl.srch.pattern, tl.srch.regex
-	return func() tea.Msg {
-		return pagerMsg{title: title, text: text, copyable: true, pattern: pattern, regex: regex}
+	return title, text, true
+}
+
+// readLine reads line whole from the file when it is at most room bytes.
+func readLine(lb lineByter, line, room int) (string, bool) {
+	if lb == nil {
+		return "", false
 	}
+	_, n, err := lb.LineBytes(line, 0, 0)
+	if err != nil || n > int64(room) {
+		return "", false
+	}
+	b, _, err := lb.LineBytes(line, 0, int(n))
+	if err != nil || int64(len(b)) != n {
+		return "", false
+	}
+	return string(b), true
 }
 
 const maxLineKiB = 16

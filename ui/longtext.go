@@ -233,6 +233,11 @@ func (l *richLine) width() int { return ansi.StringWidth(l.body) }
 func cellOffset(s string, a, n int) int {
 	i, used := a, 0
 	for i < len(s) {
+		if s[i] < utf8.RuneSelf && used < n { // ASCII, most of any log, without a call per byte
+			i++
+			used++
+			continue
+		}
 		next, cw := nextCell(s, i)
 		if used+cw > n {
 			break

@@ -19,6 +19,7 @@ type pagerMsg struct {
 	copyable    bool
 	pattern     string
 	regex       bool
+	note        string // set instead of text: nothing to open, and why
 }
 
 // pager shows one text whole in the centre of the screen: a timeline entry with all its continuation lines
@@ -26,9 +27,10 @@ type pagerMsg struct {
 // the indent of its continuation rows; with wrap off it scrolls sideways. / and ctrl+r search it with the
 // timeline's rules (literal, smart case, tab for regex), n/N go round, y copies the text.
 //
-// The rows are laid out in Update (layout) and View only slices them. bubbles/viewport would hold the rows
-// as well, but its soft wrap has no hanging indent and its horizontal scroll shows no continuation marks,
-// which are the point of this view; scrolling a slice of rows is all that is left.
+// The rows are laid out in Update (layout) as ranges of their line, and View draws only the rows on screen,
+// so an entry with a 50 MiB line opens, scrolls and searches without drawing all of it each frame.
+// bubbles/viewport would hold every row drawn, and its soft wrap has no hanging indent and its horizontal
+// scroll shows no continuation marks, which are the point of this view.
 type pager struct {
 	app      *app
 	copyable bool
@@ -41,9 +43,10 @@ type pager struct {
 	text  string   // the text as it was read, which y copies
 	wrap  bool
 
-	w, h      int // inner size
-	rows      []string
-	rowLine   []int // the source line of each row
+	w, h      int       // inner size
+	split     []hanging // each line's list marker or indentation and its text, for wrap
+	widths    []int     // each line's width in cells
+	rows      []pagerRow
 	top, xoff int
 
 	pattern string
@@ -60,8 +63,37 @@ type pager struct {
 	inFwd   bool
 }
 
+// hanging is a line split by hangingPrefix.
+type hanging struct{ prefix, body string }
+
+// pagerRow is one row on screen: bytes [a, b) of line's text (its body when wrapped, after the prefix on the
+// first row or the hanging indent after it; the whole line sideways).
+type pagerRow struct {
+	line, a, b int
+	first      bool
+	ind        int
+}
+
 func newPager(a *app, title, text string, copyable bool) *pager {
-	return &pager{app: a, title: title, lines: SanitizeLines(trimNL(text)), text: text, copyable: copyable, wrap: true, hit: -1, forward: true}
+	p := &pager{app: a, title: title, lines: SanitizeLines(trimNL(text)), text: text, copyable: copyable, wrap: true, hit: -1, forward: true}
+	p.split = make([]hanging, len(p.lines))
+	p.widths = make([]int, len(p.lines))
+	for i, l := range p.lines {
+		p.split[i].prefix, p.split[i].body = hangingPrefix(l)
+		p.widths[i] = cellWidth(l)
+	}
+	return p
+}
+
+// cellWidth is the width of sanitized text in cells, walking it once (ASCII without the width table).
+func cellWidth(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		next, cw := nextCell(s, i)
+		w += cw
+		i = next
+	}
+	return w
 }
 
 func trimNL(s string) string {
@@ -131,43 +163,75 @@ func (p *pager) FullHelp() [][]key.Binding {
 // lineInput is the footer's second line while the pager reads a search pattern.
 func (p *pager) lineInput() string { return p.prompt() }
 
-// View draws the pager as a box with "↑/↓ N more" on its border.
+// View draws the pager as a box with "↑/↓ N more" on its border; only the rows on screen are drawn.
 func (p *pager) View() string {
 	end := min(len(p.rows), p.top+p.h)
 	sc := scroll{above: p.top, below: max(0, len(p.rows)-end)}
-	return box(p.app.theme, p.status(p.app.keys), p.rows[p.top:end], p.outerW, p.outerH, true, sc)
+	rows := make([]string, 0, end-p.top)
+	for _, r := range p.rows[p.top:end] {
+		rows = append(rows, p.drawRow(r, p.app.theme))
+	}
+	return box(p.app.theme, p.status(p.app.keys), rows, p.outerW, p.outerH, true, sc)
 }
 
-func (p *pager) layout(t Theme) {
-	p.rows, p.rowLine = p.rows[:0], p.rowLine[:0]
-	for i, line := range p.lines {
-		prefix, body := hangingPrefix(line)
-		l := newRichLine(prefix, body, nil)
-		if p.re != nil {
-			l.highlight(p.re, t.Match)
+// highlightContext is how far around a row the search's matches are looked for, so a match that a wrap
+// cuts is highlighted on both rows without searching the whole of a huge line per frame.
+const highlightContext = 256
+
+// drawRow draws one row, with the matches of the search inside it highlighted.
+func (p *pager) drawRow(r pagerRow, t Theme) string {
+	text := p.lines[r.line]
+	lead := ""
+	if p.wrap {
+		text = p.split[r.line].body
+		lead = strings.Repeat(" ", r.ind)
+		if r.first {
+			lead = p.split[r.line].prefix
 		}
+	}
+	end := r.b
+	if !p.wrap {
+		end = min(len(text), cellOffset(text, r.a, p.w+1)) // one cell more tells whether the line goes on
+	}
+	l := newRichLine("", text[r.a:end], nil)
+	if p.re != nil {
+		lo, hi := max(0, r.a-highlightContext), min(len(text), end+highlightContext)
+		for _, m := range p.re.FindAllStringIndex(text[lo:hi], -1) {
+			if m[1] > m[0] {
+				l.style(lo+m[0]-r.a, lo+m[1]-r.a, t.Match)
+			}
+		}
+	}
+	if p.wrap {
+		return lead + l.render(0, len(l.body))
+	}
+	// Sideways, the list marker scrolls with the text: nothing stays fixed.
+	l.leftMore, l.rightMore = r.a > 0, end < len(text)
+	return l.window(0, p.w)
+}
+
+// layout splits the lines into rows for the pane's width: every row of every line when wrapped (a range
+// per row, nothing drawn), one row per line at the horizontal offset otherwise.
+func (p *pager) layout(Theme) {
+	p.rows = p.rows[:0]
+	for i, line := range p.lines {
 		if p.wrap {
-			for _, r := range l.wrap(p.w) {
-				p.rows = append(p.rows, r)
-				p.rowLine = append(p.rowLine, i)
+			l := &richLine{prefix: p.split[i].prefix, body: p.split[i].body}
+			lay := l.rows(p.w)
+			for k, r := range lay.rows {
+				p.rows = append(p.rows, pagerRow{line: i, a: max(0, r.a), b: max(0, r.b), first: k == 0, ind: lay.ind})
 			}
 			continue
 		}
-		// Sideways, the marker scrolls with the text: keep nothing fixed.
-		l = newRichLine("", line, nil)
-		if p.re != nil {
-			l.highlight(p.re, t.Match)
-		}
-		p.rows = append(p.rows, l.window(p.xoff, p.w))
-		p.rowLine = append(p.rowLine, i)
+		p.rows = append(p.rows, pagerRow{line: i, a: cellOffset(line, 0, p.xoff), b: len(line)})
 	}
 	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
 }
 
 func (p *pager) widest() int {
 	w := 0
-	for _, l := range p.lines {
-		w = max(w, visibleWidth(l))
+	for _, lw := range p.widths {
+		w = max(w, lw)
 	}
 	return w
 }
@@ -259,7 +323,6 @@ func (p *pager) updateInput(msg tea.KeyPressMsg, t Theme) tea.Cmd {
 func (p *pager) setSearch(pattern string, regex, forward bool, t Theme) {
 	if pattern == "" {
 		p.re, p.pattern, p.hits, p.hit = nil, "", nil, -1
-		p.layout(t)
 		return
 	}
 	re, err := runlog.CompilePattern(pattern, regex)
@@ -274,8 +337,7 @@ func (p *pager) setSearch(pattern string, regex, forward bool, t Theme) {
 			p.hits = append(p.hits, i)
 		}
 	}
-	p.hit = -1
-	p.layout(t)
+	p.hit = -1 // the rows stay: drawRow highlights the matches on screen
 	if len(p.hits) == 0 {
 		p.note = "pattern not found"
 		return
@@ -322,16 +384,16 @@ func (p *pager) next(forward bool) {
 }
 
 func (p *pager) lineAtTop() int {
-	if p.top < len(p.rowLine) {
-		return p.rowLine[p.top]
+	if p.top < len(p.rows) {
+		return p.rows[p.top].line
 	}
 	return 0
 }
 
 // showLine scrolls so line's first row is on screen, a third of the way down when it was not.
 func (p *pager) showLine(line int) {
-	for r, l := range p.rowLine {
-		if l == line {
+	for r, row := range p.rows {
+		if row.line == line {
 			if r < p.top || r >= p.top+p.h {
 				p.top = max(0, r-p.h/3)
 			}

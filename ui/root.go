@@ -211,6 +211,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.push(newConfirm(a, msg.req, msg.planned))
 	case pagerMsg:
+		if msg.note != "" {
+			a.note(msg.note)
+			break
+		}
 		pg := newPager(a, msg.title, msg.text, msg.copyable)
 		m.push(pg)
 		if msg.pattern != "" {

@@ -332,6 +332,15 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 	}
 }
 
+// pagerRows draws every row of the pager, not only those on screen.
+func pagerRows(p *pager) []string {
+	var out []string
+	for _, r := range p.rows {
+		out = append(out, p.drawRow(r, p.app.theme))
+	}
+	return out
+}
+
 // TestEnterOpensEntryWhole: enter on any line of an entry opens the whole entry in a pager, wrapped; its
 // search counts and wraps; y copies it; esc closes.
 func TestEnterOpensEntryWhole(t *testing.T) {
@@ -350,7 +359,7 @@ func TestEnterOpensEntryWhole(t *testing.T) {
 			t.Fatalf("pager lacks %q:\n%s", want, s)
 		}
 	}
-	if rows := strings.Join(m.pagerOverlay().rows, "\n"); strings.Contains(rows, "after") || strings.Contains(rows, "…") {
+	if rows := strings.Join(pagerRows(m.pagerOverlay()), "\n"); strings.Contains(rows, "after") || strings.Contains(rows, "…") {
 		t.Fatalf("pager shows more than the entry, or cuts it:\n%s", s)
 	}
 	m = send(t, m, press("/"))
@@ -461,7 +470,7 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 	m := newTestModel(t, 80, 24, sampleRuns(), Options{Copy: func(s string) error { copied = s; return nil }})
 	m = send(t, m, pagerMsg{title: "Resume brief r1", text: md, copyable: true})
 	s := plain(m)
-	if !strings.Contains(s, "- answer the questions about") || strings.Contains(strings.Join(m.pagerOverlay().rows, "\n"), "…") {
+	if !strings.Contains(s, "- answer the questions about") || strings.Contains(strings.Join(pagerRows(m.pagerOverlay()), "\n"), "…") {
 		t.Fatalf("brief not wrapped:\n%s", s)
 	}
 	var under int
@@ -546,4 +555,76 @@ func BenchmarkFrameWrapLongLines(b *testing.B) {
 	for b.Loop() {
 		_ = m.View()
 	}
+}
+
+// TestEntryPagerShowsHugeLineWhole: enter on an entry holding a 50 MiB line opens it whole (not cut at the
+// index's 16 KiB), wrapped, with frames that draw only the rows on screen; G reaches the line's end, a
+// search finds the word at its end, and y copies all of it through tmux's buffer, or says it is too big
+// for the terminal's clipboard when there is no tmux.
+func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 50 MiB line")
+	}
+	path := filepath.Join(t.TempDir(), "run.log")
+	var b strings.Builder
+	b.WriteString("[2026-11-30T11:00:00Z] run_start\n[2026-11-30T11:00:01Z] dump payload=")
+	b.WriteString(strings.Repeat("0123456789abcdef ", (50<<20)/17))
+	b.WriteString("THE-END\n  continuation after the payload\n[2026-11-30T11:00:02Z] next entry\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, inTmux := range []bool{true, false} {
+		var copied string
+		opts := Options{OpenLog: indexOpener(t, path)}
+		if inTmux {
+			opts.Copy = func(s string) error { copied = s; return nil }
+		}
+		m := focusTimeline(t, newTestModel(t, 120, 30, []model.Run{resumableRun()}, opts))
+		if err := m.tl.src.(waiter).Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		m = send(t, m, tickMsg(testNow))
+		m = send(t, m, press("k")) // the continuation line of the payload's entry
+		m = send(t, m, press("enter"))
+		pg := m.pagerOverlay()
+		if pg == nil {
+			t.Fatal("enter did not open the entry")
+		}
+		if len(pg.lines) != 2 || len(pg.lines[0]) < 50<<20 || strings.Contains(pg.title, "cut") {
+			t.Fatalf("the entry is not whole: %d lines, first %d bytes, title %q", len(pg.lines), len(pg.lines[0]), pg.title)
+		}
+		if len(pg.rows) < (50<<20)/(2*pg.w) {
+			t.Fatalf("%d rows: the 50 MiB line is not wrapped whole", len(pg.rows))
+		}
+		if n := len(m.View().Content); n > 64<<10 {
+			t.Fatalf("a frame is %d bytes: the pager drew more than the screen", n)
+		}
+		m = send(t, m, press("G"))
+		s := plain(m)
+		if !strings.Contains(s, "THE-END") || !strings.Contains(s, "continuation after the payload") {
+			t.Fatalf("G did not reach the end of the entry:\n%s", s)
+		}
+		m = send(t, m, press("g"))
+		m = typePagerSearch(t, m, "THE-END")
+		if s := plain(m); !strings.Contains(s, "THE-END") || !strings.Contains(s, "match 1/1") {
+			t.Fatalf("the search did not reach the end of the line:\n%s", s)
+		}
+		m = send(t, m, press("y"))
+		if inTmux {
+			if len(copied) != len(pg.text) || !strings.Contains(copied, "THE-END") || !strings.Contains(m.app.msgs.last.text, "tmux's buffer") {
+				t.Fatalf("y copied %d bytes of %d; note %q", len(copied), len(pg.text), m.app.msgs.last.text)
+			}
+		} else if !strings.Contains(m.app.msgs.last.text, "too big for the terminal's clipboard") {
+			t.Fatalf("y without tmux: %q", m.app.msgs.last.text)
+		}
+	}
+}
+
+func typePagerSearch(t *testing.T, m Model, pattern string) Model {
+	t.Helper()
+	m = send(t, m, press("/"))
+	for _, r := range pattern {
+		m = send(t, m, press(string(r)))
+	}
+	return send(t, m, press("enter"))
 }
