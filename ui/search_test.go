@@ -628,3 +628,18 @@ func typePagerSearch(t *testing.T, m Model, pattern string) Model {
 	}
 	return send(t, m, press("enter"))
 }
+
+// TestNarrowTitleKeepsTheCount: on a narrow pane the search's count stays in the timeline's title (the
+// position, follow state and pattern give way), for match k/N and for the filtered view's entries.
+func TestNarrowTitleKeepsTheCount(t *testing.T) {
+	path, _ := genLog(t, 500)
+	m := focusTimeline(t, newTestModel(t, 50, 20, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m = typeSearch(t, m, "/", "stage_start")
+	if s := plain(m); !strings.Contains(s, "match 1/49") {
+		t.Fatalf("the count is not in the narrow title:\n%s", s)
+	}
+	m = send(t, m, press("&"))
+	if s := plain(m); !strings.Contains(s, "only matches: 49 entries") {
+		t.Fatalf("the filtered count is not in the narrow title:\n%s", s)
+	}
+}

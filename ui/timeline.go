@@ -1060,7 +1060,13 @@ func (p *timelinePane) View() string {
 	if run, ok := p.app.selectedRun(); ok {
 		kind = run.Kind
 	}
-	return box(p.app.theme, p.title(kind), lines, p.w, p.h, p.app.focus == PaneTimeline, sc)
+	// The room box leaves the title: the border's corner and mark, a blank, and its "↑ N more".
+	iw := max(0, p.w-borderCells)
+	room := iw - 3
+	if up := fmt.Sprintf(" ↑ %d more ", sc.above); sc.above > 0 && visibleWidth(up) <= iw/3 {
+		room -= visibleWidth(up)
+	}
+	return box(p.app.theme, p.titleFit(kind, room), lines, p.w, p.h, p.app.focus == PaneTimeline, sc)
 }
 
 func (p *timelinePane) renderLines(w, h int) []string {
@@ -1121,41 +1127,65 @@ func (p *timelinePane) renderLines(w, h int) []string {
 	return out
 }
 
-func (tl timeline) title(kind model.Kind) string {
+func (tl timeline) title(kind model.Kind) string { return tl.titleFit(kind, 1<<30) }
+
+// titleFit is the pane's title in at most room cells: on a narrow pane the search's count (`match 3/17`,
+// `only matches: 4 entries`) is what stays, and the wrap mark, position, follow state and pattern give way
+// first, in that order.
+func (tl timeline) titleFit(_ model.Kind, room int) string {
 	name := "Timeline"
 	if tl.path != "" {
 		name += " run.log"
 	}
-	var tags []string
+	var follow, pattern, count, pos, view string
 	if tl.src != nil {
+		follow = "‖ paused"
 		if tl.follow {
-			tags = append(tags, "▶ follow")
-		} else {
-			tags = append(tags, "‖ paused")
+			follow = "▶ follow"
 		}
+		pos = fmt.Sprintf("%d/%d", min(tl.cursor+1, tl.len()), tl.len())
 	}
 	if tl.srch.pattern != "" {
-		q := "/" + Sanitize(tl.srch.pattern)
+		pattern = "/" + Sanitize(tl.srch.pattern)
 		if tl.srch.regex {
-			q += " (regex)"
+			pattern += " (regex)"
 		}
-		tags = append(tags, q)
-		if c := tl.countTag(); c != "" {
-			tags = append(tags, c)
-		}
-	}
-	if tl.src != nil {
-		tags = append(tags, fmt.Sprintf("%d/%d", min(tl.cursor+1, tl.len()), tl.len()))
+		count = tl.countTag()
 	}
 	if tl.wrap {
-		tags = append(tags, "wrap")
+		view = "wrap"
 	} else if tl.xoff > 0 {
-		tags = append(tags, fmt.Sprintf("→ col %d", tl.xoff+1))
+		view = fmt.Sprintf("→ col %d", tl.xoff+1)
 	}
-	if len(tags) == 0 {
-		return name
+	join := func(parts ...string) string {
+		out := name
+		for _, p := range parts {
+			if p != "" {
+				out += " · " + p
+			}
+		}
+		return out
 	}
-	return name + " · " + strings.Join(tags, " · ")
+	short := pattern
+	if visibleWidth(short) > 10 {
+		short = truncate(short, 10)
+	}
+	for _, t := range []string{
+		join(follow, pattern, count, pos, view),
+		join(follow, pattern, count, pos),
+		join(follow, pattern, count),
+		join(pattern, count),
+		join(short, count),
+		join(count),
+	} {
+		if visibleWidth(t) <= room {
+			return t
+		}
+	}
+	if count != "" {
+		return count
+	}
+	return name
 }
 
 // status is the timeline's line for the footer: a running search's progress, or what the last search or
