@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/charmbracelet/x/term"
 
@@ -219,6 +220,10 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
+	} else {
+		// lipgloss detected the colours of this stdout in this environment when the program started; a second
+		// detection by the Program would run `tmux info` again inside tmux, before the first frame.
+		popts = append(popts, tea.WithColorProfile(lipgloss.Writer.Profile))
 	}
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
