@@ -4,10 +4,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"runwatch/model"
+	"runwatch/sim"
 )
 
 // liveLoginProject is the fixture with its locks set relative to now: the login feature's developer holds a
@@ -445,5 +448,48 @@ func TestSiblingManifestParseIsHandedOn(t *testing.T) {
 	p.editManifest(fidTypo, "description: Fix typo in README", "description: Fix two typos in README")
 	if typo := Load(p.feature(fidTypo), env); typo.Title != "Fix two typos in README" {
 		t.Errorf("typo title = %q after the manifest changed; the handed parse of the old bytes was used", typo.Title)
+	}
+}
+
+// Loading every feature of a project on several goroutines at once parses each manifest once: a read that
+// finds the same manifest being parsed for its agents, or the other way round, waits for that parse and
+// uses it.
+func TestConcurrentLoadsParseEachManifestOnce(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sim.GenerateMix(dir, 25, 0); err != nil {
+		t.Fatal(err)
+	}
+	features, err := filepath.Glob(filepath.Join(dir, "projects", "*", ".jonggrang", ".output", "features", "*"))
+	if err != nil || len(features) != 25 {
+		t.Fatalf("%d features generated (%v)", len(features), err)
+	}
+	// A lock no feature claims: every incomplete feature must read its siblings' agents to know that.
+	p := &project{t: t, root: ProjectRootOf(features[0])}
+	p.setLock("stray-agent.lock", "stray-agent", []string{"src/x.ts"}, time.Now(), 0)
+	env := realEnv()
+	before := manifestParses.Load()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	siblings := atomic.Int64{}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(features); i = int(next.Add(1) - 1) {
+				r := Load(features[i], env)
+				for _, l := range r.Locks {
+					if l.Shared {
+						siblings.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if siblings.Load() == 0 {
+		t.Fatal("no feature shows the stray lock: none read its siblings' agents, so nothing was tested")
+	}
+	if n := manifestParses.Load() - before; n != int64(len(features)) {
+		t.Errorf("%d manifests parsed for %d features", n, len(features))
 	}
 }

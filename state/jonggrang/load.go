@@ -407,9 +407,41 @@ type siblingParse struct {
 // siblingParsesMax bounds what a parse nobody takes (its feature was read before) can hold on to.
 const siblingParsesMax = 256
 
+// parsing holds the manifests being parsed at this moment, by a feature's own read or for their agents: a
+// reader of the other kind waits for that parse and uses it instead of parsing the same file at the same
+// time (two cores loading one project did so for about a quarter of its manifests). A parse never waits
+// while it is registered, so no two readers can wait on each other.
+var parsing = struct {
+	sync.Mutex
+	m map[string]chan struct{}
+}{m: map[string]chan struct{}{}}
+
+// beginParse registers a parse of path and returns the func that ends it, or, when one is under way, the
+// channel closed at its end.
+func beginParse(path string) (end func(), busy <-chan struct{}) {
+	parsing.Lock()
+	defer parsing.Unlock()
+	if ch, ok := parsing.m[path]; ok {
+		return nil, ch
+	}
+	ch := make(chan struct{})
+	parsing.m[path] = ch
+	return func() {
+		parsing.Lock()
+		delete(parsing.m, path)
+		parsing.Unlock()
+		close(ch)
+	}, nil
+}
+
 // parsedOnce parses a feature's own manifest, or takes the parse manifestAgents made of the same bytes, and
 // remembers the agent ids for the other features' lock attribution.
 func parsedOnce(path string, data []byte, st os.FileInfo) (*manifest, error) {
+	if end, busy := beginParse(path); busy != nil {
+		<-busy // perhaps a parse for its agents, which it hands on
+	} else {
+		defer end()
+	}
 	siblingParses.Lock()
 	p, ok := siblingParses.m[path]
 	delete(siblingParses.m, path)
@@ -450,6 +482,17 @@ func manifestAgents(path string) []string {
 	agentCache.Unlock()
 	if ok && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
 		return c.ids
+	}
+	if end, busy := beginParse(path); busy != nil {
+		<-busy // the feature's own read, which leaves its agents in the cache
+		agentCache.Lock()
+		c, ok := agentCache.m[path]
+		agentCache.Unlock()
+		if st, err := os.Stat(path); err == nil && ok && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
+			return c.ids
+		}
+	} else {
+		defer end()
 	}
 	data, st, err := readCapped(path, maxManifestBytes)
 	if err != nil {
