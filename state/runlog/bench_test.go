@@ -290,4 +290,20 @@ func BenchmarkFindVsGrep(b *testing.B) {
 	b.Run("Find/zqxj/backward", func(b *testing.B) { find(b, "zqxj", false) })
 	b.Run("grep-ci/stage_blocked", func(b *testing.B) { runGrep(b, "-ci", "stage_blocked") })
 	b.Run("Counter/stage_blocked", func(b *testing.B) { count(b, "stage_blocked") })
+	b.Run("EntryFilter/stage_blocked", func(b *testing.B) {
+		re, err := CompilePattern("stage_blocked", false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(size)
+		for b.Loop() {
+			f := x.NewEntryFilter(re)
+			if err := f.Run(context.Background(), nil); err != nil {
+				b.Fatal(err)
+			}
+			lines, entries, _ := f.Len()
+			b.ReportMetric(float64(entries), "entries")
+			b.ReportMetric(float64(lines), "lines")
+		}
+	})
 }
