@@ -256,13 +256,13 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		}
 		addID(rowID{kind: rowStage, stage: st.Key, key: st.Key}, line)
 		if st.Error != "" {
-			for _, l := range wrapText(Sanitize(st.Error), w-6) {
-				add("    " + t.Bad.Render("✗ "+l))
+			for i, l := range wrapText(Sanitize(st.Error), w-6) {
+				add("    " + t.Bad.Render(markFirst(i, "✗ ")+l))
 			}
 		}
 		for _, warn := range st.Warnings {
-			for _, l := range wrapText(Sanitize(warn), w-6) {
-				add("    " + t.Warn.Render("⚠ "+l))
+			for i, l := range wrapText(Sanitize(warn), w-6) {
+				add("    " + t.Warn.Render(markFirst(i, "⚠ ")+l))
 			}
 		}
 		if st.SkipReason != "" {
@@ -525,6 +525,15 @@ func (p *detailPane) ShortHelp() []key.Binding {
 		out = append([]key.Binding{b}, out...)
 	}
 	return appendNew(out, k.bindings(ActCopy, ActBrief, ActBack, ActHelp)...)
+}
+
+// markFirst is the glyph that starts a wrapped message's first line; its continuation lines are indented
+// instead, so one error does not read as three.
+func markFirst(i int, glyph string) string {
+	if i == 0 {
+		return glyph
+	}
+	return strings.Repeat(" ", visibleWidth(glyph))
 }
 
 // appendNew adds the bindings out does not list yet: the attention key is often one the pane lists anyway

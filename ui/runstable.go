@@ -163,6 +163,7 @@ type tableMeasure struct {
 	at       time.Time
 	valid    bool
 	width    [colCount][2]int // the header included
+	filled   [colCount]bool   // some row has something in the column
 	nameNeed int              // the longest live name: archived runs' names may be cut
 }
 
@@ -185,6 +186,7 @@ func (p *runsPane) measure() *tableMeasure {
 		for id := range colCount {
 			ms.width[id][formLong] = max(ms.width[id][formLong], c.width[id][formLong])
 			ms.width[id][formShort] = max(ms.width[id][formShort], c.width[id][formShort])
+			ms.filled[id] = ms.filled[id] || c.width[id][formLong] > 0
 		}
 		if !c.archived {
 			ms.nameNeed = max(ms.nameNeed, c.nameW)
@@ -249,11 +251,12 @@ func (lay *tableLayout) form(id colID) int {
 	return formLong
 }
 
-// shown lists the columns lay shows, WHY aside (it is sized from what is left).
+// shown lists the columns lay shows, WHY aside (it is sized from what is left). A column no row has
+// anything in (LOCK when no run holds a lock) is not shown at all.
 func (p *runsPane) shown(lay *tableLayout, ms *tableMeasure) []shownCol {
 	var cols []shownCol
 	for id := range colCount {
-		if lay.drop[id] || id == colWhy || (id == colHost && !p.manyHosts) {
+		if lay.drop[id] || id == colWhy || (id == colHost && !p.manyHosts) || !ms.filled[id] {
 			continue
 		}
 		f := lay.form(id)
@@ -285,7 +288,7 @@ func (p *runsPane) fit(w int) tableLayout {
 	minName := min(nameMin, ms.nameNeed)
 	lay := tableLayout{sep: sep}
 	// WHY shows what a run needs you for: with no such run in the list it would be an empty column.
-	lay.drop[colWhy] = ms.width[colWhy][formLong] <= visibleWidth(colTitle[colWhy])
+	lay.drop[colWhy] = !ms.filled[colWhy]
 	r := room(&lay)
 	var applied []int
 	for i, st := range tableSteps {
@@ -333,7 +336,7 @@ func (p *runsPane) naturalWidth() int {
 	for _, c := range p.shown(&tableLayout{}, ms) {
 		w += 2 + c.width
 	}
-	if ms.width[colWhy][formLong] > visibleWidth(colTitle[colWhy]) {
+	if ms.filled[colWhy] {
 		w += 2 + whyMin
 	}
 	return w

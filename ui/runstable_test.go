@@ -252,3 +252,38 @@ func TestFooterNamesEachKeyOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyColumnIsLeftOut: a column no listed run has anything in (LOCK once the filter leaves only runs
+// without locks) takes no room.
+func TestEmptyColumnIsLeftOut(t *testing.T) {
+	m := newTestModel(t, 200, 40, sampleRuns(), Options{})
+	header := func() string { return strings.Split(stripped(m.list.View()), "\n")[1] }
+	if !strings.Contains(header(), "LOCK") {
+		t.Fatalf("runs with locks but no LOCK column:\n%s", stripped(m.list.View()))
+	}
+	m = send(t, m, press("/"))
+	for _, k := range "old-done" {
+		m = send(t, m, press(string(k)))
+	}
+	m = send(t, m, press("enter"))
+	if h := header(); strings.Contains(h, "LOCK") || !strings.Contains(h, "STAGE") {
+		t.Errorf("a run without locks listed alone, and the header is:\n%s", h)
+	}
+}
+
+// TestWrappedStageErrorIsOneError: a stage's error too long for the pane wraps under one ✗, its further
+// lines indented.
+func TestWrappedStageErrorIsOneError(t *testing.T) {
+	r := model.Run{ID: "long-error-run", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
+		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{{Key: "M2", Status: model.StageFailed,
+			Error: "blocked: run.log 2026-12-01T10:58:13Z: stage_blocked, failed metrics CB_M2_NO_LEGACY_TOKENS and CB_M2_OTHER"}}}
+	m := newTestModel(t, 70, 30, []model.Run{r}, Options{})
+	m = send(t, m, press("tab"))
+	d := stripped(m.detail.View())
+	if n := strings.Count(d, "✗ "); n != 2 { // the stage's own glyph and its error's
+		t.Errorf("the error reads as %d errors:\n%s", n-1, d)
+	}
+	if !strings.Contains(d, "CB_M2_OTHER") {
+		t.Errorf("the error's end is missing:\n%s", d)
+	}
+}
