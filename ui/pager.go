@@ -424,7 +424,18 @@ func (p *pager) status(keys KeyMap) string {
 	if p.note != "" {
 		tags = append(tags, p.note)
 	}
-	return Sanitize(strings.Join(tags, " · "))
+	// On a narrow screen the title gives way, so the search's count and the note stay in view.
+	full := Sanitize(strings.Join(tags, " · "))
+	iw := max(0, p.outerW-borderCells)
+	room := iw - 3
+	if up := fmt.Sprintf(" ↑ %d more ", p.top); p.top > 0 && visibleWidth(up) <= iw/3 {
+		room -= visibleWidth(up)
+	}
+	if len(tags) == 1 || visibleWidth(full) <= room {
+		return full
+	}
+	rest := Sanitize(strings.Join(tags[1:], " · "))
+	return truncate(Sanitize(p.title), max(8, room-visibleWidth(rest)-3)) + " · " + rest
 }
 
 // prompt is the search line while typing, "" otherwise.

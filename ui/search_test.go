@@ -643,3 +643,14 @@ func TestNarrowTitleKeepsTheCount(t *testing.T) {
 		t.Fatalf("the filtered count is not in the narrow title:\n%s", s)
 	}
 }
+
+// TestNarrowPagerTitleKeepsTheCount: in a narrow pager the title gives way to the search's count.
+func TestNarrowPagerTitleKeepsTheCount(t *testing.T) {
+	md := "# Resume brief\n\n" + strings.Repeat("filler line\n", 60) + "the target line\nand the target again\n"
+	m := newTestModel(t, 50, 20, sampleRuns(), Options{})
+	m = send(t, m, pagerMsg{title: "Resume brief of a run with a very long identifier-20260301T101500Z", text: md, copyable: true})
+	m = typePagerSearch(t, m, "target")
+	if s := plain(m); !strings.Contains(s, "/target match 1/2") || !strings.Contains(s, "Resume") {
+		t.Fatalf("the narrow pager's title lost the count or the title:\n%s", s)
+	}
+}
