@@ -198,7 +198,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		if opts.Poll > 0 {
 			args = append(args, "--poll", opts.Poll.String())
 		}
-		rw = remote.Watch(sshFor(cfg), roots, remote.Options{Args: args})
+		rw = remote.Watch(sshFor(cfg), roots, remote.Options{Args: args, Elsewhere: elsewhere, JudgeEvery: elsewhereMaxAge, StaleAfter: cfg.StaleAfter.D()})
 		defer rw.Close()
 	}
 

@@ -113,10 +113,11 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 		localUpdates <-chan watch.Update
 		localHealth  *watch.Health
 	)
+	reached := elsewhereFor(cfg, roots)
 	if len(local) > 0 || len(roots) == 0 {
 		var elsewhere model.Elsewhere
-		if e := elsewhereFor(cfg, roots); e != nil {
-			elsewhere = e.Watching(elsewhereMaxAge)
+		if reached != nil {
+			elsewhere = reached.Watching(elsewhereMaxAge)
 		}
 		w, err := watch.New(watch.Options{
 			Paths: local, MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
@@ -137,7 +138,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 		if *poll > 0 {
 			args = append(args, "--poll", poll.String())
 		}
-		rw := remote.Watch(sshFor(cfg), roots, remote.Options{Args: args})
+		rw := remote.Watch(sshFor(cfg), roots, remote.Options{Args: args, Elsewhere: reached, JudgeEvery: elsewhereMaxAge, StaleAfter: cfg.StaleAfter.D()})
 		defer rw.Close()
 		remoteUpdates = rw.Updates()
 	}

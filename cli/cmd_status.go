@@ -92,7 +92,11 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	env := reachingEnv(cfg, roots...)
+	env := envFor(cfg)
+	elsewhere := elsewhereFor(cfg, roots)
+	if elsewhere != nil {
+		env.Elsewhere = elsewhere
+	}
 	var locs []state.Location
 	if len(local) > 0 || len(roots) == 0 {
 		locs, err = state.Discover(local, cfg.MaxDepth)
@@ -105,7 +109,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	var hosts []model.HostHealth
 	if len(roots) > 0 {
 		var remoteRuns []model.Run
-		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, o.common.remoteArgs())
+		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, o.common.remoteArgs(), elsewhere, cfg.StaleAfter.D())
 		runs = append(runs, remoteRuns...)
 	}
 	snap := snapshot(runs, env)

@@ -230,3 +230,50 @@ func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// A run on alpha whose lock names beta (a disk they share): alpha's runwatch cannot reach beta and calls it
+// unknown, runwatch here reaches both and judges it on beta, and the run's status follows.
+func TestARemoteRunsLockNamingAThirdMachineIsJudgedThere(t *testing.T) {
+	alphaName, betaName := fmt.Sprintf("alpha-box-%d", os.Getpid()), fmt.Sprintf("beta-box-%d", os.Getpid())
+	fleet := sshFleetNamed(t, map[string]string{"alpha": alphaName, "beta": betaName}, "alpha", "beta")
+	rootA, rootB := t.TempDir(), t.TempDir()
+	dir := resumabletest.MinimalRun(t, rootA, "irm-shared-20261201T080000Z")
+	lock := filepath.Join(dir, "run.lock")
+	status := func() model.Run {
+		t.Helper()
+		code, out, errOut := runCmd("status", "--json", "ssh://alpha"+rootA, "beta:"+rootB)
+		if code != 0 && code != 1 {
+			t.Fatalf("status: exit %d\n%s", code, errOut)
+		}
+		var snap model.Snapshot
+		if err := json.Unmarshal([]byte(out), &snap); err != nil || len(snap.Runs) != 1 || len(snap.Runs[0].Locks) != 1 {
+			t.Fatalf("status --json: %v\n%s", err, out)
+		}
+		return snap.Runs[0]
+	}
+
+	dead := resumabletest.DeadPID(t)
+	resumabletest.WriteEnvLock(t, lock, dead, betaName, time.Now())
+	r := status()
+	want := fmt.Sprintf("judged on beta: pid %d is not running", dead)
+	if l := r.Locks[0]; l.Verdict != model.VerdictStale || l.JudgedOn != "beta" || l.Reasons[0] != want || r.Status != model.StatusStalled {
+		t.Fatalf("dead on beta: %s judged on %q %q, run %s; want stale %q, stalled", l.Verdict, l.JudgedOn, l.Reasons, r.Status, want)
+	}
+	for _, p := range r.Problems {
+		if p.Code == model.CodeLockUnknown {
+			t.Errorf("alpha's unknown verdict is still among the problems: %+v", r.Problems)
+		}
+	}
+
+	resumabletest.WriteEnvLock(t, lock, fleet.PID("beta"), betaName, time.Now())
+	if r := status(); r.Locks[0].Verdict != model.VerdictLive || r.Locks[0].JudgedOn != "beta" || r.Status != model.StatusRunning {
+		t.Fatalf("alive on beta: %s judged on %q %q, run %s", r.Locks[0].Verdict, r.Locks[0].JudgedOn, r.Locks[0].Reasons, r.Status)
+	}
+
+	// Without beta among the roots (given or in the config), nothing here reaches it: alpha's verdict stands.
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	code, out, _ := runCmd("status", "--json", "ssh://alpha"+rootA)
+	if code > 1 || !strings.Contains(out, "liveness cannot be checked here") {
+		t.Fatalf("beta not reached: exit %d\n%s", code, out)
+	}
+}

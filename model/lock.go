@@ -227,3 +227,54 @@ func JudgementOutdated(r *Run, env Env) bool {
 	}
 	return false
 }
+
+// JudgeLocksHeldElsewhere judges again the locks of a run read by another machine's runwatch (env.Host is
+// that machine's name) that it could only call unknown because they name a third machine, which runwatch
+// here reaches (env.Elsewhere). The run's lock problems, crash signs, status and attention follow the new
+// verdicts. It reports whether anything changed.
+func JudgeLocksHeldElsewhere(r *Run, env Env) bool {
+	if env.Elsewhere == nil || env.Host == "" {
+		return false
+	}
+	changed := false
+	for i := range r.Locks {
+		l := &r.Locks[i]
+		if l.Host == "" || SameHost(l.Host, env.Host) || (l.Verdict != VerdictUnknown && l.JudgedOn == "") {
+			continue
+		}
+		again := *l
+		again.Kind = r.Kind
+		JudgeLock(&again, env)
+		if again.Verdict == l.Verdict && strings.Join(again.Reasons, "\n") == strings.Join(l.Reasons, "\n") {
+			continue
+		}
+		changed = true
+		r.Problems = dropLockProblems(r.Problems, l.Path)
+		reasons := strings.Join(again.Reasons, "; ")
+		switch again.Verdict {
+		case VerdictStale:
+			r.AddProblem(SeverityWarning, CodeLockStale, l.Path, fmt.Sprintf("lock %s is stale: %s", l.Path, reasons))
+			if r.Kind == KindJonggrang && !l.Shared {
+				r.CrashSigns = append(r.CrashSigns, fmt.Sprintf("lock of agent %s is stale: %s", l.Holder, reasons))
+			}
+		case VerdictUnknown:
+			r.AddProblem(SeverityWarning, CodeLockUnknown, l.Path, fmt.Sprintf("lock %s: %s", l.Path, reasons))
+		}
+		*l = again
+	}
+	if changed {
+		FinalizeRun(r)
+	}
+	return changed
+}
+
+func dropLockProblems(ps []Problem, path string) []Problem {
+	out := ps[:0:0]
+	for _, p := range ps {
+		if p.Path == path && (p.Code == CodeLockUnknown || p.Code == CodeLockStale) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -80,3 +80,47 @@ func TestJudgementOutdatedAsksAgainWhereTheLockIsHeld(t *testing.T) {
 		t.Error("with no host reached, an unknown lock of another host can never change")
 	}
 }
+
+// A run read by machine box-a's runwatch, whose lock names box-b, arrives unknown; here, where box-b is
+// reached, it is judged on box-b, and the run's problems, status and attention follow.
+func TestJudgeLocksHeldElsewhereFollowsThroughTheRun(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	at := now.Add(-time.Minute)
+	fromA := func() Run {
+		r := Run{ID: "r", Kind: KindResumable, RawStatus: "", Stages: []Stage{{Key: "S1", Status: StagePending}},
+			Locks: []Lock{{Path: "/r/run.lock", Host: "box-b", PID: 77, AcquiredAt: &at}}}
+		JudgeLock(&r.Locks[0], Env{Now: now, Host: "box-a"})
+		r.AddProblem(SeverityWarning, CodeLockUnknown, "/r/run.lock", "lock /r/run.lock: "+strings.Join(r.Locks[0].Reasons, "; "))
+		r.Locks[0].Kind = "" // as it arrives over JSON
+		FinalizeRun(&r)
+		return r
+	}
+	r := fromA()
+	if r.Locks[0].Verdict != VerdictUnknown {
+		t.Fatalf("from box-a: %s", r.Locks[0].Verdict)
+	}
+	dead := Env{Now: now, Host: "box-a", Elsewhere: fakeElsewhere{proc: fakeProc{}}}
+	if !JudgeLocksHeldElsewhere(&r, dead) {
+		t.Fatal("nothing changed")
+	}
+	if r.Locks[0].Verdict != VerdictStale || r.Locks[0].JudgedOn != "b" || r.Status != StatusStalled || r.Attention.Code != AttentionStaleLock {
+		t.Fatalf("dead on box-b: %s judged on %q, status %s, attention %s", r.Locks[0].Verdict, r.Locks[0].JudgedOn, r.Status, r.Attention.Code)
+	}
+	if len(r.Problems) != 1 || r.Problems[0].Code != CodeLockStale {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	if JudgeLocksHeldElsewhere(&r, dead) {
+		t.Error("judged the same again, yet reported a change")
+	}
+	r = fromA()
+	alive := Env{Now: now, Host: "box-a", Elsewhere: fakeElsewhere{proc: fakeProc{alive: map[int]bool{77: true}}}}
+	JudgeLocksHeldElsewhere(&r, alive)
+	if r.Locks[0].Verdict != VerdictLive || r.Status != StatusRunning || len(r.Problems) != 0 {
+		t.Fatalf("alive on box-b: %s, status %s, problems %+v", r.Locks[0].Verdict, r.Status, r.Problems)
+	}
+	// A lock naming box-a itself was judged there already: never judged again here.
+	own := Run{Kind: KindResumable, Locks: []Lock{{Path: "/r/run.lock", Host: "box-a", PID: 0, Verdict: VerdictUnknown, Reasons: []string{"no pid recorded; liveness cannot be checked"}}}}
+	if JudgeLocksHeldElsewhere(&own, alive) {
+		t.Error("a lock of the sending machine itself was judged again")
+	}
+}

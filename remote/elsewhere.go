@@ -13,6 +13,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/procinfo"
+	"runwatch/watch"
 )
 
 // FactsCommand is the hidden subcommand a runwatch answers Facts with: `runwatch __procs [PID...]`.
@@ -128,7 +129,12 @@ func (e *Elsewhere) On(host string, pid int) (model.ProcInspector, string, bool,
 // Watching is e for a watcher, which must never wait on a network: it answers from what the machines said
 // last (asking again in the background once an answer is older than maxAge), and until a machine first
 // answers its locks are unknown with model.ErrAsking. The watcher's liveness timer judges them again.
-func (e *Elsewhere) Watching(maxAge time.Duration) model.Elsewhere { return watching{e, maxAge} }
+func (e *Elsewhere) Watching(maxAge time.Duration) model.Elsewhere {
+	if e != nil && len(e.conns) > 0 {
+		e.learnNames() // from the start, so the first locks read find the names (nearly) known
+	}
+	return watching{e, maxAge}
+}
 
 type watching struct {
 	e      *Elsewhere
@@ -167,6 +173,17 @@ func (w watching) On(host string, pid int) (model.ProcInspector, string, bool, s
 		return nil, c.label, true, "", a.err
 	}
 	return procFacts{a.fact}, c.label, true, "", nil
+}
+
+// NameOf is the host name the machine of the connection labelled label gave, if it has answered.
+func (e *Elsewhere) NameOf(label string) (string, bool) {
+	if e == nil {
+		return "", false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a, ok := e.names[label]
+	return a.name, ok && a.err == nil && a.name != ""
 }
 
 func validPID(pid int) bool { return pid > 0 && pid <= 1<<22 }
@@ -307,3 +324,121 @@ func (p procFacts) StartTime(pid int) (time.Time, bool) {
 	return *p.f.Started, true
 }
 func (p procFacts) KernelThread(pid int) bool { return pid == p.f.PID && p.f.KernelThread }
+
+// judgeElsewhere judges, for a Watcher, the locks of its hosts' runs that name a third machine: a host's
+// runwatch calls those unknown (it cannot reach that machine), and runwatch here may. A lock's holder
+// can exit there without the host's runwatch sending anything, so such runs are judged again on a timer.
+type judgeElsewhere struct {
+	e          *Elsewhere
+	watching   model.Elsewhere
+	staleAfter time.Duration
+
+	// mu is held from judging a run to sending it, by the stream and the timer alike, so the timer never
+	// sends an older copy of a run after the stream sent a newer one.
+	mu   sync.Mutex
+	held map[string]heldRun // by Run.Key: runs with a lock naming another machine than their host
+}
+
+type heldRun struct {
+	label string
+	raw   model.Run // as the host sent it
+	sent  model.Run // as judged here, last sent
+}
+
+// run is r judged here, or r when nothing here can say more (or its host's name is not known yet).
+func (j *judgeElsewhere) run(label string, r model.Run) model.Run {
+	if j.e == nil {
+		return r
+	}
+	name, ok := j.e.NameOf(label)
+	if !ok || !namesAnother(r, name) {
+		return r
+	}
+	r.Locks = append([]model.Lock(nil), r.Locks...)
+	r.Problems = append([]model.Problem(nil), r.Problems...)
+	r.CrashSigns = append([]string(nil), r.CrashSigns...)
+	model.JudgeLocksHeldElsewhere(&r, model.Env{Now: time.Now(), Host: name, StaleAfter: j.staleAfter, Elsewhere: j.watching})
+	return r
+}
+
+// send judges runs (as their host, label, sent them) and sends them with fn, holding mu throughout: every
+// send of a judged run is then of the newest judgement. Runs with a lock naming another machine (or whose
+// host's name is not known yet) are kept for the timer.
+func (j *judgeElsewhere) send(label string, runs []model.Run, fn func(judged []model.Run) bool) bool {
+	if j.e == nil {
+		return fn(runs)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	judged := make([]model.Run, len(runs))
+	name, known := j.e.NameOf(label)
+	for i, r := range runs {
+		judged[i] = j.run(label, r)
+		if !known || namesAnother(r, name) {
+			j.held[r.Key()] = heldRun{label: label, raw: r, sent: judged[i]}
+		} else {
+			delete(j.held, r.Key())
+		}
+	}
+	return fn(judged)
+}
+
+func (j *judgeElsewhere) forget(key string) {
+	if j.e == nil {
+		return
+	}
+	j.mu.Lock()
+	delete(j.held, key)
+	j.mu.Unlock()
+}
+
+func namesAnother(r model.Run, host string) bool {
+	for _, l := range r.Locks {
+		if l.Host != "" && !model.SameHost(l.Host, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeAgain sends, every interval, the held runs whose judgement here changed.
+func (w *Watcher) judgeAgain(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		j := &w.judge
+		j.mu.Lock()
+		var changed []model.Run
+		for k, h := range j.held {
+			again := j.run(h.label, h.raw)
+			if sameVerdicts(again, h.sent) {
+				continue
+			}
+			h.sent = again
+			j.held[k] = h
+			changed = append(changed, again)
+		}
+		if len(changed) > 0 {
+			sortRuns(changed)
+			w.send(ctx, Update{Update: watch.Update{Changed: changed}})
+		}
+		j.mu.Unlock()
+	}
+}
+
+func sameVerdicts(a, b model.Run) bool {
+	if len(a.Locks) != len(b.Locks) {
+		return false
+	}
+	for i := range a.Locks {
+		if a.Locks[i].Verdict != b.Locks[i].Verdict || strings.Join(a.Locks[i].Reasons, "\n") != strings.Join(b.Locks[i].Reasons, "\n") {
+			return false
+		}
+	}
+	return true
+}

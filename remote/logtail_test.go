@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -56,4 +57,58 @@ func TestLogTailAndTheStreamAgreeOnOffsets(t *testing.T) {
 	if got := c.entries[key][0]; got.Offset != tail.Size || got.Message != "stage_start stage=S2" {
 		t.Fatalf("streamed entry %+v, want offset %d (where the tail ended)", got, tail.Size)
 	}
+}
+
+// A run on alpha whose lock names beta is judged here on beta, and judged again on a timer: the holder
+// exiting on beta changes nothing alpha would send, yet the run turns from running to stalled here.
+func TestWatchJudgesAThirdMachinesLockAgainOnATimer(t *testing.T) {
+	alphaName, betaName := fmt.Sprintf("alpha-box-%d", os.Getpid()), fmt.Sprintf("beta-box-%d", os.Getpid())
+	fleet := sshtest.NewNamed(t, binDir, map[string]string{"alpha": alphaName, "beta": betaName}, "alpha", "beta")
+	rootA, rootB := t.TempDir(), t.TempDir()
+	dir := resumabletest.MinimalRun(t, rootA, "irm-shared-20261201T080000Z")
+
+	argv := append(fleet.SSHCommand(), "-o", "BatchMode=yes", "beta", "sleep 600 & echo $!; wait")
+	holder := exec.Command(argv[0], argv[1:]...)
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		t.Fatalf("the holder's pid: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = exec.Command("kill", fmt.Sprint(pid)).Run()
+		_ = holder.Process.Kill()
+		_ = holder.Wait()
+	})
+	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), pid, betaName, time.Now())
+
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	roots := []Root{{Host: "alpha", Path: rootA}, {Host: "beta", Path: rootB}}
+	w := Watch(s, roots, Options{Backoff: 100 * time.Millisecond, Elsewhere: NewElsewhere(s, roots), JudgeEvery: 200 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	key := "ssh://alpha" + filepath.Join(dir, "state.env")
+	lockOf := func() model.Lock {
+		if r := c.runs[key]; len(r.Locks) == 1 {
+			return r.Locks[0]
+		}
+		return model.Lock{}
+	}
+	c.until(t, "the lock judged live on beta", func() bool {
+		l := lockOf()
+		return l.Verdict == model.VerdictLive && l.JudgedOn == "beta" && c.runs[key].Status == model.StatusRunning
+	})
+	kill := append(fleet.SSHCommand(), "-o", "BatchMode=yes", "beta", fmt.Sprintf("kill %d", pid))
+	if out, err := exec.Command(kill[0], kill[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("kill on beta: %v %s", err, out)
+	}
+	c.until(t, "the lock judged stale on beta", func() bool {
+		l := lockOf()
+		return l.Verdict == model.VerdictStale && l.JudgedOn == "beta" && c.runs[key].Status == model.StatusStalled
+	})
 }

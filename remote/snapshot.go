@@ -13,7 +13,10 @@ import (
 // Snapshot asks every host once for `runwatch status --json` of its roots, in parallel, and returns their
 // runs (marked with their host) and each host's health. A host that cannot answer is in the health list
 // as failed, with the reason; its runs are simply absent.
-func Snapshot(ctx context.Context, s SSH, roots []Root, args []string) ([]model.Run, []model.HostHealth) {
+//
+// With elsewhere, a lock a host could only call unknown because it names another machine that elsewhere
+// reaches is judged on that machine (staleAfter as the command line's).
+func Snapshot(ctx context.Context, s SSH, roots []Root, args []string, elsewhere *Elsewhere, staleAfter time.Duration) ([]model.Run, []model.HostHealth) {
 	conns := group(roots)
 	runs := make([][]model.Run, len(conns))
 	hosts := make([]model.HostHealth, len(conns))
@@ -22,7 +25,7 @@ func Snapshot(ctx context.Context, s SSH, roots []Root, args []string) ([]model.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[i], hosts[i] = snapshotOne(ctx, s, c, args)
+			runs[i], hosts[i] = snapshotOne(ctx, s, c, args, elsewhere, staleAfter)
 		}()
 	}
 	wg.Wait()
@@ -33,7 +36,7 @@ func Snapshot(ctx context.Context, s SSH, roots []Root, args []string) ([]model.
 	return all, hosts
 }
 
-func snapshotOne(ctx context.Context, s SSH, c connection, args []string) ([]model.Run, model.HostHealth) {
+func snapshotOne(ctx context.Context, s SSH, c connection, args []string, elsewhere *Elsewhere, staleAfter time.Duration) ([]model.Run, model.HostHealth) {
 	h := model.HostHealth{Host: c.label, State: model.HostConnecting, Since: time.Now()}
 	fail := func(msg string) ([]model.Run, model.HostHealth) {
 		h.State, h.Error, h.Since = model.HostFailed, msg, time.Now()
@@ -60,6 +63,9 @@ func snapshotOne(ctx context.Context, s SSH, c connection, args []string) ([]mod
 	now := time.Now()
 	for i := range doc.Runs {
 		doc.Runs[i].Remote = &model.RemoteRef{Host: c.label, Root: rootFor(c, doc.Runs[i].Dir).String()}
+		if elsewhere != nil && doc.Host != "" && namesAnother(doc.Runs[i], doc.Host) {
+			model.JudgeLocksHeldElsewhere(&doc.Runs[i], model.Env{Now: now, Host: doc.Host, StaleAfter: staleAfter, Elsewhere: elsewhere})
+		}
 	}
 	h.State, h.Since, h.LastSeen, h.Runs = model.HostLive, now, &now, len(doc.Runs)
 	if code == 1 && len(stderr) > 0 {

@@ -61,6 +61,8 @@ type Watcher struct {
 	mu     sync.Mutex
 	health map[string]HostHealth
 	order  []string
+
+	judge judgeElsewhere
 }
 
 // Options pass the local command line's watching flags on to every remote runwatch.
@@ -69,12 +71,30 @@ type Options struct {
 	Args []string
 	// Backoff overrides the first retry delay (tests).
 	Backoff time.Duration
+	// Elsewhere, when set, judges here the locks a host could only call unknown because they name another
+	// machine that runwatch here reaches; they are judged again every JudgeEvery (elsewhere.go).
+	Elsewhere  *Elsewhere
+	JudgeEvery time.Duration
+	StaleAfter time.Duration
 }
 
 // Watch starts following roots. Updates arrive on Updates until Close.
 func Watch(s SSH, roots []Root, opts Options) *Watcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Watcher{ssh: s, updates: make(chan Update, 64), cancel: cancel, health: map[string]HostHealth{}}
+	w.judge = judgeElsewhere{e: opts.Elsewhere, staleAfter: opts.StaleAfter, held: map[string]heldRun{}}
+	if opts.Elsewhere != nil {
+		every := opts.JudgeEvery
+		if every <= 0 {
+			every = 2 * time.Second
+		}
+		w.judge.watching = opts.Elsewhere.Watching(every)
+		w.done.Add(1)
+		go func() {
+			defer w.done.Done()
+			w.judgeAgain(ctx, every)
+		}()
+	}
 	for _, c := range group(roots) {
 		w.order = append(w.order, c.label)
 		w.health[c.label] = HostHealth{Host: c.label, State: StateConnecting, Since: time.Now()}
@@ -218,13 +238,17 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 		var stale []model.Run
 		for k, r := range known {
 			if r.Remote.StaleSince == nil {
-				r.Remote.StaleSince = &now
+				ref := *r.Remote // a copy: the run already sent shares the old one
+				ref.StaleSince = &now
+				r.Remote = &ref
 				known[k] = r
 			}
 			stale = append(stale, r)
 		}
 		sortRuns(stale)
-		w.send(ctx, Update{Update: watch.Update{Changed: stale, At: now}})
+		w.judge.send(c.label, stale, func(judged []model.Run) bool {
+			return w.send(ctx, Update{Update: watch.Update{Changed: judged, At: now}})
+		})
 	}
 }
 
@@ -327,7 +351,10 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		healthChanged = false
 		pending.Initial = firstContact && !sentLive
 		sentLive = live
-		ok := w.send(ctx, pending)
+		ok := w.judge.send(c.label, pending.Changed, func(judged []model.Run) bool {
+			pending.Changed = judged
+			return w.send(ctx, pending)
+		})
 		pending = Update{}
 		return ok
 	}
@@ -368,6 +395,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		case "run-removed":
 			k := (&model.Run{StatePath: ev.StatePath, Remote: &model.RemoteRef{Host: c.label}}).Key()
 			delete(known, k)
+			w.judge.forget(k)
 			pending.Removed = append(pending.Removed, k)
 		case "log-appended":
 			pending.Appended = append(pending.Appended, watch.LogAppend{Path: remoteKey(c.label, ev.Path),
@@ -378,6 +406,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 				for k := range known {
 					if !readded[k] {
 						delete(known, k)
+						w.judge.forget(k)
 						pending.Removed = append(pending.Removed, k)
 					}
 				}
