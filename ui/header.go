@@ -6,15 +6,9 @@ import (
 )
 
 // needYou counts the runs whose attention says a person is needed (model.Judge decides; this only counts).
-func (m Model) needYou() int {
-	n := 0
-	for _, r := range m.app.runs {
-		if r.Attention.NeedsYou {
-			n++
-		}
-	}
-	return n
-}
+// needYou counts the runs that need a person; the runs pane counts them whenever the runs change, so a
+// frame does not walk every run twice for it.
+func (m Model) needYou() int { return m.list.needYou }
 
 func (m Model) windowTitle() string {
 	title := fmt.Sprintf("runwatch: %d runs", len(m.app.runs))

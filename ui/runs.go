@@ -47,6 +47,8 @@ type runsPane struct {
 	chosen bool
 	// manyHosts: the runs come from more than one machine, so the HOST column is worth its room.
 	manyHosts bool
+	// needYou counts the runs (all, not only those listed) that need a person, for the header.
+	needYou int
 
 	// cells caches each run's table cells by Run.Key; gen counts changes to the order or to any run, so
 	// the column widths measured over all rows are measured again only then (or when the clock moves on).
@@ -215,7 +217,11 @@ func (p *runsPane) resort() {
 	keys := make([]sortRow, 0, len(runs))
 	firstHost := ""
 	p.manyHosts = false
+	p.needYou = 0
 	for sp, r := range runs {
+		if r.Attention.NeedsYou {
+			p.needYou++
+		}
 		if h := hostOf(r); firstHost == "" {
 			firstHost = h
 		} else if h != firstHost {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -285,5 +286,33 @@ func TestWrappedStageErrorIsOneError(t *testing.T) {
 	}
 	if !strings.Contains(d, "CB_M2_OTHER") {
 		t.Errorf("the error's end is missing:\n%s", d)
+	}
+}
+
+// TestHeaderCountFollowsBatches: the header's "need you" count is kept with the runs, so a batch in which a
+// run stops needing you lowers it, and one in which it needs you again raises it.
+func TestHeaderCountFollowsBatches(t *testing.T) {
+	runs := sampleRuns()
+	m := newTestModel(t, 140, 40, runs, Options{})
+	count := func() string { return strings.Split(plain(m), "\n")[0] }
+	before := 0
+	for _, r := range runs {
+		if model.Judge(&r).NeedsYou {
+			before++
+		}
+	}
+	if want := fmt.Sprintf("⚠ %d need you", before); before < 2 || !strings.Contains(count(), want) {
+		t.Fatalf("header %q, want %q", count(), want)
+	}
+	settled := runs[2]
+	stalled := settled
+	settled.Status, settled.Locks, settled.Attention = model.StatusCompleted, nil, model.Attention{}
+	m = send(t, m, BatchMsg{Changed: []model.Run{settled}, At: testNow, Health: Health{Mode: "inotify"}})
+	if want := fmt.Sprintf("⚠ %d need you", before-1); !strings.Contains(count(), want) {
+		t.Errorf("after %s completed the header is %q, want %q", settled.ID, count(), want)
+	}
+	m = send(t, m, BatchMsg{Changed: []model.Run{stalled}, At: testNow, Health: Health{Mode: "inotify"}})
+	if want := fmt.Sprintf("⚠ %d need you", before); !strings.Contains(count(), want) {
+		t.Errorf("after %s stalled again the header is %q, want %q", stalled.ID, count(), want)
 	}
 }
