@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,44 +111,13 @@ func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
 	}
 }
 
-// onHost runs a shell command on the fleet's machine alias and returns its output.
-func onHost(t *testing.T, fleet *sshtest.Fleet, alias, command string) string {
-	t.Helper()
-	argv := append(fleet.SSHCommand(), "-o", "BatchMode=yes", alias, command)
-	out, err := exec.Command(argv[0], argv[1:]...).Output()
-	if err != nil {
-		t.Fatalf("ssh %s %q: %v", alias, command, err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // A watcher judges such a lock there too, without waiting on the network: the holder exiting on that
 // machine turns the run from running to stalled here.
 func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
 	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
 	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
 	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-watched-20261201T080000Z")
-	// The holder is a child of a shell on alpha that waits for it, so it is reaped there when it exits
-	// (whatever reaps orphans on the test machine).
-	argv := append(fleet.SSHCommand(), "-o", "BatchMode=yes", "alpha", "sleep 600 & echo $!; wait")
-	holder := exec.Command(argv[0], argv[1:]...)
-	holderOut, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if _, err := fmt.Fscan(holderOut, &n); err != nil {
-		t.Fatalf("the holder's pid: %v", err)
-	}
-	pid := fmt.Sprint(n)
-	t.Cleanup(func() {
-		_ = exec.Command("kill", pid).Run()
-		_ = holder.Process.Kill()
-		_ = holder.Wait()
-	})
+	n := fleet.Holder("alpha")
 	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), n, name, time.Now())
 
 	pr, pw := io.Pipe()
@@ -176,7 +144,7 @@ func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
 		last = ev.Run.Locks[0]
 		if last.Verdict == model.VerdictLive && last.JudgedOn == "alpha" && ev.Run.Status == model.StatusRunning && !killed {
 			sawLive, killed = true, true
-			onHost(t, fleet, "alpha", "kill "+pid)
+			fleet.On("alpha", fmt.Sprintf("kill %d", n))
 		}
 	}
 	if code := <-done; code != 0 {

@@ -109,18 +109,27 @@ func NewElsewhere(s SSH, roots []Root) *Elsewhere {
 // On implements model.Elsewhere by asking now and waiting: what a command and an action's plan judge by,
 // so no write rests on an older answer.
 func (e *Elsewhere) On(host string, pid int) (model.ProcInspector, string, bool, string, error) {
+	return e.on(host, pid, true, func(c connection) (factAnswer, bool) { return e.askFact(c, host, pid), true })
+}
+
+// on finds the machine called host (waiting for the names or not) and answers with what fact says of pid
+// there (ok=false: no answer yet).
+func (e *Elsewhere) on(host string, pid int, wait bool, fact func(c connection) (factAnswer, bool)) (model.ProcInspector, string, bool, string, error) {
 	if e == nil || len(e.conns) == 0 {
 		return nil, "", false, "", nil
 	}
-	c, why := e.find(host, true)
+	c, why := e.find(host, wait)
 	if c == nil {
 		return nil, "", false, why, nil
 	}
 	if !validPID(pid) {
 		return procFacts{}, c.label, true, "", nil
 	}
-	a := e.askFact(*c, host, pid)
-	if a.err != nil {
+	a, ok := fact(*c)
+	switch {
+	case !ok:
+		return nil, c.label, true, "", model.ErrAsking
+	case a.err != nil:
 		return nil, c.label, true, "", a.err
 	}
 	return procFacts{a.fact}, c.label, true, "", nil
@@ -143,36 +152,22 @@ type watching struct {
 
 func (w watching) On(host string, pid int) (model.ProcInspector, string, bool, string, error) {
 	e := w.e
-	if e == nil || len(e.conns) == 0 {
-		return nil, "", false, "", nil
-	}
-	c, why := e.find(host, false)
-	if c == nil {
-		return nil, "", false, why, nil
-	}
-	if !validPID(pid) {
-		return procFacts{}, c.label, true, "", nil
-	}
-	k := factKey{c.label, pid}
-	e.mu.Lock()
-	a, ok := e.facts[k]
-	if (!ok || time.Since(a.at) > w.maxAge) && !e.asking[k] {
-		e.asking[k] = true
-		go func() {
-			e.askFact(*c, host, pid)
-			e.mu.Lock()
-			delete(e.asking, k)
-			e.mu.Unlock()
-		}()
-	}
-	e.mu.Unlock()
-	switch {
-	case !ok:
-		return nil, c.label, true, "", model.ErrAsking
-	case a.err != nil:
-		return nil, c.label, true, "", a.err
-	}
-	return procFacts{a.fact}, c.label, true, "", nil
+	return e.on(host, pid, false, func(c connection) (factAnswer, bool) {
+		k := factKey{c.label, pid}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		a, ok := e.facts[k]
+		if (!ok || time.Since(a.at) > w.maxAge) && !e.asking[k] {
+			e.asking[k] = true
+			go func() {
+				e.askFact(c, host, pid)
+				e.mu.Lock()
+				delete(e.asking, k)
+				e.mu.Unlock()
+			}()
+		}
+		return a, ok
+	})
 }
 
 // NameOf is the host name the machine of the connection labelled label gave, if it has answered.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -67,24 +66,7 @@ func TestWatchJudgesAThirdMachinesLockAgainOnATimer(t *testing.T) {
 	rootA, rootB := t.TempDir(), t.TempDir()
 	dir := resumabletest.MinimalRun(t, rootA, "irm-shared-20261201T080000Z")
 
-	argv := append(fleet.SSHCommand(), "-o", "BatchMode=yes", "beta", "sleep 600 & echo $!; wait")
-	holder := exec.Command(argv[0], argv[1:]...)
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	if _, err := fmt.Fscan(out, &pid); err != nil {
-		t.Fatalf("the holder's pid: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = exec.Command("kill", fmt.Sprint(pid)).Run()
-		_ = holder.Process.Kill()
-		_ = holder.Wait()
-	})
+	pid := fleet.Holder("beta")
 	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), pid, betaName, time.Now())
 
 	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
@@ -103,10 +85,7 @@ func TestWatchJudgesAThirdMachinesLockAgainOnATimer(t *testing.T) {
 		l := lockOf()
 		return l.Verdict == model.VerdictLive && l.JudgedOn == "beta" && c.runs[key].Status == model.StatusRunning
 	})
-	kill := append(fleet.SSHCommand(), "-o", "BatchMode=yes", "beta", fmt.Sprintf("kill %d", pid))
-	if out, err := exec.Command(kill[0], kill[1:]...).CombinedOutput(); err != nil {
-		t.Fatalf("kill on beta: %v %s", err, out)
-	}
+	fleet.On("beta", fmt.Sprintf("kill %d", pid))
 	c.until(t, "the lock judged stale on beta", func() bool {
 		l := lockOf()
 		return l.Verdict == model.VerdictStale && l.JudgedOn == "beta" && c.runs[key].Status == model.StatusStalled

@@ -106,10 +106,15 @@ func NewNamed(t testing.TB, binDir string, hostnames map[string]string, aliases 
 			a, s.Port, u.Username, f.key, filepath.Join(dir, "known_hosts"))
 		s.conf = filepath.Join(dir, a+".sshd_config")
 		sc := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPasswordAuthentication no\n"+
-			"KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile %s\nSetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin XDG_STATE_HOME=%s XDG_CONFIG_HOME=%s\n"+
+			"KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile %s\nSetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin HOME=%s XDG_STATE_HOME=%s XDG_CONFIG_HOME=%s\n"+
 			"PermitRootLogin prohibit-password\nMaxStartups 100\nMaxSessions 100\n",
 			s.Port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, a+".pid"), binDir,
-			filepath.Join(dir, a+"-state"), filepath.Join(dir, a+"-config"))
+			filepath.Join(dir, a+"-home"), filepath.Join(dir, a+"-state"), filepath.Join(dir, a+"-config"))
+		// A home of its own: the shell sshd runs a command in reads ~/.bashrc, and the real one may do
+		// anything (one here ran `pyenv rehash`, which waits a minute on a lock a killed session left).
+		if err := os.MkdirAll(filepath.Join(dir, a+"-home"), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(s.conf, []byte(sc), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -275,4 +280,41 @@ func run(t testing.TB, name string, args ...string) {
 	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
+}
+
+// Holder starts a process on the server's "machine" that lives until killed (or the test ends) and returns
+// its pid. It is the child of a shell there that waits for it, so it is reaped there when it exits, whatever
+// reaps orphans on the test machine.
+func (f *Fleet) Holder(alias string) int {
+	f.t.Helper()
+	argv := append(f.SSHCommand(), "-o", "BatchMode=yes", alias, "sleep 600 & echo $!; wait")
+	c := exec.Command(argv[0], argv[1:]...)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		f.t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		f.t.Fatalf("the holder's pid on %s: %v", alias, err)
+	}
+	f.t.Cleanup(func() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		_ = c.Process.Kill()
+		_ = c.Wait()
+	})
+	return pid
+}
+
+// On runs a shell command on the server's machine and returns its output.
+func (f *Fleet) On(alias, command string) string {
+	f.t.Helper()
+	argv := append(f.SSHCommand(), "-o", "BatchMode=yes", alias, command)
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	if err != nil {
+		f.t.Fatalf("ssh %s %q: %v %s", alias, command, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
