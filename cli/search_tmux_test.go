@@ -87,6 +87,33 @@ func TestSearch1GiBLogInTmux(t *testing.T) {
 	} else {
 		t.Logf("1 GiB log: match after %v, before progress was due", searched)
 	}
+
+	// A search that takes seconds whatever the machine (a regexp with no literal part, read line by line,
+	// matching nothing) shows its spinner and progress, and esc cancels it; the cursor stays on the match.
+	d.press(ui.ActFilter)
+	d.must("send-keys", "-t", "demo", "C-u")
+	d.send("tab")
+	d.typeText("[q-z]{9}")
+	d.waitText("[q-z]{9}")
+	before = stream.size()
+	d.send("enter")
+	d.waitScreen("the slow search's progress", func(s string) bool {
+		return strings.Contains(s, "searching ") && strings.Contains(s, "esc cancels")
+	})
+	out, err = os.ReadFile(drawn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enterAt, _ = stream.reached(before + 1)
+	if at := strings.Index(string(out[before:]), "esc cancels"); at >= 0 {
+		progressAt, _ := stream.reached(before + int64(at) + 1)
+		t.Logf("1 GiB log, slow regexp: progress drawn %v after the search's first frame", progressAt.Sub(enterAt))
+	}
+	d.send("esc")
+	s = d.waitText("search cancelled")
+	if !strings.Contains(s, "zqxj-only-here") || strings.Contains(s, "esc cancels") {
+		t.Errorf("after esc the search should be gone and the cursor still on the first line:\n%s", s)
+	}
 	d.send("q")
 }
 
