@@ -182,6 +182,9 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 		return exitOK
 	}
 
+	done := make(chan struct{})
+	defer close(done)
+	gone := readerGone(stdout, done)
 	var deadline <-chan time.Time
 	if *timeout > 0 {
 		t := time.NewTimer(*timeout)
@@ -216,6 +219,8 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			if target != nil && target.reached(em.known) {
 				return exitOK
 			}
+		case <-gone:
+			return exitOK // nobody reads: the pipe or connection the lines went to is gone
 		case <-deadline:
 			fmt.Fprintf(stderr, "runwatch events: timed out after %s\n", *timeout)
 			return exitEventsTimeout

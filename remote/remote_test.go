@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +218,49 @@ func keys(m map[string]model.Run) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// The remote `runwatch events` ends with its connection: sshd only closes a session's pipes, so a process
+// that waited for its next write would outlive every dropped connection on a quiet root.
+func TestRemoteEventsEndsWithItsConnection(t *testing.T) {
+	fleet := sshtest.New(t, binDir, "alpha")
+	root := t.TempDir()
+	resumabletest.MinimalRun(t, root, "irm-quiet-20261201T080000Z")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "alpha", Path: root}}, Options{Backoff: 100 * time.Millisecond})
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	c.until(t, "alpha live", func() bool { return len(c.runs) == 1 && c.host("alpha").State == StateLive })
+	if len(eventsProcesses(root)) == 0 {
+		t.Fatal("no runwatch events process for the root on the host: the test looks in the wrong place")
+	}
+	w.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(eventsProcesses(root)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the remote runwatch events outlived its connection by 30 s: pids %v", eventsProcesses(root))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// eventsProcesses lists the pids of `runwatch events` processes watching root (the test's "remote" host is
+// this machine).
+func eventsProcesses(root string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
+		if len(args) >= 2 && filepath.Base(args[0]) == "runwatch" && args[1] == "events" && args[len(args)-1] == root {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
