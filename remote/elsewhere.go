@@ -72,6 +72,9 @@ func ParsePIDs(args []string) ([]int, error) {
 type Elsewhere struct {
 	ssh   SSH
 	conns []connection
+	// here is this machine's own host name: a host's runwatch calls a lock naming it unknown, and this
+	// machine's process table answers for it.
+	here string
 
 	mu       sync.Mutex
 	names    map[string]nameAnswer // by connection label
@@ -97,12 +100,16 @@ type factAnswer struct {
 	at   time.Time
 }
 
+// ThisMachine is the label of a lock judged by the process table of the machine runwatch runs on.
+const ThisMachine = "this machine"
+
 // nameRetry is how soon a machine that did not say its name is asked again.
 const nameRetry = 5 * time.Second
 
 // NewElsewhere reaches the machines of roots.
 func NewElsewhere(s SSH, roots []Root) *Elsewhere {
-	return &Elsewhere{ssh: s, conns: group(roots), names: map[string]nameAnswer{}, facts: map[factKey]factAnswer{},
+	here, _ := os.Hostname()
+	return &Elsewhere{ssh: s, conns: group(roots), here: here, names: map[string]nameAnswer{}, facts: map[factKey]factAnswer{},
 		asking: map[factKey]bool{}}
 }
 
@@ -117,6 +124,9 @@ func (e *Elsewhere) On(host string, pid int) (model.ProcInspector, string, bool,
 func (e *Elsewhere) on(host string, pid int, wait bool, fact func(c connection) (factAnswer, bool)) (model.ProcInspector, string, bool, string, error) {
 	if e == nil || len(e.conns) == 0 {
 		return nil, "", false, "", nil
+	}
+	if e.here != "" && model.SameHost(host, e.here) {
+		return procinfo.System{}, ThisMachine, true, "", nil
 	}
 	c, why := e.find(host, wait)
 	if c == nil {

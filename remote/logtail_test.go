@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,38 @@ func TestWatchJudgesAThirdMachinesLockAgainOnATimer(t *testing.T) {
 	c.until(t, "the lock judged stale on beta", func() bool {
 		l := lockOf()
 		return l.Verdict == model.VerdictStale && l.JudgedOn == "beta" && c.runs[key].Status == model.StatusStalled
+	})
+}
+
+// A run on alpha whose lock names the machine runwatch runs on is judged by this machine's own process
+// table: alpha's runwatch can only call it unknown.
+func TestWatchJudgesALockNamingThisMachineHere(t *testing.T) {
+	here, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet := sshtest.NewNamed(t, binDir, map[string]string{"alpha": fmt.Sprintf("alpha-box-%d", os.Getpid())}, "alpha")
+	root := t.TempDir()
+	liveDir := resumabletest.MinimalRun(t, root, "irm-held-here-20261201T080000Z")
+	deadDir := resumabletest.MinimalRun(t, root, "irm-dead-here-20261201T080000Z")
+	resumabletest.WriteEnvLock(t, filepath.Join(liveDir, "run.lock"), os.Getpid(), here, time.Now())
+	resumabletest.WriteEnvLock(t, filepath.Join(deadDir, "run.lock"), resumabletest.DeadPID(t), here, time.Now())
+
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	roots := []Root{{Host: "alpha", Path: root}}
+	w := Watch(s, roots, Options{Backoff: 100 * time.Millisecond, Elsewhere: NewElsewhere(s, roots), JudgeEvery: 200 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	lockOf := func(dir string) model.Lock {
+		if r := c.runs["ssh://alpha"+filepath.Join(dir, "state.env")]; len(r.Locks) == 1 {
+			return r.Locks[0]
+		}
+		return model.Lock{}
+	}
+	c.until(t, "both locks judged on this machine", func() bool {
+		live, dead := lockOf(liveDir), lockOf(deadDir)
+		return live.Verdict == model.VerdictLive && live.JudgedOn == ThisMachine &&
+			dead.Verdict == model.VerdictStale && dead.JudgedOn == ThisMachine &&
+			strings.HasPrefix(dead.Reasons[0], "judged on this machine: ")
 	})
 }
