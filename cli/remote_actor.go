@@ -34,6 +34,27 @@ func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
 	}
+	if req.Action == ui.ActUnlock {
+		for _, l := range req.Run.Locks {
+			if l.JudgedOn != "" && l.Verdict == model.VerdictLive && (req.LockPath == "" || l.Path == req.LockPath) {
+				return nil, fmt.Errorf("unlock refused: the lock %s is live (%s)", l.Path, strings.Join(l.Reasons, "; "))
+			}
+		}
+		if req.LockPath == "" {
+			// The host clears by itself only the locks it judges stale; one it calls unknown it clears only
+			// when named. With none of the former, the one lock needing a word is the one meant.
+			hostClears, named := false, []string(nil)
+			for _, l := range req.Run.Locks {
+				hostClears = hostClears || (l.Verdict == model.VerdictStale && l.JudgedOn == "")
+				if needsWord(l) {
+					named = append(named, l.Path)
+				}
+			}
+			if !hostClears && len(named) == 1 {
+				req.LockPath = named[0]
+			}
+		}
+	}
 	args, err := remoteActionArgs(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
@@ -48,11 +69,15 @@ func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 	p := &remotePlan{ssh: f.ssh, root: root, args: args, summary: summary, preview: preview}
 	if req.Action == ui.ActUnlock {
 		// A lock on a host nobody here can judge still needs its holder typed, as it does locally; the
-		// typed word then stands for --force on the remote command line.
+		// typed word then stands for --force on the remote command line. So does one judged stale here on a
+		// third machine: the run's host still calls it unknown, and --force there rests on the person's word,
+		// given with the verdict from here in view.
 		for _, l := range req.Run.Locks {
-			if l.Verdict == model.VerdictUnknown && (req.LockPath == "" || l.Path == req.LockPath) {
-				p.typed = lockWord(l)
-				break
+			if needsWord(l) {
+				if req.LockPath == "" || l.Path == req.LockPath {
+					p.typed = lockWord(l)
+					break
+				}
 			}
 		}
 	}
@@ -71,6 +96,11 @@ func rejudgedElsewhere(run model.Run, env model.Env) model.Run {
 	}
 	run.Locks = locks
 	return run
+}
+
+// needsWord: the run's host will clear l only with --force, which stands for the holder typed here.
+func needsWord(l model.Lock) bool {
+	return l.Verdict == model.VerdictUnknown || (l.JudgedOn != "" && l.Verdict == model.VerdictStale)
 }
 
 func lockWord(l model.Lock) string {

@@ -94,3 +94,17 @@ func TestUnlockPlanJudgesTheLockElsewhereAgain(t *testing.T) {
 		t.Fatalf("a lock stale on b: %v", err)
 	}
 }
+
+// A remote run's lock that runwatch here judged live on a third machine is not cleared through the run's
+// host, which can only call it unknown and would take --force for an answer.
+func TestRemoteUnlockRefusedForALockJudgedLiveElsewhere(t *testing.T) {
+	run := model.Run{Kind: model.KindResumable, ID: "irm-x", Dir: "/r/irm-x", StatePath: "/r/irm-x/state.env",
+		Remote: &model.RemoteRef{Host: "alpha", Root: "ssh://alpha/r"},
+		Locks: []model.Lock{{Path: "/r/irm-x/run.lock", Host: "box-b", PID: 4242, Verdict: model.VerdictLive,
+			JudgedOn: "beta", Reasons: []string{"judged on beta: pid 4242 is running"}}}}
+	f := fleetActor{}
+	_, err := f.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: run})
+	if err == nil || !strings.Contains(err.Error(), "live") || !strings.Contains(err.Error(), "judged on beta") {
+		t.Fatalf("unlock of a lock judged live on beta: %v, want a refusal naming it", err)
+	}
+}

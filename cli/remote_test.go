@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/remote/sshtest"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui"
@@ -268,5 +270,53 @@ func TestHostPathIsNotTakenForATypo(t *testing.T) {
 	}
 	if _, handled := unknownCommand("stauts", &errOut); !handled {
 		t.Fatal("a typo is still answered")
+	}
+}
+
+// A remote run's lock that names this machine is judged here (its host calls it unknown); one judged stale
+// here is cleared on the host with the holder typed, which stands for --force there.
+func TestUnlockOfARemoteRunsLockJudgedHere(t *testing.T) {
+	here, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildRunwatch(t)
+	fleet := sshtest.NewNamed(t, filepath.Dir(bin), map[string]string{"alpha": fmt.Sprintf("alpha-box-%d", os.Getpid())}, "alpha")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := t.TempDir()
+	dir := resumabletest.MinimalRun(t, root, "irm-held-here-20261201T080000Z")
+	lock := filepath.Join(dir, "run.lock")
+	resumabletest.WriteEnvLock(t, lock, resumabletest.DeadPID(t), here, time.Now())
+
+	s := remote.SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	roots := []remote.Root{{Host: "alpha", Path: root}}
+	runs, hosts := remote.Snapshot(context.Background(), s, roots, nil, remote.NewElsewhere(s, roots), model.DefaultStaleAfter)
+	if len(hosts) != 1 || hosts[0].Error != "" {
+		t.Fatalf("alpha: %+v", hosts)
+	}
+	var run model.Run
+	for _, r := range runs {
+		if r.ID == "irm-held-here-20261201T080000Z" {
+			run = r
+		}
+	}
+	if len(run.Locks) != 1 || run.Locks[0].Verdict != model.VerdictStale || run.Locks[0].JudgedOn != remote.ThisMachine {
+		t.Fatalf("the lock as judged here: %+v", run.Locks)
+	}
+	p, err := fleetActor{ssh: s}.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TypedConfirmation() != here {
+		t.Fatalf("typed confirmation %q, want the holder's host %q", p.TypedConfirmation(), here)
+	}
+	if _, err := p.Apply(here); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("the lock is still there after the unlock (%v)", err)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "run.log")); !strings.Contains(string(log), "stale_lock_cleared") {
+		t.Errorf("no audit line in the remote run.log:\n%s", log)
 	}
 }
