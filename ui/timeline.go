@@ -1002,6 +1002,9 @@ func (tl *timeline) richLine(t Theme, now time.Time, i int, selected bool) *rich
 		stamp := e.Time.UTC().Format("15:04:05")
 		if !tl.absolute {
 			stamp = model.HumanDuration(now.Sub(e.Time))
+			if d := strings.IndexByte(stamp, 'd'); len(stamp) > timeW && d > 0 {
+				stamp = stamp[:d+1] // 274d23h: past 99 days the hours give way, so the column keeps its width
+			}
 		}
 		prefix := t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.levelStyle(e.Level).Render(levelGlyph(e.Level)) + " "
 		text := Sanitize(e.Message)

@@ -571,3 +571,27 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 		}
 	}
 }
+
+// An entry older than 99 days keeps the time column's width ("274d", not "274d23h" pushing its message
+// one cell right of the others).
+func TestTimelineOldEntriesKeepTheTimeColumn(t *testing.T) {
+	old := testNow.Add(-(274*24 + 23) * time.Hour).Format(time.RFC3339)
+	lines := []string{"[" + old + "] ancient_event a=1", "[2026-11-30T11:00:00Z] recent_event b=2"}
+	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines)})
+	view := plain(m)
+	col := func(word string) int {
+		for _, l := range strings.Split(view, "\n") {
+			if i := strings.Index(l, word); i >= 0 {
+				return len([]rune(l[:i]))
+			}
+		}
+		t.Fatalf("%s not on screen:\n%s", word, view)
+		return -1
+	}
+	if !strings.Contains(view, "274d") || strings.Contains(view, "274d23h") {
+		t.Errorf("the old entry's age is not shown as 274d:\n%s", view)
+	}
+	if a, b := col("ancient_event"), col("recent_event"); a != b {
+		t.Errorf("messages start at columns %d and %d: the time column moved", a, b)
+	}
+}
