@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"regexp"
 	"sort"
 	"sync"
@@ -161,17 +160,12 @@ func (f *EntryFilter) Run(ctx context.Context, p *Progress) error {
 	p.set(pos, end)
 	buf := make([]byte, searchChunk)
 	for pos < end {
-		if err := f.x.finds.wait(ctx); err != nil {
-			return err
-		}
-		n, err := readFull(v.f, buf[:min(int64(len(buf)), end-pos)], pos)
+		piece, err := f.x.backgroundPiece(ctx, v.f, buf, pos, end, "filtered")
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return fmt.Errorf("%s: shrank while being filtered", f.x.path)
-		}
-		chunk, rest := buf[:n], []byte(nil)
+		chunk, rest := piece, []byte(nil)
+		n := len(piece)
 		k := bytes.LastIndexByte(chunk, '\n')
 		switch {
 		case pos+int64(n) >= end:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"sync"
@@ -359,17 +360,11 @@ func (c *Counter) Run(ctx context.Context, p *Progress) error {
 	p.set(pos, end)
 	buf := make([]byte, searchChunk)
 	for pos < end {
-		if err := c.x.finds.wait(ctx); err != nil {
-			return err
-		}
-		n, err := readFull(v.f, buf[:min(int64(len(buf)), end-pos)], pos)
+		chunk, err := c.x.backgroundPiece(ctx, v.f, buf, pos, end, "counted")
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return fmt.Errorf("%s: shrank while being counted", c.x.path)
-		}
-		chunk := buf[:n]
+		n := len(chunk)
 		if pos+int64(n) < end {
 			if k := bytes.LastIndexByte(chunk, '\n'); k >= 0 {
 				chunk = chunk[:k+1]
@@ -528,4 +523,20 @@ func CountLines(lines []string, re *regexp.Regexp, line int) (total, rank int) {
 		}
 	}
 	return total, rank
+}
+
+// backgroundPiece reads the next piece (up to len(buf) bytes, not past end) of a background scan, a count or
+// a filter, after making way for any running Find. doing names the scan in the error a log that shrank gets.
+func (x *Index) backgroundPiece(ctx context.Context, f *os.File, buf []byte, pos, end int64, doing string) ([]byte, error) {
+	if err := x.finds.wait(ctx); err != nil {
+		return nil, err
+	}
+	n, err := readFull(f, buf[:min(int64(len(buf)), end-pos)], pos)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%s: shrank while being %s", x.path, doing)
+	}
+	return buf[:n], nil
 }
