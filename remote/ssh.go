@@ -33,14 +33,6 @@ type SSH struct {
 	ControlDir string
 }
 
-// DefaultControlDir is $XDG_RUNTIME_DIR/runwatch, or a private folder under the temp dir.
-func DefaultControlDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "runwatch")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("runwatch-%d", os.Getuid()))
-}
-
 // FromEnv is the SSH a command line uses: RUNWATCH_SSH_COMMAND (split into words, no shell) over the
 // config's command.
 func FromEnv(configCommand []string, remote string) SSH {
@@ -85,7 +77,7 @@ func (s SSH) base(r Root, extra ...string) []string {
 		"-o", "ConnectTimeout=10",
 	)
 	if s.ControlDir != "" {
-		argv = append(argv, "-o", "ControlPath="+s.controlPath(r))
+		argv = append(argv, "-o", "ControlPath="+s.ControlPath(r))
 		argv = append(argv, extra...)
 	}
 	if r.Port != "" {
@@ -110,13 +102,13 @@ func (s SSH) MasterCmd(ctx context.Context, r Root) (*exec.Cmd, error) {
 	if s.ControlDir == "" {
 		return nil, nil
 	}
-	if err := os.MkdirAll(s.ControlDir, 0o700); err != nil {
-		return nil, fmt.Errorf("ssh control folder: %w", err)
-	}
-	path := s.controlPath(r)
+	path := s.ControlPath(r)
 	mu, _ := masterLocks.LoadOrStore(path, &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
+	if err := s.checkControl(r); err != nil {
+		return nil, err
+	}
 	check := append(s.base(r), "-O", "check", r.Dest())
 	checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -136,16 +128,31 @@ func (s SSH) MasterCmd(ctx context.Context, r Root) (*exec.Cmd, error) {
 
 var masterLocks sync.Map
 
-// controlPath is the master's socket for root's connection: named by us rather than by ssh's %C, so a
+// ControlPath is the master's socket for root's connection: named by us rather than by ssh's %C, so a
 // socket left by a dead master can be found and removed, and short, as socket paths are limited to 108 bytes.
-func (s SSH) controlPath(r Root) string {
+func (s SSH) ControlPath(r Root) string {
 	sum := sha256.Sum256([]byte(r.Conn()))
 	return filepath.Join(s.ControlDir, hex.EncodeToString(sum[:8]))
 }
 
-// Cmd makes the exec.Cmd for Argv.
+// Cmd makes the exec.Cmd for Argv, once the control folder and any socket at root's control path are
+// known to be ours: ssh would otherwise hand the command, and our stdio, to whoever listens there.
 func (s SSH) Cmd(ctx context.Context, r Root, args ...string) (*exec.Cmd, error) {
+	if err := s.checkControl(r); err != nil {
+		return nil, err
+	}
 	return s.command(ctx, s.Argv(r, args...)), nil
+}
+
+func (s SSH) checkControl(r Root) error {
+	if s.ControlDir == "" {
+		return nil
+	}
+	if err := privateDir(s.ControlDir); err != nil {
+		return err
+	}
+	_, err := ownSocket(s.ControlPath(r))
+	return err
 }
 
 // command runs argv in its own process group, so stopping it never sends a signal to the dashboard's
