@@ -29,7 +29,21 @@ type StageEvidence struct {
 	Next [][2]string
 	// Latest is the last stage event seen for each stage, keyed by the upper-case stage id.
 	Latest map[string]StageEvent
+	// Spans is each stage's latest start and the completion after it, keyed by the upper-case stage id: what
+	// durations are learned from (model.History).
+	Spans map[string]model.StageSpan
+
+	// The lines of an action runwatch undid say nothing about the run any more: a `runwatch_undo undoes=X`
+	// entry cancels the stage entries that carry action_id=X. To take them out after the fact, the latest
+	// stage entries are kept (recent); what fell out of that window is folded into base, where nothing can be
+	// cancelled any more (an undo names the run's last action, so its lines are recent).
+	recent []StageEvent
+	base   *StageEvidence
+	undone map[string]bool
 }
+
+// maxRecentStageEvents bounds the stage entries kept per log for cancellation by a later undo.
+const maxRecentStageEvents = 256
 
 // StageEvent is one stage entry: its event (stage_start, stage_complete, stage_blocked), stage id as written
 // and its fields.
@@ -39,6 +53,8 @@ type StageEvent struct {
 	Time    time.Time
 	Message string
 	Fields  []model.KV
+	// ActionID is the action_id of an entry runwatch wrote (tool=runwatch), which a later undo may cancel.
+	ActionID string
 }
 
 // Field returns a field's value.
@@ -88,9 +104,22 @@ func (ev StageEvidence) clone() StageEvidence {
 		Completes: append([]string(nil), ev.Completes...),
 		Next:      append([][2]string(nil), ev.Next...),
 		Latest:    make(map[string]StageEvent, len(ev.Latest)),
+		Spans:     make(map[string]model.StageSpan, len(ev.Spans)),
+		// recent is only ever appended to or replaced, so the copies may share its array.
+		recent: ev.recent[:len(ev.recent):len(ev.recent)],
+		base:   ev.base,
 	}
 	for k, v := range ev.Latest {
 		out.Latest[k] = v
+	}
+	for k, v := range ev.Spans {
+		out.Spans[k] = v
+	}
+	if len(ev.undone) > 0 {
+		out.undone = make(map[string]bool, len(ev.undone))
+		for k := range ev.undone {
+			out.undone[k] = true
+		}
 	}
 	return out
 }
@@ -132,7 +161,7 @@ func ReadStageEvidence(path string) (StageEvidence, bool) {
 		cur.scanned = scanStages(f, lo, cur.size, cut, &cur.ev)
 	default:
 		// New, truncated, rotated or rewritten: both ends afresh.
-		cur.ev = StageEvidence{Latest: map[string]StageEvent{}}
+		cur.ev = StageEvidence{Latest: map[string]StageEvent{}, Spans: map[string]model.StageSpan{}}
 		if cur.size <= 2*stageWindow {
 			cur.scanned = scanStages(f, 0, cur.size, false, &cur.ev)
 		} else {
@@ -174,35 +203,106 @@ func appendFirst(list []string, id string) []string {
 }
 
 func (ev *StageEvidence) add(e model.LogEntry) {
-	stage := ""
-	for _, kv := range e.Fields {
-		if kv.Key == "stage" && kv.Value != "" {
-			stage = kv.Value
-			break
-		}
+	if e.Event == "runwatch_undo" {
+		ev.cancel(fieldOf(e.Fields, "undoes"))
+		return
 	}
+	stage := fieldOf(e.Fields, "stage")
 	if stage == "" {
 		return
 	}
 	switch e.Event {
-	case "stage_start", "stage_started":
-		ev.Starts = appendFirst(ev.Starts, stage)
-	case "stage_complete", "stage_completed", "stage_done":
-		ev.Completes = appendFirst(ev.Completes, stage)
-		for _, kv := range e.Fields {
-			if (kv.Key == "next" || kv.Key == "next_stage") && kv.Value != "" && !strings.EqualFold(kv.Value, stage) {
-				ev.Next = append(ev.Next, [2]string{stage, kv.Value})
-				break
-			}
-		}
-	case "stage_blocked":
+	case "stage_start", "stage_started", "stage_complete", "stage_completed", "stage_done", "stage_blocked":
 	default:
 		return
 	}
+	se := StageEvent{Stage: stage, Event: e.Event, Time: e.Time, Message: e.Message, Fields: e.Fields}
+	if fieldOf(e.Fields, "tool") == "runwatch" {
+		se.ActionID = fieldOf(e.Fields, "action_id")
+	}
+	ev.recent = append(ev.recent, se)
+	if len(ev.recent) > maxRecentStageEvents {
+		if ev.base == nil {
+			ev.base = &StageEvidence{}
+		} else {
+			b := ev.base.clone()
+			ev.base = &b
+		}
+		if old := ev.recent[0]; old.ActionID == "" || !ev.undone[old.ActionID] {
+			ev.base.apply(old)
+		}
+		ev.recent = append([]StageEvent(nil), ev.recent[1:]...)
+	}
+	ev.apply(se)
+}
+
+// cancel takes the stage entries of action id out of the evidence, as if they had never been written.
+func (ev *StageEvidence) cancel(id string) {
+	if id == "" || ev.undone[id] {
+		return
+	}
+	found := false
+	for _, se := range ev.recent {
+		if se.ActionID == id {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	if ev.undone == nil {
+		ev.undone = map[string]bool{}
+	}
+	ev.undone[id] = true
+	fresh := StageEvidence{}
+	if ev.base != nil {
+		fresh = ev.base.clone()
+	}
+	for _, se := range ev.recent {
+		if se.ActionID == "" || !ev.undone[se.ActionID] {
+			fresh.apply(se)
+		}
+	}
+	ev.Starts, ev.Completes, ev.Next, ev.Latest, ev.Spans = fresh.Starts, fresh.Completes, fresh.Next, fresh.Latest, fresh.Spans
+}
+
+// apply adds one stage entry to the derived evidence.
+func (ev *StageEvidence) apply(se StageEvent) {
 	if ev.Latest == nil {
 		ev.Latest = map[string]StageEvent{}
 	}
-	ev.Latest[strings.ToUpper(stage)] = StageEvent{Stage: stage, Event: e.Event, Time: e.Time, Message: e.Message, Fields: e.Fields}
+	if ev.Spans == nil {
+		ev.Spans = map[string]model.StageSpan{}
+	}
+	k := strings.ToUpper(se.Stage)
+	switch se.Event {
+	case "stage_start", "stage_started":
+		ev.Starts = appendFirst(ev.Starts, se.Stage)
+		ev.Spans[k] = model.StageSpan{Start: se.Time}
+	case "stage_complete", "stage_completed", "stage_done":
+		ev.Completes = appendFirst(ev.Completes, se.Stage)
+		for _, kv := range se.Fields {
+			if (kv.Key == "next" || kv.Key == "next_stage") && kv.Value != "" && !strings.EqualFold(kv.Value, se.Stage) {
+				ev.Next = append(ev.Next, [2]string{se.Stage, kv.Value})
+				break
+			}
+		}
+		if sp := ev.Spans[k]; !sp.Start.IsZero() && sp.End.IsZero() && !se.Time.Before(sp.Start) {
+			sp.End = se.Time
+			ev.Spans[k] = sp
+		}
+	}
+	ev.Latest[k] = se
+}
+
+func fieldOf(fields []model.KV, key string) string {
+	for _, kv := range fields {
+		if kv.Key == key && kv.Value != "" {
+			return kv.Value
+		}
+	}
+	return ""
 }
 
 // stageScan is what StageStartOrder remembers of one log.
@@ -276,9 +376,9 @@ func completeLines(b []byte, cutStart, cutEnd bool) []byte {
 }
 
 // stageKeywords are the words every stage entry holds in its first line or a continuation line (stage_*,
-// `X complete`, next_stage=). Only entries with a hit are parsed: a real log holds thousands of other lines,
+// `X complete`, next_stage=), and the undo entry that cancels runwatch's own. Only entries with a hit are parsed: a real log holds thousands of other lines,
 // and this runs for every resumable run at startup.
-var stageKeywords = [][]byte{[]byte("stage"), []byte("complete"), []byte("start")}
+var stageKeywords = [][]byte{[]byte("stage"), []byte("complete"), []byte("start"), []byte("runwatch_undo")}
 
 // maxEntryLines bounds how far a stage entry's continuation lines are followed.
 const maxEntryLines = 64
@@ -355,7 +455,7 @@ func ReadStageTail(path string) (StageEvidence, bool) {
 		return StageEvidence{}, false
 	}
 	defer f.Close()
-	ev := StageEvidence{Latest: map[string]StageEvent{}}
+	ev := StageEvidence{Latest: map[string]StageEvent{}, Spans: map[string]model.StageSpan{}}
 	lo := max(0, fi.Size()-StageTailWindow)
 	scanStages(f, lo, fi.Size(), lo > 0, &ev)
 	return ev, true
