@@ -295,19 +295,28 @@ func filterPrefix(cands []string, prefix string) []string {
 // commands and flags stays in one place (the commands' own definitions).
 var completionScripts = map[string]string{
 	"bash": `# bash completion for runwatch: source <(runwatch completion bash)
+# bash inserts what a completion answers as it is, so every candidate is quoted here (printf %q), or by
+# readline itself when the answer holds file names (-o filenames quotes every match).
 _runwatch() {
-    local cur=${COMP_WORDS[COMP_CWORD]} line files=0 IFS=$'\n'
+    local rec word cur= files=0
+    local -a cands=()
     COMPREPLY=()
-    for line in $(runwatch __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null); do
-        if [[ $line == :files ]]; then
-            files=1
+    while IFS= read -r -d '' rec; do
+        if [[ $rec == :files$'\t'* ]]; then
+            files=1 cur=${rec#:files$'\t'}
         else
-            COMPREPLY+=("${line%%$'\t'*}")
+            cands+=("${rec%%$'\t'*}")
         fi
-    done
+    done < <(runwatch __complete-bash "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
     if (( files )); then
         compopt -o filenames 2>/dev/null
-        COMPREPLY+=($(compgen -f -- "$cur"))
+        COMPREPLY=("${cands[@]}")
+        mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
+    else
+        for word in "${cands[@]}"; do
+            printf -v word '%q' "$word"
+            COMPREPLY+=("$word")
+        done
     fi
     return 0
 }
@@ -318,7 +327,8 @@ complete -F _runwatch runwatch
 _runwatch() {
     local line files=0
     local -a cands
-    for line in "${(@f)$(runwatch __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}"; do
+    # the words as typed, one level of quoting removed ((Q) unquotes, it does not expand)
+    for line in "${(@f)$(runwatch __complete "${(@Q)words[2,CURRENT]}" 2>/dev/null)}"; do
         [[ -z $line ]] && continue
         if [[ $line == :files ]]; then
             files=1
@@ -334,8 +344,9 @@ compdef _runwatch runwatch
 `,
 	"fish": `# fish completion for runwatch: runwatch completion fish > ~/.config/fish/completions/runwatch.fish
 function __runwatch_complete
+    # -o unquotes the words before; the one being typed comes as typed, so unquote it too
     set -l words (commandline -opc)
-    set -l cur (commandline -ct)
+    set -l cur (commandline -ct | string unescape)
     runwatch __complete $words[2..-1] "$cur" 2>/dev/null | while read -l line
         if test "$line" = ":files"
             __fish_complete_path "$cur"
