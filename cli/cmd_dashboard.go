@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -40,9 +39,6 @@ func init() {
 		define:       defineDashboard,
 	})
 }
-
-// dashboardMemoryLimit is the dashboard's soft memory limit (runtime/debug.SetMemoryLimit); GOMEMLIMIT overrides it.
-const dashboardMemoryLimit = 56 << 20
 
 // dashboardOptions are the dashboard's flags; the demo command fills them too.
 type dashboardOptions struct {
@@ -103,11 +99,7 @@ var hasTerminal = func(stdout io.Writer) bool {
 
 // openDashboard runs the dashboard over paths until the user quits. It returns the exit code.
 func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) int {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft limit, not a cap: with a thousand runs held, the default GC lets the heap reach twice what
-		// is live; near this limit it collects sooner instead (issue 16's goal: ≤ 80 MiB RSS at 1,200 runs).
-		debug.SetMemoryLimit(dashboardMemoryLimit)
-	}
+	defer dashboardGC.apply()()
 	cfg, err := config.Load(opts.ConfigPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+// The dashboard at 10,000 runs holds more than any fixed limit tuned on 1,200: the soft limit must follow
+// the live heap up, or the collector runs without pause (152% of a core under the old fixed 56 MiB).
+func TestDashboardSoftLimitIsNeverBelowTheLiveHeap(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	defer dashboardGC.apply()()
+
+	var held [][]byte
+	for step := 0; step < 12; step++ {
+		// 12 steps of 10 MiB: from far below the old fixed limit to twice it.
+		for range 10 {
+			held = append(held, make([]byte, 1<<20))
+		}
+		runtime.GC()
+		live, limit := afterCleanups(t)
+		if limit < int64(live) {
+			t.Fatalf("with %d MiB held: soft limit %d MiB is below the live heap of %d MiB", len(held), limit>>20, live>>20)
+		}
+	}
+
+	// And the collector does not spin: garbage a third the size of what is live takes a collection or two,
+	// not one per allocation.
+	before := gcCycles()
+	for range 40 << 10 {
+		sink = make([]byte, 1<<10)
+	}
+	if n := gcCycles() - before; n > 8 {
+		t.Errorf("40 MiB of garbage beside %d MiB live took %d collections", len(held), n)
+	}
+	runtime.KeepAlive(held)
+}
+
+// A policy undone stops following: the next command's setting is not overwritten by the last one's.
+func TestGCPolicyRestores(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	oldLimit := debug.SetMemoryLimit(-1)
+	oldPercent := debug.SetGCPercent(100)
+	debug.SetGCPercent(oldPercent)
+	statusGC.apply()()
+	for range 3 {
+		runtime.GC()
+	}
+	if got := debug.SetMemoryLimit(-1); got != oldLimit {
+		t.Errorf("memory limit after restore: %d, want %d", got, oldLimit)
+	}
+	if got := debug.SetGCPercent(oldPercent); got != oldPercent {
+		t.Errorf("GOGC after restore: %d, want %d", got, oldPercent)
+	}
+}
+
+var sink []byte
+
+// afterCleanups waits until the limit has been set again after the last collection (cleanups run on their
+// own goroutine, after the collection returns) and returns the live heap and the limit then.
+func afterCleanups(t *testing.T) (uint64, int64) {
+	t.Helper()
+	live := liveHeap()
+	for range 2000 {
+		limit := debug.SetMemoryLimit(-1)
+		if limit >= dashboardGC.limitFor(live) {
+			return live, limit
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return live, debug.SetMemoryLimit(-1)
+}
+
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
