@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"runwatch/tmuxsafe"
 )
 
 // Protocol is an escape sequence for desktop notifications.
@@ -172,9 +174,10 @@ func (t Tmux) Client(ctx context.Context) (name, typ string) {
 }
 
 // Display shows text in the status line of the client showing this pane for a few seconds. tmux expands
-// formats in the message (#(...) would run a shell command), so every # is doubled: the text shows as is.
+// the message (strftime, formats: #(...) would run a shell command), so it goes through tmuxsafe.Message and
+// shows as is.
 func (t Tmux) Display(ctx context.Context, text string) error {
-	msg := strings.ReplaceAll(Plain(text), "#", "##")
+	msg := tmuxsafe.Message(Plain(text))
 	_, err := t.run(ctx, append(append([]string{"display-message", "-d", "5000"}, t.target()...), msg)...)
 	return err
 }

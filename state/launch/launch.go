@@ -26,11 +26,13 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"text/template"
 	"time"
 
 	"runwatch/model"
 	"runwatch/state/brief"
+	"runwatch/tmuxsafe"
 )
 
 // ErrNoTemplate means the config has no resume_command for the run's convention.
@@ -217,33 +219,55 @@ func (c *Command) RunForeground(stdin io.Reader, stdout, stderr io.Writer) error
 // tmuxTimeout bounds the tmux client call; the window's command itself runs on, detached from us.
 const tmuxTimeout = 10 * time.Second
 
-// TmuxArgs are the arguments of `tmux` that open the command in a new window of the current session.
-func (c *Command) TmuxArgs() []string {
-	args := []string{"new-window", "-c", c.Dir, "-n", c.WindowName, "--"}
-	if len(c.Argv) == 1 {
-		// tmux hands a single argument to `sh -c`; quoting it keeps it one program name.
-		return append(args, tmuxEscape(shellQuote(c.Argv[0])))
+// InDirCommand is runwatch's hidden command that a tmux window runs: `runwatch __resume-in DIR -- ARGV...`
+// changes to DIR and execs ARGV (ExecInDir). tmux expands its -c folder as a format, so a work folder holding
+// `#(cmd)` would run cmd; words after `--` are never expanded, so the folder travels as one of those.
+const InDirCommand = "__resume-in"
+
+// TmuxArgs are the arguments of `tmux` that open the command in a new window of the current session, started
+// in c.Dir by runwatch itself rather than by tmux's -c.
+func (c *Command) TmuxArgs() ([]string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find runwatch's own binary to start the window in %s: %w", c.Dir, err)
 	}
-	for _, a := range c.Argv {
-		args = append(args, tmuxEscape(a))
+	args := []string{"new-window", "-n", c.WindowName, "--"}
+	for _, a := range append([]string{self, InDirCommand, c.Dir, "--"}, c.Argv...) {
+		args = append(args, tmuxsafe.Arg(a))
 	}
-	return args
+	return args, nil
 }
 
-// tmuxEscape protects an argument ending in ';', which tmux would take as the end of a command: tmux turns
-// a final `\;` back into `;` (and `\\;` into `\;`).
-func tmuxEscape(a string) string {
-	if strings.HasSuffix(a, ";") {
-		return a[:len(a)-1] + `\;`
+// ExecInDir is InDirCommand: args are DIR, "--", then the command. It returns only when it cannot start the
+// command, after saying why and waiting for Enter, so the window does not vanish before it is read.
+func ExecInDir(args []string, stdin io.Reader, stderr io.Writer) int {
+	if len(args) < 3 || args[1] != "--" {
+		fmt.Fprintf(stderr, "runwatch %s: want DIR -- COMMAND...\n", InDirCommand)
+		return 2
 	}
-	return a
+	dir, argv := args[0], args[2:]
+	err := os.Chdir(dir)
+	if err == nil {
+		var path string
+		if path, err = exec.LookPath(argv[0]); err == nil {
+			env := append(os.Environ(), "PWD="+dir) // the last PWD wins; shells trust it for their prompt
+			err = syscall.Exec(path, argv, env)
+		}
+	}
+	fmt.Fprintf(stderr, "runwatch: cannot start the resume command %q in %q: %v\n(press Enter to close this window)\n", argv[0], dir, err)
+	io.ReadAll(io.LimitReader(stdin, 1))
+	return 1
 }
 
 // LaunchInTmux opens the command in a new tmux window and returns once tmux has created it.
 func (c *Command) LaunchInTmux(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, tmuxTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", c.TmuxArgs()...)
+	args, err := c.TmuxArgs()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "tmux", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

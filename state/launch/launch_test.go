@@ -16,6 +16,15 @@ import (
 	"runwatch/state/brief"
 )
 
+// TestMain lets the test binary be runwatch's InDirCommand, which the tmux windows it opens run (LaunchInTmux
+// runs os.Executable).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == InDirCommand {
+		os.Exit(ExecInDir(os.Args[2:], os.Stdin, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 func TestSplitWords(t *testing.T) {
 	cases := []struct {
 		in   string
@@ -196,9 +205,13 @@ func TestLaunchInTmux(t *testing.T) {
 		t.Skip("tmux is not installed")
 	}
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	// the server's folder and home, where a `#(touch PWN)` that tmux expanded would leave its file
+	serverDir, home := t.TempDir(), t.TempDir()
 	tmux := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		cmd := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...)
+		cmd.Dir, cmd.Env = serverDir, append(os.Environ(), "HOME="+home)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("tmux %v: %v\n%s", args, err, out)
 		}
@@ -245,6 +258,37 @@ func TestLaunchInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForFile(ctx, t, record, "the one-word command never ran")
+
+	// A work folder whose name is a tmux format (a command, a variable, strftime, a final ';') is where the
+	// command starts, and nothing in it runs.
+	hostile := run
+	hostile.ProjectRoot = filepath.Join(t.TempDir(), "p-#(touch PWN)-#{session_name}-%H-##-%%;")
+	if err := os.Mkdir(hostile.ProjectRoot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Prepare(map[string]string{"jonggrang": script + " {{.WorkDir}}"}, hostile, testEnv()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(record); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LaunchInTmux(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(ctx, t, record, "the command in the hostile folder never ran")
+	if got := readRecord(t, record); !reflect.DeepEqual(got, []string{hostile.ProjectRoot}) {
+		t.Errorf("recorded %q, want the folder's name literally", got)
+	}
+	if got, _ := os.ReadFile(cwd); strings.TrimSpace(string(got)) != hostile.ProjectRoot {
+		t.Errorf("ran in %q, want %q", got, hostile.ProjectRoot)
+	}
+	// a #() job runs in the folder of the tmux client that passed it: this test's
+	here, _ := os.Getwd()
+	for _, d := range []string{here, serverDir, home, filepath.Dir(hostile.ProjectRoot), hostile.ProjectRoot} {
+		if _, err := os.Stat(filepath.Join(d, "PWN")); err == nil {
+			t.Errorf("tmux ran the command in the folder's name: %s/PWN exists", d)
+		}
+	}
 
 	t.Setenv("TMUX", filepath.Join(t.TempDir(), "no-server")+",1,0")
 	if err := c.LaunchInTmux(ctx); err == nil || !strings.Contains(err.Error(), "tmux") {
@@ -301,5 +345,19 @@ func TestHowToConfigureExamplesWork(t *testing.T) {
 	if !strings.Contains(HowToConfigure, `'sh -c "cd \"\$1\" && exec opencode" sh {{.RepoRoot}}'`) ||
 		!strings.Contains(HowToConfigure, `'claude {{.Brief}}'`) {
 		t.Fatal("the help text no longer shows the tested examples")
+	}
+}
+
+// ExecInDir, when it cannot start the command, says why with the folder and command quoted (they are run
+// text) and waits for Enter instead of closing the window at once.
+func TestExecInDirNamesWhatFailed(t *testing.T) {
+	var stderr bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "gone\x1b]0;title\a")
+	if code := ExecInDir([]string{missing, "--", "true"}, strings.NewReader("\n"), &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), `gone\x1b]0;title\a`) || !strings.Contains(stderr.String(), "press Enter") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if code := ExecInDir([]string{"only-a-dir"}, strings.NewReader(""), &stderr); code != 2 {
+		t.Errorf("a malformed call: exit %d", code)
 	}
 }
