@@ -98,6 +98,12 @@ func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, er
 	return "", refusef("LOCK_FILE %q: none of the folders it may live in exists here (%s)", lf, strings.Join(candidates, ", "))
 }
 
+// editEnv is how an action writes an env file: the keys it sets plus the file's own bookkeeping keys
+// (stampSets), so that no runwatch write leaves them behind.
+func (p *Plan) editEnv(path string, f *envfile.File, sets []model.KV) ([]byte, error) {
+	return editEnv(path, f, append(sets, p.stampSets(path, f)...))
+}
+
 // editEnv sets keys in an env file keeping every other byte, then parses the result and checks that exactly
 // those keys changed.
 func editEnv(path string, f *envfile.File, sets []model.KV) ([]byte, error) {
@@ -266,7 +272,7 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 		sets = append(sets, model.KV{Key: "CURRENT_STAGE", Value: next})
 		sets = append(sets, hintSets(rs.state, cur, next, p)...)
 	}
-	newState, err := editEnv(run.StatePath, rs.state, sets)
+	newState, err := p.editEnv(run.StatePath, rs.state, sets)
 	if err != nil {
 		return err
 	}
@@ -460,7 +466,7 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 			}
 		}
 	}
-	newData, err := editEnv(rs.checklistPath, rs.checklist, []model.KV{{Key: found.Key, Value: want}})
+	newData, err := p.editEnv(rs.checklistPath, rs.checklist, []model.KV{{Key: found.Key, Value: want}})
 	if err != nil {
 		return err
 	}
