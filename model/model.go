@@ -399,9 +399,13 @@ type ResumableDetail struct {
 	Checkpoints   []Checkpoint `json:"checkpoints,omitempty"`
 	Ledger        []LedgerRow  `json:"ledger,omitempty"`
 	Artifacts     []string     `json:"artifacts,omitempty"`
-	// StageOrderSource says how stage order was derived: "config", "STAGE_ORDER", "stage_schema", "natural",
-	// "run.log", "checkpoints", "state.env", "evidence" (several of those), "none".
+	// StageOrderSource says how stage order was derived: "config", "STAGE_ORDER", "stage_schema", "plan",
+	// "natural", "run.log", "checkpoints", "state.env", "evidence" (several of those), "none".
 	StageOrderSource string `json:"stage_order_source"`
+	// PlanPath is the plan (state.env's PLAN_PATH, as found here) that was read because the other files left
+	// the stage order open; PlanNote says why it did not settle the order, when it did not.
+	PlanPath string `json:"plan_path,omitempty"`
+	PlanNote string `json:"plan_note,omitempty"`
 	// StageOrderUncertain is true when some stage's place is not settled (those stages have OrderUnknown).
 	StageOrderUncertain bool `json:"stage_order_uncertain,omitempty"`
 	// StageOrderEvidence says in words what decided the order, and what was ignored as contradictory.

@@ -157,12 +157,21 @@ type StageOrderRule struct {
 type OrderChain struct {
 	Source string
 	IDs    []string
+	// Says is the evidence sentence when the chain settles the order ("order from the plan …, line 283");
+	// empty means "<Source> names every stage in order".
+	Says string
+	// Checked chains come from text a person wrote (a plan), not from a list kept for the purpose: one
+	// settles the order only where no Next edge and no edge that is not Weak contradicts it.
+	Checked bool
 }
 
 // OrderEdge says stage A comes before stage B (Next: B comes right after A).
 type OrderEdge struct {
 	A, B   string
 	Source string
+	// Weak edges come from times alone (checkpoint times, which a writer that rewrites its checkpoints
+	// together can tie or invert): they do not overrule a Checked chain.
+	Weak bool
 }
 
 // OrderEvidence is what is on disk (and in the config) about the order of a run's stages.
@@ -232,7 +241,8 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 		out.Source = "single stage"
 		return out
 	}
-	for _, c := range ev.Chains {
+	contradicted := map[int]bool{}
+	for ci, c := range ev.Chains {
 		seen := map[int]bool{}
 		var order []int
 		for _, ref := range c.IDs {
@@ -244,8 +254,15 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 		if len(order) != n {
 			continue
 		}
+		if c.Checked {
+			if why := chainContradiction(order, ids, ev, lookup); why != "" {
+				contradicted[ci] = true
+				out.Conflicts = append(out.Conflicts, chainSays(c)+" is not used: "+why)
+				continue
+			}
+		}
 		out.Source = c.Source
-		out.Evidence = append(out.Evidence, c.Source+" names every stage in order")
+		out.Evidence = append(out.Evidence, chainSays(c))
 		for k, i := range order {
 			out.IDs = append(out.IDs, ids[i])
 			if k+1 < n {
@@ -322,7 +339,10 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 			conflict(e, fmt.Sprintf("%s before %s", ids[a], ids[b]))
 		}
 	}
-	for _, c := range ev.Chains {
+	for ci, c := range ev.Chains {
+		if contradicted[ci] {
+			continue
+		}
 		for k := 0; k+1 < len(c.IDs); k++ {
 			edge(OrderEdge{A: c.IDs[k], B: c.IDs[k+1], Source: c.Source})
 		}
@@ -482,6 +502,37 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 		out.Evidence = append(out.Evidence, "order from "+s)
 	}
 	return out
+}
+
+func chainSays(c OrderChain) string {
+	if c.Says != "" {
+		return c.Says
+	}
+	return c.Source + " names every stage in order"
+}
+
+// chainContradiction names the first Next edge, or edge that is not Weak, that a complete chain (order, as
+// indexes into ids) contradicts.
+func chainContradiction(order []int, ids []string, ev OrderEvidence, lookup func(string) (int, bool)) string {
+	pos := make(map[int]int, len(order))
+	for k, i := range order {
+		pos[i] = k
+	}
+	for _, e := range ev.Next {
+		a, okA := lookup(e.A)
+		b, okB := lookup(e.B)
+		if okA && okB && a != b && pos[b] != pos[a]+1 {
+			return fmt.Sprintf("%s says %s comes right after %s", e.Source, ids[b], ids[a])
+		}
+	}
+	for _, e := range ev.Before {
+		a, okA := lookup(e.A)
+		b, okB := lookup(e.B)
+		if !e.Weak && okA && okB && a != b && pos[a] > pos[b] {
+			return fmt.Sprintf("%s says %s comes before %s", e.Source, ids[a], ids[b])
+		}
+	}
+	return ""
 }
 
 // MatchStageOrder finds the rule whose pattern matches one of names (TASK_NAME, the run folder's name).

@@ -183,6 +183,11 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 
 	if len(run.Stages) > 0 {
 		section(strings.ToUpper(word[:1]) + word[1:] + "s")
+		if src := orderSource(run); src != "" {
+			for _, l := range wrapText(Sanitize(src), w) {
+				add(t.Dim.Render(l))
+			}
+		}
 	}
 	// Completed stages before the first unfinished one fold into one line, so the stage that matters is
 	// near the top.
@@ -756,4 +761,18 @@ func (p *detailPane) rowLines(text string, w int) []string {
 		s += "›"
 	}
 	return []string{s}
+}
+
+// orderSource says where a resumable run's stage order came from when something other than the ids
+// themselves settled it ("order from the plan p.md, line 283"), as status --json's stage_order_evidence does.
+func orderSource(run model.Run) string {
+	d := run.Resumable
+	if d == nil || len(d.StageOrderEvidence) == 0 {
+		return ""
+	}
+	switch d.StageOrderSource {
+	case "", "natural", "single stage", "none":
+		return ""
+	}
+	return d.StageOrderEvidence[0]
 }

@@ -368,7 +368,7 @@ func orderStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 	sort.SliceStable(timed, func(i, j int) bool { return timed[i].Timestamp.Before(*timed[j].Timestamp) })
 	for k := 0; k+1 < len(timed); k++ {
 		if timed[k].Timestamp.Before(*timed[k+1].Timestamp) {
-			ev.Before = append(ev.Before, model.OrderEdge{A: timed[k].Stage, B: timed[k+1].Stage, Source: "checkpoints"})
+			ev.Before = append(ev.Before, model.OrderEdge{A: timed[k].Stage, B: timed[k+1].Stage, Source: "checkpoints", Weak: true})
 		}
 	}
 
@@ -403,6 +403,22 @@ func orderStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 		return 2
 	}
 	order := model.DeriveStageOrder(ids, ev, rank)
+	if len(order.Uncertain) > 0 {
+		// Only where the other files leave the order open is the plan read: it is prose a person wrote, so
+		// it settles the order only where it names every stage in one order and no log line or state key
+		// contradicts it.
+		chain, note := planChain(run.StatePath, det, ids)
+		if chain != nil {
+			ev.Chains = append(ev.Chains, *chain)
+			order = model.DeriveStageOrder(ids, ev, rank)
+			for _, c := range order.Conflicts {
+				if strings.HasPrefix(c, chain.Says) {
+					note = c
+				}
+			}
+		}
+		det.PlanNote = note
+	}
 	for i, k := range order.IDs {
 		run.Stages[i] = byKey[strings.ToUpper(k)]
 	}
@@ -416,11 +432,24 @@ func orderStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 	det.StageOrderSource = order.Source
 	det.StageOrderUncertain = len(order.Uncertain) > 0
 	det.StageOrderEvidence = append(order.Evidence, order.Conflicts...)
+	if det.PlanNote != "" && order.Source != "plan" && !planNamed(order.Conflicts) {
+		det.StageOrderEvidence = append(det.StageOrderEvidence, det.PlanNote)
+	}
 	det.StageNext = order.Next
 	if det.StageOrderUncertain {
 		det.StageOrderEvidence = append(det.StageOrderEvidence, "the place of "+strings.Join(order.Uncertain, ", ")+
 			" is not settled by the files")
 	}
+}
+
+// planNamed reports whether the conflicts already say why the plan was not used.
+func planNamed(conflicts []string) bool {
+	for _, c := range conflicts {
+		if strings.HasPrefix(c, "order from the plan ") {
+			return true
+		}
+	}
+	return false
 }
 
 // runIDSuffix is the date-style run id that ends a run folder's name (formats.md B.1).
@@ -730,18 +759,22 @@ func checkOrder(run *model.Run, det *model.ResumableDetail) {
 			unknown = append(unknown, s.Key)
 		}
 	}
+	plan := ""
+	if det.PlanNote != "" {
+		plan = "; " + det.PlanNote
+	}
 	cur := run.Stage(run.CurrentStage)
 	if cur != nil && !cur.Status.Done() {
 		if _, known := det.NextStage(cur.Key); !known && !othersDone(run, cur.Key) {
 			run.AddProblem(model.SeverityWarning, model.CodeStageOrderUnknown, run.StatePath,
-				fmt.Sprintf("the stage after %s is not known from the files (the place of %s is open), so step will not "+
-					"guess it: %s", cur.Key, strings.Join(unknown, ", "), OrderAdvice(*run)))
+				fmt.Sprintf("the stage after %s is not known from the files (the place of %s is open%s), so step will not "+
+					"guess it: %s", cur.Key, strings.Join(unknown, ", "), plan, OrderAdvice(*run)))
 			return
 		}
 	}
 	run.AddProblem(model.SeverityInfo, model.CodeStageOrderUnknown, run.StatePath,
-		fmt.Sprintf("the place of %s in the stage order is not known from the files; they are shown where they may be, marked",
-			strings.Join(unknown, ", ")))
+		fmt.Sprintf("the place of %s in the stage order is not known from the files%s; they are shown where they may be, marked",
+			strings.Join(unknown, ", "), plan))
 }
 
 func othersDone(run *model.Run, key string) bool {
