@@ -494,7 +494,7 @@ func (e *eventWriter) logOwner(path string) (model.Run, bool) {
 			continue
 		}
 		// A remote run's log arrives named ssh://host/path, so it can never be taken for a local file.
-		if r.Log.Path == path || (r.Remote != nil && "ssh://"+r.Remote.Host+r.Log.Path == path) {
+		if r.Log.Path == path || (r.Remote != nil && model.RemoteKey(r.Remote.Host, r.Log.Path) == path) {
 			return r, true
 		}
 	}

@@ -245,3 +245,26 @@ func TestARemoteRunsLockNamingAThirdMachineIsJudgedThere(t *testing.T) {
 		t.Fatalf("beta not reached: exit %d\n%s", code, out)
 	}
 }
+
+// Issue 22.5: a host's name is only its word. When two destinations call themselves the machine a local
+// lock names, neither may judge it: the lock stays unknown (an impostor answering "not running" would make
+// it stale and clearable with a y), with both named in the reasons, and unlock still needs --force.
+func TestANameTwoHostsClaimJudgesNoLock(t *testing.T) {
+	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	sshFleetNamed(t, map[string]string{"alpha": name, "evil": name}, "alpha", "evil")
+	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-claim-20261201T080000Z")
+	lock := filepath.Join(dir, "run.lock")
+	resumabletest.WriteEnvLock(t, lock, resumabletest.DeadPID(t), name, time.Now())
+
+	l := statusLock(t, dir)
+	why := strings.Join(l.Reasons, "; ")
+	if l.Verdict != model.VerdictUnknown || l.JudgedOn != "" || !strings.Contains(why, "alpha, evil all call themselves "+name) {
+		t.Fatalf("a name two hosts claim: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
+	}
+	if code, _, errOut := runCmd("unlock", dir, "--yes"); code == exitOK {
+		t.Fatalf("unlock --yes cleared a lock nobody could judge: %s", errOut)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("the lock is gone: %v", err)
+	}
+}

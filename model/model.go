@@ -2,7 +2,10 @@
 // here (status, ordering, lock verdicts) is unit-testable with injected facts.
 package model
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Kind names a run-root convention.
 type Kind string
@@ -118,9 +121,19 @@ type RemoteRef struct {
 // remote (two machines often hold the same paths).
 func (r *Run) Key() string {
 	if r.Remote != nil {
-		return "ssh://" + r.Remote.Host + r.StatePath
+		return RemoteKey(r.Remote.Host, r.StatePath)
 	}
 	return r.StatePath
+}
+
+// RemoteKey names a file on a remote host: ssh://HOST/PATH, or ssh://HOST/~/PATH for a path that is not
+// absolute. A host label never holds a slash (remote.Parse refuses one), so the first slash ends it and no
+// path a host sends can make its key another host's: "evil" with "0/x" is ssh://evil/~/0/x, never evil0's.
+func RemoteKey(host, path string) string {
+	if !strings.HasPrefix(path, "/") {
+		path = "/~/" + path
+	}
+	return "ssh://" + host + path
 }
 
 // Progress counts stages done (completed or skipped) out of all stages.

@@ -44,7 +44,7 @@ type Tracker struct {
 	// Completions makes a run that completes a transition too.
 	Completions bool
 
-	runs map[string]*runState // by StatePath
+	runs map[string]*runState // by Run.Key: two hosts' runs can share a state path
 }
 
 // runState remembers, per state code a run was in, when it left it: zero while it is still there. A code
@@ -75,7 +75,7 @@ func (t *Tracker) episode(r model.Run) (string, Kind) {
 // before runwatch looked is not news (unless the caller asks for it, by observing them instead).
 func (t *Tracker) Prime(runs []model.Run, now time.Time) {
 	for _, r := range runs {
-		st := t.state(r.StatePath)
+		st := t.state(r.Key())
 		if code, _ := t.episode(r); code != "" {
 			st.episodes[code] = time.Time{}
 		}
@@ -85,7 +85,7 @@ func (t *Tracker) Prime(runs []model.Run, now time.Time) {
 // Observe takes one re-read run and returns the transition it makes, if any. A run not seen before (a new
 // run root) that already needs a person is a transition: it was not there when runwatch started.
 func (t *Tracker) Observe(r model.Run, now time.Time) (Transition, bool) {
-	st := t.state(r.StatePath)
+	st := t.state(r.Key())
 	code, kind := t.episode(r)
 	for c, left := range st.episodes {
 		switch {
@@ -108,7 +108,7 @@ func (t *Tracker) Observe(r model.Run, now time.Time) (Transition, bool) {
 }
 
 // Remove forgets a run that went away.
-func (t *Tracker) Remove(statePath string) { delete(t.runs, statePath) }
+func (t *Tracker) Remove(key string) { delete(t.runs, key) }
 
 // Apply takes one watcher batch in order (removed, then changed) and returns its transitions.
 func (t *Tracker) Apply(u watch.Update, now time.Time) []Transition {

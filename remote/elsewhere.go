@@ -225,17 +225,34 @@ func (e *Elsewhere) find(host string, wait bool) (*connection, string) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var unanswered []string
+	var unanswered, claims []string
+	found, asking := -1, false
 	for i, c := range e.conns {
 		a, ok := e.names[c.label]
 		switch {
 		case !ok:
+			asking = true
 			unanswered = append(unanswered, fmt.Sprintf("asking %s its host name", c.label))
 		case a.err != nil:
 			unanswered = append(unanswered, fmt.Sprintf("%s did not say its host name: %v", c.label, a.err))
 		case model.SameHost(a.name, host):
-			return &e.conns[i], ""
+			found = i
+			claims = append(claims, c.label)
 		}
+	}
+	// A host's name is only its word: when two destinations give the same one, either may be lying (or
+	// both are honest machines that share a name), and neither may speak for the machine a lock names.
+	if len(claims) > 1 {
+		return nil, fmt.Sprintf("%s all call themselves %s: runwatch trusts none of them to judge its locks",
+			strings.Join(claims, ", "), host)
+	}
+	if found >= 0 && !asking {
+		return &e.conns[found], ""
+	}
+	if found >= 0 {
+		// One still being asked may claim the name too; until it says, the name is not settled. (One that
+		// could not answer does not hold the others up: it is named in its lock's reasons when it matters.)
+		unanswered = append(unanswered, fmt.Sprintf("%s calls itself %s", e.conns[found].label, host))
 	}
 	sort.Strings(unanswered)
 	return nil, strings.Join(unanswered, "; ")

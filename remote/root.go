@@ -30,13 +30,15 @@ func (r Root) Dest() string {
 	return r.Host
 }
 
-// Label names the host in the dashboard, in JSON and in `host:` filters: the host as written, with the
-// port when one was given (two sshd on one machine are two hosts).
+// Label names the host in the dashboard, in JSON and in `host:` filters: the ssh destination as written,
+// with the user and the port when given. It is the host's identity here: two roots with one label are one
+// connection, so root@alpha and alpha (or alpha:2222) are two hosts, each with its own health and runs.
 func (r Root) Label() string {
+	l := r.Dest()
 	if r.Port != "" {
-		return r.Host + ":" + r.Port
+		l += ":" + r.Port
 	}
-	return r.Host
+	return l
 }
 
 // Conn is what identifies one ssh connection: roots with the same Conn share one ssh process.
@@ -103,6 +105,9 @@ func (r Root) check(arg string) error {
 	case strings.HasPrefix(r.Host, "-") || strings.HasPrefix(r.User, "-"):
 		// ssh would take it as an option.
 		return fmt.Errorf("%q: a host or user may not start with '-'", arg)
+	case strings.ContainsAny(r.Host, "/@") || strings.ContainsAny(r.Host+r.User, "/ \t\n\r\x00"):
+		// A label is the host's identity in run keys (model.RemoteKey), where the first slash ends it.
+		return fmt.Errorf("%q: a host or user may not hold '/', spaces or control characters (nor a host '@')", arg)
 	case r.Path == "":
 		return fmt.Errorf("%q names no path on %s (want ssh://%s/path)", arg, r.Host, r.Host)
 	}

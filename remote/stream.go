@@ -432,8 +432,9 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 	}
 }
 
-// remoteKey names a remote file (a run.log) so it can never be mistaken for a local path.
-func remoteKey(host, path string) string { return "ssh://" + host + path }
+// remoteKey names a remote file (a run.log) so it can never be mistaken for a local path, nor for another
+// host's file.
+func remoteKey(host, path string) string { return model.RemoteKey(host, path) }
 
 func rootFor(c connection, dir string) Root {
 	best := c.roots[0]

@@ -121,5 +121,5 @@ func remoteLogKey(run model.Run) string {
 	if run.Remote == nil || run.Log == nil {
 		return ""
 	}
-	return "ssh://" + run.Remote.Host + run.Log.Path
+	return model.RemoteKey(run.Remote.Host, run.Log.Path)
 }
