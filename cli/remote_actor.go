@@ -55,18 +55,18 @@ func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 			}
 		}
 	}
-	args, err := remoteActionArgs(req)
+	call, err := remoteActionArgs(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, errb, code, err := f.ssh.Run(ctx, root, append(args, "--dry-run")...)
+	out, errb, code, err := f.ssh.Run(ctx, root, call.argv("--dry-run")...)
 	if err != nil || code != 0 {
 		return nil, fmt.Errorf("%s refused on %s: %s", req.Action, root.Label(), remoteFailure(root, code, out, errb, err))
 	}
 	summary, preview, _ := strings.Cut(strings.TrimSuffix(string(out), "(dry run: nothing written)\n"), "\n")
-	p := &remotePlan{ssh: f.ssh, root: root, args: args, summary: summary, preview: preview}
+	p := &remotePlan{ssh: f.ssh, root: root, call: call, summary: summary, preview: preview}
 	if req.Action == ui.ActUnlock {
 		// A lock on a host nobody here can judge still needs its holder typed, as it does locally; the
 		// typed word then stands for --force on the remote command line. So does one judged stale here on a
@@ -113,18 +113,33 @@ func lockWord(l model.Lock) string {
 	return "clear"
 }
 
+// remoteCall is a subcommand for a remote runwatch: its flags, then `--`, then its words. The words (the run's
+// path, a phase key, a checklist item, a lock's name) come from the host's own files, so none of them may be
+// read as an option there: a phase called -h must be retried, not ask for help.
+type remoteCall struct {
+	name  string
+	flags []string
+	words []string
+}
+
+func (c remoteCall) argv(flags ...string) []string {
+	argv := append([]string{c.name}, c.flags...)
+	argv = append(argv, flags...)
+	return append(append(argv, "--"), c.words...)
+}
+
 // remoteActionArgs is the subcommand that does req on the run's host, with the run named by its path there.
-func remoteActionArgs(req ui.ActionRequest) ([]string, error) {
+func remoteActionArgs(req ui.ActionRequest) (remoteCall, error) {
 	run := req.Run.Dir
 	if req.Run.Kind == model.KindResumable && filepath.Base(req.Run.StatePath) != "state.env" {
 		run = req.Run.StatePath // several <name>.state.env runs can share one folder
 	}
 	for _, c := range actionCommands {
-		if args, ok := c.serves(req); ok {
-			return append([]string{c.name, run}, args...), nil
+		if flags, words, ok := c.serves(req); ok {
+			return remoteCall{name: c.name, flags: flags, words: append([]string{run}, words...)}, nil
 		}
 	}
-	return nil, fmt.Errorf("%q cannot be done on a remote run", req.Action)
+	return remoteCall{}, fmt.Errorf("%q cannot be done on a remote run", req.Action)
 }
 
 func remoteFailure(root remote.Root, code int, out, errb []byte, err error) string {
@@ -148,7 +163,7 @@ func remoteFailure(root remote.Root, code int, out, errb []byte, err error) stri
 type remotePlan struct {
 	ssh              remote.SSH
 	root             remote.Root
-	args             []string
+	call             remoteCall
 	summary, preview string
 	typed            string
 }
@@ -162,22 +177,22 @@ func (p *remotePlan) Apply(typed string) (string, error) {
 		return "", fmt.Errorf("not confirmed: type %q exactly", p.typed)
 	}
 	host, _ := os.Hostname()
-	args := append(append([]string{}, p.args...), "--yes", "--reason", "from the runwatch dashboard on "+host)
+	flags := []string{"--yes", "--reason=from the runwatch dashboard on " + host}
 	if p.typed != "" {
-		args = append(args, "--force")
+		flags = append(flags, "--force")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, errb, code, err := p.ssh.Run(ctx, p.root, args...)
+	out, errb, code, err := p.ssh.Run(ctx, p.root, p.call.argv(flags...)...)
 	switch {
 	case err != nil || code == 255 || code == 127:
 		// ssh itself failed: whether the command ran there is unknown, and the person must be told so.
 		return "", fmt.Errorf("%s: %s; whether it was applied is unknown: look at the run before trying again",
-			p.args[0], remoteFailure(p.root, code, out, errb, err))
+			p.call.name, remoteFailure(p.root, code, out, errb, err))
 	case code == exitAppliedUnaudit || code == exitAppliedOver:
 		return "done on " + p.root.Label() + ", but: " + strings.TrimSpace(string(errb)), nil
 	case code != 0:
-		return "", errors.New(p.args[0] + " refused on " + p.root.Label() + ": " + remoteFailure(p.root, code, out, errb, nil))
+		return "", errors.New(p.call.name + " refused on " + p.root.Label() + ": " + remoteFailure(p.root, code, out, errb, nil))
 	}
 	return "done on " + p.root.Label() + ": " + p.summary, nil
 }

@@ -22,23 +22,26 @@ func TestDashboardActionsMapOntoTheSubcommands(t *testing.T) {
 		req  ui.ActionRequest
 		want []string
 	}{
-		{ui.ActionRequest{Action: ui.ActUnlock}, []string{"unlock", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActUnlock, LockPath: "/r/irm-x/run.lock"}, []string{"unlock", "/r/irm-x", "/r/irm-x/run.lock"}},
-		{ui.ActionRequest{Action: ui.ActStep}, []string{"step", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActStep, To: "S3"}, []string{"step", "/r/irm-x", "--to", "S3"}},
-		{ui.ActionRequest{Action: ui.ActTick, Item: "CB_S1_A", Check: true}, []string{"check", "/r/irm-x", "CB_S1_A"}},
-		{ui.ActionRequest{Action: ui.ActTick, Item: "CB_S1_A"}, []string{"uncheck", "/r/irm-x", "CB_S1_A"}},
-		{ui.ActionRequest{Action: ui.ActRetry}, []string{"retry", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActRetry, Stage: "P2"}, []string{"retry", "/r/irm-x", "P2"}},
-		{ui.ActionRequest{Action: ui.ActPause}, []string{"pause", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActPause, Resume: true}, []string{"resume", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActUndo}, []string{"undo", "/r/irm-x"}},
+		{ui.ActionRequest{Action: ui.ActUnlock}, []string{"unlock", "--dry-run", "--", "/r/irm-x"}},
+		{ui.ActionRequest{Action: ui.ActUnlock, LockPath: "/r/irm-x/run.lock"}, []string{"unlock", "--dry-run", "--", "/r/irm-x", "/r/irm-x/run.lock"}},
+		{ui.ActionRequest{Action: ui.ActStep}, []string{"step", "--dry-run", "--", "/r/irm-x"}},
+		{ui.ActionRequest{Action: ui.ActStep, To: "S3"}, []string{"step", "--to=S3", "--dry-run", "--", "/r/irm-x"}},
+		{ui.ActionRequest{Action: ui.ActTick, Item: "CB_S1_A", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
+		{ui.ActionRequest{Action: ui.ActTick, Item: "CB_S1_A"}, []string{"uncheck", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
+		{ui.ActionRequest{Action: ui.ActRetry}, []string{"retry", "--dry-run", "--", "/r/irm-x"}},
+		{ui.ActionRequest{Action: ui.ActRetry, Stage: "P2"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "P2"}},
+		// Words from the host's files come after --: a phase or item named like a flag stays a word.
+		{ui.ActionRequest{Action: ui.ActRetry, Stage: "-h"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "-h"}},
+		{ui.ActionRequest{Action: ui.ActTick, Item: "--yes", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "--yes"}},
+		{ui.ActionRequest{Action: ui.ActPause}, []string{"pause", "--dry-run", "--", "/r/irm-x"}},
+		{ui.ActionRequest{Action: ui.ActPause, Resume: true}, []string{"resume", "--dry-run", "--", "/r/irm-x"}},
+		{ui.ActionRequest{Action: ui.ActUndo}, []string{"undo", "--dry-run", "--", "/r/irm-x"}},
 	}
 	for _, c := range cases {
 		c.req.Run = run
-		got, err := remoteActionArgs(c.req)
-		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%+v: got %q, %v; want %q", c.req, got, err, c.want)
+		call, err := remoteActionArgs(c.req)
+		if got := call.argv("--dry-run"); err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: got %q, %v; want %q", c.req, call.argv("--dry-run"), err, c.want)
 		}
 	}
 	if _, err := remoteActionArgs(ui.ActionRequest{Action: ui.ActLaunch, Run: run}); err == nil {
@@ -47,7 +50,8 @@ func TestDashboardActionsMapOntoTheSubcommands(t *testing.T) {
 	// A <name>.state.env run is named by its state file: several can share one folder.
 	named := run
 	named.StatePath = "/r/irm-x/b.state.env"
-	if got, _ := remoteActionArgs(ui.ActionRequest{Action: ui.ActStep, Run: named}); !reflect.DeepEqual(got, []string{"step", "/r/irm-x/b.state.env"}) {
+	if call, _ := remoteActionArgs(ui.ActionRequest{Action: ui.ActStep, Run: named}); !reflect.DeepEqual(call.argv(), []string{"step", "--", "/r/irm-x/b.state.env"}) {
+		got := call.argv()
 		t.Errorf("named state file: %q", got)
 	}
 }

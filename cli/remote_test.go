@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"runwatch/config"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/remote/sshtest"
@@ -318,5 +319,31 @@ func TestUnlockOfARemoteRunsLockJudgedHere(t *testing.T) {
 	}
 	if log, _ := os.ReadFile(filepath.Join(dir, "run.log")); !strings.Contains(string(log), "stale_lock_cleared") {
 		t.Errorf("no audit line in the remote run.log:\n%s", log)
+	}
+}
+
+// Issue 22.7: a word from the host's own files that looks like a flag (a phase key "-h", an item "--yes")
+// reaches the remote runwatch as a word, after --: the plan is refused for what it names, not the help
+// shown as a plan and then "done".
+func TestRemoteWordsThatLookLikeFlagsStayWords(t *testing.T) {
+	sshFleet(t, "alpha")
+	root := t.TempDir()
+	dir := resumabletest.MinimalRun(t, root, "irm-dash-20261201T080000Z")
+	run := model.Run{Kind: model.KindResumable, ID: "irm-dash-20261201T080000Z", Dir: dir, StatePath: filepath.Join(dir, "state.env"),
+		Remote: &model.RemoteRef{Host: "alpha", Root: "ssh://alpha" + root}}
+	f := fleetActor{ssh: sshFor(config.Config{})}
+	for _, req := range []ui.ActionRequest{
+		{Action: ui.ActRetry, Stage: "-h", Run: run},
+		{Action: ui.ActTick, Item: "-h", Check: true, Run: run},
+		{Action: ui.ActTick, Item: "--help", Check: true, Run: run},
+	} {
+		p, err := f.Plan(req)
+		if err == nil {
+			t.Errorf("%s %q%q: planned %q (%q), want a refusal naming the word", req.Action, req.Stage, req.Item, p.Summary(), p.Preview())
+			continue
+		}
+		if strings.Contains(err.Error(), "Usage") || strings.Contains(err.Error(), "-dry-run") {
+			t.Errorf("%s %q%q: the remote runwatch took the word for a flag: %v", req.Action, req.Stage, req.Item, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,8 +46,12 @@ const (
 	maxBackoff   = 30 * time.Second
 	// firstLineWithin is how long a new connection may take to say its first line.
 	firstLineWithin = 20 * time.Second
-	// maxLine bounds one JSON line: a run with thousands of stages is large, an endless line is an attack.
-	maxLine = 64 << 20
+	// maxLine bounds one JSON line: a run with thousands of stages is large (its state file is at most
+	// 1 MiB), an endless line is an attack. A longer line is read past, not kept, and fails the host.
+	maxLine = 16 << 20
+	// maxHeld bounds what one host's runs may make us hold, summed over the lines of the runs it has now:
+	// every consumer keeps a copy of each, so this is what a host that sends run after run costs.
+	maxHeld = 64 << 20
 )
 
 // Watcher follows remote roots: one ssh process per connection, reconnecting with backoff.
@@ -225,8 +230,8 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 		now := time.Now()
 		retry := now.Add(delay)
 		state := StateReconnecting
-		var tooOld *protocolError
-		if errors.As(err, &tooOld) {
+		var refused *hostFailure
+		if errors.As(err, &refused) {
 			state = StateFailed
 			delay = maxBackoff
 			retry = now.Add(delay)
@@ -252,9 +257,12 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 	}
 }
 
-type protocolError struct{ msg string }
+// hostFailure ends a host's stream for a reason a reconnect will not mend by itself (its runwatch is too
+// old; it sent more than runwatch holds from a host): the host is marked failed, with why, and tried again
+// only at the longest backoff.
+type hostFailure struct{ msg string }
 
-func (e *protocolError) Error() string { return e.msg }
+func (e *hostFailure) Error() string { return e.msg }
 
 // wireEvent is one line of `runwatch events`, whatever its type.
 type wireEvent struct {
@@ -306,11 +314,13 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 		_ = cmd.Cancel()
 	}
 	waitErr := cmd.Wait()
-	if readErr != nil {
-		var pe *protocolError
-		if errors.As(readErr, &pe) {
+	if readErr != nil && ctx.Err() == nil {
+		// What the stream did wrong is the news, not that ssh then ended because it was stopped for it.
+		var hf *hostFailure
+		if errors.As(readErr, &hf) {
 			return live, readErr
 		}
+		return live, fmt.Errorf("%s: %v", c.label, readErr)
 	}
 	code := 0
 	var ee interface{ ExitCode() int }
@@ -324,11 +334,8 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 		return live, fmt.Errorf("%s: the remote runwatch stopped", c.label)
 	}
 	msg := Explain(c.root, code, stderr.Bytes())
-	if readErr != nil && code == 0 {
-		msg = c.label + ": " + readErr.Error()
-	}
 	if code != 255 && (code == 2 || strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "not a runwatch command")) {
-		return live, &protocolError{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
+		return live, &hostFailure{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
 	}
 	return live, errors.New(msg)
 }
@@ -359,25 +366,31 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		return ok
 	}
 	first := true
+	held := map[string]int{} // by Run.Key: the size of the line each known run came in
+	heldTotal := 0
 	for {
-		line, err := readLine(br)
+		line, err := readLine(br, maxLine)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				flush()
 				return live, nil
+			}
+			var long *lineTooLong
+			if errors.As(err, &long) {
+				return live, &hostFailure{msg: c.label + ": " + long.Error()}
 			}
 			return live, err
 		}
 		now := time.Now()
 		var ev wireEvent
 		if jerr := json.Unmarshal(line, &ev); jerr != nil {
-			return live, fmt.Errorf("the remote runwatch wrote a line that is not JSON: %v", jerr)
+			return live, fmt.Errorf("invalid line from the remote runwatch (%v): %s", jerr, quoteStart(line))
 		}
 		if first {
 			first = false
 			answered()
 			if ev.Protocol < ProtocolVersion {
-				return live, &protocolError{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
+				return live, &hostFailure{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
 			}
 		}
 		w.setHealth(c.label, func(h *HostHealth) { h.LastSeen = &now })
@@ -389,11 +402,19 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 			run := *ev.Run
 			run.Remote = &model.RemoteRef{Host: c.label, Root: rootFor(c, run.Dir).String()}
 			k := run.Key()
+			heldTotal += len(line) - held[k]
+			held[k] = len(line)
+			if heldTotal > maxHeld {
+				return live, &hostFailure{msg: fmt.Sprintf("%s: sent more than runwatch holds from one host (%d runs in %d bytes, limit %d)",
+					c.label, len(held), heldTotal, maxHeld)}
+			}
 			known[k] = run
 			readded[k] = true
 			pending.Changed = append(pending.Changed, run)
 		case "run-removed":
 			k := (&model.Run{StatePath: ev.StatePath, Remote: &model.RemoteRef{Host: c.label}}).Key()
+			heldTotal -= held[k]
+			delete(held, k)
 			delete(known, k)
 			w.judge.forget(k)
 			pending.Removed = append(pending.Removed, k)
@@ -446,13 +467,38 @@ func rootFor(c connection, dir string) Root {
 	return best
 }
 
-func readLine(br *bufio.Reader) ([]byte, error) {
+// lineTooLong is a line over the limit, with how long it was (or at least was, for one that did not end
+// within countUpTo).
+type lineTooLong struct {
+	n, limit int
+	ended    bool
+}
+
+func (e *lineTooLong) Error() string {
+	if !e.ended {
+		return fmt.Sprintf("line too long (over %d bytes, limit %d)", e.n, e.limit)
+	}
+	return fmt.Sprintf("line too long (%d bytes, limit %d)", e.n, e.limit)
+}
+
+// readLine reads one line of at most limit bytes. A longer one is read on without being kept, to say how
+// long it was, for up to 16 times the limit.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	var buf []byte
+	over := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if len(buf) > maxLine {
-			return nil, fmt.Errorf("the remote runwatch wrote a line over %d MiB", maxLine>>20)
+		if over == 0 && len(buf)+len(chunk) <= limit {
+			buf = append(buf, chunk...)
+		} else {
+			if over == 0 {
+				over, buf = len(buf), nil
+			}
+			over += len(chunk)
+			if err == nil || over > 16*limit || !errors.Is(err, bufio.ErrBufferFull) {
+				return nil, &lineTooLong{n: over, limit: limit, ended: err == nil}
+			}
+			continue
 		}
 		if err == nil {
 			return buf, nil
@@ -464,6 +510,15 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// quoteStart shows the start of a bad line, quoted, for the message that says it was bad.
+func quoteStart(line []byte) string {
+	const show = 80
+	if len(line) > show {
+		return strconv.Quote(string(line[:show])) + "…"
+	}
+	return strconv.Quote(strings.TrimRight(string(line), "\n"))
 }
 
 func sortRuns(runs []model.Run) {

@@ -15,8 +15,12 @@ import (
 // runwatch over ssh). Entries carry their byte offsets in that file.
 type RemoteLogFunc func(ctx context.Context, run model.Run) ([]model.LogEntry, error)
 
-// maxRemoteLogEntries bounds what is kept of each remote run's log.
-const maxRemoteLogEntries = 20_000
+// maxRemoteLogEntries and maxRemoteLogBytes bound what is kept of each remote run's log: its host decides
+// how much it sends, and this is the most it can make us hold for one log.
+const (
+	maxRemoteLogEntries = 20_000
+	maxRemoteLogBytes   = 8 << 20
+)
 
 // remoteLog is a remote run's log as far as it is known here: the tail fetched when its timeline was opened
 // and the entries its host streamed, merged by byte offset, so an entry both fetched and streamed (or
@@ -47,9 +51,28 @@ func (l *remoteLog) upsert(more []model.LogEntry) {
 			l.entries[i] = e
 		}
 	}
-	if over := len(l.entries) - maxRemoteLogEntries; over > 0 {
+	over := max(len(l.entries)-maxRemoteLogEntries, 0)
+	size := 0
+	for i := len(l.entries) - 1; i >= over; i-- {
+		if size += entrySize(l.entries[i]); size > maxRemoteLogBytes {
+			over = i + 1
+			break
+		}
+	}
+	if over > 0 {
 		l.entries = append([]model.LogEntry(nil), l.entries[over:]...)
 	}
+}
+
+func entrySize(e model.LogEntry) int {
+	n := len(e.Message) + len(e.Event) + 64
+	for _, c := range e.Continuation {
+		n += len(c)
+	}
+	for _, kv := range e.Fields {
+		n += len(kv.Key) + len(kv.Value)
+	}
+	return n
 }
 
 func (a *app) remoteLog(key string) *remoteLog {

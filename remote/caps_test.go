@@ -1,0 +1,58 @@
+package remote
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/remote/sshtest"
+)
+
+// Issue 22.7: what one host can make us hold is bounded. A 20 MiB line is read past, not kept, and fails
+// the host with its length and the limit; so does a host that sends more runs than runwatch holds from one
+// host; a line that is not JSON is called what it is.
+func TestAHostCannotMakeUsHoldWithoutLimit(t *testing.T) {
+	long, many, bad := t.TempDir(), t.TempDir(), t.TempDir()
+	wrap := fakeEvents(t, map[string]string{
+		long: `
+  printf '{"protocol":1,"type":"run-added","run":{"id":"'; head -c 20971520 /dev/zero | tr '\0' a; printf '"}}\n'
+  keepAlive`,
+		// 70 runs of 1 MiB each: every line is fine, together they pass the 64 MiB a host may hold.
+		many: fmt.Sprintf(`
+  pad=$(head -c 1048576 /dev/zero | tr '\0' a)
+  i=0; while [ $i -lt 70 ]; do printf '{"protocol":1,"type":"run-added","run":{"id":"r%%s","state_path":"%s/r%%s/state.env","note":"%%s"}}\n' $i $i "$pad"; i=$((i+1)); done
+  keepAlive`, many),
+		bad: `
+  printf '%s\n' '{"protocol":1,"type":"watch-health","health":{}}' 'not json at all'
+  keepAlive`,
+	})
+	fleet := sshtest.New(t, wrap, "long", "many", "bad")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "long", Path: long}, {Host: "many", Path: many}, {Host: "bad", Path: bad}}, Options{Backoff: 100 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	want := map[string]string{
+		"long": fmt.Sprintf("long: line too long (%d bytes, limit %d)", 20971520+len(`{"protocol":1,"type":"run-added","run":{"id":"`)+len(`"}}`)+1, maxLine),
+		"many": fmt.Sprintf("limit %d", maxHeld),
+		"bad":  `bad: invalid line from the remote runwatch`,
+	}
+	c.until(t, "each host failed with why", func() bool {
+		for host, msg := range want {
+			if h := c.host(host); !strings.Contains(h.Error, msg) {
+				return false
+			}
+		}
+		return true
+	})
+	for host := range want {
+		if h := c.host(host); host != "bad" && h.State != StateFailed {
+			t.Errorf("%s: %s (%s), want failed", host, h.State, h.Error)
+		}
+	}
+	if !strings.Contains(c.host("bad").Error, `"not json at all"`) {
+		t.Errorf("bad: %q does not show the line", c.host("bad").Error)
+	}
+}
