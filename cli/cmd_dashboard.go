@@ -205,6 +205,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(sshFor(cfg)), Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
+		Send: func(msg tea.Msg) { p.Send(msg) },
 	})
 	var popts []tea.ProgramOption
 	if opts.Input != nil {

@@ -207,8 +207,7 @@ func HumanDuration(d time.Duration) string {
 // locks held on another machine while runwatch reaches machines (one of them may come back).
 func JudgementOutdated(r *Run, env Env) bool {
 	for _, l := range r.Locks {
-		// A lock judged on another machine can also turn from unknown (that machine was down) to known.
-		if l.Verdict != VerdictLive && !(l.Verdict == VerdictUnknown && env.Elsewhere != nil && l.Host != "" && !SameHost(l.Host, env.Host)) {
+		if !lockMayChange(&l, env) {
 			continue
 		}
 		again := l
@@ -226,6 +225,30 @@ func JudgementOutdated(r *Run, env Env) bool {
 		}
 	}
 	return false
+}
+
+// JudgementMayChange reports whether time passing alone can ever make JudgementOutdated true for the run:
+// a live lock, a lock held on another machine while runwatch reaches machines, a parallel group with a pid.
+// A watcher needs no liveness timer while no run it holds has one.
+func JudgementMayChange(r *Run, env Env) bool {
+	for i := range r.Locks {
+		if lockMayChange(&r.Locks[i], env) {
+			return true
+		}
+	}
+	if r.Jonggrang != nil && env.Proc != nil {
+		for _, g := range r.Jonggrang.Groups {
+			if g.PID > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func lockMayChange(l *Lock, env Env) bool {
+	// A lock judged on another machine can also turn from unknown (that machine was down) to known.
+	return l.Verdict == VerdictLive || (l.Verdict == VerdictUnknown && env.Elsewhere != nil && l.Host != "" && !SameHost(l.Host, env.Host))
 }
 
 // JudgeLocksHeldElsewhere judges again the locks of a run read by another machine's runwatch (env.Host is

@@ -33,6 +33,9 @@ type app struct {
 	msgs messages
 
 	notify notifyState
+
+	// alarm is the dashboard's one wake-up (clock.go).
+	alarm alarm
 }
 
 func (a *app) now() time.Time { return a.opts.Now() }
@@ -80,14 +83,19 @@ func (ms *messages) current(now time.Time) (message, bool) {
 	if !ms.showing {
 		return message{}, false
 	}
+	if !now.Before(ms.until()) {
+		return message{}, false
+	}
+	return ms.last, true
+}
+
+// until is the first instant the newest message no longer shows.
+func (ms *messages) until() time.Time {
 	ttl := noteTTL
 	if ms.last.err {
 		ttl = errorTTL
 	}
-	if now.Sub(ms.last.at) > ttl {
-		return message{}, false
-	}
-	return ms.last, true
+	return ms.last.at.Add(ttl + 1)
 }
 
 // keyPressed dismisses an error: the person has seen it and moved on (i still opens it).

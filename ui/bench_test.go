@@ -404,7 +404,7 @@ func BenchmarkStartupFirstFrame1000Runs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := tea.NewProgram(New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1}), tea.WithInput(nil),
+		p := tea.NewProgram(New(Options{Theme: "dark", OpenLog: OpenIndexedLog}), tea.WithInput(nil),
 			tea.WithOutput(probe), tea.WithWindowSize(140, 40), tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
 		done := make(chan struct{})
 		go func() {
@@ -430,7 +430,7 @@ func BenchmarkSnapshotThousandRuns(b *testing.B) {
 	runs := manyRuns(1000)
 	now := func() time.Time { return testNow }
 	for b.Loop() {
-		m := New(Options{Theme: "dark", Now: now, Tick: -1})
+		m := New(Options{Theme: "dark", Now: now})
 		nm, _ := m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 		nm, _ = nm.Update(SnapshotMsg{Runs: runs, At: testNow})
 		_ = nm.View()
@@ -447,7 +447,7 @@ func startLive(b *testing.B, probe *frameProbe, wrap func(Model) tea.Model) (*te
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := tea.NewProgram(wrap(New(Options{Theme: "dark", OpenLog: OpenIndexedLog, Tick: -1})), tea.WithInput(nil),
+	p := tea.NewProgram(wrap(New(Options{Theme: "dark", OpenLog: OpenIndexedLog})), tea.WithInput(nil),
 		tea.WithOutput(probe), tea.WithWindowSize(140, 40), tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
 	ready := probe.await("stage=verify")
 	done := make(chan struct{})

@@ -228,7 +228,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			line += " " + Sanitize(st.Name)
 		}
 		if d := st.Duration(now); d > 0 {
-			line += t.Dim.Render(" " + model.HumanDuration(d))
+			line += t.Dim.Render(" " + p.app.growing(now, d, st.CompletedAt == nil))
 		}
 		if st.Status != model.StagePending || st.RawStatus != "" {
 			status := string(st.Status)
@@ -346,7 +346,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 					end = *a.CompletedAt
 				}
 				if d := end.Sub(*a.StartedAt); d > 0 {
-					line += t.Dim.Render(" " + model.HumanDuration(d))
+					line += t.Dim.Render(" " + p.app.growing(now, d, a.CompletedAt == nil))
 				}
 			}
 			add(line)
@@ -414,7 +414,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 				line += " @" + Sanitize(l.Host)
 			}
 			if l.AcquiredAt != nil {
-				line += t.Dim.Render(" age " + model.HumanDuration(now.Sub(*l.AcquiredAt)))
+				line += t.Dim.Render(" age " + p.app.age(now, *l.AcquiredAt))
 			}
 			addID(rowID{kind: rowLock, key: l.Path}, line)
 			for _, reason := range l.Reasons {

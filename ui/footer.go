@@ -51,7 +51,7 @@ func (m Model) defaultSegments() []Segment {
 			if a.lastChange.IsZero() {
 				return "no data yet"
 			}
-			return "updated " + model.HumanDuration(a.now().Sub(a.lastChange)) + " ago"
+			return "updated " + a.age(a.now(), a.lastChange) + " ago"
 		}},
 		{Name: "hosts", Render: func() string { return hostsSegment(a) }},
 		{Name: "focus", Render: func() string { return a.theme.Dim.Render("focus " + a.focus.String()) }},
@@ -91,6 +91,7 @@ func (f *footer) view(c component) string {
 	if li, ok := c.(interface{ lineInput() string }); ok && li.lineInput() != "" {
 		line2 = li.lineInput()
 	} else if msg, ok := a.msgs.current(a.now()); ok {
+		a.changesAt(a.msgs.until()) // it leaves the footer then
 		text := msg.text
 		style := t.Dim
 		if msg.err {
@@ -122,7 +123,7 @@ func hostsSegment(a *app) string {
 		case model.HostReconnecting:
 			in := ""
 			if h.RetryAt != nil {
-				in = " in " + model.HumanDuration(max(0, h.RetryAt.Sub(a.now())))
+				in = " in " + a.countdown(a.now(), *h.RetryAt)
 			}
 			parts = append(parts, t.Warn.Render("⚠ "+name+" reconnecting"+in))
 		case model.HostFailed:

@@ -11,7 +11,7 @@ import (
 // A watcher that starts broken (a missing root, an inotify limit) says why in the footer from the very
 // first frame, before any change batch arrives.
 func TestFooterGivesWatcherErrorFromFirstFrame(t *testing.T) {
-	opts := Options{Now: func() time.Time { return testNow }, Theme: "mono", Tick: -1}
+	opts := Options{Now: func() time.Time { return testNow }, Theme: "mono"}
 	m := New(opts)
 	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	m = send(t, m, SnapshotMsg{Runs: sampleRuns(), Health: Health{Mode: "polling 2s", Err: "inotify watch limit reached (ENOSPC)"}, At: testNow})

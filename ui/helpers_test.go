@@ -78,7 +78,6 @@ func newTestModel(t testing.TB, w, h int, runs []model.Run, opts Options) Model 
 	if opts.Theme == "" {
 		opts.Theme = "mono"
 	}
-	opts.Tick = -1
 	m := New(opts)
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	m = send(t, m, SnapshotMsg{Runs: runs, Health: Health{Mode: "inotify"}, At: opts.Now().Add(-3 * time.Second)})

@@ -109,12 +109,14 @@ func (m *Model) layout() {
 // View draws the frame. It does no I/O: everything it shows was prepared by Update.
 func (m Model) View() tea.View {
 	start := time.Now()
+	m.app.beginFrame()
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	// Mouse stays off so people can select text with the terminal's own selection.
 	v.MouseMode = tea.MouseModeNone
 	// The title carries the counts, so a tmux status line or a window list shows when a run needs a person.
 	v.WindowTitle = m.windowTitle()
+	m.app.endFrame()
 	if m.app.opts.Debug != nil {
 		fmt.Fprintf(m.app.opts.Debug, "%s view %s %d bytes\n", start.UTC().Format("15:04:05.000000"), time.Since(start), len(v.Content))
 	}

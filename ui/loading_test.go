@@ -19,7 +19,7 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 	for _, r := range runs {
 		byID[r.ID] = r
 	}
-	m := New(Options{Now: func() time.Time { return testNow }, Theme: "mono", Tick: -1})
+	m := New(Options{Now: func() time.Time { return testNow }, Theme: "mono"})
 	m = send(t, m, tea.WindowSizeMsg{Width: 140, Height: 40})
 	m = send(t, m, SnapshotMsg{Health: Health{Mode: "inotify", Loading: 4}, At: testNow})
 	if v := plain(m); !strings.Contains(v, "reading 4 runs…") || strings.Contains(v, "no runs found") {

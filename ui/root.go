@@ -45,14 +45,17 @@ type Options struct {
 	// RemoteLog fetches a remote run's log history when its timeline opens; nil shows only what its host
 	// streams.
 	RemoteLog RemoteLogFunc
-	// Now is the clock for "updated Ns ago" and relative times; tests pin it.
+	// Now is the clock for "updated Ns ago" and relative times; tests pin it. nil means Clock's.
 	Now func() time.Time
+	// Clock wakes the dashboard when time passing changes what it shows (see Clock); nil means the system's.
+	Clock Clock
+	// Send delivers those wake-ups into the running program (tea.Program.Send); nil means none are set
+	// (tests drive the model by hand).
+	Send func(tea.Msg)
 	// Debug, when set, receives one line per message and per frame with its timing.
 	Debug io.Writer
 	// InTmux makes `y` copy through tmux (load-buffer -w) as well as OSC 52.
 	InTmux bool
-	// Tick is how often "updated Ns ago" refreshes; 0 means every second, negative disables it.
-	Tick time.Duration
 	// Env gives briefs and resume commands the time, host and process facts (state.NewEnv).
 	Env func() model.Env
 	// ResumeCommand is the config's resume_command templates, by convention.
@@ -84,8 +87,11 @@ type Model struct {
 
 // New builds the dashboard model.
 func New(opts Options) Model {
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
 	if opts.Now == nil {
-		opts.Now = time.Now
+		opts.Now = opts.Clock.Now
 	}
 	keys := opts.Keys
 	if keys.byKey == nil {
@@ -126,25 +132,13 @@ func New(opts Options) Model {
 	return m
 }
 
-// Init asks the terminal for its background (for the auto theme) and starts the freshness clock.
+// Init asks the terminal for its background (for the auto theme). No clock starts here: each frame sets
+// the one wake-up it needs (see Clock).
 func (m Model) Init() tea.Cmd {
-	var cmds []tea.Cmd
 	if m.app.opts.Theme == "" || m.app.opts.Theme == "auto" {
-		cmds = append(cmds, tea.RequestBackgroundColor)
+		return tea.RequestBackgroundColor
 	}
-	cmds = append(cmds, m.tick())
-	return tea.Batch(cmds...)
-}
-
-func (m Model) tick() tea.Cmd {
-	d := m.app.opts.Tick
-	if d < 0 {
-		return nil
-	}
-	if d == 0 {
-		d = time.Second
-	}
-	return tea.Tick(d, func(t time.Time) tea.Msg { return tickMsg(t) })
+	return nil
 }
 
 // Update handles one message.
@@ -170,8 +164,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			a.theme = NewTheme("auto", msg.IsDark())
 		}
 	case tickMsg:
+		// Time alone changed something drawn: the frame that follows draws it (and sets the next alarm).
 		m.tl.Update(msg)
-		return m.tick()
+		return nil
 	case SnapshotMsg:
 		a.runs = make(map[string]model.Run, len(msg.Runs))
 		m.list.forgetAll()

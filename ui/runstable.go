@@ -52,10 +52,11 @@ type runCells struct {
 	verdict   model.Verdict
 	hostStale bool
 	updated   time.Time
-	agoAt     time.Time // the second the CHANGED cell was worked out for
-	agoSet    bool
-	text      [colCount][2]string
-	width     [colCount][2]int
+	// The CHANGED cell reads as worked out from agoFrom until agoUntil (zero: forever).
+	agoFrom, agoUntil time.Time
+	agoSet            bool
+	text              [colCount][2]string
+	width             [colCount][2]int
 }
 
 func newRunCells(r model.Run) *runCells {
@@ -92,14 +93,21 @@ func newRunCells(r model.Run) *runCells {
 	return c
 }
 
-// refreshAgo works out the CHANGED cell again once a second: it is the only cell that changes without
-// the run changing.
+// refreshAgo works out the CHANGED cell again when its text changes: it is the only cell that changes
+// without the run changing.
 func (c *runCells) refreshAgo(now time.Time) {
-	sec := now.Truncate(time.Second)
-	if c.agoSet && c.agoAt.Equal(sec) {
+	if c.agoSet && !now.Before(c.agoFrom) && (c.agoUntil.IsZero() || now.Before(c.agoUntil)) {
 		return
 	}
-	c.agoAt, c.agoSet = sec, true
+	c.agoSet, c.agoFrom = true, now
+	switch {
+	case c.updated.IsZero():
+		c.agoUntil = time.Time{}
+	case c.updated.After(now):
+		c.agoUntil = c.updated // "now" until then
+	default:
+		c.agoUntil = now.Add(model.HumanDurationGrows(now.Sub(c.updated)))
+	}
 	a := ago(now, c.updated)
 	c.text[colChanged] = [2]string{a, a}
 	w := visibleWidth(a)
@@ -125,6 +133,29 @@ func (c *runCells) style(t Theme, id colID) lipgloss.Style {
 		return t.Warn
 	}
 	return t.Dim
+}
+
+// agoWidthHorizon bounds how far ahead the CHANGED column's next width is looked for: a re-measure that far
+// ahead costs nothing worth a longer search.
+const agoWidthHorizon = 24 * time.Hour
+
+// widthChangesAt is when the CHANGED cell of c may change the column's width w: when it grows wider, or,
+// for a cell as wide as the column (wider than its header), when it changes width at all.
+func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
+	switch {
+	case c.updated.IsZero():
+		return time.Time{}
+	case c.updated.After(now):
+		return c.updated
+	}
+	d := now.Sub(c.updated)
+	if c.width[colChanged][formLong] == w && w > header {
+		return now.Add(model.HumanWidthGrows(d, agoWidthHorizon))
+	}
+	if g, ok := model.HumanWidthExceeds(d, w, agoWidthHorizon); ok {
+		return now.Add(g)
+	}
+	return time.Time{}
 }
 
 // cellsOf is the cached row of the run sp, built from the run on first use after it changed.
@@ -161,6 +192,7 @@ func (p *runsPane) forgetAll() {
 type tableMeasure struct {
 	gen      int
 	at       time.Time
+	until    time.Time // the first instant a CHANGED cell's width changes; zero: never
 	valid    bool
 	width    [colCount][2]int // the header included
 	filled   [colCount]bool   // some row has something in the column
@@ -168,15 +200,21 @@ type tableMeasure struct {
 }
 
 // measure is the table's measure for the current order, taken again only when a run or the order changed,
-// or the clock moved to another second.
+// or some run's CHANGED cell changed its width (its text alone changes no width, so a row off screen that
+// turns from 3m to 4m wakes nobody).
 func (p *runsPane) measure() *tableMeasure {
 	now := p.app.now()
-	sec := now.Truncate(time.Second)
 	ms := &p.measured
-	if ms.valid && ms.gen == p.gen && ms.at.Equal(sec) {
-		return ms
+	if !(ms.valid && ms.gen == p.gen && !now.Before(ms.at) && (ms.until.IsZero() || now.Before(ms.until))) {
+		p.remeasure(now)
 	}
-	*ms = tableMeasure{gen: p.gen, at: sec, valid: true, nameNeed: len("NAME")}
+	p.app.changesAt(ms.until)
+	return ms
+}
+
+func (p *runsPane) remeasure(now time.Time) {
+	ms := &p.measured
+	*ms = tableMeasure{gen: p.gen, at: now, valid: true, nameNeed: len("NAME")}
 	for id := range colCount {
 		w := visibleWidth(colTitle[id])
 		ms.width[id] = [2]int{w, w}
@@ -192,7 +230,14 @@ func (p *runsPane) measure() *tableMeasure {
 			ms.nameNeed = max(ms.nameNeed, c.nameW)
 		}
 	}
-	return ms
+	// Only a cell that would widen the column (or one as wide as it, past its header) changes the layout:
+	// the other ages change their text, not the table.
+	w, header := ms.width[colChanged][formLong], visibleWidth(colTitle[colChanged])
+	for _, sp := range p.order {
+		if u := p.cells[sp].widthChangesAt(now, w, header); !u.IsZero() && (ms.until.IsZero() || u.Before(ms.until)) {
+			ms.until = u
+		}
+	}
 }
 
 // tableStep is one way the table gives up room for the name: shorten a column or drop it.
@@ -384,6 +429,7 @@ func (p *runsPane) renderTable(w, h int) []string {
 	lines := []string{t.Dim.Render(truncate(hdr, w))}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
 		rc := p.cellsOf(p.order[i], now)
+		a.changesAt(rc.agoUntil)
 		glyph, gst := rc.status.Glyph(), t.statusStyle(rc.status)
 		if rc.archived {
 			glyph, gst = "⌂", t.Dim

@@ -300,6 +300,9 @@ type renumberer interface{ Renumbered() int }
 // exacter is a LogSource that may still be counting lines; a tick redraws what it has.
 type exacter interface{ Exact() bool }
 
+// countingRedraw is how often the timeline redraws while its index still counts the log's lines.
+const countingRedraw = time.Second
+
 // poll runs on the clock tick: an index still counting fills in lines and may renumber them.
 func (tl *timeline) poll(h int) {
 	_, counting := tl.src.(exacter)
@@ -1090,6 +1093,10 @@ func (p *timelinePane) renderLines(w, h int) []string {
 		return []string{t.Dim.Render("(empty)")}
 	}
 	now := p.app.now()
+	if x, ok := tl.src.(exacter); ok && !x.Exact() {
+		// The index still counts lines in the background: the next tick shows what it has (poll).
+		p.app.changesAt(now.Add(countingRedraw))
+	}
 	sel := selectStyle(p.app, PaneTimeline)
 	var out []string
 	for i := range tl.window {
@@ -1101,6 +1108,9 @@ func (p *timelinePane) renderLines(w, h int) []string {
 		th := t
 		th.Selected = sel
 		l := tl.richLine(th, now, i, selected)
+		if e := tl.windowEntries[i]; e.HasTime && !tl.absolute {
+			p.app.changesAt(now.Add(model.HumanDurationGrows(now.Sub(e.Time))))
+		}
 		var rows []string
 		if tl.wrap {
 			// Only the rows that fit are drawn: a 50 KiB line on the bottom row costs one row.

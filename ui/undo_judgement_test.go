@@ -41,7 +41,7 @@ func TestDashboardFullUndoKeepsBlockedRunCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	m := New(Options{Theme: "mono", OpenLog: OpenIndexedLog, Tick: -1})
+	m := New(Options{Theme: "mono", OpenLog: OpenIndexedLog})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	go Relay(tm.GetProgram(), w)

@@ -429,7 +429,7 @@ func TestTooSmall(t *testing.T) {
 }
 
 func TestBackgroundColorPicksTheme(t *testing.T) {
-	m := New(Options{Theme: "auto", Now: func() time.Time { return testNow }, Tick: -1})
+	m := New(Options{Theme: "auto", Now: func() time.Time { return testNow }})
 	if m.Init() == nil {
 		t.Fatal("auto theme should ask for the background colour")
 	}

@@ -24,7 +24,10 @@ func (w *Watcher) loop() {
 	if w.fsw != nil {
 		events, errs = w.fsw.Events, w.fsw.Errors
 	}
+	// The poll and liveness timers run only while there is something for them to do (a polled folder, a
+	// verdict that time can change): a quiet tree under inotify wakes nobody but the reconcile scan.
 	pollT := time.NewTimer(w.pollIvl)
+	pollOn := true
 	defer pollT.Stop()
 	every := reconcileEvery
 	if w.opts.reconcile > 0 {
@@ -36,9 +39,19 @@ func (w *Watcher) loop() {
 	if w.opts.liveness > 0 {
 		livenessEvery = w.opts.liveness
 	}
-	livenessT := time.NewTicker(livenessEvery)
+	livenessT := time.NewTimer(livenessEvery)
+	livenessOn := true
 	defer livenessT.Stop()
 	for {
+		if !pollOn && w.tree.polled > 0 {
+			pollT.Reset(w.pollIvl)
+			pollOn = true
+		}
+		if !livenessOn && w.livenessWanted {
+			livenessT.Reset(livenessEvery)
+			livenessOn = true
+		}
+		w.livenessWanted = false
 		select {
 		case <-w.done:
 			return
@@ -73,8 +86,8 @@ func (w *Watcher) loop() {
 			}
 			w.flush()
 		case <-pollT.C:
-			// Only directories inotify does not cover; in pure inotify mode this is one cheap no-op per
-			// interval and no I/O.
+			// Only directories inotify does not cover.
+			pollOn = false
 			if w.tree.polled > 0 {
 				var ch []change
 				for _, d := range w.tree.polledDirs() {
@@ -85,16 +98,27 @@ func (w *Watcher) loop() {
 					w.flush()
 				}
 			}
-			pollT.Reset(w.pollIvl)
+			if w.tree.polled > 0 {
+				pollT.Reset(w.pollIvl)
+				pollOn = true
+			}
 		case now := <-livenessT.C:
 			// A holder that crashed leaves its lock file untouched: no event will ever say so. Re-judging is
 			// a kill(pid, 0) per lock and a clock comparison; a run is read again only if a verdict flips.
 			env := w.runs.env
 			env.Now = now
+			livenessOn = false
 			for sp, tr := range w.runs.runs {
+				if !model.JudgementMayChange(&tr.run, env) {
+					continue
+				}
+				livenessOn = true
 				if model.JudgementOutdated(&tr.run, env) {
 					w.force[sp] = true
 				}
+			}
+			if livenessOn {
+				livenessT.Reset(livenessEvery)
 			}
 			if len(w.force) > 0 {
 				w.flush()

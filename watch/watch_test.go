@@ -605,3 +605,34 @@ func TestLockHolderDeathIsSeenWithoutAnyFileChange(t *testing.T) {
 		return len(r.Locks) == 1 && r.Locks[0].Verdict == model.VerdictStale && r.Status != model.StatusRunning
 	})
 }
+
+// The liveness timer runs only while some run holds a verdict time can change; a lock taken after the
+// watcher started (with no such run, so no timer) must start it, or a crash of its holder is never seen.
+func TestLockTakenWhileWatchingStartsTheLivenessCheck(t *testing.T) {
+	root, runDir, sp := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}, liveness: 50 * time.Millisecond})
+	v.until("the run without a lock", func() bool { r, ok := v.run(sp); return ok && len(r.Locks) == 0 })
+	time.Sleep(150 * time.Millisecond) // three liveness intervals with nothing to judge: the timer stops
+
+	holder := exec.Command("sleep", "600")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	host, _ := os.Hostname()
+	writeFile(t, filepath.Join(runDir, "lock", "active.lock"), fmt.Sprintf(
+		`{"acquired_at_utc": %q, "host": %q, "pid": %d, "run_id": "20260215T014733Z", "user": "u"}`+"\n",
+		time.Now().UTC().Format(time.RFC3339), host, holder.Process.Pid))
+	v.until("the live holder", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1 && r.Locks[0].Verdict == model.VerdictLive
+	})
+	if err := holder.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	v.until("the dead holder's lock judged stale", func() bool {
+		r, _ := v.run(sp)
+		return len(r.Locks) == 1 && r.Locks[0].Verdict == model.VerdictStale
+	})
+}

@@ -154,15 +154,17 @@ type Watcher struct {
 	// unshown are runs found but not yet handed out: a feature folder whose manifest has not appeared
 	// (createManifest is between its mkdir and its write) waits out the grace unseen, and if it turns out
 	// to be no run at all (a plan, plan.md only) it goes without a trace.
-	unshown   map[string]bool
-	rereadT   *time.Timer
-	health    Health
-	healthMu  sync.Mutex // health is read by Health from other goroutines
-	errNote   string     // a lasting condition (inotify unavailable)
-	lastErr   string     // a passing one (overflow, a read error), shown for errShownFor after lastErrAt
-	lastErrAt time.Time
-	injected  chan error         // test hook: errors as if from fsnotify
-	pause     chan chan struct{} // test hook: the loop stops reading until the channel sent is closed
+	unshown map[string]bool
+	rereadT *time.Timer
+	// livenessWanted: a run tracked since the loop last looked may change its verdict with time alone.
+	livenessWanted bool
+	health         Health
+	healthMu       sync.Mutex // health is read by Health from other goroutines
+	errNote        string     // a lasting condition (inotify unavailable)
+	lastErr        string     // a passing one (overflow, a read error), shown for errShownFor after lastErrAt
+	lastErrAt      time.Time
+	injected       chan error         // test hook: errors as if from fsnotify
+	pause          chan chan struct{} // test hook: the loop stops reading until the channel sent is closed
 }
 
 type logTail struct {
@@ -499,6 +501,9 @@ func (w *Watcher) trackRun(loc state.Location, run model.Run, initial bool, synt
 		prevLog = old.logPath
 	}
 	tr := w.runs.set(loc, run)
+	if model.JudgementMayChange(&run, w.runs.env) {
+		w.livenessWanted = true
+	}
 	budget := 0
 	if loc.Kind == model.KindResumable && !loc.Archived && filepath.Base(loc.StatePath) == "state.env" {
 		budget = runDirBudget

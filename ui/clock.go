@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"sync"
+	"time"
+
+	"runwatch/model"
+)
+
+// Clock is the dashboard's one source of time: what time it is, and a wake-up when time passing changes
+// what is drawn. Nothing in ui reads the system clock or starts a timer of its own for what it shows.
+//
+// How the dashboard stays idle: whatever draws text that time alone changes (an age, a countdown, a message
+// that expires, a verdict that flips when a run has been quiet long enough) says when that text will read
+// differently, with app.changesAt, while it draws. After each frame one alarm is set for the earliest such
+// instant, on this clock, and nothing else: a screen of ages in minutes wakes once a minute, one with nothing
+// that time changes never wakes, and a re-judging rule as coarse as an hour costs one wake-up an hour.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has passed; stop keeps it from being called if it has
+	// not been yet.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// alarm is the one pending wake-up: a tickMsg sent into the program at the earliest instant something drawn
+// in the last frame changes.
+type alarm struct {
+	mu   sync.Mutex
+	at   time.Time
+	stop func() bool
+	// wanted is the earliest change the frame being drawn registered; zero while none did.
+	wanted time.Time
+}
+
+// changesAt says that something being drawn reads differently from at on. Only draws call it.
+func (a *app) changesAt(at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	if w := a.alarm.wanted; w.IsZero() || at.Before(w) {
+		a.alarm.wanted = at
+	}
+}
+
+// age is HumanDuration of the time since t, registered to be drawn again when it reads differently.
+func (a *app) age(now, t time.Time) string { return a.growing(now, now.Sub(t), true) }
+
+// growing is HumanDuration(d) of a duration that grows with the clock while running (a stage not yet
+// completed), registered to be drawn again when it reads differently.
+func (a *app) growing(now time.Time, d time.Duration, running bool) string {
+	if running {
+		a.changesAt(now.Add(model.HumanDurationGrows(d)))
+	}
+	return model.HumanDuration(d)
+}
+
+// countdown is HumanDuration of the time left until t (never below 0), registered likewise.
+func (a *app) countdown(now, t time.Time) string {
+	d := max(0, t.Sub(now))
+	if s := model.HumanDurationShrinks(d); s > 0 {
+		a.changesAt(now.Add(s))
+	}
+	return model.HumanDuration(d)
+}
+
+// beginFrame forgets what the last frame registered; endFrame sets the alarm for what this one did.
+func (a *app) beginFrame() { a.alarm.wanted = time.Time{} }
+
+func (a *app) endFrame() {
+	send := a.opts.Send
+	if send == nil {
+		return // no program to wake (tests drive the model by hand)
+	}
+	al := &a.alarm
+	al.mu.Lock()
+	defer al.mu.Unlock()
+	want := al.wanted
+	if want.Equal(al.at) {
+		return
+	}
+	if al.stop != nil {
+		al.stop()
+		al.stop = nil
+	}
+	al.at = want
+	if want.IsZero() {
+		return
+	}
+	clock := a.opts.Clock
+	al.stop = clock.AfterFunc(max(0, want.Sub(clock.Now())), func() {
+		al.mu.Lock()
+		fired := al.at.Equal(want)
+		if fired {
+			al.at, al.stop = time.Time{}, nil
+		}
+		al.mu.Unlock()
+		if fired {
+			send(tickMsg(want))
+		}
+	})
+}
