@@ -6,6 +6,15 @@ import "time"
 // "45s ago" in under a second and "3d4h ago" in under an hour; one that wakes more often than what it shows
 // changes costs power for nothing, and one that wakes less shows a wrong age. These say exactly when.
 
+// HumanDurationUnit is the smallest step HumanDuration shows for a duration of d: a second, a minute or
+// an hour. A screen may show such a text up to one unit late and still be as right as the text can be.
+func HumanDurationUnit(d time.Duration) time.Duration {
+	if d < 0 {
+		d = -d
+	}
+	return humanUnit(d)
+}
+
 // humanUnit is the smallest step HumanDuration shows for a duration of d (d ≥ 0).
 func humanUnit(d time.Duration) time.Duration {
 	switch {

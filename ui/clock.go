@@ -40,13 +40,25 @@ type alarm struct {
 }
 
 // changesAt says that something being drawn reads differently from at on. Only draws call it.
-func (a *app) changesAt(at time.Time) {
+func (a *app) changesAt(at time.Time) { a.changesWithin(at, 0) }
+
+// changesWithin is changesAt for a text that may be drawn up to slack late: an age shown in whole units
+// may lag by less than one, as a clock's second hand does. One wake-up then serves every text whose change
+// fell due before it: a screen of ages in seconds wakes once a second, not once per age.
+func (a *app) changesWithin(at time.Time, slack time.Duration) {
 	if at.IsZero() {
 		return
 	}
-	if w := a.alarm.wanted; w.IsZero() || at.Before(w) {
-		a.alarm.wanted = at
+	due := at.Add(slack)
+	if w := a.alarm.wanted; w.IsZero() || due.Before(w) {
+		a.alarm.wanted = due
 	}
+}
+
+// ageChanges registers an age of d (now) shown by HumanDuration: it reads differently at the end of its
+// unit, and may lag by less than one unit.
+func (a *app) ageChanges(now time.Time, d time.Duration) {
+	a.changesWithin(now.Add(model.HumanDurationGrows(d)), model.HumanDurationUnit(d)-1)
 }
 
 // age is HumanDuration of the time since t, registered to be drawn again when it reads differently.
@@ -56,7 +68,7 @@ func (a *app) age(now, t time.Time) string { return a.growing(now, now.Sub(t), t
 // completed), registered to be drawn again when it reads differently.
 func (a *app) growing(now time.Time, d time.Duration, running bool) string {
 	if running {
-		a.changesAt(now.Add(model.HumanDurationGrows(d)))
+		a.ageChanges(now, d)
 	}
 	return model.HumanDuration(d)
 }
@@ -65,7 +77,7 @@ func (a *app) growing(now time.Time, d time.Duration, running bool) string {
 func (a *app) countdown(now, t time.Time) string {
 	d := max(0, t.Sub(now))
 	if s := model.HumanDurationShrinks(d); s > 0 {
-		a.changesAt(now.Add(s))
+		a.changesWithin(now.Add(s), model.HumanDurationUnit(d)-1)
 	}
 	return model.HumanDuration(d)
 }

@@ -429,7 +429,11 @@ func (p *runsPane) renderTable(w, h int) []string {
 	lines := []string{t.Dim.Render(truncate(hdr, w))}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
 		rc := p.cellsOf(p.order[i], now)
-		a.changesAt(rc.agoUntil)
+		if !rc.updated.IsZero() && !rc.updated.After(now) {
+			a.ageChanges(now, now.Sub(rc.updated))
+		} else {
+			a.changesAt(rc.agoUntil)
+		}
 		glyph, gst := rc.status.Glyph(), t.statusStyle(rc.status)
 		if rc.archived {
 			glyph, gst = "⌂", t.Dim

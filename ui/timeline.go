@@ -1109,7 +1109,7 @@ func (p *timelinePane) renderLines(w, h int) []string {
 		th.Selected = sel
 		l := tl.richLine(th, now, i, selected)
 		if e := tl.windowEntries[i]; e.HasTime && !tl.absolute {
-			p.app.changesAt(now.Add(model.HumanDurationGrows(now.Sub(e.Time))))
+			p.app.ageChanges(now, now.Sub(e.Time))
 		}
 		var rows []string
 		if tl.wrap {
