@@ -63,8 +63,21 @@ func (p *detailPane) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *detailPane) innerW() int { return max(1, p.w-borderCells) }
 func (p *detailPane) innerH() int { return max(1, p.h-borderCells) }
 
-// selectionChanged is called by the root when another run is selected.
-func (p *detailPane) selectionChanged() { p.top = 0 }
+// selectionChanged is called by the root when another run is selected: Detail opens every run at its top
+// with its current stage focused, also one visited before (a run left scrolled down to a lock came back
+// with its first lines out of sight).
+func (p *detailPane) selectionChanged() {
+	p.top = 0
+	clear(p.sel)
+}
+
+// pinned is how many of rows are Detail's first line ("Needs you: … → press U" / "Nothing to do: …"): they
+// stay at the top of the pane while the rest scrolls under them, so at every size the pane says first what
+// the run needs. h is the pane's inner height; the rows under them get what is left.
+func (p *detailPane) pinned(run model.Run, w, h int) (n, bodyH int) {
+	n = min(len(p.attentionLine(run, w)), h)
+	return n, max(1, h-n)
+}
 
 // selection is the focused row of the selected run, defaulting to its current stage.
 func (p *detailPane) selection() rowID {
@@ -604,7 +617,8 @@ func (p *detailPane) move(act string) {
 		return
 	}
 	w, h := p.innerW(), p.innerH()
-	rows := p.rows(run, w)
+	n, h := p.pinned(run, w, h)
+	rows := p.rows(run, w)[n:]
 	var ids []int
 	for i, r := range rows {
 		if r.id.kind != rowText {
@@ -694,18 +708,24 @@ func (p *detailPane) View() string {
 	if !ok {
 		return box(t, p.title(), []string{t.Dim.Render("no run selected")}, p.w, p.h, p.app.focus == PaneDetail, scroll{})
 	}
-	rows := p.rows(run, w)
+	all := p.rows(run, w)
+	n, bodyH := p.pinned(run, w, h)
+	var out []string
+	for _, r := range all[:n] {
+		out = append(out, p.rowLines(r.text, w)...)
+	}
+	out = out[:min(len(out), h)]
+	rows := all[n:]
 	sel := p.selectionOf(run)
-	top := clamp(p.top, 0, max(0, len(rows)-h))
+	top := clamp(p.top, 0, max(0, len(rows)-bodyH))
 	for i, r := range rows {
-		if r.id == sel && r.id.kind != rowText && i >= top+h {
+		if r.id == sel && r.id.kind != rowText && i >= top+bodyH {
 			// The focused row (by default the current stage) is always on screen, even before any key
 			// moved to it, and even in the few rows of a stacked layout.
-			top = i - h + 1
+			top = i - bodyH + 1
 			p.top = top
 		}
 	}
-	var out []string
 	for i := top; i < len(rows) && len(out) < h; i++ {
 		for _, line := range p.rowLines(rows[i].text, w) {
 			if len(out) >= h {
@@ -717,7 +737,7 @@ func (p *detailPane) View() string {
 			out = append(out, line)
 		}
 	}
-	sc := scroll{above: top, below: max(0, len(rows)-top-h)}
+	sc := scroll{above: top, below: max(0, len(rows)-top-bodyH)}
 	return box(t, p.title(), out, p.w, p.h, p.app.focus == PaneDetail, sc)
 }
 

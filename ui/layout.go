@@ -10,10 +10,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Layout thresholds (SPEC "Dashboard conventions").
+// Layout thresholds (SPEC "Dashboard conventions"). Where the runs pane goes beside Detail is not a fixed
+// width: it is where the table can take every step of its rule (runstable.go) and Detail still gets sideMin.
 const (
-	wideMin     = 120
-	stackedMin  = 60
+	stackedMin = 60
+	// sideMin is the narrowest Detail beside the runs: its first line ("Needs you: lock held by dead pid
+	// 14010 (24m) → press U (clear lock)") takes two lines at most, the current stage's row one.
+	sideMin = 64
+	// runsMinWide keeps the empty state's sentences whole in a runs pane beside Detail.
+	runsMinWide = 44
 	minWidth    = 40
 	minHeight   = 10
 	headerLines = 1
@@ -38,10 +43,17 @@ func (m Model) layoutKind() layoutKind {
 		return layoutTooSmall
 	case m.width < stackedMin:
 		return layoutSingle
-	case m.width < wideMin:
+	case m.width-m.wideRunsWidth() < sideMin:
+		// Beside Detail the table would have to give up what it shows at full width a column narrower:
+		// stacked, it keeps the whole width (a wider terminal never shows less).
 		return layoutStacked
 	}
 	return layoutWide
+}
+
+// wideRunsWidth is the runs pane's width beside Detail: what its table needs to show everything.
+func (m Model) wideRunsWidth() int {
+	return max(runsMinWide, m.list.naturalWidth()+borderCells)
 }
 
 func (m Model) bodyHeight() int { return max(1, m.height-headerLines-footerLines) }
@@ -55,10 +67,8 @@ func (m Model) paneRects() [paneCount]rect {
 	case layoutWide:
 		// Runs down the left; detail over timeline on the right, so both get the width long log lines and
 		// error messages need (lazygit's arrangement).
-		// The runs list is as wide as its table wants (full names first), between 35% and 58%, or up to
-		// 60% where that shows every name whole beside its stage's name (a 46-character name at 120 columns).
-		upper := max(m.width*58/100, min(m.list.compactWidth()+borderCells, m.width*60/100))
-		runsW := clamp(m.list.naturalWidth()+borderCells, m.width*35/100, upper)
+		// The runs pane is exactly as wide as its table with everything shown; the rest is Detail's.
+		runsW := m.wideRunsWidth()
 		detailH := body * 55 / 100
 		r[PaneRuns] = rect{runsW, body}
 		r[PaneDetail] = rect{m.width - runsW, detailH}
@@ -66,7 +76,8 @@ func (m Model) paneRects() [paneCount]rect {
 	case layoutStacked:
 		// The runs list takes what its rows need up to a third; of the rest Detail gets the larger share,
 		// because its first lines say what the run needs and where it stands.
-		runsH := clamp(len(m.list.order)+3, 5, max(5, body/3))
+		// Counted over every run, not the listed ones, so the panes do not change size with the filter.
+		runsH := clamp(len(m.app.runs)+3, 5, max(5, body/3))
 		rest := body - runsH
 		small := rest * 2 / 5
 		r[PaneRuns] = rect{m.width, runsH}
@@ -96,6 +107,7 @@ func (m Model) outer(p Pane) (w, h int) {
 // layout hands every component its size; the root calls it on resize, focus change and when the number of
 // runs changes (the stacked runs pane is as tall as its rows).
 func (m *Model) layout() {
+	m.laidOut = m.paneRects()
 	for p := Pane(0); p < paneCount; p++ {
 		w, h := m.outer(p)
 		m.pane(p).SetSize(w, h)

@@ -79,7 +79,7 @@ type Model struct {
 
 	overlays []overlay
 
-	laidOutRuns int // the number of visible runs the layout was computed for
+	laidOut [paneCount]rect // the pane sizes the components were last given
 
 	width, height int
 	sized         bool // a WindowSizeMsg has arrived
@@ -229,9 +229,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if a.selected != before {
 		m.detail.selectionChanged()
 	}
-	if n := len(m.list.order); n != m.laidOutRuns {
-		m.laidOutRuns = n
-		m.layout() // the stacked runs pane is as tall as its rows
+	if rs := m.paneRects(); rs != m.laidOut {
+		// The arrangement follows the runs (how many, how wide their table is), not only the terminal.
+		m.layout()
 	}
 	return tea.Batch(cmd, m.tl.sync())
 }

@@ -187,7 +187,7 @@ func (p *runsPane) forgetAll() {
 	p.gen++
 }
 
-// tableMeasure is what the layout needs from all rows (not only the visible ones): each column's widest
+// tableMeasure is what the layout needs from all rows (not only the listed ones): each column's widest
 // cell in each form, and the widths of the live runs' names.
 type tableMeasure struct {
 	gen      int
@@ -219,7 +219,9 @@ func (p *runsPane) remeasure(now time.Time) {
 		w := visibleWidth(colTitle[id])
 		ms.width[id] = [2]int{w, w}
 	}
-	for _, sp := range p.order {
+	// Every run, not only the listed ones: the columns and the pane's width stay put while the filter or
+	// hide-done changes what is listed.
+	for sp := range p.app.runs {
 		c := p.cellsOf(sp, now)
 		for id := range colCount {
 			ms.width[id][formLong] = max(ms.width[id][formLong], c.width[id][formLong])
@@ -240,35 +242,60 @@ func (p *runsPane) remeasure(now time.Time) {
 	}
 }
 
-// tableStep is one way the table gives up room for the name: shorten a column or drop it.
+// The layout rule. The table is built up from nothing, one step at a time, in the order of what matters
+// most: a step is taken only when the width left pays for it, and once a step does not fit none after it is
+// tried. A wider table therefore always shows what a narrower one showed, and more (every column, form and
+// width only grows with the width: TestTableGrowsWithWidth). Growing steps (the name, WHY) take what is left
+// partly; a column is all or nothing, so while one waits for its room the cells it needs stay blank rather
+// than being lent to the name and taken back a column later.
 type tableStep struct {
+	kind stepKind
 	col  colID
-	drop bool
 }
 
-// tableSteps are the ways the table gives up room for the name, least important first. KIND is spelled
-// out or left out (the stage ids and the status glyph already tell the conventions apart; "jg" and "rs"
-// told no one anything). WHY goes after DONE and LOCK: beside a run that needs you, the reason matters more.
-// The stage keeps its name in its short form and goes last of all, only where the name would otherwise be
-// cut below nameMin.
-var tableSteps = []tableStep{
-	{colStatus, false}, {colStage, false}, {colKind, true}, {colDone, true}, {colLock, true},
-	{colWhy, true}, {colStatus, true}, {colHost, true}, {colChanged, true}, {colStage, true},
-}
+type stepKind int
 
 const (
-	// nameMin is the narrowest a cut name is worth a STAGE column beside it: cutMiddle keeps its start and
-	// its distinguishing end (the timestamp or hash suffix, 16 cells).
-	nameMin = 24
-	// whyMin is the narrowest WHY column worth its room: a reason cut there still says what is wrong.
-	whyMin = 24
+	stepName    stepKind = iota // the name grows to nameMin
+	stepNameAll                 // the name grows to the longest live name
+	stepAdd                     // col is shown in its short form
+	stepLong                    // col takes its long form
+	stepWhyAll                  // WHY grows to its widest cell (up to whyMax)
+	stepSpacing                 // columns go from one cell apart to two
 )
 
+const (
+	// nameMin is the narrowest a cut name is worth the columns beside it: cutMiddle keeps its start and
+	// its distinguishing end (the day and time of a timestamp suffix), and at 50 columns STATUS and
+	// STAGE still fit beside it.
+	nameMin = 16
+	// whyMin is the narrowest WHY column worth its room: a reason cut there still says what is wrong.
+	whyMin = 24
+	// whyMax bounds WHY: Detail's first line says the whole reason; the table says enough to tell runs apart.
+	whyMax = 40
+)
+
+// tableSteps is the order of the rule, by priority: NAME, STATUS, STAGE, CHANGED, the whole name, WHY, HOST,
+// DONE, LOCK, the whole reason, then the stage's key beside its name and KIND, which say least. STATUS keeps
+// its short form ("input", "done"): the glyph and Detail say the rest, and the long one cost 7 cells that
+// kept the runs beside Detail on all but the widest terminals. The column the list is sorted
+// by comes straight after the name, so a sort is never on a column that is not shown.
+func (p *runsPane) tableSteps() []tableStep {
+	steps := []tableStep{
+		{stepName, 0}, {stepAdd, colStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepNameAll, 0},
+		{stepSpacing, 0}, {stepAdd, colWhy}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, colLock},
+		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind},
+	}
+	if p.sortBy == sortChanged {
+		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, append(steps[1:3:3], steps[4:]...)...)
+	}
+	return steps
+}
+
 // tableLayout is, for one width, which columns show in which form and how wide each is: every column is
-// exactly as wide as its widest cell or header (no slack); WHY, last, is there only beside whole names and
-// takes what is left, otherwise the name does.
+// exactly as wide as its widest cell or header.
 type tableLayout struct {
-	short, drop [colCount]bool
+	show, long  [colCount]bool
 	nameW, whyW int
 	sep         int
 	cols        []shownCol
@@ -281,116 +308,103 @@ type shownCol struct {
 	width int
 }
 
-func (lay *tableLayout) set(s tableStep, on bool) {
-	if s.drop {
-		lay.drop[s.col] = on
-	} else {
-		lay.short[s.col] = on
-	}
-}
-
 func (lay *tableLayout) form(id colID) int {
-	if lay.short[id] {
-		return formShort
+	if lay.long[id] {
+		return formLong
 	}
-	return formLong
+	return formShort
 }
 
-// shown lists the columns lay shows, WHY aside (it is sized from what is left). A column no row has
-// anything in (LOCK when no run holds a lock) is not shown at all.
-func (p *runsPane) shown(lay *tableLayout, ms *tableMeasure) []shownCol {
-	var cols []shownCol
-	for id := range colCount {
-		if lay.drop[id] || id == colWhy || (id == colHost && !p.manyHosts) || !ms.filled[id] {
-			continue
-		}
-		f := lay.form(id)
-		cols = append(cols, shownCol{id: id, form: f, width: ms.width[id][f]})
-	}
-	return cols
+// wanted says whether a column is worth any room at all: one no run has anything in (LOCK when no run
+// holds a lock, WHY when none needs you) is left out, and HOST shows only when the runs come from more than
+// one machine. It is judged over every run, not only the listed ones, so the table does not change its
+// columns as the filter changes.
+func (p *runsPane) wanted(id colID, ms *tableMeasure) bool {
+	return ms.filled[id] && (id != colHost || p.manyHosts)
 }
 
-// fit chooses the layout for inner width w: it gives up room step by step while the longest name does not
-// fit, then takes back every step it can afford.
+// fit chooses the layout for inner width w by the rule above.
 func (p *runsPane) fit(w int) tableLayout {
-	ms := p.measure()
-	sep := 2
-	if w < 80 {
-		sep = 1
-	}
-	const glyphW = 2 // status glyph and a space
-	// room is what the name gets under lay, with WHY (when shown) at its narrowest.
-	room := func(lay *tableLayout) int {
-		used := glyphW
-		for _, c := range p.shown(lay, ms) {
-			used += c.width + sep
-		}
-		if !lay.drop[colWhy] {
-			used += whyMin + sep
-		}
-		return w - used
-	}
-	minName := min(nameMin, ms.nameNeed)
-	lay := tableLayout{sep: sep}
-	// WHY shows what a run needs you for: with no such run in the list it would be an empty column.
-	lay.drop[colWhy] = !ms.filled[colWhy]
-	r := room(&lay)
-	var applied []int
-	for i, st := range tableSteps {
-		if r >= ms.nameNeed || (st == tableStep{colStage, true} && r >= minName) {
-			continue
-		}
-		lay.set(st, true)
-		r = room(&lay)
-		applied = append(applied, i)
-	}
-	// Take back, last first, each step that costs no name a cell: a column comes back only while every name
-	// stays whole, so a name already cut is never cut further for a lesser column. The stage is the one
-	// exception: it comes back wherever the name keeps minName.
-	for i := len(applied) - 1; i >= 0; i-- {
-		st := tableSteps[applied[i]]
-		lay.set(st, false)
-		r2 := room(&lay)
-		ok := r2 >= ms.nameNeed || r2 == r
-		if st == (tableStep{colStage, true}) {
-			ok = r2 >= minName
-		}
-		if !ok {
-			lay.set(st, true)
-			continue
-		}
-		r = r2
-	}
-	r = room(&lay)
-	lay.cols = p.shown(&lay, ms)
-	lay.nameW = max(4, min(ms.nameNeed, r))
-	if !lay.drop[colWhy] {
-		// Beside whole names WHY takes the slack.
-		lay.whyW = whyMin + r - lay.nameW
-	} else if r > lay.nameW {
-		lay.nameW = r
-	}
+	lay, _ := p.grow(w)
 	return lay
 }
 
-// naturalWidth is the width the table needs to show every column and every live name whole, and a WHY
-// column when a run needs you; the wide layout sizes the runs pane from it.
-func (p *runsPane) naturalWidth() int {
+// grow takes the rule's steps while width w pays for them; it returns the layout and the width it uses.
+func (p *runsPane) grow(w int) (tableLayout, int) {
 	ms := p.measure()
-	w := 2 + ms.nameNeed
-	for _, c := range p.shown(&tableLayout{}, ms) {
-		w += 2 + c.width
+	lay := tableLayout{sep: 1}
+	const glyphW = 2 // status glyph and a space
+	left := w - glyphW
+	shownCount := 0
+	whyAt := func() int { return min(whyMin, ms.width[colWhy][formLong]) }
+steps:
+	for _, st := range p.tableSteps() {
+		cost, partial := 0, false
+		switch st.kind {
+		case stepName:
+			cost, partial = min(nameMin, ms.nameNeed), true
+		case stepNameAll:
+			cost, partial = ms.nameNeed-lay.nameW, true
+		case stepAdd:
+			if !p.wanted(st.col, ms) {
+				continue
+			}
+			cost = lay.sep + ms.width[st.col][formShort]
+			if st.col == colWhy {
+				cost = lay.sep + whyAt()
+			}
+		case stepLong:
+			if !lay.show[st.col] {
+				continue
+			}
+			cost = ms.width[st.col][formLong] - ms.width[st.col][formShort]
+		case stepWhyAll:
+			if !lay.show[colWhy] {
+				continue
+			}
+			cost, partial = min(whyMax, ms.width[colWhy][formLong])-lay.whyW, true
+		case stepSpacing:
+			cost = shownCount
+		}
+		if cost > left && !partial {
+			break steps
+		}
+		give := min(cost, max(0, left))
+		left -= give
+		switch st.kind {
+		case stepName, stepNameAll:
+			lay.nameW += give
+		case stepAdd:
+			lay.show[st.col] = true
+			shownCount++
+			if st.col == colWhy {
+				lay.whyW = whyAt()
+			}
+		case stepLong:
+			lay.long[st.col] = true
+		case stepWhyAll:
+			lay.whyW += give
+		case stepSpacing:
+			lay.sep = 2
+		}
+		if give < cost {
+			break steps
+		}
 	}
-	if ms.filled[colWhy] {
-		w += 2 + whyMin
+	for id := range colCount {
+		if lay.show[id] && id != colWhy {
+			f := lay.form(id)
+			lay.cols = append(lay.cols, shownCol{id: id, form: f, width: ms.width[id][f]})
+		}
 	}
-	return w
+	return lay, w - max(0, left)
 }
 
-// compactWidth is the narrowest table that shows every live name whole beside the stage's name.
-func (p *runsPane) compactWidth() int {
-	ms := p.measure()
-	return 2 + ms.nameNeed + 2 + ms.width[colStage][formShort]
+// naturalWidth is the width at which the table has taken every step: every column, every live name and
+// every reason whole. The wide layout puts the runs pane beside Detail only where it gets this width.
+func (p *runsPane) naturalWidth() int {
+	_, used := p.grow(1 << 20)
+	return used
 }
 
 // renderTable draws the header and the visible rows into w×h cells.

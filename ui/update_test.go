@@ -37,7 +37,10 @@ func resumableRun() model.Run {
 }
 
 func TestRunsNavigationKeys(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 240, 40, sampleRuns(), Options{})
+	if m.layoutKind() != layoutWide {
+		t.Fatal("the runs are not beside Detail: the half-page steps below assume a pane of the body's height")
+	}
 	order := append([]string(nil), m.list.order...)
 	if len(order) != 4 || m.app.selected != order[0] {
 		t.Fatalf("initial selection %q of %v", m.app.selected, order)

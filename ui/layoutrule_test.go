@@ -1,0 +1,179 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+)
+
+// shownTable is what the runs table shows at one size, in the terms of the layout rule: each column's form
+// and width (0: not shown), the name's and the reason's widths.
+type shownTable struct {
+	width [colCount]int
+	long  [colCount]bool
+	name  int
+	why   int
+}
+
+func tableAt(m Model) shownTable {
+	lay := m.list.fit(max(1, m.list.w-borderCells))
+	var s shownTable
+	for _, c := range lay.cols {
+		s.width[c.id], s.long[c.id] = c.width, c.form == formLong
+	}
+	s.name, s.why = lay.nameW, lay.whyW
+	return s
+}
+
+// lessThan names what a shows that b does not ("" when b shows all of it).
+func (a shownTable) lessIn(b shownTable) string {
+	var lost []string
+	for id := range colCount {
+		if a.width[id] > 0 && b.width[id] == 0 {
+			lost = append(lost, colTitle[id])
+		}
+		if a.long[id] && !b.long[id] {
+			lost = append(lost, colTitle[id]+"'s long form")
+		}
+	}
+	if b.name < a.name {
+		lost = append(lost, fmt.Sprintf("NAME %d→%d cells", a.name, b.name))
+	}
+	if b.why < a.why {
+		lost = append(lost, fmt.Sprintf("WHY %d→%d cells", a.why, b.why))
+	}
+	return strings.Join(lost, ", ")
+}
+
+// TestTableGrowsWithWidth is the layout rule (issue 24 point 1): over every width from 60 to 240, a column
+// more never shows less in the runs table — no column, form, name cell or reason cell is lost — across the
+// change from the stacked to the side-by-side arrangement too (120 columns showed only NAME and STAGE where
+// 119 showed STATUS, LOCK, CHANGED and WHY). Sorting by last change shows CHANGED at every width, and a
+// filter that lists nothing leaves every pane its size.
+func TestTableGrowsWithWidth(t *testing.T) {
+	demo, now, env := loadDemoWorkspace(t)
+	sets := map[string]func() ([]model.Run, Options){
+		"fixtures": func() ([]model.Run, Options) {
+			return loadFixtures(t), Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog}
+		},
+		"demo": func() ([]model.Run, Options) { return demo, Options{Theme: "mono", Now: now, Env: env} },
+	}
+	for name, set := range sets {
+		t.Run(name, func(t *testing.T) {
+			runs, opts := set()
+			var prev shownTable
+			sawStacked, sawWide, sawAll := false, false, false
+			for w := 60; w <= 240; w++ {
+				m := newTestModel(t, w, 40, runs, opts)
+				s := tableAt(m)
+				if w > 60 {
+					if lost := prev.lessIn(s); lost != "" {
+						t.Errorf("%d columns show less than %d: %s", w, w-1, lost)
+					}
+				}
+				prev = s
+				switch m.layoutKind() {
+				case layoutStacked:
+					sawStacked = true
+				case layoutWide:
+					sawWide = true
+				}
+				if s.why > 0 && s.width[colLock] > 0 {
+					sawAll = true
+				}
+				hdr := strings.Split(stripped(m.list.View()), "\n")[1]
+				if s.width[colStatus] > 0 != strings.Contains(hdr, "STATUS") {
+					t.Errorf("w=%d: the layout and the drawn header disagree on STATUS: %q", w, hdr)
+				}
+
+				sorted := send(t, m, press("s"))
+				sorted = send(t, sorted, press("s"))
+				if sorted.list.sortBy != sortChanged {
+					t.Fatalf("two presses of s sort by %s", sorted.list.sortBy)
+				}
+				if hdr := strings.Split(stripped(sorted.list.View()), "\n")[1]; !strings.Contains(hdr, "CHANGED") {
+					t.Errorf("w=%d: sorted by last change, and CHANGED is not shown: %q", w, hdr)
+				}
+
+				before := m.paneRects()
+				f := send(t, m, press("/"))
+				for _, k := range "zzz-matches-nothing" {
+					f = send(t, f, press(string(k)))
+				}
+				f = send(t, f, press("enter"))
+				if len(f.list.order) != 0 {
+					t.Fatalf("the filter lists %d runs", len(f.list.order))
+				}
+				if after := f.paneRects(); after != before {
+					t.Errorf("w=%d: the panes change size with the filter: %v → %v", w, before, after)
+				}
+			}
+			if !sawStacked || !sawWide || !sawAll {
+				t.Errorf("the sweep saw stacked %v, side by side %v, every column %v: it does not cover the rule", sawStacked, sawWide, sawAll)
+			}
+		})
+	}
+}
+
+var _ = time.Second
+
+// TestDetailFirstLinePinned (issue 24 point 2): at every size from 60x24 to 220x60 and whichever pane has
+// focus, Detail's first inner line is its first line ("Needs you: … → press U" or "Nothing to do: …") and
+// the current stage is on screen below it; after scrolling Detail to its end, another run and back opens
+// the run at its top again.
+func TestDetailFirstLinePinned(t *testing.T) {
+	demo, now, env := loadDemoWorkspace(t)
+	for w := 60; w <= 220; w += 4 {
+		for _, h := range []int{24, 30, 40, 45, 60} {
+			m := newTestModel(t, w, h, demo, Options{Theme: "mono", Now: now, Env: env})
+			for _, focus := range []Pane{PaneRuns, PaneDetail, PaneTimeline} {
+				for m.app.focus != focus {
+					m = send(t, m, press("tab"))
+				}
+				pinnedFirst(t, m, fmt.Sprintf("%dx%d focus %s", w, h, focus), true)
+			}
+		}
+	}
+	m := newTestModel(t, 80, 24, demo, Options{Theme: "mono", Now: now, Env: env})
+	first := m.app.selected
+	m = send(t, m, press("tab"))
+	m = send(t, m, press("G"))
+	for range 30 {
+		m = send(t, m, press("j"))
+	}
+	if m.detail.top == 0 {
+		t.Fatal("G and j in Detail did not scroll it: the check below proves nothing")
+	}
+	pinnedFirst(t, m, "80x24 scrolled to the end", false)
+	m = send(t, m, press("tab"))
+	m = send(t, m, press("tab"))
+	m = send(t, m, press("j"))
+	m = send(t, m, press("k"))
+	if m.app.selected != first {
+		t.Fatalf("j k selected %s, not %s", m.app.selected, first)
+	}
+	m = send(t, m, press("tab"))
+	if m.detail.top != 0 {
+		t.Errorf("back on the run, Detail is still scrolled %d rows down", m.detail.top)
+	}
+	pinnedFirst(t, m, "80x24 back on the run", true)
+}
+
+// pinnedFirst checks Detail shows its first line first, and (current) the current stage's row.
+func pinnedFirst(t *testing.T, m Model, at string, current bool) {
+	t.Helper()
+	run, _ := m.app.selectedRun()
+	lines := strings.Split(stripped(m.detail.View()), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("%s: Detail is %d lines", at, len(lines))
+	}
+	if l := lines[1]; !strings.Contains(l, "Needs you: ") && !strings.Contains(l, "Nothing to do: ") {
+		t.Errorf("%s: Detail's first line is %q", at, l)
+	}
+	if current && run.CurrentStage != "" && !strings.Contains(strings.Join(lines, "\n"), "◀ current") {
+		t.Errorf("%s: the current stage is not on screen:\n%s", at, strings.Join(lines, "\n"))
+	}
+}
