@@ -115,7 +115,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		cfg.Poll = config.Duration(opts.Poll)
 	}
 	readOnly := opts.ReadOnly || cfg.ReadOnly
-	keys, err := ui.NewKeyMap(cfg.Keys, readOnly)
+	keys, err := ui.NewKeyMapAt(cfg.Keys, cfg.KeyLines, readOnly)
 	if err != nil {
 		where := "config"
 		if cfg.Path != "" {

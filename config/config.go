@@ -6,16 +6,19 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"runwatch/notify"
+	"runwatch/state/launch"
+	"runwatch/state/safefile"
 )
 
 // Config is the whole file. Unknown keys are an error, so a typo does not silently do nothing.
@@ -47,6 +50,8 @@ type Config struct {
 
 	// Path is the file this config came from, empty when none was read.
 	Path string `yaml:"-"`
+	// KeyLines is the line of each action under keys:, so a bad binding is reported where it is written.
+	KeyLines map[string]int `yaml:"-"`
 }
 
 // Notify is the `notify:` section. Each channel is auto (on where it makes sense), on or off.
@@ -173,20 +178,20 @@ func Load(path string) (Config, error) {
 			return cfg, nil
 		}
 	}
-	f, err := os.Open(path)
+	// A FIFO or device in the config's place must not hang a command or a TAB completion: safefile opens
+	// non-blocking and reads regular files only.
+	data, fi, err := safefile.Read(path, maxConfigBytes)
 	if err != nil {
 		if !explicit && errors.Is(err, os.ErrNotExist) {
 			return cfg, nil
 		}
+		if errors.Is(err, safefile.ErrTooLarge) {
+			return cfg, fmt.Errorf("config %s: larger than %d bytes; is this the right file?", path, maxConfigBytes)
+		}
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
-	}
-	if len(data) > maxConfigBytes {
-		return cfg, fmt.Errorf("config %s: larger than %d bytes; is this the right file?", path, maxConfigBytes)
+	if err := trusted(path, fi); err != nil {
+		return cfg, err
 	}
 	cfg.Path = path
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -200,7 +205,133 @@ func Load(path string) (Config, error) {
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) == nil {
+		cfg.KeyLines = keyLines(&doc)
+	}
+	if err := cfg.programsFound(&doc); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
 	return cfg, nil
+}
+
+// trusted refuses a config another user could have written, as ssh refuses such a ~/.ssh/config: the file
+// names commands runwatch runs (ssh.command, notify.command, resume_command). It must be owned by the user
+// (or root) and writable by nobody else, and so must its folder, unless that folder is sticky (/tmp): there
+// only a file's owner can replace it.
+func trusted(path string, fi fs.FileInfo) error {
+	me := os.Geteuid()
+	owner := func(fi fs.FileInfo) int {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return int(st.Uid)
+		}
+		return me
+	}
+	fix := "runwatch runs the commands a config names, so it reads only a file that no one else can write"
+	if uid := owner(fi); uid != me && uid != 0 {
+		return fmt.Errorf("config %s: owned by uid %d, not by you (uid %d); %s (chown it, or pass --config with your own)",
+			path, uid, me, fix)
+	}
+	if m := fi.Mode().Perm(); m&0o022 != 0 {
+		return fmt.Errorf("config %s: mode %04o lets group or others write it; %s (chmod go-w %s)", path, m, fix, path)
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("config %s: its folder: %w", path, err)
+	}
+	if di.Mode()&os.ModeSticky != 0 {
+		return nil
+	}
+	if uid := owner(di); uid != me && uid != 0 {
+		return fmt.Errorf("config %s: its folder %s is owned by uid %d, not by you (uid %d), who could replace the file; %s",
+			path, dir, uid, me, fix)
+	}
+	if m := di.Mode().Perm(); m&0o022 != 0 {
+		return fmt.Errorf("config %s: its folder %s has mode %04o, so group or others could replace the file; %s (chmod go-w %s)",
+			path, dir, m, fix, dir)
+	}
+	return nil
+}
+
+// programsFound refuses a command whose program is a relative path (./hook.sh, bin/x): it would be looked up
+// from whatever folder runwatch, or the resume command's run folder, happens to be in. A bare name is found
+// on PATH, an absolute path is itself; a program that is a template ({{.Dir}}/x) is the user's choice.
+func (c *Config) programsFound(doc *yaml.Node) error {
+	check := func(key, prog string) error {
+		if prog == "" || strings.Contains(prog, "{{") || !strings.Contains(prog, "/") || filepath.IsAbs(prog) {
+			return nil
+		}
+		where := ""
+		if line := lineOf(doc, strings.Split(key, ".")...); line > 0 {
+			where = fmt.Sprintf("line %d: ", line)
+		}
+		return fmt.Errorf("%s%s: the program %q is a relative path, which would be found from the folder runwatch "+
+			"(or the command) runs in; write it as an absolute path, or a name found on PATH", where, key, prog)
+	}
+	if c.Notify.Command != "" {
+		prog, _ := launch.Program(c.Notify.Command)
+		if err := check("notify.command", prog); err != nil {
+			return err
+		}
+	}
+	for _, kind := range []string{"jonggrang", "resumable"} {
+		if t := c.ResumeCommand[kind]; t != "" {
+			prog, _ := launch.Program(strings.TrimSpace(t))
+			if err := check("resume_command."+kind, prog); err != nil {
+				return err
+			}
+		}
+	}
+	if len(c.SSH.Command) > 0 {
+		return check("ssh.command", c.SSH.Command[0])
+	}
+	return nil
+}
+
+// lineOf is the line of the value at a path of mapping keys in doc, or 0.
+func lineOf(doc *yaml.Node, keys ...string) int {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			return 0
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return 0
+		}
+		n = next
+	}
+	return n.Line
+}
+
+// keyLines is the line of each action under keys:, for errors about a binding.
+func keyLines(doc *yaml.Node) map[string]int {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	out := map[string]int{}
+	if n.Kind != yaml.MappingNode {
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "keys" && n.Content[i+1].Kind == yaml.MappingNode {
+			m := n.Content[i+1]
+			for j := 0; j+1 < len(m.Content); j += 2 {
+				out[m.Content[j].Value] = m.Content[j].Line
+			}
+		}
+	}
+	return out
 }
 
 func (c *Config) validate() error {

@@ -52,6 +52,10 @@ func (c *confirmDialog) SetSize(w, h int) {
 	c.view.SetSize(max(10, c.w-4), max(1, h-8))
 }
 
+// confirmKeys are the keys the dialog answers itself (Update): apply, cancel, scroll. NewKeyMap refuses them
+// for a mutating action, whose key pressed twice would otherwise open the dialog and confirm it.
+var confirmKeys = []string{"y", "Y", "n", "N", "q", "enter", "esc", "ctrl+c", "j", "k", "up", "down", "pgup", "pgdown"}
+
 func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {

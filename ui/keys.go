@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -121,9 +122,16 @@ func defaultBindings() []Binding {
 }
 
 // NewKeyMap applies config overrides (action → keys) to the defaults. Unknown actions, a key bound to two
-// actions, and ctrl chords on mutating actions are errors: a config mistake must not silently change what a
-// key does. In read-only mode mutating actions are not bound at all, so no key can reach them.
+// actions, and ctrl chords or the confirmation dialog's keys on mutating actions are errors: a config
+// mistake must not silently change what a key does. In read-only mode mutating actions are not bound at all,
+// so no key can reach them.
 func NewKeyMap(overrides map[string][]string, readOnly bool) (KeyMap, error) {
+	return NewKeyMapAt(overrides, nil, readOnly)
+}
+
+// NewKeyMapAt is NewKeyMap with the config line of each action (config.KeyLines), which starts each error
+// about that action.
+func NewKeyMapAt(overrides map[string][]string, lines map[string]int, readOnly bool) (KeyMap, error) {
 	bs := defaultBindings()
 	known := map[string]int{}
 	for i, b := range bs {
@@ -135,23 +143,34 @@ func NewKeyMap(overrides map[string][]string, readOnly bool) (KeyMap, error) {
 	}
 	sort.Strings(names)
 	var errs []string
+	at := func(action string) string {
+		if lines[action] > 0 {
+			return fmt.Sprintf("line %d: ", lines[action])
+		}
+		return ""
+	}
 	for _, name := range names {
 		i, ok := known[name]
 		if !ok {
-			errs = append(errs, fmt.Sprintf("unknown action %q", name))
+			errs = append(errs, at(name)+fmt.Sprintf("unknown action %q", name))
 			continue
 		}
 		keys := overrides[name]
 		if len(keys) == 0 {
-			errs = append(errs, fmt.Sprintf("action %q: no keys given", name))
+			errs = append(errs, at(name)+fmt.Sprintf("action %q: no keys given", name))
 			continue
 		}
 		for _, k := range keys {
 			if strings.TrimSpace(k) == "" {
-				errs = append(errs, fmt.Sprintf("action %q: empty key", name))
+				errs = append(errs, at(name)+fmt.Sprintf("action %q: empty key", name))
 			}
 			if bs[i].Mutating && strings.Contains(k, "ctrl+") {
-				errs = append(errs, fmt.Sprintf("action %q changes run state, so it may not use a ctrl chord (%q)", name, k))
+				errs = append(errs, at(name)+fmt.Sprintf("action %q changes run state, so it may not use a ctrl chord (%q)", name, k))
+			}
+			if bs[i].Mutating && slices.Contains(confirmKeys, k) {
+				// pressing it twice would open the confirmation and answer it
+				errs = append(errs, at(name)+fmt.Sprintf("action %q changes run state, so it may not use %q, a key the confirmation "+
+					"dialog answers (%s)", name, k, strings.Join(confirmKeys, " ")))
 			}
 		}
 		bs[i].Keys = append([]string(nil), keys...)
@@ -162,7 +181,7 @@ func NewKeyMap(overrides map[string][]string, readOnly bool) (KeyMap, error) {
 	for _, b := range bs {
 		for _, k := range b.Keys {
 			if other, dup := owner[k]; dup && other != b.Action {
-				errs = append(errs, fmt.Sprintf("key %q is bound to both %q and %q", k, other, b.Action))
+				errs = append(errs, at(b.Action)+fmt.Sprintf("key %q is bound to both %q and %q", k, other, b.Action))
 				continue
 			}
 			owner[k] = b.Action

@@ -41,6 +41,8 @@ func TestKeyMapConflictsAreErrors(t *testing.T) {
 		{"unknown action", map[string][]string{"explode": {"x"}}, `unknown action "explode"`},
 		{"ctrl chord on mutating", map[string][]string{"unlock": {"ctrl+x"}}, "may not use a ctrl chord"},
 		{"empty key list", map[string][]string{"help": {}}, "no keys given"},
+		{"confirm key on mutating", map[string][]string{"copy": {"c"}, "unlock": {"y"}}, "a key the confirmation dialog answers"},
+		{"enter on mutating", map[string][]string{"open": {"o"}, "step": {"enter"}}, `may not use "enter"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -93,3 +93,13 @@ func splitWords(s string) ([]word, error) {
 	flush()
 	return words, nil
 }
+
+// Program is the first word of a command template as written (before any value is inserted), for a config
+// loader to judge where the program would be found.
+func Program(tmpl string) (string, error) {
+	words, err := splitWords(tmpl)
+	if err != nil || len(words) == 0 {
+		return "", err
+	}
+	return words[0].text, nil
+}

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A config names commands runwatch runs, so one that someone else could have written is refused, naming the
+// file and why, as ssh refuses such a ~/.ssh/config.
+func TestConfigWritableOrOwnedByOthersIsRefused(t *testing.T) {
+	const body = "notify:\n  command: /bin/true\n"
+	other := 65534
+	if os.Geteuid() == other {
+		other = 65533
+	}
+	for _, c := range []struct {
+		name  string
+		setup func(path string) error
+		want  []string
+	}{
+		{"group-writable", func(p string) error { return os.Chmod(p, 0o664) }, []string{"mode 0664", "chmod go-w"}},
+		{"world-writable", func(p string) error { return os.Chmod(p, 0o646) }, []string{"mode 0646"}},
+		{"owned by another user", func(p string) error { return os.Chown(p, other, other) },
+			[]string{"owned by uid " + itoa(other), "not by you"}},
+		{"folder writable by others", func(p string) error { return os.Chmod(filepath.Dir(p), 0o777) },
+			[]string{"its folder", "mode 0777"}},
+		{"folder owned by another user", func(p string) error { return os.Chown(filepath.Dir(p), other, other) },
+			[]string{"its folder", "owned by uid " + itoa(other)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeConfig(t, body)
+			if err := c.setup(path); err != nil {
+				if os.Geteuid() != 0 && strings.Contains(c.name, "owned") {
+					t.Skip("chown needs root")
+				}
+				t.Fatal(err)
+			}
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("loaded")
+			}
+			for _, w := range append(c.want, path) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	// the user's own file, and one in a sticky folder (only a file's owner can replace it there)
+	if _, err := Load(writeConfig(t, body)); err != nil {
+		t.Errorf("own config: %v", err)
+	}
+	sticky := t.TempDir()
+	if err := os.Chmod(sticky, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(sticky, "c.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p); err != nil {
+		t.Errorf("own config in a sticky folder: %v", err)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// A FIFO (or a device) where the config is expected is refused at once, explicit or default: it must not
+// hang a command or a TAB completion.
+func TestConfigFIFOIsRefusedWithoutBlocking(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "config.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe (FIFO))") || !strings.Contains(err.Error(), fifo) {
+			t.Errorf("FIFO config: %v", err)
+		}
+	case <-time.After(time.Minute): // bounds a hang; a pass takes microseconds
+		t.Fatal("Load blocked on a FIFO")
+	}
+	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "character device") {
+		t.Errorf("/dev/zero as config: %v", err)
+	}
+}
+
+// A relative program in a command the config names is refused with its line: it would be found from
+// whatever folder runwatch (or the resume command's run folder) is in.
+func TestRelativeProgramsAreRefused(t *testing.T) {
+	for body, want := range map[string]string{
+		"theme: auto\nnotify:\n  command: ./hook.sh {{.ID}}\n": "line 3: notify.command: the program \"./hook.sh\" is a relative path",
+		"resume_command:\n  jonggrang: 'bin/agent {{.ID}}'\n":  "line 2: resume_command.jonggrang: the program \"bin/agent\"",
+		"ssh:\n  command: [../ssh, -F, x]\n":                   "line 2: ssh.command: the program \"../ssh\"",
+	} {
+		_, err := Load(writeConfig(t, body))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+	for _, ok := range []string{"notify:\n  command: notify-send {{.ID}}\n", "notify:\n  command: /usr/bin/env x\n",
+		"resume_command:\n  resumable: '{{.Dir}}/resume.sh'\n", "ssh:\n  command: [ssh, -F, ./fleet]\n"} {
+		if _, err := Load(writeConfig(t, ok)); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
+func TestKeyLines(t *testing.T) {
+	cfg, err := Load(writeConfig(t, "theme: auto\nkeys:\n  copy: [c]\n  unlock: [y]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.KeyLines["copy"] != 3 || cfg.KeyLines["unlock"] != 4 {
+		t.Errorf("key lines %v", cfg.KeyLines)
+	}
+}
