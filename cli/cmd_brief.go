@@ -51,6 +51,9 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	if err != nil {
 		return usageError(stderr, "brief", "%v", err)
 	}
+	if cfg.ReadOnly {
+		brief.ReadOnlyCache()
+	}
 	loc, err := resolveRun(target, cfg)
 	if err != nil {
 		// Not found, ambiguous (the candidates are listed) or unreadable: in every case there is no one run.

@@ -17,6 +17,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state/action"
+	"runwatch/state/brief"
 	"runwatch/ui"
 	"runwatch/watch"
 )
@@ -70,6 +71,9 @@ func defineDashboard(fs *flagSet) runFunc {
 	var nf notifyFlags
 	nf.register(fs.FlagSet)
 	return func(paths []string, stdout, stderr io.Writer) int {
+		if err := watch.CheckPoll(*poll); err != nil {
+			return usageError(stderr, defaultCommand, "--%v", err)
+		}
 		return openDashboard(paths, dashboardOptions{
 			ConfigPath: common.configPath, ReadOnly: *readOnly, Poll: *poll, StaleAfter: common.staleAfter,
 			MaxDepth: common.maxDepth, DebugPath: *debug, Notify: &nf,
@@ -115,6 +119,9 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		cfg.Poll = config.Duration(opts.Poll)
 	}
 	readOnly := opts.ReadOnly || cfg.ReadOnly
+	if readOnly {
+		brief.ReadOnlyCache()
+	}
 	keys, err := ui.NewKeyMapAt(cfg.Keys, cfg.KeyLines, readOnly)
 	if err != nil {
 		where := "config"

@@ -103,6 +103,9 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	if *poll == 0 {
 		*poll = cfg.Poll.D()
 	}
+	if err := watch.CheckPoll(*poll); err != nil {
+		return usageError(stderr, "events", "--%v", err)
+	}
 	local, roots, err := splitRoots(paths, cfg)
 	if err != nil {
 		return usageError(stderr, "events", "%v", err)

@@ -120,6 +120,9 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)
 	}
+	if err := watch.CheckPoll(*poll); err != nil {
+		return usageError(stderr, "notify", "--%v", err)
+	}
 	settings, err := nf.settings(cfg)
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)

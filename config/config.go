@@ -19,6 +19,7 @@ import (
 	"runwatch/notify"
 	"runwatch/state/launch"
 	"runwatch/state/safefile"
+	"runwatch/watch"
 )
 
 // Config is the whole file. Unknown keys are an error, so a typo does not silently do nothing.
@@ -353,6 +354,9 @@ func (c *Config) validate() error {
 		if err := notify.CheckHook(c.Notify.Command); err != nil {
 			return err
 		}
+	}
+	if err := watch.CheckPoll(c.Poll.D()); err != nil {
+		return err
 	}
 	if c.MaxDepth < 0 {
 		return fmt.Errorf("max_depth %d is negative", c.MaxDepth)

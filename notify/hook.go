@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"runwatch/model"
@@ -103,6 +104,10 @@ func (h Hook) Run(ctx context.Context, n Notification) error {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out limitedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	// The hook runs in a process group of its own, and the timeout kills the whole group: a hook that is a
+	// shell script leaves its children (a sleep, a curl) running past it otherwise.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// A hook that leaves a child holding its output open must not keep us waiting past the timeout.
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()

@@ -112,6 +112,9 @@ const (
 	livenessInterval = 2 * time.Second
 	// DefaultPoll is the interval for directories inotify cannot watch (limit reached, network filesystem).
 	DefaultPoll = 2 * time.Second
+	// MinPoll is the shortest polling interval accepted (CheckPoll): each round stats every folder and file
+	// watched, so `--poll 1ns` would keep a core busy doing nothing else.
+	MinPoll = 100 * time.Millisecond
 	// newLogFromStart: a run.log that appears while watching is reported from its first line when it is at
 	// most this big when first seen; a bigger one from its end (read its tail with runlog.ReadTail).
 	newLogFromStart = 256 << 10
@@ -170,6 +173,20 @@ type Watcher struct {
 type logTail struct {
 	f      *runlog.Follower
 	owners []string
+}
+
+// CheckPoll refuses a polling interval below MinPoll (0 means inotify) or a negative one, with a message
+// for the person who typed it. The flags and the config file are checked with it; New takes any interval,
+// so tests can poll fast.
+func CheckPoll(d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("poll %s is negative", d)
+	case d > 0 && d < MinPoll:
+		return fmt.Errorf("poll %s is below the floor of %s (each round stats every watched file, so faster would keep a core busy); "+
+			"use 0 for inotify, or %s or more", d, MinPoll, MinPoll)
+	}
+	return nil
 }
 
 // New scans the paths, reads every run once (see Snapshot) and starts watching.

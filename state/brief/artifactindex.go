@@ -292,7 +292,13 @@ type indexStore struct {
 	mem map[string]*artifactIndex
 	// dir returns the cache folder ("" for none); tests point it elsewhere.
 	dir func() string
+	// readOnly keeps the cache folder as it is: indexes found there are used, none is written.
+	readOnly atomic.Bool
 }
+
+// ReadOnlyCache makes this process write nothing in the cache folder (read-only mode writes nothing
+// anywhere): a brief still uses an index an earlier run left there, and keeps new ones in memory.
+func ReadOnlyCache() { indexes.readOnly.Store(true) }
 
 var indexes = &indexStore{mem: map[string]*artifactIndex{}, dir: defaultIndexDir}
 
@@ -346,7 +352,7 @@ func (s *indexStore) put(x *artifactIndex, from *artifactIndex) {
 	s.mem[x.Path] = x
 	s.mu.Unlock()
 	dir := s.dir()
-	if dir == "" || x.State.Offset < persistMinOffset || (x.persisted > 0 && x.State.Offset-x.persisted < persistEvery) {
+	if dir == "" || s.readOnly.Load() || x.State.Offset < persistMinOffset || (x.persisted > 0 && x.State.Offset-x.persisted < persistEvery) {
 		return
 	}
 	data, err := json.Marshal(x)
