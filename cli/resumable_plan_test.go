@@ -104,3 +104,27 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 		t.Errorf("run.log:\n%s", log)
 	}
 }
+
+// Issue 27 point 2: the brief of the mining run paused in anchor names the one open item, and what it needs
+// in the plan's words; without the plan here it says no run file says.
+func TestC1BriefNamesOpenItems(t *testing.T) {
+	reports, cfg := c1Tree(t, "")
+	dir := filepath.Join(reports, c1Planned)
+	b := c1Brief(t, cfg, dir)
+	items := b.Resumable.OpenItems
+	if len(items) != 1 || items[0].Key != "CB_ANCHOR_COUNTS_MATCH" || items[0].Stage != "anchor" || len(items[0].Needs) != 0 {
+		t.Fatalf("without the plan: %+v", items)
+	}
+	plan := c1WithPlan(t, reports)
+	b = c1Brief(t, cfg, dir)
+	items = b.Resumable.OpenItems
+	if len(items) != 1 || len(items[0].Needs) != 1 || items[0].Needs[0].File != plan || items[0].Needs[0].Line != 39 ||
+		items[0].Needs[0].Text != "`CB_ANCHOR_COUNTS_MATCH`: the anchor link count equals the unit link count." {
+		t.Fatalf("with the plan: %+v", items)
+	}
+	code, out, errOut := runCmd("brief", "--config", cfg, dir)
+	if code != 0 || !containsAll(out, []string{"1 of its 2 checklist items is ticked; open: CB_ANCHOR_COUNTS_MATCH",
+		"stage `anchor`: `CB_ANCHOR_COUNTS_MATCH`", "the plan " + c1PlanFile + ", line 39: “`CB_ANCHOR_COUNTS_MATCH`: the anchor link count equals the unit link count.”"}) {
+		t.Errorf("brief: exit %d, stderr %s\n%s", code, errOut, out)
+	}
+}

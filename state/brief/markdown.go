@@ -377,6 +377,8 @@ func writeResumable(w *mdWriter, b Brief) {
 		}
 	}
 
+	writeOpenItems(w, r.OpenItems)
+
 	w.section("Git checks")
 	if r.Git.RepoRoot != "" {
 		w.line("REPO_ROOT " + code(r.Git.RepoRoot) + " (local checks only; the remote is never contacted).")
@@ -444,4 +446,22 @@ func writeFlags(w *mdWriter, title string, flags []model.Flag) {
 		parts = append(parts, oneLine(f.Name)+"="+v)
 	}
 	w.bullet(title + ": " + strings.Join(parts, ", "))
+}
+
+func writeOpenItems(w *mdWriter, items []OpenItem) {
+	if len(items) == 0 {
+		return
+	}
+	w.section("Open checklist items")
+	for _, it := range items {
+		line := code(it.Key) + " = " + code(it.Value) + " (stage " + code(it.Stage) + ")"
+		if len(it.Needs) == 0 {
+			w.bullet(line + ": no run file says what it needs.")
+			continue
+		}
+		w.bullet(line + ":")
+		for _, n := range it.Needs {
+			w.line("  - " + noteWhere(n) + ": " + quoted(n.Text))
+		}
+	}
 }

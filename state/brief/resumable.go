@@ -18,16 +18,19 @@ type ResumableBrief struct {
 	// marked done while its checklist says otherwise. Nil when every stage is safely done.
 	EarliestIncomplete *StageRef `json:"earliest_incomplete"`
 	// Contradictions name stages whose done flag the checklist contradicts.
-	Contradictions []string       `json:"contradictions,omitempty"`
-	ResumeHint     string         `json:"last_resume_hint,omitempty"`
-	ResumeTarget   string         `json:"resume_target_stage,omitempty"`
-	Window         Window         `json:"window"`
-	Finalization   []model.Flag   `json:"finalization"`
-	Push           []model.Flag   `json:"push"`
-	LockFile       string         `json:"lock_file"`
-	LockState      string         `json:"lock_state"`
-	Git            GitReport      `json:"git"`
-	Artifacts      ArtifactReport `json:"artifacts"`
+	Contradictions []string `json:"contradictions,omitempty"`
+	// OpenItems are the checklist items still open in the restart stage and in the stages Contradictions
+	// names, each with what the run's files say it needs.
+	OpenItems    []OpenItem     `json:"open_items,omitempty"`
+	ResumeHint   string         `json:"last_resume_hint,omitempty"`
+	ResumeTarget string         `json:"resume_target_stage,omitempty"`
+	Window       Window         `json:"window"`
+	Finalization []model.Flag   `json:"finalization"`
+	Push         []model.Flag   `json:"push"`
+	LockFile     string         `json:"lock_file"`
+	LockState    string         `json:"lock_state"`
+	Git          GitReport      `json:"git"`
+	Artifacts    ArtifactReport `json:"artifacts"`
 }
 
 // Window is the resume window of formats.md B.8. Code is "A".."D", or "" when nothing is left to resume.
@@ -107,6 +110,8 @@ func buildResumable(b *Brief, run model.Run, opts Options) {
 		rb.EarliestIncomplete = &ref
 		b.Restart = &ref
 	}
+
+	rb.OpenItems = openItems(run, d, restartIdx, rb.Contradictions)
 
 	repo, _ := d.Value("REPO_ROOT")
 	last, _ := d.Value("LAST_COMMITTED_SHA")
@@ -327,7 +332,17 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 		}
 	}
 	if ticked > 0 {
-		ev = append(ev, fmt.Sprintf("%d of its %d checklist items %s ticked", ticked, len(s.Checklist), plural(ticked, "is", "are")))
+		e := fmt.Sprintf("%d of its %d checklist items %s ticked", ticked, len(s.Checklist), plural(ticked, "is", "are"))
+		var open []string
+		for _, c := range s.Checklist {
+			if !c.Done {
+				open = append(open, c.Key)
+			}
+		}
+		if len(open) > 0 {
+			e += "; open: " + strings.Join(open, ", ")
+		}
+		ev = append(ev, e)
 	}
 	for _, c := range rb.Git.Checks {
 		if c.Name == CheckWorktreeClean && c.Result == resultFailed {
@@ -401,6 +416,9 @@ func resumableSteps(b *Brief, rb *ResumableBrief, run model.Run) []string {
 				steps = append(steps, hint.name+" is "+quoted(hint.value)+", which disagrees with the earliest incomplete "+
 					"stage "+r.label()+"; trust the flags and checklist, and update the hint.")
 			}
+		}
+		if step := openItemsStep(rb.OpenItems); step != "" {
+			steps = append(steps, step)
 		}
 		if rest := remainingAfter(run, r.Key); len(rest) > 0 {
 			steps = append(steps, "Then continue with "+compactLabels(rest)+", one stage per invocation when MAX_STAGES=1.")
@@ -480,4 +498,25 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// openItemsStep names, per stage, the checklist items still to make true, pointing at what the files say
+// they need.
+func openItemsStep(items []OpenItem) string {
+	if len(items) == 0 {
+		return ""
+	}
+	var parts []string
+	for i := 0; i < len(items); {
+		j := i
+		var keys []string
+		for j < len(items) && items[j].Stage == items[i].Stage {
+			keys = append(keys, code(items[j].Key))
+			j++
+		}
+		parts = append(parts, "stage "+code(items[i].Stage)+": "+joinAnd(keys))
+		i = j
+	}
+	return "Checklist items still open, each to make true and then tick (what each needs, where the run's files " +
+		"say, is under Open checklist items): " + strings.Join(parts, "; ") + "."
 }

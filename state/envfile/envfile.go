@@ -309,3 +309,44 @@ func (f *File) Bytes() []byte {
 	}
 	return b.Bytes()
 }
+
+// Comment is a "# …" note a person left beside an entry. Line is 1-based.
+type Comment struct {
+	Line int
+	Text string
+}
+
+// Comments returns the notes beside key's effective (last) line: the comment lines directly above it, with
+// no blank line between, then a "# …" after its quoted value. The writers drop comments when they save, so
+// these survive only in files a person kept by hand; an unquoted value's "# …" is part of the value, as the
+// upstream readers read it, and is not a comment.
+func (f *File) Comments(key string) []Comment {
+	i := f.lastIndex(key)
+	if i < 0 {
+		return nil
+	}
+	start := i
+	for start > 0 && f.lines[start-1].kind == kindComment {
+		start--
+	}
+	var out []Comment
+	for j := start; j < i; j++ {
+		if t := commentText(f.lines[j].text); t != "" {
+			out = append(out, Comment{Line: j + 1, Text: t})
+		}
+	}
+	if ln := f.lines[i]; ln.style != styleBare {
+		if t := commentText(ln.text[ln.valEnd:]); t != "" {
+			out = append(out, Comment{Line: i + 1, Text: t})
+		}
+	}
+	return out
+}
+
+func commentText(s string) string {
+	t := strings.TrimLeft(s, blanks)
+	if !strings.HasPrefix(t, "#") {
+		return ""
+	}
+	return strings.Trim(strings.TrimLeft(t, "#"), blanks)
+}

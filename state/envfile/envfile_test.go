@@ -285,3 +285,22 @@ func TestTemplatesParseAndEditInPlace(t *testing.T) {
 		t.Errorf("checklist template after adding a key:\n%s", got)
 	}
 }
+
+func TestComments(t *testing.T) {
+	f, err := Parse([]byte("# checklist kept by hand\n\n# coverage for each required part,\n# in verify-summary.json\n" +
+		"CB_VERIFY_COVERAGE_REPORT=\"0\" # see the plan, section 4\nCB_VERIFY_SCHEMA_VALID=0 # part of the value\n" +
+		"CB_A='1'\n#\nCB_B=\"0\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.Comments("CB_VERIFY_COVERAGE_REPORT")
+	want := []Comment{{3, "coverage for each required part,"}, {4, "in verify-summary.json"}, {5, "see the plan, section 4"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v", got)
+	}
+	for _, key := range []string{"CB_VERIFY_SCHEMA_VALID", "CB_A", "CB_B", "CB_NONE"} {
+		if c := f.Comments(key); len(c) != 0 {
+			t.Errorf("%s: %+v", key, c)
+		}
+	}
+}
