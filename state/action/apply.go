@@ -295,7 +295,11 @@ func (p *Plan) journal(jp string, e journal.Entry, logged bool) error {
 	for i := range e.Files {
 		e.Files[i].Temp, e.Files[i].Claim = "", ""
 	}
-	if err := journal.Append(jp, e); err != nil {
+	repaired, err := journal.Append(jp, e)
+	if repaired != "" {
+		p.Recovered = append(p.Recovered, repaired)
+	}
+	if err != nil {
 		return &JournalError{Err: err}
 	}
 	journal.RemoveIntent(jp, e.ID)
@@ -332,9 +336,19 @@ func (p *Plan) recoverPending(jp string) {
 			continue
 		}
 		logged := in.Planned == "" || p.logHas(in.LogPath, in.LogOffset, in.ID)
+		// A torn line beginning its entry says the action reached its journal append, which comes after
+		// every change: a file found as it was before was put back since (or, removed, put there again).
+		reached, _ := journal.BeganAppend(jp, in.ID)
 		applied, notApplied, unknown := 0, 0, []string{}
 		for _, f := range in.Files {
-			switch p.recoverFile(f, logged, in.Planned != "") {
+			outcome := p.recoverFile(f, logged, in.Planned != "")
+			if reached && outcome == "not-applied" {
+				outcome = "unknown"
+				if !f.NewExists {
+					outcome = "applied"
+				}
+			}
+			switch outcome {
 			case "applied":
 				applied++
 			case "not-applied":
@@ -355,6 +369,9 @@ func (p *Plan) recoverPending(jp string) {
 		default:
 			e.Recovered = "a crash interrupted it after its change; finished by " + p.ID
 		}
+		if reached {
+			e.Recovered += "; its first journal append was cut short by the crash (that torn line is kept and skipped)"
+		}
 		if applied > 0 && !logged {
 			line := strings.TrimSuffix(in.Planned, "\n") + " " + kv("recovered_by", p.ID) + "\n"
 			if err := p.root.Append(in.LogPath, []byte(line), !p.opts.Force); err == nil {
@@ -369,7 +386,11 @@ func (p *Plan) recoverPending(jp string) {
 		for i := range e.Files {
 			e.Files[i].Temp, e.Files[i].Claim = "", ""
 		}
-		if err := journal.Append(jp, e); err != nil {
+		repaired, err := journal.Append(jp, e)
+		if repaired != "" {
+			p.Recovered = append(p.Recovered, repaired)
+		}
+		if err != nil {
 			p.Recovered = append(p.Recovered, fmt.Sprintf("%s %s: %s; but the journal could not be written: %v", in.Action, in.ID, e.Recovered, err))
 			continue
 		}

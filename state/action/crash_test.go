@@ -2,6 +2,7 @@ package action
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -26,6 +27,10 @@ import (
 
 // The crash harness: `go test ./state/action -run TestCrashConsistency -crash.kills=1400 -v`.
 var crashKills = flag.Int("crash.kills", 150, "how many times TestCrashConsistency SIGKILLs the acting child")
+
+// crashTear: one journal append in this many is torn by the child itself: it writes a random part of the
+// line and SIGKILLs itself there, at the journal append (0: never).
+var crashTear = flag.Int("crash.tear", 6, "one journal append in N is torn by a SIGKILL in the middle of its write")
 
 const crashChildEnv = "RUNWATCH_ACTION_CRASH_CHILD"
 
@@ -60,6 +65,25 @@ func TestCrashChild(t *testing.T) {
 	o := Options{User: "crash", JournalPath: filepath.Join(root, "journal.jsonl")}
 	out := bufio.NewWriter(os.Stdout)
 	start, _ := strconv.Atoi(os.Getenv(crashChildEnv + "_START"))
+	if tear, _ := strconv.Atoi(os.Getenv(crashChildEnv + "_TEAR")); tear > 0 {
+		rng := rand.New(rand.NewPCG(uint64(start), uint64(os.Getpid())))
+		journal.AppendHook = func(f *os.File, line []byte) {
+			if rng.IntN(tear) != 0 {
+				return
+			}
+			// The kill at the append: part of the line reaches the file, never its newline.
+			var e journal.Entry
+			if err := json.Unmarshal(line, &e); err != nil {
+				panic(err)
+			}
+			cut := 1 + rng.IntN(len(line)-1)
+			fmt.Fprintln(out, "tear", e.ID, atomicfile.Hash(bytes.TrimPrefix(line[:cut], []byte("\n"))))
+			out.Flush()
+			f.Write(line[:cut])
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+	}
 	for i := start; ; i++ {
 		o.Env = realEnv()
 		var p *Plan
@@ -148,6 +172,8 @@ func checklistValue(t testing.TB, path string) string {
 type crashCounts struct {
 	kills, applied, refused, warned int
 	torn                            int // a state file holding bytes that were never whole (neither old nor new)
+	appendKills, tornLines          int // children killed in the middle of a journal append, and the torn lines they left
+	reused                          int // a journal line that is neither a whole entry nor exactly a torn append's part (e.g. an entry glued to one)
 	lost                            int // an action reported applied that the journal does not know, or a journaled change rolled back unrecorded
 	unaudited                       int // a change on disk without its journal entry, or a journaled resumable change without its run.log line
 	leftovers                       int // temp or quarantine files, pending intents, runwatch's own locks, after recovery
@@ -184,6 +210,7 @@ func TestCrashConsistency(t *testing.T) {
 	}
 	var n crashCounts
 	appliedIDs := map[string]bool{}
+	tornIDs, tornParts := map[string]bool{}, map[string]bool{}
 	refusals := map[string]int{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	dead := deadPID(t)
@@ -192,16 +219,18 @@ func TestCrashConsistency(t *testing.T) {
 		// unparsable agent locks. The child clears them with unlock.
 		if rng.IntN(4) == 0 {
 			if _, err := os.Lstat(c.lock); os.IsNotExist(err) {
-				mustWrite(t, c.lock, `{"acquired_at_utc": "2026-11-30T00:00:00Z", "host": "testhost", "pid": `+dead+`, "run_id": "20260215T014733Z", "user": "agent"}`+"\n")
+				// each planted lock is new bytes, as a new lock is, so a recovery can tell it from the one removed
+				mustWrite(t, c.lock, fmt.Sprintf(`{"acquired_at_utc": "2026-11-30T00:%02d:%02d Z", "host": "testhost", "pid": `+dead+`, "run_id": "20260215T014733Z", "user": "agent"}`+"\n", n.kills/60%60, n.kills%60))
 			}
 		}
 		if rng.IntN(4) == 0 {
-			mustWrite(t, filepath.Join(c.locks, "reviewer-old.lock"), "{\n  \"agent_id\": \"reviewer-old\",\n  \"files\": [],\n  \"acquired_at\": \"2026-11-29T23:00:00.000Z\"\n}")
-			mustWrite(t, filepath.Join(c.locks, "broken.lock"), "not json")
+			mustWrite(t, filepath.Join(c.locks, "reviewer-old.lock"), fmt.Sprintf("{\n  \"agent_id\": \"reviewer-old\",\n  \"files\": [],\n  \"acquired_at\": \"2026-11-29T23:%02d:%02d.000Z\"\n}", n.kills/60%60, n.kills%60))
+			mustWrite(t, filepath.Join(c.locks, "broken.lock"), fmt.Sprintf("not json %d", n.kills))
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
 		// Each child starts at a random action, so the kills land in every kind of action alike.
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+root, crashChildEnv+"_START="+strconv.Itoa(rng.IntN(36)))
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+root, crashChildEnv+"_START="+strconv.Itoa(rng.IntN(36)),
+			crashChildEnv+"_TEAR="+strconv.Itoa(*crashTear))
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -226,6 +255,10 @@ func TestCrashConsistency(t *testing.T) {
 				switch fields[0] {
 				case "will":
 					announced = append(announced, fields[1])
+				case "tear":
+					n.appendKills++
+					tornIDs[fields[1]] = true
+					tornParts[fields[2]] = true
 				case "applied", "warned":
 					appliedIDs[fields[1]] = true
 					if fields[0] == "applied" {
@@ -247,16 +280,18 @@ func TestCrashConsistency(t *testing.T) {
 				}
 			}
 		}()
-		// Wait until the child is in its loop, then kill it a random moment later: mostly mid-action.
+		// Wait until the child is in its loop, then kill it a random moment later: mostly mid-action. A child
+		// that killed itself at a journal append is done already.
 		select {
 		case <-first:
+			time.Sleep(time.Duration(rng.IntN(6000)) * time.Microsecond)
+		case <-drained:
 		case <-time.After(30 * time.Second):
 			cmd.Process.Kill()
 			<-drained
 			cmd.Wait()
 			t.Fatal("child never finished an action")
 		}
-		time.Sleep(time.Duration(rng.IntN(6000)) * time.Microsecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-drained
 		cmd.Wait()
@@ -300,9 +335,21 @@ func TestCrashConsistency(t *testing.T) {
 		}
 		n.recoveredNotes += len(notes)
 	}
-	entries, bad, err := journal.Read(o.JournalPath)
-	if err != nil || len(bad) > 0 {
-		t.Fatalf("journal: %v, %d bad lines", err, len(bad))
+	entries, _, err := journal.Read(o.JournalPath)
+	if err != nil {
+		t.Fatalf("journal: %v", err)
+	}
+	// Every line is a whole entry, or exactly the part of one that a torn append wrote, alone on its line.
+	for i, line := range bytes.Split(bytes.TrimSuffix([]byte(mustRead(t, o.JournalPath)), []byte("\n")), []byte("\n")) {
+		var e journal.Entry
+		switch {
+		case json.Unmarshal(line, &e) == nil && e.ID != "":
+		case tornParts[atomicfile.Hash(line)]:
+			n.tornLines++
+		default:
+			n.reused++
+			t.Errorf("journal line %d is neither a whole entry nor a torn append alone: %.200q", i+1, line)
+		}
 	}
 	journaled := map[string]bool{}
 	for _, e := range entries {
@@ -312,6 +359,12 @@ func TestCrashConsistency(t *testing.T) {
 		if !journaled[id] {
 			n.lost++
 			t.Errorf("action %s was reported applied but is not in the journal", id)
+		}
+	}
+	for id := range tornIDs {
+		if !journaled[id] {
+			n.lost++
+			t.Errorf("action %s, whose journal append was torn, is not in the journal whole after recovery", id)
 		}
 	}
 	// Each state file's history must be the journal's chain: old hash of each entry = new hash of the one
@@ -384,6 +437,7 @@ func TestCrashConsistency(t *testing.T) {
 		t.Errorf("runwatch's own lock is still held after recovery: %s", held)
 	}
 	summary, _ := json.Marshal(map[string]int{"kills": n.kills, "applied": n.applied, "refused": n.refused, "warned": n.warned,
+		"kills_at_journal_append": n.appendKills, "torn_journal_lines": n.tornLines, "unparseable_lines_reused": n.reused,
 		"torn": n.torn, "lost_updates": n.lost, "unaudited": n.unaudited, "leftovers": n.leftovers,
 		"lock_takeovers": n.lockTakeovers, "recovery_notes": n.recoveredNotes, "journal_entries": len(entries)})
 	t.Logf("crash harness: %s", summary)

@@ -464,3 +464,52 @@ func TestTornManifestNeverPlanned(t *testing.T) {
 		}
 	})
 }
+
+// Undo of an unlock takes over runwatch's own dead lock like every other action: the lock the unlock
+// removed came back as the lock of a runwatch killed mid-action; the undo puts the removed lock back in its
+// place, says so in the preview and the audit line, and a foreign lock there is still refused.
+func TestUndoOfUnlockTakesOverOwnDeadLock(t *testing.T) {
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	lock := filepath.Join(filepath.Dir(sp), "run.lock")
+	stale := `{"acquired_at_utc": "2026-11-30T00:00:00Z", "host": "testhost", "pid": ` + deadPID(t) + `, "run_id": "20260215T014733Z", "user": "agent"}` + "\n"
+	own := `{"acquired_at_utc": "2026-11-30T01:00:00Z", "host": "testhost", "pid": ` + deadPID(t) + `, "run_id": "20260215T014733Z", "tool": "runwatch", "user": "tester"}` + "\n"
+	mustWrite(t, lock, stale)
+	o := opts(t, fixedEnv())
+	p, err := PlanUnlock(load(t, sp, o.Env), "", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, lock, own)
+	p, err = PlanUndo(load(t, sp, o.Env), o)
+	if err != nil {
+		t.Fatalf("undo of the unlock refused by runwatch's own dead lock: %v", err)
+	}
+	if !strings.Contains(p.Preview(), "the undo takes it over") {
+		t.Errorf("the preview does not announce the takeover:\n%s", p.Preview())
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, lock); got != stale {
+		t.Fatalf("lock after the undo:\n%s\nwant the lock the unlock removed:\n%s", got, stale)
+	}
+	if log := mustRead(t, filepath.Join(filepath.Dir(sp), "run.log")); !strings.Contains(log, "runwatch_undo action=unlock") ||
+		!strings.Contains(log, "stale_lock_replaced=1") || !strings.Contains(log, "is no longer running") {
+		t.Errorf("the undo's audit line does not record the takeover:\n%s", log)
+	}
+	// a lock that is not runwatch's own is someone's: the undo is refused
+	p, err = PlanUnlock(load(t, sp, o.Env), "", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, lock, strings.Replace(own, `"tool": "runwatch", `, "", 1))
+	p, err = PlanUndo(load(t, sp, o.Env), o)
+	refused(t, p, err, "exists again")
+}

@@ -19,9 +19,13 @@ func planUndo(p *Plan, run model.Run) error {
 			return err
 		}
 	}
-	e, err := journal.FindUndoable(path, run.StatePath)
+	e, torn, err := journal.FindUndoable(path, run.StatePath)
 	if err != nil {
 		return err
+	}
+	if torn > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the journal %s has %d line(s) a crash cut short among the newest it read; "+
+			"they are skipped (an action they began is journaled whole once recovered)", path, torn))
 	}
 	if e == nil {
 		return refusef("the journal %s has no action on %s to undo", path, run.ID)
@@ -30,6 +34,7 @@ func planUndo(p *Plan, run model.Run) error {
 	if len(e.Files) == 0 {
 		return refusef("the last action on %s (%s at %s) changed no file", run.ID, e.Action, e.When.Format("2006-01-02 15:04:05Z07:00"))
 	}
+	var tookOver []string // audit fields of runwatch's own dead lock replaced by the undo of an unlock
 	for _, f := range e.Files {
 		real, err := atomicfile.Resolve(p.Root, f.Path)
 		if err != nil {
@@ -49,7 +54,17 @@ func planUndo(p *Plan, run model.Run) error {
 			return refusef("cannot undo %s: %s has moved on since (it no longer holds what %s wrote at %s)",
 				e.Action, f.Path, e.Action, e.When.Format("15:04:05"))
 		case !f.NewExists && snap.Exists:
-			return refusef("cannot undo %s: %s exists again", e.Action, f.Path)
+			// The lock an unlock removed has come back as runwatch's own lock of a runwatch that was killed:
+			// taken over, as every other action takes it over, by putting the removed lock back in its place.
+			why, dead := "", false
+			if e.Action == ActUnlock && f.OldExists {
+				why, dead = p.ownDeadLock(data)
+			}
+			if !dead {
+				return refusef("cannot undo %s: %s exists again", e.Action, f.Path)
+			}
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s is %s: the undo takes it over, putting back the lock the unlock removed", f.Path, why))
+			tookOver = append(tookOver, "stale_lock_replaced=1", kv("payload", oneLine(string(data), 4096)), kv("why", why))
 		}
 		fc := FileChange{Path: real, Snap: snap, Old: data}
 		if f.OldExists {
@@ -78,8 +93,8 @@ func planUndo(p *Plan, run model.Run) error {
 		} else {
 			p.LogPath = logPathOf(run)
 		}
-		return p.setLog(p.LogPath, "runwatch_undo", kv("action", e.Action), kv("undoes", e.ID),
-			kv("files", strings.Join(baseNames(e.Files), ",")))
+		return p.setLog(p.LogPath, "runwatch_undo", append([]string{kv("action", e.Action), kv("undoes", e.ID),
+			kv("files", strings.Join(baseNames(e.Files), ","))}, tookOver...)...)
 	}
 	return refuseIfRunning(run)
 }

@@ -1,9 +1,13 @@
 // Package journal records every applied action in $XDG_STATE_HOME/runwatch/journal.jsonl: who, when, which
 // files, their old and new hashes, and the old bytes. It is the audit trail across runs and what undo uses.
 //
-// One JSON object per line, appended with O_APPEND in a single write, so concurrent runwatch processes
-// interleave whole lines. A line that does not parse (a crash mid-append) is reported and skipped, never
-// allowed to hide the entries around it.
+// One JSON object per line, appended with O_APPEND in a single write under an exclusive flock, so concurrent
+// runwatch processes never interleave. A SIGKILL during the write can still leave the start of a line
+// without its end (the kernel writes a large line page by page): the next append, seeing the journal not
+// end in a newline, starts on a fresh line and says so, so the torn line is kept as it is, alone on its line,
+// and never glued to the entry after it. Readers take only whole lines that parse as an entry: a torn line
+// is reported and skipped, never allowed to hide the entries around it, and an id inside it is never taken
+// for a recorded entry (its intent is still pending, and recovery journals it whole).
 //
 // The journal is a write-ahead log: before an action changes the first file, its intent (the entry with old
 // and new hashes and old bytes, plus the audit line it will append) is written whole to pending/<id>.json
@@ -196,20 +200,61 @@ func Pending(journalPath, run string) ([]Intent, []string, error) {
 	return out, bad, nil
 }
 
-// Has reports whether the journal holds an entry with id, reading backwards from the end: what a recovery
-// asks of recent intents.
+// Has reports whether the journal holds a whole entry with id, reading backwards from the end: what a
+// recovery asks of recent intents. A line that only mentions the id (one a crash tore) is not an entry.
 func Has(path, id string) (bool, error) {
 	needle, _ := json.Marshal(id)
-	needle = append([]byte(`"id":`), needle...)
 	found := false
 	err := scanBackwards(path, func(line []byte) bool {
-		if bytes.Contains(line, needle) {
+		if !bytes.Contains(line, needle) {
+			return true
+		}
+		if e, ok, _ := parseLine(line); ok && e.ID == id {
 			found = true
 			return false
 		}
 		return true
 	})
 	return found, err
+}
+
+// BeganAppend reports whether the journal holds a line, not a whole entry, that begins the entry of id: an
+// append of it that a crash cut short. It records nothing (the entry is not in the journal); it tells a
+// recovery that the action got as far as its journal append, the step after every change it makes.
+func BeganAppend(path, id string) (bool, error) {
+	quoted, _ := json.Marshal(id)
+	prefix := append(append([]byte{}, entryStart...), quoted...)
+	found := false
+	err := scanBackwards(path, func(line []byte) bool {
+		if !bytes.HasPrefix(line, prefix) {
+			return true
+		}
+		if _, ok, torn := parseLine(line); !ok || torn {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found, err
+}
+
+// entryStart is how every entry's JSON begins (ID is Entry's first field).
+var entryStart = []byte(`{"id":`)
+
+// parseLine decodes one journal line into an entry, if it is one whole. A journal written before appends
+// started on a fresh line may hold a torn entry with a whole one glued after it: the whole one, which starts
+// at the line's last entryStart, is taken (torn reports that the line held more than it).
+func parseLine(line []byte) (e Entry, ok, torn bool) {
+	if json.Unmarshal(line, &e) == nil && e.ID != "" {
+		return e, true, false
+	}
+	if i := bytes.LastIndex(line, entryStart); i > 0 {
+		var glued Entry
+		if json.Unmarshal(line[i:], &glued) == nil && glued.ID != "" {
+			return glued, true, true
+		}
+	}
+	return Entry{}, false, true
 }
 
 func syncDir(dir string) error {
@@ -237,30 +282,60 @@ func DefaultPath() (string, error) {
 	return filepath.Join(base, "runwatch", "journal.jsonl"), nil
 }
 
-// Append adds e as one line. The journal is private (0600): it holds old file contents.
-func Append(path string, e Entry) error {
+// Append adds e as one line. The journal is private (0600): it holds old file contents. repaired says, when
+// not empty, that the journal ended in a line a crash cut short; e was written on a fresh line after it.
+func Append(path string, e Entry) (repaired string, err error) {
 	line, err := json.Marshal(e)
 	if err != nil {
-		return fmt.Errorf("journal entry: %w", err)
+		return "", fmt.Errorf("journal entry: %w", err)
 	}
 	line = append(line, '\n')
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("journal dir: %w", err)
+		return "", fmt.Errorf("journal dir: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("open journal: %w", err)
+		return "", fmt.Errorf("open journal: %w", err)
+	}
+	defer f.Close()
+	// Appenders take turns, so the end one of them reads is the end it appends to; a killed holder's lock
+	// goes with its descriptor.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("lock journal %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("journal %s: %w", path, err)
+	}
+	if st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+			return "", fmt.Errorf("read journal %s: %w", path, err)
+		}
+		if last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+			repaired = fmt.Sprintf("the journal %s ended in a line cut short by a crash (at byte %d); it is kept as it is, "+
+				"skipped by every reader, and this entry starts on the next line", path, st.Size())
+		}
+	}
+	if AppendHook != nil {
+		AppendHook(f, line)
 	}
 	if _, err := f.Write(line); err != nil {
-		f.Close()
-		return fmt.Errorf("append to journal %s: %w", path, err)
+		return repaired, fmt.Errorf("append to journal %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("fsync journal %s: %w", path, err)
+		return repaired, fmt.Errorf("fsync journal %s: %w", path, err)
 	}
-	return f.Close()
+	return repaired, f.Close()
 }
+
+// AppendHook, for the crash harness only, is called with the journal open and locked, just before line is
+// written, so a test can tear the append (write part of it, then SIGKILL itself).
+var AppendHook func(f *os.File, line []byte)
+
+// errTorn is the problem of a line that is not one whole entry.
+var errTorn = errors.New("not a whole journal entry (cut short by a crash?)")
 
 // BadLine is a journal line that could not be read.
 type BadLine struct {
@@ -287,12 +362,13 @@ func Read(path string) ([]Entry, []BadLine, error) {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		var e Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			bad = append(bad, BadLine{Line: n, Err: err})
-			continue
+		e, ok, torn := parseLine(sc.Bytes())
+		if torn {
+			bad = append(bad, BadLine{Line: n, Err: errTorn})
 		}
-		entries = append(entries, e)
+		if ok {
+			entries = append(entries, e)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return entries, bad, fmt.Errorf("read journal %s: %w", path, err)
@@ -306,21 +382,25 @@ const backwardChunk = 64 << 10
 // FindUndoable returns the newest entry for run that is not an undo and has not been undone, reading the
 // journal backwards and decoding only the lines that name run. Undo is about the last few actions, while the
 // journal keeps every run's old file bytes forever: reading it all would make each undo cost the journal's
-// whole history. A line that does not decode is skipped, as Read skips it.
-func FindUndoable(path, run string) (*Entry, error) {
+// whole history. A line that is not a whole entry is skipped, as Read skips it, and counted in torn (the
+// lines passed that name run, or may have: a torn line can end before its run).
+func FindUndoable(path, run string) (found *Entry, torn int, err error) {
 	// The run as it appears in a line, JSON-quoted: lines of other runs are passed over undecoded.
 	needle, err := json.Marshal(run)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	undone := map[string]bool{}
-	var found *Entry
 	err = scanBackwards(path, func(line []byte) bool {
-		if !bytes.Contains(line, needle) {
+		whole := bytes.HasSuffix(bytes.TrimSpace(line), []byte("}"))
+		if whole && !bytes.Contains(line, needle) {
 			return true
 		}
-		var e Entry
-		if json.Unmarshal(line, &e) != nil || e.Run != run {
+		e, ok, cut := parseLine(line)
+		if cut {
+			torn++
+		}
+		if !ok || e.Run != run {
 			return true
 		}
 		if e.Undoes != "" {
@@ -333,7 +413,7 @@ func FindUndoable(path, run string) (*Entry, error) {
 		found = &e
 		return false
 	})
-	return found, err
+	return found, torn, err
 }
 
 // scanBackwards calls visit with each non-blank line from the last to the first, until visit returns false.

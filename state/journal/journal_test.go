@@ -2,10 +2,12 @@ package journal
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -32,7 +34,7 @@ func TestAppendReadAndUndoOrder(t *testing.T) {
 		{ID: "x", When: when, Run: "/other/state.env", Action: "step"},
 		{ID: "c", When: when, Run: "/r/state.env", Action: "undo", Undoes: "b"},
 	} {
-		if err := Append(path, e); err != nil {
+		if _, err := Append(path, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,11 +57,11 @@ func TestAppendReadAndUndoOrder(t *testing.T) {
 	if string(entries[0].Files[0].Old) != string(old) || !entries[0].When.Equal(when) {
 		t.Fatalf("round trip lost data: %+v", entries[0])
 	}
-	e, err := FindUndoable(path, "/r/state.env")
+	e, _, err := FindUndoable(path, "/r/state.env")
 	if err != nil || e == nil || e.ID != "a" {
 		t.Fatalf("FindUndoable = %+v, %v; want a (b was undone)", e, err)
 	}
-	if e, _ := FindUndoable(path, "/none"); e != nil {
+	if e, _, _ := FindUndoable(path, "/none"); e != nil {
 		t.Fatal("found an entry for an unknown run")
 	}
 	if entries, _, err := Read(filepath.Join(t.TempDir(), "missing")); err != nil || entries != nil {
@@ -101,7 +103,7 @@ func TestFindUndoableAgreesWithAFullRead(t *testing.T) {
 			}
 			// Old bytes from nothing to 3x the backward chunk, so lines straddle chunk boundaries.
 			e.Files = []File{{Path: e.Run, Old: bytes.Repeat([]byte{byte('a' + i%26)}, rng.IntN(3*backwardChunk))}}
-			if err := Append(path, e); err != nil {
+			if _, err := Append(path, e); err != nil {
 				t.Fatal(err)
 			}
 			ids = append(ids, e.ID)
@@ -117,7 +119,7 @@ func TestFindUndoableAgreesWithAFullRead(t *testing.T) {
 		}
 		for _, run := range runs {
 			want, ok := lastUndoable(entries, run)
-			got, err := FindUndoable(path, run)
+			got, _, err := FindUndoable(path, run)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,5 +127,68 @@ func TestFindUndoableAgreesWithAFullRead(t *testing.T) {
 				t.Fatalf("round %d run %s: FindUndoable %+v, full read %+v", round, run, got, want)
 			}
 		}
+	}
+}
+
+// A crash mid-append leaves the start of an entry without its end. The next entry starts on a fresh line
+// (and says so), the torn line is reported and skipped by every reader, and the id inside it is not taken
+// for a recorded entry; an older journal's torn line with a whole entry glued after it still yields that
+// entry.
+func TestTornAppendNeverHidesOrFakesAnEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	when := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+	a := Entry{ID: "a", When: when, Run: "/r/state.env", Action: "check", Files: []File{{Path: "/r/c", OldExists: true, NewExists: true}}}
+	if repaired, err := Append(path, a); err != nil || repaired != "" {
+		t.Fatalf("first append: %q, %v", repaired, err)
+	}
+	torn := []byte(`{"id":"b","when":"2026-11-30T01:00:00Z","who":"","host":"","action":"step","run":"/r/state.env","run_id":"","sum`)
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.Write(torn)
+	f.Close()
+	if has, _ := Has(path, "b"); has {
+		t.Fatal("Has took the id inside a torn line for a recorded entry")
+	}
+	c := Entry{ID: "c", When: when, Run: "/r/state.env", Action: "step", Files: []File{{Path: "/r/s", OldExists: true, NewExists: true}}}
+	repaired, err := Append(path, c)
+	if err != nil || !strings.Contains(repaired, "cut short by a crash") {
+		t.Fatalf("append after a torn line: %q, %v", repaired, err)
+	}
+	data, _ := os.ReadFile(path)
+	if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(lines) != 3 || lines[1] != string(torn) {
+		t.Fatalf("want the torn line alone on its line between a and c:\n%s", data)
+	}
+	entries, bad, err := Read(path)
+	if err != nil || len(entries) != 2 || entries[1].ID != "c" || len(bad) != 1 || bad[0].Line != 2 {
+		t.Fatalf("Read: %d entries, bad %+v, %v", len(entries), bad, err)
+	}
+	if has, _ := Has(path, "c"); !has {
+		t.Fatal("the entry after the torn line is lost")
+	}
+	e, tornSeen, err := FindUndoable(path, "/r/state.env")
+	if err != nil || e == nil || e.ID != "c" || tornSeen != 0 {
+		t.Fatalf("FindUndoable = %+v, torn %d, %v", e, tornSeen, err)
+	}
+	// undo walks past the torn line to a, and counts it
+	u := Entry{ID: "u", When: when, Run: "/r/state.env", Action: "undo", Undoes: "c"}
+	if _, err := Append(path, u); err != nil {
+		t.Fatal(err)
+	}
+	if e, tornSeen, _ = FindUndoable(path, "/r/state.env"); e == nil || e.ID != "a" || tornSeen != 1 {
+		t.Fatalf("FindUndoable past the torn line = %+v, torn %d", e, tornSeen)
+	}
+
+	// a journal from before this fix: the next entry glued onto the torn line
+	old := filepath.Join(t.TempDir(), "journal.jsonl")
+	whole, _ := json.Marshal(c)
+	os.WriteFile(old, append(append(append([]byte{}, torn...), whole...), '\n'), 0o600)
+	entries, bad, _ = Read(old)
+	if len(entries) != 1 || entries[0].ID != "c" || len(bad) != 1 {
+		t.Fatalf("glued line: entries %+v, bad %+v", entries, bad)
+	}
+	if has, _ := Has(old, "c"); !has {
+		t.Fatal("the whole entry glued after a torn line is not found")
+	}
+	if has, _ := Has(old, "b"); has {
+		t.Fatal("the torn entry of a glued line is taken for recorded")
 	}
 }
