@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -149,6 +150,13 @@ func (w *Workspace) plan(name string) string {
 func (w *Workspace) writePlan(task string, stages []stageDef) (string, error) {
 	path := w.plan(task)
 	text := "# Plan: " + task + "\n\n"
+	// The real plans name their pipeline in one line, which is what runwatch reads the order from when the
+	// run's own files leave it open (the mining tool's).
+	ids := make([]string, len(stages))
+	for i, s := range stages {
+		ids[i] = s.ID
+	}
+	text += "Run the stages in canonical order (`" + strings.Join(ids, " -> ") + "`), one per invocation.\n\n"
 	for _, s := range stages {
 		text += "## Stage " + s.ID + "\n\n"
 		for _, it := range s.Items {
