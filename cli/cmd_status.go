@@ -35,7 +35,8 @@ func init() {
 		paths:   true,
 		about: "Scans each PATH (default: the config's roots, else the current directory and " +
 			"$OPENCODE_CONFIG_DIR/reports) once and prints the runs in the dashboard's order: the runs that need " +
-			"you first, each with the reason. On a terminal the table fits its width; piped, nothing is cut. " +
+			"you first, each with the reason. On a terminal the table fits its width (the run id is cut last, in " +
+			"its middle); piped, nothing is cut. " +
 			"-o json prints the stable document (schema 1: fields are added, never renamed), -o jsonl one run a " +
 			"line. Exit 1 when some run has a stop condition or a folder could not be read.",
 		examples: []example{
@@ -371,6 +372,12 @@ func printStatusTable(w io.Writer, runs []model.Run, now time.Time, wide bool, w
 			}
 		}
 		widths = fitColumns(headers, natural, width, gap)
+		if widths[0] < natural[0] {
+			// The table would cut the id at its end, where one task's runs differ: cut its middle.
+			for _, row := range rows {
+				row[0] = ui.CutMiddle(row[0], widths[0])
+			}
+		}
 		var keepHeaders []string
 		var keepWidths []int
 		for col, w := range widths {
@@ -413,12 +420,13 @@ func printStatusTable(w io.Writer, runs []model.Run, now time.Time, wide bool, w
 	}
 }
 
-// fitColumns shares width out among the columns when their natural widths do not fit. The short columns a
-// reader scans (status, progress, time, kind, lock) keep their width; the long ones give way in two rounds:
-// first each down to a floor that keeps it readable, in the order of what matters least (folder, problems,
-// command, stage, id, reason), then further, stage and id before the reason. lipgloss's own resizer does
-// not serve: it shrinks every column toward its median, so the reason and the id are cut to a few letters
-// first while the short columns keep their padding.
+// fitColumns shares width out among the columns when their natural widths do not fit. The run id is what
+// a reader types next, so it is the last thing cut: the long columns give way first, each down to a floor
+// that keeps it readable, in the order of what matters least (folder, problems, command, reason, stage),
+// then further, then whole columns are left out, and only then is the id cut (in the middle, by the caller,
+// keeping the suffix that tells one task's runs apart). The short columns a reader scans (status, progress,
+// time, kind, lock) keep their width until they go. lipgloss's own resizer does not serve: it shrinks every
+// column toward its median, so the reason and the id were cut to a few letters first.
 func fitColumns(headers []string, natural []int, width, gap int) []int {
 	widths := append([]int(nil), natural...)
 	total := gap * (len(widths) - 1)
@@ -435,7 +443,7 @@ func fitColumns(headers []string, natural []int, width, gap int) []int {
 	shrink := func(order []string, floor func(string) int) {
 		for _, h := range order {
 			i, ok := index[h]
-			if !ok || total <= width {
+			if !ok || total <= width || widths[i] == 0 {
 				continue
 			}
 			cut := min(total-width, widths[i]-min(widths[i], floor(h)))
@@ -443,29 +451,34 @@ func fitColumns(headers []string, natural []int, width, gap int) []int {
 			total -= cut
 		}
 	}
-	shrink([]string{"DIR", "PROBLEMS", "NEXT", "STAGE", "RUN", "REASON"}, func(h string) int {
-		switch h {
-		case "STAGE":
+	shrink([]string{"DIR", "PROBLEMS", "NEXT", "REASON", "STAGE"}, func(h string) int {
+		if h == "STAGE" {
 			return 12
-		case "RUN":
-			return 20
 		}
 		return 24
 	})
-	shrink([]string{"DIR", "PROBLEMS", "NEXT", "STAGE", "RUN", "REASON", "UPDATED", "LOCK"}, func(h string) int {
-		if h == "RUN" || h == "REASON" {
-			return 8
+	shrink([]string{"DIR", "PROBLEMS", "NEXT", "REASON", "STAGE", "UPDATED", "LOCK"}, func(h string) int {
+		if h == "REASON" {
+			return 12
 		}
 		return 4
 	})
 	// Narrower still: leave out whole columns, least needed first, keeping the run, its status and reason;
 	// what a left-out column gives back goes to the reason.
-	for _, h := range []string{"DIR", "PROBLEMS", "NEXT", "KIND", "LOCK", "STAGE", "UPDATED", "PROGRESS"} {
-		if i, ok := index[h]; ok && total > width {
+	for _, h := range []string{"DIR", "PROBLEMS", "NEXT", "KIND", "LOCK", "UPDATED", "PROGRESS", "STAGE"} {
+		if i, ok := index[h]; ok && total > width && widths[i] > 0 {
 			total -= widths[i] + gap
 			widths[i] = 0 // not shown
 		}
 	}
+	// Below the width where whole ids fit beside their status and a reason: the reason down to a few
+	// letters, then the id.
+	shrink([]string{"REASON", "RUN"}, func(h string) int {
+		if h == "RUN" {
+			return 12
+		}
+		return 6
+	})
 	if i, ok := index["REASON"]; ok && total < width {
 		widths[i] = min(natural[i], widths[i]+width-total)
 	}

@@ -265,7 +265,7 @@ const (
 )
 
 const (
-	// nameMin is the narrowest a cut name is worth the columns beside it: cutMiddle keeps its start and
+	// nameMin is the narrowest a cut name is worth the columns beside it: CutMiddle keeps its start and
 	// its distinguishing end (the day and time of a timestamp suffix), and at 50 columns STATUS and
 	// STAGE still fit beside it.
 	nameMin = 16
@@ -452,7 +452,7 @@ func (p *runsPane) renderTable(w, h int) []string {
 		if rc.archived {
 			glyph, gst = "⌂", t.Dim
 		}
-		name := padRight(cutMiddle(rc.name, lay.nameW), lay.nameW)
+		name := padRight(CutMiddle(rc.name, lay.nameW), lay.nameW)
 		plainRow := glyph + " " + name
 		styled := gst.Render(glyph) + " " + name
 		for _, c := range lay.cols {
@@ -551,9 +551,9 @@ func stageCell(r model.Run, long bool) string {
 // all shown whole; a longer, hostile one is cut.
 const maxPhaseName = 19
 
-// cutMiddle shortens s to w cells by removing its middle, keeping more of the end: run ids of one task
+// CutMiddle shortens s to w cells by removing its middle, keeping more of the end: run ids of one task
 // share their start and differ in their suffix (irm-id-full-backfill-20261201T0518Z).
-func cutMiddle(s string, w int) string {
+func CutMiddle(s string, w int) string {
 	r := []rune(s)
 	if len(r) <= w {
 		return s
