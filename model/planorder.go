@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -56,31 +57,27 @@ func OrderFromPlan(text string, ids []string) PlanOrder {
 	}
 	type place struct {
 		order []int
+		line  int
 		where string
 	}
 	var places []place
 	lines := strings.Split(text, "\n")
 	for n, ln := range lines {
 		if order, ok := inlineOrder(strings.TrimSuffix(ln, "\r"), index); ok {
-			places = append(places, place{order, "line " + strconv.Itoa(n+1)})
+			places = append(places, place{order, n + 1, "line " + strconv.Itoa(n+1)})
 		}
 	}
 	for _, b := range listBlocks(lines, index) {
 		if len(b.order) == len(ids) && distinct(b.order) {
 			where := "lines " + strconv.Itoa(b.first) + "–" + strconv.Itoa(b.last)
-			places = append(places, place{b.order, where})
+			places = append(places, place{b.order, b.first, where})
 		}
 	}
 	if len(places) == 0 {
 		return PlanOrder{}
 	}
 	// List places were found after the lines; name them all in the plan's own order.
-	sortPlaces := func(i, j int) bool { return placeLine(places[i].where) < placeLine(places[j].where) }
-	for i := 1; i < len(places); i++ {
-		for j := i; j > 0 && sortPlaces(j, j-1); j-- {
-			places[j], places[j-1] = places[j-1], places[j]
-		}
-	}
+	sort.SliceStable(places, func(i, j int) bool { return places[i].line < places[j].line })
 	names := func(order []int) string {
 		out := make([]string, len(order))
 		for i, k := range order {
@@ -103,15 +100,6 @@ func OrderFromPlan(text string, ids []string) PlanOrder {
 		out.IDs = append(out.IDs, ids[k])
 	}
 	return out
-}
-
-func placeLine(where string) int {
-	f := strings.FieldsFunc(where, func(r rune) bool { return r < '0' || r > '9' })
-	if len(f) == 0 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[0])
-	return n
 }
 
 func sameInts(a, b []int) bool {
