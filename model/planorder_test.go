@@ -118,3 +118,30 @@ func TestDeriveStageOrderCheckedChain(t *testing.T) {
 		})
 	}
 }
+
+// FuzzOrderFromPlan: any plan text, never a panic; an order found is every stage once, and never beside a
+// conflict.
+func FuzzOrderFromPlan(f *testing.F) {
+	f.Add("1. ingest\n2. extract\n3. normalize\n4. anchor\n5. publish\n6. verify\n7. finalize\n")
+	f.Add("(`ingest`, `extract`, `normalize`, `anchor`, `publish`, `verify`, `finalize`)\n- Stage 1: ingest\n\t* x\n")
+	f.Add("ingest → extract\r\n  - ingest\n  - extract\n- anchor\n10) publish verify finalize\n")
+	f.Fuzz(func(t *testing.T, plan string) {
+		o := OrderFromPlan(plan, miningStages)
+		if o.IDs == nil {
+			if len(o.Places) != 0 {
+				t.Fatalf("places without an order: %+v", o)
+			}
+			return
+		}
+		if o.Conflict != "" || len(o.Places) == 0 || len(o.IDs) != len(miningStages) {
+			t.Fatalf("%+v", o)
+		}
+		seen := map[string]bool{}
+		for _, id := range o.IDs {
+			if seen[id] {
+				t.Fatalf("%s twice: %+v", id, o)
+			}
+			seen[id] = true
+		}
+	})
+}
