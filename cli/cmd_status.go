@@ -107,36 +107,30 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	runs := state.LoadAll(locs, env)
+	format := o.output
+	if format == "" {
+		format = "table"
+	}
+	out := newStatusOut(format, env.Now)
+	state.LoadEach(locs, env, func(_ int, r model.Run) { out.add(r) })
 	var hosts []model.HostHealth
 	if len(roots) > 0 {
 		var remoteRuns []model.Run
 		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, o.common.remoteArgs(), elsewhere, cfg.StaleAfter.D())
-		runs = append(runs, remoteRuns...)
+		for _, r := range remoteRuns {
+			out.add(r)
+		}
 	}
-	snap := snapshot(runs, env)
-	snap.Hosts = hosts
-	sortRuns(snap.Runs, o.sort)
-	switch o.output {
-	case "json", "jsonl":
-		var err error
-		if o.output == "json" {
-			err = writeSnapshotJSON(stdout, snap)
-		} else {
-			enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
-			for _, r := range snap.Runs {
-				if err = enc.Encode(r); err != nil {
-					break
-				}
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "runwatch status: %v\n", err)
-			return exitProblems
-		}
-	default:
-		width, _ := terminalWidth(stdout)
-		printStatusTable(stdout, snap.Runs, env.Now, o.output == "wide", width)
+	head := snapshot([]model.Run{}, env)
+	head.Hosts = hosts
+	width := 0
+	if format != "json" && format != "jsonl" {
+		width, _ = terminalWidth(stdout)
+	}
+	failed, err := out.write(stdout, o.sort, head, width)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch status: %v\n", err)
+		return exitProblems
 	}
 	// A folder that could not be listed may hide runs: say which, and do not report "all read".
 	for _, u := range unreadable {
@@ -150,13 +144,8 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		}
 		hostFailed = hostFailed || h.State != model.HostLive
 	}
-	if len(unreadable) > 0 || hostFailed {
+	if len(unreadable) > 0 || hostFailed || failed {
 		return exitProblems
-	}
-	for _, r := range snap.Runs {
-		if r.HasErrors() && !r.Archived {
-			return exitProblems
-		}
 	}
 	return exitOK
 }
@@ -175,28 +164,9 @@ func oneOf(flagName, value string, choices []string) error {
 	return errors.New(msg)
 }
 
-// sortRuns orders runs for --sort. attention is the dashboard's order: model.Judge's rank, then id, so a run
-// moves only when its judgement does.
+// sortRuns orders runs for --sort (runOrder.less).
 func sortRuns(runs []model.Run, by string) {
-	sort.SliceStable(runs, func(i, j int) bool {
-		a, b := runs[i], runs[j]
-		switch by {
-		case "attention":
-			if a.Attention.Rank != b.Attention.Rank {
-				return a.Attention.Rank < b.Attention.Rank
-			}
-		case "updated":
-			if !a.UpdatedAt.Equal(b.UpdatedAt) {
-				return a.UpdatedAt.After(b.UpdatedAt)
-			}
-		case "path":
-			return a.Key() < b.Key()
-		}
-		if a.ID != b.ID {
-			return a.ID < b.ID
-		}
-		return a.Key() < b.Key()
-	})
+	sort.SliceStable(runs, func(i, j int) bool { return orderOf(&runs[i]).less(by, orderOf(&runs[j])) })
 }
 
 // terminalWidth is the width of the terminal w writes to; ok is false when w is not a terminal (a pipe or a
@@ -217,32 +187,7 @@ var terminalWidth = func(w io.Writer) (int, bool) {
 func snapshot(runs []model.Run, env model.Env) model.Snapshot {
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Key() < runs[j].Key() })
 	for i := range runs {
-		// JSON consumers get [] rather than null for empty lists.
-		if runs[i].Stages == nil {
-			runs[i].Stages = []model.Stage{}
-		}
-		for j := range runs[i].Stages {
-			if runs[i].Stages[j].Checklist == nil {
-				runs[i].Stages[j].Checklist = []model.ChecklistItem{}
-			}
-		}
-		if runs[i].Flags == nil {
-			runs[i].Flags = []model.Flag{}
-		}
-		if runs[i].Locks == nil {
-			runs[i].Locks = []model.Lock{}
-		}
-		for j := range runs[i].Locks {
-			if runs[i].Locks[j].Reasons == nil {
-				runs[i].Locks[j].Reasons = []string{}
-			}
-		}
-		if runs[i].Problems == nil {
-			runs[i].Problems = []model.Problem{}
-		}
-		if runs[i].Gates == nil {
-			runs[i].Gates = []model.Gate{}
-		}
+		fillEmptyLists(&runs[i])
 	}
 	host := env.Host
 	if host == "" {
@@ -319,47 +264,22 @@ func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 // full otherwise. Every field from a run file is sanitised: a run's title or stage name must not be able to
 // drive the terminal. The table is plain text, with no styles, so it greps and pipes cleanly.
 func printStatusTable(w io.Writer, runs []model.Run, now time.Time, wide bool, width int) {
-	if len(runs) == 0 {
+	rows := make([][]string, 0, len(runs))
+	for _, r := range runs {
+		rows = append(rows, statusRow(r, now, wide))
+	}
+	renderStatusTable(w, rows, wide, width)
+}
+
+// renderStatusTable writes the table of rows (statusRow), fitted to width as printStatusTable says.
+func renderStatusTable(w io.Writer, rows [][]string, wide bool, width int) {
+	if len(rows) == 0 {
 		fmt.Fprintln(w, "no runs found (looked for .jonggrang/ projects and state.env run folders)")
 		return
 	}
 	headers := []string{"RUN", "STATUS", "STAGE", "PROGRESS", "UPDATED", "REASON"}
 	if wide {
 		headers = []string{"RUN", "KIND", "STATUS", "STAGE", "PROGRESS", "LOCK", "UPDATED", "REASON", "NEXT", "PROBLEMS", "DIR"}
-	}
-	rows := make([][]string, 0, len(runs))
-	for _, r := range runs {
-		status := r.Status.Glyph() + " " + string(r.Status)
-		if r.Archived {
-			// History: its status word no longer matters (-o json keeps it).
-			status = "⌂ archived"
-		}
-		stage := r.CurrentStage
-		if s := r.Stage(r.CurrentStage); s != nil && s.Name != "" && s.Name != s.Key {
-			stage += " " + s.Name
-		}
-		if stage == "" {
-			stage = "-"
-		}
-		updated := "-"
-		if !r.UpdatedAt.IsZero() {
-			updated = model.HumanDuration(now.Sub(r.UpdatedAt))
-		}
-		reason := r.Attention.Reason
-		progress := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
-		row := []string{r.ID, status, stage, progress, updated, reason}
-		if wide {
-			next := r.Attention.Command
-			if next == "" {
-				next = "-"
-			}
-			row = []string{r.ID, string(r.Kind), status, stage, progress, lockSummary(r.Locks), updated, reason, next,
-				problemSummary(r.Problems), r.Dir}
-		}
-		for i := range row {
-			row[i] = ui.Sanitize(row[i])
-		}
-		rows = append(rows, row)
 	}
 	const gap = 2
 	var widths []int

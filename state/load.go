@@ -53,6 +53,14 @@ func Load(loc Location, env model.Env) (run model.Run) {
 // and by one syscall after another per file, and the runs share nothing but caches that lock.
 func LoadAll(locs []Location, env model.Env) []model.Run {
 	runs := make([]model.Run, len(locs))
+	LoadEach(locs, env, func(i int, r model.Run) { runs[i] = r })
+	return runs
+}
+
+// LoadEach loads every location as LoadAll does and hands each run to each as soon as it is read, from
+// several goroutines at once, so a caller that needs one run at a time (status, streaming its document)
+// never holds them all.
+func LoadEach(locs []Location, env model.Env, each func(i int, r model.Run)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0), len(locs))) {
@@ -64,10 +72,9 @@ func LoadAll(locs []Location, env model.Env) []model.Run {
 				if i >= len(locs) {
 					return
 				}
-				runs[i] = Load(locs[i], env)
+				each(i, Load(locs[i], env))
 			}
 		}()
 	}
 	wg.Wait()
-	return runs
 }
