@@ -42,9 +42,9 @@ type alarm struct {
 // changesAt says that something being drawn reads differently from at on. Only draws call it.
 func (a *app) changesAt(at time.Time) { a.changesWithin(at, 0) }
 
-// changesWithin is changesAt for a text that may be drawn up to slack late: an age shown in whole units
-// may lag by less than one, as a clock's second hand does. One wake-up then serves every text whose change
-// fell due before it: a screen of ages in seconds wakes once a second, not once per age.
+// changesWithin is changesAt for a text that may be drawn up to slack late. One wake-up then serves every
+// text whose change fell due before it: a screen of ages in seconds, each with its own phase within the
+// second, wakes at most twice a second, not once per age.
 func (a *app) changesWithin(at time.Time, slack time.Duration) {
 	if at.IsZero() {
 		return
@@ -56,9 +56,10 @@ func (a *app) changesWithin(at time.Time, slack time.Duration) {
 }
 
 // ageChanges registers an age of d (now) shown by HumanDuration: it reads differently at the end of its
-// unit, and may lag by less than one unit.
+// unit, and may lag by half a unit. (Not a whole one: woken just before its next change, it would wake
+// again just after, and a count of seconds would step by two.)
 func (a *app) ageChanges(now time.Time, d time.Duration) {
-	a.changesWithin(now.Add(model.HumanDurationGrows(d)), model.HumanDurationUnit(d)-1)
+	a.changesWithin(now.Add(model.HumanDurationGrows(d)), model.HumanDurationUnit(d)/2)
 }
 
 // age is HumanDuration of the time since t, registered to be drawn again when it reads differently.
@@ -77,7 +78,7 @@ func (a *app) growing(now time.Time, d time.Duration, running bool) string {
 func (a *app) countdown(now, t time.Time) string {
 	d := max(0, t.Sub(now))
 	if s := model.HumanDurationShrinks(d); s > 0 {
-		a.changesWithin(now.Add(s), model.HumanDurationUnit(d)-1)
+		a.changesWithin(now.Add(s), model.HumanDurationUnit(d)/2)
 	}
 	return model.HumanDuration(d)
 }

@@ -107,6 +107,9 @@ const (
 	// discovery decides; a deleted folder removes its runs at once.
 	vanishGrace    = 250 * time.Millisecond
 	reconcileEvery = 30 * time.Second
+	// reconcileShare: the reconcile scan waits at least this many times as long as it took, so it costs at
+	// most 0.1% of the time (inotify misses nothing but an overflow, which rescans at once).
+	reconcileShare = 1000
 	// livenessInterval: how soon a lock holder's death (or a lock ageing into stale) reaches the screen
 	// when no file changes to say so.
 	livenessInterval = 2 * time.Second
