@@ -267,7 +267,12 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 			sets = append(sets, model.KV{Key: ck, Value: "1"})
 		}
 	}
-	sets = append(sets, model.KV{Key: "LAST_COMPLETED_STAGE", Value: cur})
+	// Only where the writer keeps it: the mining tool does not, and one runwatch added would go stale at that
+	// tool's next stage, then claim (LAST_COMPLETED_STAGE → CURRENT_STAGE) a "right after" that is false.
+	// The stage_complete line says what this step did.
+	if hasKey(rs.state, "LAST_COMPLETED_STAGE") {
+		sets = append(sets, model.KV{Key: "LAST_COMPLETED_STAGE", Value: cur})
+	}
 	if next != "" {
 		sets = append(sets, model.KV{Key: "CURRENT_STAGE", Value: next})
 		sets = append(sets, hintSets(rs.state, cur, next, p)...)
