@@ -46,10 +46,30 @@ func newConfirm(a *app, req ActionRequest, p Planned) *confirmDialog {
 
 func (c *confirmDialog) Done() bool { return c.done }
 
-// dialog size: as wide as the screen allows (the diff must show whole), as tall as its content.
+// dialog size: as wide as the screen allows (the diff must show whole), as tall as its content. The
+// sentence being approved is wrapped whole above the preview; the preview gets the rows left.
 func (c *confirmDialog) SetSize(w, h int) {
 	c.w, c.h = max(20, w-4), h
-	c.view.SetSize(max(10, c.w-4), max(1, h-8))
+	c.view.SetSize(max(10, c.w-4), max(1, h-7-len(c.summary())-len(c.question())))
+}
+
+// summary is the sentence being approved, wrapped to the dialog: cut, it hid the stage a step moves to
+// and a lock's verdict.
+func (c *confirmDialog) summary() []string {
+	return wrapText(Sanitize(c.planned.Summary()), max(10, c.w-4))
+}
+
+// question is what the dialog asks, wrapped.
+func (c *confirmDialog) question() []string {
+	t := c.app.theme
+	if c.word != "" {
+		var out []string
+		for _, l := range wrapText("⚠ liveness unknown: type "+Sanitize(c.word)+" and press enter", max(10, c.w-4)) {
+			out = append(out, t.Warn.Render(l))
+		}
+		return append(out, c.typed.View(), t.Dim.Render("esc cancel"))
+	}
+	return []string{t.Bold.Render("Apply this change? [y/N]") + t.Dim.Render("  enter or esc: no")}
 }
 
 // confirmKeys are the keys the dialog answers itself (Update): apply, cancel, scroll. NewKeyMap refuses them
@@ -127,19 +147,19 @@ func (c *confirmDialog) View() string {
 	t := c.app.theme
 	inner := max(10, c.w-4)
 	var lines []string
-	lines = append(lines, t.Bold.Render(truncate(Sanitize(c.planned.Summary()), inner)), "")
-	lines = append(lines, c.view.lines()...)
-	if c.view.total() > len(c.view.lines()) {
+	for _, l := range c.summary() {
+		lines = append(lines, t.Bold.Render(l))
+	}
+	lines = append(lines, "")
+	// The viewport pads a short preview to its height: those rows were a gap of blank lines under it.
+	shown := c.view.lines()
+	shown = shown[:min(len(shown), max(0, c.view.total()-c.view.vp.YOffset()))]
+	lines = append(lines, shown...)
+	if c.view.total() > len(shown) {
 		lines = append(lines, t.Dim.Render(fmt.Sprintf("… %d lines, j/k to scroll", c.view.total())))
 	}
 	lines = append(lines, "")
-	if c.word != "" {
-		lines = append(lines, t.Warn.Render("⚠ liveness unknown: type "+Sanitize(c.word)+" and press enter"))
-		lines = append(lines, c.typed.View())
-		lines = append(lines, t.Dim.Render("esc cancel"))
-	} else {
-		lines = append(lines, t.Bold.Render("Apply this change? [y/N]")+t.Dim.Render("  enter or esc: no"))
-	}
+	lines = append(lines, c.question()...)
 	return box(t, "Confirm "+c.req.Action, lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, c.view.scroll())
 }
 
