@@ -268,9 +268,16 @@ func indentOf(s string) int {
 }
 
 // itemStage is the stage an item's text starts with: "`ingest` — hash the PDFs", "**Extract**: …",
-// "Stage 3: normalize".
+// "Stage 3: normalize", "[ ] `anchor`.".
 func itemStage(text string, index map[string]int) (int, bool) {
 	const decoration = "`*_~\"'[( \t"
+	// A task list's box ("- [ ] `ingest`.", "- [x] …") is part of the marker.
+	for _, box := range []string{"[ ]", "[x]", "[X]"} {
+		if rest, ok := strings.CutPrefix(text, box); ok {
+			text = rest
+			break
+		}
+	}
 	rest := strings.TrimLeft(text, decoration)
 	words := planWords(rest)
 	if len(words) == 0 || words[0].start != 0 {

@@ -47,6 +47,9 @@ func TestOrderFromPlanShapes(t *testing.T) {
 		{name: "bulleted list with items that name no stage", plan: "Pipeline:\n- preflight checks\n- ingest\n- extract\n" +
 			"- normalize\n- anchor\n  - writes anchor-text-links.jsonl\n- publish\n- verify\n- finalize\n",
 			want: miningOrder, where: "lines 3–10"},
+		{name: "task list, nested, with items after the stages", plan: "- [ ] Lock subcommands and sequence.\n  - [ ] `ingest`.\n" +
+			"  - [ ] `extract`.\n  - [x] `normalize`.\n  - [ ] `anchor`.\n  - [ ] `publish`.\n  - [ ] `verify`.\n  - [ ] `finalize`.\n" +
+			"  - [ ] `replay`.\n- [ ] Lock common CLI arguments.\n", want: miningOrder, where: "lines 2–8"},
 		{name: "one line with joiners", plan: "We run ingest, extract, normalize, anchor, publish, verify and then finalize.\n",
 			want: miningOrder, where: "line 1"},
 		{name: "arrows, CRLF", plan: "intro\r\ningest → extract → normalize → anchor → publish → verify → finalize\r\n",
