@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
+	"runwatch/config"
+	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/brief"
+	"runwatch/ui"
 )
 
 func init() {
@@ -54,6 +59,11 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	if cfg.ReadOnly {
 		brief.ReadOnlyCache()
 	}
+	if root, isRemote, err := remote.Parse(target); err != nil {
+		return usageError(stderr, "brief", "%v", err)
+	} else if isRemote {
+		return remoteBrief(root, *asJSON, cfg, stdout, stderr)
+	}
 	loc, err := resolveRun(target, cfg)
 	if err != nil {
 		// Not found, ambiguous (the candidates are listed) or unreadable: in every case there is no one run.
@@ -75,5 +85,32 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 		fmt.Fprintf(stderr, "runwatch brief: %v\n", err)
 		return exitNoRun
 	}
+	return exitOK
+}
+
+// remoteBrief prints the brief of a run on another machine as that machine's runwatch builds it, from its
+// own files and its own git.
+func remoteBrief(root remote.Root, asJSON bool, cfg config.Config, stdout, stderr io.Writer) int {
+	args := []string{"brief"}
+	if asJSON {
+		args = append(args, "--json")
+	}
+	if cfg.ReadOnly {
+		args = append(args, "--read-only") // it writes nothing there either
+	}
+	out, errb, code, err := sshFor(cfg).Run(context.Background(), root, append(args, "--", root.Path)...)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "runwatch brief: %s: %v\n", root.Label(), err)
+		return exitNoRun
+	case code != 0:
+		fmt.Fprintf(stderr, "runwatch brief: %s\n", remote.Explain(root, code, errb))
+		return exitNoRun
+	}
+	if asJSON {
+		_, _ = stdout.Write(terminalSafeJSON(out))
+		return exitOK
+	}
+	_, _ = io.WriteString(stdout, strings.Join(ui.SanitizeLines(strings.TrimRight(string(out), "\n")), "\n")+"\n")
 	return exitOK
 }

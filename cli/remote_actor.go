@@ -128,12 +128,31 @@ func (c remoteCall) argv(flags ...string) []string {
 	return append(append(argv, "--"), c.words...)
 }
 
+// remoteRunPath names run on its host for its runwatch there.
+func remoteRunPath(run model.Run) string {
+	if run.Kind == model.KindResumable && filepath.Base(run.StatePath) != "state.env" {
+		return run.StatePath // several <name>.state.env runs can share one folder
+	}
+	return run.Dir
+}
+
+// remoteBriefFetcher asks a remote run's host for its brief (ui.Options.RemoteBrief).
+func remoteBriefFetcher(s remote.SSH) func(ctx context.Context, run model.Run) (string, error) {
+	return func(ctx context.Context, run model.Run) (string, error) {
+		if run.Remote == nil {
+			return "", errors.New("not a remote run")
+		}
+		root, _, err := remote.Parse(run.Remote.Root)
+		if err != nil {
+			return "", err
+		}
+		return s.FetchBrief(ctx, root, remoteRunPath(run))
+	}
+}
+
 // remoteActionArgs is the subcommand that does req on the run's host, with the run named by its path there.
 func remoteActionArgs(req ui.ActionRequest) (remoteCall, error) {
-	run := req.Run.Dir
-	if req.Run.Kind == model.KindResumable && filepath.Base(req.Run.StatePath) != "state.env" {
-		run = req.Run.StatePath // several <name>.state.env runs can share one folder
-	}
+	run := remoteRunPath(req.Run)
 	for _, c := range actionCommands {
 		if flags, words, ok := c.serves(req); ok {
 			return remoteCall{name: c.name, flags: flags, words: append([]string{run}, words...)}, nil

@@ -347,3 +347,49 @@ func TestRemoteWordsThatLookLikeFlagsStayWords(t *testing.T) {
 		}
 	}
 }
+
+// Issue 22.4: a remote run is handled on its host. `b` shows the brief the host's runwatch builds from its
+// own files (the host's runwatch here marks its answer, so the test sees whose it is), and `X` is refused
+// with why: the resume command would run here with that host's paths.
+func TestDashboardBriefComesFromTheHostAndLaunchIsRefused(t *testing.T) {
+	bin := buildRunwatch(t)
+	wrap := t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\n[ \"$1\" = brief ] && echo 'ANSWERED-ON-THE-HOST'\nexec %q \"$@\"\n", bin)
+	if err := os.WriteFile(filepath.Join(wrap, "runwatch"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fleet := sshtest.New(t, wrap, "alpha")
+	root := t.TempDir()
+	dir := resumabletest.MinimalRun(t, root, "irm-brief-20261201T080000Z")
+
+	d := newTmuxDemo(t)
+	d.env = append(d.env, "RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "),
+		"XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"))
+	exitFile := d.start(t, fmt.Sprintf("%s ssh://alpha%s", bin, root))
+	d.waitScreen("alpha's run", func(s string) bool {
+		return strings.Contains(s, "irm-brief-20261201T080000Z") && strings.Contains(s, "● alpha")
+	})
+	d.press(ui.ActBrief)
+	s := d.waitText("ANSWERED-ON-THE-HOST")
+	if !strings.Contains(s, "from alpha") || !strings.Contains(s, "irm-brief-20261201T080000Z") {
+		t.Errorf("the brief's pager does not say it is alpha's:\n%s", s)
+	}
+	d.press(ui.ActBack)
+	d.waitScreen("the pager closed", func(s string) bool { return !strings.Contains(s, "ANSWERED-ON-THE-HOST") })
+	d.press(ui.ActLaunch)
+	if s := d.waitText("launch refused"); !strings.Contains(s, "is on alpha") {
+		t.Errorf("the refusal does not say where the run is:\n%s", s)
+	}
+	d.press(ui.ActQuit)
+	if code := d.waitExit(exitFile); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+
+	// The command line asks the host the same way.
+	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"brief", "ssh://alpha" + dir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "ANSWERED-ON-THE-HOST") {
+		t.Fatalf("brief ssh://alpha…: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}

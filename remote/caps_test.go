@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +56,21 @@ func TestAHostCannotMakeUsHoldWithoutLimit(t *testing.T) {
 	}
 	if !strings.Contains(c.host("bad").Error, `"not json at all"`) {
 		t.Errorf("bad: %q does not show the line", c.host("bad").Error)
+	}
+}
+
+// A one-off command's answer is bounded the same way: status --json of 70 MiB fails the host, with why.
+func TestAnAnswerTooLongFailsTheHost(t *testing.T) {
+	wrap := t.TempDir()
+	script := "#!/bin/sh\nhead -c 73400320 /dev/zero | tr '\\0' a\n"
+	if err := os.WriteFile(filepath.Join(wrap, "runwatch"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fleet := sshtest.New(t, wrap, "big")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	runs, hosts := Snapshot(context.Background(), s, []Root{{Host: "big", Path: "/tmp"}}, nil, nil, 0)
+	if len(runs) != 0 || len(hosts) != 1 || hosts[0].State != StateFailed || !strings.HasPrefix(hosts[0].Error, "big: answer too long (over ") ||
+		!strings.HasSuffix(hosts[0].Error, fmt.Sprintf("bytes, limit %d)", maxAnswer)) {
+		t.Fatalf("runs %d, hosts %+v", len(runs), hosts)
 	}
 }

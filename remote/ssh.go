@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -173,16 +174,60 @@ func (s SSH) Run(ctx context.Context, r Root, args ...string) (stdout, stderr []
 	if err != nil {
 		return nil, nil, -1, err
 	}
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
+	// Past the cap, ssh is stopped: nobody reads its output any more, and it would wait on a full pipe.
+	out := &cappedBuffer{max: maxAnswer, stop: func() { _ = c.Cancel() }}
+	errb := &tailBuffer{max: 64 << 10}
+	c.Stdout, c.Stderr = out, errb
 	err = c.Run()
+	if out.over > 0 {
+		return nil, errb.Bytes(), -1, fmt.Errorf("answer too long (over %d bytes, limit %d)", out.over, maxAnswer)
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
-		return out.Bytes(), errb.Bytes(), ee.ExitCode(), nil
+		return out.b.Bytes(), errb.Bytes(), ee.ExitCode(), nil
 	}
 	if err != nil {
-		return out.Bytes(), errb.Bytes(), -1, err
+		return out.b.Bytes(), errb.Bytes(), -1, err
 	}
-	return out.Bytes(), errb.Bytes(), 0, nil
+	return out.b.Bytes(), errb.Bytes(), 0, nil
+}
+
+// maxAnswer bounds what one remote command may make us hold: status --json of a host's runs is the
+// largest answer, and maxHeld bounds a host's runs on a stream the same way.
+const maxAnswer = maxHeld
+
+// cappedBuffer keeps up to max bytes; past that it keeps nothing more and fails the write, which ends the
+// command (ssh gets EPIPE), and counts what it was offered.
+type cappedBuffer struct {
+	max  int
+	b    bytes.Buffer
+	over int
+	stop func()
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.over > 0 || c.b.Len()+len(p) > c.max {
+		if c.over == 0 {
+			c.over = c.b.Len()
+			c.b = bytes.Buffer{}
+			c.stop()
+		}
+		c.over += len(p)
+		return 0, errors.New("answer too long")
+	}
+	return c.b.Write(p)
+}
+
+// FetchBrief asks root's host for the brief of the run at path there: built by the host's runwatch from the
+// host's files (and the host's git), as Markdown.
+func (s SSH) FetchBrief(ctx context.Context, root Root, path string) (string, error) {
+	out, stderr, code, err := s.Run(ctx, root, "brief", "--", path)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s: %v", root.Label(), err)
+	case code != 0:
+		return "", fmt.Errorf("%s", Explain(root, code, stderr))
+	}
+	return string(out), nil
 }
 
 // Explain turns a failed remote command into one message a person can act on.

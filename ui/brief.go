@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -18,6 +19,25 @@ func showBrief(a *app) tea.Cmd {
 	if !ok {
 		a.note("no run selected")
 		return nil
+	}
+	if run.Remote != nil {
+		// Its files and its git are on its host: a brief built here would read this machine's files at
+		// that host's paths, and run git here in a folder the host named.
+		fetch, host := a.opts.RemoteBrief, run.Remote.Host
+		if fetch == nil {
+			a.fail(fmt.Errorf("brief refused: %s is on %s, and this dashboard cannot ask it", run.ID, host))
+			return nil
+		}
+		a.note("asking " + host + " for the brief of " + run.ID + "…")
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			md, err := fetch(ctx, run)
+			if err != nil {
+				return ErrorMsg{Err: fmt.Errorf("brief of %s: %w", run.ID, err)}
+			}
+			return pagerMsg{title: "Resume brief " + run.ID + " from " + host + " · y copies it", text: md, copyable: true}
+		}
 	}
 	env := a.env()
 	return func() tea.Msg {
@@ -67,6 +87,12 @@ func requestLaunch(a *app) tea.Cmd {
 	}
 	if a.keys.ReadOnly {
 		a.fail(errors.New("read-only: launching the resume command is disabled"))
+		return nil
+	}
+	if run.Remote != nil {
+		// The resume command would run on this machine with the host's paths (and its REPO_ROOT).
+		a.fail(fmt.Errorf("launch refused: %s is on %s, and its resume command would run here with that host's paths; launch it on %s",
+			run.ID, run.Remote.Host, run.Remote.Host))
 		return nil
 	}
 	templates, env := a.opts.ResumeCommand, a.env()

@@ -9,6 +9,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,9 @@ type Options struct {
 	// RemoteLog fetches a remote run's log history when its timeline opens; nil shows only what its host
 	// streams.
 	RemoteLog RemoteLogFunc
+	// RemoteBrief asks a remote run's host for its brief (the host reads its own files and runs its own
+	// git); nil refuses the brief of a remote run rather than building one here from paths of that host.
+	RemoteBrief func(ctx context.Context, run model.Run) (string, error)
 	// Now is the clock for "updated Ns ago" and relative times; tests pin it. nil means Clock's.
 	Now func() time.Time
 	// Clock wakes the dashboard when time passing changes what it shows (see Clock); nil means the system's.
