@@ -188,6 +188,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	done := make(chan struct{})
 	defer close(done)
 	gone := readerGone(stdout, done)
+	stdinGone := stdinEnded()
 	var deadline <-chan time.Time
 	if *timeout > 0 {
 		t := time.NewTimer(*timeout)
@@ -224,6 +225,8 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			}
 		case <-gone:
 			return exitOK // nobody reads: the pipe or connection the lines went to is gone
+		case <-stdinGone:
+			return exitOK // the runwatch that asked over ssh is gone (remote.StdinLinkEnv)
 		case <-deadline:
 			fmt.Fprintf(stderr, "runwatch events: timed out after %s\n", *timeout)
 			return exitEventsTimeout
@@ -542,4 +545,19 @@ func jsonFields(r model.Run) (map[string]json.RawMessage, error) {
 	}
 	var m map[string]json.RawMessage
 	return m, json.Unmarshal(b, &m)
+}
+
+// stdinEnded is closed when stdin ends, for a runwatch events that another runwatch runs over ssh and
+// that must end with it (remote.StdinLinkEnv); nil otherwise, since a person's `events </dev/null` or
+// `ssh -n host runwatch events` must go on.
+func stdinEnded() <-chan struct{} {
+	if os.Getenv(remote.StdinLinkEnv) != "1" {
+		return nil
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(ended)
+	}()
+	return ended
 }

@@ -92,13 +92,22 @@ func (s SSH) base(r Root, extra ...string) []string {
 // master moves the session's output off fd 1 and stopped relaying it), and a watcher must never stall.
 func (s SSH) StreamCmd(ctx context.Context, r Root, args ...string) *exec.Cmd {
 	argv := s.base(r)
-	argv = append(argv, "-o", "ControlPath=none", r.Dest(), "--", s.remoteWords(args))
+	// env, not VAR=value: it reads the same in every login shell (fish, csh); a runwatch that does not
+	// know the variable ignores it.
+	argv = append(argv, "-o", "ControlPath=none", r.Dest(), "--", "env "+StdinLinkEnv+"=1 "+s.remoteWords(args))
 	return s.command(ctx, argv)
 }
 
+// StdinLinkEnv, set to 1, makes a remote `runwatch events` end when its stdin ends: its stdin is the ssh
+// connection's, held open by the watcher here, so the remote process ends as soon as the connection or the
+// runwatch here does (a quiet root gives it nothing to write, so a closed stdout alone is found late).
+const StdinLinkEnv = "RUNWATCH_EXIT_WITH_STDIN"
+
 // MasterCmd is the ControlMaster a watcher keeps per host while it runs: no command (-N), in the
-// foreground (ControlPersist=no), so it ends with the watcher and nothing outlives runwatch. Actions (Run)
-// go through its socket and skip the connection and authentication.
+// foreground (ControlPersist=no), so it ends with the watcher, and with the parent-death signal, so it ends
+// with runwatch however runwatch ends (proc.go). Actions (Run) go through its socket and skip the
+// connection and authentication. A live master of another running runwatch is shared; one whose runwatch
+// is gone is stopped and its socket removed.
 func (s SSH) MasterCmd(ctx context.Context, r Root) (*exec.Cmd, error) {
 	if s.ControlDir == "" {
 		return nil, nil
@@ -110,18 +119,23 @@ func (s SSH) MasterCmd(ctx context.Context, r Root) (*exec.Cmd, error) {
 	if err := s.checkControl(r); err != nil {
 		return nil, err
 	}
-	check := append(s.base(r), "-O", "check", r.Dest())
-	checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if exec.CommandContext(checkCtx, check[0], check[1:]...).Run() == nil {
-		return nil, nil // another runwatch's master serves this host already
+	if _, err := os.Lstat(path); err == nil {
+		checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		alive := runChild(s.command(checkCtx, append(s.base(r), "-O", "check", r.Dest()))) == nil
+		cancel()
+		if alive && ownerAlive(path) {
+			return nil, nil // another running runwatch's master serves this host already
+		}
+		// A socket left by a master that died (or whose runwatch died) would stop a new one binding it.
+		s.dropStale(r, path)
 	}
-	// A socket left by a master that died would stop a new one binding it.
-	_ = os.Remove(path)
+	if err := writeOwner(path); err != nil {
+		return nil, fmt.Errorf("ssh control folder: %w", err)
+	}
 	argv := s.base(r, "-o", "ControlMaster=yes", "-o", "ControlPersist=no")
 	argv = append(argv, "-N", r.Dest())
 	c := s.command(ctx, argv)
-	if err := c.Start(); err != nil {
+	if err := startChild(c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -152,20 +166,29 @@ func (s SSH) checkControl(r Root) error {
 	if err := privateDir(s.ControlDir); err != nil {
 		return err
 	}
-	_, err := ownSocket(s.ControlPath(r))
+	sock := s.ControlPath(r)
+	exists, err := ownSocket(sock)
+	if exists && err == nil && !ownerAlive(sock) {
+		// Its runwatch is gone: whatever it is still connected to, commands do not go through it.
+		s.dropStale(r, sock)
+	}
 	return err
 }
 
 // command runs argv in its own process group, so stopping it never sends a signal to the dashboard's
-// terminal.
+// terminal. Start it with Start (startChild), never c.Start, so that it dies with runwatch.
 func (s SSH) command(ctx context.Context, argv []string) *exec.Cmd {
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(c.SysProcAttr)
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
 	// If something still holds the output pipes after ssh exits, do not wait for it forever.
 	c.WaitDelay = 2 * time.Second
 	return c
 }
+
+// Start starts a command made here (Cmd, StreamCmd) so that it dies with runwatch however runwatch ends.
+func Start(c *exec.Cmd) error { return startChild(c) }
 
 // Run runs runwatch args on the host and returns its stdout, stderr and exit code. An exit code of 255 is
 // ssh's own failure (could not connect or authenticate); a missing remote runwatch is 127.
@@ -178,7 +201,7 @@ func (s SSH) Run(ctx context.Context, r Root, args ...string) (stdout, stderr []
 	out := &cappedBuffer{max: maxAnswer, stop: func() { _ = c.Cancel() }}
 	errb := &tailBuffer{max: 64 << 10}
 	c.Stdout, c.Stderr = out, errb
-	err = c.Run()
+	err = runChild(c)
 	if out.over > 0 {
 		return nil, errb.Bytes(), -1, fmt.Errorf("answer too long (over %d bytes, limit %d)", out.over, maxAnswer)
 	}

@@ -290,9 +290,13 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 	if err != nil {
 		return false, err
 	}
+	// Never written to: held open while the stream lives, its end is the remote runwatch's cue to stop.
+	if _, err := cmd.StdinPipe(); err != nil {
+		return false, err
+	}
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
+	if err := startChild(cmd); err != nil {
 		return false, fmt.Errorf("%s: cannot start ssh: %v", c.label, err)
 	}
 	// A connection that says nothing at all is ended and tried again: under load an attempt was seen to

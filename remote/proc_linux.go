@@ -1,0 +1,5 @@
+package remote
+
+import "syscall"
+
+func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGTERM }
