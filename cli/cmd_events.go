@@ -201,7 +201,11 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			if err := em.update(ru.Update); err != nil {
 				return em.failed(stderr, err)
 			}
-			if err := att.lines(em, ru.Update); err != nil {
+			if ru.Initial {
+				// What a host has when first reached is the state at start, as the local snapshot is:
+				// primed, not reported as runs that just entered needing you.
+				att.tracker.Prime(ru.Changed, ru.At)
+			} else if err := att.lines(em, ru.Update); err != nil {
 				return em.failed(stderr, err)
 			}
 			if err := em.hostLines(ru.Hosts, ru.At); err != nil {

@@ -393,3 +393,28 @@ func TestDashboardBriefComesFromTheHostAndLaunchIsRefused(t *testing.T) {
 		t.Fatalf("brief ssh://alpha…: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 }
+
+// Issue 25.4: remote events primes its attention lines on what a host has when first reached, as the local
+// root does: a run already stalled at start-up says nothing; one that stalls later does.
+func TestRemoteEventsPrimeAttentionOnTheFirstBatch(t *testing.T) {
+	sshFleet(t, "alpha")
+	root, live, _, h := notifyFixture(t)
+	s := startEvents(t, "--until", "stalled", "--run", "live-", "ssh://alpha"+root)
+	s.next("alpha live", func(m map[string]any) bool {
+		host, _ := m["host"].(map[string]any)
+		return m["type"] == "host-health" && host["state"] == "live"
+	})
+	h.kill()
+	at := s.next("attention", ofType("attention"))
+	if at["id"] != "live-20260301T000000Z" || at["transition"] != "entered" || at["state_path"] != filepath.Join(live, "state.env") {
+		t.Fatalf("attention line: %v", at)
+	}
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, m := range s.seen {
+		if m["type"] == "attention" && m["id"] != "live-20260301T000000Z" {
+			t.Errorf("an attention line for the state at start-up: %v", m)
+		}
+	}
+}

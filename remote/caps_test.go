@@ -74,3 +74,38 @@ func TestAnAnswerTooLongFailsTheHost(t *testing.T) {
 		t.Fatalf("runs %d, hosts %+v", len(runs), hosts)
 	}
 }
+
+// Issue 25.4: a host whose stream goes live and fails at once, every time, is tried less and less often:
+// the backoff starts over only after a connection that held, not after every one that got as far as live.
+func TestBackoffGrowsForAHostThatFailsOnceLive(t *testing.T) {
+	flaky := t.TempDir()
+	wrap := fakeEvents(t, map[string]string{flaky: `
+  printf '%s\n' '{"protocol":1,"type":"watch-health","health":{}}' 'not json'`})
+	fleet := sshtest.New(t, wrap, "flaky")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "flaky", Path: flaky}}, Options{Backoff: 50 * time.Millisecond})
+	defer w.Close()
+	var delays []time.Duration
+	var last time.Time
+	deadline := time.After(60 * time.Second)
+	for len(delays) < 4 {
+		select {
+		case u := <-w.Updates():
+			h := u.Hosts[0]
+			if h.State == StateReconnecting && h.RetryAt != nil && !h.Since.Equal(last) {
+				if !strings.Contains(h.Error, "invalid line") {
+					t.Fatalf("the failure is reported as %q", h.Error)
+				}
+				last = h.Since
+				delays = append(delays, h.RetryAt.Sub(h.Since))
+			}
+		case <-deadline:
+			t.Fatalf("only %d failures seen: %v", len(delays), delays)
+		}
+	}
+	for i := 1; i < len(delays); i++ {
+		if delays[i] <= delays[i-1] {
+			t.Fatalf("the backoff did not grow for a host failing each time it is live: %v", delays)
+		}
+	}
+}

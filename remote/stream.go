@@ -44,6 +44,8 @@ type Update struct {
 const (
 	firstBackoff = 500 * time.Millisecond
 	maxBackoff   = 30 * time.Second
+	// stableFor is how long a connection must have lasted for its end to start the backoff over.
+	stableFor = maxBackoff
 	// firstLineWithin is how long a new connection may take to say its first line.
 	firstLineWithin = 20 * time.Second
 	// maxLine bounds one JSON line: a run with thousands of stages is large (its state file is at most
@@ -219,12 +221,15 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 				go func() { _ = m.Wait(); close(done) }()
 			}
 		}
+		started := time.Now()
 		wasLive, err := w.stream(ctx, c, opts, known, !everLive)
 		everLive = everLive || wasLive
 		if ctx.Err() != nil {
 			return
 		}
-		if wasLive {
+		if wasLive && time.Since(started) >= stableFor {
+			// Only a connection that held starts the backoff over: one that goes live and fails at once,
+			// again and again, is a failing host, and is tried less and less often.
 			delay = backoff
 		}
 		now := time.Now()
