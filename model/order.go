@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -17,8 +18,16 @@ func SortNumericKeys(keys []string) {
 	sort.SliceStable(keys, func(i, j int) bool { return NumericLess(keys[i], keys[j]) })
 }
 
+// numericCompares counts NumericLess calls (NumericCompares), so a test can tell a plan that orders phases
+// once (n log n comparisons) from one that compares each phase with every other.
+var numericCompares atomic.Int64
+
+// NumericCompares is how many times NumericLess has been called in this process.
+func NumericCompares() int64 { return numericCompares.Load() }
+
 // NumericLess orders decimal phase keys by value; non-numbers go last.
 func NumericLess(a, b string) bool {
+	numericCompares.Add(1)
 	fa, errA := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	fb, errB := strconv.ParseFloat(strings.TrimSpace(b), 64)
 	switch {

@@ -29,6 +29,9 @@ type manifest struct {
 	data []byte
 	snap atomicfile.Snapshot
 	root *yaml.Node
+	// phases indexes the phases mapping, key as written → its value (a later duplicate wins, as in
+	// yamledit.Lookup): plans visit every phase, and a lookup each through the mapping was quadratic.
+	phases map[string]*yaml.Node
 }
 
 // readManifest plans only from a read that is whole (formats.md C.2): the bytes parse, carry none of the
@@ -102,19 +105,35 @@ func (m *manifest) activePhases() []string {
 	return out
 }
 
-// phaseKey finds the phases map key for a phase number as written anywhere (10, '10', 6.5).
-func (m *manifest) phaseKey(num string) (string, bool) {
-	n := yamledit.Lookup(m.root, "phases")
-	if n == nil || n.Kind != yaml.MappingNode {
-		return "", false
+// phaseIndex builds m.phases once.
+func (m *manifest) phaseIndex() map[string]*yaml.Node {
+	if m.phases != nil {
+		return m.phases
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i].Value
-		if k == num || !model.NumericLess(k, num) && !model.NumericLess(num, k) {
-			return k, true
+	m.phases = map[string]*yaml.Node{}
+	if n := yamledit.Lookup(m.root, "phases"); n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Kind == yaml.ScalarNode {
+				m.phases[n.Content[i].Value] = n.Content[i+1]
+			}
 		}
 	}
-	return "", false
+	return m.phases
+}
+
+// phaseKey finds the phases map key for a phase number as written anywhere (10 and '10' are both "10").
+func (m *manifest) phaseKey(num string) (string, bool) {
+	_, ok := m.phaseIndex()[num]
+	return num, ok
+}
+
+// phaseStr is m.phaseStr(key, path...) through the index.
+func (m *manifest) phaseStr(key string, path ...string) string {
+	n := yamledit.Lookup(m.phaseIndex()[key], path...)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		return ""
+	}
+	return n.Value
 }
 
 func msTime(p *Plan) string { return p.opts.now().Format("2006-01-02T15:04:05.000Z") }
@@ -171,8 +190,8 @@ func refuseIfGroupRunning(run model.Run) error {
 }
 
 func awaitingInput(m *manifest, key string) bool {
-	return m.str("phases", key, "status") == "failed" &&
-		strings.HasPrefix(strings.TrimSpace(m.str("phases", key, "output", "error")), model.AwaitingInputPrefix)
+	return m.phaseStr(key, "status") == "failed" &&
+		strings.HasPrefix(strings.TrimSpace(m.phaseStr(key, "output", "error")), model.AwaitingInputPrefix)
 }
 
 // planJonggrangStep completes the current phase of a paused (or awaiting-input) run and moves on.
@@ -195,7 +214,7 @@ func planJonggrangStep(p *Plan, run model.Run) error {
 	status := m.str("status")
 	if status != "paused" && !awaitingInput(m, key) {
 		return refusef("step needs a paused run or a phase awaiting input; %s is %q and phase %s is %q",
-			run.ID, status, key, m.str("phases", key, "status"))
+			run.ID, status, key, m.phaseStr(key, "status"))
 	}
 	e := &edits{m: m}
 	e.set(yamledit.String("completed"), "phases", key, "status")
@@ -218,11 +237,11 @@ func planJonggrangStep(p *Plan, run model.Run) error {
 	if next != "" {
 		e.set(yamledit.Number(next), "current_phase")
 		e.set(yamledit.String("paused"), "status")
-		p.Summary = fmt.Sprintf("mark phase %s (%s) completed and move current_phase to %s; the run stays paused%s", key, m.str("phases", key, "name"), next, cleared)
+		p.Summary = fmt.Sprintf("mark phase %s (%s) completed and move current_phase to %s; the run stays paused%s", key, m.phaseStr(key, "name"), next, cleared)
 	} else {
 		e.set(yamledit.Null(), "current_phase")
 		e.set(yamledit.String("completed"), "status")
-		p.Summary = fmt.Sprintf("mark the last phase %s (%s) completed; the run is completed%s", key, m.str("phases", key, "name"), cleared)
+		p.Summary = fmt.Sprintf("mark the last phase %s (%s) completed; the run is completed%s", key, m.phaseStr(key, "name"), cleared)
 	}
 	return p.finishManifest(m, e)
 }
@@ -238,7 +257,7 @@ func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
 	}
 	var failed []string
 	for _, k := range m.activePhases() {
-		if pk, ok := m.phaseKey(k); ok && m.str("phases", pk, "status") == "failed" {
+		if pk, ok := m.phaseKey(k); ok && m.phaseStr(pk, "status") == "failed" {
 			failed = append(failed, pk)
 		}
 	}
@@ -249,7 +268,7 @@ func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
 		if !ok {
 			return refusef("%s has no phase %s", run.ID, phase)
 		}
-		if st := m.str("phases", k, "status"); st != "failed" {
+		if st := m.phaseStr(k, "status"); st != "failed" {
 			return refusef("phase %s is %q, not failed; only a failed phase can be retried", k, st)
 		}
 		key = k
@@ -271,7 +290,7 @@ func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
 	}
 	e.set(yamledit.Number(key), "current_phase")
 	e.set(yamledit.String("in_progress"), "status")
-	p.Summary = fmt.Sprintf("retry phase %s (%s): status pending, error cleared, current_phase %s, run in_progress", key, m.str("phases", key, "name"), key)
+	p.Summary = fmt.Sprintf("retry phase %s (%s): status pending, error cleared, current_phase %s, run in_progress", key, m.phaseStr(key, "name"), key)
 	return p.finishManifest(m, e)
 }
 
@@ -342,12 +361,12 @@ func liveLock(run model.Run) *model.Lock {
 // runningPhase is the key of a phase the manifest marks running ("" when none): the current phase first.
 func runningPhase(m *manifest) string {
 	if cur := m.str("current_phase"); cur != "" {
-		if key, ok := m.phaseKey(cur); ok && m.str("phases", key, "status") == "running" {
+		if key, ok := m.phaseKey(cur); ok && m.phaseStr(key, "status") == "running" {
 			return key
 		}
 	}
 	for _, k := range m.activePhases() {
-		if key, ok := m.phaseKey(k); ok && m.str("phases", key, "status") == "running" {
+		if key, ok := m.phaseKey(k); ok && m.phaseStr(key, "status") == "running" {
 			return key
 		}
 	}
@@ -374,5 +393,5 @@ func refusePauseThatCannotStick(run model.Run, m *manifest) error {
 	}
 	return refusef("pause would not stick: phase %s (%s) is running under the live lock of %s (%s); the orchestrator reads the status only between phases, and the completePhase that ends phase %s writes status running over a pause. "+
 		"Instead: pause once phase %s has completed (the run is then between phases), or stop the orchestrator yourself (runwatch never kills a process)",
-		key, oneLine(m.str("phases", key, "name"), 80), lockHolder(*l), strings.Join(l.Reasons, "; "), key, key)
+		key, oneLine(m.phaseStr(key, "name"), 80), lockHolder(*l), strings.Join(l.Reasons, "; "), key, key)
 }

@@ -3,8 +3,6 @@ package jonggrang
 import (
 	"fmt"
 	"strings"
-
-	"runwatch/model"
 )
 
 // requiredValidation are the flags createManifest writes under validation, all false at creation; later
@@ -69,15 +67,17 @@ func (m *manifest) tornReasons() []string {
 	return why
 }
 
-// activeWithoutEntry lists the active phases that have no entry under phases.
+// activeWithoutEntry lists the active phases that have no entry under phases. A phase matches by its key as
+// written (YAML's 10 and '10' are both "10"), through one index, so a manifest of 20,000 phases costs
+// 20,000 lookups, not 400 million comparisons.
 func (m *manifest) activeWithoutEntry() []string {
+	keys := make(map[string]bool, len(m.Phases))
+	for _, s := range m.Phases {
+		keys[s.Key] = true
+	}
 	var missing []string
 	for _, a := range m.ActivePhases {
-		found := false
-		for _, s := range m.Phases {
-			found = found || s.Key == a || !model.NumericLess(s.Key, a) && !model.NumericLess(a, s.Key)
-		}
-		if !found {
+		if !keys[a] {
 			missing = append(missing, a)
 		}
 	}
