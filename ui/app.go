@@ -46,7 +46,7 @@ func (a *app) selectedRun() (model.Run, bool) {
 }
 
 func (a *app) note(s string)  { a.msgs.add(Sanitize(s), false, a.now()) }
-func (a *app) fail(err error) { a.msgs.add(Sanitize(err.Error()), true, a.now()) }
+func (a *app) fail(err error) { a.msgs.add(reasonFirst(Sanitize(err.Error())), true, a.now()) }
 
 func (a *app) env() model.Env {
 	if a.opts.Env != nil {

@@ -521,7 +521,13 @@ func (p *detailPane) ShortHelp() []key.Binding {
 	sel := p.selectionOf(run)
 	switch sel.kind {
 	case rowItem:
-		out = append(out, k.bindings(ActTick, ActStep)...)
+		// A done stage's items are its record: tick refuses them, so the footer does not offer it.
+		if st := run.Stage(sel.stage); st == nil || (st.Status != model.StageCompleted && st.Status != model.StageSkipped) {
+			out = append(out, k.bindings(ActTick)...)
+		}
+		if strings.EqualFold(sel.stage, run.CurrentStage) {
+			out = append(out, k.bindings(ActStep)...)
+		}
 	case rowLock:
 		for _, l := range run.Locks {
 			if l.Path == sel.key && l.Verdict != model.VerdictLive {
@@ -531,7 +537,8 @@ func (p *detailPane) ShortHelp() []key.Binding {
 	case rowFold:
 		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(ActOpen), "unfold")))
 	case rowStage:
-		if st := run.Stage(sel.stage); st != nil && st.Status == model.StageFailed {
+		// Retry resets a failed jonggrang phase; a resumable run's failed stage is resumed by its agent.
+		if st := run.Stage(sel.stage); st != nil && st.Status == model.StageFailed && run.Kind == model.KindJonggrang {
 			out = append(out, k.bindings(ActRetry)...)
 		}
 		if strings.EqualFold(sel.stage, run.CurrentStage) {

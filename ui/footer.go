@@ -98,9 +98,11 @@ func (f *footer) view(c component) string {
 			text, style = "✗ "+text, t.Bad
 		}
 		if visibleWidth(text) > f.width {
-			// A long message is cut, and says how to read it whole.
-			more := " … " + a.keys.First(ActMessage) + " reads all"
-			text = ansi.Truncate(text, max(1, f.width-visibleWidth(more)), "") + more
+			// A long message is cut, and says how to read it whole: its paths shortened to their last
+			// parts first, then its middle, so its start (what failed) and its end (the item or lock
+			// it names) both stay.
+			more := " · " + a.keys.First(ActMessage) + " reads all"
+			text = cutMessage(shortPaths(text), max(1, f.width-visibleWidth(more))) + more
 		}
 		line2 = style.Render(text)
 	}
@@ -133,4 +135,71 @@ func hostsSegment(a *app) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// reasonFirst moves the paths of a Go error chain ("pause: /…/MANIFEST.yaml: yaml: line 3: …") after its
+// reason ("pause: yaml: line 3: … (/…/MANIFEST.yaml)"): a path first pushed the reason out of the footer.
+// A segment is moved when it is a bare absolute path, or an operation and a path ("open /x/y").
+func reasonFirst(msg string) string {
+	parts := strings.Split(msg, ": ")
+	if len(parts) < 3 {
+		return msg
+	}
+	var kept, paths []string
+	for i, p := range parts {
+		last := i == len(parts)-1
+		switch {
+		case !last && isPath(p):
+			paths = append(paths, p)
+		case !last && i > 0 && strings.Count(p, " ") == 1 && isPath(p[strings.IndexByte(p, ' ')+1:]):
+			op := p[:strings.IndexByte(p, ' ')]
+			kept = append(kept, op)
+			paths = append(paths, p[len(op)+1:])
+		default:
+			kept = append(kept, p)
+		}
+	}
+	if len(paths) == 0 || len(kept) < 2 {
+		return msg
+	}
+	return strings.Join(kept, ": ") + " (" + strings.Join(paths, ", ") + ")"
+}
+
+func isPath(s string) bool {
+	return len(s) > 1 && s[0] == '/' && !strings.ContainsAny(s, " \t")
+}
+
+// shortPaths writes each absolute path of a message as its last two parts ("…/f/MANIFEST.yaml").
+func shortPaths(msg string) string {
+	words := strings.Split(msg, " ")
+	for i, w := range words {
+		core := strings.TrimLeft(w, "(")
+		if !strings.HasPrefix(core, "/") {
+			continue
+		}
+		segs := strings.Split(core, "/")
+		if len(segs) > 3 {
+			words[i] = w[:len(w)-len(core)] + "…/" + strings.Join(segs[len(segs)-2:], "/")
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// cutMessage fits plain text into w cells by cutting its middle: the end keeps the message's last part
+// (after its last ": ", the items or the lock it names) when that takes at most half the room, else a third.
+func cutMessage(s string, w int) string {
+	if visibleWidth(s) <= w {
+		return s
+	}
+	if w < 8 {
+		return ansi.Truncate(s, w, "")
+	}
+	tail := (w - 3) / 3
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		if last := visibleWidth(s[i+2:]); last <= (w-3)/2 {
+			tail = max(tail, last)
+		}
+	}
+	head := w - 3 - tail
+	return ansi.Truncate(s, head, "") + " … " + ansi.TruncateLeft(s, visibleWidth(s)-tail, "")
 }

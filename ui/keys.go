@@ -275,6 +275,16 @@ func (k KeyMap) bindings(actions ...string) []key.Binding {
 	return out
 }
 
+// relabel is an action's binding with another description, for a pane where its key does something more
+// particular than the keymap's wording ("/" searches the timeline).
+func (k KeyMap) relabel(action, desc string) []key.Binding {
+	var out []key.Binding
+	for _, b := range k.bindings(action) {
+		out = append(out, key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc)))
+	}
+	return out
+}
+
 // KeysFor returns the display form of an action's keys, e.g. "j/down".
 func (k KeyMap) KeysFor(action string) string {
 	for _, b := range k.Bindings {

@@ -92,10 +92,13 @@ func (p *runsPane) ShortHelp() []key.Binding {
 		}
 	}
 	var out []key.Binding
-	if run, ok := p.app.selectedRun(); ok {
-		if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
-			out = append(out, b)
-		}
+	run, ok := p.app.selectedRun()
+	if !ok || len(p.order) == 0 {
+		// Nothing listed: open and brief have no run to act on.
+		return k.bindings(ActFilter, ActBack, ActHideDone, ActHelp, ActQuit)
+	}
+	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
+		out = append(out, b)
 	}
 	return appendNew(out, k.bindings(ActOpen, ActFilter, ActSort, ActHideDone, ActBrief, ActNextPane, ActHelp, ActQuit)...)
 }

@@ -456,7 +456,8 @@ func (p *timelinePane) ShortHelp() []key.Binding {
 	if p.srch.running {
 		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(ActBack), "cancel search"))}
 	}
-	out := k.bindings(ActFilter, ActSearchBack)
+	// In the timeline the filter key searches: the footer says so rather than "filter".
+	out := append(k.relabel(ActFilter, "search"), k.bindings(ActSearchBack)...)
 	if p.srch.re != nil {
 		out = append(out, k.bindings(ActNextMatch, ActPrevMatch, ActOnlyMatch)...)
 	}

@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"runwatch/model"
+	"runwatch/state"
+	"runwatch/state/action"
+	"runwatch/state/resumable/resumabletest"
+)
+
+func footerMessage(m Model) string {
+	lines := strings.Split(plain(m), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestMessagesLeadWithTheReason (issue 24 point 5): a refusal cut in the footer keeps the item it names
+// (`✗ step refused: gate not met: … CB_VERIFY_COVERAGE_REPORT`), and an error whose chain starts with a
+// path says its reason first and the path last (`✗ pause: yaml: … (…/MANIFEST.yaml)`), at 80 and 120
+// columns.
+func TestMessagesLeadWithTheReason(t *testing.T) {
+	root := resumabletest.Copy(t)
+	runDir := resumabletest.Run(root, resumabletest.Mining)
+	if err := os.Remove(filepath.Join(runDir, "lock", "active.lock")); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{runDir}, 1)
+	if err != nil || len(locs) != 1 {
+		t.Fatal(err)
+	}
+	run := state.Load(locs[0], state.NewEnv(0))
+	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
+	for _, w := range []int{80, 120} {
+		m := newTestModel(t, w, 30, []model.Run{run}, Options{Actor: actor})
+		m = send(t, m, press("S"))
+		if full := m.app.msgs.errText(); len(full) <= w {
+			t.Fatalf("the refusal %q fits %d columns: the check proves nothing", full, w)
+		}
+		if l := footerMessage(m); !strings.HasPrefix(l, "✗ step refused: ") || !strings.Contains(l, "CB_VERIFY_COVERAGE_REPORT") ||
+			!strings.HasSuffix(l, "i reads all") {
+			t.Errorf("%d columns: the refusal reads %q", w, l)
+		}
+
+		manifest := "/tmp/runwatch-demo-123/reports/app/.jonggrang/features/add-login-form/MANIFEST.yaml"
+		m.app.fail(fmt.Errorf("pause: %s: %w", manifest, errors.New("yaml: line 3: mapping values are not allowed in this context")))
+		l := footerMessage(m)
+		if !strings.HasPrefix(l, "✗ pause: yaml: line 3: mapping values") || !strings.Contains(l, "MANIFEST.yaml)") {
+			t.Errorf("%d columns: the error reads %q", w, l)
+		}
+		if full := m.app.msgs.errText(); !strings.HasSuffix(full, "("+manifest+")") {
+			t.Errorf("the whole message (i) lost the path or has it first: %q", full)
+		}
+	}
+}
+
+func TestReasonFirst(t *testing.T) {
+	for in, want := range map[string]string{
+		"pause: /a/b/MANIFEST.yaml: yaml: bad":         "pause: yaml: bad (/a/b/MANIFEST.yaml)",
+		"step: open /r/state.env: permission denied":   "step: open: permission denied (/r/state.env)",
+		"step refused: gate not met: M2 open: CB_M2_X": "step refused: gate not met: M2 open: CB_M2_X",
+		"copied /a/b": "copied /a/b",
+	} {
+		if got := reasonFirst(in); got != want {
+			t.Errorf("reasonFirst(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// footerKeys is the footer's line of keys (its first line, right of the segments).
+func footerKeys(m Model) string {
+	lines := strings.Split(plain(m), "\n")
+	return lines[len(lines)-2] + " " + lines[len(lines)-1]
+}
+
+// TestFooterOffersOnlyKeysThatApply (issue 24 point 5): no `R retry` on a resumable run's failed stage
+// (retry is for jonggrang phases), no `space tick` on a done stage's item, `/ search` in the timeline, and
+// no `enter open` or `b brief` when the filter lists no run.
+func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
+	rs := model.Run{ID: "resumable-failed-20261201T000000Z", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
+		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
+			{Key: "M1", Status: model.StageCompleted, Checklist: []model.ChecklistItem{{Key: "CB_M1_DONE", Done: true}}},
+			{Key: "M2", Status: model.StageFailed, Error: "blocked"}}}
+	jg := rs
+	jg.ID, jg.Kind, jg.StatePath = "jonggrang-failed-mx000000", model.KindJonggrang, "/j/MANIFEST.yaml"
+	for _, r := range []model.Run{rs, jg} {
+		m := newTestModel(t, 200, 40, []model.Run{r}, Options{})
+		m = send(t, m, press("tab"))
+		if got, want := strings.Contains(footerKeys(m), "R retry"), r.Kind == model.KindJonggrang; got != want {
+			t.Errorf("%s, its failed stage focused: R retry offered %v:\n%s", r.Kind, got, footerKeys(m))
+		}
+	}
+
+	m := newTestModel(t, 200, 40, []model.Run{rs}, Options{})
+	m = send(t, m, press("tab"))
+	m = send(t, m, press("k")) // M1
+	m = send(t, m, press("enter"))
+	m = send(t, m, press("j")) // its item
+	if sel := m.detail.selection(); sel.kind != rowItem || sel.stage != "M1" {
+		t.Fatalf("the focus is on %+v, not M1's item", sel)
+	}
+	if keys := footerKeys(m); strings.Contains(keys, "tick") {
+		t.Errorf("a done stage's item is focused, and the footer offers tick:\n%s", keys)
+	}
+
+	m = newTestModel(t, 200, 40, sampleRuns(), Options{})
+	for m.app.focus != PaneTimeline {
+		m = send(t, m, press("tab"))
+	}
+	if keys := footerKeys(m); !strings.Contains(keys, "/ search") || strings.Contains(keys, "/ filter") {
+		t.Errorf("the timeline's footer:\n%s", keys)
+	}
+
+	m = newTestModel(t, 200, 40, sampleRuns(), Options{})
+	m = send(t, m, press("/"))
+	for _, k := range "zzz-nothing" {
+		m = send(t, m, press(string(k)))
+	}
+	m = send(t, m, press("enter"))
+	if keys := footerKeys(m); strings.Contains(keys, "enter open") || strings.Contains(keys, "b brief") {
+		t.Errorf("no run listed, and the footer offers:\n%s", keys)
+	}
+}
