@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"runwatch/model"
+	"runwatch/state/brief"
 )
 
 // c1Planned is the mining tool's run paused in anchor (its second checklist item open), written as the tool
@@ -49,11 +50,11 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 	}
 	// The gate holds first: anchor's second item is open.
 	code, _, errOut := runCmd("step", "--config", cfg, dir, "--dry-run")
-	if code != exitRefused || !strings.Contains(errOut, "CB_ANCHOR_COUNTS_MATCH=0") {
+	if code != exitRefused || !strings.Contains(errOut, "CB_ANCHOR_DEDUP_CHECK_PASS=0") {
 		t.Fatalf("step with an open item: exit %d, stderr %s", code, errOut)
 	}
 	before := envOf(t, sp)
-	if code, _, errOut = runCmd("check", "--config", cfg, dir, "CB_ANCHOR_COUNTS_MATCH", "--yes"); code != 0 {
+	if code, _, errOut = runCmd("check", "--config", cfg, dir, "CB_ANCHOR_DEDUP_CHECK_PASS", "--yes"); code != 0 {
 		t.Fatalf("check: exit %d, stderr %s", code, errOut)
 	}
 	if envOf(t, sp) != before {
@@ -71,7 +72,7 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 	if got := stageKeysOf(run); got != c1Pipeline || d.StageOrderSource != "plan" || d.PlanPath != plan {
 		t.Fatalf("with the plan: stages %s source %s plan %s", got, d.StageOrderSource, d.PlanPath)
 	}
-	if strings.Join(d.StageOrderEvidence, "; ") != "order from the plan "+c1PlanFile+", lines 27 and 51" {
+	if strings.Join(d.StageOrderEvidence, "; ") != "order from the plan "+c1PlanFile+", lines 27, 35–41 and 57" {
 		t.Errorf("evidence %q", d.StageOrderEvidence)
 	}
 	if c1HasProblem(run, model.SeverityWarning, model.CodeStageOrderUnknown) || c1HasProblem(run, model.SeverityInfo, model.CodeStageOrderUnknown) {
@@ -109,26 +110,31 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 	}
 }
 
-// Issue 27 point 2: the brief of the mining run paused in anchor names the one open item, and what it needs
-// in the plan's words; without the plan here it says no run file says.
+// Issue 27 point 2: the brief of the mining run paused in anchor names its one open item, and what it needs
+// in the plan's words (the plan's key catalog and its line about that key, wrapped); without the plan here
+// it says no run file says.
 func TestC1BriefNamesOpenItems(t *testing.T) {
 	reports, cfg := c1Tree(t, "")
 	dir := filepath.Join(reports, c1Planned)
 	b := c1Brief(t, cfg, dir)
 	items := b.Resumable.OpenItems
-	if len(items) != 1 || items[0].Key != "CB_ANCHOR_COUNTS_MATCH" || items[0].Stage != "anchor" || len(items[0].Needs) != 0 {
+	if len(items) != 1 || items[0].Key != "CB_ANCHOR_DEDUP_CHECK_PASS" || items[0].Stage != "anchor" || len(items[0].Needs) != 0 {
 		t.Fatalf("without the plan: %+v", items)
 	}
 	plan := c1WithPlan(t, reports)
 	b = c1Brief(t, cfg, dir)
 	items = b.Resumable.OpenItems
-	if len(items) != 1 || len(items[0].Needs) != 1 || items[0].Needs[0].File != plan || items[0].Needs[0].Line != 39 ||
-		items[0].Needs[0].Text != "`CB_ANCHOR_COUNTS_MATCH`: the anchor link count equals the unit link count." {
+	const catalog = "`anchor` keys: `CB_ANCHOR_IDS_WRITTEN`, `CB_ANCHOR_DEDUP_CHECK_PASS`, `CB_ANCHOR_SUMMARY_WRITTEN`."
+	const check = "`CB_ANCHOR_DEDUP_CHECK_PASS`: no two units share an anchor id; `anchor-summary.json` reports zero " +
+		"duplicates and the unit-link and anchor-link counts are equal."
+	if len(items) != 1 || len(items[0].Needs) != 2 ||
+		items[0].Needs[0] != (brief.ItemNote{Source: "plan", File: plan, Line: 38, Text: catalog}) ||
+		items[0].Needs[1] != (brief.ItemNote{Source: "plan", File: plan, Line: 46, Text: check}) {
 		t.Fatalf("with the plan: %+v", items)
 	}
 	code, out, errOut := runCmd("brief", "--config", cfg, dir)
-	if code != 0 || !containsAll(out, []string{"1 of its 2 checklist items is ticked; open: CB_ANCHOR_COUNTS_MATCH",
-		"stage `anchor`: `CB_ANCHOR_COUNTS_MATCH`", "the plan " + c1PlanFile + ", line 39: “`CB_ANCHOR_COUNTS_MATCH`: the anchor link count equals the unit link count.”"}) {
+	if code != 0 || !containsAll(out, []string{"2 of its 3 checklist items are ticked; open: CB_ANCHOR_DEDUP_CHECK_PASS",
+		"stage `anchor`: `CB_ANCHOR_DEDUP_CHECK_PASS`", "the plan " + c1PlanFile + ", line 46: “" + check + "”"}) {
 		t.Errorf("brief: exit %d, stderr %s\n%s", code, errOut, out)
 	}
 }

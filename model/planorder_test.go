@@ -23,7 +23,7 @@ func TestOrderFromTheMiningPlan(t *testing.T) {
 	if got := strings.Join(o.IDs, ", "); got != miningOrder || o.Conflict != "" {
 		t.Fatalf("order %q conflict %q", got, o.Conflict)
 	}
-	if o.Where() != "lines 27 and 51" {
+	if o.Where() != "lines 27, 35–41 and 57" {
 		t.Errorf("places %q", o.Places)
 	}
 	// The run spells its stages as it likes; the plan's words match them in any case.

@@ -45,7 +45,7 @@ func TestDetailSaysTheOrderCameFromThePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	flat := detailOf()
-	if !strings.Contains(flat, "order from the plan 2026-02-15-hierarchical-pdf-mining-corpus-plan.md, lines 27 and 51") ||
+	if !strings.Contains(flat, "order from the plan 2026-02-15-hierarchical-pdf-mining-corpus-plan.md, lines 27, 35–41 and 57") ||
 		strings.Contains(flat, "place unknown") {
 		t.Errorf("with the plan:\n%s", flat)
 	}

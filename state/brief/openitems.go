@@ -93,6 +93,9 @@ func planNotes(path string, lines []string, key string) []ItemNote {
 		text := strings.TrimSpace(strings.TrimSuffix(lines[n], "\r"))
 		if m := listMarker(lines[n]); m >= 0 {
 			text = strings.TrimSpace(lines[n][m:])
+			for _, box := range []string{"[ ] ", "[x] ", "[X] "} {
+				text = strings.TrimPrefix(text, box)
+			}
 			indent := len(lines[n]) - len(strings.TrimLeft(lines[n], " \t"))
 			for k := n + 1; k < len(lines) && k <= n+maxItemContinuation; k++ {
 				next := strings.TrimSuffix(lines[k], "\r")
