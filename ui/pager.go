@@ -195,10 +195,15 @@ func (p *pager) drawRow(r pagerRow, t Theme) string {
 	}
 	l := newRichLine("", text[r.a:end], nil)
 	if p.re != nil {
+		st := t.Match
+		if p.hit >= 0 && p.hit < len(p.hits) && p.hits[p.hit] == r.line {
+			// The line n/N moved to: of 8 matches alike, the current one could not be found.
+			st = t.MatchCurrent
+		}
 		lo, hi := max(0, r.a-highlightContext), min(len(text), end+highlightContext)
 		for _, m := range p.re.FindAllStringIndex(text[lo:hi], -1) {
 			if m[1] > m[0] {
-				l.style(lo+m[0]-r.a, lo+m[1]-r.a, t.Match)
+				l.style(lo+m[0]-r.a, lo+m[1]-r.a, st)
 			}
 		}
 	}
@@ -287,8 +292,8 @@ func (p *pager) update(msg tea.KeyPressMsg, keys KeyMap, t Theme) (cmd tea.Cmd, 
 		p.typing, p.inFwd, p.inRegex = true, act == ActFilter, p.regex
 		p.input = textinput.New()
 		p.input.Prompt = ""
-		p.input.SetValue(p.pattern)
-		p.input.CursorEnd()
+		// Empty, as the filter's prompt; enter on it searches for the last pattern again (less, vim).
+		p.input.SetValue("")
 		return p.input.Focus(), false, ""
 	case ActNextMatch, ActPrevMatch:
 		p.next(p.forward == (act == ActNextMatch))
@@ -312,7 +317,11 @@ func (p *pager) updateInput(msg tea.KeyPressMsg, t Theme) tea.Cmd {
 		return nil
 	case "enter":
 		p.typing = false
-		p.setSearch(p.input.Value(), p.inRegex, p.inFwd, t)
+		pattern := p.input.Value()
+		if pattern == "" {
+			pattern = p.pattern
+		}
+		p.setSearch(pattern, p.inRegex, p.inFwd, t)
 		return nil
 	}
 	var cmd tea.Cmd

@@ -21,6 +21,9 @@ type Theme struct {
 	BorderFocused, BorderBlurred            lipgloss.Style
 	DiffAdd, DiffDel, DiffHunk              lipgloss.Style
 	Match                                   lipgloss.Style
+	// MatchCurrent is the match n/N moved to, in reverse video so it stands out from the others without
+	// colour too.
+	MatchCurrent lipgloss.Style
 }
 
 // NewTheme builds a theme. name is auto, dark, light or mono; dark tells auto which background the terminal
@@ -60,6 +63,7 @@ func NewTheme(name string, dark bool) Theme {
 	t.DiffDel = fg("#b91c1c", "#f87171")
 	t.DiffHunk = fg("#7e22ce", "#c084fc")
 	t.Match = lipgloss.NewStyle().Underline(true).Bold(true)
+	t.MatchCurrent = t.Match.Reverse(true)
 	return t
 }
 
@@ -71,6 +75,7 @@ func monoTheme() Theme {
 		SelectedDim: bold, Good: plain, Bad: bold, Warn: bold, Info: plain, Running: bold,
 		Badge: bold.Reverse(true), ReadOnly: bold.Reverse(true), BorderFocused: bold, BorderBlurred: plain.Faint(true),
 		DiffAdd: plain, DiffDel: plain, DiffHunk: plain.Faint(true), Match: bold.Underline(true),
+		MatchCurrent: bold.Underline(true).Reverse(true),
 	}
 }
 

@@ -509,7 +509,12 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case "enter":
 			p.editing = false
 			p.input.Blur()
-			return p.setSearch(p.input.Value(), p.inRegex, p.inForward, h)
+			pattern := p.input.Value()
+			if pattern == "" {
+				// As in less and vim: enter on an empty prompt searches for the last pattern again.
+				pattern = p.srch.pattern
+			}
+			return p.setSearch(pattern, p.inRegex, p.inForward, h)
 		case "tab":
 			p.inRegex = !p.inRegex
 			p.input.Prompt = searchPrompt(p.inForward, p.inRegex)
@@ -527,8 +532,9 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.editing = true
 		p.inForward, p.inRegex = act == ActFilter, p.srch.regex
 		p.input.Prompt = searchPrompt(p.inForward, p.inRegex)
-		p.input.SetValue(p.srch.pattern)
-		p.input.CursorEnd()
+		// The prompt starts empty, as the filter's does: the last pattern kept there took what was typed
+		// as more of it (stage_start + lock_ → stage_startlock_, not found).
+		p.input.SetValue("")
 		return p.input.Focus()
 	case ActBack:
 		p.cancelSearch()

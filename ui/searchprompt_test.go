@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+)
+
+func typeText(t *testing.T, m Model, s string) Model {
+	for _, k := range s {
+		m = send(t, m, press(string(k)))
+	}
+	return m
+}
+
+// TestSearchPromptStartsEmpty (issue 24 point 6): in the brief pager and the timeline, / opens an empty
+// prompt (the last pattern kept there took what was typed as more of it), and enter on the empty prompt
+// searches for the last pattern again, as in less and vim.
+func TestSearchPromptStartsEmpty(t *testing.T) {
+	runs := loadFixtures(t)
+	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
+	m = send(t, m, press("b"))
+	pg := m.pagerOverlay()
+	if pg == nil {
+		t.Fatal("b opened no brief")
+	}
+	m = typeText(t, send(t, m, press("/")), "phase")
+	m = send(t, m, press("enter"))
+	if pg := m.pagerOverlay(); pg.pattern != "phase" || len(pg.hits) < 2 {
+		t.Fatalf("the brief's search for phase: pattern %q, %d hits", pg.pattern, len(pg.hits))
+	}
+	m = send(t, m, press("/"))
+	if v := m.pagerOverlay().input.Value(); v != "" {
+		t.Errorf("the brief's second / starts with %q", v)
+	}
+	m = send(t, m, press("enter"))
+	if pg := m.pagerOverlay(); pg.pattern != "phase" || pg.re == nil {
+		t.Errorf("enter on the empty prompt: pattern %q (searching %v)", pg.pattern, pg.re != nil)
+	}
+
+	m = newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
+	for m.app.focus != PaneTimeline {
+		m = send(t, m, press("tab"))
+	}
+	m = typeText(t, send(t, m, press("/")), "phase")
+	m = send(t, m, press("enter"))
+	m = send(t, m, press("/"))
+	if v := m.tl.input.Value(); v != "" {
+		t.Errorf("the timeline's second / starts with %q", v)
+	}
+	m = send(t, m, press("enter"))
+	if m.tl.srch.pattern != "phase" {
+		t.Errorf("enter on the timeline's empty prompt searched for %q", m.tl.srch.pattern)
+	}
+}
+
+// TestCurrentMatchStandsOut (issue 24 point 6): in the brief, the match n moved to is drawn in reverse
+// video, the others underlined only, so the current one of many can be found (in colour and without).
+func TestCurrentMatchStandsOut(t *testing.T) {
+	for _, theme := range []string{"dark", "mono"} {
+		m := newTestModel(t, 140, 40, loadFixtures(t), Options{Theme: theme, Now: fixtureClock(), Env: fixtureEnv})
+		m = send(t, m, press("b"))
+		m = typeText(t, send(t, m, press("/")), "phase")
+		m = send(t, m, press("enter"))
+		m = send(t, m, press("n"))
+		pg := m.pagerOverlay()
+		if pg.hit < 0 {
+			t.Fatalf("%s: n moved to no match", theme)
+		}
+		cur, others := 0, 0
+		for _, l := range strings.Split(render(t, m, colorprofile.ANSI), "\n") {
+			for _, seq := range sgrWith(l, "4") {
+				if strings.Contains(";"+seq+";", ";7;") {
+					cur++
+				} else {
+					others++
+				}
+			}
+		}
+		if cur == 0 || others == 0 {
+			t.Errorf("%s: %d matches drawn as current, %d as others", theme, cur, others)
+		}
+	}
+}
+
+// sgrWith lists the parameters of the SGR sequences in s that set parameter p.
+func sgrWith(s, p string) []string {
+	var out []string
+	for _, part := range strings.Split(s, "\x1b[")[1:] {
+		i := strings.IndexByte(part, 'm')
+		if i < 0 {
+			continue
+		}
+		if ps := part[:i]; strings.Contains(";"+ps+";", ";"+p+";") {
+			out = append(out, ps)
+		}
+	}
+	return out
+}
