@@ -138,7 +138,7 @@ func TestConcurrentJonggrangAgent(t *testing.T) {
 		}
 	}()
 	o := opts(t, realEnv())
-	applied, conflicts := 0, 0
+	applied, conflicts, displaced := 0, 0, 0
 	for !agentDone.Load() || applied < 20 {
 		run := load(t, mp, o.Env)
 		var p *Plan
@@ -156,7 +156,13 @@ func TestConcurrentJonggrangAgent(t *testing.T) {
 			applied++
 		case errors.Is(err, atomicfile.ErrChanged) || IsRefusal(err):
 			conflicts++
+		case errors.As(err, new(*OverwroteError)):
+			// The agent's write landed between the last check and the rename (a window of microseconds,
+			// hit under load): applied, reported, and the agent's bytes kept in the journal for undo.
+			applied++
+			displaced++
 		default:
+			wg.Wait() // the agent must not write into a folder the failed test removes
 			t.Fatalf("an action failed without reporting a conflict: %v", err)
 		}
 	}
@@ -165,8 +171,30 @@ func TestConcurrentJonggrangAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := yamledit.Lookup(root2, "context_usage").Value; got != lastAgent {
-		t.Fatalf("an agent update was overwritten: context_usage=%s, want %s", got, lastAgent)
+	if got := yamledit.Lookup(root2, "context_usage").Value; got != lastAgent && !displacedInJournal(t, o.JournalPath, lastAgent) {
+		t.Fatalf("an agent update was overwritten without a trace: context_usage=%s, want %s, and no journal entry keeps it", got, lastAgent)
 	}
-	t.Logf("agent wrote %d times; actions: %d applied, %d conflicts reported", agentWrites, applied, conflicts)
+	t.Logf("agent wrote %d times; actions: %d applied (%d over a write they reported and journaled), %d conflicts reported",
+		agentWrites, applied, displaced, conflicts)
+}
+
+// displacedInJournal reports whether a journal entry keeps, as bytes a lockless writer put there between
+// runwatch's last check and its rename, a manifest whose context_usage is usage: what undo puts back.
+func displacedInJournal(t *testing.T, journalPath, usage string) bool {
+	t.Helper()
+	entries, _, err := journal.Read(journalPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		for _, f := range e.Files {
+			if !f.Displaced {
+				continue
+			}
+			if n, err := yamledit.Parse(f.Old); err == nil && yamledit.Lookup(n, "context_usage").Value == usage {
+				return true
+			}
+		}
+	}
+	return false
 }
