@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -209,7 +211,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 
 	m := ui.New(ui.Options{
-		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv},
+		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Scanned: shownPaths(scanPaths(paths, cfg)), Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(sshFor(cfg)), RemoteBrief: remoteBriefFetcher(sshFor(cfg)), Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 		Send: func(msg tea.Msg) { p.Send(msg) },
@@ -266,4 +268,17 @@ func remoteLogFetcher(s remote.SSH) ui.RemoteLogFunc {
 		t, err := s.FetchLogTail(ctx, root, run.Log.Path, remote.MaxTailEntries)
 		return t.Entries, err
 	}
+}
+
+// shownPaths are the scanned paths as the empty dashboard names them: local ones absolute ("." said
+// nothing), remote roots as given.
+func shownPaths(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil && !strings.Contains(p, ":") {
+			p = abs
+		}
+		out = append(out, p)
+	}
+	return out
 }

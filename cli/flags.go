@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 )
 
 // flagSet is a command's flags: the standard library's, plus one-letter aliases (`-o` for `--output`) that
@@ -87,6 +88,14 @@ func flagError(stderr io.Writer, c command, fs *flagSet, err error) int {
 		if i := strings.Index(msg, " for flag -"); i >= 0 {
 			rest := msg[i+len(" for flag -"):]
 			name, why, _ := strings.Cut(rest, ": ")
+			if f := fs.Lookup(name); f != nil && why == "parse error" {
+				if g, ok := f.Value.(flag.Getter); ok {
+					if _, ok := g.Get().(time.Duration); ok {
+						// "parse error" alone did not say what a duration looks like.
+						why = "not a duration: give one like 2s, 500ms or 1m"
+					}
+				}
+			}
 			msg = fmt.Sprintf("%s %s: %s", dashed(name), msg[:i], why)
 		}
 	}

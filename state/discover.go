@@ -126,7 +126,9 @@ func Discover(paths []string, maxDepth int) ([]Location, error) {
 		}
 		if !st.IsDir() {
 			// A state file or manifest given directly: take its run.
-			d.visitFile(filepath.Dir(abs), filepath.Base(abs))
+			if err := d.visitFile(filepath.Dir(abs), filepath.Base(abs)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", p, err))
+			}
 			continue
 		}
 		d.walk(abs, 0)
@@ -295,15 +297,30 @@ func projectOfFeature(featureDir string) string {
 	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(featureDir))))
 }
 
-func (d *discoverer) visitFile(dir, name string) {
+// visitFile takes the run of a file given as a path: a state file or manifest is its run; another file
+// (a run.log) means the run whose folder holds it. A file in no run's folder is an error: it used to mean
+// "scan its folder", and a file in a home folder listed every run below it.
+func (d *discoverer) visitFile(dir, name string) error {
 	switch {
 	case name == "MANIFEST.yaml" && isFeatureDir(dir):
 		d.add(Location{Kind: model.KindJonggrang, Dir: dir, StatePath: filepath.Join(dir, name), ProjectRoot: projectOfFeature(dir)})
+		return nil
 	case IsStateFileName(name):
 		d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, name), Archived: IsArchivedName(filepath.Base(dir))})
-	default:
-		d.walk(dir, 0)
+		return nil
 	}
+	entries, _ := os.ReadDir(dir)
+	found := false
+	for _, e := range entries {
+		if n := e.Name(); e.Type().IsRegular() && (IsStateFileName(n) || (n == "MANIFEST.yaml" && isFeatureDir(dir))) {
+			_ = d.visitFile(dir, n)
+			found = true
+		}
+	}
+	if !found {
+		return errors.New("a file, not a folder of runs nor a file of a run's folder: give the folder to scan, or a run's state.env or MANIFEST.yaml")
+	}
+	return nil
 }
 
 // LocationFor classifies a single run directory (or state file) the way Discover would, for callers that are

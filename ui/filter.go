@@ -12,12 +12,14 @@ import (
 type filterTerm struct {
 	neg         bool
 	field, text string
+	word        string // as typed
 }
 
 func parseFilter(s string) []filterTerm {
 	var terms []filterTerm
-	for _, w := range strings.Fields(strings.ToLower(s)) {
-		t := filterTerm{}
+	for _, w := range strings.Fields(s) {
+		t := filterTerm{word: w}
+		w = strings.ToLower(w)
 		if strings.HasPrefix(w, "!") {
 			t.neg, w = true, w[1:]
 		}
@@ -31,6 +33,34 @@ func parseFilter(s string) []filterTerm {
 		terms = append(terms, t)
 	}
 	return terms
+}
+
+// filterValues are the words each field takes (is: also takes any run status, or its start).
+var filterValues = map[string][]string{
+	"is":   {"needs-you", "attention", "archived", "done", "running", "paused", "awaiting-input", "stalled", "failed", "blocked", "completed", "unknown"},
+	"kind": {"jonggrang", "resumable", "jg", "rs"},
+	"has":  {"lock", "locks", "stale-lock", "stale", "live-lock", "live", "problem", "problems", "error", "errors", "log"},
+}
+
+// unknownTerms lists the words of terms no run could ever match (is:bogus), each with the words its field
+// takes, so the filter says so rather than silently listing nothing, and those words as typed. A word that
+// starts one of them (is:st while typing) is fine.
+func unknownTerms(terms []filterTerm) (out, words []string) {
+	for _, t := range terms {
+		vals, ok := filterValues[t.field]
+		if !ok {
+			continue
+		}
+		known := false
+		for _, v := range vals {
+			known = known || strings.HasPrefix(v, t.text)
+		}
+		if !known {
+			out = append(out, t.word+" left out: "+t.field+": takes "+strings.Join(vals, ", "))
+			words = append(words, t.word)
+		}
+	}
+	return out, words
 }
 
 func matchesFilter(r model.Run, terms []filterTerm) bool {

@@ -11,7 +11,7 @@ import (
 func (m Model) needYou() int { return m.list.needYou }
 
 func (m Model) windowTitle() string {
-	title := fmt.Sprintf("runwatch: %d runs", len(m.app.runs))
+	title := "runwatch: " + runsCount(len(m.app.runs))
 	if n := m.needYou(); n > 0 {
 		title += fmt.Sprintf(", %d need you", n)
 	}
@@ -20,7 +20,7 @@ func (m Model) windowTitle() string {
 
 func (m Model) renderHeader() string {
 	t := m.app.theme
-	left := t.Title.Render("runwatch") + fmt.Sprintf(" %d runs", len(m.app.runs))
+	left := t.Title.Render("runwatch") + " " + runsCount(len(m.app.runs))
 	if m.app.health.Loading > 0 {
 		left += t.Dim.Render(fmt.Sprintf(" (%d more loading)", m.app.health.Loading))
 	}
@@ -47,4 +47,12 @@ func (m Model) renderHeader() string {
 		return truncate(left, m.width)
 	}
 	return left + strings.Repeat(" ", gap) + right
+}
+
+// runsCount is "1 run", "6 runs".
+func runsCount(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }

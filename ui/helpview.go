@@ -59,7 +59,9 @@ var legend = []string{
 	"  CHANGED time since the run's files last changed  WHY what the run needs from you",
 	"  HOST the run's machine, with several (⚠ cannot be reached: the row as last seen)",
 	"  Detail: ○ pending  ▶ running  ✓ done  ✗ failed  – skipped  [x] ticked  [ ] open  ◀ current",
-	"  Filter: words match id, title, status, stage; !word negates; is:stalled kind:resumable has:lock",
+	"  Filter: words match id, title, status, stage, folder, reason; !word negates;",
+	"    is:STATUS is:needs-you is:archived is:done  kind:resumable kind:jonggrang  host:NAME",
+	"    has:lock has:stale-lock has:live-lock has:problem has:error has:log",
 }
 
 func (hv *helpView) content(w, h int) []string {

@@ -26,7 +26,7 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 		t.Fatalf("before any run is read the list should say it is reading:\n%s", v)
 	}
 	m = send(t, m, BatchMsg{Changed: []model.Run{byID["old-done"]}, Health: Health{Mode: "inotify", Loading: 3}, At: testNow})
-	if v := plain(m); !strings.Contains(v, "1 runs (3 more loading)") {
+	if v := plain(m); !strings.Contains(v, "1 run (3 more loading)") {
 		t.Fatalf("header should count the runs still loading:\n%s", v)
 	}
 	m = send(t, m, BatchMsg{Changed: []model.Run{byID["pay-flow"]}, Health: Health{Mode: "inotify", Loading: 2}, At: testNow})

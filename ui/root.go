@@ -41,8 +41,11 @@ type Options struct {
 	Theme    string // auto, dark, light, mono
 	Keys     KeyMap // from NewKeyMap; the zero value means defaults
 	ReadOnly bool
-	Actor    Actor // nil disables actions
-	OpenLog  OpenLogFunc
+	// Scanned names the folders (and remote roots) the runs are looked for in, for the empty list to say
+	// where it looked.
+	Scanned []string
+	Actor   Actor // nil disables actions
+	OpenLog OpenLogFunc
 	// RemoteLog fetches a remote run's log history when its timeline opens; nil shows only what its host
 	// streams.
 	RemoteLog RemoteLogFunc

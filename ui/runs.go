@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -163,6 +164,16 @@ func (p *runsPane) updateInput(km tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		p.editing = false
 		p.input.Blur()
+		if bad, words := unknownTerms(p.terms); len(bad) > 0 {
+			// Kept, the word would list nothing, silently: it is left out, and the footer says why.
+			kept := p.filter
+			for _, w := range words {
+				kept = strings.Join(strings.Fields(strings.ReplaceAll(" "+kept+" ", " "+w+" ", " ")), " ")
+			}
+			p.input.SetValue(kept)
+			p.setFilter(kept)
+			p.app.fail(fmt.Errorf("unknown filter word %s", strings.Join(bad, "; ")))
+		}
 		return nil
 	case "ctrl+c":
 		return quitCmd()

@@ -416,13 +416,25 @@ func (p *runsPane) renderTable(w, h int) []string {
 		case !a.loaded:
 			return []string{t.Dim.Render("scanning…")}
 		case a.health.Loading > 0:
-			return []string{t.Dim.Render(fmt.Sprintf("reading %d runs…", a.health.Loading))}
+			return []string{t.Dim.Render("reading " + runsCount(a.health.Loading) + "…")}
 		case p.filter != "":
 			return []string{t.Dim.Render(truncate("no run matches /"+Sanitize(p.filter), w)), t.Dim.Render("esc clears the filter")}
 		case p.hidden > 0:
 			return []string{t.Dim.Render(fmt.Sprintf("all %d runs are done; %s shows them", p.hidden, a.keys.First(ActHideDone)))}
 		}
-		return []string{t.Dim.Render("no runs found under the given paths")}
+		where := "the given paths"
+		if len(a.opts.Scanned) > 0 {
+			var qs []string
+			for _, s := range a.opts.Scanned {
+				qs = append(qs, Sanitize(s))
+			}
+			where = strings.Join(qs, ", ")
+		}
+		out := []string{t.Dim.Render("no runs found in " + where)}
+		for _, l := range wrapText("(looked for .jonggrang/ projects and state.env run folders); runwatch demo shows the dashboard on simulated runs", w) {
+			out = append(out, t.Dim.Render(l))
+		}
+		return out
 	}
 	lay := p.fit(w)
 	now := a.now()

@@ -72,7 +72,8 @@ func monoTheme() Theme {
 	bold := plain.Bold(true)
 	return Theme{
 		Name: "mono", Title: bold, Dim: plain.Faint(true), Bold: bold, Selected: plain.Reverse(true),
-		SelectedDim: bold, Good: plain, Bad: bold, Warn: bold, Info: plain, Running: bold,
+		// Underlined: bold alone did not tell the selected run from the bold rows of runs that need you.
+		SelectedDim: bold.Underline(true), Good: plain, Bad: bold, Warn: bold, Info: plain, Running: bold,
 		Badge: bold.Reverse(true), ReadOnly: bold.Reverse(true), BorderFocused: bold, BorderBlurred: plain.Faint(true),
 		DiffAdd: plain, DiffDel: plain, DiffHunk: plain.Faint(true), Match: bold.Underline(true),
 		MatchCurrent: bold.Underline(true).Reverse(true),

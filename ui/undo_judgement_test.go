@@ -45,7 +45,7 @@ func TestDashboardFullUndoKeepsBlockedRunCounted(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	go Relay(tm.GetProgram(), w)
-	waitScreen(t, tm, "runwatch: 1 runs, 1 need you")
+	waitScreen(t, tm, "runwatch: 1 run, 1 need you")
 
 	env := model.Env{Host: "testhost", StaleAfter: 30 * time.Minute, Proc: procinfo.System{}}
 	opts := action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")}
@@ -72,7 +72,7 @@ func TestDashboardFullUndoKeepsBlockedRunCounted(t *testing.T) {
 	waitScreen(t, tm, "S3")
 	apply(action.PlanUndo)
 	apply(action.PlanUndo)
-	waitScreen(t, tm, "runwatch: 1 runs, 1 need you")
+	waitScreen(t, tm, "runwatch: 1 run, 1 need you")
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }

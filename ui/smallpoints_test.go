@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+)
+
+// TestUnknownFilterWordIsRejected (issue 24 point 7): is:bogus is left out of the filter with a message
+// naming the words is: takes, the rest of the filter kept; a word that starts a known one is fine.
+func TestUnknownFilterWordIsRejected(t *testing.T) {
+	m := newTestModel(t, 120, 40, sampleRuns(), Options{})
+	m = typeText(t, send(t, m, press("/")), "irm is:bogus")
+	m = send(t, m, press("enter"))
+	if got := m.app.msgs.errText(); !strings.Contains(got, "unknown filter word is:bogus left out: is: takes needs-you") {
+		t.Errorf("the message is %q", got)
+	}
+	if m.list.filter != "irm" || len(m.list.order) == 0 {
+		t.Errorf("the filter is %q listing %d runs", m.list.filter, len(m.list.order))
+	}
+	m = newTestModel(t, 120, 40, sampleRuns(), Options{})
+	m = typeText(t, send(t, m, press("/")), "is:stall has:lo kind:res")
+	m = send(t, m, press("enter"))
+	if got := m.app.msgs.errText(); got != "" || m.list.filter != "is:stall has:lo kind:res" {
+		t.Errorf("known words: message %q, filter %q", got, m.list.filter)
+	}
+}
+
+// TestHelpLegendListsEveryFilterTerm: the help's legend names every field filter the README names.
+func TestHelpLegendListsEveryFilterTerm(t *testing.T) {
+	all := strings.Join(legend, "\n")
+	for _, term := range []string{"is:needs-you", "is:STATUS", "kind:resumable", "has:lock", "has:stale-lock", "has:error", "host:NAME", "!word"} {
+		if !strings.Contains(all, term) {
+			t.Errorf("the legend does not name %s", term)
+		}
+	}
+}
+
+// TestEmptyStateNamesTheFolders: with no run found the list names the folders it scanned and suggests
+// runwatch demo; the header counts "1 run", not "1 runs".
+func TestEmptyStateNamesTheFolders(t *testing.T) {
+	m := newTestModel(t, 80, 24, nil, Options{Scanned: []string{"/home/me/work", "gpu1:/runs"}})
+	frame := plain(m)
+	if !strings.Contains(frame, "no runs found in /home/me/work, gpu1:/runs") || !strings.Contains(frame, "runwatch demo") {
+		t.Errorf("the empty state:\n%s", frame)
+	}
+	one := newTestModel(t, 80, 24, sampleRuns()[:1], Options{})
+	if h := strings.Split(plain(one), "\n")[0]; !strings.Contains(h, "runwatch 1 run ") || !strings.HasPrefix(one.windowTitle(), "runwatch: 1 run") ||
+		strings.Contains(one.windowTitle(), "runs") {
+		t.Errorf("one run: header %q, title %q", h, one.windowTitle())
+	}
+}
+
+// TestNoColorMarksTheSelectedRunBesideDetail: under NO_COLOR, with Detail focused, the selected run's row
+// is underlined, and no other row is: bold alone was no mark where the rows of runs that need you are bold.
+func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	m := newTestModel(t, 120, 40, loadFixtures(t), Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	m = send(t, m, press("tab"))
+	run, _ := m.app.selectedRun()
+	marked := 0
+	for _, l := range strings.Split(render(t, m, colorprofile.Ascii), "\n") {
+		if len(sgrWith(l, "4")) == 0 {
+			continue
+		}
+		marked++
+		if !strings.Contains(stripped(l), run.ID) {
+			t.Errorf("a row other than the selected %s is underlined:\n%q", run.ID, l)
+		}
+	}
+	if marked != 1 {
+		t.Errorf("%d lines underlined, want the selected run's row", marked)
+	}
+}
