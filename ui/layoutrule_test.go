@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"runwatch/model"
 )
@@ -118,7 +117,7 @@ func TestTableGrowsWithWidth(t *testing.T) {
 	}
 }
 
-var _ = time.Second
+
 
 // TestDetailFirstLinePinned (issue 24 point 2): at every size from 60x24 to 220x60 and whichever pane has
 // focus, Detail's first inner line is its first line ("Needs you: … → press U" or "Nothing to do: …") and
@@ -175,5 +174,24 @@ func pinnedFirst(t *testing.T, m Model, at string, current bool) {
 	}
 	if current && run.CurrentStage != "" && !strings.Contains(strings.Join(lines, "\n"), "◀ current") {
 		t.Errorf("%s: the current stage is not on screen:\n%s", at, strings.Join(lines, "\n"))
+	}
+}
+
+// TestHeroShowsWhyAt140: the README's hero (the demo at 140x40, screenshots/overview.png) shows STATUS,
+// CHANGED and WHY beside every whole name; it showed NAME, STAGE and CHANGED.
+func TestHeroShowsWhyAt140(t *testing.T) {
+	demo, now, env := loadDemoWorkspace(t)
+	m := newTestModel(t, 140, 40, demo, Options{Theme: "dark", Now: now, Env: env, OpenLog: OpenIndexedLog})
+	pane := stripped(m.list.View())
+	hdr := strings.Split(pane, "\n")[1]
+	for _, col := range []string{"STATUS", "STAGE", "CHANGED", "WHY"} {
+		if !strings.Contains(hdr, col) {
+			t.Errorf("the hero's header lacks %s: %q", col, hdr)
+		}
+	}
+	for _, r := range demo {
+		if !strings.Contains(pane, r.ID) {
+			t.Errorf("the hero cuts %s:\n%s", r.ID, pane)
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 // "Needs you" line and the current stage.
 func TestGoldenSizes(t *testing.T) {
 	runs := loadFixtures(t)
-	for _, sz := range [][2]int{{200, 60}, {120, 40}, {90, 30}, {70, 24}, {50, 20}} {
+	for _, sz := range [][2]int{{200, 60}, {160, 45}, {120, 40}, {100, 30}, {80, 24}, {90, 30}, {70, 24}, {50, 20}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			m := newTestModel(t, sz[0], sz[1], runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 			listFrame := plain(m)
