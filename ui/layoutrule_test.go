@@ -117,8 +117,6 @@ func TestTableGrowsWithWidth(t *testing.T) {
 	}
 }
 
-
-
 // TestDetailFirstLinePinned (issue 24 point 2): at every size from 60x24 to 220x60 and whichever pane has
 // focus, Detail's first inner line is its first line ("Needs you: … → press U" or "Nothing to do: …") and
 // the current stage is on screen below it; after scrolling Detail to its end, another run and back opens
