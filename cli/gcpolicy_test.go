@@ -47,7 +47,7 @@ func TestGCPolicyRestores(t *testing.T) {
 	oldLimit := debug.SetMemoryLimit(-1)
 	oldPercent := debug.SetGCPercent(100)
 	debug.SetGCPercent(oldPercent)
-	statusGC.apply()()
+	gcPolicy{percent: 400, floor: 256 << 20, factor: 2}.apply()()
 	for range 3 {
 		runtime.GC()
 	}
