@@ -21,9 +21,26 @@ type fleetActor struct {
 	ssh   remote.SSH
 	// env judges a local run's locks again when an action is planned (nil: they are taken as shown).
 	env func() model.Env
+	// roots are the remote roots the dashboard follows: install copies this runwatch to one of their hosts.
+	roots []remote.Root
 }
 
 func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
+	if req.Action == ui.ActInstall {
+		for _, r := range f.roots {
+			if r.Label() == req.Host {
+				p, done, err := prepareInstall(f.ssh, r, defaultInstallDir)
+				switch {
+				case err != nil:
+					return nil, fmt.Errorf("install refused: %w", err)
+				case done != "":
+					return nil, errors.New("install: " + strings.TrimSpace(done))
+				}
+				return p, nil
+			}
+		}
+		return nil, fmt.Errorf("install: %s is not a host this dashboard follows", req.Host)
+	}
 	if req.Run.Remote == nil {
 		if f.env != nil {
 			req.Run = rejudgedElsewhere(req.Run, f.env())

@@ -112,3 +112,19 @@ func TestBackoffGrowsForAHostThatFailsOnceLive(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25.3: a host whose runwatch speaks an older protocol is failed with both versions and which side
+// to upgrade, and how.
+func TestVersionSkewSaysBothVersionsAndWhichSide(t *testing.T) {
+	old := t.TempDir()
+	wrap := fakeEvents(t, map[string]string{old: `
+  printf '%s\n' '{"protocol":0,"type":"watch-health","health":{}}'
+  keepAlive`})
+	fleet := sshtest.New(t, wrap, "oldhost")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "oldhost", Path: old}}, Options{Backoff: 50 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	want := fmt.Sprintf("oldhost: its runwatch speaks protocol 0, this runwatch %d: upgrade the one on oldhost (runwatch install oldhost)", ProtocolVersion)
+	c.until(t, "the skew named", func() bool { return c.host("oldhost").Error == want })
+}

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -321,7 +322,7 @@ func (e *Elsewhere) ask(c connection, pid int) (Facts, error) {
 	}
 	if code != 0 {
 		if code == 2 {
-			return Facts{}, fmt.Errorf("its runwatch is too old to judge locks (%s)", InstallHint)
+			return Facts{}, fmt.Errorf("its runwatch is older than this one and cannot judge locks: upgrade it (%s)", InstallHint(c.root))
 		}
 		return Facts{}, fmt.Errorf("%s", strings.TrimPrefix(Explain(c.root, code, stderr), c.label+": "))
 	}
@@ -330,7 +331,7 @@ func (e *Elsewhere) ask(c connection, pid int) (Facts, error) {
 		return Facts{}, fmt.Errorf("its runwatch's answer is not JSON (%v)", err)
 	}
 	if f.Protocol < ProtocolVersion {
-		return Facts{}, fmt.Errorf("its runwatch is too old for protocol %d (%s)", ProtocolVersion, InstallHint)
+		return Facts{}, errors.New(strings.TrimPrefix(tooOld(c.root, f.Protocol), c.label+": "))
 	}
 	return f, nil
 }

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -51,7 +52,7 @@ func (s SSH) FetchLogTail(ctx context.Context, root Root, path string, n int) (L
 	case err != nil:
 		return LogTail{}, fmt.Errorf("%s: %v", root.Label(), err)
 	case code == 2:
-		return LogTail{}, fmt.Errorf("%s: its runwatch is too old to send a log's history (%s)", root.Label(), InstallHint)
+		return LogTail{}, fmt.Errorf("%s: its runwatch is older than this one and cannot send a log's history: upgrade it (%s)", root.Label(), InstallHint(root))
 	case code != 0:
 		return LogTail{}, fmt.Errorf("%s", Explain(root, code, stderr))
 	}
@@ -60,7 +61,7 @@ func (s SSH) FetchLogTail(ctx context.Context, root Root, path string, n int) (L
 		return LogTail{}, fmt.Errorf("%s: the log's history is not JSON (%v)", root.Label(), err)
 	}
 	if t.Protocol < ProtocolVersion {
-		return LogTail{}, fmt.Errorf("%s: its runwatch is too old for protocol %d (%s)", root.Label(), ProtocolVersion, InstallHint)
+		return LogTail{}, errors.New(tooOld(root, t.Protocol))
 	}
 	return t, nil
 }

@@ -195,7 +195,7 @@ func TestWatchSaysWhenRunwatchIsMissingThere(t *testing.T) {
 	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
 	c.until(t, "a clear message", func() bool {
 		h := c.host("bare")
-		return h.Error != "" && strings.Contains(h.Error, "not installed") && strings.Contains(h.Error, InstallHint)
+		return h.Error != "" && strings.Contains(h.Error, "not installed") && strings.Contains(h.Error, "runwatch install bare")
 	})
 }
 

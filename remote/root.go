@@ -41,6 +41,14 @@ func (r Root) Label() string {
 	return l
 }
 
+// HostArg is the host as `runwatch install` takes it: [user@]host, or ssh://[user@]host:port with a port.
+func (r Root) HostArg() string {
+	if r.Port != "" {
+		return "ssh://" + r.Dest() + ":" + r.Port
+	}
+	return r.Dest()
+}
+
 // Conn is what identifies one ssh connection: roots with the same Conn share one ssh process.
 func (r Root) Conn() string { return r.Dest() + "|" + r.Port }
 

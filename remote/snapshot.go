@@ -58,7 +58,7 @@ func snapshotOne(ctx context.Context, s SSH, c connection, args []string, elsewh
 		return fail(fmt.Sprintf("%s: the remote runwatch's status is not JSON (%v)", c.label, err))
 	}
 	if doc.Protocol < ProtocolVersion {
-		return fail(fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint))
+		return fail(tooOld(c.root, doc.Protocol))
 	}
 	now := time.Now()
 	for i := range doc.Runs {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +21,16 @@ import (
 // runwatch. A remote that announces a lower one (or none) is too old.
 const ProtocolVersion = 1
 
-// InstallHint is what a person runs on a host that lacks runwatch (or has one too old for this protocol).
-const InstallHint = "go install runwatch@latest, or copy this binary to a folder on the remote PATH"
+// InstallHint is what a person runs here for a host that lacks runwatch, or has one too old for this
+// protocol: `runwatch install HOST` copies this binary there.
+func InstallHint(r Root) string { return "runwatch install " + r.HostArg() }
+
+// tooOld says a host's runwatch speaks an older protocol than this one, both versions, and which side to
+// upgrade.
+func tooOld(r Root, theirs int) string {
+	return fmt.Sprintf("%s: its runwatch speaks protocol %d, this runwatch %d: upgrade the one on %s (%s)",
+		r.Label(), theirs, ProtocolVersion, r.Label(), InstallHint(r))
+}
 
 // SSH runs commands on remote hosts with the user's own ssh: their config, keys and agent.
 type SSH struct {
@@ -197,6 +206,24 @@ func (s SSH) Run(ctx context.Context, r Root, args ...string) (stdout, stderr []
 	if err != nil {
 		return nil, nil, -1, err
 	}
+	return collect(c)
+}
+
+// Script runs a POSIX sh script on root's host (not runwatch), with stdin as its input when set. Every
+// word in script that is not the script's own must be quoted with ShellQuote.
+func (s SSH) Script(ctx context.Context, r Root, script string, stdin io.Reader) (stdout, stderr []byte, code int, err error) {
+	if err := s.checkControl(r); err != nil {
+		return nil, nil, -1, err
+	}
+	argv := s.base(r, "-o", "ControlMaster=no")
+	// The login shell there reads one word, sh -c 'script', whichever shell it is.
+	c := s.command(ctx, append(argv, r.Dest(), "--", "sh -c "+shellQuote(script)))
+	c.Stdin = stdin
+	return collect(c)
+}
+
+// collect runs c and returns its output, capped, with its exit code.
+func collect(c *exec.Cmd) (stdout, stderr []byte, code int, err error) {
 	// Past the cap, ssh is stopped: nobody reads its output any more, and it would wait on a full pipe.
 	out := &cappedBuffer{max: maxAnswer, stop: func() { _ = c.Cancel() }}
 	errb := &tailBuffer{max: 64 << 10}
@@ -253,6 +280,9 @@ func (s SSH) FetchBrief(ctx context.Context, root Root, path string) (string, er
 	return string(out), nil
 }
 
+// ShellQuote quotes one word for the remote shell: the one rule for every word runwatch sends there.
+func ShellQuote(s string) string { return shellQuote(s) }
+
 // Explain turns a failed remote command into one message a person can act on.
 func Explain(r Root, code int, stderr []byte) string {
 	msg := lastLine(stderr)
@@ -263,7 +293,7 @@ func Explain(r Root, code int, stderr []byte) string {
 		}
 		return fmt.Sprintf("%s: %s", r.Label(), msg)
 	case code == 127 || strings.Contains(msg, "command not found") || strings.Contains(msg, "No such file"):
-		return fmt.Sprintf("%s: runwatch is not installed there (%s)", r.Label(), InstallHint)
+		return fmt.Sprintf("%s: runwatch is not installed there (%s)", r.Label(), InstallHint(r))
 	}
 	if msg == "" {
 		msg = fmt.Sprintf("remote runwatch exited %d", code)

@@ -344,7 +344,8 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 	}
 	msg := Explain(c.root, code, stderr.Bytes())
 	if code != 255 && (code == 2 || strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "not a runwatch command")) {
-		return live, &hostFailure{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
+		return live, &hostFailure{msg: fmt.Sprintf("%s: its runwatch is older than this one (it does not know events as this one runs it): upgrade the one on %s (%s)",
+			c.label, c.label, InstallHint(c.root))}
 	}
 	return live, errors.New(msg)
 }
@@ -399,7 +400,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 			first = false
 			answered()
 			if ev.Protocol < ProtocolVersion {
-				return live, &hostFailure{msg: fmt.Sprintf("%s: the remote runwatch is too old for protocol %d (%s)", c.label, ProtocolVersion, InstallHint)}
+				return live, &hostFailure{msg: tooOld(c.root, ev.Protocol)}
 			}
 		}
 		w.setHealth(c.label, func(h *HostHealth) { h.LastSeen = &now })

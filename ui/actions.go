@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -19,6 +20,7 @@ type ActionRequest struct {
 	LockPath string // unlock: one lock; empty means every stale lock of the run
 	Resume   bool   // pause: true resumes a paused run
 	To       string // step: the stage a resumable run moves to where its files leave the order open
+	Host     string // install: the host (its label) to copy this runwatch to
 }
 
 // Planned is an action computed but not yet written.
@@ -81,6 +83,44 @@ func requestAction(a *app, act string, sel rowID) tea.Cmd {
 		req.Resume = run.Status == model.StatusPaused
 	}
 	actor := a.actor
+	return func() tea.Msg {
+		p, err := actor.Plan(req)
+		return planMsg{req: req, planned: p, err: err}
+	}
+}
+
+// needsInstall reports whether a host's health says it lacks runwatch or has an older one: its message
+// names `runwatch install` (remote.InstallHint).
+func needsInstall(h model.HostHealth) bool {
+	return h.State != model.HostLive && strings.Contains(h.Error, "runwatch install ")
+}
+
+// requestInstall plans copying this runwatch to the host that needs it: the selected run's host when it
+// does, else the first one whose health line says so.
+func requestInstall(a *app) tea.Cmd {
+	if a.actor == nil || a.keys.ReadOnly {
+		a.fail(fmt.Errorf("read-only: install is disabled"))
+		return nil
+	}
+	var target string
+	for _, h := range a.hosts {
+		if needsInstall(h) && target == "" {
+			target = h.Host
+		}
+	}
+	if run, ok := a.selectedRun(); ok && run.Remote != nil {
+		for _, h := range a.hosts {
+			if h.Host == run.Remote.Host && needsInstall(h) {
+				target = h.Host
+			}
+		}
+	}
+	if target == "" {
+		a.note("no host needs runwatch installed (install is for a host whose line says runwatch install)")
+		return nil
+	}
+	a.note("asking " + target + " what it is…")
+	req, actor := ActionRequest{Action: ActInstall, Host: target}, a.actor
 	return func() tea.Msg {
 		p, err := actor.Plan(req)
 		return planMsg{req: req, planned: p, err: err}

@@ -133,6 +133,10 @@ func hostsSegment(a *app) string {
 		default:
 			parts = append(parts, t.Dim.Render("… "+name+" connecting"))
 		}
+		if needsInstall(h) {
+			// The way out, on the line that shows the trouble.
+			parts[len(parts)-1] += " " + t.Dim.Render(a.keys.First(ActInstall)+" install")
+		}
 	}
 	return strings.Join(parts, " ")
 }

@@ -45,13 +45,14 @@ const (
 	ActLineStart   = "line_start"
 	ActLineEnd     = "line_end"
 
-	ActUnlock = "unlock"
-	ActStep   = "step"
-	ActTick   = "tick"
-	ActRetry  = "retry"
-	ActPause  = "pause"
-	ActUndo   = "undo"
-	ActLaunch = "launch"
+	ActUnlock  = "unlock"
+	ActStep    = "step"
+	ActTick    = "tick"
+	ActRetry   = "retry"
+	ActPause   = "pause"
+	ActUndo    = "undo"
+	ActLaunch  = "launch"
+	ActInstall = "install"
 )
 
 // Binding is one action with its keys. Help is generated from these, so what `?` shows is what works. Short
@@ -118,6 +119,7 @@ func defaultBindings() []Binding {
 		{Action: ActPause, Keys: []string{"P"}, Help: "pause / resume run", Short: "pause/resume", Group: "change", Mutating: true},
 		{Action: ActUndo, Keys: []string{"Z"}, Help: "undo last action", Short: "undo", Group: "change", Mutating: true},
 		{Action: ActLaunch, Keys: []string{"X"}, Help: "launch the resume command", Short: "launch", Group: "change", Mutating: true},
+		{Action: ActInstall, Keys: []string{"I"}, Help: "install runwatch on a host that lacks it (or has an older one)", Short: "install", Group: "change", Mutating: true},
 	}
 }
 

@@ -328,6 +328,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return showBrief(a)
 	case ActLaunch:
 		return requestLaunch(a)
+	case ActInstall:
+		return requestInstall(a)
 	case ActCopy:
 		return copyText(a, m.focusedText())
 	case ActMute:

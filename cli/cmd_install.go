@@ -1,0 +1,360 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"runwatch/config"
+	"runwatch/remote"
+)
+
+func init() {
+	register(command{
+		name:    "install",
+		summary: "copy this runwatch to HOST over ssh (to ~/.local/bin), so remote roots on HOST work",
+		args:    "HOST",
+		about: "HOST is [user@]host as ssh takes it (an alias of your ssh config works), or ssh://[user@]host[:port]. " +
+			"runwatch asks HOST its system and architecture (uname -sm); when they are this binary's, it copies itself " +
+			"to DIR on HOST under a temporary name, checks that it runs there (runwatch version), and renames it into " +
+			"place, so a runwatch already there is replaced whole or not at all. It says when DIR is not on the PATH " +
+			"that ssh commands get on HOST, and what to add. A host of another architecture gets the go build line " +
+			"that makes a runwatch for it. A runwatch on HOST that has an action in progress (a pending intent in its " +
+			"journal) is not replaced.",
+		examples: []example{
+			{"install on build1, asking first", "runwatch install build1"},
+			{"install into a folder of your choosing, without asking", "runwatch install pete@build1 --dir /opt/runwatch/bin --yes"},
+		},
+		define: defineInstall,
+	})
+}
+
+const defaultInstallDir = "~/.local/bin"
+
+func defineInstall(fs *flagSet) runFunc {
+	dir := fs.String("dir", defaultInstallDir, "the `DIR` on HOST to install into (~/ is HOST's home)")
+	yes := fs.Bool("yes", false, "do not ask for confirmation")
+	var common commonFlags
+	common.register(fs.FlagSet)
+	return func(args []string, stdout, stderr io.Writer) int {
+		if len(args) != 1 {
+			return usageError(stderr, "install", "takes one HOST, got %d arguments", len(args))
+		}
+		cfg, err := common.resolve()
+		if err != nil {
+			return usageError(stderr, "install", "%v", err)
+		}
+		host, err := installHost(args[0])
+		if err != nil {
+			return usageError(stderr, "install", "%v", err)
+		}
+		if *dir == "" {
+			return usageError(stderr, "install", "--dir must not be empty")
+		}
+		return runInstall(host, *dir, *yes, cfg, sanitizingWriter{stdout}, sanitizingWriter{stderr})
+	}
+}
+
+// installHost reads HOST: [user@]host, or a root (ssh://… or host:path) whose host is meant.
+func installHost(arg string) (remote.Root, error) {
+	if r, isRemote, err := remote.Parse(arg); err != nil || isRemote {
+		return r, err
+	}
+	r, _, err := remote.Parse("ssh://" + arg + "/")
+	if err != nil {
+		return remote.Root{}, fmt.Errorf("%q is not a host: %v", arg, err)
+	}
+	return r, nil
+}
+
+// platformOf maps `uname -sm` onto Go's GOOS and GOARCH; ok is false for a machine Go's names do not cover.
+func platformOf(uname string) (goos, goarch string, ok bool) {
+	f := strings.Fields(uname)
+	if len(f) != 2 {
+		return "", "", false
+	}
+	goos = strings.ToLower(f[0])
+	if goos != "linux" && goos != "darwin" && goos != "freebsd" && goos != "openbsd" && goos != "netbsd" {
+		return "", "", false
+	}
+	arch := map[string]string{
+		"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "armv7l": "arm", "armv6l": "arm",
+		"i386": "386", "i686": "386", "riscv64": "riscv64", "ppc64le": "ppc64le", "s390x": "s390x", "loongarch64": "loong64",
+	}[f[1]]
+	return goos, arch, arch != ""
+}
+
+// installDirWord is dir as a word of the remote shell: ~/ (or a relative DIR) is the host's home, through
+// $HOME, the rest quoted.
+func installDirWord(dir string) string {
+	switch {
+	case dir == "~":
+		return `"$HOME"`
+	case strings.HasPrefix(dir, "~/"):
+		return `"$HOME"/` + remote.ShellQuote(strings.TrimPrefix(dir, "~/"))
+	case strings.HasPrefix(dir, "/"):
+		return remote.ShellQuote(dir)
+	}
+	return `"$HOME"/` + remote.ShellQuote(dir)
+}
+
+// The probe says, one key=value a line, where DIR is, which runwatch is there (its version lines), which one
+// ssh commands find on the PATH, and how many intents wait in that host's journal.
+const installProbe = `d=%s
+echo "dir=$d"
+if [ -x "$d/runwatch" ]; then "$d/runwatch" version 2>/dev/null | sed 's/^/version=/'; echo "existing=yes"; fi
+echo "onpath=$(command -v runwatch 2>/dev/null)"
+p="${XDG_STATE_HOME:-$HOME/.local/state}/runwatch/pending"
+n=0
+for f in "$p"/*.json; do [ -e "$f" ] && n=$((n+1)); done
+echo "pendingdir=$p"
+echo "pending=$n"
+`
+
+// The copy: under a temporary name in DIR, checked whole (its size) and runnable there before the rename
+// that replaces the runwatch there, if any, in one step.
+const installCopy = `d=%s
+mkdir -p "$d" || exit 3
+t=$(mktemp "$d/.runwatch.XXXXXX") || exit 3
+trap 'rm -f "$t"' EXIT
+cat > "$t" || exit 3
+[ "$(wc -c < "$t" | tr -d ' ')" = %d ] || { echo "the copy on the host is not whole" >&2; exit 4; }
+chmod 755 "$t" || exit 3
+"$t" version > /dev/null || { echo "the copied runwatch does not run there" >&2; exit 4; }
+mv -f "$t" "$d/runwatch" || exit 3
+trap - EXIT
+"$d/runwatch" version | sed -n '1s/^/version=/p'
+echo "onpath=$(command -v runwatch 2>/dev/null)"
+`
+
+func runInstall(host remote.Root, dir string, yes bool, cfg config.Config, stdout, stderr io.Writer) int {
+	p, done, err := prepareInstall(sshFor(cfg), host, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch install: %v\n", err)
+		return exitRefused
+	}
+	if done != "" {
+		fmt.Fprint(stdout, done)
+		return exitOK
+	}
+	defer p.close()
+	fmt.Fprintln(stdout, p.summary)
+	if !yes {
+		if !stdinIsTerminal() {
+			fmt.Fprintf(stderr, "runwatch install: refused: no terminal to confirm on; pass --yes to install on %s\n", host.Label())
+			return exitRefused
+		}
+		fmt.Fprintf(stdout, "Install? [y/N] ")
+		answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			fmt.Fprintln(stderr, "runwatch install: refused: not confirmed")
+			return exitRefused
+		}
+	}
+	out, err := p.apply()
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch install: %v\n", err)
+		return exitRefused
+	}
+	fmt.Fprint(stdout, out)
+	return exitOK
+}
+
+// installPlan is a copy of this runwatch to a host, checked and waiting for its confirmation: the dashboard
+// shows it in its confirmation dialog (ui.Planned), the command line asks y/N.
+type installPlan struct {
+	ssh     remote.SSH
+	host    remote.Root
+	dirWord string
+	where   string
+	bin     *os.File
+	size    int64
+	summary string // one line, for the command line
+	what    string // this binary: its version, platform and size
+	old     string // the runwatch there it replaces ("" when none)
+}
+
+func (p *installPlan) close() { p.bin.Close() }
+
+func (p *installPlan) Summary() string { return "Install this runwatch on " + p.host.Label() }
+func (p *installPlan) Preview() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "copy      %s\n          %s\nto        %s:%s/runwatch\n", p.bin.Name(), p.what, p.host.Label(), p.where)
+	if p.old != "" {
+		fmt.Fprintf(&b, "replacing %s\n", p.old)
+	}
+	b.WriteString("\nWritten there under a temporary name, checked that it runs (runwatch version), then renamed into place.\n")
+	return b.String()
+}
+func (p *installPlan) TypedConfirmation() string { return "" }
+
+func (p *installPlan) Apply(string) (string, error) {
+	defer p.close()
+	out, err := p.apply()
+	return strings.TrimSpace(strings.ReplaceAll(out, "\n", " ")), err
+}
+
+// prepareInstall asks host what it is and what it has, and returns the copy to make, or (done) what to say
+// when there is nothing to copy, or why it is refused.
+func prepareInstall(s remote.SSH, host remote.Root, dir string) (*installPlan, string, error) {
+	label := host.Label()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	script := func(sh string) (string, string, int, error) {
+		out, errb, code, err := s.Script(ctx, host, sh, nil)
+		return string(out), string(errb), code, err
+	}
+
+	uname, errb, code, err := script("uname -sm")
+	switch {
+	case err != nil:
+		return nil, "", fmt.Errorf("%s: %v", label, err)
+	case code == 255:
+		return nil, "", fmt.Errorf("cannot reach %s: %s", label, remote.Explain(host, code, []byte(errb)))
+	case code != 0:
+		return nil, "", fmt.Errorf("%s: uname -sm failed: %s", label, remote.Explain(host, code, []byte(errb)))
+	}
+	uname = strings.TrimSpace(uname)
+	goos, goarch, ok := platformOf(uname)
+	switch {
+	case !ok:
+		return nil, "", fmt.Errorf("%s is %q, a system runwatch is not built for", label, uname)
+	case goos != "linux":
+		return nil, "", fmt.Errorf("%s is %s (%s/%s): runwatch runs on Linux only (its writes use openat2 and renameat2)", label, uname, goos, goarch)
+	case goos != runtime.GOOS || goarch != runtime.GOARCH:
+		return nil, "", fmt.Errorf("%s is %s (%s/%s), this runwatch is %s/%s: refusing to copy it there. Build one for it from a "+
+			"checkout of runwatch and copy that:\n  GOOS=%s GOARCH=%s go build -o runwatch-%s-%s .\n  scp runwatch-%s-%s %s:%s/runwatch",
+			label, uname, goos, goarch, runtime.GOOS, runtime.GOARCH, goos, goarch, goos, goarch, goos, goarch, host.Dest(), dir)
+	}
+
+	dirWord := installDirWord(dir)
+	probe, errb, code, err := script(fmt.Sprintf(installProbe, dirWord))
+	if err != nil || code != 0 {
+		return nil, "", fmt.Errorf("%s: %s", label, firstNonEmpty(errString(err), remote.Explain(host, code, []byte(errb))))
+	}
+	facts := map[string]string{}
+	var theirs []string
+	for _, line := range strings.Split(probe, "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		if k == "version" {
+			theirs = append(theirs, v)
+			continue
+		}
+		facts[k] = v
+	}
+	where := facts["dir"]
+	if n, _ := strconv.Atoi(facts["pending"]); n > 0 {
+		return nil, "", fmt.Errorf("%s: its runwatch has %d action(s) in progress or left half done by a crash (intents in %s): "+
+			"not replacing it now; the next action on that run finishes it; then run this again", label, n, facts["pendingdir"])
+	}
+	ours := strings.Split(strings.TrimSpace(ownVersion()), "\n")
+	if facts["existing"] == "yes" && strings.Join(theirs, "\n") == strings.Join(ours, "\n") {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s:%s/runwatch is this runwatch already (%s)\n", label, where, ours[0])
+		pathAdvice(&b, label, where, facts["onpath"])
+		return nil, b.String(), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot find this runwatch's own binary: %v", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read this runwatch's own binary: %v", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, "", fmt.Errorf("cannot read this runwatch's own binary: %v", err)
+	}
+	what := fmt.Sprintf("%s, %s/%s, %.1f MB", ours[0], goos, goarch, float64(st.Size())/1e6)
+	summary := fmt.Sprintf("Copy %s (%s) to %s:%s/runwatch", exe, what, label, where)
+	old := ""
+	if facts["existing"] == "yes" {
+		old = "a runwatch that does not say its version"
+		if len(theirs) > 0 {
+			old = theirs[0]
+		}
+		summary += ", replacing " + old + " there"
+	}
+	return &installPlan{ssh: s, host: host, dirWord: dirWord, where: where, bin: f, size: st.Size(), summary: summary, what: what, old: old}, "", nil
+}
+
+// apply makes the copy and says what was installed, and whether ssh commands there will find it.
+func (p *installPlan) apply() (string, error) {
+	label := p.host.Label()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := p.bin.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	outb, errbb, code, err := p.ssh.Script(ctx, p.host, fmt.Sprintf(installCopy, p.dirWord, p.size), p.bin)
+	out, errb := string(outb), string(errbb)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s: %v", label, err)
+	case code == 255:
+		return "", fmt.Errorf("%s: %s; whether the copy was made is unknown: run this again", label, remote.Explain(p.host, code, errbb))
+	case code == 3:
+		return "", fmt.Errorf("cannot write to %s:%s: %s", label, p.where, firstNonEmpty(lastLine(errb), "no reason given"))
+	case code != 0:
+		return "", fmt.Errorf("%s: %s", label, firstNonEmpty(lastLine(errb), fmt.Sprintf("the copy failed (exit %d)", code)))
+	}
+	after := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		after[k] = v
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "installed %s:%s/runwatch: %s\n", label, p.where, after["version"])
+	pathAdvice(&b, label, p.where, after["onpath"])
+	return b.String(), nil
+}
+
+// pathAdvice says whether the runwatch ssh commands find on host is the one in dir, and if not what to add.
+func pathAdvice(w io.Writer, label, dir, onPath string) {
+	if onPath == dir+"/runwatch" {
+		return
+	}
+	found := "finds no runwatch"
+	if onPath != "" {
+		found = "finds " + onPath
+	}
+	fmt.Fprintf(w, "note: %s is not on the PATH that ssh commands get on %s (which %s). Add it there where a "+
+		"non-interactive shell reads it (~/.bashrc before any early return, or ~/.zshenv):\n  export PATH=%q:\"$PATH\"\n"+
+		"or name it in runwatch's config here: ssh: {runwatch: %s/runwatch}\n", dir, label, found, dir, dir)
+}
+
+// ownVersion is what `runwatch version` prints for this binary.
+func ownVersion() string {
+	var b strings.Builder
+	runVersion(nil, &b, io.Discard)
+	return b.String()
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func firstNonEmpty(a ...string) string {
+	for _, s := range a {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

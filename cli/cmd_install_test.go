@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"runwatch/remote/sshtest"
+	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui"
+)
+
+// installer runs the real runwatch binary (install copies the binary it runs as) against a fleet whose
+// remote PATH starts with hostBin.
+type installer struct {
+	t     *testing.T
+	bin   string
+	fleet *sshtest.Fleet
+	env   []string
+}
+
+func newInstaller(t *testing.T, hostBin string) *installer {
+	t.Helper()
+	bin := buildRunwatch(t)
+	fleet := sshtest.New(t, hostBin, "alpha")
+	return &installer{t: t, bin: bin, fleet: fleet, env: append(os.Environ(),
+		"RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "), "XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"),
+		"XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())}
+}
+
+func (in *installer) run(args ...string) (int, string, string) {
+	in.t.Helper()
+	c := exec.Command(in.bin, args...)
+	c.Env = in.env
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		in.t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+func sameBytes(t *testing.T, a, b string) bool {
+	t.Helper()
+	x, err1 := os.ReadFile(a)
+	y, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// Issue 25.2: a host whose PATH has no runwatch: status names `runwatch install alpha`; install copies this
+// binary to ~/.local/bin there (saying that folder is not on the PATH ssh commands get, and what to add),
+// or to a folder that is; then status over it works.
+func TestInstallOnAHostWithoutRunwatch(t *testing.T) {
+	hostBin := t.TempDir()
+	in := newInstaller(t, hostBin)
+	root := t.TempDir()
+	resumabletest.MinimalRun(t, root, "irm-inst-20261201T080000Z")
+
+	if code, _, errOut := in.run("status", "ssh://alpha"+root); code == 0 || !strings.Contains(errOut, "runwatch is not installed there (runwatch install alpha)") {
+		t.Fatalf("status before install: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := in.run("install", "alpha"); code != exitRefused || !strings.Contains(errOut, "--yes") {
+		t.Fatalf("install without a terminal or --yes: exit %d, %q", code, errOut)
+	}
+	home := filepath.Join(in.fleet.Dir, "alpha-home")
+	code, out, errOut := in.run("install", "alpha", "--yes")
+	if code != 0 || !strings.Contains(out, "installed alpha:"+home+"/.local/bin/runwatch") ||
+		!strings.Contains(out, home+"/.local/bin is not on the PATH that ssh commands get on alpha (which finds no runwatch)") ||
+		!strings.Contains(out, `export PATH="`+home+`/.local/bin":"$PATH"`) {
+		t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
+	}
+	if !sameBytes(t, in.bin, filepath.Join(home, ".local", "bin", "runwatch")) {
+		t.Fatal("the installed runwatch is not this binary")
+	}
+
+	code, out, errOut = in.run("install", "alpha", "--yes", "--dir", hostBin)
+	if code != 0 || !strings.Contains(out, "installed alpha:"+hostBin+"/runwatch") || strings.Contains(out, "not on the PATH") {
+		t.Fatalf("install into a folder on the PATH: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := in.run("status", "ssh://alpha"+root); code != 0 || !strings.Contains(out, "irm-inst-20261201T080000Z") {
+		t.Fatalf("status after install: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := in.run("install", "alpha", "--dir", hostBin); code != 0 || !strings.Contains(out, "is this runwatch already") {
+		t.Fatalf("install again: exit %d\n%s", code, out)
+	}
+}
+
+// Issue 25.2: a host of another architecture is refused with the go build line that makes one for it.
+func TestInstallRefusesAnotherArchitecture(t *testing.T) {
+	hostBin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(hostBin, "uname"), []byte("#!/bin/sh\necho Linux aarch64\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := newInstaller(t, hostBin)
+	code, out, errOut := in.run("install", "alpha", "--yes")
+	if code != exitRefused || !strings.Contains(errOut, "GOOS=linux GOARCH=arm64 go build -o runwatch-linux-arm64 .") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(in.fleet.Dir, "alpha-home", ".local", "bin", "runwatch")); err == nil {
+		t.Fatal("copied to a host of another architecture")
+	}
+}
+
+// Issue 25.2: a target folder that cannot be written is a clear error naming it.
+func TestInstallIntoAReadOnlyFolder(t *testing.T) {
+	ro := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro", "tmpfs", ro).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a read-only folder: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", ro).Run() })
+	in := newInstaller(t, t.TempDir())
+	code, out, errOut := in.run("install", "alpha", "--yes", "--dir", ro)
+	if code != exitRefused || !strings.Contains(errOut, "cannot write to alpha:"+ro+": ") || !strings.Contains(errOut, "Read-only file system") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// Issue 25.3: an older runwatch there is replaced (whole, by a rename), but never while its journal has an
+// intent pending.
+func TestInstallReplacesAnOlderRunwatch(t *testing.T) {
+	hostBin := t.TempDir()
+	old := filepath.Join(hostBin, "runwatch")
+	oldScript := []byte("#!/bin/sh\necho 'runwatch v0.1.0'\n")
+	if err := os.WriteFile(old, oldScript, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := newInstaller(t, hostBin)
+	pending := filepath.Join(in.fleet.StateHome("alpha"), "runwatch", "pending")
+	if err := os.MkdirAll(pending, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pending, "a1.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := in.run("install", "alpha", "--yes", "--dir", hostBin)
+	if code != exitRefused || !strings.Contains(errOut, "1 action(s) in progress") || !strings.Contains(errOut, pending) {
+		t.Fatalf("with an intent pending: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(old); !bytes.Equal(b, oldScript) {
+		t.Fatal("replaced while an intent was pending")
+	}
+	if err := os.Remove(filepath.Join(pending, "a1.json")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = in.run("install", "alpha", "--yes", "--dir", hostBin)
+	if code != 0 || !strings.Contains(out, "replacing runwatch v0.1.0 there") || !sameBytes(t, in.bin, old) {
+		t.Fatalf("replacing: exit %d\n%s%s", code, out, errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(hostBin, ".runwatch.*")); len(left) > 0 {
+		t.Errorf("temporary copies left: %v", left)
+	}
+}
+
+// Issue 25.2: a host that cannot be reached is named with ssh's reason.
+func TestInstallOnAnUnreachableHost(t *testing.T) {
+	in := newInstaller(t, t.TempDir())
+	in.fleet.Kill("alpha")
+	code, out, errOut := in.run("install", "alpha", "--yes")
+	if code != exitRefused || !strings.Contains(errOut, "cannot reach alpha: alpha: ") || !strings.Contains(errOut, "Connection refused") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// Issue 25.2: the dashboard offers install on the line of a host without runwatch, confirms with what is
+// copied where, and the host goes live once it is there.
+func TestDashboardInstallsOnAHostWithoutRunwatch(t *testing.T) {
+	bin := buildRunwatch(t)
+	fleet := sshtest.New(t, t.TempDir(), "alpha")
+	root := t.TempDir()
+	resumabletest.MinimalRun(t, root, "irm-dash-inst-20261201T080000Z")
+	home := filepath.Join(fleet.Dir, "alpha-home")
+	installed := filepath.Join(home, ".local", "bin", "runwatch")
+
+	d := newTmuxDemo(t)
+	d.env = append(d.env, "RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "),
+		"XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"))
+	// ~/.local/bin is not on the test host's PATH: the config names the program there, as a person would
+	// after reading install's note.
+	var confDir string
+	for _, e := range d.env {
+		if v, ok := strings.CutPrefix(e, "XDG_CONFIG_HOME="); ok {
+			confDir = filepath.Join(v, "runwatch")
+		}
+	}
+	if err := os.MkdirAll(confDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(confDir, "config.yaml"), []byte("ssh:\n  runwatch: "+installed+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exitFile := d.start(t, fmt.Sprintf("%s ssh://alpha%s", bin, root))
+	d.waitText("I install")
+	d.press(ui.ActInstall)
+	s := d.waitText("[y/N]")
+	if flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(s)), ""); !strings.Contains(flat, "toalpha:"+home+"/.local/bin/runwatch") || !strings.Contains(flat, "copy"+bin) {
+		t.Errorf("the confirmation does not say where the copy goes:\n%s", s)
+	}
+	d.send("y")
+	d.waitText("installed alpha:")
+	if !sameBytes(t, bin, installed) {
+		t.Fatal("the dashboard did not install this binary")
+	}
+	d.waitScreen("alpha live with its run", func(s string) bool {
+		return strings.Contains(s, "irm-dash-inst-20261201T080000Z") && strings.Contains(s, "● alpha")
+	})
+	d.press(ui.ActQuit)
+	if code := d.waitExit(exitFile); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
