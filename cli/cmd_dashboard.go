@@ -51,6 +51,7 @@ type dashboardOptions struct {
 	StaleAfter time.Duration
 	MaxDepth   int
 	DebugPath  string
+	NoMouse    bool
 	// Notify holds the notification flags; nil means the config file's notify: section alone.
 	Notify *notifyFlags
 	// JournalPath, when set, is where actions are journaled instead of $XDG_STATE_HOME (the demo keeps its
@@ -68,6 +69,7 @@ func defineDashboard(fs *flagSet) runFunc {
 	var common commonFlags
 	common.register(fs.FlagSet)
 	readOnly := fs.Bool("read-only", false, "remove every key that changes run state")
+	noMouse := fs.Bool("no-mouse", false, "leave the mouse to the terminal: no wheel scrolling, text selection without shift")
 	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
 	debug := fs.String("debug", "", "append messages and frame timings to `FILE`")
 	var nf notifyFlags
@@ -78,7 +80,7 @@ func defineDashboard(fs *flagSet) runFunc {
 		}
 		return openDashboard(paths, dashboardOptions{
 			ConfigPath: common.configPath, ReadOnly: *readOnly, Poll: *poll, StaleAfter: common.staleAfter,
-			MaxDepth: common.maxDepth, DebugPath: *debug, Notify: &nf,
+			MaxDepth: common.maxDepth, DebugPath: *debug, Notify: &nf, NoMouse: *noMouse,
 		}, stdout, stderr)
 	}
 }
@@ -211,7 +213,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 
 	m := ui.New(ui.Options{
-		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Scanned: shownPaths(scanPaths(paths, cfg)), Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv, roots: roots},
+		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Scanned: shownPaths(scanPaths(paths, cfg)), NoMouse: opts.NoMouse, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv, roots: roots},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(sshFor(cfg)), RemoteBrief: remoteBriefFetcher(sshFor(cfg)), Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 		Send: func(msg tea.Msg) { p.Send(msg) },

@@ -124,8 +124,12 @@ func (m Model) View() tea.View {
 	m.app.beginFrame()
 	v := tea.NewView(m.render())
 	v.AltScreen = true
-	// Mouse stays off so people can select text with the terminal's own selection.
-	v.MouseMode = tea.MouseModeNone
+	// The wheel scrolls the pane under the pointer; the terminal's own selection is then shift-drag (most
+	// terminals; option-drag in iTerm2), or --no-mouse leaves the mouse to the terminal.
+	v.MouseMode = tea.MouseModeCellMotion
+	if m.app.opts.NoMouse {
+		v.MouseMode = tea.MouseModeNone
+	}
 	// The title carries the counts, so a tmux status line or a window list shows when a run needs a person.
 	v.WindowTitle = m.windowTitle()
 	m.app.endFrame()

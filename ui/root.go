@@ -41,6 +41,9 @@ type Options struct {
 	Theme    string // auto, dark, light, mono
 	Keys     KeyMap // from NewKeyMap; the zero value means defaults
 	ReadOnly bool
+	// NoMouse leaves the mouse to the terminal (its own text selection without shift); otherwise the wheel
+	// scrolls the pane under the pointer and selecting text takes shift-drag.
+	NoMouse bool
 	// Scanned names the folders (and remote roots) the runs are looked for in, for the empty list to say
 	// where it looked.
 	Scanned []string
@@ -232,6 +235,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		cmd = m.handleKey(msg)
+	case tea.MouseWheelMsg:
+		cmd = m.wheel(msg.Mouse())
 	}
 	if a.selected != before {
 		m.detail.selectionChanged()
@@ -278,6 +283,76 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 
 // handleKey routes a key: to the top overlay when there is one, to a pane reading a line of text, then to
 // the root's own keys (quit, help, panes, run-level actions), then to the focused pane.
+// wheel scrolls what is under the pointer, as k9s and lazygit do: an overlay when one is open, else the pane
+// there (the runs list moves its selection a row a notch, the others scroll three lines), without moving
+// the focus. It moves by the keymap's own up and down, so a pane scrolls exactly as its keys scroll it.
+func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
+	act := ActDown
+	switch ms.Button {
+	case tea.MouseWheelDown:
+	case tea.MouseWheelUp:
+		act = ActUp
+	default:
+		return nil
+	}
+	km := tea.KeyPressMsg{Code: tea.KeyDown}
+	if act == ActUp {
+		km = tea.KeyPressMsg{Code: tea.KeyUp}
+	}
+	if m.app.keys.Of(km) != act {
+		k := []rune(m.app.keys.First(act))
+		if len(k) != 1 {
+			return nil
+		}
+		km = tea.KeyPressMsg{Code: k[0], Text: string(k)}
+	}
+	var target component
+	steps := 3
+	if o := m.top(); o != nil {
+		target = o
+	} else if p, ok := m.paneAt(ms.X, ms.Y); ok {
+		target = m.pane(p)
+		if p == PaneRuns {
+			steps = 1
+		}
+	} else {
+		return nil
+	}
+	if c, ok := target.(capturer); ok && c.Capturing() {
+		return nil // a prompt is open there: the wheel must not type into it
+	}
+	var cmds []tea.Cmd
+	for range steps {
+		cmds = append(cmds, target.Update(km))
+	}
+	return tea.Batch(cmds...)
+}
+
+// paneAt is the pane drawn at cell (x, y) of the terminal.
+func (m *Model) paneAt(x, y int) (Pane, bool) {
+	y -= headerLines
+	if y < 0 || y >= m.bodyHeight() {
+		return 0, false
+	}
+	rs := m.paneRects()
+	if m.layoutKind() == layoutWide {
+		switch {
+		case x < rs[PaneRuns].w:
+			return PaneRuns, true
+		case y < rs[PaneDetail].h:
+			return PaneDetail, true
+		}
+		return PaneTimeline, true
+	}
+	for p := Pane(0); p < paneCount; p++ {
+		if y < rs[p].h {
+			return p, rs[p].h > 0
+		}
+		y -= rs[p].h
+	}
+	return 0, false
+}
+
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	a := m.app
 	a.msgs.keyPressed()

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 )
 
@@ -71,5 +72,50 @@ func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
 	}
 	if marked != 1 {
 		t.Errorf("%d lines underlined, want the selected run's row", marked)
+	}
+}
+
+// TestWheelScrollsThePaneUnderIt (issue 24 point 7): the mouse wheel over the timeline scrolls the
+// timeline, over Detail scrolls Detail, over the runs moves the selection, and none takes the focus; the
+// frame asks for mouse reports unless NoMouse leaves the mouse to the terminal.
+func TestWheelScrollsThePaneUnderIt(t *testing.T) {
+	demo, now, env := loadDemoWorkspace(t)
+	m := newTestModel(t, 120, 40, demo, Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
+	if m.layoutKind() != layoutStacked {
+		t.Fatal("not stacked: the rows below assume Runs over Detail over Timeline")
+	}
+	rs := m.paneRects()
+	yDetail := headerLines + rs[PaneRuns].h + 2
+	yTimeline := headerLines + rs[PaneRuns].h + rs[PaneDetail].h + 2
+	if m.View().MouseMode != tea.MouseModeCellMotion {
+		t.Error("the dashboard does not ask for mouse reports")
+	}
+	wheel := func(m Model, y int, b tea.MouseButton) Model {
+		return send(t, m, tea.MouseWheelMsg{X: 10, Y: y, Button: b})
+	}
+	fresh := func() Model {
+		return newTestModel(t, 120, 40, demo, Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
+	}
+	m = fresh()
+	before := stripped(m.tl.View())
+	m = wheel(m, yTimeline, tea.MouseWheelUp)
+	if stripped(m.tl.View()) == before || m.app.focus != PaneRuns {
+		t.Errorf("the wheel over the timeline: moved %v, focus %s", stripped(m.tl.View()) != before, m.app.focus)
+	}
+	m = fresh()
+	sel := m.detail.selection()
+	m = wheel(m, yDetail, tea.MouseWheelDown)
+	if m.detail.selection() == sel || m.app.focus != PaneRuns {
+		t.Errorf("the wheel over Detail: focused row %+v, focus %s", m.detail.selection(), m.app.focus)
+	}
+	m = fresh()
+	was := m.app.selected
+	m = wheel(m, headerLines+3, tea.MouseWheelDown)
+	if m.list.cursor != 1 || m.app.selected == was {
+		t.Errorf("the wheel over the runs: cursor %d", m.list.cursor)
+	}
+	off := newTestModel(t, 120, 40, demo, Options{Theme: "mono", Now: now, Env: env, NoMouse: true})
+	if off.View().MouseMode != tea.MouseModeNone {
+		t.Error("NoMouse still asks for mouse reports")
 	}
 }
