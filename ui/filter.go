@@ -89,7 +89,9 @@ func (t filterTerm) match(r model.Run) bool {
 	case "has":
 		return hasThing(r, t.text)
 	case "host":
-		return strings.HasPrefix(strings.ToLower(hostOf(r)), t.text)
+		// A host is its destination (root@build1, build1:2222); host:build1 finds it by its name too.
+		h := strings.ToLower(hostOf(r))
+		return strings.HasPrefix(h, t.text) || strings.HasPrefix(h[strings.LastIndexByte(h, '@')+1:], t.text)
 	}
 	for _, s := range []string{r.ID, r.Title, string(r.Status), string(r.Kind), r.CurrentStage, r.Dir, r.Attention.Reason} {
 		if strings.Contains(strings.ToLower(s), t.text) {
