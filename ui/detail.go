@@ -236,7 +236,13 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		if si < fold && !p.unfolded[run.Key()] {
 			continue
 		}
-		line := t.stageStyle(st.Status).Render(st.Status.Glyph()) + " " + padRight(Sanitize(st.Key), keyW)
+		glyph, word, gst := st.Status.Glyph(), string(st.Status), t.stageStyle(st.Status)
+		if st.Status == model.StageFailed && run.Status == model.StatusBlocked && strings.EqualFold(st.Key, run.CurrentStage) {
+			// The run waits at this stage's gate for a person: one word and glyph with the run's (it read
+			// "✗ M2 failed" under a run that read "⊘ blocked").
+			glyph, word, gst = run.Status.Glyph(), string(run.Status), t.statusStyle(run.Status)
+		}
+		line := gst.Render(glyph) + " " + padRight(Sanitize(st.Key), keyW)
 		if st.Name != "" && st.Name != st.Key {
 			line += " " + Sanitize(st.Name)
 		}
@@ -244,8 +250,8 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			line += t.Dim.Render(" " + p.app.growing(now, d, st.CompletedAt == nil))
 		}
 		if st.Status != model.StagePending || st.RawStatus != "" {
-			status := string(st.Status)
-			if st.RawStatus != "" && st.RawStatus != status {
+			status := word
+			if st.RawStatus != "" && st.RawStatus != string(st.Status) {
 				status += " (" + Sanitize(st.RawStatus) + ")"
 			}
 			line += t.Dim.Render(" " + status)
@@ -267,7 +273,8 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			line += t.Dim.Render(cp)
 		}
 		if st.OrderUnknown {
-			line += t.Warn.Render(" ? place unknown")
+			// Not "?": that is a run awaiting input.
+			line += t.Warn.Render(" ↕ place unknown")
 		}
 		if strings.EqualFold(st.Key, run.CurrentStage) {
 			line += t.Bold.Render(" ◀ current")

@@ -32,7 +32,7 @@ func TestDetailSaysTheOrderCameFromThePlan(t *testing.T) {
 		}
 		return strings.Join(strings.Fields(strings.Join(detail, " ")), " ")
 	}
-	if flat := detailOf(); !strings.Contains(flat, "is not on this machine") || !strings.Contains(flat, "? place unknown") {
+	if flat := detailOf(); !strings.Contains(flat, "is not on this machine") || !strings.Contains(flat, "↕ place unknown") {
 		t.Errorf("without the plan:\n%s", flat)
 	}
 	sp := filepath.Join(runDir, "state.env")

@@ -290,8 +290,11 @@ func TestWrappedStageErrorIsOneError(t *testing.T) {
 	m := newTestModel(t, 70, 30, []model.Run{r}, Options{})
 	m = send(t, m, press("tab"))
 	d := stripped(m.detail.View())
-	if n := strings.Count(d, "✗ "); n != 2 { // the stage's own glyph and its error's
-		t.Errorf("the error reads as %d errors:\n%s", n-1, d)
+	if n := strings.Count(d, "✗ "); n != 1 { // the error's; the stage of a blocked run reads ⊘ blocked
+		t.Errorf("the error reads as %d errors:\n%s", n, d)
+	}
+	if !strings.Contains(d, "⊘ M2") || !strings.Contains(d, "blocked") || strings.Contains(d, "M2 failed") {
+		t.Errorf("the blocked run's stage does not read as blocked, in one word with the run:\n%s", d)
 	}
 	if !strings.Contains(d, "CB_M2_OTHER") {
 		t.Errorf("the error's end is missing:\n%s", d)

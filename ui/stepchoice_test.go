@@ -34,7 +34,7 @@ func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {
 		detail = append(detail, strings.Trim(l, "│╭╮╰╯─┃┏┓┗┛━ "))
 	}
 	flat := strings.Join(strings.Fields(strings.Join(detail, " ")), " ")
-	for _, want := range []string{"anchor", "? place unknown", "the tool will reopen this stage"} {
+	for _, want := range []string{"anchor", "↕ place unknown", "the tool will reopen this stage"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("detail lacks %q:\n%s", want, view)
 		}
