@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -70,16 +71,33 @@ func (hv *helpView) content(w, h int) []string {
 	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
 	// and the legend fit without scrolling.
 	if len(lines)+len(legend)+1 > h && w >= 100 {
-		split := -1
-		for i := len(lines) / 2; i < len(lines); i++ {
-			if lines[i] == "" {
-				split = i
-				break
+		// Split at the blank line between groups that makes the columns most even, and give the left
+		// column the width its longest line needs: split at the middle's first blank, the left column held
+		// three groups, cut at half the width, beside a half-empty right one.
+		split, best := -1, len(lines)
+		for i, l := range lines {
+			if l == "" {
+				if tall := max(i, len(lines)-i-1); tall < best {
+					split, best = i, tall
+				}
 			}
 		}
 		if split > 0 {
-			colW := w / 2
 			left, right := lines[:split], lines[split+1:]
+			need := func(ls []string) int {
+				n := 0
+				for _, l := range ls {
+					n = max(n, visibleWidth(l)+2)
+				}
+				return n
+			}
+			ln, rn := need(left), need(right)
+			colW := ln
+			if ln+rn > w {
+				// Both cannot be whole on one line: share the width by need, and wrap what is longer.
+				colW = w * ln / (ln + rn)
+			}
+			left, right = wrapHelp(left, colW-2), wrapHelp(right, w-colW)
 			merged := make([]string, 0, max(len(left), len(right)))
 			for i := 0; i < len(left) || i < len(right); i++ {
 				l, r := "", ""
@@ -89,7 +107,7 @@ func (hv *helpView) content(w, h int) []string {
 				if i < len(right) {
 					r = right[i]
 				}
-				merged = append(merged, padRight(truncate(l, colW-1), colW)+r)
+				merged = append(merged, padRight(l, colW)+r)
 			}
 			lines = merged
 		}
@@ -102,4 +120,24 @@ func (hv *helpView) View() string {
 	k := hv.app.keys
 	title := fmt.Sprintf("Help · %s or %s to close", k.First(ActHelp), k.First(ActBack))
 	return box(hv.app.theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())
+}
+
+// helpKeyW is where a help line's description starts ("  ctrl+d/pgdown  half page down").
+const helpKeyW = 17
+
+// wrapHelp wraps help lines to w cells, a description's further lines under its start.
+func wrapHelp(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		if visibleWidth(l) <= w || w <= helpKeyW+8 {
+			out = append(out, truncate(l, w))
+			continue
+		}
+		parts := wrapText(l, w)
+		out = append(out, parts[0])
+		for _, c := range wrapText(strings.Join(parts[1:], " "), w-helpKeyW) {
+			out = append(out, strings.Repeat(" ", helpKeyW)+c)
+		}
+	}
+	return out
 }

@@ -119,3 +119,42 @@ func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 		t.Error("NoMouse still asks for mouse reports")
 	}
 }
+
+// TestHelpOverlayCutsNothing (issue 24 point 7): at 120x40 (and 100x30, 200x60) the help overlay's two
+// columns show every key's sentence whole, wrapped where needed; at 120x40 the left one was cut with "…"
+// beside a half-empty right one.
+func TestHelpOverlayCutsNothing(t *testing.T) {
+	for _, sz := range [][2]int{{120, 40}, {100, 30}, {200, 60}} {
+		m := newTestModel(t, sz[0], sz[1], sampleRuns(), Options{})
+		m = send(t, m, press("?"))
+		lines := m.top().(*helpView).content(max(1, m.width-borderCells), max(1, m.bodyHeight()-borderCells))
+		text := strings.Join(lines, "\n")
+		if strings.Contains(text, "…") {
+			t.Errorf("%dx%d: the help cuts a line:\n%s", sz[0], sz[1], text)
+		}
+		squeeze := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+		flat := squeeze(text)
+		for _, want := range []string{"install runwatch on a host that lacks it (or has an older one)",
+			"open run / timeline: read the entry whole", "search timeline backward (tab in the prompt: regex)"} {
+			if !strings.Contains(flat, want) && !strings.Contains(strings.ReplaceAll(text, "\n", ""), want) {
+				// A wrapped sentence reads whole once the column beside it is taken away: check its words in order.
+				if !wordsInOrder(flat, want) {
+					t.Errorf("%dx%d: %q is not in the help", sz[0], sz[1], want)
+				}
+			}
+		}
+	}
+}
+
+// wordsInOrder says whether every word of want appears in s in order.
+func wordsInOrder(s, want string) bool {
+	at := 0
+	for _, w := range strings.Fields(want) {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			return false
+		}
+		at += i + len(w)
+	}
+	return true
+}
