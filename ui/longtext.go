@@ -267,6 +267,20 @@ func wrapEnd(s string, a, room int) int {
 			return i + 1
 		}
 	}
+	// A word that fits a row of its own (a run id in a command, a path) is never cut in two: the row ends
+	// before it, however early. Only a word longer than a row is cut at the limit.
+	for i := floor; i > a; i-- {
+		if s[i] == ' ' {
+			end := strings.IndexByte(s[b:], ' ')
+			if end < 0 {
+				end = len(s) - b
+			}
+			if ansi.StringWidth(s[i+1:b+end]) <= room {
+				return i + 1
+			}
+			break
+		}
+	}
 	return b
 }
 

@@ -98,3 +98,18 @@ func sgrWith(s, p string) []string {
 	}
 	return out
 }
+
+// TestPagerNeverWrapsInsideAnID (issue 24 point 6): a command in a pager wraps before a run id that fits a
+// row, never inside it, at every width from 50 to 120.
+func TestPagerNeverWrapsInsideAnID(t *testing.T) {
+	const id = "sphinx-traceability-migration-20261201T185600Z"
+	text := "To go on, run this in the run's folder: runwatch step --to M3 " + id + " and then watch it in the dashboard."
+	for w := 50; w <= 120; w++ {
+		m := newTestModel(t, w, 30, sampleRuns(), Options{})
+		m.push(newPager(m.app, "Message", text, true))
+		m.layout()
+		if v := stripped(m.top().View()); !strings.Contains(v, id) {
+			t.Errorf("%d columns: the id is cut in two:\n%s", w, v)
+		}
+	}
+}
