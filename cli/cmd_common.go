@@ -22,14 +22,18 @@ import (
 
 // commonFlags are the flags every subcommand that reads runs shares, so they mean the same everywhere.
 type commonFlags struct {
-	configPath string
-	staleAfter time.Duration
-	maxDepth   int
+	configPath  string
+	staleAfter  time.Duration
+	orphanAfter time.Duration
+	quietAfter  time.Duration
+	maxDepth    int
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.configPath, "config", "", "read the config from `FILE` (default $XDG_CONFIG_HOME/runwatch/config.yaml)")
 	fs.DurationVar(&c.staleAfter, "stale-after", 0, "age after which a jonggrang lock without a pid is stale (default 30m)")
+	fs.DurationVar(&c.orphanAfter, "orphan-after", 0, "how long a jonggrang phase marked running may go unwritten with nothing alive to run it before it is orphaned (default 5m)")
+	fs.DurationVar(&c.quietAfter, "quiet-after", 0, "how long a run held by a live process may stay silent when no past run says how long its stage takes (default 60m)")
 	fs.IntVar(&c.maxDepth, "max-depth", 0, "how many directory levels to scan below each path (default 4)")
 }
 
@@ -41,6 +45,12 @@ func (c *commonFlags) resolve() (config.Config, error) {
 	}
 	if c.staleAfter > 0 {
 		cfg.StaleAfter = config.Duration(c.staleAfter)
+	}
+	if c.orphanAfter > 0 {
+		cfg.OrphanAfter = config.Duration(c.orphanAfter)
+	}
+	if c.quietAfter > 0 {
+		cfg.QuietAfter = config.Duration(c.quietAfter)
 	}
 	if c.maxDepth > 0 {
 		cfg.MaxDepth = c.maxDepth
@@ -80,6 +90,12 @@ func (c *commonFlags) remoteArgs() []string {
 	if c.staleAfter > 0 {
 		out = append(out, "--stale-after", c.staleAfter.String())
 	}
+	if c.orphanAfter > 0 {
+		out = append(out, "--orphan-after", c.orphanAfter.String())
+	}
+	if c.quietAfter > 0 {
+		out = append(out, "--quiet-after", c.quietAfter.String())
+	}
 	if c.maxDepth > 0 {
 		out = append(out, "--max-depth", fmt.Sprint(c.maxDepth))
 	}
@@ -89,7 +105,29 @@ func (c *commonFlags) remoteArgs() []string {
 func envFor(cfg config.Config) model.Env {
 	env := state.NewEnv(cfg.StaleAfter.D())
 	env.StageOrders = stageOrders(cfg)
+	env.Liveness = livenessFor(cfg)
 	return env
+}
+
+// livenessFor is the config's thresholds for the judgements the clock decides (orphaned, quiet).
+func livenessFor(cfg config.Config) model.LivenessRules {
+	return model.LivenessRules{OrphanAfter: cfg.OrphanAfter.D(), QuietAfter: cfg.QuietAfter.D()}
+}
+
+// judgeTimes teaches a history every run read (durations come from runs already read, no second scan), then
+// judges each by the clock at now with what all of them say: the order they were read in does not matter.
+func judgeTimes(runs []model.Run, now time.Time, rules model.LivenessRules) {
+	h := model.NewHistory()
+	for i := range runs {
+		h.Observe(&runs[i])
+	}
+	for i := range runs {
+		if runs[i].Remote != nil {
+			continue // judged by its own host's runwatch
+		}
+		model.JudgeTime(&runs[i], now, rules, h)
+		model.TimingAt(&runs[i], now)
+	}
 }
 
 // reachingEnv is envFor with the machines runwatch reaches (the remote roots given and those of the config),

@@ -49,9 +49,11 @@ type dashboardOptions struct {
 	ReadOnly   bool
 	Poll       time.Duration
 	StaleAfter time.Duration
-	MaxDepth   int
-	DebugPath  string
-	NoMouse    bool
+	// OrphanAfter and QuietAfter override the config's liveness thresholds (the demo shortens the grace).
+	OrphanAfter, QuietAfter time.Duration
+	MaxDepth                int
+	DebugPath               string
+	NoMouse                 bool
 	// Notify holds the notification flags; nil means the config file's notify: section alone.
 	Notify *notifyFlags
 	// JournalPath, when set, is where actions are journaled instead of $XDG_STATE_HOME (the demo keeps its
@@ -80,6 +82,7 @@ func defineDashboard(fs *flagSet) runFunc {
 		}
 		return openDashboard(paths, dashboardOptions{
 			ConfigPath: common.configPath, ReadOnly: *readOnly, Poll: *poll, StaleAfter: common.staleAfter,
+			OrphanAfter: common.orphanAfter, QuietAfter: common.quietAfter,
 			MaxDepth: common.maxDepth, DebugPath: *debug, Notify: &nf, NoMouse: *noMouse,
 		}, stdout, stderr)
 	}
@@ -115,6 +118,12 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	}
 	if opts.StaleAfter > 0 {
 		cfg.StaleAfter = config.Duration(opts.StaleAfter)
+	}
+	if opts.OrphanAfter > 0 {
+		cfg.OrphanAfter = config.Duration(opts.OrphanAfter)
+	}
+	if opts.QuietAfter > 0 {
+		cfg.QuietAfter = config.Duration(opts.QuietAfter)
 	}
 	if opts.MaxDepth > 0 {
 		cfg.MaxDepth = opts.MaxDepth
@@ -180,7 +189,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	var w *watch.Watcher
 	if len(local) > 0 {
 		w, err = watch.New(watch.Options{
-			Paths: local, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
+			Paths: local, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
 			// The list is on screen before every run is read; runs join it as they load (issue 16).
 			Progressive: true,
 			StageOrders: stageOrders(cfg),
@@ -197,6 +206,12 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		var args []string
 		if opts.StaleAfter > 0 {
 			args = append(args, "--stale-after", opts.StaleAfter.String())
+		}
+		if opts.OrphanAfter > 0 {
+			args = append(args, "--orphan-after", opts.OrphanAfter.String())
+		}
+		if opts.QuietAfter > 0 {
+			args = append(args, "--quiet-after", opts.QuietAfter.String())
 		}
 		if opts.Poll > 0 {
 			args = append(args, "--poll", opts.Poll.String())

@@ -123,7 +123,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			elsewhere = reached.Watching(elsewhereMaxAge)
 		}
 		w, err := watch.New(watch.Options{
-			Paths: local, MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
+			Paths: local, MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
 			StageOrders: stageOrders(cfg), Elsewhere: elsewhere,
 		})
 		if err != nil {

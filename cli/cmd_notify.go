@@ -164,7 +164,7 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	}
 
 	w, err := watch.New(watch.Options{
-		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(),
+		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
 		StageOrders: stageOrders(cfg),
 	})
 	if err != nil {

@@ -112,7 +112,16 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		format = "table"
 	}
 	out := newStatusOut(format, env.Now)
-	state.LoadEach(locs, env, func(_ int, r model.Run) { out.add(r) })
+	// The document streams, one run at a time, so each run is judged by the clock with the history of the
+	// runs read before it (formats.md C.3): what needs no history (orphaned, quiet without a usual) is
+	// the same whatever the order.
+	history := model.NewHistory()
+	state.LoadEach(locs, env, func(_ int, r model.Run) {
+		history.Observe(&r)
+		model.JudgeTime(&r, env.Now, env.Liveness, history)
+		model.TimingAt(&r, env.Now)
+		out.add(r)
+	})
 	var hosts []model.HostHealth
 	if len(roots) > 0 {
 		var remoteRuns []model.Run
@@ -452,7 +461,9 @@ func printStatus(paths []string, stdout io.Writer) error {
 	if err != nil && len(locs) == 0 {
 		return err
 	}
-	snap := snapshot(state.LoadAll(locs, env), env)
+	runs := state.LoadAll(locs, env)
+	judgeTimes(runs, env.Now, env.Liveness)
+	snap := snapshot(runs, env)
 	sortRuns(snap.Runs, "attention")
 	width, _ := terminalWidth(stdout)
 	printStatusTable(stdout, snap.Runs, env.Now, false, width)

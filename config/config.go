@@ -30,6 +30,11 @@ type Config struct {
 	MaxDepth int `yaml:"max_depth"`
 	// StaleAfter is the age past which a jonggrang lock without a pid is stale.
 	StaleAfter Duration `yaml:"stale_after"`
+	// OrphanAfter is how long a jonggrang phase marked running may go unwritten with no live agent lock and
+	// no live worker before it is called orphaned; QuietAfter how long a resumable run held by a live process
+	// may stay silent when no past run says how long its stage takes.
+	OrphanAfter Duration `yaml:"orphan_after"`
+	QuietAfter  Duration `yaml:"quiet_after"`
 	// Poll forces stat polling at this interval instead of inotify; zero means inotify where it works.
 	Poll Duration `yaml:"poll"`
 	// Theme is auto, dark, light or mono.

@@ -35,6 +35,11 @@ const (
 	AttentionPaused        = "paused"
 	AttentionCompleted     = "completed"
 	AttentionArchived      = "archived"
+	// Judged by the clock (JudgeTime): a jonggrang phase marked running that nothing alive runs, unwritten
+	// past the grace; a resumable run whose live lock holder has written nothing for far longer than its
+	// stage usually takes.
+	AttentionOrphaned = "orphaned"
+	AttentionQuiet    = "quiet"
 )
 
 // Attention is the one judgement of whether a run needs a person, why, and what to do: the runs list, the
@@ -51,6 +56,13 @@ type Attention struct {
 	// Action is what settles it; Command is the same as a command line for the run.
 	Action  Action `json:"action,omitempty"`
 	Command string `json:"command,omitempty"`
+
+	// A reason that holds an age is kept as head + age + tail, the age counted from ageAt, so it is rendered
+	// at frame time (ReasonAt) instead of frozen at read time. recheck is when the clock alone changes the
+	// judgement (JudgeTime). Plain values, so an Attention stays comparable.
+	ageAt      time.Time
+	head, tail string
+	recheck    time.Time
 }
 
 // Judge returns the run's attention. It reads only the run (status, locks, problems, stages), so it is
@@ -89,7 +101,7 @@ func Judge(r *Run) Attention {
 	switch r.Status {
 	case StatusStalled:
 		if l, ok := firstLock(r, VerdictStale); ok {
-			return need(0, AttentionStaleLock, staleLockReason(l), ActionUnlock)
+			return staleLockAged(need(0, AttentionStaleLock, staleLockReason(l), ActionUnlock), l)
 		}
 		reason := "claims to run, but nothing is running it"
 		if len(r.CrashSigns) > 0 {
@@ -126,7 +138,7 @@ func Judge(r *Run) Attention {
 	}
 	if r.Status != StatusRunning {
 		if l, ok := firstLock(r, VerdictStale); ok && !l.Shared {
-			return need(4, AttentionStaleLock, staleLockReason(l), ActionUnlock)
+			return staleLockAged(need(4, AttentionStaleLock, staleLockReason(l), ActionUnlock), l)
 		}
 	}
 	switch r.Status {
@@ -165,6 +177,17 @@ func staleLockReason(l Lock) string {
 		why = "judged stale"
 	}
 	return "stale lock " + lockWho(l) + ": " + why
+}
+
+// staleLockAged lets the dead pid's lock age count on at frame time.
+func staleLockAged(at Attention, l Lock) Attention {
+	if l.PID > 0 && l.AcquiredAt != nil && strings.Contains(strings.Join(l.Reasons, "; "), "not running") {
+		age := HumanDuration(time.Duration(l.AgeSeconds) * time.Second)
+		if i := strings.LastIndex(at.Reason, "("+age+")"); i >= 0 {
+			at.head, at.tail, at.ageAt = at.Reason[:i+1], at.Reason[i+1+len(age):], *l.AcquiredAt
+		}
+	}
+	return at
 }
 
 func lockWho(l Lock) string {

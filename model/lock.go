@@ -33,6 +33,8 @@ type Env struct {
 	// Elsewhere answers for the processes of other machines runwatch reaches (package remote), so a lock
 	// held there is judged there; nil leaves such locks unknown.
 	Elsewhere Elsewhere
+	// Liveness are the thresholds of the judgements the clock decides (JudgeTime); readers do not use them.
+	Liveness LivenessRules
 }
 
 // ErrAsking is an Elsewhere's answer while the question is on its way to the machine: the lock is unknown

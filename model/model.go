@@ -102,6 +102,11 @@ type Run struct {
 	Remote *RemoteRef `json:"remote,omitempty"`
 	// Attention is whether the run needs a person, why, and what to do (see Judge). FinalizeRun sets it.
 	Attention Attention `json:"attention"`
+	// ActiveAt is the last time any file of the run runwatch reads was written (state, checklist, log,
+	// checkpoints; manifest, phase outputs): what "silent for" and "unwritten for" count from.
+	ActiveAt *time.Time `json:"active_at,omitempty"`
+	// Timing is when the current stage started and how long the rest usually takes (JudgeTime).
+	Timing *RunTiming `json:"timing"`
 
 	Jonggrang *JonggrangDetail `json:"jonggrang,omitempty"`
 	Resumable *ResumableDetail `json:"resumable,omitempty"`
@@ -176,6 +181,8 @@ type Stage struct {
 	// Warnings are facts about this stage a person must know before acting on it (e.g. the writer will
 	// reopen it because its checkpoint is missing).
 	Warnings []string `json:"warnings,omitempty"`
+	// Timing is the stage's start and end with what past runs of the task say about it (JudgeTime).
+	Timing *StageTiming `json:"timing"`
 }
 
 // Duration is the time a stage took (or has taken so far, given now); zero when unknown.

@@ -145,7 +145,11 @@ func (p *detailPane) toggle(run model.Run, stage string) {
 func (p *detailPane) attentionLine(run model.Run, w int) []string {
 	t := p.app.theme
 	at := run.Attention
-	reason := Sanitize(at.Reason)
+	now := p.app.now()
+	reason := Sanitize(at.ReasonAt(now))
+	if from := at.AgeFrom(); !from.IsZero() {
+		p.app.age(now, from) // its age counts on: draw it again when it reads differently
+	}
 	if !at.NeedsYou {
 		return wrapText(t.Good.Render("Nothing to do: ")+reason, w)
 	}
@@ -187,6 +191,12 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		head += t.Dim.Render(" (file says " + Sanitize(run.RawStatus) + ")")
 	}
 	add(head)
+	if left, ok := run.ETA(now); ok && run.Status != model.StatusCompleted && !run.Archived {
+		if sh := model.HumanDurationShrinks(left); sh > 0 {
+			p.app.changesWithin(now.Add(sh), model.HumanDurationUnit(left)-1)
+		}
+		add(t.Dim.Render(etaText(left, run.Timing.Runs)))
+	}
 	if run.Title != "" && run.Title != run.ID {
 		add(Sanitize(run.Title))
 	}
@@ -248,6 +258,9 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		}
 		if d := st.Duration(now); d > 0 {
 			line += t.Dim.Render(" " + p.app.growing(now, d, st.CompletedAt == nil))
+		}
+		if u := st.Timing.Usual(); u.Known() {
+			line += t.Dim.Render(" · " + u.String())
 		}
 		if st.Status != model.StagePending || st.RawStatus != "" {
 			status := word

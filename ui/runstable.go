@@ -55,6 +55,14 @@ type runCells struct {
 	// The CHANGED cell reads as worked out from agoFrom until agoUntil (zero: forever).
 	agoFrom, agoUntil time.Time
 	agoSet            bool
+	// att is the run's attention, whose reason may hold an age; eta is the run while the history gives it an
+	// ETA. The WHY cell reads as worked out from whyFrom until whyUntil (zero: forever), so their times count
+	// on without the run changing.
+	att               model.Attention
+	eta               *model.Run
+	whyCalm           bool
+	whySet            bool
+	whyFrom, whyUntil time.Time
 	text              [colCount][2]string
 	width             [colCount][2]int
 }
@@ -81,9 +89,13 @@ func newRunCells(r model.Run) *runCells {
 	c.verdict = verdict
 	set(colLock, badge, badge)
 	set(colKind, string(r.Kind), string(r.Kind))
+	c.att = r.Attention
 	if r.Attention.NeedsYou {
 		why := Sanitize(r.Attention.Reason)
 		set(colWhy, why, why)
+	} else if _, ok := r.ETA(r.UpdatedAt); ok && r.Status == model.StatusRunning {
+		run := r
+		c.eta, c.whyCalm = &run, true
 	}
 	for id := range colCount {
 		for f := range 2 {
@@ -114,6 +126,46 @@ func (c *runCells) refreshAgo(now time.Time) {
 	c.width[colChanged] = [2]int{w, w}
 }
 
+// refreshWhy works out the WHY cell again when its text changes: a reason's age ("silent for 1h30m") and a
+// running run's ETA count with the clock.
+func (c *runCells) refreshWhy(now time.Time) {
+	if c.whySet && !now.Before(c.whyFrom) && (c.whyUntil.IsZero() || now.Before(c.whyUntil)) {
+		return
+	}
+	c.whySet, c.whyFrom, c.whyUntil = true, now, time.Time{}
+	why, short := "", ""
+	switch {
+	case c.att.NeedsYou:
+		why = Sanitize(c.att.ReasonAt(now))
+		short = why
+		if from := c.att.AgeFrom(); !from.IsZero() && !from.After(now) {
+			c.whyUntil = now.Add(model.HumanDurationGrows(now.Sub(from)))
+		}
+	case c.eta != nil:
+		left, ok := c.eta.ETA(now)
+		if !ok {
+			return
+		}
+		why, short = etaText(left, c.eta.Timing.Runs), "~"+model.HumanDuration(left)+" left"
+		if sh := model.HumanDurationShrinks(left); sh > 0 {
+			c.whyUntil = now.Add(sh)
+		}
+	default:
+		return
+	}
+	c.text[colWhy] = [2]string{why, short}
+	c.width[colWhy] = [2]int{visibleWidth(why), visibleWidth(short)}
+}
+
+// etaText words an ETA with what it rests on: "~25m left by 9 past runs".
+func etaText(left time.Duration, runs int) string {
+	by := fmt.Sprintf("%d past runs", runs)
+	if runs == 1 {
+		by = "1 past run"
+	}
+	return "~" + model.HumanDuration(left) + " left by " + by
+}
+
 func (c *runCells) style(t Theme, id colID) lipgloss.Style {
 	switch id {
 	case colStatus:
@@ -130,6 +182,9 @@ func (c *runCells) style(t Theme, id colID) lipgloss.Style {
 	case colLock:
 		return t.verdictStyle(c.verdict)
 	case colWhy:
+		if c.whyCalm {
+			return t.Dim
+		}
 		return t.Warn
 	}
 	return t.Dim
@@ -169,6 +224,7 @@ func (p *runsPane) cellsOf(sp string, now time.Time) *runCells {
 		p.cells[sp] = c
 	}
 	c.refreshAgo(now)
+	c.refreshWhy(now)
 	return c
 }
 
@@ -460,6 +516,7 @@ func (p *runsPane) renderTable(w, h int) []string {
 		} else {
 			a.changesAt(rc.agoUntil)
 		}
+		a.changesAt(rc.whyUntil)
 		glyph, gst := rc.status.Glyph(), t.statusStyle(rc.status)
 		if rc.archived {
 			glyph, gst = "⌂", t.Dim

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +78,10 @@ func (w *Watcher) loop() {
 				w.arm(due.Sub(now))
 				continue
 			}
+			w.flush()
+		case <-w.judgeT.C:
+			// Some run's judgement changes by the clock now (it went quiet, or orphaned): flush re-judges it.
+			w.judgeDue = true
 			w.flush()
 		case now := <-w.rereadT.C:
 			for sp, at := range w.rereads {
@@ -401,6 +406,9 @@ func (w *Watcher) flush() {
 		w.addChanges(synth)
 	}
 
+	w.rejudge(now, &u)
+	w.armJudge(now)
+
 	changed := len(u.Changed) > 0 || len(u.Removed) > 0 || len(u.Appended) > 0
 	last := w.health.LastChange
 	if changed {
@@ -478,4 +486,71 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// rejudge judges again, in memory, the runs whose time-based judgement may have moved: every run when the
+// history changed (a stage finished somewhere, so what is usual moved), else those whose recheck time has
+// come. Runs that judge differently go into u (replacing a copy already there).
+func (w *Watcher) rejudge(now time.Time, u *Update) {
+	v := w.runs.history.Version()
+	all := v != w.judgedVersion
+	w.judgedVersion = v
+	at := map[string]int{}
+	for i, r := range u.Changed {
+		at[r.StatePath] = i
+		w.noteJudge(r)
+	}
+	due := w.judgeDue || (!w.nextJudge.IsZero() && !now.Before(w.nextJudge))
+	w.judgeDue = false
+	if !all && !due {
+		return
+	}
+	// Every run is looked at (a clock comparison each), so nextJudge is found again from all of them.
+	w.nextJudge = time.Time{}
+	for sp, tr := range w.runs.runs {
+		rc := tr.run.Attention.RecheckAt()
+		if !all && (rc.IsZero() || now.Before(rc)) {
+			w.noteJudge(tr.run)
+			continue
+		}
+		again := tr.run
+		again.Stages = slices.Clone(tr.run.Stages)
+		model.JudgeTime(&again, now, w.runs.rules, w.runs.history)
+		w.noteJudge(again)
+		if again.Status == tr.run.Status && again.Attention == tr.run.Attention && reflect.DeepEqual(again.Timing, tr.run.Timing) &&
+			reflect.DeepEqual(again.Stages, tr.run.Stages) {
+			continue
+		}
+		tr.run = again
+		if w.unshown[sp] {
+			continue
+		}
+		if i, ok := at[sp]; ok {
+			u.Changed[i] = again
+		} else {
+			at[sp] = len(u.Changed)
+			u.Changed = append(u.Changed, again)
+		}
+	}
+}
+
+// noteJudge keeps nextJudge the earliest recheck time of the runs judged.
+func (w *Watcher) noteJudge(r model.Run) {
+	if rc := r.Attention.RecheckAt(); !rc.IsZero() && (w.nextJudge.IsZero() || rc.Before(w.nextJudge)) {
+		w.nextJudge = rc
+	}
+}
+
+// armJudge sets the judge timer to nextJudge. Only one timer, and it fires only when a judgement is due: at
+// the scale of the grace periods (minutes), never on a tick.
+func (w *Watcher) armJudge(now time.Time) {
+	if w.judgeT == nil {
+		return
+	}
+	w.judgeT.Stop()
+	if w.nextJudge.IsZero() {
+		return
+	}
+	// A past recheck (a run re-read since, so it moved on) costs one scan and is forgotten.
+	w.judgeT.Reset(max(time.Second, w.nextJudge.Sub(now)))
 }

@@ -28,6 +28,9 @@ type tracker struct {
 	fileRoots map[string]bool // roots that were files (a state file given directly) when watching began
 	maxDepth  int
 	env       model.Env
+	// history learns stage durations from every run read; rules are the clock's thresholds (JudgeTime).
+	history *model.History
+	rules   model.LivenessRules
 
 	runs map[string]*trackedRun // by StatePath, the run identity everywhere
 	// Reverse indexes from a path to the StatePaths of the runs it belongs to.
@@ -38,7 +41,7 @@ type tracker struct {
 
 func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
 	return &tracker{
-		roots: roots, fileRoots: map[string]bool{}, maxDepth: maxDepth, env: env,
+		roots: roots, fileRoots: map[string]bool{}, maxDepth: maxDepth, env: env, history: model.NewHistory(),
 		runs: map[string]*trackedRun{}, byDir: map[string][]string{}, byLock: map[string][]string{},
 		byProject: map[string][]string{},
 	}
@@ -47,7 +50,10 @@ func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
 func (tk *tracker) load(loc state.Location) model.Run {
 	env := tk.env
 	env.Now = time.Now()
-	return state.Load(loc, env)
+	run := state.Load(loc, env)
+	tk.history.Observe(&run)
+	model.JudgeTime(&run, env.Now, tk.rules, tk.history)
+	return run
 }
 
 // set records a freshly read run and re-indexes its paths (a rewrite can move LOCK_FILE).
@@ -81,6 +87,7 @@ func (tk *tracker) drop(statePath string) *trackedRun {
 	}
 	tk.unindex(tr)
 	delete(tk.runs, statePath)
+	tk.history.Forget(tr.run.Key())
 	return tr
 }
 

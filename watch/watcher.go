@@ -40,6 +40,9 @@ type Options struct {
 	// Elsewhere judges locks that name other machines on those machines (package remote); the liveness
 	// timer asks it again, so a holder that exits there is seen here.
 	Elsewhere model.Elsewhere
+	// Liveness are the thresholds of the judgements the clock decides (orphaned, quiet): a timer set to the
+	// next moment one of them changes re-judges the runs it concerns, with no re-read.
+	Liveness model.LivenessRules
 
 	// Test hooks: a watch cap that makes Add fail with ENOSPC, a filesystem-type probe, the interval for
 	// directories inotify cannot watch, a filter that loses events the way a queue overflow does, and the
@@ -164,13 +167,19 @@ type Watcher struct {
 	rereadT *time.Timer
 	// livenessWanted: a run tracked since the loop last looked may change its verdict with time alone.
 	livenessWanted bool
-	health         Health
-	healthMu       sync.Mutex // health is read by Health from other goroutines
-	errNote        string     // a lasting condition (inotify unavailable)
-	lastErr        string     // a passing one (overflow, a read error), shown for errShownFor after lastErrAt
-	lastErrAt      time.Time
-	injected       chan error         // test hook: errors as if from fsnotify
-	pause          chan chan struct{} // test hook: the loop stops reading until the channel sent is closed
+	// judgeT fires at nextJudge, the earliest moment the clock alone changes some run's judgement;
+	// judgedVersion is the history the runs were last judged with.
+	judgeT        *time.Timer
+	nextJudge     time.Time
+	judgeDue      bool
+	judgedVersion uint64
+	health        Health
+	healthMu      sync.Mutex // health is read by Health from other goroutines
+	errNote       string     // a lasting condition (inotify unavailable)
+	lastErr       string     // a passing one (overflow, a read error), shown for errShownFor after lastErrAt
+	lastErrAt     time.Time
+	injected      chan error         // test hook: errors as if from fsnotify
+	pause         chan chan struct{} // test hook: the loop stops reading until the channel sent is closed
 }
 
 type logTail struct {
@@ -256,6 +265,7 @@ func New(opts Options) (*Watcher, error) {
 	env.StageOrders = opts.StageOrders
 	env.Elsewhere = opts.Elsewhere
 	w.runs = newTracker(roots, opts.MaxDepth, env)
+	w.runs.rules = opts.Liveness
 	for _, r := range roots {
 		if st, err := os.Stat(r); err == nil && !st.IsDir() {
 			w.runs.fileRoots[r] = true
@@ -275,6 +285,13 @@ func New(opts Options) (*Watcher, error) {
 		w.health = w.currentHealth(time.Now())
 	} else {
 		runs := loadAll(w.runs, locs)
+		// Judged again once every run has taught the history: the order they were read in must not matter.
+		now := time.Now()
+		for i := range runs {
+			model.JudgeTime(&runs[i], now, w.runs.rules, w.runs.history)
+			w.noteJudge(runs[i])
+		}
+		w.judgedVersion = w.runs.history.Version()
 		for i, loc := range locs {
 			w.trackRun(loc, runs[i], true, nil)
 			if needsReread(runs[i]) {
@@ -290,6 +307,9 @@ func New(opts Options) (*Watcher, error) {
 	w.batchT.Stop()
 	w.rereadT = time.NewTimer(time.Hour)
 	w.rereadT.Stop()
+	w.judgeT = time.NewTimer(time.Hour)
+	w.judgeT.Stop()
+	w.armJudge(time.Now())
 	w.armReread(time.Now())
 	w.wg.Add(2)
 	go w.loop()
@@ -424,6 +444,9 @@ func (w *Watcher) loadInitial() {
 		w.trackRun(locs[i], againRuns[i], false, nil)
 		u.Changed = append(u.Changed, againRuns[i])
 	}
+	// Every run has taught the history now: judge again those read before the runs that teach them.
+	w.rejudge(u.At, &u)
+	w.armJudge(u.At)
 	u.Health = w.currentHealth(time.Now())
 	w.healthMu.Lock()
 	w.health = u.Health

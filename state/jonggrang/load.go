@@ -103,8 +103,40 @@ func (ld loader) load(featureDir string, env model.Env) model.Run {
 		}
 	}
 	run.Problems = append(run.Problems, probs...)
+	run.ActiveAt = lastWrite(&run, m, mtime)
 	model.FinalizeRun(&run)
 	return run
+}
+
+// lastWrite is the latest of the manifest's mtime and updated_at, its phases' and agents' times and the
+// phase outputs' timestamps: when anything last worked on the feature, as far as its files say.
+func lastWrite(run *model.Run, m *manifest, mtime time.Time) *time.Time {
+	if m == nil {
+		return nil
+	}
+	last := mtime
+	note := func(t *time.Time) {
+		if t != nil && t.After(last) {
+			last = *t
+		}
+	}
+	note(&run.UpdatedAt)
+	for _, s := range run.Stages {
+		note(s.StartedAt)
+		note(s.CompletedAt)
+	}
+	for _, a := range run.Jonggrang.Agents {
+		note(a.StartedAt)
+		note(a.CompletedAt)
+	}
+	for _, o := range run.Jonggrang.PhaseOutputs {
+		note(o.Timestamp)
+	}
+	if last.IsZero() {
+		return nil
+	}
+	last = last.UTC()
+	return &last
 }
 
 // readManifest reads and parses a manifest, reading it a second time after a short wait when the first

@@ -151,6 +151,16 @@ func Load(statePath string, env model.Env) model.Run {
 			run.UpdatedAt = t
 		}
 	}
+	stageTimes(&run, in.log)
+	active := run.UpdatedAt
+	for _, cp := range det.Checkpoints {
+		if cp.Timestamp != nil && cp.Timestamp.After(active) {
+			active = *cp.Timestamp
+		}
+	}
+	if !active.IsZero() {
+		run.ActiveAt = &active
+	}
 	capProblems(&run)
 	model.FinalizeRun(&run)
 	return run
@@ -240,4 +250,34 @@ func readLogRef(run *model.Run, path string, mtimes *[]time.Time) bool {
 	run.Log = &model.LogRef{Path: path, SizeBytes: fi.Size()}
 	*mtimes = append(*mtimes, fi.ModTime())
 	return true
+}
+
+// stageTimes gives each stage its start and end from run.log (the latest stage_start, the completion entry
+// after it) and its checkpoint (the end, when the log has none). A done stage the log never says started
+// began when the stage before it ended, as the writers move straight on; an unfinished one has a start only
+// when the log says so (a paused run's next stage has not begun).
+func stageTimes(run *model.Run, ev runlog.StageEvidence) {
+	var prevEnd *time.Time
+	for i := range run.Stages {
+		st := &run.Stages[i]
+		sp := ev.Spans[strings.ToUpper(st.Key)]
+		if st.StartedAt == nil && !sp.Start.IsZero() {
+			t := sp.Start
+			st.StartedAt = &t
+		}
+		if st.Status.Done() && st.CompletedAt == nil && !sp.End.IsZero() {
+			t := sp.End
+			st.CompletedAt = &t
+		}
+		if st.StartedAt == nil && prevEnd != nil && st.Status.Done() {
+			t := *prevEnd
+			st.StartedAt = &t
+		}
+		if st.StartedAt != nil && st.CompletedAt != nil && st.CompletedAt.Before(*st.StartedAt) {
+			st.StartedAt = nil // the files disagree: no duration rather than a wrong one
+		}
+		if st.CompletedAt != nil {
+			prevEnd = st.CompletedAt
+		}
+	}
 }

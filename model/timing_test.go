@@ -1,0 +1,199 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
+func tp(d time.Duration) *time.Time { t := t0.Add(d); return &t }
+
+// orphanRun is a jonggrang feature whose phase 14 is marked running, written last at t0, with no lock and no
+// live worker.
+func orphanRun() Run {
+	r := Run{ID: "feat-x", Kind: KindJonggrang, RawStatus: "running", CurrentStage: "14", StatePath: "/p/MANIFEST.yaml",
+		Jonggrang: &JonggrangDetail{WorkType: "MEDIUM"}, ActiveAt: tp(0),
+		Stages: []Stage{{Key: "13", Name: "review", Status: StageCompleted}, {Key: "14", Name: "testing", Status: StageRunning, StartedAt: tp(-time.Minute)}}}
+	FinalizeRun(&r)
+	return r
+}
+
+func TestOrphanedAfterGrace(t *testing.T) {
+	rules := LivenessRules{OrphanAfter: 5 * time.Minute}
+	r := orphanRun()
+	if r.Status != StatusRunning || r.Attention.NeedsYou {
+		t.Fatalf("read: %s %+v; the time-free judgement calls it running", r.Status, r.Attention)
+	}
+	JudgeTime(&r, t0.Add(4*time.Minute), rules, nil)
+	if r.Attention.NeedsYou || r.Attention.Code != AttentionRunning {
+		t.Fatalf("within the grace: %+v", r.Attention)
+	}
+	if got := r.Attention.RecheckAt(); !got.Equal(t0.Add(5 * time.Minute)) {
+		t.Fatalf("recheck at %v, want the end of the grace", got)
+	}
+	JudgeTime(&r, t0.Add(8*time.Minute), rules, nil)
+	at := r.Attention
+	if !at.NeedsYou || at.Code != AttentionOrphaned || at.Action != ActionResume || r.Status != StatusStalled {
+		t.Fatalf("past the grace: %s %+v", r.Status, at)
+	}
+	want := "phase 14 testing is marked running but nothing has run it for 8m; the orchestrator is gone"
+	if !strings.HasPrefix(at.Reason, want) {
+		t.Fatalf("reason %q, want it to start %q", at.Reason, want)
+	}
+	// The age counts on at frame time; the JSON reason stays what it was when judged.
+	if got := at.ReasonAt(t0.Add(18 * time.Minute)); !strings.Contains(got, "for 18m;") || !strings.Contains(at.Reason, "for 8m;") {
+		t.Fatalf("ReasonAt 18m: %q (reason %q)", got, at.Reason)
+	}
+	if !at.RecheckAt().IsZero() {
+		t.Fatalf("orphaned stays orphaned by the clock; recheck %v", at.RecheckAt())
+	}
+	// A live agent lock, or a live worker, runs it: never orphaned.
+	live := orphanRun()
+	live.Locks = []Lock{{Path: "/p/locks/a.lock", Verdict: VerdictLive}}
+	FinalizeRun(&live)
+	JudgeTime(&live, t0.Add(time.Hour), rules, nil)
+	if live.Attention.Code != AttentionRunning {
+		t.Fatalf("live lock: %+v", live.Attention)
+	}
+	worker := orphanRun()
+	worker.Jonggrang.Groups = []Group{{FeatureID: "feat-x", PID: 4, Alive: true}}
+	FinalizeRun(&worker)
+	JudgeTime(&worker, t0.Add(time.Hour), rules, nil)
+	if worker.Attention.Code != AttentionRunning {
+		t.Fatalf("live worker: %+v", worker.Attention)
+	}
+	// The default grace is a few minutes.
+	d := orphanRun()
+	JudgeTime(&d, t0.Add(DefaultOrphanAfter-time.Second), LivenessRules{}, nil)
+	if d.Attention.Code != AttentionRunning {
+		t.Fatalf("default grace: %+v", d.Attention)
+	}
+	JudgeTime(&d, t0.Add(DefaultOrphanAfter), LivenessRules{}, nil)
+	if d.Attention.Code != AttentionOrphaned {
+		t.Fatalf("default grace over: %+v", d.Attention)
+	}
+}
+
+// quietRun is a resumable run of task mine at S1 (started at t0), held by live pid 4242, last written at t0.
+func quietRun(key string) Run {
+	r := Run{ID: key, Kind: KindResumable, StatePath: "/r/" + key + "/state.env", CurrentStage: "S1", ActiveAt: tp(0),
+		Resumable: &ResumableDetail{TaskName: "mine"},
+		Locks:     []Lock{{Path: "/r/" + key + "/run.lock", PID: 4242, Verdict: VerdictLive}},
+		Stages:    []Stage{{Key: "S1", Status: StagePending, StartedAt: tp(0)}, {Key: "S2", Status: StagePending}}}
+	FinalizeRun(&r)
+	return r
+}
+
+// pastRun finished S1 in s1 and S2 in s2.
+func pastRun(key string, s1, s2 time.Duration) Run {
+	start := t0.Add(-48 * time.Hour)
+	mid, end := start.Add(s1), start.Add(s1+s2)
+	r := Run{ID: key, Kind: KindResumable, StatePath: "/r/" + key + "/state.env", Resumable: &ResumableDetail{TaskName: "mine"},
+		Stages: []Stage{{Key: "S1", Status: StageCompleted, StartedAt: &start, CompletedAt: &mid},
+			{Key: "s2", Status: StageCompleted, StartedAt: &mid, CompletedAt: &end}}}
+	FinalizeRun(&r)
+	return r
+}
+
+func TestQuietWithHistory(t *testing.T) {
+	h := NewHistory()
+	for i, d := range []time.Duration{2 * time.Minute, 2 * time.Minute, 2 * time.Minute, 3 * time.Minute} {
+		p := pastRun("past"+string(rune('a'+i)), d, 10*time.Minute)
+		h.Observe(&p)
+	}
+	r := quietRun("now")
+	JudgeTime(&r, t0.Add(10*time.Minute), LivenessRules{}, h)
+	if r.Attention.NeedsYou {
+		t.Fatalf("10m silent, quiet only past max(5×p90, 15m): %+v", r.Attention)
+	}
+	if got := r.Attention.RecheckAt(); !got.Equal(t0.Add(15 * time.Minute)) {
+		t.Fatalf("recheck %v, want t0+15m", got)
+	}
+	JudgeTime(&r, t0.Add(90*time.Minute), LivenessRules{}, h)
+	at := r.Attention
+	want := "pid 4242 is alive but stage S1 has been silent for 1h30m; it usually takes 2m (4 runs)"
+	if !at.NeedsYou || at.Code != AttentionQuiet || !strings.HasPrefix(at.Reason, want) || r.Status != StatusRunning {
+		t.Fatalf("quiet: %s %+v\nwant reason starting %q", r.Status, at, want)
+	}
+	// Timing: S1's usual, and the ETA is S1's remaining usual (none: it overran) plus S2's.
+	if u := r.Stages[0].Timing.Usual(); u.Runs != 4 || u.Median != 2*time.Minute || u.String() != "usually 2–2m (4 runs)" && u.String() != "usually 2m (4 runs)" {
+		t.Fatalf("S1 usual %+v %q", u, u.String())
+	}
+	if left, ok := r.ETA(t0.Add(time.Minute)); !ok || left != 11*time.Minute {
+		t.Fatalf("ETA at 1m: %v %v, want 1m of S1 + 10m of S2", left, ok)
+	}
+	// A write resets the silence.
+	r.ActiveAt = tp(89 * time.Minute)
+	JudgeTime(&r, t0.Add(90*time.Minute), LivenessRules{}, h)
+	if r.Attention.NeedsYou {
+		t.Fatalf("written a minute ago: %+v", r.Attention)
+	}
+}
+
+func TestQuietWithoutHistory(t *testing.T) {
+	r := quietRun("now")
+	JudgeTime(&r, t0.Add(59*time.Minute), LivenessRules{}, NewHistory())
+	if r.Attention.NeedsYou {
+		t.Fatalf("within the default ceiling: %+v", r.Attention)
+	}
+	JudgeTime(&r, t0.Add(60*time.Minute), LivenessRules{}, NewHistory())
+	if r.Attention.Code != AttentionQuiet || !strings.Contains(r.Attention.Reason, "no past run of mine says how long it takes, and 1h0m is the most runwatch waits") {
+		t.Fatalf("past the default ceiling: %+v", r.Attention)
+	}
+	if _, ok := r.ETA(t0); ok {
+		t.Fatal("an ETA without history")
+	}
+	c := quietRun("now")
+	JudgeTime(&c, t0.Add(21*time.Minute), LivenessRules{QuietAfter: 20 * time.Minute}, nil)
+	if c.Attention.Code != AttentionQuiet {
+		t.Fatalf("configured ceiling 20m: %+v", c.Attention)
+	}
+	// A dead holder is a stale lock, not a quiet run; a run without a lock is paused.
+	p := quietRun("now")
+	p.Locks = nil
+	FinalizeRun(&p)
+	JudgeTime(&p, t0.Add(5*time.Hour), LivenessRules{}, nil)
+	if p.Attention.Code != AttentionPaused {
+		t.Fatalf("no lock: %+v", p.Attention)
+	}
+}
+
+func TestHistoryReplacesAndForgets(t *testing.T) {
+	h := NewHistory()
+	a := pastRun("a", 2*time.Minute, time.Minute)
+	if !h.Observe(&a) || h.Observe(&a) {
+		t.Fatal("observing the same run twice must change the history once")
+	}
+	a2 := pastRun("a", 6*time.Minute, time.Minute)
+	h.Observe(&a2)
+	if u := h.Usual(TaskOf(&a), "s1"); u.Runs != 1 || u.Median != 6*time.Minute {
+		t.Fatalf("re-read run replaces its contribution: %+v", u)
+	}
+	h.Forget(a.Key())
+	if u := h.Usual(TaskOf(&a), "S1"); u.Known() {
+		t.Fatalf("forgotten run still counted: %+v", u)
+	}
+}
+
+// TestStaleLockReasonAgesAtFrameTime: the dead pid's lock age in the reason is counted at render time.
+func TestStaleLockReasonAgesAtFrameTime(t *testing.T) {
+	r := Run{ID: "x", Kind: KindResumable, StatePath: "/r/x/state.env", Stages: []Stage{{Key: "S1"}}, CurrentStage: "S1",
+		Locks: []Lock{{Path: "/r/x/run.lock", PID: 77, AcquiredAt: tp(-24 * time.Minute), Verdict: VerdictStale}}}
+	JudgeLock(&r.Locks[0], Env{Now: t0, Proc: deadProcs{}})
+	r.Locks[0].Verdict = VerdictStale
+	FinalizeRun(&r)
+	at := r.Attention
+	if at.Code != AttentionStaleLock || at.Reason != "lock held by dead pid 77 (24m)" {
+		t.Fatalf("%+v", at)
+	}
+	if got := at.ReasonAt(t0.Add(10 * time.Minute)); got != "lock held by dead pid 77 (34m)" {
+		t.Fatalf("ten minutes later: %q", got)
+	}
+}
+
+type deadProcs struct{}
+
+func (deadProcs) Alive(int) bool                  { return false }
+func (deadProcs) StartTime(int) (time.Time, bool) { return time.Time{}, false }
