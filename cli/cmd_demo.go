@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"runwatch/sim"
 )
@@ -112,7 +113,12 @@ func demoIn(root string, speed float64, seed uint64, stdout, stderr io.Writer) i
 	return code
 }
 
+// demoOrphanAfter is the demo's grace for a phase marked running that nothing runs: short, so its orphaned
+// feature (last written sim.OrphanLead before the demo opens) turns orphaned about a minute into the tour.
+const demoOrphanAfter = 90 * time.Second
+
 // demoView opens the dashboard on the workspace and returns when the person quits it.
 func demoView(ws *sim.Workspace, stdout, stderr io.Writer) int {
-	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: filepath.Join(ws.Dir, "runwatch-journal.jsonl")}, stdout, stderr)
+	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: filepath.Join(ws.Dir, "runwatch-journal.jsonl"),
+		OrphanAfter: demoOrphanAfter}, stdout, stderr)
 }

@@ -5,6 +5,10 @@ import "strings"
 // AwaitingInputPrefix marks a jonggrang phase failed on purpose to wait for a person (phase 6 brainstorming).
 const AwaitingInputPrefix = "Awaiting human input"
 
+// NoRetryAwaiting is what the brief and a retry's confirmation say about retrying a phase that waits for a
+// person: in supervised mode the orchestrator fails it on purpose every time it reaches it.
+const NoRetryAwaiting = "Do not retry the phase: in supervised mode it fails again the same way."
+
 // FinalizeRun fills Progress and Status from the rest of the run. Readers call it last.
 func FinalizeRun(r *Run) {
 	r.Progress = Progress{Total: len(r.Stages)}

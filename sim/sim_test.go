@@ -56,8 +56,8 @@ func TestWorkspaceScenariosReadAsIntended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(locs) != 6 {
-		t.Fatalf("discovered %d runs, want the 6 scenarios: %+v", len(locs), locs)
+	if len(locs) != 7 {
+		t.Fatalf("discovered %d runs, want the 7 scenarios: %+v", len(locs), locs)
 	}
 	want := map[string]model.RunStatus{
 		ws.Advancing:     model.StatusRunning,
@@ -67,6 +67,8 @@ func TestWorkspaceScenariosReadAsIntended(t *testing.T) {
 		// (formats.md C.1).
 		ws.Paused:   model.StatusBlocked,
 		ws.DeadLock: model.StatusStalled,
+		// Running as far as its files say; the clock makes it orphaned (below).
+		ws.Orphaned: model.StatusRunning,
 	}
 	for path, status := range want {
 		run := load(t, ws, path)
@@ -107,6 +109,28 @@ func TestWorkspaceScenariosReadAsIntended(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(dead.Locks[0].Reasons, ";"), "not running") {
 		t.Errorf("dead lock judged stale for another reason: %v", dead.Locks[0].Reasons)
+	}
+
+	// The orphaned feature: nothing runs phase 4 and its last write is OrphanLead old, so a grace shorter than
+	// that calls it orphaned and a longer one does not; the completed BUGFIX run says how long phase 4 takes.
+	orphan := load(t, ws, ws.Orphaned)
+	if orphan.CurrentStage != "4" || len(orphan.Locks) != 0 || orphan.ActiveAt == nil {
+		t.Fatalf("orphaned run: phase %s locks %+v active_at %v", orphan.CurrentStage, orphan.Locks, orphan.ActiveAt)
+	}
+	h := model.NewHistory()
+	done := load(t, ws, ws.Completed)
+	h.Observe(&done)
+	now := orphan.ActiveAt.Add(sim.OrphanLead)
+	model.JudgeTime(&orphan, now, model.LivenessRules{OrphanAfter: sim.OrphanLead + time.Second}, h)
+	if orphan.Attention.NeedsYou {
+		t.Errorf("orphaned run within its grace: %+v", orphan.Attention)
+	}
+	model.JudgeTime(&orphan, now, model.LivenessRules{OrphanAfter: sim.OrphanLead}, h)
+	if orphan.Attention.Code != model.AttentionOrphaned {
+		t.Errorf("orphaned run past its grace: %+v", orphan.Attention)
+	}
+	if u := orphan.Stage("4").Timing.Usual(); !u.Known() {
+		t.Errorf("phase 4 has no usual duration from the completed BUGFIX run")
 	}
 
 	advancing := load(t, ws, ws.Advancing)

@@ -204,7 +204,7 @@ func (w *Workspace) Paths() []string { return []string{w.Dir} }
 
 // StatePaths lists the scenario runs' state files in a stable order.
 func (w *Workspace) StatePaths() []string {
-	return []string{w.Advancing, w.AwaitingInput, w.Completed, w.Stepping, w.Paused, w.DeadLock}
+	return []string{w.Advancing, w.AwaitingInput, w.Completed, w.Stepping, w.Paused, w.DeadLock, w.Orphaned}
 }
 
 // Remove deletes the workspace folder.

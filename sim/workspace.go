@@ -4,7 +4,7 @@
 // double-quoted env files through <file>.tmp and a rename, appends to run.log, and holds LOCK_FILE for the
 // length of an invocation.
 //
-// For tests and benchmarks: NewWorkspace(dir) gives the six demo scenarios (paths on the Workspace),
+// For tests and benchmarks: NewWorkspace(dir) gives the seven demo scenarios (paths on the Workspace),
 // NewSimulator(ws, speed).Start(ctx) makes them change live, GenerateRuns(dir, n) writes n run roots of both
 // kinds, AppendLog paces entries into a run.log and GrowLog makes a large one quickly.
 package sim
@@ -53,6 +53,9 @@ type Workspace struct {
 	Stepping      string // resumable, advancing stage by stage under the simulator
 	Paused        string // resumable, paused between stages with one checklist item left
 	DeadLock      string // resumable, its lock held by a process that no longer exists
+	// Orphaned is a jonggrang BUGFIX feature whose orchestrator died with phase 4 running: no lock, no worker,
+	// its last write just before the demo opens, so it turns orphaned once the demo's grace has passed.
+	Orphaned string
 
 	// PausedStage is Paused's current stage and PausedItem the one checklist key of it still at 0.
 	PausedStage, PausedItem string
@@ -93,13 +96,14 @@ func NewWorkspaceWith(dir string, opts Options) (*Workspace, error) {
 		Dir: abs, WebApp: filepath.Join(abs, "webapp"), Billing: filepath.Join(abs, "billing-service"),
 		Reports: filepath.Join(abs, "reports"), DeadPID: dead, opts: opts, host: host, user: currentUser(),
 	}
-	for _, d := range []string{w.WebApp, w.Billing, w.Reports, filepath.Join(abs, "plans"), filepath.Join(abs, "repos")} {
+	for _, d := range []string{w.WebApp, w.Billing, w.Reports, w.Docs(), filepath.Join(abs, "plans"), filepath.Join(abs, "repos")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
 	}
 	now := opts.now()
-	steps := []func(now time.Time) error{w.buildCompleted, w.buildAwaiting, w.buildAdvancing, w.buildPaused, w.buildDeadLock, w.buildStepping}
+	steps := []func(now time.Time) error{w.buildCompleted, w.buildAwaiting, w.buildAdvancing, w.buildPaused, w.buildDeadLock, w.buildStepping,
+		w.buildOrphaned}
 	for _, build := range steps {
 		if err := build(now); err != nil {
 			return nil, fmt.Errorf("demo workspace %s: %w", abs, err)
@@ -207,6 +211,62 @@ func (w *Workspace) buildAdvancing(now time.Time) error {
 	w.Advancing = a.manifestPath()
 	return nil
 }
+
+// docsFeature is the orphaned scenario's feature: a BUGFIX like the completed typo fix, so the history of
+// that run says how long its phases usually take.
+var docsFeature = feature{
+	Description: "Fix broken links in the docs", WorkType: "BUGFIX", Topic: "docs",
+	Tasks: []featureTask{{ID: "task-001", Title: "Docs links", Files: []string{"docs/index.md"}}},
+}
+
+// OrphanLead is how long before the workspace's clock the orphaned feature last wrote its manifest.
+const OrphanLead = 30 * time.Second
+
+// buildOrphaned replays the docs fix at the history's pace up to phase 4 running, then stops: the
+// orchestrator is gone. It is replayed once into a scratch folder to learn how long that takes, so the real
+// replay ends OrphanLead before now (the same seed gives the same steps).
+func (w *Workspace) buildOrphaned(now time.Time) error {
+	upTo := func(project string, start time.Time) (*jonggrangActor, time.Time, error) {
+		a := &jonggrangActor{project: project, feat: docsFeature, rng: w.rng(8), pid: w.DeadPID}
+		at := start
+		for a.m == nil || a.m.CurrentPhase != "4" || a.m.phase("4").Status != "running" {
+			pause, done, err := a.step(at)
+			if err != nil {
+				return nil, at, err
+			}
+			if done {
+				return nil, at, errors.New("orphaned run finished while being prepared")
+			}
+			at = at.Add(pause * historyScale)
+		}
+		return a, at, nil
+	}
+	scratch, err := os.MkdirTemp("", "runwatch-orphan-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	start := now.Add(-time.Hour)
+	a, _, err := upTo(scratch, start)
+	if err != nil {
+		return err
+	}
+	// The last write is the phase start, made at the time of the step before the last pause.
+	last := a.m.phase("4").StartedAt
+	lastAt, err := time.Parse(time.RFC3339Nano, *last)
+	if err != nil {
+		return err
+	}
+	shift := now.Add(-OrphanLead).Sub(lastAt)
+	if a, _, err = upTo(w.Docs(), start.Add(shift)); err != nil {
+		return err
+	}
+	w.Orphaned = a.manifestPath()
+	return settle(a.dir, now.Add(-OrphanLead))
+}
+
+// Docs is the project of the orphaned feature.
+func (w *Workspace) Docs() string { return filepath.Join(w.Dir, "docs-site") }
 
 var (
 	irmStages = []stageDef{

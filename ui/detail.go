@@ -336,6 +336,13 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		}
 	}
 
+	if bars := p.timeBars(run, w, now); len(bars) > 0 {
+		section("Time")
+		for _, l := range bars {
+			add(l)
+		}
+	}
+
 	if rd := run.Resumable; rd != nil && len(rd.Ledger) > 0 {
 		section("Commits")
 		for _, row := range rd.Ledger {

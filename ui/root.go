@@ -20,6 +20,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/notify"
+	"runwatch/state/action"
 )
 
 // Pane identifies one of the three panes.
@@ -206,6 +207,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.tl.tookRemoteTail(msg)
 	case planMsg:
 		if msg.err != nil {
+			var refused *action.Refused
+			if errors.As(msg.err, &refused) && refused.First != "" {
+				// Another action must come first: say which key does it, and ask nothing else now.
+				a.fail(fmt.Errorf("%w — %s first: press %s", msg.err, firstWords(refused.First), a.keys.First(refused.First)))
+				return nil
+			}
 			a.fail(msg.err)
 			if msg.req.Action == ActStep && msg.req.To == "" {
 				if opts := stepChoices(msg.req.Run); len(opts) > 0 {
@@ -503,4 +510,12 @@ func clamp(v, lo, hi int) int {
 		return lo
 	}
 	return max(lo, min(v, hi))
+}
+
+// firstWords says what the action that must come first does.
+func firstWords(act string) string {
+	if act == ActUnlock {
+		return "clear the lock"
+	}
+	return act
 }

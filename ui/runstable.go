@@ -63,6 +63,7 @@ type runCells struct {
 	whyCalm           bool
 	whySet            bool
 	whyFrom, whyUntil time.Time
+	whySlack          time.Duration
 	text              [colCount][2]string
 	width             [colCount][2]int
 }
@@ -140,6 +141,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 		short = why
 		if from := c.att.AgeFrom(); !from.IsZero() && !from.After(now) {
 			c.whyUntil = now.Add(model.HumanDurationGrows(now.Sub(from)))
+			c.whySlack = model.HumanDurationUnit(now.Sub(from)) - 1
 		}
 	case c.eta != nil:
 		left, ok := c.eta.ETA(now)
@@ -149,6 +151,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 		why, short = etaText(left, c.eta.Timing.Runs), "~"+model.HumanDuration(left)+" left"
 		if sh := model.HumanDurationShrinks(left); sh > 0 {
 			c.whyUntil = now.Add(sh)
+			c.whySlack = model.HumanDurationUnit(left) - 1
 		}
 	default:
 		return
@@ -516,7 +519,8 @@ func (p *runsPane) renderTable(w, h int) []string {
 		} else {
 			a.changesAt(rc.agoUntil)
 		}
-		a.changesAt(rc.whyUntil)
+		// One wake-up may serve this cell and the ages beside it: it may lag by less than its unit, as they do.
+		a.changesWithin(rc.whyUntil, rc.whySlack)
 		glyph, gst := rc.status.Glyph(), t.statusStyle(rc.status)
 		if rc.archived {
 			glyph, gst = "⌂", t.Dim

@@ -52,6 +52,9 @@ func TestScreenshots(t *testing.T) {
 	write("detail-jonggrang", keys(wide(), "j", "enter", "j", "j"))
 	write("timeline-search", keys(wide(), "/", "m", "i", "n", "i", "n", "g", "enter", "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
 	write("brief", keys(wide(), "b"))
+	// The orphaned docs fix: its phases as bars on one time scale, what is usual for the rest from the
+	// completed BUGFIX run; a tall window so Detail shows its Time section.
+	write("detail-timing", keys(newTestModel(t, 140, 64, runs, opts()), "/", "d", "o", "c", "s", "enter"))
 	// The light theme, for a light terminal: make.sh paints this one on a white window.
 	light := opts()
 	light.Theme = "light"
@@ -103,5 +106,14 @@ func loadDemoWorkspace(t *testing.T) ([]model.Run, func() time.Time, func() mode
 	if err != nil {
 		t.Fatal(err)
 	}
-	return state.LoadAll(locs, env()), clock, env
+	runs := state.LoadAll(locs, env())
+	// As the watcher does: every run teaches the history, then each is judged by the clock with it.
+	h := model.NewHistory()
+	for i := range runs {
+		h.Observe(&runs[i])
+	}
+	for i := range runs {
+		model.JudgeTime(&runs[i], now, model.LivenessRules{}, h)
+	}
+	return runs, clock, env
 }

@@ -141,8 +141,12 @@ type ApplyOptions struct {
 	Typed string
 }
 
-// Refused is a refusal with a reason for a person.
-type Refused struct{ Reason string }
+// Refused is a refusal with a reason for a person. First, when set, is the action that must come before
+// this one (unlock a stale lock before a step): a dashboard names its key instead of asking anything else.
+type Refused struct {
+	Reason string
+	First  string
+}
 
 func (r *Refused) Error() string { return r.Reason }
 

@@ -164,11 +164,11 @@ func (p *Plan) refuseIfLocked(run model.Run) error {
 				}
 				if l.Verdict == model.VerdictUnknown {
 					// unlock without --force asks for the holder to be typed, which a script cannot do.
-					return refusef("the run lock %s is unknown (%s); if you know its holder is gone, clear it first with: "+
-						"runwatch unlock %s %s --force", lockPath, strings.Join(l.Reasons, "; "), shellArg(run.ID), shellArg(lockPath))
+					return first(ActUnlock, refusef("the run lock %s is unknown (%s); if you know its holder is gone, clear it first with: "+
+						"runwatch unlock %s %s --force", lockPath, strings.Join(l.Reasons, "; "), shellArg(run.ID), shellArg(lockPath)))
 				}
-				return refusef("the run lock %s is %s (%s); clear it first with: runwatch unlock %s",
-					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), shellArg(run.ID))
+				return first(ActUnlock, refusef("the run lock %s is %s (%s); clear it first with: runwatch unlock %s",
+					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), shellArg(run.ID)))
 			}
 		}
 		return refusef("the run lock %s exists; reload the run to judge it, then clear it with unlock if it is stale", lockPath)
@@ -497,4 +497,12 @@ func shellArg(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// first marks a refusal as settled by another action first.
+func first(act string, err error) error {
+	if r, ok := err.(*Refused); ok {
+		r.First = act
+	}
+	return err
 }

@@ -189,7 +189,7 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 				"questions under “Awaiting input”, then mark the phase done and move on with runwatch step "+id+
 				" (phase "+oneLine(r.Key)+" completed, current_phase moved to "+next+"), lift the pause with runwatch resume "+id+
 				", and start the orchestrator's own resume ("+orchestratorResume+"). Or resume in autonomous mode, "+
-				"which does not stop at this phase. Do not retry the phase: in supervised mode it fails again the same way.")
+				"which does not stop at this phase. "+model.NoRetryAwaiting)
 		} else {
 			steps = append(steps, "Retry phase "+r.label()+": it failed with "+quoted(errorOrNone(r.Error))+
 				". runwatch retry "+id+" sets it back to pending, clears the error and points current_phase at it.")

@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"runwatch/model"
+)
+
+// timeBars draws the run's stages on one time scale, a row each: what each done stage took (█), what the
+// current one has run (▓) and what it usually takes beyond that (░), and the usual length of each stage
+// still to come (░), from the history of the task's past runs. A stage whose length nothing says is a "?".
+// So "where is it and how long is left" is seen at a glance. Nil when no stage has a length to draw.
+func (p *detailPane) timeBars(run model.Run, w int, now time.Time) []string {
+	t := p.app.theme
+	type seg struct {
+		key             string
+		done, ran, rest time.Duration
+		unknown, cur    bool
+	}
+	var segs []seg
+	var total time.Duration
+	keyW := 0
+	for _, st := range run.Stages {
+		s := seg{key: Sanitize(st.Key), cur: strings.EqualFold(st.Key, run.CurrentStage) && !st.Status.Done()}
+		u := st.Timing.Usual()
+		switch {
+		case st.Status == model.StageSkipped:
+		case st.Status.Done():
+			if s.done = st.Duration(now); s.done == 0 && st.StartedAt == nil {
+				s.unknown = true
+			}
+		case s.cur:
+			if st.StartedAt != nil {
+				s.ran = st.Duration(now)
+			}
+			if u.Known() {
+				s.rest = max(0, u.Median-s.ran)
+			} else {
+				s.unknown = true
+			}
+		default:
+			if u.Known() {
+				s.rest = u.Median
+			} else {
+				s.unknown = true
+			}
+		}
+		total += s.done + s.ran + s.rest
+		keyW = max(keyW, visibleWidth(s.key))
+		segs = append(segs, s)
+	}
+	if total <= 0 || !anyUsual(run) {
+		return nil // without a past run, there is no length of what is left to draw
+	}
+	keyW = min(keyW, 12)
+	const labelW = 10
+	barW := w - keyW - 2 - labelW
+	if barW < 8 {
+		return nil
+	}
+	cells := func(d time.Duration) int {
+		if d <= 0 {
+			return 0
+		}
+		return max(1, int(float64(barW)*float64(d)/float64(total)+0.5))
+	}
+	out := []string{t.Dim.Render("█ done  ▓ running  ░ usual length of what is left  ? not known")}
+	// Each bar starts where the one before it ended, so the rows read as one line of time, left to right.
+	off := 0
+	for _, s := range segs {
+		bar, label := "", ""
+		switch {
+		case s.cur:
+			bar = t.Bold.Render(strings.Repeat("▓", cells(s.ran))) + t.Dim.Render(strings.Repeat("░", cells(s.rest)))
+			label = p.app.growing(now, s.ran, s.ran > 0)
+			if s.unknown {
+				bar += t.Dim.Render("?")
+			} else if s.rest > 0 {
+				label += " ~" + model.HumanDuration(s.rest)
+			}
+		case s.done > 0:
+			bar, label = t.Good.Render(strings.Repeat("█", cells(s.done))), model.HumanDuration(s.done)
+		case s.unknown:
+			bar = t.Dim.Render("?")
+		default:
+			if s.rest > 0 {
+				bar, label = t.Dim.Render(strings.Repeat("░", cells(s.rest))), "~"+model.HumanDuration(s.rest)
+			}
+		}
+		n := cells(s.done) + cells(s.ran) + cells(s.rest)
+		if s.unknown && n == 0 {
+			n = 1
+		}
+		line := padRight(cutEnd(s.key, keyW), keyW) + " " + strings.Repeat(" ", min(off, barW)) + bar
+		if label != "" {
+			line += " " + t.Dim.Render(label)
+		}
+		off += n
+		out = append(out, line)
+	}
+	return out
+}
+
+func anyUsual(run model.Run) bool {
+	for _, st := range run.Stages {
+		if st.Timing.Usual().Known() {
+			return true
+		}
+	}
+	return false
+}
