@@ -69,7 +69,7 @@ func TestDashboardFullUndoKeepsBlockedRunCounted(t *testing.T) {
 		return action.PlanCheck(r, "CB_S2_B", true, o)
 	})
 	apply(action.PlanStep)
-	waitScreen(t, tm, "S3")
+	waitScreen(t, tm, "paused at stage S3") // the step seen (S3 alone is on screen from the start)
 	apply(action.PlanUndo)
 	apply(action.PlanUndo)
 	waitScreen(t, tm, "runwatch: 1 run, 1 need you")

@@ -522,8 +522,8 @@ func (w *Watcher) rejudge(now time.Time, u *Update) {
 			continue
 		}
 		tr.run = again
-		if w.unshown[sp] {
-			continue
+		if _, pending := w.rereads[sp]; pending || w.unshown[sp] {
+			continue // held back (read mid-write, or not shown yet): its next read goes out instead
 		}
 		if i, ok := at[sp]; ok {
 			u.Changed[i] = again
