@@ -2,6 +2,8 @@ package brief
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"runwatch/model"
@@ -45,6 +47,9 @@ type Brief struct {
 	Locks []LockNote `json:"locks"`
 	// CrashSigns say why a run that claims to be running is judged not to be.
 	CrashSigns []string `json:"crash_signs,omitempty"`
+	// Time says how long the current stage has run, what past runs of the task say it takes, and how long
+	// the rest usually takes (model.JudgeTime; empty when the run carries no timing).
+	Time string `json:"time,omitempty"`
 
 	Jonggrang *JonggrangBrief `json:"jonggrang,omitempty"`
 	Resumable *ResumableBrief `json:"resumable,omitempty"`
@@ -157,6 +162,7 @@ func BuildWith(run model.Run, env model.Env, opts Options) Brief {
 	if s := run.Stage(run.CurrentStage); s != nil && run.CurrentStage != "" {
 		ref := stageRef(*s)
 		b.Current = &ref
+		b.Time = timeLine(run, *s, env.Now)
 	}
 	for _, l := range run.Locks {
 		b.Locks = append(b.Locks, lockNote(l, run))
@@ -351,4 +357,29 @@ func stopSteps(b *Brief) []string {
 		}
 	}
 	return steps
+}
+
+// timeLine words the current stage's time against its history: "stage S1 has run 12m; it usually takes 4–6m
+// (9 runs); ~25m left by 9 past runs".
+func timeLine(run model.Run, s model.Stage, now time.Time) string {
+	if run.Timing == nil || s.Status.Done() {
+		return ""
+	}
+	var parts []string
+	if d := s.Duration(now); d > 0 {
+		parts = append(parts, run.Kind.StageWord()+" "+s.Key+" has run "+model.HumanDuration(d))
+	}
+	if u := s.Timing.Usual(); u.Known() {
+		parts = append(parts, "it "+strings.Replace(u.String(), "usually", "usually takes", 1))
+	} else {
+		parts = append(parts, "no past run of this task says how long it takes")
+	}
+	if left, ok := run.ETA(now); ok {
+		by := fmt.Sprintf("%d past runs", run.Timing.Runs)
+		if run.Timing.Runs == 1 {
+			by = "1 past run"
+		}
+		parts = append(parts, "~"+model.HumanDuration(left)+" left by "+by)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -56,6 +56,9 @@ func (b Brief) Markdown() string {
 	} else {
 		w.bullet("Current " + word + ": none recorded")
 	}
+	if b.Time != "" {
+		w.bullet("Time: " + oneLine(b.Time))
+	}
 	switch {
 	case b.Restart != nil:
 		w.bullet("Restart at: " + refLine(*b.Restart))
