@@ -321,6 +321,7 @@ const (
 	stepLong                    // col takes its long form
 	stepWhyAll                  // WHY grows to its widest cell (up to whyMax)
 	stepSpacing                 // columns go from one cell apart to two
+	stepWhyRest                 // once every other step is taken, WHY takes what is left, to its widest cell
 )
 
 const (
@@ -330,8 +331,11 @@ const (
 	nameMin = 16
 	// whyMin is the narrowest WHY column worth its room: a reason cut there still says what is wrong.
 	whyMin = 24
-	// whyMax bounds WHY: Detail's first line says the whole reason; the table says enough to tell runs apart.
+	// whyMax bounds WHY while columns still wait for room: the table says enough to tell runs apart.
 	whyMax = 40
+	// whyRestMax bounds WHY once every column is shown: the longest reasons are paths, whose ends Detail's
+	// first line says whole, and a bound keeps one such reason from keeping the runs out from beside Detail.
+	whyRestMax = 96
 )
 
 // tableSteps is the order of the rule, by priority: NAME, STATUS, STAGE, CHANGED, the whole name, WHY, HOST,
@@ -343,7 +347,7 @@ func (p *runsPane) tableSteps() []tableStep {
 	steps := []tableStep{
 		{stepName, 0}, {stepAdd, colStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepNameAll, 0},
 		{stepSpacing, 0}, {stepAdd, colWhy}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, colLock},
-		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind},
+		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
 	}
 	if p.sortBy == sortChanged {
 		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, append(steps[1:3:3], steps[4:]...)...)
@@ -422,6 +426,14 @@ steps:
 				continue
 			}
 			cost, partial = min(whyMax, ms.width[colWhy][formLong])-lay.whyW, true
+		case stepWhyRest:
+			// Past whyMax the reason takes the room nothing else wants: a wide stacked table left 90
+			// blank cells beside reasons cut at 40. It counts toward the natural width, so the runs go
+			// beside Detail only where they keep it: a wider terminal never shows a shorter reason.
+			if !lay.show[colWhy] {
+				continue
+			}
+			cost, partial = min(whyRestMax, ms.width[colWhy][formLong])-lay.whyW, true
 		case stepSpacing:
 			cost = shownCount
 		}
@@ -441,7 +453,7 @@ steps:
 			}
 		case stepLong:
 			lay.long[st.col] = true
-		case stepWhyAll:
+		case stepWhyAll, stepWhyRest:
 			lay.whyW += give
 		case stepSpacing:
 			lay.sep = 2
