@@ -179,7 +179,21 @@ func TestCompletionQuotesHostileNamesInRealShells(t *testing.T) {
 				"PATH="+wrap+":"+os.Getenv("PATH"), "XDG_CONFIG_HOME="+configHome, "HOME="+home, "TERM=xterm-256color",
 				"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_STATE_HOME="+filepath.Join(home, "state"))}
 			p.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "sh", "-c", cwd, command)
-			t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
+			t.Cleanup(func() {
+				// The shell writes its history and (fish) its generated completions under HOME as it exits
+				// on the server's SIGHUP: wait for it to be gone, or removing HOME races those writes.
+				out, _ := exec.Command("tmux", "-S", p.socket, "display-message", "-p", "-t", "sh", "#{pane_pid}").Output()
+				exec.Command("tmux", "-S", p.socket, "kill-server").Run()
+				pid := strings.TrimSpace(string(out))
+				if pid == "" {
+					return
+				}
+				for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					if _, err := os.Stat("/proc/" + pid); err != nil {
+						return
+					}
+				}
+			})
 			// checked however the cases end
 			defer func() {
 				entries, _ := os.ReadDir(cwd)
