@@ -120,15 +120,20 @@ func TestDashboardNoColorInTmux(t *testing.T) {
 		if out, err := exec.Command(tmux, args...).CombinedOutput(); err != nil {
 			t.Fatalf("tmux: %v\n%s", err, out)
 		}
-		deadline := time.Now().Add(15 * time.Second)
+		// Runs join the list as they are read, and Detail follows the selection: under load the first
+		// frame that names one run may not yet hold the others, so wait for every word checked below.
+		deadline := time.Now().Add(30 * time.Second)
+		last := ""
 		for time.Now().Before(deadline) {
 			out, _ := exec.Command(tmux, "-S", sock, "capture-pane", "-e", "-p", "-t", name).Output()
-			if strings.Contains(string(out), "iso26262") {
-				return string(out)
+			last = string(out)
+			if drawn := stripSGR(last); strings.Contains(drawn, "iso26262") && strings.Contains(drawn, "⊘ broken-state") &&
+				strings.Contains(drawn, "‖ export-style") && strings.Contains(drawn, "Needs you:") {
+				return last
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		t.Fatalf("%s never drew the runs", name)
+		t.Fatalf("%s never drew the runs and Detail; last screen:\n%s", name, stripSGR(last))
 		return ""
 	}
 	colour := regexp.MustCompile(`\x1b\[[0-9;:]*(3[0-8]|4[0-8]|9[0-7]|10[0-7])[;:m]`)
