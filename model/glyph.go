@@ -40,13 +40,6 @@ func (s StageStatus) Glyph() string {
 	return "○"
 }
 
-// Glyph of a lock verdict.
-func (v Verdict) Glyph() string {
-	switch v {
-	case VerdictLive:
-		return "▶"
-	case VerdictStale:
-		return "✗"
-	}
-	return "?"
-}
+// A lock verdict has no glyph: live, stale and unknown are written as words wherever they show (the LOCK
+// column, Detail's [unknown], the brief's **stale**), because the symbols left would repeat a run's or a
+// stage's (▶ running, ✗ failed, ? awaiting input) with another meaning.

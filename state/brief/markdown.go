@@ -112,7 +112,7 @@ func (b Brief) Markdown() string {
 		w.line("No lock files.")
 	}
 	for _, l := range b.Locks {
-		s := l.Verdict.Glyph() + " " + code(l.Path) + " — " + oneLine(string(l.Verdict))
+		s := "**" + oneLine(string(l.Verdict)) + "** " + code(l.Path)
 		var who []string
 		if l.Holder != "" {
 			who = append(who, "holder "+code(l.Holder))
