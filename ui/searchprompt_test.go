@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+
+	"runwatch/model"
 )
 
 func typeText(t *testing.T, m Model, s string) Model {
@@ -110,6 +114,52 @@ func TestPagerNeverWrapsInsideAnID(t *testing.T) {
 		m.layout()
 		if v := stripped(m.top().View()); !strings.Contains(v, id) {
 			t.Errorf("%d columns: the id is cut in two:\n%s", w, v)
+		}
+	}
+}
+
+// TestTimelineCurrentMatchStandsOut (issue 24 point 6): in the timeline as in the pagers, every visible
+// match is underlined and the one n moved to (the cursor line's) is in reverse video, in colour, on a
+// light background and without colour.
+func TestTimelineCurrentMatchStandsOut(t *testing.T) {
+	var lines []string
+	for i := range 30 {
+		lines = append(lines, fmt.Sprintf("[2026-11-30T10:00:%02dZ] step %d done", i, i))
+		if i%3 == 0 {
+			lines = append(lines, fmt.Sprintf("  payload NEEDLE n%d", i))
+		}
+	}
+	for _, theme := range []string{"dark", "light", "mono"} {
+		m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{Theme: theme, OpenLog: memOpener(lines)}))
+		m = typeSearch(t, m, "/", "NEEDLE")
+		m = send(t, m, press("n"))
+		cursorText := m.tl.window[m.tl.cursor-m.tl.windowFrom]
+		if !strings.Contains(cursorText, "NEEDLE") {
+			t.Fatalf("%s: n left the cursor on %q", theme, cursorText)
+		}
+		var current []string // the screen rows holding a match drawn as current
+		others := 0
+		for _, row := range strings.Split(render(t, m, colorprofile.ANSI), "\n") {
+			for _, part := range strings.Split(row, "\x1b[")[1:] {
+				i := strings.IndexByte(part, 'm')
+				if i < 0 || !strings.HasPrefix(part[i+1:], "NEEDLE") {
+					continue
+				}
+				switch ps := ";" + part[:i] + ";"; {
+				case !strings.Contains(ps, ";4;"):
+					t.Errorf("%s: a match drawn without underline: %q", theme, part)
+				case strings.Contains(ps, ";7;"):
+					current = append(current, ansi.Strip(row))
+				default:
+					others++
+				}
+			}
+		}
+		if len(current) != 1 || others < 2 {
+			t.Fatalf("%s: %d matches drawn as current (%q), %d as others", theme, len(current), current, others)
+		}
+		if !strings.Contains(current[0]+" ", strings.TrimSpace(cursorText)+" ") {
+			t.Errorf("%s: the match drawn as current is on %q, not on the cursor line %q", theme, current[0], cursorText)
 		}
 	}
 }

@@ -1003,7 +1003,8 @@ func parseLine(raw string) model.LogEntry {
 }
 
 // richLine builds window line i for drawing: the time column and glyph as prefix, the message styled by
-// level with the event name bold, and the search's matches highlighted. selected draws it as the cursor.
+// level with the event name bold, and the search's matches highlighted (the cursor line's as the current
+// one). selected draws it as the cursor.
 func (tl *timeline) richLine(t Theme, now time.Time, i int, selected bool) *richLine {
 	raw, e := tl.window[i], tl.windowEntries[i]
 	timeW := tl.timeWidth()
@@ -1057,7 +1058,13 @@ func (tl *timeline) richLine(t Theme, now time.Time, i int, selected bool) *rich
 		l.leftMore, l.rightMore = lp.left, lp.right
 	}
 	if tl.srch.re != nil {
-		l.highlight(tl.srch.re, t.Match)
+		st := t.Match
+		if tl.windowFrom+i == tl.cursor {
+			// The line n/N moved to (and `match k/N` counts): its match is the current one, drawn as the
+			// pagers draw theirs, so it stands out from the other visible matches, focused or not.
+			st = t.MatchCurrent
+		}
+		l.highlight(tl.srch.re, st)
 	}
 	return l
 }
