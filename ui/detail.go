@@ -538,41 +538,66 @@ func stageShort(s model.Stage) string {
 	return s.Key
 }
 
+// notHere is the actions that cannot apply to the focused row as it is now. It is the one place that
+// decides it: the footer leaves these keys out, and the help overlay marks them "(not here)".
+func (p *detailPane) notHere() map[string]bool {
+	run, ok := p.app.selectedRun()
+	if !ok {
+		return set(ActOpen, ActCopy, ActBrief, ActTick, ActStep, ActUnlock, ActRetry, ActPause, ActUndo)
+	}
+	no := map[string]bool{}
+	sel := p.selectionOf(run)
+	switch sel.kind {
+	case rowItem:
+		// A done stage's items are its record: tick refuses them.
+		if st := run.Stage(sel.stage); st != nil && (st.Status == model.StageCompleted || st.Status == model.StageSkipped) {
+			no[ActTick] = true
+		}
+		no[ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
+	case rowLock:
+		for _, l := range run.Locks {
+			if l.Path == sel.key && l.Verdict == model.VerdictLive {
+				no[ActUnlock] = true
+			}
+		}
+	case rowStage:
+		// Retry resets a failed jonggrang phase; a resumable run's failed stage is resumed by its agent.
+		if st := run.Stage(sel.stage); st == nil || st.Status != model.StageFailed || run.Kind != model.KindJonggrang {
+			no[ActRetry] = true
+		}
+		no[ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
+	}
+	return no
+}
+
+func set(actions ...string) map[string]bool {
+	out := make(map[string]bool, len(actions))
+	for _, a := range actions {
+		out[a] = true
+	}
+	return out
+}
+
 func (p *detailPane) ShortHelp() []key.Binding {
 	k := p.app.keys
 	run, ok := p.app.selectedRun()
 	if !ok {
 		return k.bindings(ActBack, ActNextPane, ActHelp)
 	}
+	no := p.notHere()
 	var out []key.Binding
-	sel := p.selectionOf(run)
-	switch sel.kind {
+	switch sel := p.selectionOf(run); sel.kind {
 	case rowItem:
-		// A done stage's items are its record: tick refuses them, so the footer does not offer it.
-		if st := run.Stage(sel.stage); st == nil || (st.Status != model.StageCompleted && st.Status != model.StageSkipped) {
-			out = append(out, k.bindings(ActTick)...)
-		}
-		if strings.EqualFold(sel.stage, run.CurrentStage) {
-			out = append(out, k.bindings(ActStep)...)
-		}
+		out = append(out, k.bindings(ActTick, ActStep)...)
 	case rowLock:
-		for _, l := range run.Locks {
-			if l.Path == sel.key && l.Verdict != model.VerdictLive {
-				out = append(out, k.bindings(ActUnlock)...)
-			}
-		}
+		out = append(out, k.bindings(ActUnlock)...)
 	case rowFold:
 		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(ActOpen), "unfold")))
 	case rowStage:
-		// Retry resets a failed jonggrang phase; a resumable run's failed stage is resumed by its agent.
-		if st := run.Stage(sel.stage); st != nil && st.Status == model.StageFailed && run.Kind == model.KindJonggrang {
-			out = append(out, k.bindings(ActRetry)...)
-		}
-		if strings.EqualFold(sel.stage, run.CurrentStage) {
-			out = append(out, k.bindings(ActStep)...)
-		}
+		out = append(out, k.bindings(ActRetry, ActStep)...)
 		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(ActOpen), "expand")))
 	}
+	out = k.without(out, no)
 	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !containsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}

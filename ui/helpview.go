@@ -11,14 +11,20 @@ import (
 // helpView is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
 // legend of the glyphs and columns. It is generated from the keymap, so what it lists is what works.
 type helpView struct {
-	app  *app
-	view scrollView
-	w, h int
-	done bool
+	app *app
+	// notHere is what the focused component said cannot apply to its focused item when ? was pressed.
+	notHere map[string]bool
+	view    scrollView
+	w, h    int
+	done    bool
 }
 
-func newHelpView(a *app) *helpView {
-	return &helpView{app: a, view: newScrollView(nil, false)}
+func newHelpView(a *app, focused component) *helpView {
+	hv := &helpView{app: a, view: newScrollView(nil, false)}
+	if n, ok := focused.(interface{ notHere() map[string]bool }); ok {
+		hv.notHere = n.notHere()
+	}
+	return hv
 }
 
 func (hv *helpView) Done() bool { return hv.done }
@@ -67,7 +73,7 @@ var legend = []string{
 }
 
 func (hv *helpView) content(w, h int) []string {
-	lines := hv.app.keys.HelpLines()
+	lines := hv.app.keys.HelpLines(hv.notHere)
 	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
 	// and the legend fit without scrolling.
 	if len(lines)+len(legend)+1 > h && w >= 100 {

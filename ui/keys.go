@@ -287,6 +287,23 @@ func (k KeyMap) relabel(action, desc string) []key.Binding {
 	return out
 }
 
+// without is bs less the bindings of the actions in no.
+func (k KeyMap) without(bs []key.Binding, no map[string]bool) []key.Binding {
+	out := bs[:0:0]
+	for _, b := range bs {
+		skip := false
+		for a := range no {
+			if no[a] && k.kb[a].Help() == b.Help() {
+				skip = true
+			}
+		}
+		if !skip {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // KeysFor returns the display form of an action's keys, e.g. "j/down".
 func (k KeyMap) KeysFor(action string) string {
 	for _, b := range k.Bindings {
@@ -307,8 +324,13 @@ func (k KeyMap) First(action string) string {
 	return ""
 }
 
-// HelpLines renders the help screen from the bindings, grouped.
-func (k KeyMap) HelpLines() []string {
+// notHereMark follows, in the help overlay, a key that cannot apply to the item focused when it opened:
+// help still lists every key, and a word (not only a colour) says which do not work here.
+const notHereMark = "(not here)"
+
+// HelpLines renders the help screen from the bindings, grouped; the actions in notHere (the focused
+// component's, see notHere on the panes) are marked as not applying to the focused item.
+func (k KeyMap) HelpLines(notHere map[string]bool) []string {
 	groups := []struct{ id, title string }{
 		{"move", "Move"}, {"find", "Find"}, {"view", "View"}, {"change", "Change run state (asks first)"},
 	}
@@ -321,7 +343,11 @@ func (k KeyMap) HelpLines() []string {
 		var rows []string
 		for _, b := range k.Bindings {
 			if b.Group == g.id {
-				rows = append(rows, fmt.Sprintf("  %-*s  %s", width, strings.Join(b.Keys, "/"), b.Help))
+				row := fmt.Sprintf("  %-*s  %s", width, strings.Join(b.Keys, "/"), b.Help)
+				if notHere[b.Action] {
+					row += "  " + notHereMark
+				}
+				rows = append(rows, row)
 			}
 		}
 		if len(rows) == 0 {
@@ -332,6 +358,12 @@ func (k KeyMap) HelpLines() []string {
 		}
 		out = append(out, g.title)
 		out = append(out, rows...)
+	}
+	for _, b := range k.Bindings {
+		if notHere[b.Action] {
+			out = append(out, "", notHereMark+": the key does not apply to the item focused when help opened.")
+			break
+		}
 	}
 	if k.ReadOnly {
 		out = append(out, "", "Read-only: keys that change run state are disabled.")

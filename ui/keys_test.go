@@ -61,7 +61,7 @@ func TestReadOnlyKeyMapDropsMutatingKeys(t *testing.T) {
 			t.Errorf("read-only keymap binds %s to %s", k, a)
 		}
 	}
-	help := strings.Join(km.HelpLines(), "\n")
+	help := strings.Join(km.HelpLines(nil), "\n")
 	if strings.Contains(help, "step run forward") || !strings.Contains(help, "Read-only") {
 		t.Errorf("help does not reflect read-only:\n%s", help)
 	}
@@ -72,7 +72,7 @@ func TestHelpIsGeneratedFromBindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	help := strings.Join(km.HelpLines(), "\n")
+	help := strings.Join(km.HelpLines(nil), "\n")
 	for _, b := range km.Bindings {
 		if !strings.Contains(help, b.Help) {
 			t.Errorf("help lacks %q", b.Help)

@@ -125,3 +125,36 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 		t.Errorf("no run listed, and the footer offers:\n%s", keys)
 	}
 }
+
+// TestHelpMarksKeysNotHere (issue 24 point 5): `?` still lists every key, and marks "(not here)" those the
+// focused item cannot take, by the same decision as the footer: on a resumable run's failed current stage R
+// retry is marked, U and S are not.
+func TestHelpMarksKeysNotHere(t *testing.T) {
+	rs := model.Run{ID: "resumable-failed-20261201T000000Z", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
+		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
+			{Key: "M1", Status: model.StageCompleted},
+			{Key: "M2", Status: model.StageFailed, Error: "blocked"}}}
+	m := newTestModel(t, 120, 40, []model.Run{rs}, Options{})
+	m = send(t, m, press("tab"))
+	if sel := m.detail.selection(); sel.kind != rowStage || sel.stage != "M2" {
+		t.Fatalf("the focus is on %+v, not stage M2", sel)
+	}
+	m = send(t, m, press("?"))
+	screen := plain(m)
+	// The overlay may set two groups side by side, so a key's mark is what follows its own sentence.
+	marked := func(desc string) bool {
+		i := strings.Index(screen, desc)
+		if i < 0 {
+			t.Fatalf("help lacks %q:\n%s", desc, screen)
+		}
+		return strings.HasPrefix(strings.TrimLeft(screen[i+len(desc):], " "), notHereMark)
+	}
+	if !marked("retry failed phase") {
+		t.Errorf("R retry is not marked %s on a resumable run's stage:\n%s", notHereMark, screen)
+	}
+	for _, desc := range []string{"clear stale lock(s)", "step run forward"} {
+		if marked(desc) {
+			t.Errorf("%q is marked %s on the run's current stage:\n%s", desc, notHereMark, screen)
+		}
+	}
+}

@@ -385,7 +385,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case ActQuit:
 		return quitCmd()
 	case ActHelp:
-		m.push(newHelpView(a))
+		m.push(newHelpView(a, focused))
 		return nil
 	case ActMessage:
 		if a.msgs.last.text == "" {

@@ -93,15 +93,23 @@ func (p *runsPane) ShortHelp() []key.Binding {
 		}
 	}
 	var out []key.Binding
-	run, ok := p.app.selectedRun()
-	if !ok || len(p.order) == 0 {
-		// Nothing listed: open and brief have no run to act on.
+	run, _ := p.app.selectedRun()
+	if p.notHere()[ActOpen] {
 		return k.bindings(ActFilter, ActBack, ActHideDone, ActHelp, ActQuit)
 	}
 	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
 		out = append(out, b)
 	}
 	return appendNew(out, k.bindings(ActOpen, ActFilter, ActSort, ActHideDone, ActBrief, ActNextPane, ActHelp, ActQuit)...)
+}
+
+// notHere is the actions that cannot apply with no run listed: open, brief and every change have no run to
+// act on. The footer leaves them out and the help overlay marks them "(not here)".
+func (p *runsPane) notHere() map[string]bool {
+	if _, ok := p.app.selectedRun(); !ok || len(p.order) == 0 {
+		return set(ActOpen, ActCopy, ActBrief, ActTick, ActStep, ActUnlock, ActRetry, ActPause, ActUndo)
+	}
+	return nil
 }
 
 func (p *runsPane) FullHelp() [][]key.Binding {
