@@ -218,14 +218,9 @@ func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 	}
 	runs := snap.Runs
 	snap.Runs = []model.Run{}
-	head, err := json.MarshalIndent(snap, "", "  ")
+	head, err := documentHead(snap)
 	if err != nil {
 		return err
-	}
-	// The document ends `"runs": []` and `}`: the runs go between the brackets, one level in.
-	head, ok := bytes.CutSuffix(head, []byte("[]\n}"))
-	if !ok {
-		return fmt.Errorf("status --json: unexpected document shape %q", head)
 	}
 	parts := make([][]byte, len(runs))
 	errs := make([]error, len(runs))
@@ -468,4 +463,20 @@ func printStatus(paths []string, stdout io.Writer) error {
 	width, _ := terminalWidth(stdout)
 	printStatusTable(stdout, snap.Runs, env.Now, false, width)
 	return nil
+}
+
+// documentHead is the status document with no runs, cut before the runs array's closing bracket: both
+// writers put the runs there, one level in, each encoded on its own.
+func documentHead(snap model.Snapshot) ([]byte, error) {
+	snap.Runs = []model.Run{}
+	doc, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	// The document ends `"runs": []` and `}`.
+	doc, ok := bytes.CutSuffix(doc, []byte("[]\n}"))
+	if !ok {
+		return nil, fmt.Errorf("status --json: unexpected document shape %q", doc)
+	}
+	return doc, nil
 }

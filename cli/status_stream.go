@@ -123,14 +123,9 @@ func (o *statusOut) writeJSON(w io.Writer, head model.Snapshot) error {
 	if len(o.recs) == 0 {
 		return writeSnapshotJSON(w, head)
 	}
-	doc, err := json.MarshalIndent(head, "", "  ")
+	doc, err := documentHead(head)
 	if err != nil {
 		return err
-	}
-	// The document ends `"runs": []` and `}`: the runs go between the brackets, one level in.
-	doc, ok := bytes.CutSuffix(doc, []byte("[]\n}"))
-	if !ok {
-		return fmt.Errorf("status --json: unexpected document shape %q", doc)
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(terminalSafeJSON(doc))

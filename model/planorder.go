@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,7 +89,7 @@ func OrderFromPlan(text string, ids []string) PlanOrder {
 	first := places[0]
 	var out PlanOrder
 	for _, p := range places {
-		if !sameInts(p.order, first.order) {
+		if !slices.Equal(p.order, first.order) {
 			return PlanOrder{Conflict: fmt.Sprintf("%s names %s but %s names %s", first.where, names(first.order),
 				p.where, names(p.order))}
 		}
@@ -100,18 +101,6 @@ func OrderFromPlan(text string, ids []string) PlanOrder {
 		out.IDs = append(out.IDs, ids[k])
 	}
 	return out
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func distinct(order []int) bool {
