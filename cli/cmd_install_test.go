@@ -216,3 +216,32 @@ func TestDashboardInstallsOnAHostWithoutRunwatch(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// Issue 22: `--dir` is a word of the remote shell (installDirWord quotes it with remote.ShellQuote). A folder
+// whose name holds command substitution, backticks, a `;`, quotes and a glob is created and written there
+// literally, on both spellings (absolute and under ~/), and nothing in it runs.
+func TestInstallDirWithHostileNameRunsNothing(t *testing.T) {
+	in := newInstaller(t, t.TempDir())
+	home := filepath.Join(in.fleet.Dir, "alpha-home")
+	hostile := "b $(touch PWN1) `touch PWN2`; touch PWN3 'q\"*?[x]"
+	abs := filepath.Join(t.TempDir(), hostile)
+	for _, tc := range []struct{ dir, want string }{
+		{abs, abs},
+		{"~/" + hostile, filepath.Join(home, hostile)},
+	} {
+		code, out, errOut := in.run("install", "alpha", "--yes", "--dir", tc.dir)
+		if code != 0 || !strings.Contains(out, "installed alpha:"+tc.want+"/runwatch") {
+			t.Fatalf("install --dir %q: exit %d\n%s%s", tc.dir, code, out, errOut)
+		}
+		if !sameBytes(t, in.bin, filepath.Join(tc.want, "runwatch")) {
+			t.Fatalf("install --dir %q: the binary is not at %s", tc.dir, tc.want)
+		}
+	}
+	for _, where := range []string{home, in.fleet.Dir, filepath.Dir(abs), "."} {
+		for _, pwn := range []string{"PWN1", "PWN2", "PWN3"} {
+			if _, err := os.Stat(filepath.Join(where, pwn)); err == nil {
+				t.Fatalf("%s/%s exists: a word of --dir ran on the host", where, pwn)
+			}
+		}
+	}
+}
