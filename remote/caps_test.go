@@ -114,17 +114,28 @@ func TestBackoffGrowsForAHostThatFailsOnceLive(t *testing.T) {
 }
 
 // Issue 25.3: a host whose runwatch speaks an older protocol is failed with both versions and which side
-// to upgrade, and how.
+// to upgrade, and how; one that speaks a newer protocol is failed too (this runwatch cannot know what its
+// lines mean), saying this side is the one to upgrade.
 func TestVersionSkewSaysBothVersionsAndWhichSide(t *testing.T) {
-	old := t.TempDir()
-	wrap := fakeEvents(t, map[string]string{old: `
-  printf '%s\n' '{"protocol":0,"type":"watch-health","health":{}}'
-  keepAlive`})
-	fleet := sshtest.New(t, wrap, "oldhost")
-	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
-	w := Watch(s, []Root{{Host: "oldhost", Path: old}}, Options{Backoff: 50 * time.Millisecond})
-	defer w.Close()
-	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
-	want := fmt.Sprintf("oldhost: its runwatch speaks protocol 0, this runwatch %d: upgrade the one on oldhost (runwatch install oldhost)", ProtocolVersion)
-	c.until(t, "the skew named", func() bool { return c.host("oldhost").Error == want })
+	for _, tc := range []struct {
+		host  string
+		speak int
+		want  string
+	}{
+		{"oldhost", 0, fmt.Sprintf("oldhost: its runwatch speaks protocol 0, this runwatch %d: upgrade the one on oldhost (runwatch install oldhost)", ProtocolVersion)},
+		{"newhost", ProtocolVersion + 1, fmt.Sprintf("newhost: its runwatch speaks protocol %d, newer than this runwatch's %d, which cannot read it: upgrade this runwatch, or put this one there (runwatch install newhost)", ProtocolVersion+1, ProtocolVersion)},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			root := t.TempDir()
+			wrap := fakeEvents(t, map[string]string{root: fmt.Sprintf(`
+  printf '%%s\n' '{"protocol":%d,"type":"watch-health","health":{}}'
+  keepAlive`, tc.speak)})
+			fleet := sshtest.New(t, wrap, tc.host)
+			s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+			w := Watch(s, []Root{{Host: tc.host, Path: root}}, Options{Backoff: 50 * time.Millisecond})
+			defer w.Close()
+			c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+			c.until(t, "the skew named", func() bool { return c.host(tc.host).Error == tc.want })
+		})
+	}
 }

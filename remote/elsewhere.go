@@ -330,8 +330,8 @@ func (e *Elsewhere) ask(c connection, pid int) (Facts, error) {
 	if err := json.Unmarshal(out, &f); err != nil {
 		return Facts{}, fmt.Errorf("its runwatch's answer is not JSON (%v)", err)
 	}
-	if f.Protocol < ProtocolVersion {
-		return Facts{}, errors.New(strings.TrimPrefix(tooOld(c.root, f.Protocol), c.label+": "))
+	if msg, ok := protocolSkew(c.root, f.Protocol); !ok {
+		return Facts{}, errors.New(strings.TrimPrefix(msg, c.label+": "))
 	}
 	return f, nil
 }

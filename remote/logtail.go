@@ -60,8 +60,8 @@ func (s SSH) FetchLogTail(ctx context.Context, root Root, path string, n int) (L
 	if err := json.Unmarshal(out, &t); err != nil {
 		return LogTail{}, fmt.Errorf("%s: the log's history is not JSON (%v)", root.Label(), err)
 	}
-	if t.Protocol < ProtocolVersion {
-		return LogTail{}, errors.New(tooOld(root, t.Protocol))
+	if msg, ok := protocolSkew(root, t.Protocol); !ok {
+		return LogTail{}, errors.New(msg)
 	}
 	return t, nil
 }

@@ -57,8 +57,8 @@ func snapshotOne(ctx context.Context, s SSH, c connection, args []string, elsewh
 	if err := json.Unmarshal(out, &doc); err != nil {
 		return fail(fmt.Sprintf("%s: the remote runwatch's status is not JSON (%v)", c.label, err))
 	}
-	if doc.Protocol < ProtocolVersion {
-		return fail(tooOld(c.root, doc.Protocol))
+	if msg, ok := protocolSkew(c.root, doc.Protocol); !ok {
+		return fail(msg)
 	}
 	now := time.Now()
 	for i := range doc.Runs {

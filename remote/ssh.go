@@ -18,18 +18,26 @@ import (
 )
 
 // ProtocolVersion is the version of the JSON lines `runwatch events` and `status --json` speak to another
-// runwatch. A remote that announces a lower one (or none) is too old.
+// runwatch. A remote that announces a lower one (or none) is too old, a higher one too new (protocolSkew).
 const ProtocolVersion = 1
 
 // InstallHint is what a person runs here for a host that lacks runwatch, or has one too old for this
 // protocol: `runwatch install HOST` copies this binary there.
 func InstallHint(r Root) string { return "runwatch install " + r.HostArg() }
 
-// tooOld says a host's runwatch speaks an older protocol than this one, both versions, and which side to
-// upgrade.
-func tooOld(r Root, theirs int) string {
-	return fmt.Sprintf("%s: its runwatch speaks protocol %d, this runwatch %d: upgrade the one on %s (%s)",
-		r.Label(), theirs, ProtocolVersion, r.Label(), InstallHint(r))
+// protocolSkew says, when a host's runwatch speaks another protocol than this one, both versions and which
+// side to upgrade; ok is false then. A newer protocol is refused too: this runwatch cannot know what its
+// lines mean, and showing them as if it did would be a guess.
+func protocolSkew(r Root, theirs int) (msg string, ok bool) {
+	switch {
+	case theirs < ProtocolVersion:
+		return fmt.Sprintf("%s: its runwatch speaks protocol %d, this runwatch %d: upgrade the one on %s (%s)",
+			r.Label(), theirs, ProtocolVersion, r.Label(), InstallHint(r)), false
+	case theirs > ProtocolVersion:
+		return fmt.Sprintf("%s: its runwatch speaks protocol %d, newer than this runwatch's %d, which cannot read it: upgrade this runwatch, or put this one there (%s)",
+			r.Label(), theirs, ProtocolVersion, InstallHint(r)), false
+	}
+	return "", true
 }
 
 // SSH runs commands on remote hosts with the user's own ssh: their config, keys and agent.

@@ -399,8 +399,8 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		if first {
 			first = false
 			answered()
-			if ev.Protocol < ProtocolVersion {
-				return live, &hostFailure{msg: tooOld(c.root, ev.Protocol)}
+			if msg, ok := protocolSkew(c.root, ev.Protocol); !ok {
+				return live, &hostFailure{msg: msg}
 			}
 		}
 		w.setHealth(c.label, func(h *HostHealth) { h.LastSeen = &now })
