@@ -139,3 +139,42 @@ func TestVersionSkewSaysBothVersionsAndWhichSide(t *testing.T) {
 		})
 	}
 }
+
+// A host's log lines are kept only for the log of a run it has sent: lines naming a path no run of that
+// host has (with or without a state path, or another run's state path) are dropped, so a host cannot make
+// the dashboard hold one log per invented path.
+func TestLogLinesOnlyForTheLogsOfKnownRuns(t *testing.T) {
+	root := t.TempDir()
+	run := func(state, log string) string {
+		return fmt.Sprintf(`{"protocol":%d,"type":"run-added","run":{"id":"r","kind":"resumable","dir":"/h/r","state_path":%q,"log":{"path":%q}}}`,
+			ProtocolVersion, state, log)
+	}
+	appended := func(state, log, msg string) string {
+		return fmt.Sprintf(`{"protocol":%d,"type":"log-appended","path":%q,"state_path":%q,"entries":[{"offset":0,"message":%q}]}`,
+			ProtocolVersion, log, state, msg)
+	}
+	lines := []string{
+		run("/h/r/state.env", "/h/r/run.log"),
+		fmt.Sprintf(`{"protocol":%d,"type":"watch-health","health":{}}`, ProtocolVersion),
+		appended("/h/r/state.env", "/h/invented-1.log", "another path for a known run"),
+		appended("", "/h/invented-2.log", "no run named"),
+		appended("/h/nobody/state.env", "/h/nobody/run.log", "a run never sent"),
+		appended("/h/r/state.env", "/h/r/run.log", "the run's own log"),
+	}
+	var script strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&script, "\n  printf '%%s\\n' %s", shellQuote(l))
+	}
+	script.WriteString("\n  keepAlive")
+	wrap := fakeEvents(t, map[string]string{root: script.String()})
+	fleet := sshtest.New(t, wrap, "inventor")
+	s := SSH{Command: fleet.SSHCommand(), ControlDir: filepath.Join(fleet.Dir, "cm")}
+	w := Watch(s, []Root{{Host: "inventor", Path: root}}, Options{Backoff: 50 * time.Millisecond})
+	defer w.Close()
+	c := &collector{w: w, runs: map[string]model.Run{}, logs: map[string]int{}}
+	own := model.RemoteKey("inventor", "/h/r/run.log")
+	c.until(t, "the run's own log line", func() bool { return c.logs[own] == 1 })
+	if len(c.logs) != 1 {
+		t.Fatalf("log lines kept for paths no run of the host has: %v", c.logs)
+	}
+}

@@ -429,6 +429,12 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 			w.judge.forget(k)
 			pending.Removed = append(pending.Removed, k)
 		case "log-appended":
+			// Only the log of a run this host has sent is kept: each log is bounded by itself, but a host
+			// naming ever new paths would make every consumer hold one per path, with no run to show it on.
+			owner, ok := known[(&model.Run{StatePath: ev.StatePath, Remote: &model.RemoteRef{Host: c.label}}).Key()]
+			if !ok || owner.Log == nil || owner.Log.Path != ev.Path {
+				continue
+			}
 			pending.Appended = append(pending.Appended, watch.LogAppend{Path: remoteKey(c.label, ev.Path),
 				Entries: ev.Entries, Truncated: ev.Truncated, Rotated: ev.Rotated, Skipped: ev.Skipped})
 		case "watch-health":
