@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
 )
 
 // ActionRequest is what a mutating key asks for. The Actor turns it into a plan with the state/action
@@ -56,30 +58,30 @@ func requestAction(a *app, act string, sel rowID) tea.Cmd {
 	}
 	req := ActionRequest{Action: act, Run: run}
 	switch act {
-	case ActStep:
+	case keys.ActStep:
 		req.Stage = run.CurrentStage
-	case ActRetry:
+	case keys.ActRetry:
 		req.Stage = sel.stage
 		if st := run.Stage(req.Stage); st == nil || st.Status != model.StageFailed {
 			req.Stage = firstFailedStage(run)
 		}
 		if req.Stage == "" {
-			a.fail(fmt.Errorf("retry: %s has no failed %s", Sanitize(run.ID), run.Kind.StageWord()))
+			a.fail(fmt.Errorf("retry: %s has no failed %s", text.Sanitize(run.ID), run.Kind.StageWord()))
 			return nil
 		}
-	case ActTick:
+	case keys.ActTick:
 		if sel.kind != rowItem {
 			a.fail(fmt.Errorf("tick: move to a checklist item in Detail first (%s, then %s/%s)",
-				a.keys.First(ActNextPane), a.keys.First(ActDown), a.keys.First(ActUp)))
+				a.keys.First(keys.ActNextPane), a.keys.First(keys.ActDown), a.keys.First(keys.ActUp)))
 			return nil
 		}
 		req.Stage, req.Item = sel.stage, sel.key
 		req.Check = !checklistValue(run, sel.stage, sel.key)
-	case ActUnlock:
+	case keys.ActUnlock:
 		if sel.kind == rowLock {
 			req.LockPath = sel.key
 		}
-	case ActPause:
+	case keys.ActPause:
 		req.Resume = run.Status == model.StatusPaused
 	}
 	actor := a.actor
@@ -120,7 +122,7 @@ func requestInstall(a *app) tea.Cmd {
 		return nil
 	}
 	a.note("asking " + target + " what it is…")
-	req, actor := ActionRequest{Action: ActInstall, Host: target}, a.actor
+	req, actor := ActionRequest{Action: keys.ActInstall, Host: target}, a.actor
 	return func() tea.Msg {
 		p, err := actor.Plan(req)
 		return planMsg{req: req, planned: p, err: err}

@@ -6,6 +6,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/action"
+	"runwatch/ui/keys"
 )
 
 // NewActor plans dashboard actions with the state/action package: the same code path as the subcommands.
@@ -37,21 +38,21 @@ func (a *stateActor) plan(req ActionRequest) (*action.Plan, error) {
 		err error
 	)
 	switch req.Action {
-	case ActUnlock:
+	case keys.ActUnlock:
 		p, err = action.PlanUnlock(req.Run, req.LockPath, opts)
-	case ActStep:
+	case keys.ActStep:
 		p, err = action.PlanStepTo(req.Run, req.To, opts)
-	case ActTick:
+	case keys.ActTick:
 		p, err = action.PlanCheck(req.Run, req.Item, req.Check, opts)
-	case ActRetry:
+	case keys.ActRetry:
 		p, err = action.PlanRetry(req.Run, req.Stage, opts)
-	case ActPause:
+	case keys.ActPause:
 		if req.Resume {
 			p, err = action.PlanResume(req.Run, opts)
 		} else {
 			p, err = action.PlanPause(req.Run, opts)
 		}
-	case ActUndo:
+	case keys.ActUndo:
 		p, err = action.PlanUndo(req.Run, opts)
 	default:
 		return nil, fmt.Errorf("unknown action %q", req.Action)

@@ -6,6 +6,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // app is what every component shares: the options, the keymap, the theme, the runs as last read, the
@@ -13,8 +16,8 @@ import (
 // that are theirs (the runs pane sets the selection).
 type app struct {
 	opts  Options
-	keys  KeyMap
-	theme Theme
+	keys  keys.KeyMap
+	theme theme.Theme
 	actor Actor
 
 	runs map[string]model.Run // by Run.Key
@@ -45,8 +48,8 @@ func (a *app) selectedRun() (model.Run, bool) {
 	return r, ok
 }
 
-func (a *app) note(s string)  { a.msgs.add(Sanitize(s), false, a.now()) }
-func (a *app) fail(err error) { a.msgs.add(reasonFirst(Sanitize(err.Error())), true, a.now()) }
+func (a *app) note(s string)  { a.msgs.add(text.Sanitize(s), false, a.now()) }
+func (a *app) fail(err error) { a.msgs.add(reasonFirst(text.Sanitize(err.Error())), true, a.now()) }
 
 func (a *app) env() model.Env {
 	if a.opts.Env != nil {
@@ -73,9 +76,9 @@ type messages struct {
 	showing bool
 }
 
-func (ms *messages) add(text string, isErr bool, at time.Time) {
-	ms.last = message{text: text, err: isErr, at: at}
-	ms.showing = text != ""
+func (ms *messages) add(txt string, isErr bool, at time.Time) {
+	ms.last = message{text: txt, err: isErr, at: at}
+	ms.showing = txt != ""
 }
 
 // current is the message the footer shows at now, if any.

@@ -227,12 +227,12 @@ func BenchmarkKeyToFrame(b *testing.B) {
 		}
 		break
 	}
-	keys := []tea.KeyPressMsg{press("j"), press("k")}
+	ks := []tea.KeyPressMsg{press("j"), press("k")}
 	var ds []time.Duration
 	i := 0
 	for b.Loop() {
 		t0 := time.Now()
-		p.Send(keys[i%2])
+		p.Send(ks[i%2])
 		<-probe.writes
 		ds = append(ds, time.Since(t0))
 		i++
@@ -303,20 +303,20 @@ func BenchmarkFileChangeToFrame(b *testing.B) {
 	var ds []time.Duration
 	i := 0
 	for b.Loop() {
-		text := fmt.Sprintf("bench%07d", i)
+		txt := fmt.Sprintf("bench%07d", i)
 		probe.mu.Lock()
 		probe.found = make(chan struct{})
 		seen := probe.found
 		probe.mu.Unlock()
-		marker.swap(text)
+		marker.swap(txt)
 		t0 := time.Now()
-		if _, err := fmt.Fprintf(f, "[2026-02-16T06:00:00Z] stage_progress stage=verify note=%s\n", text); err != nil {
+		if _, err := fmt.Fprintf(f, "[2026-02-16T06:00:00Z] stage_progress stage=verify note=%s\n", txt); err != nil {
 			b.Fatal(err)
 		}
 		select {
 		case <-seen:
 		case <-time.After(10 * time.Second):
-			b.Fatalf("line %s never reached the screen", text)
+			b.Fatalf("line %s never reached the screen", txt)
 		}
 		ds = append(ds, time.Since(t0))
 		i++
@@ -355,7 +355,7 @@ func BenchmarkKeyToFrameDuringLogStorm(b *testing.B) {
 		stormDone <- n
 	}()
 	time.Sleep(500 * time.Millisecond) // let the storm reach its rate
-	keys := []tea.KeyPressMsg{press("t"), press("t")}
+	ks := []tea.KeyPressMsg{press("t"), press("t")}
 	var ds []time.Duration
 	var peak uint64
 	i := 0
@@ -365,7 +365,7 @@ func BenchmarkKeyToFrameDuringLogStorm(b *testing.B) {
 		seen := probe.found
 		probe.mu.Unlock()
 		t0 := time.Now()
-		p.Send(keys[i%2])
+		p.Send(ks[i%2])
 		select {
 		case <-seen:
 		case <-time.After(5 * time.Second):

@@ -11,6 +11,7 @@ import (
 
 	"runwatch/state/brief"
 	"runwatch/state/launch"
+	"runwatch/ui/keys"
 )
 
 // showBrief builds the brief in a command: it reads files and may run git, which must not stall a frame.
@@ -103,9 +104,9 @@ func requestLaunch(a *app) tea.Cmd {
 			return pagerMsg{title: "No resume command configured", text: err.Error() + "\n\n" + launch.HowToConfigure}
 		}
 		if err != nil {
-			return planMsg{req: ActionRequest{Action: ActLaunch, Run: run}, err: err}
+			return planMsg{req: ActionRequest{Action: keys.ActLaunch, Run: run}, err: err}
 		}
-		return planMsg{req: ActionRequest{Action: ActLaunch, Run: run}, planned: launchPlan{cmd: c}}
+		return planMsg{req: ActionRequest{Action: keys.ActLaunch, Run: run}, planned: launchPlan{cmd: c}}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/ui/text"
 )
 
 // Where the runs table names the current phase, it names it whole: the real phase names run to 19 cells
@@ -25,7 +26,7 @@ func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
 	named := 0
 	for w := 40; w <= 240; w += 4 {
 		m := newTestModel(t, w, 40, runs, Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
-		for _, line := range strings.Split(stripped(m.View().Content), "\n") {
+		for _, line := range strings.Split(text.Stripped(m.View().Content), "\n") {
 			if !strings.Contains(line, "design-review") || !strings.Contains(line, " 10 design") || strings.Contains(line, "Detail") {
 				continue
 			}

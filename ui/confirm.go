@@ -2,6 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -27,7 +30,7 @@ type confirmDialog struct {
 
 func newConfirm(a *app, req ActionRequest, p Planned) *confirmDialog {
 	c := &confirmDialog{app: a, req: req, planned: p, word: p.TypedConfirmation()}
-	c.preview = SanitizeLines(strings.TrimRight(p.Preview(), "\n"))
+	c.preview = text.SanitizeLines(strings.TrimRight(p.Preview(), "\n"))
 	var styled []string
 	for _, l := range c.preview {
 		styled = append(styled, c.diffStyle(l).Render(l))
@@ -56,7 +59,7 @@ func (c *confirmDialog) SetSize(w, h int) {
 // summary is the sentence being approved, wrapped to the dialog: cut, it hid the stage a step moves to
 // and a lock's verdict.
 func (c *confirmDialog) summary() []string {
-	return wrapText(Sanitize(c.planned.Summary()), max(10, c.w-4))
+	return text.WrapText(text.Sanitize(c.planned.Summary()), max(10, c.w-4))
 }
 
 // question is what the dialog asks, wrapped.
@@ -64,17 +67,13 @@ func (c *confirmDialog) question() []string {
 	t := c.app.theme
 	if c.word != "" {
 		var out []string
-		for _, l := range wrapText("⚠ liveness unknown: type "+Sanitize(c.word)+" and press enter", max(10, c.w-4)) {
+		for _, l := range text.WrapText("⚠ liveness unknown: type "+text.Sanitize(c.word)+" and press enter", max(10, c.w-4)) {
 			out = append(out, t.Warn.Render(l))
 		}
 		return append(out, c.typed.View(), t.Dim.Render("esc cancel"))
 	}
 	return []string{t.Bold.Render("Apply this change? [y/N]") + t.Dim.Render("  enter or esc: no")}
 }
-
-// confirmKeys are the keys the dialog answers itself (Update): apply, cancel, scroll. NewKeyMap refuses them
-// for a mutating action, whose key pressed twice would otherwise open the dialog and confirm it.
-var confirmKeys = []string{"y", "Y", "n", "N", "q", "enter", "esc", "ctrl+c", "j", "k", "up", "down", "pgup", "pgdown"}
 
 func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
@@ -87,13 +86,13 @@ func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
 		c.cancel()
 		return nil
 	case "up", "down", "pgup", "pgdown":
-		c.view.key(map[string]string{"up": ActUp, "down": ActDown, "pgup": ActPageUp, "pgdown": ActPageDown}[k])
+		c.view.key(map[string]string{"up": keys.ActUp, "down": keys.ActDown, "pgup": keys.ActPageUp, "pgdown": keys.ActPageDown}[k])
 		return nil
 	}
 	if c.word != "" {
 		if k == "enter" {
 			if c.typed.Value() != c.word {
-				c.app.fail(fmt.Errorf("type %q exactly to confirm, or esc to cancel", Sanitize(c.word)))
+				c.app.fail(fmt.Errorf("type %q exactly to confirm, or esc to cancel", text.Sanitize(c.word)))
 				return nil
 			}
 			return c.apply()
@@ -108,7 +107,7 @@ func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
 	case "n", "N", "q", "enter":
 		c.cancel()
 	case "j", "k":
-		c.view.key(map[string]string{"j": ActDown, "k": ActUp}[k])
+		c.view.key(map[string]string{"j": keys.ActDown, "k": keys.ActUp}[k])
 	}
 	return nil
 }
@@ -160,7 +159,7 @@ func (c *confirmDialog) View() string {
 	}
 	lines = append(lines, "")
 	lines = append(lines, c.question()...)
-	return box(t, "Confirm "+c.req.Action, lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, c.view.scroll())
+	return theme.Box(t, "Confirm "+c.req.Action, lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, c.view.scroll())
 }
 
 // diffStyle styles a preview line by its unified-diff prefix; the +/- stays visible, so colour only doubles it.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"runwatch/ui/text"
 	"strings"
 	"testing"
 )
@@ -38,7 +39,7 @@ func TestConfirmShowsTheWholeSentence(t *testing.T) {
 			t.Fatalf("%dx%d: U did not ask; footer %q", sz[0], sz[1], m.app.msgs.errText())
 		}
 		var inner []string
-		for _, l := range strings.Split(stripped(m.confirmDialog().View()), "\n") {
+		for _, l := range strings.Split(text.Stripped(m.confirmDialog().View()), "\n") {
 			l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "┃┏┗━"))
 			inner = append(inner, l)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os/exec"
+	"runwatch/ui/text"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -21,24 +22,24 @@ type copiedMsg struct {
 // OSC 52 carries the text base64-encoded in one escape sequence, and terminals cap it (often at 100 KB to
 // 1 MiB) or stall on it: past maxOSC52 only tmux's buffer takes the text, and without tmux the note says
 // it is too big.
-func copyText(a *app, text string) tea.Cmd {
-	if text == "" {
+func copyText(a *app, txt string) tea.Cmd {
+	if txt == "" {
 		a.note("nothing to copy")
 		return nil
 	}
 	var cmds []tea.Cmd
 	copyFn := a.copier()
-	if len(text) <= maxOSC52 {
-		cmds = append(cmds, tea.SetClipboard(text))
+	if len(txt) <= maxOSC52 {
+		cmds = append(cmds, tea.SetClipboard(txt))
 	} else if copyFn == nil {
-		a.fail(fmt.Errorf("not copied: %s is too big for the terminal's clipboard (OSC 52 is sent for at most %s); inside tmux, y copies it through tmux's buffer", humanBytes(int64(len(text))), humanBytes(maxOSC52)))
+		a.fail(fmt.Errorf("not copied: %s is too big for the terminal's clipboard (OSC 52 is sent for at most %s); inside tmux, y copies it through tmux's buffer", text.HumanBytes(int64(len(txt))), text.HumanBytes(maxOSC52)))
 		return nil
 	}
 	if copyFn != nil {
-		n := len(text)
-		cmds = append(cmds, func() tea.Msg { return copiedMsg{n: n, err: copyFn(text)} })
+		n := len(txt)
+		cmds = append(cmds, func() tea.Msg { return copiedMsg{n: n, err: copyFn(txt)} })
 	} else {
-		a.note(fmt.Sprintf("sent %d bytes to the terminal clipboard (OSC 52; works where the terminal allows it)", len(text)))
+		a.note(fmt.Sprintf("sent %d bytes to the terminal clipboard (OSC 52; works where the terminal allows it)", len(txt)))
 	}
 	return tea.Batch(cmds...)
 }
@@ -56,9 +57,9 @@ func (a *app) copier() func(string) error {
 	return nil
 }
 
-func tmuxLoadBuffer(text string) error {
+func tmuxLoadBuffer(txt string) error {
 	cmd := exec.Command("tmux", "load-buffer", "-w", "-")
-	cmd.Stdin = bytes.NewBufferString(text)
+	cmd.Stdin = bytes.NewBufferString(txt)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("tmux load-buffer: %v %s", err, bytes.TrimSpace(out))
 	}
@@ -71,7 +72,7 @@ func (m *Model) copied(msg copiedMsg) {
 		return
 	}
 	if msg.n > maxOSC52 {
-		m.app.note(fmt.Sprintf("copied %s to tmux's buffer (prefix ] pastes it); the system clipboard gets it only if the terminal takes that much", humanBytes(int64(msg.n))))
+		m.app.note(fmt.Sprintf("copied %s to tmux's buffer (prefix ] pastes it); the system clipboard gets it only if the terminal takes that much", text.HumanBytes(int64(msg.n))))
 		return
 	}
 	m.app.note(fmt.Sprintf("copied %d bytes (tmux buffer and clipboard)", msg.n))

@@ -2,13 +2,17 @@ package ui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 type rowKind int
@@ -60,8 +64,8 @@ func newDetailPane(a *app) *detailPane {
 
 func (p *detailPane) SetSize(w, h int) { p.w, p.h = w, h }
 
-func (p *detailPane) innerW() int { return max(1, p.w-borderCells) }
-func (p *detailPane) innerH() int { return max(1, p.h-borderCells) }
+func (p *detailPane) innerW() int { return max(1, p.w-theme.BorderCells) }
+func (p *detailPane) innerH() int { return max(1, p.h-theme.BorderCells) }
 
 // selectionChanged is called by the root when another run is selected: Detail opens every run at its top
 // with its current stage focused, also one visited before (a run left scrolled down to a lock came back
@@ -146,21 +150,21 @@ func (p *detailPane) attentionLine(run model.Run, w int) []string {
 	t := p.app.theme
 	at := run.Attention
 	now := p.app.now()
-	reason := Sanitize(at.ReasonAt(now))
+	reason := text.Sanitize(at.ReasonAt(now))
 	if from := at.AgeFrom(); !from.IsZero() {
 		p.app.age(now, from) // its age counts on: draw it again when it reads differently
 	}
 	if !at.NeedsYou {
-		return wrapText(t.Good.Render("Nothing to do: ")+reason, w)
+		return text.WrapText(t.Good.Render("Nothing to do: ")+reason, w)
 	}
 	line := "Needs you: " + reason
 	if b, ok := attentionBinding(p.app.keys, at.Action); ok {
 		line += " → press " + b.Help().Key + " (" + b.Help().Desc + ")"
 	} else if at.Command != "" {
-		line += " → " + Sanitize(at.Command)
+		line += " → " + text.Sanitize(at.Command)
 	}
 	var out []string
-	for _, l := range wrapText(line, w) {
+	for _, l := range text.WrapText(line, w) {
 		out = append(out, t.Warn.Render(l))
 	}
 	return out
@@ -185,10 +189,10 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	for _, l := range p.attentionLine(run, w) {
 		add(l)
 	}
-	head := t.statusStyle(run.Status).Render(run.Status.Glyph()+" "+string(run.Status)) +
+	head := t.StatusStyle(run.Status).Render(run.Status.Glyph()+" "+string(run.Status)) +
 		fmt.Sprintf(" · %s %s · %d/%d done", word, orDash(stageLabel(run)), run.Progress.Done, run.Progress.Total)
 	if run.RawStatus != "" && run.RawStatus != string(run.Status) {
-		head += t.Dim.Render(" (file says " + Sanitize(run.RawStatus) + ")")
+		head += t.Dim.Render(" (file says " + text.Sanitize(run.RawStatus) + ")")
 	}
 	add(head)
 	if left, ok := run.ETA(now); ok && run.Status != model.StatusCompleted && !run.Archived {
@@ -198,7 +202,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		add(t.Dim.Render(etaText(left, run.Timing.Runs)))
 	}
 	if run.Title != "" && run.Title != run.ID {
-		add(Sanitize(run.Title))
+		add(text.Sanitize(run.Title))
 	}
 	if run.Archived {
 		add(t.Dim.Render("archived run (read-only history)"))
@@ -207,7 +211,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	if len(run.Stages) > 0 {
 		section(strings.ToUpper(word[:1]) + word[1:] + "s")
 		if src := orderSource(run); src != "" {
-			for _, l := range wrapText(Sanitize(src), w) {
+			for _, l := range text.WrapText(text.Sanitize(src), w) {
 				add(t.Dim.Render(l))
 			}
 		}
@@ -229,7 +233,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			mark = "▾"
 		}
 		addID(rowID{kind: rowFold, key: "fold"}, t.Good.Render("✓")+" "+fmt.Sprintf("%d %ss done (%s … %s) %s", fold, word,
-			Sanitize(stageShort(first)), Sanitize(stageShort(last)), t.Dim.Render(mark+" enter")))
+			text.Sanitize(stageShort(first)), text.Sanitize(stageShort(last)), t.Dim.Render(mark+" enter")))
 	}
 	// Where stages have names beside their keys (jonggrang's "10 design-verification"), the keys are padded to
 	// the widest so the names line up; no wider, so "◀ current" still fits a narrow pane.
@@ -237,7 +241,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	for _, st := range run.Stages {
 		if st.Name != "" && st.Name != st.Key {
 			for _, s := range run.Stages {
-				keyW = max(keyW, visibleWidth(Sanitize(s.Key)))
+				keyW = max(keyW, text.VisibleWidth(text.Sanitize(s.Key)))
 			}
 			break
 		}
@@ -246,15 +250,15 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		if si < fold && !p.unfolded[run.Key()] {
 			continue
 		}
-		glyph, word, gst := st.Status.Glyph(), string(st.Status), t.stageStyle(st.Status)
+		glyph, word, gst := st.Status.Glyph(), string(st.Status), t.StageStyle(st.Status)
 		if st.Status == model.StageFailed && run.Status == model.StatusBlocked && strings.EqualFold(st.Key, run.CurrentStage) {
 			// The run waits at this stage's gate for a person: one word and glyph with the run's (it read
 			// "✗ M2 failed" under a run that read "⊘ blocked").
-			glyph, word, gst = run.Status.Glyph(), string(run.Status), t.statusStyle(run.Status)
+			glyph, word, gst = run.Status.Glyph(), string(run.Status), t.StatusStyle(run.Status)
 		}
-		line := gst.Render(glyph) + " " + padRight(Sanitize(st.Key), keyW)
+		line := gst.Render(glyph) + " " + text.PadRight(text.Sanitize(st.Key), keyW)
 		if st.Name != "" && st.Name != st.Key {
-			line += " " + Sanitize(st.Name)
+			line += " " + text.Sanitize(st.Name)
 		}
 		if d := st.Duration(now); d > 0 {
 			line += t.Dim.Render(" " + p.app.growing(now, d, st.CompletedAt == nil))
@@ -265,7 +269,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		if st.Status != model.StagePending || st.RawStatus != "" {
 			status := word
 			if st.RawStatus != "" && st.RawStatus != string(st.Status) {
-				status += " (" + Sanitize(st.RawStatus) + ")"
+				status += " (" + text.Sanitize(st.RawStatus) + ")"
 			}
 			line += t.Dim.Render(" " + status)
 		}
@@ -294,17 +298,17 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		}
 		addID(rowID{kind: rowStage, stage: st.Key, key: st.Key}, line)
 		if st.Error != "" {
-			for i, l := range wrapText(Sanitize(st.Error), w-6) {
+			for i, l := range text.WrapText(text.Sanitize(st.Error), w-6) {
 				add("    " + t.Bad.Render(markFirst(i, "✗ ")+l))
 			}
 		}
 		for _, warn := range st.Warnings {
-			for i, l := range wrapText(Sanitize(warn), w-6) {
+			for i, l := range text.WrapText(text.Sanitize(warn), w-6) {
 				add("    " + t.Warn.Render(markFirst(i, "⚠ ")+l))
 			}
 		}
 		if st.SkipReason != "" {
-			add("    " + t.Dim.Render("skipped: "+Sanitize(st.SkipReason)))
+			add("    " + t.Dim.Render("skipped: "+text.Sanitize(st.SkipReason)))
 		}
 		if !p.expanded(run, st.Key) {
 			continue
@@ -314,23 +318,23 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			if it.Done {
 				box = "[x]"
 			}
-			text := "    " + box + " " + Sanitize(it.Key)
+			txt := "    " + box + " " + text.Sanitize(it.Key)
 			if it.Raw != "" && it.Raw != "0" && it.Raw != "1" {
-				text += t.Warn.Render(" ⚠ value " + Sanitize(it.Raw))
+				txt += t.Warn.Render(" ⚠ value " + text.Sanitize(it.Raw))
 			}
-			addID(rowID{kind: rowItem, stage: st.Key, key: it.Key}, text)
+			addID(rowID{kind: rowItem, stage: st.Key, key: it.Key}, txt)
 		}
 		if run.Jonggrang != nil {
 			for _, po := range run.Jonggrang.PhaseOutputs {
 				if po.Phase != st.Key {
 					continue
 				}
-				addID(rowID{kind: rowOutput, stage: st.Key, key: po.File}, "    "+wordGlyph(po.Status)+" "+Sanitize(po.File)+t.Dim.Render(" "+Sanitize(po.Status)))
+				addID(rowID{kind: rowOutput, stage: st.Key, key: po.File}, "    "+wordGlyph(po.Status)+" "+text.Sanitize(po.File)+t.Dim.Render(" "+text.Sanitize(po.Status)))
 				for _, s := range po.Summary {
-					add("      " + t.Dim.Render(Sanitize(s)))
+					add("      " + t.Dim.Render(text.Sanitize(s)))
 				}
 				if po.Error != "" {
-					add("      " + t.Bad.Render("✗ "+Sanitize(po.Error)))
+					add("      " + t.Bad.Render("✗ "+text.Sanitize(po.Error)))
 				}
 			}
 		}
@@ -350,14 +354,14 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			if len(sha) > 7 {
 				sha = sha[:7]
 			}
-			line := Sanitize(orDash(sha)) + " " + Sanitize(strings.Join(row.Stages, ", "))
+			line := text.Sanitize(orDash(sha)) + " " + text.Sanitize(strings.Join(row.Stages, ", "))
 			if label := strings.Join(row.Stages, "-"); row.Checkpoint != "" && !strings.EqualFold(label, row.Checkpoint) {
-				line += t.Dim.Render(" " + Sanitize(row.Checkpoint))
+				line += t.Dim.Render(" " + text.Sanitize(row.Checkpoint))
 			}
 			if row.Subject != "" {
-				line += " " + Sanitize(row.Subject)
+				line += " " + text.Sanitize(row.Subject)
 			}
-			add(truncate(line, w))
+			add(text.Truncate(line, w))
 		}
 	}
 
@@ -366,7 +370,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	if len(run.CrashSigns) > 0 {
 		section("Crash signs")
 		for _, c := range run.CrashSigns {
-			for _, l := range wrapText(Sanitize(c), max(8, w-2)) {
+			for _, l := range text.WrapText(text.Sanitize(c), max(8, w-2)) {
 				add(t.Warn.Render("⚠ " + l))
 			}
 		}
@@ -375,11 +379,11 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	if jd := run.Jonggrang; jd != nil && len(jd.Agents) > 0 {
 		section("Agents")
 		for _, a := range jd.Agents {
-			line := wordGlyph(a.Status) + " " + Sanitize(a.ID)
+			line := wordGlyph(a.Status) + " " + text.Sanitize(a.ID)
 			if a.Role != "" && a.Role != a.ID {
-				line += t.Dim.Render(" " + Sanitize(a.Role))
+				line += t.Dim.Render(" " + text.Sanitize(a.Role))
 			}
-			line += t.Dim.Render(" " + orDash(Sanitize(a.Status)))
+			line += t.Dim.Render(" " + orDash(text.Sanitize(a.Status)))
 			if a.StartedAt != nil {
 				end := now
 				if a.CompletedAt != nil {
@@ -395,7 +399,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	if jd := run.Jonggrang; jd != nil && len(jd.Tasks) > 0 {
 		section("Tasks")
 		for _, tk := range jd.Tasks {
-			add(wordGlyph(tk.Status) + " " + Sanitize(tk.ID) + " " + Sanitize(tk.Title) + t.Dim.Render(" "+orDash(Sanitize(tk.Status))))
+			add(wordGlyph(tk.Status) + " " + text.Sanitize(tk.ID) + " " + text.Sanitize(tk.Title) + t.Dim.Render(" "+orDash(text.Sanitize(tk.Status))))
 		}
 	}
 
@@ -405,17 +409,17 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		for _, f := range run.Flags {
 			label := ""
 			if f.Group != group {
-				group, label = f.Group, Sanitize(f.Group)
+				group, label = f.Group, text.Sanitize(f.Group)
 			}
 			g := t.Bad.Render("✗")
 			if f.Value {
 				g = t.Good.Render("✓")
 			}
-			text := padRight(label, 13) + g + " " + Sanitize(f.Name)
+			txt := text.PadRight(label, 13) + g + " " + text.Sanitize(f.Name)
 			if f.Raw != "" && f.Raw != "0" && f.Raw != "1" && f.Raw != "true" && f.Raw != "false" {
-				text += t.Dim.Render(" (" + Sanitize(f.Raw) + ")")
+				txt += t.Dim.Render(" (" + text.Sanitize(f.Raw) + ")")
 			}
-			add(text)
+			add(txt)
 		}
 	}
 
@@ -431,9 +435,9 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			case g.Blocked:
 				glyph = t.Warn.Render("⚠ blocked")
 			}
-			line := glyph + " " + Sanitize(g.Name) + ": " + Sanitize(g.Status)
+			line := glyph + " " + text.Sanitize(g.Name) + ": " + text.Sanitize(g.Status)
 			if g.Detail != "" {
-				line += t.Dim.Render(" — " + Sanitize(g.Detail))
+				line += t.Dim.Render(" — " + text.Sanitize(g.Detail))
 			}
 			add(line)
 		}
@@ -446,19 +450,19 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			if holder == "" {
 				holder = l.Path
 			}
-			line := t.verdictStyle(l.Verdict).Render("["+string(l.Verdict)+"]") + " " + Sanitize(holder)
+			line := t.VerdictStyle(l.Verdict).Render("["+string(l.Verdict)+"]") + " " + text.Sanitize(holder)
 			if l.PID > 0 {
 				line += fmt.Sprintf(" pid %d", l.PID)
 			}
 			if l.Host != "" {
-				line += " @" + Sanitize(l.Host)
+				line += " @" + text.Sanitize(l.Host)
 			}
 			if l.AcquiredAt != nil {
 				line += t.Dim.Render(" age " + p.app.age(now, *l.AcquiredAt))
 			}
 			addID(rowID{kind: rowLock, key: l.Path}, line)
 			for _, reason := range l.Reasons {
-				add("    " + t.Dim.Render("· "+Sanitize(reason)))
+				add("    " + t.Dim.Render("· "+text.Sanitize(reason)))
 			}
 		}
 	}
@@ -476,9 +480,9 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 				g = t.Info.Render("ℹ info")
 			}
 			first := true
-			for _, l := range wrapText(Sanitize(p.Message), max(8, w-2)) {
+			for _, l := range text.WrapText(text.Sanitize(p.Message), max(8, w-2)) {
 				if first {
-					add(g + " " + t.Dim.Render(Sanitize(p.Code)))
+					add(g + " " + t.Dim.Render(text.Sanitize(p.Code)))
 					first = false
 				}
 				add("  " + l)
@@ -487,13 +491,13 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	}
 	if rd := run.Resumable; rd != nil && rd.ResumeHint != "" {
 		section("Resume hint")
-		for _, l := range wrapText(Sanitize(rd.ResumeHint), w) {
+		for _, l := range text.WrapText(text.Sanitize(rd.ResumeHint), w) {
 			add(l)
 		}
 	}
 	section("Folder")
 	add(t.Dim.Render(string(run.Kind) + " run in"))
-	for _, l := range wrapText(Sanitize(run.Dir), w) {
+	for _, l := range text.WrapText(text.Sanitize(run.Dir), w) {
 		add(t.Dim.Render(l))
 	}
 	return rows
@@ -524,9 +528,9 @@ func orDash(s string) string {
 
 // stageLabel is the current stage with its whole name, for Detail's status line.
 func stageLabel(run model.Run) string {
-	key := Sanitize(run.CurrentStage)
+	key := text.Sanitize(run.CurrentStage)
 	if st := run.Stage(run.CurrentStage); st != nil && st.Name != "" && st.Name != st.Key {
-		return key + " " + Sanitize(st.Name)
+		return key + " " + text.Sanitize(st.Name)
 	}
 	return key
 }
@@ -543,7 +547,7 @@ func stageShort(s model.Stage) string {
 func (p *detailPane) notHere() map[string]bool {
 	run, ok := p.app.selectedRun()
 	if !ok {
-		return set(ActOpen, ActCopy, ActBrief, ActTick, ActStep, ActUnlock, ActRetry, ActPause, ActUndo)
+		return set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
 	}
 	no := map[string]bool{}
 	sel := p.selectionOf(run)
@@ -551,21 +555,21 @@ func (p *detailPane) notHere() map[string]bool {
 	case rowItem:
 		// A done stage's items are its record: tick refuses them.
 		if st := run.Stage(sel.stage); st != nil && (st.Status == model.StageCompleted || st.Status == model.StageSkipped) {
-			no[ActTick] = true
+			no[keys.ActTick] = true
 		}
-		no[ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
+		no[keys.ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
 	case rowLock:
 		for _, l := range run.Locks {
 			if l.Path == sel.key && l.Verdict == model.VerdictLive {
-				no[ActUnlock] = true
+				no[keys.ActUnlock] = true
 			}
 		}
 	case rowStage:
 		// Retry resets a failed jonggrang phase; a resumable run's failed stage is resumed by its agent.
 		if st := run.Stage(sel.stage); st == nil || st.Status != model.StageFailed || run.Kind != model.KindJonggrang {
-			no[ActRetry] = true
+			no[keys.ActRetry] = true
 		}
-		no[ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
+		no[keys.ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
 	}
 	return no
 }
@@ -582,26 +586,26 @@ func (p *detailPane) ShortHelp() []key.Binding {
 	k := p.app.keys
 	run, ok := p.app.selectedRun()
 	if !ok {
-		return k.bindings(ActBack, ActNextPane, ActHelp)
+		return k.BindingsOf(keys.ActBack, keys.ActNextPane, keys.ActHelp)
 	}
 	no := p.notHere()
 	var out []key.Binding
 	switch sel := p.selectionOf(run); sel.kind {
 	case rowItem:
-		out = append(out, k.bindings(ActTick, ActStep)...)
+		out = append(out, k.BindingsOf(keys.ActTick, keys.ActStep)...)
 	case rowLock:
-		out = append(out, k.bindings(ActUnlock)...)
+		out = append(out, k.BindingsOf(keys.ActUnlock)...)
 	case rowFold:
-		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(ActOpen), "unfold")))
+		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(keys.ActOpen), "unfold")))
 	case rowStage:
-		out = append(out, k.bindings(ActRetry, ActStep)...)
-		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(ActOpen), "expand")))
+		out = append(out, k.BindingsOf(keys.ActRetry, keys.ActStep)...)
+		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(keys.ActOpen), "expand")))
 	}
-	out = k.without(out, no)
+	out = k.Without(out, no)
 	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !containsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}
-	return appendNew(out, k.bindings(ActCopy, ActBrief, ActBack, ActHelp)...)
+	return appendNew(out, k.BindingsOf(keys.ActCopy, keys.ActBrief, keys.ActBack, keys.ActHelp)...)
 }
 
 // markFirst is the glyph that starts a wrapped message's first line; its continuation lines are indented
@@ -610,7 +614,7 @@ func markFirst(i int, glyph string) string {
 	if i == 0 {
 		return glyph
 	}
-	return strings.Repeat(" ", visibleWidth(glyph))
+	return strings.Repeat(" ", text.VisibleWidth(glyph))
 }
 
 // appendNew adds the bindings out does not list yet: the attention key is often one the pane lists anyway
@@ -635,8 +639,8 @@ func containsBinding(bs []key.Binding, b key.Binding) bool {
 
 func (p *detailPane) FullHelp() [][]key.Binding {
 	k := p.app.keys
-	return [][]key.Binding{k.bindings(ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown, ActOpen, ActBack),
-		k.bindings(ActTick, ActStep, ActUnlock, ActRetry, ActPause, ActUndo)}
+	return [][]key.Binding{k.BindingsOf(keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown, keys.ActOpen, keys.ActBack),
+		k.BindingsOf(keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)}
 }
 
 func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
@@ -646,14 +650,14 @@ func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
 	}
 	act := p.app.keys.Of(km)
 	switch act {
-	case ActWrap:
+	case keys.ActWrap:
 		p.wrap, p.x = !p.wrap, 0
 		return nil
-	case ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd:
+	case keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd:
 		p.scrollSideways(act)
 		return nil
 	}
-	if act == ActOpen {
+	if act == keys.ActOpen {
 		run, ok := p.app.selectedRun()
 		if !ok {
 			return nil
@@ -697,17 +701,17 @@ func (p *detailPane) move(act string) {
 	}
 	page := max(1, h/2)
 	switch act {
-	case ActUp:
+	case keys.ActUp:
 		pos--
-	case ActDown:
+	case keys.ActDown:
 		pos++
-	case ActTop:
+	case keys.ActTop:
 		pos = 0
-	case ActBottom:
+	case keys.ActBottom:
 		pos = len(ids) - 1
-	case ActPageUp:
+	case keys.ActPageUp:
 		pos -= page
-	case ActPageDown:
+	case keys.ActPageDown:
 		pos += page
 	default:
 		return
@@ -726,28 +730,28 @@ func (p *detailPane) move(act string) {
 	if idx >= p.top+h {
 		p.top = idx - h + 1
 	}
-	if act == ActBottom {
+	if act == keys.ActBottom {
 		// Show the end of the text, as long as the focused row stays on screen.
 		p.top = clamp(len(rows)-h, 0, idx)
 	}
-	if act == ActTop {
+	if act == keys.ActTop {
 		p.top = 0
 	}
 }
 
 func moveScroll(top int, act string, total, h int) int {
 	switch act {
-	case ActUp:
+	case keys.ActUp:
 		top--
-	case ActDown:
+	case keys.ActDown:
 		top++
-	case ActTop:
+	case keys.ActTop:
 		top = 0
-	case ActBottom:
+	case keys.ActBottom:
 		top = total
-	case ActPageUp:
+	case keys.ActPageUp:
 		top -= h / 2
-	case ActPageDown:
+	case keys.ActPageDown:
 		top += h / 2
 	}
 	return clamp(top, 0, max(0, total-h))
@@ -755,7 +759,7 @@ func moveScroll(top int, act string, total, h int) int {
 
 func (p *detailPane) title() string {
 	if run, ok := p.app.selectedRun(); ok {
-		return "Detail " + Sanitize(run.ID)
+		return "Detail " + text.Sanitize(run.ID)
 	}
 	return "Detail"
 }
@@ -765,7 +769,7 @@ func (p *detailPane) View() string {
 	t := p.app.theme
 	run, ok := p.app.selectedRun()
 	if !ok {
-		return box(t, p.title(), []string{t.Dim.Render("no run selected")}, p.w, p.h, p.app.focus == PaneDetail, scroll{})
+		return theme.Box(t, p.title(), []string{t.Dim.Render("no run selected")}, p.w, p.h, p.app.focus == PaneDetail, theme.Scroll{})
 	}
 	all := p.rows(run, w)
 	n, bodyH := p.pinned(run, w, h)
@@ -791,13 +795,13 @@ func (p *detailPane) View() string {
 				break
 			}
 			if rows[i].id.kind != rowText && rows[i].id == sel {
-				line = selectStyle(p.app, PaneDetail).Render(padRight(stripped(line), w))
+				line = selectStyle(p.app, PaneDetail).Render(text.PadRight(text.Stripped(line), w))
 			}
 			out = append(out, line)
 		}
 	}
-	sc := scroll{above: top, below: max(0, len(rows)-top-bodyH)}
-	return box(t, p.title(), out, p.w, p.h, p.app.focus == PaneDetail, sc)
+	sc := theme.Scroll{Above: top, Below: max(0, len(rows)-top-bodyH)}
+	return theme.Box(t, p.title(), out, p.w, p.h, p.app.focus == PaneDetail, sc)
 }
 
 // scrollSideways scrolls the detail rows (wrap off) by half a pane, or to either end of the widest.
@@ -810,32 +814,32 @@ func (p *detailPane) scrollSideways(act string) {
 	widest := 0
 	if run, ok := p.app.selectedRun(); ok {
 		for _, r := range p.rows(run, w) {
-			widest = max(widest, visibleWidth(r.text))
+			widest = max(widest, text.VisibleWidth(r.text))
 		}
 	}
 	switch act {
-	case ActScrollLeft:
+	case keys.ActScrollLeft:
 		p.x = max(0, p.x-max(1, w/2))
-	case ActScrollRight:
+	case keys.ActScrollRight:
 		p.x = min(p.x+max(1, w/2), max(0, widest-w+1))
-	case ActLineStart:
+	case keys.ActLineStart:
 		p.x = 0
-	case ActLineEnd:
+	case keys.ActLineEnd:
 		p.x = max(0, widest-w+1)
 	}
 }
 
 // rowLines draws one detail row at width w: wrapped into rows with its indentation kept, or windowed at x
 // with ‹ › where it goes on.
-func (p *detailPane) rowLines(text string, w int) []string {
+func (p *detailPane) rowLines(txt string, w int) []string {
 	if p.wrap {
-		return wrapStyled(text, w)
+		return text.WrapStyled(txt, w)
 	}
 	if p.x == 0 {
-		return []string{truncate(text, w)}
+		return []string{text.Truncate(txt, w)}
 	}
-	total := visibleWidth(text)
-	s := "‹" + ansi.Cut(text, p.x+1, p.x+w-1)
+	total := text.VisibleWidth(txt)
+	s := "‹" + ansi.Cut(txt, p.x+1, p.x+w-1)
 	if p.x+w-1 < total {
 		s += "›"
 	}

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // entryMaxLines bounds what enter reads of one entry: an agent dumping a million continuation lines still
@@ -35,16 +33,16 @@ func (p *timelinePane) openEntry() tea.Cmd {
 	}
 	src, pattern, regex := tl.src, tl.srch.pattern, tl.srch.regex
 	return func() tea.Msg {
-		title, text, ok := readWholeEntry(src, line)
+		title, txt, ok := readWholeEntry(src, line)
 		if !ok {
 			return pagerMsg{note: "no timeline entry here (the log changed?)"}
 		}
-		return pagerMsg{title: title, text: text, copyable: true, pattern: pattern, regex: regex}
+		return pagerMsg{title: title, text: txt, copyable: true, pattern: pattern, regex: regex}
 	}
 }
 
 // readWholeEntry reads the entry holding line, with its title.
-func readWholeEntry(src LogSource, line int) (title, text string, ok bool) {
+func readWholeEntry(src LogSource, line int) (title, txt string, ok bool) {
 	start := line
 	if es, ok := src.(entryStarter); ok {
 		start = es.EntryStart(line)
@@ -69,11 +67,11 @@ func readWholeEntry(src LogSource, line int) (title, text string, ok bool) {
 	if cut {
 		title += fmt.Sprintf(" · over %d MiB: lines over %d KiB are cut", entryMaxBytes>>20, maxLineKiB)
 	}
-	text = strings.Join(lines, "\n")
+	txt = strings.Join(lines, "\n")
 	if more {
-		text += fmt.Sprintf("\n… the entry goes on past %d lines; the timeline shows the rest", entryMaxLines)
+		txt += fmt.Sprintf("\n… the entry goes on past %d lines; the timeline shows the rest", entryMaxLines)
 	}
-	return title, text, true
+	return title, txt, true
 }
 
 // readLine reads line whole from the file when it is at most room bytes.
@@ -113,23 +111,3 @@ func readEntry(src LogSource, start int) (lines []string, more bool) {
 	next := src.Lines(start+len(lines), 1)
 	return lines, len(lines) >= entryMaxLines && len(next) == 1 && !parseLine(next[0]).HasTime
 }
-
-// wrapStyled wraps an already styled row (detail rows are built styled) with lipgloss.Wrap, which carries
-// the styles over to every row, indenting continuation rows as deep as the row's own indentation.
-func wrapStyled(text string, w int) []string {
-	if ansi.StringWidth(text) <= w {
-		return []string{text}
-	}
-	plain := ansi.Strip(text)
-	indent := min(len(plain)-len(strings.TrimLeft(plain, " ")), w/2)
-	first := strings.SplitN(wrapLG(text, w), "\n", 2)[0]
-	fw := ansi.StringWidth(first)
-	rest := ansi.Cut(text, fw, ansi.StringWidth(text))
-	out := []string{first}
-	for _, r := range strings.Split(wrapLG(strings.TrimLeft(rest, " "), w-indent), "\n") {
-		out = append(out, strings.Repeat(" ", indent)+r)
-	}
-	return out
-}
-
-func wrapLG(s string, w int) string { return lipgloss.Wrap(s, max(1, w), "") }

@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
 )
 
 // Segment is one part of the footer's status line, drawn by whoever owns the fact it shows (watcher
@@ -78,10 +80,10 @@ func (f *footer) view(c component) string {
 	// The keys go right of the segments; where that leaves too little room (a narrow pane) they take the
 	// second line whenever no message or input needs it.
 	var hintsBelow string
-	if room := f.width - visibleWidth(line1) - 2; room >= 30 {
+	if room := f.width - text.VisibleWidth(line1) - 2; room >= 30 {
 		f.help.SetWidth(room)
 		if hints := f.help.ShortHelpView(c.ShortHelp()); hints != "" {
-			line1 += strings.Repeat(" ", max(2, f.width-visibleWidth(line1)-visibleWidth(hints))) + hints
+			line1 += strings.Repeat(" ", max(2, f.width-text.VisibleWidth(line1)-text.VisibleWidth(hints))) + hints
 		}
 	} else {
 		f.help.SetWidth(f.width)
@@ -92,21 +94,21 @@ func (f *footer) view(c component) string {
 		line2 = li.lineInput()
 	} else if msg, ok := a.msgs.current(a.now()); ok {
 		a.changesAt(a.msgs.until()) // it leaves the footer then
-		text := msg.text
+		txt := msg.text
 		style := t.Dim
 		if msg.err {
-			text, style = "✗ "+text, t.Bad
+			txt, style = "✗ "+txt, t.Bad
 		}
-		if visibleWidth(text) > f.width {
+		if text.VisibleWidth(txt) > f.width {
 			// A long message is cut, and says how to read it whole: its paths shortened to their last
 			// parts first, then its middle, so its start (what failed) and its end (the item or lock
 			// it names) both stay.
-			more := " · " + a.keys.First(ActMessage) + " reads all"
-			text = cutMessage(shortPaths(text), max(1, f.width-visibleWidth(more))) + more
+			more := " · " + a.keys.First(keys.ActMessage) + " reads all"
+			txt = cutMessage(shortPaths(txt), max(1, f.width-text.VisibleWidth(more))) + more
 		}
-		line2 = style.Render(text)
+		line2 = style.Render(txt)
 	}
-	return truncate(line1, f.width) + "\n" + truncate(line2, f.width)
+	return text.Truncate(line1, f.width) + "\n" + text.Truncate(line2, f.width)
 }
 
 // hostsSegment is each remote host's connection: live, connecting, reconnecting with the time to the next
@@ -118,7 +120,7 @@ func hostsSegment(a *app) string {
 	t := a.theme
 	var parts []string
 	for _, h := range a.hosts {
-		name := Sanitize(h.Host)
+		name := text.Sanitize(h.Host)
 		switch h.State {
 		case model.HostLive:
 			parts = append(parts, t.Good.Render("●")+" "+name)
@@ -135,7 +137,7 @@ func hostsSegment(a *app) string {
 		}
 		if needsInstall(h) {
 			// The way out, on the line that shows the trouble.
-			parts[len(parts)-1] += " " + t.Dim.Render(a.keys.First(ActInstall)+" install")
+			parts[len(parts)-1] += " " + t.Dim.Render(a.keys.First(keys.ActInstall)+" install")
 		}
 	}
 	return strings.Join(parts, " ")
@@ -192,7 +194,7 @@ func shortPaths(msg string) string {
 // cutMessage fits plain text into w cells by cutting its middle: the end keeps the message's last part
 // (after its last ": ", the items or the lock it names) when that takes at most half the room, else a third.
 func cutMessage(s string, w int) string {
-	if visibleWidth(s) <= w {
+	if text.VisibleWidth(s) <= w {
 		return s
 	}
 	if w < 8 {
@@ -200,10 +202,10 @@ func cutMessage(s string, w int) string {
 	}
 	tail := (w - 3) / 3
 	if i := strings.LastIndex(s, ": "); i >= 0 {
-		if last := visibleWidth(s[i+2:]); last <= (w-3)/2 {
+		if last := text.VisibleWidth(s[i+2:]); last <= (w-3)/2 {
 			tail = max(tail, last)
 		}
 	}
 	head := w - 3 - tail
-	return ansi.Truncate(s, head, "") + " … " + ansi.TruncateLeft(s, visibleWidth(s)-tail, "")
+	return ansi.Truncate(s, head, "") + " … " + ansi.TruncateLeft(s, text.VisibleWidth(s)-tail, "")
 }

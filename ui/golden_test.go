@@ -136,9 +136,9 @@ func TestGoldenEachRun(t *testing.T) {
 
 func TestGoldenMonoAndLight(t *testing.T) {
 	runs := loadFixtures(t)
-	for _, theme := range []string{"mono", "light"} {
-		t.Run(theme, func(t *testing.T) {
-			m := newTestModel(t, 140, 40, runs, Options{Theme: theme, Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	for _, th := range []string{"mono", "light"} {
+		t.Run(th, func(t *testing.T) {
+			m := newTestModel(t, 140, 40, runs, Options{Theme: th, Now: fixtureClock(), OpenLog: OpenIndexedLog})
 			golden.RequireEqual(t, render(t, m, colorprofile.TrueColor))
 		})
 	}

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
 	"strings"
 )
 
@@ -29,7 +31,7 @@ func (m Model) renderHeader() string {
 	}
 	var tags []string
 	if m.list.hideDone {
-		tags = append(tags, fmt.Sprintf("hiding %d done (%s shows)", m.list.hidden, m.app.keys.First(ActHideDone)))
+		tags = append(tags, fmt.Sprintf("hiding %d done (%s shows)", m.list.hidden, m.app.keys.First(keys.ActHideDone)))
 	}
 	if m.list.sortBy != sortAttention {
 		tags = append(tags, "sort: "+m.list.sortBy.String())
@@ -41,10 +43,10 @@ func (m Model) renderHeader() string {
 	if m.app.keys.ReadOnly {
 		right = t.ReadOnly.Render(" READ-ONLY ") + " "
 	}
-	right += t.Dim.Render(m.app.keys.First(ActHelp) + " help")
-	gap := m.width - visibleWidth(left) - visibleWidth(right)
+	right += t.Dim.Render(m.app.keys.First(keys.ActHelp) + " help")
+	gap := m.width - text.VisibleWidth(left) - text.VisibleWidth(right)
 	if gap < 1 {
-		return truncate(left, m.width)
+		return text.Truncate(left, m.width)
 	}
 	return left + strings.Repeat(" ", gap) + right
 }

@@ -2,6 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -31,8 +34,8 @@ func (hv *helpView) Done() bool { return hv.done }
 
 func (hv *helpView) SetSize(w, h int) {
 	hv.w, hv.h = w, h
-	hv.view.SetSize(max(1, w-borderCells), max(1, h-borderCells))
-	hv.view.setLines(hv.content(max(1, w-borderCells), max(1, h-borderCells)))
+	hv.view.SetSize(max(1, w-theme.BorderCells), max(1, h-theme.BorderCells))
+	hv.view.setLines(hv.content(max(1, w-theme.BorderCells), max(1, h-theme.BorderCells)))
 }
 
 func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
@@ -41,9 +44,9 @@ func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch act := hv.app.keys.Of(km); act {
-	case ActHelp, ActBack:
+	case keys.ActHelp, keys.ActBack:
 		hv.done = true
-	case ActQuit:
+	case keys.ActQuit:
 		return quitCmd()
 	default:
 		hv.view.key(act)
@@ -53,7 +56,7 @@ func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
 
 func (hv *helpView) ShortHelp() []key.Binding {
 	k := hv.app.keys
-	return append(k.bindings(ActDown, ActUp), key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(ActHelp)+"/"+k.First(ActBack), "close")))
+	return append(k.BindingsOf(keys.ActDown, keys.ActUp), key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActHelp)+"/"+k.First(keys.ActBack), "close")))
 }
 
 func (hv *helpView) FullHelp() [][]key.Binding { return [][]key.Binding{hv.ShortHelp()} }
@@ -93,7 +96,7 @@ func (hv *helpView) content(w, h int) []string {
 			need := func(ls []string) int {
 				n := 0
 				for _, l := range ls {
-					n = max(n, visibleWidth(l)+2)
+					n = max(n, text.VisibleWidth(l)+2)
 				}
 				return n
 			}
@@ -113,7 +116,7 @@ func (hv *helpView) content(w, h int) []string {
 				if i < len(right) {
 					r = right[i]
 				}
-				merged = append(merged, padRight(l, colW)+r)
+				merged = append(merged, text.PadRight(l, colW)+r)
 			}
 			lines = merged
 		}
@@ -124,8 +127,8 @@ func (hv *helpView) content(w, h int) []string {
 
 func (hv *helpView) View() string {
 	k := hv.app.keys
-	title := fmt.Sprintf("Help · %s or %s to close", k.First(ActHelp), k.First(ActBack))
-	return box(hv.app.theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())
+	title := fmt.Sprintf("Help · %s or %s to close", k.First(keys.ActHelp), k.First(keys.ActBack))
+	return theme.Box(hv.app.theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())
 }
 
 // helpKeyW is where a help line's description starts ("  ctrl+d/pgdown  half page down").
@@ -135,13 +138,13 @@ const helpKeyW = 17
 func wrapHelp(lines []string, w int) []string {
 	var out []string
 	for _, l := range lines {
-		if visibleWidth(l) <= w || w <= helpKeyW+8 {
-			out = append(out, truncate(l, w))
+		if text.VisibleWidth(l) <= w || w <= helpKeyW+8 {
+			out = append(out, text.Truncate(l, w))
 			continue
 		}
-		parts := wrapText(l, w)
+		parts := text.WrapText(l, w)
 		out = append(out, parts[0])
-		for _, c := range wrapText(strings.Join(parts[1:], " "), w-helpKeyW) {
+		for _, c := range text.WrapText(strings.Join(parts[1:], " "), w-helpKeyW) {
 			out = append(out, strings.Repeat(" ", helpKeyW)+c)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/ui/text"
 )
 
 // Enter in a [y/N] question is the capital N: no.
@@ -76,14 +77,14 @@ func TestFilterTermsAndHideDone(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	filter := func(m Model, text string) Model {
+	filter := func(m Model, txt string) Model {
 		m = send(t, m, press("/"))
-		for _, r := range text {
+		for _, r := range txt {
 			m = send(t, m, press(string(r)))
 		}
 		return send(t, m, press("enter"))
 	}
-	for text, want := range map[string]string{
+	for txt, want := range map[string]string{
 		"kind:resumable":   "irm-backfill-20261103T120000Z,old-done",
 		"!kind:resumable":  "add-login-form-mlop4860,pay-flow",
 		"is:stalled":       "add-login-form-mlop4860",
@@ -92,12 +93,12 @@ func TestFilterTermsAndHideDone(t *testing.T) {
 		"has:stale-lock":   "add-login-form-mlop4860",
 		"login is:stalled": "add-login-form-mlop4860",
 	} {
-		got := filter(m, text)
+		got := filter(m, txt)
 		if ids(got) != want {
-			t.Errorf("/%s: %s, want %s", text, ids(got), want)
+			t.Errorf("/%s: %s, want %s", txt, ids(got), want)
 		}
-		if got.list.filter != text {
-			t.Errorf("/ did not start empty: filter %q after typing %q", got.list.filter, text)
+		if got.list.filter != txt {
+			t.Errorf("/ did not start empty: filter %q after typing %q", got.list.filter, txt)
 		}
 		m = send(t, got, press("esc"))
 	}
@@ -123,7 +124,7 @@ func TestDetailCursorDoesNotReflow(t *testing.T) {
 	rowsText := func() string {
 		var out []string
 		for _, r := range m.detail.rows(run, 80) {
-			out = append(out, stripped(r.text))
+			out = append(out, text.Stripped(r.text))
 		}
 		return strings.Join(out, "\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"runwatch/model"
+	"runwatch/ui/text"
 )
 
 // hostile strings: every kind of sequence a log line or a run file could carry to act on a terminal.
@@ -110,7 +111,7 @@ func assertOnlySGR(t *testing.T, frame string) {
 		t.Fatal("frame is not valid UTF-8")
 	}
 	for _, r := range frame {
-		if (r >= 0x80 && r <= 0x9f) || isBidiControl(r) {
+		if (r >= 0x80 && r <= 0x9f) || text.IsBidiControl(r) {
 			t.Fatalf("control rune %U in frame", r)
 		}
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"runwatch/ui/keys"
 	"strings"
 	"testing"
 
@@ -9,18 +10,18 @@ import (
 
 func TestDefaultKeyMapHasNoConflicts(t *testing.T) {
 	for _, ro := range []bool{false, true} {
-		if _, err := NewKeyMap(nil, ro); err != nil {
+		if _, err := keys.NewKeyMap(nil, ro); err != nil {
 			t.Fatalf("readOnly=%v: %v", ro, err)
 		}
 	}
 }
 
 func TestKeyMapOverride(t *testing.T) {
-	km, err := NewKeyMap(map[string][]string{"step": {"W"}, "quit": {"Q", "ctrl+c"}}, false)
+	km, err := keys.NewKeyMap(map[string][]string{"step": {"W"}, "quit": {"Q", "ctrl+c"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := km.Action("W"); got != ActStep {
+	if got := km.Action("W"); got != keys.ActStep {
 		t.Errorf("W → %q, want step", got)
 	}
 	if got := km.Action("S"); got != "" {
@@ -46,7 +47,7 @@ func TestKeyMapConflictsAreErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := NewKeyMap(c.over, false)
+			_, err := keys.NewKeyMap(c.over, false)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, c.want)
 			}
@@ -55,7 +56,7 @@ func TestKeyMapConflictsAreErrors(t *testing.T) {
 }
 
 func TestReadOnlyKeyMapDropsMutatingKeys(t *testing.T) {
-	km := DefaultKeyMap(true)
+	km := keys.DefaultKeyMap(true)
 	for _, k := range []string{"U", "S", "space", "R", "P", "Z"} {
 		if a := km.Action(k); a != "" {
 			t.Errorf("read-only keymap binds %s to %s", k, a)
@@ -68,7 +69,7 @@ func TestReadOnlyKeyMapDropsMutatingKeys(t *testing.T) {
 }
 
 func TestHelpIsGeneratedFromBindings(t *testing.T) {
-	km, err := NewKeyMap(map[string][]string{"copy": {"c"}}, false)
+	km, err := keys.NewKeyMap(map[string][]string{"copy": {"c"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestEveryBoundKeyIsWhatBubbleTeaReports(t *testing.T) {
 		"space": {Code: tea.KeySpace, Text: " "}, "ctrl+u": {Code: 'u', Mod: tea.ModCtrl},
 		"ctrl+d": {Code: 'd', Mod: tea.ModCtrl}, "ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
 	}
-	km := DefaultKeyMap(false)
+	km := keys.DefaultKeyMap(false)
 	for _, b := range km.Bindings {
 		for _, k := range b.Keys {
 			msg, ok := special[k]
@@ -115,7 +116,7 @@ func TestEveryBoundKeyIsWhatBubbleTeaReports(t *testing.T) {
 }
 
 func TestKeyMapConflictReportedInReadOnlyToo(t *testing.T) {
-	if _, err := NewKeyMap(map[string][]string{"unlock": {"j"}}, true); err == nil {
+	if _, err := keys.NewKeyMap(map[string][]string{"unlock": {"j"}}, true); err == nil {
 		t.Fatal("a conflict with a mutating key passed because read-only hides that key")
 	}
 }

@@ -2,12 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"strings"
+	"runwatch/ui/theme"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Layout thresholds (SPEC "Dashboard conventions"). Where the runs pane goes beside Detail is not a fixed
@@ -23,7 +22,6 @@ const (
 	minHeight   = 10
 	headerLines = 1
 	footerLines = 2
-	borderCells = 2
 )
 
 type layoutKind int
@@ -53,7 +51,7 @@ func (m Model) layoutKind() layoutKind {
 
 // wideRunsWidth is the runs pane's width beside Detail: what its table needs to show everything.
 func (m Model) wideRunsWidth() int {
-	return max(runsMinWide, m.list.naturalWidth()+borderCells)
+	return max(runsMinWide, m.list.naturalWidth()+theme.BorderCells)
 }
 
 func (m Model) bodyHeight() int { return max(1, m.height-headerLines-footerLines) }
@@ -175,85 +173,4 @@ func (m Model) renderPanes() string {
 		return lipgloss.JoinHorizontal(lipgloss.Top, boxes[0], lipgloss.JoinVertical(lipgloss.Left, boxes[1], boxes[2]))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, boxes...)
-}
-
-// scroll says how many lines a pane has above and below what it shows; box prints it in the border.
-type scroll struct{ above, below int }
-
-// box draws a bordered pane with the title set into the top border and "↑ N more" / "↓ N more" at the
-// right of the top and bottom borders. The focused pane gets a heavy border and a ▌ marker so focus is
-// visible without colour.
-func box(t Theme, title string, content []string, w, h int, focused bool, sc scroll) string {
-	if w < 4 || h < 2 {
-		return ""
-	}
-	b := lipgloss.RoundedBorder()
-	style := t.BorderBlurred
-	mark := " "
-	if focused {
-		b = lipgloss.ThickBorder()
-		style = t.BorderFocused
-		mark = "▌"
-	}
-	iw := w - borderCells
-	up, down := "", ""
-	if sc.above > 0 {
-		up = fmt.Sprintf(" ↑ %d more ", sc.above)
-	}
-	if sc.below > 0 {
-		down = fmt.Sprintf(" ↓ %d more ", sc.below)
-	}
-	if visibleWidth(up) > iw/3 {
-		up = ""
-	}
-	if visibleWidth(down) > iw-2 {
-		down = ""
-	}
-	title = truncate(mark+title+" ", max(0, iw-1-visibleWidth(up)))
-	top := style.Render(b.TopLeft+b.Top) + t.Bold.Render(title) +
-		style.Render(strings.Repeat(b.Top, max(0, iw-1-visibleWidth(title)-visibleWidth(up)))) + t.Dim.Render(up) + style.Render(b.TopRight)
-	lines := make([]string, 0, h)
-	lines = append(lines, top)
-	left, right := style.Render(b.Left), style.Render(b.Right)
-	blank := left + strings.Repeat(" ", iw) + right
-	for i := 0; i < h-borderCells; i++ {
-		if i >= len(content) || content[i] == "" {
-			lines = append(lines, blank)
-			continue
-		}
-		lines = append(lines, left+padRight(truncate(content[i], iw), iw)+right)
-	}
-	lines = append(lines, style.Render(b.BottomLeft+strings.Repeat(b.Bottom, max(0, iw-1-visibleWidth(down))))+
-		t.Dim.Render(down)+style.Render(strings.Repeat(b.Bottom, min(1, iw))+b.BottomRight))
-	return strings.Join(lines, "\n")
-}
-
-func visibleWidth(s string) int { return ansi.StringWidth(s) }
-
-func stripped(s string) string { return ansi.Strip(s) }
-
-// truncate cuts styled text to w cells, marking the cut with an ellipsis.
-func truncate(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
-}
-
-func padRight(s string, w int) string {
-	if n := w - ansi.StringWidth(s); n > 0 {
-		return s + strings.Repeat(" ", n)
-	}
-	return s
-}
-
-// wrapText wraps plain text to w cells, breaking long words.
-func wrapText(s string, w int) []string {
-	if w <= 0 {
-		return []string{s}
-	}
-	return strings.Split(ansi.Wrap(s, w, ""), "\n")
 }

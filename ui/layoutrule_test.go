@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"runwatch/model"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // shownTable is what the runs table shows at one size, in the terms of the layout rule: each column's form
@@ -18,7 +20,7 @@ type shownTable struct {
 }
 
 func tableAt(m Model) shownTable {
-	lay := m.list.fit(max(1, m.list.w-borderCells))
+	lay := m.list.fit(max(1, m.list.w-theme.BorderCells))
 	var s shownTable
 	for _, c := range lay.cols {
 		s.width[c.id], s.long[c.id] = c.width, c.form == formLong
@@ -83,7 +85,7 @@ func TestTableGrowsWithWidth(t *testing.T) {
 				if s.why > 0 && s.width[colLock] > 0 {
 					sawAll = true
 				}
-				hdr := strings.Split(stripped(m.list.View()), "\n")[1]
+				hdr := strings.Split(text.Stripped(m.list.View()), "\n")[1]
 				if s.width[colStatus] > 0 != strings.Contains(hdr, "STATUS") {
 					t.Errorf("w=%d: the layout and the drawn header disagree on STATUS: %q", w, hdr)
 				}
@@ -93,7 +95,7 @@ func TestTableGrowsWithWidth(t *testing.T) {
 				if sorted.list.sortBy != sortChanged {
 					t.Fatalf("two presses of s sort by %s", sorted.list.sortBy)
 				}
-				if hdr := strings.Split(stripped(sorted.list.View()), "\n")[1]; !strings.Contains(hdr, "CHANGED") {
+				if hdr := strings.Split(text.Stripped(sorted.list.View()), "\n")[1]; !strings.Contains(hdr, "CHANGED") {
 					t.Errorf("w=%d: sorted by last change, and CHANGED is not shown: %q", w, hdr)
 				}
 
@@ -163,7 +165,7 @@ func TestDetailFirstLinePinned(t *testing.T) {
 func pinnedFirst(t *testing.T, m Model, at string, current bool) {
 	t.Helper()
 	run, _ := m.app.selectedRun()
-	lines := strings.Split(stripped(m.detail.View()), "\n")
+	lines := strings.Split(text.Stripped(m.detail.View()), "\n")
 	if len(lines) < 3 {
 		t.Fatalf("%s: Detail is %d lines", at, len(lines))
 	}
@@ -180,7 +182,7 @@ func pinnedFirst(t *testing.T, m Model, at string, current bool) {
 func TestHeroShowsWhyAt140(t *testing.T) {
 	demo, now, env := loadDemoWorkspace(t)
 	m := newTestModel(t, 140, 40, demo, Options{Theme: "dark", Now: now, Env: env, OpenLog: OpenIndexedLog})
-	pane := stripped(m.list.View())
+	pane := text.Stripped(m.list.View())
 	hdr := strings.Split(pane, "\n")[1]
 	for _, col := range []string{"STATUS", "STAGE", "CHANGED", "WHY"} {
 		if !strings.Contains(hdr, col) {
@@ -200,7 +202,7 @@ func TestHeroShowsWhyAt140(t *testing.T) {
 func TestWideStackedTableShowsWholeReasons(t *testing.T) {
 	runs := loadFixtures(t)
 	m := newTestModel(t, 200, 60, runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
-	view := stripped(m.list.View())
+	view := text.Stripped(m.list.View())
 	for _, reason := range []string{"M3 is marked done but CB_M3_NO_LEGACY_TOKENS is 0", "waiting for your answer at phase 6 (brainstorming)"} {
 		if !strings.Contains(view, reason) {
 			t.Errorf("at 200x60 the runs table cuts %q:\n%s", reason, view)
@@ -210,7 +212,7 @@ func TestWideStackedTableShowsWholeReasons(t *testing.T) {
 	for ; w < 400 && newTestModel(t, w, 60, runs, Options{Theme: "mono", Now: fixtureClock()}).layoutKind() != layoutWide; w++ {
 	}
 	wide := newTestModel(t, w, 60, runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
-	if !strings.Contains(stripped(wide.list.View()), "M3 is marked done but CB_M3_NO_LEGACY_TOKENS is 0") {
+	if !strings.Contains(text.Stripped(wide.list.View()), "M3 is marked done but CB_M3_NO_LEGACY_TOKENS is 0") {
 		t.Errorf("at %d columns, beside Detail, the runs table cuts a reason it showed whole when stacked", w)
 	}
 }

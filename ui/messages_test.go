@@ -12,6 +12,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/keys"
 )
 
 func footerMessage(m Model) string {
@@ -103,16 +104,16 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 	if sel := m.detail.selection(); sel.kind != rowItem || sel.stage != "M1" {
 		t.Fatalf("the focus is on %+v, not M1's item", sel)
 	}
-	if keys := footerKeys(m); strings.Contains(keys, "tick") {
-		t.Errorf("a done stage's item is focused, and the footer offers tick:\n%s", keys)
+	if ks := footerKeys(m); strings.Contains(ks, "tick") {
+		t.Errorf("a done stage's item is focused, and the footer offers tick:\n%s", ks)
 	}
 
 	m = newTestModel(t, 200, 40, sampleRuns(), Options{})
 	for m.app.focus != PaneTimeline {
 		m = send(t, m, press("tab"))
 	}
-	if keys := footerKeys(m); !strings.Contains(keys, "/ search") || strings.Contains(keys, "/ filter") {
-		t.Errorf("the timeline's footer:\n%s", keys)
+	if ks := footerKeys(m); !strings.Contains(ks, "/ search") || strings.Contains(ks, "/ filter") {
+		t.Errorf("the timeline's footer:\n%s", ks)
 	}
 
 	m = newTestModel(t, 200, 40, sampleRuns(), Options{})
@@ -121,8 +122,8 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 		m = send(t, m, press(string(k)))
 	}
 	m = send(t, m, press("enter"))
-	if keys := footerKeys(m); strings.Contains(keys, "enter open") || strings.Contains(keys, "b brief") {
-		t.Errorf("no run listed, and the footer offers:\n%s", keys)
+	if ks := footerKeys(m); strings.Contains(ks, "enter open") || strings.Contains(ks, "b brief") {
+		t.Errorf("no run listed, and the footer offers:\n%s", ks)
 	}
 }
 
@@ -147,14 +148,14 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("help lacks %q:\n%s", desc, screen)
 		}
-		return strings.HasPrefix(strings.TrimLeft(screen[i+len(desc):], " "), notHereMark)
+		return strings.HasPrefix(strings.TrimLeft(screen[i+len(desc):], " "), keys.NotHereMark)
 	}
 	if !marked("retry failed phase") {
-		t.Errorf("R retry is not marked %s on a resumable run's stage:\n%s", notHereMark, screen)
+		t.Errorf("R retry is not marked %s on a resumable run's stage:\n%s", keys.NotHereMark, screen)
 	}
 	for _, desc := range []string{"clear stale lock(s)", "step run forward"} {
 		if marked(desc) {
-			t.Errorf("%q is marked %s on the run's current stage:\n%s", desc, notHereMark, screen)
+			t.Errorf("%q is marked %s on the run's current stage:\n%s", desc, keys.NotHereMark, screen)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"runwatch/notify"
+	"runwatch/ui/keys"
 )
 
 // Notifier is what the dashboard needs of the notifier (package notify, run beside the program by cli): a
@@ -45,7 +46,7 @@ func (a *app) toggleMute() {
 	n.SetMuted(muted)
 	a.notify.status.Muted = muted
 	if muted {
-		a.note("notifications muted for this session (" + a.keys.First(ActMute) + " unmutes)")
+		a.note("notifications muted for this session (" + a.keys.First(keys.ActMute) + " unmutes)")
 	} else {
 		a.note("notifications on: " + strings.Join(a.notify.status.Channels, ", "))
 	}
@@ -59,15 +60,15 @@ func (a *app) notifySegment() string {
 	}
 	t := a.theme
 	if s.Muted {
-		text := "notify muted"
+		txt := "notify muted"
 		if s.Held > 0 {
-			text += fmt.Sprintf(" · %d held", s.Held)
+			txt += fmt.Sprintf(" · %d held", s.Held)
 		}
-		return t.Warn.Render(text)
+		return t.Warn.Render(txt)
 	}
-	text := "notify " + strings.Join(s.Channels, " ")
+	txt := "notify " + strings.Join(s.Channels, " ")
 	if s.Sent > 0 {
-		text += fmt.Sprintf(" · %d sent", s.Sent)
+		txt += fmt.Sprintf(" · %d sent", s.Sent)
 	}
-	return t.Dim.Render(text)
+	return t.Dim.Render(txt)
 }

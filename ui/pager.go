@@ -10,6 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/state/runlog"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // pagerMsg opens a pager overlay: a resume brief, a message read whole, a timeline entry (enter), how to
@@ -74,12 +77,12 @@ type pagerRow struct {
 	ind        int
 }
 
-func newPager(a *app, title, text string, copyable bool) *pager {
-	p := &pager{app: a, title: title, lines: SanitizeLines(trimNL(text)), text: text, copyable: copyable, wrap: true, hit: -1, forward: true}
+func newPager(a *app, title, txt string, copyable bool) *pager {
+	p := &pager{app: a, title: title, lines: text.SanitizeLines(trimNL(txt)), text: txt, copyable: copyable, wrap: true, hit: -1, forward: true}
 	p.split = make([]hanging, len(p.lines))
 	p.widths = make([]int, len(p.lines))
 	for i, l := range p.lines {
-		p.split[i].prefix, p.split[i].body = hangingPrefix(l)
+		p.split[i].prefix, p.split[i].body = text.HangingPrefix(l)
 		p.widths[i] = cellWidth(l)
 	}
 	return p
@@ -89,7 +92,7 @@ func newPager(a *app, title, text string, copyable bool) *pager {
 func cellWidth(s string) int {
 	w := 0
 	for i := 0; i < len(s); {
-		next, cw := nextCell(s, i)
+		next, cw := text.NextCell(s, i)
 		w += cw
 		i = next
 	}
@@ -106,7 +109,7 @@ func trimNL(s string) string {
 // SetSize lays the text out for a box of w×h cells.
 func (p *pager) SetSize(w, h int) {
 	p.outerW, p.outerH = w, h
-	p.w, p.h = max(1, w-borderCells), max(1, h-borderCells)
+	p.w, p.h = max(1, w-theme.BorderCells), max(1, h-theme.BorderCells)
 	p.layout(p.app.theme)
 }
 
@@ -120,17 +123,17 @@ func (p *pager) Update(msg tea.Msg) tea.Cmd {
 	}
 	if !p.typing {
 		switch p.app.keys.Of(km) {
-		case ActHelp, ActMessage:
+		case keys.ActHelp, keys.ActMessage:
 			p.done = true
 			return nil
 		}
 	}
-	cmd, closed, text := p.update(km, p.app.keys, p.app.theme)
+	cmd, closed, txt := p.update(km, p.app.keys, p.app.theme)
 	if closed {
 		p.done = true
 	}
-	if text != "" && p.copyable {
-		return copyText(p.app, text)
+	if txt != "" && p.copyable {
+		return copyText(p.app, txt)
 	}
 	return cmd
 }
@@ -144,20 +147,20 @@ func (p *pager) ShortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		}
 	}
-	out := k.bindings(ActDown, ActUp, ActPageDown, ActFilter)
+	out := k.BindingsOf(keys.ActDown, keys.ActUp, keys.ActPageDown, keys.ActFilter)
 	if p.re != nil {
-		out = append(out, k.bindings(ActNextMatch, ActPrevMatch)...)
+		out = append(out, k.BindingsOf(keys.ActNextMatch, keys.ActPrevMatch)...)
 	}
-	out = append(out, k.bindings(ActWrap)...)
+	out = append(out, k.BindingsOf(keys.ActWrap)...)
 	if p.copyable {
-		out = append(out, k.bindings(ActCopy)...)
+		out = append(out, k.BindingsOf(keys.ActCopy)...)
 	}
-	return append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(ActBack), "close")))
+	return append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActBack), "close")))
 }
 
 func (p *pager) FullHelp() [][]key.Binding {
 	k := p.app.keys
-	return [][]key.Binding{p.ShortHelp(), k.bindings(ActSearchBack, ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd, ActTop, ActBottom)}
+	return [][]key.Binding{p.ShortHelp(), k.BindingsOf(keys.ActSearchBack, keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd, keys.ActTop, keys.ActBottom)}
 }
 
 // lineInput is the footer's second line while the pager reads a search pattern.
@@ -166,12 +169,12 @@ func (p *pager) lineInput() string { return p.prompt() }
 // View draws the pager as a box with "↑/↓ N more" on its border; only the rows on screen are drawn.
 func (p *pager) View() string {
 	end := min(len(p.rows), p.top+p.h)
-	sc := scroll{above: p.top, below: max(0, len(p.rows)-end)}
+	sc := theme.Scroll{Above: p.top, Below: max(0, len(p.rows)-end)}
 	rows := make([]string, 0, end-p.top)
 	for _, r := range p.rows[p.top:end] {
 		rows = append(rows, p.drawRow(r, p.app.theme))
 	}
-	return box(p.app.theme, p.status(p.app.keys), rows, p.outerW, p.outerH, true, sc)
+	return theme.Box(p.app.theme, p.status(p.app.keys), rows, p.outerW, p.outerH, true, sc)
 }
 
 // highlightContext is how far around a row the search's matches are looked for, so a match that a wrap
@@ -179,11 +182,11 @@ func (p *pager) View() string {
 const highlightContext = 256
 
 // drawRow draws one row, with the matches of the search inside it highlighted.
-func (p *pager) drawRow(r pagerRow, t Theme) string {
-	text := p.lines[r.line]
+func (p *pager) drawRow(r pagerRow, t theme.Theme) string {
+	txt := p.lines[r.line]
 	lead := ""
 	if p.wrap {
-		text = p.split[r.line].body
+		txt = p.split[r.line].body
 		lead = strings.Repeat(" ", r.ind)
 		if r.first {
 			lead = p.split[r.line].prefix
@@ -191,44 +194,44 @@ func (p *pager) drawRow(r pagerRow, t Theme) string {
 	}
 	end := r.b
 	if !p.wrap {
-		end = min(len(text), cellOffset(text, r.a, p.w+1)) // one cell more tells whether the line goes on
+		end = min(len(txt), text.CellOffset(txt, r.a, p.w+1)) // one cell more tells whether the line goes on
 	}
-	l := newRichLine("", text[r.a:end], nil)
+	l := text.NewRichLine("", txt[r.a:end], nil)
 	if p.re != nil {
 		st := t.Match
 		if p.hit >= 0 && p.hit < len(p.hits) && p.hits[p.hit] == r.line {
 			// The line n/N moved to: of 8 matches alike, the current one could not be found.
 			st = t.MatchCurrent
 		}
-		lo, hi := max(0, r.a-highlightContext), min(len(text), end+highlightContext)
-		for _, m := range p.re.FindAllStringIndex(text[lo:hi], -1) {
+		lo, hi := max(0, r.a-highlightContext), min(len(txt), end+highlightContext)
+		for _, m := range p.re.FindAllStringIndex(txt[lo:hi], -1) {
 			if m[1] > m[0] {
-				l.style(lo+m[0]-r.a, lo+m[1]-r.a, st)
+				l.Style(lo+m[0]-r.a, lo+m[1]-r.a, st)
 			}
 		}
 	}
 	if p.wrap {
-		return lead + l.render(0, len(l.body))
+		return lead + l.Render(0, len(l.Body))
 	}
 	// Sideways, the list marker scrolls with the text: nothing stays fixed.
-	l.leftMore, l.rightMore = r.a > 0, end < len(text)
-	return l.window(0, p.w)
+	l.LeftMore, l.RightMore = r.a > 0, end < len(txt)
+	return l.Window(0, p.w)
 }
 
 // layout splits the lines into rows for the pane's width: every row of every line when wrapped (a range
 // per row, nothing drawn), one row per line at the horizontal offset otherwise.
-func (p *pager) layout(Theme) {
+func (p *pager) layout(theme.Theme) {
 	p.rows = p.rows[:0]
 	for i, line := range p.lines {
 		if p.wrap {
-			l := &richLine{prefix: p.split[i].prefix, body: p.split[i].body}
-			lay := l.rows(p.w)
-			for k, r := range lay.rows {
-				p.rows = append(p.rows, pagerRow{line: i, a: max(0, r.a), b: max(0, r.b), first: k == 0, ind: lay.ind})
+			l := &text.RichLine{Prefix: p.split[i].prefix, Body: p.split[i].body}
+			lay := l.Rows(p.w)
+			for k, r := range lay.Rows {
+				p.rows = append(p.rows, pagerRow{line: i, a: max(0, r.A), b: max(0, r.B), first: k == 0, ind: lay.Ind})
 			}
 			continue
 		}
-		p.rows = append(p.rows, pagerRow{line: i, a: cellOffset(line, 0, p.xoff), b: len(line)})
+		p.rows = append(p.rows, pagerRow{line: i, a: text.CellOffset(line, 0, p.xoff), b: len(line)})
 	}
 	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
 }
@@ -242,62 +245,62 @@ func (p *pager) widest() int {
 }
 
 // update handles a key; closed reports that the pager should go away.
-func (p *pager) update(msg tea.KeyPressMsg, keys KeyMap, t Theme) (cmd tea.Cmd, closed bool, copyText string) {
+func (p *pager) update(msg tea.KeyPressMsg, ks keys.KeyMap, t theme.Theme) (cmd tea.Cmd, closed bool, copyText string) {
 	if p.typing {
 		return p.updateInput(msg, t), false, ""
 	}
 	p.note = ""
-	act := keys.Of(msg)
+	act := ks.Of(msg)
 	switch act {
-	case ActBack, ActBrief, ActOpen:
+	case keys.ActBack, keys.ActBrief, keys.ActOpen:
 		return nil, true, ""
-	case ActQuit:
+	case keys.ActQuit:
 		return tea.Quit, false, ""
-	case ActDown:
+	case keys.ActDown:
 		p.top++
-	case ActUp:
+	case keys.ActUp:
 		p.top--
-	case ActPageDown:
+	case keys.ActPageDown:
 		p.top += max(1, p.h/2)
-	case ActPageUp:
+	case keys.ActPageUp:
 		p.top -= max(1, p.h/2)
-	case ActTop:
+	case keys.ActTop:
 		p.top = 0
-	case ActBottom:
+	case keys.ActBottom:
 		p.top = len(p.rows)
-	case ActWrap:
+	case keys.ActWrap:
 		p.wrap = !p.wrap
 		p.xoff = 0
 		line := p.lineAtTop()
 		p.layout(t)
 		p.showLine(line)
-	case ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd:
+	case keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd:
 		if p.wrap {
 			p.note = "wrap is on: w turns it off to scroll sideways"
 			return nil, false, ""
 		}
 		step := max(1, p.w/2)
 		switch act {
-		case ActScrollLeft:
+		case keys.ActScrollLeft:
 			p.xoff = max(0, p.xoff-step)
-		case ActScrollRight:
+		case keys.ActScrollRight:
 			p.xoff = min(p.xoff+step, max(0, p.widest()-p.w+1))
-		case ActLineStart:
+		case keys.ActLineStart:
 			p.xoff = 0
-		case ActLineEnd:
+		case keys.ActLineEnd:
 			p.xoff = max(0, p.widest()-p.w+1)
 		}
 		p.layout(t)
-	case ActFilter, ActSearchBack:
-		p.typing, p.inFwd, p.inRegex = true, act == ActFilter, p.regex
+	case keys.ActFilter, keys.ActSearchBack:
+		p.typing, p.inFwd, p.inRegex = true, act == keys.ActFilter, p.regex
 		p.input = textinput.New()
 		p.input.Prompt = ""
 		// Empty, as the filter's prompt; enter on it searches for the last pattern again (less, vim).
 		p.input.SetValue("")
 		return p.input.Focus(), false, ""
-	case ActNextMatch, ActPrevMatch:
-		p.next(p.forward == (act == ActNextMatch))
-	case ActCopy:
+	case keys.ActNextMatch, keys.ActPrevMatch:
+		p.next(p.forward == (act == keys.ActNextMatch))
+	case keys.ActCopy:
 		if !p.copyable {
 			p.note = "nothing to copy here"
 		}
@@ -307,7 +310,7 @@ func (p *pager) update(msg tea.KeyPressMsg, keys KeyMap, t Theme) (cmd tea.Cmd, 
 	return nil, false, ""
 }
 
-func (p *pager) updateInput(msg tea.KeyPressMsg, t Theme) tea.Cmd {
+func (p *pager) updateInput(msg tea.KeyPressMsg, t theme.Theme) tea.Cmd {
 	switch msg.String() {
 	case "esc":
 		p.typing = false
@@ -329,14 +332,14 @@ func (p *pager) updateInput(msg tea.KeyPressMsg, t Theme) tea.Cmd {
 	return cmd
 }
 
-func (p *pager) setSearch(pattern string, regex, forward bool, t Theme) {
+func (p *pager) setSearch(pattern string, regex, forward bool, t theme.Theme) {
 	if pattern == "" {
 		p.re, p.pattern, p.hits, p.hit = nil, "", nil, -1
 		return
 	}
 	re, err := runlog.CompilePattern(pattern, regex)
 	if err != nil {
-		p.note = Sanitize(err.Error())
+		p.note = text.Sanitize(err.Error())
 		return
 	}
 	p.re, p.pattern, p.regex, p.forward = re, pattern, regex, forward
@@ -413,10 +416,10 @@ func (p *pager) showLine(line int) {
 }
 
 // status is the pager's title line: what it shows, where in it, the search and its count.
-func (p *pager) status(keys KeyMap) string {
+func (p *pager) status(ks keys.KeyMap) string {
 	tags := []string{p.title}
 	if p.pattern != "" {
-		q := "/" + Sanitize(p.pattern)
+		q := "/" + text.Sanitize(p.pattern)
 		if p.regex {
 			q += " (regex)"
 		}
@@ -434,17 +437,17 @@ func (p *pager) status(keys KeyMap) string {
 		tags = append(tags, p.note)
 	}
 	// On a narrow screen the title gives way, so the search's count and the note stay in view.
-	full := Sanitize(strings.Join(tags, " · "))
-	iw := max(0, p.outerW-borderCells)
+	full := text.Sanitize(strings.Join(tags, " · "))
+	iw := max(0, p.outerW-theme.BorderCells)
 	room := iw - 3
-	if up := fmt.Sprintf(" ↑ %d more ", p.top); p.top > 0 && visibleWidth(up) <= iw/3 {
-		room -= visibleWidth(up)
+	if up := fmt.Sprintf(" ↑ %d more ", p.top); p.top > 0 && text.VisibleWidth(up) <= iw/3 {
+		room -= text.VisibleWidth(up)
 	}
-	if len(tags) == 1 || visibleWidth(full) <= room {
+	if len(tags) == 1 || text.VisibleWidth(full) <= room {
 		return full
 	}
-	rest := Sanitize(strings.Join(tags[1:], " · "))
-	return truncate(Sanitize(p.title), max(8, room-visibleWidth(rest)-3)) + " · " + rest
+	rest := text.Sanitize(strings.Join(tags[1:], " · "))
+	return text.Truncate(text.Sanitize(p.title), max(8, room-text.VisibleWidth(rest)-3)) + " · " + rest
 }
 
 // prompt is the search line while typing, "" otherwise.

@@ -9,6 +9,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/text"
 )
 
 // The mining run whose plan is on this machine (issue 27): Detail lists the stages in the plan's order and
@@ -28,7 +29,7 @@ func TestDetailSaysTheOrderCameFromThePlan(t *testing.T) {
 		// wrapped anywhere.
 		var detail []string
 		for _, r := range m.detail.rows(run, 70) {
-			detail = append(detail, stripped(r.text))
+			detail = append(detail, text.Stripped(r.text))
 		}
 		return strings.Join(strings.Fields(strings.Join(detail, " ")), " ")
 	}

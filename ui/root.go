@@ -21,6 +21,8 @@ import (
 	"runwatch/model"
 	"runwatch/notify"
 	"runwatch/state/action"
+	"runwatch/ui/keys"
+	"runwatch/ui/theme"
 )
 
 // Pane identifies one of the three panes.
@@ -39,8 +41,8 @@ func (p Pane) String() string {
 
 // Options configure the dashboard.
 type Options struct {
-	Theme    string // auto, dark, light, mono
-	Keys     KeyMap // from NewKeyMap; the zero value means defaults
+	Theme    string      // auto, dark, light, mono
+	Keys     keys.KeyMap // from NewKeyMap; the zero value means defaults
 	ReadOnly bool
 	// NoMouse leaves the mouse to the terminal (its own text selection without shift); otherwise the wheel
 	// scrolls the pane under the pointer and selecting text takes shift-drag.
@@ -73,7 +75,7 @@ type Options struct {
 	ResumeCommand map[string]string
 	// Copy puts text on the clipboard through something other than the terminal (tmux load-buffer); nil
 	// picks tmux when InTmux. Tests replace it.
-	Copy func(text string) error
+	Copy func(txt string) error
 	// Notifier mutes notifications for the session (the mute key); nil when there is none.
 	Notifier Notifier
 }
@@ -104,29 +106,29 @@ func New(opts Options) Model {
 	if opts.Now == nil {
 		opts.Now = opts.Clock.Now
 	}
-	keys := opts.Keys
-	if keys.byKey == nil {
-		keys = DefaultKeyMap(opts.ReadOnly)
+	ks := opts.Keys
+	if ks.IsZero() {
+		ks = keys.DefaultKeyMap(opts.ReadOnly)
 	}
-	if opts.ReadOnly && !keys.ReadOnly {
+	if opts.ReadOnly && !ks.ReadOnly {
 		// A keymap built for read-write must not leak mutating keys into a read-only session.
-		keys = buildKeyMap(keys.Bindings, true)
+		ks = keys.BuildKeyMap(ks.Bindings, true)
 	}
-	theme := opts.Theme
+	th := opts.Theme
 	dark := true
-	if (theme == "" || theme == "auto") && os.Getenv("NO_COLOR") != "" {
+	if (th == "" || th == "auto") && os.Getenv("NO_COLOR") != "" {
 		// NO_COLOR strips colour from every style; the mono theme's selection is reverse video, which
 		// survives, where the colour theme's would be left as mere bold.
-		theme = "mono"
+		th = "mono"
 	}
-	if theme == "" || theme == "auto" {
+	if th == "" || th == "auto" {
 		// COLORFGBG ("15;0": light text on a dark background) answers before the terminal does, and is the
 		// only answer where the terminal ignores the background query.
-		if d, ok := darkFromColorFGBG(os.Getenv("COLORFGBG")); ok {
+		if d, ok := theme.DarkFromColorFGBG(os.Getenv("COLORFGBG")); ok {
 			dark = d
 		}
 	}
-	a := &app{opts: opts, keys: keys, theme: NewTheme(theme, dark), runs: map[string]model.Run{}}
+	a := &app{opts: opts, keys: ks, theme: theme.NewTheme(th, dark), runs: map[string]model.Run{}}
 	if !opts.ReadOnly {
 		a.actor = opts.Actor
 	}
@@ -172,7 +174,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.layout()
 	case tea.BackgroundColorMsg:
 		if (a.opts.Theme == "" || a.opts.Theme == "auto") && a.theme.Name != "mono" {
-			a.theme = NewTheme("auto", msg.IsDark())
+			a.theme = theme.NewTheme("auto", msg.IsDark())
 		}
 	case tickMsg:
 		// Time alone changed something drawn: the frame that follows draws it (and sets the next alarm).
@@ -214,7 +216,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 			a.fail(msg.err)
-			if msg.req.Action == ActStep && msg.req.To == "" {
+			if msg.req.Action == keys.ActStep && msg.req.To == "" {
 				if opts := stepChoices(msg.req.Run); len(opts) > 0 {
 					m.push(newStepChoice(a, msg.req, msg.err.Error(), opts))
 				}
@@ -294,16 +296,16 @@ func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
 // there (the runs list moves its selection a row a notch, the others scroll three lines), without moving
 // the focus. It moves by the keymap's own up and down, so a pane scrolls exactly as its keys scroll it.
 func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
-	act := ActDown
+	act := keys.ActDown
 	switch ms.Button {
 	case tea.MouseWheelDown:
 	case tea.MouseWheelUp:
-		act = ActUp
+		act = keys.ActUp
 	default:
 		return nil
 	}
 	km := tea.KeyPressMsg{Code: tea.KeyDown}
-	if act == ActUp {
+	if act == keys.ActUp {
 		km = tea.KeyPressMsg{Code: tea.KeyUp}
 	}
 	if m.app.keys.Of(km) != act {
@@ -382,55 +384,55 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch act {
-	case ActQuit:
+	case keys.ActQuit:
 		return quitCmd()
-	case ActHelp:
+	case keys.ActHelp:
 		m.push(newHelpView(a, focused))
 		return nil
-	case ActMessage:
+	case keys.ActMessage:
 		if a.msgs.last.text == "" {
 			a.note("no message yet")
 			return nil
 		}
 		m.push(newPager(a, "Message", a.msgs.last.text, true))
 		return nil
-	case ActNextPane:
+	case keys.ActNextPane:
 		m.setFocus((a.focus + 1) % paneCount)
 		return nil
-	case ActPrevPane:
+	case keys.ActPrevPane:
 		m.setFocus((a.focus + paneCount - 1) % paneCount)
 		return nil
-	case ActNextMatch, ActPrevMatch, ActNextError, ActPrevError, ActSearchBack, ActOnlyMatch:
+	case keys.ActNextMatch, keys.ActPrevMatch, keys.ActNextError, keys.ActPrevError, keys.ActSearchBack, keys.ActOnlyMatch:
 		// The timeline's search keys work from any pane and take the focus there, so the match is seen.
 		m.setFocus(PaneTimeline)
 		return m.tl.Update(msg)
-	case ActUnlock, ActStep, ActTick, ActRetry, ActPause, ActUndo:
+	case keys.ActUnlock, keys.ActStep, keys.ActTick, keys.ActRetry, keys.ActPause, keys.ActUndo:
 		return requestAction(a, act, m.detail.selection())
-	case ActBrief:
+	case keys.ActBrief:
 		return showBrief(a)
-	case ActLaunch:
+	case keys.ActLaunch:
 		return requestLaunch(a)
-	case ActInstall:
+	case keys.ActInstall:
 		return requestInstall(a)
-	case ActCopy:
+	case keys.ActCopy:
 		return copyText(a, m.focusedText())
-	case ActMute:
+	case keys.ActMute:
 		a.toggleMute()
 		return nil
 	}
-	if act == ActBack && m.tl.cancelSearch() {
+	if act == keys.ActBack && m.tl.cancelSearch() {
 		return nil // esc stops a long search first; the cursor stays where it was
 	}
-	if act == ActFilter && a.focus == PaneDetail {
+	if act == keys.ActFilter && a.focus == PaneDetail {
 		// Detail has nothing to search: / filters the runs, from wherever the person is reading.
 		m.setFocus(PaneRuns)
 		return m.list.Update(msg)
 	}
-	if act == ActBack && a.focus != PaneRuns {
+	if act == keys.ActBack && a.focus != PaneRuns {
 		m.setFocus(PaneRuns)
 		return nil
 	}
-	if act == ActOpen && a.focus == PaneRuns {
+	if act == keys.ActOpen && a.focus == PaneRuns {
 		m.setFocus(PaneDetail)
 		return nil
 	}
@@ -514,7 +516,7 @@ func clamp(v, lo, hi int) int {
 
 // firstWords says what the action that must come first does.
 func firstWords(act string) string {
-	if act == ActUnlock {
+	if act == keys.ActUnlock {
 		return "clear the lock"
 	}
 	return act

@@ -12,6 +12,9 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // sortKey is how the runs list is ordered; `s` cycles through them.
@@ -73,7 +76,7 @@ func newRunsPane(a *app) *runsPane {
 func (p *runsPane) SetSize(w, h int) { p.w, p.h = w, h; p.input.SetWidth(max(10, w-16)); p.clamp() }
 
 // rowsH is how many runs fit under the header row.
-func (p *runsPane) rowsH() int { return max(1, p.h-borderCells-1) }
+func (p *runsPane) rowsH() int { return max(1, p.h-theme.BorderCells-1) }
 
 func (p *runsPane) Capturing() bool { return p.editing }
 
@@ -94,28 +97,28 @@ func (p *runsPane) ShortHelp() []key.Binding {
 	}
 	var out []key.Binding
 	run, _ := p.app.selectedRun()
-	if p.notHere()[ActOpen] {
-		return k.bindings(ActFilter, ActBack, ActHideDone, ActHelp, ActQuit)
+	if p.notHere()[keys.ActOpen] {
+		return k.BindingsOf(keys.ActFilter, keys.ActBack, keys.ActHideDone, keys.ActHelp, keys.ActQuit)
 	}
 	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
 		out = append(out, b)
 	}
-	return appendNew(out, k.bindings(ActOpen, ActFilter, ActSort, ActHideDone, ActBrief, ActNextPane, ActHelp, ActQuit)...)
+	return appendNew(out, k.BindingsOf(keys.ActOpen, keys.ActFilter, keys.ActSort, keys.ActHideDone, keys.ActBrief, keys.ActNextPane, keys.ActHelp, keys.ActQuit)...)
 }
 
 // notHere is the actions that cannot apply with no run listed: open, brief and every change have no run to
 // act on. The footer leaves them out and the help overlay marks them "(not here)".
 func (p *runsPane) notHere() map[string]bool {
 	if _, ok := p.app.selectedRun(); !ok || len(p.order) == 0 {
-		return set(ActOpen, ActCopy, ActBrief, ActTick, ActStep, ActUnlock, ActRetry, ActPause, ActUndo)
+		return set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
 	}
 	return nil
 }
 
 func (p *runsPane) FullHelp() [][]key.Binding {
 	k := p.app.keys
-	return [][]key.Binding{k.bindings(ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown, ActOpen),
-		k.bindings(ActFilter, ActBack, ActSort, ActHideDone)}
+	return [][]key.Binding{k.BindingsOf(keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown, keys.ActOpen),
+		k.BindingsOf(keys.ActFilter, keys.ActBack, keys.ActSort, keys.ActHideDone)}
 }
 
 func (p *runsPane) Update(msg tea.Msg) tea.Cmd {
@@ -127,36 +130,36 @@ func (p *runsPane) Update(msg tea.Msg) tea.Cmd {
 		return p.updateInput(km)
 	}
 	switch p.app.keys.Of(km) {
-	case ActFilter:
+	case keys.ActFilter:
 		// The filter starts empty each time: what you type is the whole query, as in less and k9s.
 		p.editing = true
 		p.input.SetValue("")
 		p.setFilter("")
 		return p.input.Focus()
-	case ActBack:
+	case keys.ActBack:
 		if p.filter != "" {
 			p.setFilter("")
 		} else {
 			p.app.msgs.clear()
 		}
-	case ActSort:
+	case keys.ActSort:
 		p.sortBy = (p.sortBy + 1) % sortCount
 		p.resort()
 		p.app.note("sorted by " + p.sortBy.String())
-	case ActHideDone:
+	case keys.ActHideDone:
 		p.hideDone = !p.hideDone
 		p.resort()
-	case ActUp:
+	case keys.ActUp:
 		p.moveTo(p.cursor - 1)
-	case ActDown:
+	case keys.ActDown:
 		p.moveTo(p.cursor + 1)
-	case ActTop:
+	case keys.ActTop:
 		p.moveTo(0)
-	case ActBottom:
+	case keys.ActBottom:
 		p.moveTo(len(p.order) - 1)
-	case ActPageUp:
+	case keys.ActPageUp:
 		p.moveTo(p.cursor - max(1, p.rowsH()/2))
-	case ActPageDown:
+	case keys.ActPageDown:
 		p.moveTo(p.cursor + max(1, p.rowsH()/2))
 	}
 	return nil
@@ -236,7 +239,7 @@ func (p *runsPane) resort() {
 		group       int
 		updated     time.Time
 	}
-	keys := make([]sortRow, 0, len(runs))
+	ks := make([]sortRow, 0, len(runs))
 	firstHost := ""
 	p.manyHosts = false
 	p.needYou = 0
@@ -254,11 +257,11 @@ func (p *runsPane) resort() {
 			continue
 		}
 		if matchesFilter(r, p.terms) {
-			keys = append(keys, sortRow{sp: sp, id: r.ID, key: r.Key(), group: sortGroup(r), updated: r.UpdatedAt})
+			ks = append(ks, sortRow{sp: sp, id: r.ID, key: r.Key(), group: sortGroup(r), updated: r.UpdatedAt})
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := &keys[i], &keys[j]
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := &ks[i], &ks[j]
 		switch p.sortBy {
 		case sortAttention:
 			if a.group != b.group {
@@ -276,7 +279,7 @@ func (p *runsPane) resort() {
 		}
 		return a.key < b.key
 	})
-	for _, k := range keys {
+	for _, k := range ks {
 		p.order = append(p.order, k.sp)
 	}
 	p.cursor = 0
@@ -316,48 +319,47 @@ func (p *runsPane) title() string {
 		title = fmt.Sprintf("Runs %d of %d", len(p.order), total)
 	}
 	if p.filter != "" {
-		title += " /" + Sanitize(p.filter)
+		title += " /" + text.Sanitize(p.filter)
 	}
 	return title
 }
 
 func (p *runsPane) View() string {
-	iw, ih := max(1, p.w-borderCells), max(1, p.h-borderCells)
+	iw, ih := max(1, p.w-theme.BorderCells), max(1, p.h-theme.BorderCells)
 	lines := p.renderTable(iw, ih)
-	sc := scroll{}
+	sc := theme.Scroll{}
 	if len(p.order) > 0 {
-		sc = scroll{above: p.top, below: max(0, len(p.order)-p.top-p.rowsH())}
+		sc = theme.Scroll{Above: p.top, Below: max(0, len(p.order)-p.top-p.rowsH())}
 	}
-	return box(p.app.theme, p.title(), lines, p.w, p.h, p.app.focus == PaneRuns, sc)
+	return theme.Box(p.app.theme, p.title(), lines, p.w, p.h, p.app.focus == PaneRuns, sc)
 }
 
 // attentionBinding is the key that settles an attention action, with the action's short word.
-func attentionBinding(k KeyMap, a model.Action) (key.Binding, bool) {
+func attentionBinding(k keys.KeyMap, a model.Action) (key.Binding, bool) {
 	act := attentionKeyAction(a)
 	if act == "" {
 		return key.Binding{}, false
 	}
-	b, ok := k.kb[act]
-	return b, ok
+	return k.Bound(act)
 }
 
 // attentionKeyAction maps model.Judge's action to the dashboard's keymap action.
 func attentionKeyAction(a model.Action) string {
 	switch a {
 	case model.ActionUnlock:
-		return ActUnlock
+		return keys.ActUnlock
 	case model.ActionStep:
-		return ActStep
+		return keys.ActStep
 	case model.ActionCheck:
-		return ActTick
+		return keys.ActTick
 	case model.ActionRetry:
-		return ActRetry
+		return keys.ActRetry
 	case model.ActionResume:
-		return ActLaunch
+		return keys.ActLaunch
 	case model.ActionBrief:
-		return ActBrief
+		return keys.ActBrief
 	case model.ActionInspect:
-		return ActOpen
+		return keys.ActOpen
 	}
 	return ""
 }

@@ -8,6 +8,9 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // The runs table. lipgloss/table is not used: its column sizing cannot do "the name takes the slack, every
@@ -69,8 +72,8 @@ type runCells struct {
 }
 
 func newRunCells(r model.Run) *runCells {
-	c := &runCells{name: Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt}
-	c.nameW = visibleWidth(c.name)
+	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt}
+	c.nameW = text.VisibleWidth(c.name)
 	set := func(id colID, long, short string) { c.text[id] = [2]string{long, short} }
 	if r.Archived {
 		set(colStatus, "archived", "archived")
@@ -92,7 +95,7 @@ func newRunCells(r model.Run) *runCells {
 	set(colKind, string(r.Kind), string(r.Kind))
 	c.att = r.Attention
 	if r.Attention.NeedsYou {
-		why := Sanitize(r.Attention.Reason)
+		why := text.Sanitize(r.Attention.Reason)
 		set(colWhy, why, why)
 	} else if _, ok := r.ETA(r.UpdatedAt); ok && r.Status == model.StatusRunning {
 		run := r
@@ -100,7 +103,7 @@ func newRunCells(r model.Run) *runCells {
 	}
 	for id := range colCount {
 		for f := range 2 {
-			c.width[id][f] = visibleWidth(c.text[id][f])
+			c.width[id][f] = text.VisibleWidth(c.text[id][f])
 		}
 	}
 	return c
@@ -123,7 +126,7 @@ func (c *runCells) refreshAgo(now time.Time) {
 	}
 	a := ago(now, c.updated)
 	c.text[colChanged] = [2]string{a, a}
-	w := visibleWidth(a)
+	w := text.VisibleWidth(a)
 	c.width[colChanged] = [2]int{w, w}
 }
 
@@ -137,7 +140,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 	why, short := "", ""
 	switch {
 	case c.att.NeedsYou:
-		why = Sanitize(c.att.ReasonAt(now))
+		why = text.Sanitize(c.att.ReasonAt(now))
 		short = why
 		if from := c.att.AgeFrom(); !from.IsZero() && !from.After(now) {
 			c.whyUntil = now.Add(model.HumanDurationGrows(now.Sub(from)))
@@ -157,7 +160,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 		return
 	}
 	c.text[colWhy] = [2]string{why, short}
-	c.width[colWhy] = [2]int{visibleWidth(why), visibleWidth(short)}
+	c.width[colWhy] = [2]int{text.VisibleWidth(why), text.VisibleWidth(short)}
 }
 
 // etaText words an ETA with what it rests on: "~25m left by 9 past runs".
@@ -169,13 +172,13 @@ func etaText(left time.Duration, runs int) string {
 	return "~" + model.HumanDuration(left) + " left by " + by
 }
 
-func (c *runCells) style(t Theme, id colID) lipgloss.Style {
+func (c *runCells) style(t theme.Theme, id colID) lipgloss.Style {
 	switch id {
 	case colStatus:
 		if c.archived {
 			return t.Dim
 		}
-		return t.statusStyle(c.status)
+		return t.StatusStyle(c.status)
 	case colHost:
 		if c.hostStale {
 			return t.Warn
@@ -183,7 +186,7 @@ func (c *runCells) style(t Theme, id colID) lipgloss.Style {
 	case colStage:
 		return lipgloss.NewStyle()
 	case colLock:
-		return t.verdictStyle(c.verdict)
+		return t.VerdictStyle(c.verdict)
 	case colWhy:
 		if c.whyCalm {
 			return t.Dim
@@ -233,8 +236,8 @@ func (p *runsPane) cellsOf(sp string, now time.Time) *runCells {
 
 // forget drops the cached rows of runs that changed or went; the root calls it for every run it replaces
 // or removes.
-func (p *runsPane) forget(keys ...string) {
-	for _, k := range keys {
+func (p *runsPane) forget(ks ...string) {
+	for _, k := range ks {
 		delete(p.cells, k)
 	}
 	p.gen++
@@ -275,7 +278,7 @@ func (p *runsPane) remeasure(now time.Time) {
 	ms := &p.measured
 	*ms = tableMeasure{gen: p.gen, at: now, valid: true, nameNeed: len("NAME")}
 	for id := range colCount {
-		w := visibleWidth(colTitle[id])
+		w := text.VisibleWidth(colTitle[id])
 		ms.width[id] = [2]int{w, w}
 	}
 	// Every run, not only the listed ones: the columns and the pane's width stay put while the filter or
@@ -293,7 +296,7 @@ func (p *runsPane) remeasure(now time.Time) {
 	}
 	// Only a cell that would widen the column (or one as wide as it, past its header) changes the layout:
 	// the other ages change their text, not the table.
-	w, header := ms.width[colChanged][formLong], visibleWidth(colTitle[colChanged])
+	w, header := ms.width[colChanged][formLong], text.VisibleWidth(colTitle[colChanged])
 	for _, sp := range p.order {
 		if u := p.cells[sp].widthChangesAt(now, w, header); !u.IsZero() && (ms.until.IsZero() || u.Before(ms.until)) {
 			ms.until = u
@@ -489,20 +492,20 @@ func (p *runsPane) renderTable(w, h int) []string {
 		case a.health.Loading > 0:
 			return []string{t.Dim.Render("reading " + runsCount(a.health.Loading) + "…")}
 		case p.filter != "":
-			return []string{t.Dim.Render(truncate("no run matches /"+Sanitize(p.filter), w)), t.Dim.Render("esc clears the filter")}
+			return []string{t.Dim.Render(text.Truncate("no run matches /"+text.Sanitize(p.filter), w)), t.Dim.Render("esc clears the filter")}
 		case p.hidden > 0:
-			return []string{t.Dim.Render(fmt.Sprintf("all %d runs are done; %s shows them", p.hidden, a.keys.First(ActHideDone)))}
+			return []string{t.Dim.Render(fmt.Sprintf("all %d runs are done; %s shows them", p.hidden, a.keys.First(keys.ActHideDone)))}
 		}
 		where := "the given paths"
 		if len(a.opts.Scanned) > 0 {
 			var qs []string
 			for _, s := range a.opts.Scanned {
-				qs = append(qs, Sanitize(s))
+				qs = append(qs, text.Sanitize(s))
 			}
 			where = strings.Join(qs, ", ")
 		}
 		out := []string{t.Dim.Render("no runs found in " + where)}
-		for _, l := range wrapText("(looked for .jonggrang/ projects and state.env run folders); runwatch demo shows the dashboard on simulated runs", w) {
+		for _, l := range text.WrapText("(looked for .jonggrang/ projects and state.env run folders); runwatch demo shows the dashboard on simulated runs", w) {
 			out = append(out, t.Dim.Render(l))
 		}
 		return out
@@ -512,18 +515,18 @@ func (p *runsPane) renderTable(w, h int) []string {
 	sep := strings.Repeat(" ", lay.sep)
 	align := func(c shownCol, s string) string {
 		if colRight[c.id] {
-			return strings.Repeat(" ", c.width-visibleWidth(s)) + s
+			return strings.Repeat(" ", c.width-text.VisibleWidth(s)) + s
 		}
-		return padRight(s, c.width)
+		return text.PadRight(s, c.width)
 	}
-	hdr := "  " + padRight("NAME", lay.nameW)
+	hdr := "  " + text.PadRight("NAME", lay.nameW)
 	for _, c := range lay.cols {
 		hdr += sep + align(c, colTitle[c.id])
 	}
 	if lay.whyW > 0 {
 		hdr += sep + colTitle[colWhy]
 	}
-	lines := []string{t.Dim.Render(truncate(hdr, w))}
+	lines := []string{t.Dim.Render(text.Truncate(hdr, w))}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
 		rc := p.cellsOf(p.order[i], now)
 		if !rc.updated.IsZero() && !rc.updated.After(now) {
@@ -533,11 +536,11 @@ func (p *runsPane) renderTable(w, h int) []string {
 		}
 		// One wake-up may serve this cell and the ages beside it: it may lag by less than its unit, as they do.
 		a.changesWithin(rc.whyUntil, rc.whySlack)
-		glyph, gst := rc.status.Glyph(), t.statusStyle(rc.status)
+		glyph, gst := rc.status.Glyph(), t.StatusStyle(rc.status)
 		if rc.archived {
 			glyph, gst = "⌂", t.Dim
 		}
-		name := padRight(CutMiddle(rc.name, lay.nameW), lay.nameW)
+		name := text.PadRight(text.CutMiddle(rc.name, lay.nameW), lay.nameW)
 		plainRow := glyph + " " + name
 		styled := gst.Render(glyph) + " " + name
 		for _, c := range lay.cols {
@@ -546,15 +549,15 @@ func (p *runsPane) renderTable(w, h int) []string {
 			styled += sep + rc.style(t, c.id).Render(s)
 		}
 		if lay.whyW > 0 {
-			why := cutEnd(rc.text[colWhy][formLong], lay.whyW)
+			why := text.CutEnd(rc.text[colWhy][formLong], lay.whyW)
 			plainRow += sep + why
 			styled += sep + rc.style(t, colWhy).Render(why)
 		}
 		line := styled
 		if i == p.cursor {
-			line = selectStyle(a, PaneRuns).Render(padRight(truncate(plainRow, w), w))
+			line = selectStyle(a, PaneRuns).Render(text.PadRight(text.Truncate(plainRow, w), w))
 		}
-		lines = append(lines, truncate(line, w))
+		lines = append(lines, text.Truncate(line, w))
 	}
 	return lines
 }
@@ -618,12 +621,12 @@ func lockBadge(r model.Run) (string, model.Verdict) {
 // form the name alone where the stage has one ("design-verification"; a number alone told no one which phase
 // it was), else the key ("M2").
 func stageCell(r model.Run, long bool) string {
-	key := Sanitize(r.CurrentStage)
+	key := text.Sanitize(r.CurrentStage)
 	if key == "" {
 		return "–"
 	}
 	if st := r.Stage(r.CurrentStage); st != nil && st.Name != "" && st.Name != st.Key {
-		name := cutEnd(Sanitize(st.Name), maxPhaseName)
+		name := text.CutEnd(text.Sanitize(st.Name), maxPhaseName)
 		if long {
 			return key + " " + name
 		}
@@ -635,29 +638,3 @@ func stageCell(r model.Run, long bool) string {
 // maxPhaseName bounds a phase name in the stage column: the real ones run to 19 cells (design-verification),
 // all shown whole; a longer, hostile one is cut.
 const maxPhaseName = 19
-
-// CutMiddle shortens s to w cells by removing its middle, keeping more of the end: run ids of one task
-// share their start and differ in their suffix (irm-id-full-backfill-20261201T0518Z).
-func CutMiddle(s string, w int) string {
-	r := []rune(s)
-	if len(r) <= w {
-		return s
-	}
-	if w <= 1 {
-		return string(r[:max(0, w)])
-	}
-	tail := (w - 1) * 2 / 3
-	head := w - 1 - tail
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
-}
-
-func cutEnd(s string, w int) string {
-	r := []rune(s)
-	if len(r) <= w {
-		return s
-	}
-	if w <= 1 {
-		return string(r[:max(0, w)])
-	}
-	return string(r[:w-1]) + "…"
-}

@@ -12,11 +12,12 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
+	"runwatch/ui/text"
 )
 
 // runsRow is the runs pane's line for the run id, in plain text ("" if not shown).
 func runsRow(m Model, id string) string {
-	for _, l := range strings.Split(stripped(m.list.View()), "\n") {
+	for _, l := range strings.Split(text.Stripped(m.list.View()), "\n") {
 		if strings.Contains(l, id) {
 			return l
 		}
@@ -117,7 +118,7 @@ func TestStageColumnShowsThePhaseName(t *testing.T) {
 	shownAt, droppedAt := 0, 0
 	for w := 30; w <= 200; w++ {
 		lines := p.renderTable(w, 100)
-		if !strings.Contains(stripped(lines[0]), "STAGE") {
+		if !strings.Contains(text.Stripped(lines[0]), "STAGE") {
 			droppedAt++
 			if lay := p.fit(w); lay.nameW >= nameMin+stageWidth(p)+lay.sep {
 				t.Errorf("w=%d: STAGE dropped although the name keeps %d cells with it", w, lay.nameW-stageWidth(p)-lay.sep)
@@ -131,7 +132,7 @@ func TestStageColumnShowsThePhaseName(t *testing.T) {
 			if st == nil || st.Name == "" || st.Name == st.Key {
 				continue
 			}
-			if row := stripped(lines[1+i]); !strings.Contains(row, st.Name) {
+			if row := text.Stripped(lines[1+i]); !strings.Contains(row, st.Name) {
 				t.Errorf("w=%d: the row of %s shows STAGE without the phase name %q:\n%s", w, r.ID, st.Name, row)
 			}
 		}
@@ -203,13 +204,13 @@ func TestDemoSphinxRunNeedsYou(t *testing.T) {
 // in how pale), so the light theme greys with a real foreground colour and never uses the faint attribute.
 func TestLightThemeHasNoFaint(t *testing.T) {
 	runs := loadFixtures(t)
-	for _, keys := range [][]string{nil, {"tab"}, {"tab", "tab"}, {"?"}, {"b"}} {
+	for _, ks := range [][]string{nil, {"tab"}, {"tab", "tab"}, {"?"}, {"b"}} {
 		m := newTestModel(t, 140, 40, runs, Options{Theme: "light", Now: fixtureClock(), OpenLog: OpenIndexedLog})
-		for _, k := range keys {
+		for _, k := range ks {
 			m = send(t, m, press(k))
 		}
 		if seq := faintSGR(render(t, m, colorprofile.TrueColor)); seq != "" {
-			t.Errorf("after %v the light theme draws faint text (%q)", keys, seq)
+			t.Errorf("after %v the light theme draws faint text (%q)", ks, seq)
 		}
 	}
 }
@@ -259,9 +260,9 @@ func TestFooterNamesEachKeyOnce(t *testing.T) {
 // filter, TestTableGrowsWithWidth).
 func TestEmptyColumnIsLeftOut(t *testing.T) {
 	m := newTestModel(t, 200, 40, sampleRuns(), Options{})
-	header := func(m Model) string { return strings.Split(stripped(m.list.View()), "\n")[1] }
+	header := func(m Model) string { return strings.Split(text.Stripped(m.list.View()), "\n")[1] }
 	if !strings.Contains(header(m), "LOCK") {
-		t.Fatalf("runs with locks but no LOCK column:\n%s", stripped(m.list.View()))
+		t.Fatalf("runs with locks but no LOCK column:\n%s", text.Stripped(m.list.View()))
 	}
 	m = send(t, m, press("/"))
 	for _, k := range "old-done" {
@@ -289,7 +290,7 @@ func TestWrappedStageErrorIsOneError(t *testing.T) {
 			Error: "blocked: run.log 2026-12-01T10:58:13Z: stage_blocked, failed metrics CB_M2_NO_LEGACY_TOKENS and CB_M2_OTHER"}}}
 	m := newTestModel(t, 70, 30, []model.Run{r}, Options{})
 	m = send(t, m, press("tab"))
-	d := stripped(m.detail.View())
+	d := text.Stripped(m.detail.View())
 	if n := strings.Count(d, "✗ "); n != 1 { // the error's; the stage of a blocked run reads ⊘ blocked
 		t.Errorf("the error reads as %d errors:\n%s", n, d)
 	}

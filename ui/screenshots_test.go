@@ -38,7 +38,7 @@ func TestScreenshots(t *testing.T) {
 	opts := func() Options {
 		return Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv}
 	}
-	keys := func(m Model, ks ...string) Model {
+	ks := func(m Model, ks ...string) Model {
 		for _, k := range ks {
 			m = send(t, m, press(k))
 		}
@@ -49,30 +49,30 @@ func TestScreenshots(t *testing.T) {
 	// closes it, so branching one model into several screenshots would read a closed index.
 	wide := func() Model { return newTestModel(t, 140, 40, runs, opts()) }
 	write("overview", wide())
-	write("detail-jonggrang", keys(wide(), "j", "enter", "j", "j"))
-	write("timeline-search", keys(wide(), "/", "m", "i", "n", "i", "n", "g", "enter", "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
-	write("brief", keys(wide(), "b"))
+	write("detail-jonggrang", ks(wide(), "j", "enter", "j", "j"))
+	write("timeline-search", ks(wide(), "/", "m", "i", "n", "i", "n", "g", "enter", "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
+	write("brief", ks(wide(), "b"))
 	// The orphaned docs fix: its phases as bars on one time scale, what is usual for the rest from the
 	// completed BUGFIX run; a tall window so Detail shows its Time section.
-	write("detail-timing", keys(newTestModel(t, 140, 64, runs, opts()), "/", "d", "o", "c", "s", "enter"))
+	write("detail-timing", ks(newTestModel(t, 140, 64, runs, opts()), "/", "d", "o", "c", "s", "enter"))
 	// The light theme, for a light terminal: make.sh paints this one on a white window.
 	light := opts()
 	light.Theme = "light"
 	write("overview-light", newTestModel(t, 140, 40, runs, light))
 
 	stacked := newTestModel(t, 90, 30, runs, opts())
-	write("stacked-90x30", keys(stacked, "tab"))
+	write("stacked-90x30", ks(stacked, "tab"))
 	narrow := newTestModel(t, 50, 20, runs, opts())
 	write("narrow-50x20", narrow)
 
 	// freeze paints a dark window, so the light theme would not show what a light terminal shows.
 	ro := newTestModel(t, 140, 40, runs, Options{Theme: "dark", ReadOnly: true, Now: demoNow, OpenLog: OpenIndexedLog})
-	write("read-only-help", keys(ro, "?"))
+	write("read-only-help", ks(ro, "?"))
 
 	// The confirmation shows the real plan of the real action: clearing the demo's dead-pid lock.
 	actor := NewActor(action.Options{User: "you", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")}, demoEnv)
 	cm := newTestModel(t, 140, 40, runs, Options{Theme: "dark", Actor: actor, Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv})
-	write("confirm-unlock", keys(cm, "/", "m", "i", "n", "i", "n", "g", "enter", "U"))
+	write("confirm-unlock", ks(cm, "/", "m", "i", "n", "i", "n", "g", "enter", "U"))
 
 	// Notifications on: the footer names the channels and counts what went out; the message line shows
 	// the one-time note about tmux passthrough.

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 	"strings"
 
 	"charm.land/bubbles/v2/viewport"
@@ -37,7 +40,7 @@ func (s *scrollView) setLines(lines []string) {
 	}
 	var out []string
 	for _, l := range lines {
-		out = append(out, wrapText(l, max(1, s.width))...)
+		out = append(out, text.WrapText(l, max(1, s.width))...)
 	}
 	s.vp.SetContentLines(out)
 }
@@ -45,17 +48,17 @@ func (s *scrollView) setLines(lines []string) {
 // key moves the view for one of the keymap's movement actions and reports whether it was one.
 func (s *scrollView) key(act string) bool {
 	switch act {
-	case ActUp:
+	case keys.ActUp:
 		s.vp.ScrollUp(1)
-	case ActDown:
+	case keys.ActDown:
 		s.vp.ScrollDown(1)
-	case ActPageUp:
+	case keys.ActPageUp:
 		s.vp.HalfPageUp()
-	case ActPageDown:
+	case keys.ActPageDown:
 		s.vp.HalfPageDown()
-	case ActTop:
+	case keys.ActTop:
 		s.vp.GotoTop()
-	case ActBottom:
+	case keys.ActBottom:
 		s.vp.GotoBottom()
 	default:
 		return false
@@ -71,9 +74,9 @@ func (s *scrollView) lines() []string {
 	return strings.Split(v, "\n")
 }
 
-func (s *scrollView) scroll() scroll {
+func (s *scrollView) scroll() theme.Scroll {
 	top := s.vp.YOffset()
-	return scroll{above: top, below: max(0, s.vp.TotalLineCount()-top-s.vp.Height())}
+	return theme.Scroll{Above: top, Below: max(0, s.vp.TotalLineCount()-top-s.vp.Height())}
 }
 
 func (s *scrollView) total() int { return s.vp.TotalLineCount() }

@@ -83,7 +83,7 @@ func BenchmarkKeyToFrameDuring1GiBSearch(b *testing.B) {
 		b.Fatal("the search never showed its progress")
 	}
 	measuring.Store(true)
-	keys := []tea.KeyPressMsg{press("k"), press("j")}
+	ks := []tea.KeyPressMsg{press("k"), press("j")}
 	var ds []time.Duration
 	i := 0
 	for b.Loop() {
@@ -92,7 +92,7 @@ func BenchmarkKeyToFrameDuring1GiBSearch(b *testing.B) {
 		seen := probe.found
 		probe.mu.Unlock()
 		t0 := time.Now()
-		p.Send(keys[i%2])
+		p.Send(ks[i%2])
 		select {
 		case <-seen:
 		case <-time.After(5 * time.Second):

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/text"
 )
 
 // indexOpener opens path with the real index whatever path the run names.
@@ -235,7 +236,7 @@ func TestHighlightIsTheMatchedText(t *testing.T) {
 	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(logLines), Theme: "dark"}))
 	m = typeSearch(t, m, "/", "stage=S1")
 	view := m.View().Content
-	match := func(s string) string { p := sgrOf(&m.app.theme.Match); return p.open + s + p.close }
+	match := func(s string) string { p := text.SgrOf(&m.app.theme.Match); return p.Open + s + p.Close }
 	if !strings.Contains(view, match("stage=S1")) {
 		t.Fatalf("the match is not highlighted:\n%q", view)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/model"
+	"runwatch/ui/text"
 )
 
 func typeText(t *testing.T, m Model, s string) Model {
@@ -62,15 +63,15 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 // TestCurrentMatchStandsOut (issue 24 point 6): in the brief, the match n moved to is drawn in reverse
 // video, the others underlined only, so the current one of many can be found (in colour and without).
 func TestCurrentMatchStandsOut(t *testing.T) {
-	for _, theme := range []string{"dark", "mono"} {
-		m := newTestModel(t, 140, 40, loadFixtures(t), Options{Theme: theme, Now: fixtureClock(), Env: fixtureEnv})
+	for _, th := range []string{"dark", "mono"} {
+		m := newTestModel(t, 140, 40, loadFixtures(t), Options{Theme: th, Now: fixtureClock(), Env: fixtureEnv})
 		m = send(t, m, press("b"))
 		m = typeText(t, send(t, m, press("/")), "phase")
 		m = send(t, m, press("enter"))
 		m = send(t, m, press("n"))
 		pg := m.pagerOverlay()
 		if pg.hit < 0 {
-			t.Fatalf("%s: n moved to no match", theme)
+			t.Fatalf("%s: n moved to no match", th)
 		}
 		cur, others := 0, 0
 		for _, l := range strings.Split(render(t, m, colorprofile.ANSI), "\n") {
@@ -83,7 +84,7 @@ func TestCurrentMatchStandsOut(t *testing.T) {
 			}
 		}
 		if cur == 0 || others == 0 {
-			t.Errorf("%s: %d matches drawn as current, %d as others", theme, cur, others)
+			t.Errorf("%s: %d matches drawn as current, %d as others", th, cur, others)
 		}
 	}
 }
@@ -107,12 +108,12 @@ func sgrWith(s, p string) []string {
 // row, never inside it, at every width from 50 to 120.
 func TestPagerNeverWrapsInsideAnID(t *testing.T) {
 	const id = "sphinx-traceability-migration-20261201T185600Z"
-	text := "To go on, run this in the run's folder: runwatch step --to M3 " + id + " and then watch it in the dashboard."
+	txt := "To go on, run this in the run's folder: runwatch step --to M3 " + id + " and then watch it in the dashboard."
 	for w := 50; w <= 120; w++ {
 		m := newTestModel(t, w, 30, sampleRuns(), Options{})
-		m.push(newPager(m.app, "Message", text, true))
+		m.push(newPager(m.app, "Message", txt, true))
 		m.layout()
-		if v := stripped(m.top().View()); !strings.Contains(v, id) {
+		if v := text.Stripped(m.top().View()); !strings.Contains(v, id) {
 			t.Errorf("%d columns: the id is cut in two:\n%s", w, v)
 		}
 	}
@@ -129,13 +130,13 @@ func TestTimelineCurrentMatchStandsOut(t *testing.T) {
 			lines = append(lines, fmt.Sprintf("  payload NEEDLE n%d", i))
 		}
 	}
-	for _, theme := range []string{"dark", "light", "mono"} {
-		m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{Theme: theme, OpenLog: memOpener(lines)}))
+	for _, th := range []string{"dark", "light", "mono"} {
+		m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{Theme: th, OpenLog: memOpener(lines)}))
 		m = typeSearch(t, m, "/", "NEEDLE")
 		m = send(t, m, press("n"))
 		cursorText := m.tl.window[m.tl.cursor-m.tl.windowFrom]
 		if !strings.Contains(cursorText, "NEEDLE") {
-			t.Fatalf("%s: n left the cursor on %q", theme, cursorText)
+			t.Fatalf("%s: n left the cursor on %q", th, cursorText)
 		}
 		var current []string // the screen rows holding a match drawn as current
 		others := 0
@@ -147,7 +148,7 @@ func TestTimelineCurrentMatchStandsOut(t *testing.T) {
 				}
 				switch ps := ";" + part[:i] + ";"; {
 				case !strings.Contains(ps, ";4;"):
-					t.Errorf("%s: a match drawn without underline: %q", theme, part)
+					t.Errorf("%s: a match drawn without underline: %q", th, part)
 				case strings.Contains(ps, ";7;"):
 					current = append(current, ansi.Strip(row))
 				default:
@@ -156,10 +157,10 @@ func TestTimelineCurrentMatchStandsOut(t *testing.T) {
 			}
 		}
 		if len(current) != 1 || others < 2 {
-			t.Fatalf("%s: %d matches drawn as current (%q), %d as others", theme, len(current), current, others)
+			t.Fatalf("%s: %d matches drawn as current (%q), %d as others", th, len(current), current, others)
 		}
 		if !strings.Contains(current[0]+" ", strings.TrimSpace(cursorText)+" ") {
-			t.Errorf("%s: the match drawn as current is on %q, not on the cursor line %q", theme, current[0], cursorText)
+			t.Errorf("%s: the match drawn as current is on %q, not on the cursor line %q", th, current[0], cursorText)
 		}
 	}
 }

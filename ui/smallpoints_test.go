@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 	"strings"
 	"testing"
 
@@ -66,7 +68,7 @@ func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
 			continue
 		}
 		marked++
-		if !strings.Contains(stripped(l), run.ID) {
+		if !strings.Contains(text.Stripped(l), run.ID) {
 			t.Errorf("a row other than the selected %s is underlined:\n%q", run.ID, l)
 		}
 	}
@@ -97,10 +99,10 @@ func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 		return newTestModel(t, 120, 40, demo, Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	}
 	m = fresh()
-	before := stripped(m.tl.View())
+	before := text.Stripped(m.tl.View())
 	m = wheel(m, yTimeline, tea.MouseWheelUp)
-	if stripped(m.tl.View()) == before || m.app.focus != PaneRuns {
-		t.Errorf("the wheel over the timeline: moved %v, focus %s", stripped(m.tl.View()) != before, m.app.focus)
+	if text.Stripped(m.tl.View()) == before || m.app.focus != PaneRuns {
+		t.Errorf("the wheel over the timeline: moved %v, focus %s", text.Stripped(m.tl.View()) != before, m.app.focus)
 	}
 	m = fresh()
 	sel := m.detail.selection()
@@ -127,16 +129,16 @@ func TestHelpOverlayCutsNothing(t *testing.T) {
 	for _, sz := range [][2]int{{120, 40}, {100, 30}, {200, 60}} {
 		m := newTestModel(t, sz[0], sz[1], sampleRuns(), Options{})
 		m = send(t, m, press("?"))
-		lines := m.top().(*helpView).content(max(1, m.width-borderCells), max(1, m.bodyHeight()-borderCells))
-		text := strings.Join(lines, "\n")
-		if strings.Contains(text, "…") {
-			t.Errorf("%dx%d: the help cuts a line:\n%s", sz[0], sz[1], text)
+		lines := m.top().(*helpView).content(max(1, m.width-theme.BorderCells), max(1, m.bodyHeight()-theme.BorderCells))
+		txt := strings.Join(lines, "\n")
+		if strings.Contains(txt, "…") {
+			t.Errorf("%dx%d: the help cuts a line:\n%s", sz[0], sz[1], txt)
 		}
 		squeeze := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-		flat := squeeze(text)
+		flat := squeeze(txt)
 		for _, want := range []string{"install runwatch on a host that lacks it (or has an older one)",
 			"open run / timeline: read the entry whole", "search timeline backward (tab in the prompt: regex)"} {
-			if !strings.Contains(flat, want) && !strings.Contains(strings.ReplaceAll(text, "\n", ""), want) {
+			if !strings.Contains(flat, want) && !strings.Contains(strings.ReplaceAll(txt, "\n", ""), want) {
 				// A wrapped sentence reads whole once the column beside it is taken away: check its words in order.
 				if !wordsInOrder(flat, want) {
 					t.Errorf("%dx%d: %q is not in the help", sz[0], sz[1], want)

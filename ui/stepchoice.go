@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // stepChoice is the dashboard's `step --to`: when a resumable run's files do not say which stage follows the
@@ -90,19 +92,19 @@ func (c *stepChoice) FullHelp() [][]key.Binding { return [][]key.Binding{c.Short
 func (c *stepChoice) View() string {
 	t := c.app.theme
 	inner := max(10, c.w-4)
-	cur := Sanitize(c.req.Run.CurrentStage)
-	lines := []string{t.Bold.Render(truncate("Which stage comes after "+cur+"?", inner)), ""}
+	cur := text.Sanitize(c.req.Run.CurrentStage)
+	lines := []string{t.Bold.Render(text.Truncate("Which stage comes after "+cur+"?", inner)), ""}
 	for i, o := range c.options {
-		lines = append(lines, truncate(fmt.Sprintf("%d  %s %s", i+1, cur+" →", Sanitize(o)), inner))
+		lines = append(lines, text.Truncate(fmt.Sprintf("%d  %s %s", i+1, cur+" →", text.Sanitize(o)), inner))
 	}
-	lines = append(lines, "", t.Dim.Render(truncate("a number names it (the change is shown first) · esc cancel", inner)), "")
+	lines = append(lines, "", t.Dim.Render(text.Truncate("a number names it (the change is shown first) · esc cancel", inner)), "")
 	// The choices come first: on a small screen the reason is what gets cut (the footer has it too).
 	room := max(0, c.h-2-len(lines))
-	for i, l := range wrapText(Sanitize(c.reason), inner) {
+	for i, l := range text.WrapText(text.Sanitize(c.reason), inner) {
 		if i == room {
 			break
 		}
 		lines = append(lines, t.Dim.Render(l))
 	}
-	return box(t, "Step: the files do not say", lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, scroll{})
+	return theme.Box(t, "Step: the files do not say", lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, theme.Scroll{})
 }

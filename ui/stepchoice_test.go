@@ -10,6 +10,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/text"
 )
 
 // The mining tool's run (formats.md C.1 fixture): its files do not say what follows verify. The dashboard
@@ -30,7 +31,7 @@ func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {
 	view := plain(m)
 	// Detail's text as one line: a phrase may be wrapped anywhere, depending on the pane's width.
 	var detail []string
-	for _, l := range strings.Split(stripped(m.detail.View()), "\n") {
+	for _, l := range strings.Split(text.Stripped(m.detail.View()), "\n") {
 		detail = append(detail, strings.Trim(l, "│╭╮╰╯─┃┏┓┗┛━ "))
 	}
 	flat := strings.Join(strings.Fields(strings.Join(detail, " ")), " ")

@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"runwatch/model"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // TestGoldenSizes renders the fixtures at the sizes people use, Runs focused and Detail focused. At every
@@ -48,7 +50,7 @@ func TestGoldenSizes(t *testing.T) {
 			// The runs table has its STAGE column, and the current phase's name is on every row of a run
 			// whose current stage has one (issue 11 point 16).
 			list := m0(t, sz, runs)
-			pane := stripped(list.list.View())
+			pane := text.Stripped(list.list.View())
 			if !strings.Contains(pane, "STAGE") {
 				t.Errorf("no STAGE column:\n%s", pane)
 			}
@@ -102,9 +104,9 @@ func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
 		lay := m.list.fit(w)
 		used := 2 + lay.nameW
 		for _, c := range lay.cols {
-			widest := visibleWidth(colTitle[c.id])
+			widest := text.VisibleWidth(colTitle[c.id])
 			for _, sp := range m.list.order {
-				widest = max(widest, visibleWidth(m.list.cellsOf(sp, fixtureNow).text[c.id][c.form]))
+				widest = max(widest, text.VisibleWidth(m.list.cellsOf(sp, fixtureNow).text[c.id][c.form]))
 			}
 			if c.width != widest {
 				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, colTitle[c.id], c.width, widest)
@@ -190,15 +192,15 @@ func TestNoColorShowsTheCursor(t *testing.T) {
 
 func TestColorFGBG(t *testing.T) {
 	for v, want := range map[string]bool{"15;0": true, "0;15": false, "0;default;7": false, "7;8": true} {
-		if dark, ok := darkFromColorFGBG(v); !ok || dark != want {
+		if dark, ok := theme.DarkFromColorFGBG(v); !ok || dark != want {
 			t.Errorf("COLORFGBG=%q: dark=%v ok=%v, want dark=%v", v, dark, ok, want)
 		}
 	}
-	if _, ok := darkFromColorFGBG("nonsense"); ok {
+	if _, ok := theme.DarkFromColorFGBG("nonsense"); ok {
 		t.Error("nonsense COLORFGBG was taken as an answer")
 	}
 	t.Setenv("COLORFGBG", "0;15")
-	if m := New(Options{Theme: "auto"}); m.app.theme.Title.GetForeground() == NewTheme("dark", true).Title.GetForeground() {
+	if m := New(Options{Theme: "auto"}); m.app.theme.Title.GetForeground() == theme.NewTheme("dark", true).Title.GetForeground() {
 		t.Error("a light COLORFGBG still gave the dark theme")
 	}
 }

@@ -117,11 +117,11 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 			check(m)
 			// Every action but U (unlock, which is TestHostileLockHolderInTypedConfirmation's), then every
 			// detail row with a tick tried on each; a confirmation that opens is declined.
-			keys := []string{"S", "R", "P", "Z"}
+			ks := []string{"S", "R", "P", "Z"}
 			for range 16 {
-				keys = append(keys, "j", "space")
+				ks = append(ks, "j", "space")
 			}
-			for _, k := range keys {
+			for _, k := range ks {
 				m = send(t, m, press(k))
 				check(m)
 				if m.confirmDialog() != nil {

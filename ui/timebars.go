@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/ui/text"
 )
 
 // timeBars draws the run's stages on one time scale, a row each: what each done stage took (█), what the
@@ -22,7 +23,7 @@ func (p *detailPane) timeBars(run model.Run, w int, now time.Time) []string {
 	var total time.Duration
 	keyW := 0
 	for _, st := range run.Stages {
-		s := seg{key: Sanitize(st.Key), cur: strings.EqualFold(st.Key, run.CurrentStage) && !st.Status.Done()}
+		s := seg{key: text.Sanitize(st.Key), cur: strings.EqualFold(st.Key, run.CurrentStage) && !st.Status.Done()}
 		u := st.Timing.Usual()
 		switch {
 		case st.Status == model.StageSkipped:
@@ -47,7 +48,7 @@ func (p *detailPane) timeBars(run model.Run, w int, now time.Time) []string {
 			}
 		}
 		total += s.done + s.ran + s.rest
-		keyW = max(keyW, visibleWidth(s.key))
+		keyW = max(keyW, text.VisibleWidth(s.key))
 		segs = append(segs, s)
 	}
 	if total <= 0 || !anyUsual(run) {
@@ -92,7 +93,7 @@ func (p *detailPane) timeBars(run model.Run, w int, now time.Time) []string {
 		if s.unknown && n == 0 {
 			n = 1
 		}
-		line := padRight(cutEnd(s.key, keyW), keyW) + " " + strings.Repeat(" ", min(off, barW)) + bar
+		line := text.PadRight(text.CutEnd(s.key, keyW), keyW) + " " + strings.Repeat(" ", min(off, barW)) + bar
 		if label != "" {
 			line += " " + t.Dim.Render(label)
 		}

@@ -16,6 +16,9 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/runlog"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
 )
 
 // LogSource is a line-addressed view of a log that never holds the whole file: the timeline asks only for
@@ -199,7 +202,7 @@ func (tl *timeline) rowCount(i int) int {
 	if i < 0 || i >= len(tl.window) {
 		return 1
 	}
-	return len(tl.richLine(Theme{}, time.Time{}, i, false).rows(tl.width).rows)
+	return len(tl.richLine(theme.Theme{}, time.Time{}, i, false).Rows(tl.width).Rows)
 }
 
 // readLong reads, for lines cut by the index's line cap, the part horizontal scroll shows past the cut.
@@ -225,7 +228,7 @@ func (tl *timeline) readLong() {
 		if tl.long == nil {
 			tl.long = map[int]longPart{}
 		}
-		tl.long[i] = longPart{text: Sanitize(trimPartialRunes(b)), left: true, right: off+int64(len(b)) < total}
+		tl.long[i] = longPart{text: text.Sanitize(trimPartialRunes(b)), left: true, right: off+int64(len(b)) < total}
 	}
 }
 
@@ -286,7 +289,7 @@ func (tl *timeline) opened(msg logOpenedMsg, h int) {
 	}
 	tl.opening = false
 	if msg.err != nil {
-		tl.err = Sanitize(msg.err.Error())
+		tl.err = text.Sanitize(msg.err.Error())
 		return
 	}
 	tl.src = msg.src
@@ -333,7 +336,7 @@ func (tl *timeline) appended(a LogAppend, h int) tea.Cmd {
 	}
 	truncated, err := tl.src.Refresh()
 	if err != nil {
-		tl.err = Sanitize(err.Error())
+		tl.err = text.Sanitize(err.Error())
 	}
 	switch {
 	case truncated || a.Truncated:
@@ -423,16 +426,16 @@ func newTimelinePane(a *app) *timelinePane {
 }
 
 func (p *timelinePane) SetSize(w, h int) {
-	changed := p.innerH() != max(1, h-borderCells) || p.width != max(1, w-borderCells)
+	changed := p.innerH() != max(1, h-theme.BorderCells) || p.width != max(1, w-theme.BorderCells)
 	p.w, p.h = w, h
-	p.width = max(1, w-borderCells)
+	p.width = max(1, w-theme.BorderCells)
 	p.input.SetWidth(max(10, w-20))
 	if changed {
 		p.reload(p.innerH())
 	}
 }
 
-func (p *timelinePane) innerH() int { return max(1, p.h-borderCells) }
+func (p *timelinePane) innerH() int { return max(1, p.h-theme.BorderCells) }
 
 func (p *timelinePane) Capturing() bool { return p.editing }
 
@@ -454,21 +457,21 @@ func (p *timelinePane) ShortHelp() []key.Binding {
 		}
 	}
 	if p.srch.running {
-		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(ActBack), "cancel search"))}
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActBack), "cancel search"))}
 	}
 	// In the timeline the filter key searches: the footer says so rather than "filter".
-	out := append(k.relabel(ActFilter, "search"), k.bindings(ActSearchBack)...)
+	out := append(k.Relabel(keys.ActFilter, "search"), k.BindingsOf(keys.ActSearchBack)...)
 	if p.srch.re != nil {
-		out = append(out, k.bindings(ActNextMatch, ActPrevMatch, ActOnlyMatch)...)
+		out = append(out, k.BindingsOf(keys.ActNextMatch, keys.ActPrevMatch, keys.ActOnlyMatch)...)
 	}
-	return append(out, k.bindings(ActOpen, ActWrap, ActNextError, ActFollow, ActCopy, ActHelp)...)
+	return append(out, k.BindingsOf(keys.ActOpen, keys.ActWrap, keys.ActNextError, keys.ActFollow, keys.ActCopy, keys.ActHelp)...)
 }
 
 func (p *timelinePane) FullHelp() [][]key.Binding {
 	k := p.app.keys
-	return [][]key.Binding{k.bindings(ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown, ActOpen),
-		k.bindings(ActFilter, ActSearchBack, ActNextMatch, ActPrevMatch, ActOnlyMatch, ActNextError, ActPrevError),
-		k.bindings(ActWrap, ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd, ActFollow, ActTimeFormat)}
+	return [][]key.Binding{k.BindingsOf(keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown, keys.ActOpen),
+		k.BindingsOf(keys.ActFilter, keys.ActSearchBack, keys.ActNextMatch, keys.ActPrevMatch, keys.ActOnlyMatch, keys.ActNextError, keys.ActPrevError),
+		k.BindingsOf(keys.ActWrap, keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd, keys.ActFollow, keys.ActTimeFormat)}
 }
 
 // Update handles the timeline's keys and the messages of its log: opened, indexed, searched, ticked.
@@ -499,7 +502,7 @@ func (p *timelinePane) Update(msg tea.Msg) tea.Cmd {
 
 func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 	h := p.innerH()
-	p.width = max(1, p.w-borderCells)
+	p.width = max(1, p.w-theme.BorderCells)
 	if p.editing {
 		switch msg.String() {
 		case "esc":
@@ -528,33 +531,33 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	p.marker = "" // what the last search said stays until the next key, as in less
 	switch act := p.app.keys.Of(msg); act {
-	case ActFilter, ActSearchBack:
+	case keys.ActFilter, keys.ActSearchBack:
 		p.editing = true
-		p.inForward, p.inRegex = act == ActFilter, p.srch.regex
+		p.inForward, p.inRegex = act == keys.ActFilter, p.srch.regex
 		p.input.Prompt = searchPrompt(p.inForward, p.inRegex)
 		// The prompt starts empty, as the filter's does: the last pattern kept there took what was typed
 		// as more of it (stage_start + lock_ → stage_startlock_, not found).
 		p.input.SetValue("")
 		return p.input.Focus()
-	case ActBack:
+	case keys.ActBack:
 		p.cancelSearch()
-	case ActOpen:
+	case keys.ActOpen:
 		return p.openEntry()
-	case ActOnlyMatch:
+	case keys.ActOnlyMatch:
 		return p.toggleFiltered(h)
-	case ActWrap:
+	case keys.ActWrap:
 		p.toggleWrap(h)
-	case ActScrollLeft, ActScrollRight, ActLineStart, ActLineEnd:
+	case keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd:
 		p.hscroll(act, h)
-	case ActTimeFormat:
+	case keys.ActTimeFormat:
 		p.absolute = !p.absolute
-	case ActFollow:
+	case keys.ActFollow:
 		p.toggleFollow(h)
-	case ActNextMatch, ActPrevMatch:
-		return p.findNext(act == ActNextMatch, h)
-	case ActNextError, ActPrevError:
-		return p.findError(act == ActNextError, h)
-	case ActUp, ActDown, ActTop, ActBottom, ActPageUp, ActPageDown:
+	case keys.ActNextMatch, keys.ActPrevMatch:
+		return p.findNext(act == keys.ActNextMatch, h)
+	case keys.ActNextError, keys.ActPrevError:
+		return p.findError(act == keys.ActNextError, h)
+	case keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown:
 		p.move(act, h)
 		p.updateRankIfPassed()
 	}
@@ -647,17 +650,17 @@ func (tl *timeline) move(act string, h int) {
 	n := tl.len()
 	page := max(1, h/2)
 	switch act {
-	case ActUp:
+	case keys.ActUp:
 		tl.cursor--
-	case ActDown:
+	case keys.ActDown:
 		tl.cursor++
-	case ActTop:
+	case keys.ActTop:
 		tl.cursor = 0
-	case ActBottom:
+	case keys.ActBottom:
 		tl.cursor = n - 1
-	case ActPageUp:
+	case keys.ActPageUp:
 		tl.cursor -= page
-	case ActPageDown:
+	case keys.ActPageDown:
 		tl.cursor += page
 	}
 	tl.cursor = clamp(tl.cursor, 0, max(0, n-1))
@@ -683,7 +686,7 @@ func (tl *timeline) setSearch(q string, regex, forward bool, h int) tea.Cmd {
 		return nil
 	}
 	if err := tl.srch.compile(q, regex); err != nil {
-		tl.marker = Sanitize(err.Error())
+		tl.marker = text.Sanitize(err.Error())
 		return nil
 	}
 	tl.srch.forward = forward
@@ -850,7 +853,7 @@ func (tl *timeline) found(msg searchDoneMsg, h int) {
 		case msg.err != nil && errors.Is(msg.err, context.Canceled):
 			tl.marker = "search cancelled"
 		case msg.err != nil && !errors.Is(msg.err, runlog.ErrNoMatch):
-			tl.marker = Sanitize(msg.err.Error())
+			tl.marker = text.Sanitize(msg.err.Error())
 		default:
 			tl.marker = notFound(msg.kind)
 		}
@@ -939,13 +942,13 @@ func (tl *timeline) hscroll(act string, h int) {
 	}
 	room := max(1, tl.width-tl.prefixWidth())
 	switch act {
-	case ActScrollLeft:
+	case keys.ActScrollLeft:
 		tl.xoff = max(0, tl.xoff-max(1, room/2))
-	case ActScrollRight:
+	case keys.ActScrollRight:
 		tl.xoff = min(tl.xoff+max(1, room/2), max(0, tl.widest()-room+1))
-	case ActLineStart:
+	case keys.ActLineStart:
 		tl.xoff = 0
-	case ActLineEnd:
+	case keys.ActLineEnd:
 		tl.xoff = max(0, tl.widest()-room+1)
 	}
 	tl.reload(h)
@@ -963,7 +966,7 @@ func (tl *timeline) widest() int {
 				continue
 			}
 		}
-		w = max(w, tl.richLine(Theme{}, time.Time{}, i, false).width())
+		w = max(w, tl.richLine(theme.Theme{}, time.Time{}, i, false).Width())
 	}
 	return w
 }
@@ -989,7 +992,7 @@ func (tl *timeline) cursorLine() (string, bool) {
 	if i < 0 || i >= len(tl.window) {
 		return "", false
 	}
-	return Sanitize(tl.window[i]), true
+	return text.Sanitize(tl.window[i]), true
 }
 
 // parseLine reads one log line the way runlog does; a line without a timestamp is a continuation line of
@@ -1005,10 +1008,10 @@ func parseLine(raw string) model.LogEntry {
 // richLine builds window line i for drawing: the time column and glyph as prefix, the message styled by
 // level with the event name bold, and the search's matches highlighted (the cursor line's as the current
 // one). selected draws it as the cursor.
-func (tl *timeline) richLine(t Theme, now time.Time, i int, selected bool) *richLine {
+func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool) *text.RichLine {
 	raw, e := tl.window[i], tl.windowEntries[i]
 	timeW := tl.timeWidth()
-	var l *richLine
+	var l *text.RichLine
 	if e.HasTime {
 		stamp := e.Time.UTC().Format("15:04:05")
 		if !tl.absolute {
@@ -1017,45 +1020,45 @@ func (tl *timeline) richLine(t Theme, now time.Time, i int, selected bool) *rich
 				stamp = stamp[:d+1] // 274d23h: past 99 days the hours give way, so the column keeps its width
 			}
 		}
-		prefix := t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.levelStyle(e.Level).Render(levelGlyph(e.Level)) + " "
-		text := Sanitize(e.Message)
+		prefix := t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.LevelStyle(e.Level).Render(theme.LevelGlyph(e.Level)) + " "
+		txt := text.Sanitize(e.Message)
 		if lp, ok := tl.long[i]; ok {
-			text = lp.text
+			txt = lp.text
 		}
 		var base *lipgloss.Style
 		if e.Level != model.LevelNone {
-			st := t.levelStyle(e.Level)
+			st := t.LevelStyle(e.Level)
 			base = &st
 		}
 		if selected {
-			prefix = t.Selected.Render(stripped(prefix))
+			prefix = t.Selected.Render(text.Stripped(prefix))
 		}
-		l = newRichLine(prefix, text, base)
-		if ev := Sanitize(e.Event); ev != "" && e.Level == model.LevelNone {
-			if k := strings.Index(text, ev); k >= 0 {
-				l.style(k, k+len(ev), t.Bold)
+		l = text.NewRichLine(prefix, txt, base)
+		if ev := text.Sanitize(e.Event); ev != "" && e.Level == model.LevelNone {
+			if k := strings.Index(txt, ev); k >= 0 {
+				l.Style(k, k+len(ev), t.Bold)
 			}
 		}
 	} else {
-		text := Sanitize(raw)
+		txt := text.Sanitize(raw)
 		if lp, ok := tl.long[i]; ok {
-			text = lp.text
+			txt = lp.text
 		}
 		prefix := strings.Repeat(" ", timeW+1) + t.Dim.Render("│ ")
 		if selected {
-			prefix = t.Selected.Render(stripped(prefix))
+			prefix = t.Selected.Render(text.Stripped(prefix))
 		}
 		dim := t.Dim
-		l = newRichLine(prefix, text, &dim)
+		l = text.NewRichLine(prefix, txt, &dim)
 	}
 	if selected {
 		sel := t.Selected
-		for k := range l.styles {
-			l.styles[k] = &sel
+		for k := range l.Styles {
+			l.Styles[k] = &sel
 		}
 	}
 	if lp, ok := tl.long[i]; ok {
-		l.leftMore, l.rightMore = lp.left, lp.right
+		l.LeftMore, l.RightMore = lp.left, lp.right
 	}
 	if tl.srch.re != nil {
 		st := t.Match
@@ -1064,29 +1067,29 @@ func (tl *timeline) richLine(t Theme, now time.Time, i int, selected bool) *rich
 			// pagers draw theirs, so it stands out from the other visible matches, focused or not.
 			st = t.MatchCurrent
 		}
-		l.highlight(tl.srch.re, st)
+		l.Highlight(tl.srch.re, st)
 	}
 	return l
 }
 
 func (p *timelinePane) View() string {
-	w, h := max(1, p.w-borderCells), p.innerH()
+	w, h := max(1, p.w-theme.BorderCells), p.innerH()
 	lines := p.renderLines(w, h)
-	sc := scroll{}
+	sc := theme.Scroll{}
 	if p.src != nil && len(p.window) > 0 {
-		sc = scroll{above: p.windowFrom, below: max(0, p.len()-p.windowFrom-len(p.window))}
+		sc = theme.Scroll{Above: p.windowFrom, Below: max(0, p.len()-p.windowFrom-len(p.window))}
 	}
 	kind := model.KindResumable
 	if run, ok := p.app.selectedRun(); ok {
 		kind = run.Kind
 	}
 	// The room box leaves the title: the border's corner and mark, a blank, and its "↑ N more".
-	iw := max(0, p.w-borderCells)
+	iw := max(0, p.w-theme.BorderCells)
 	room := iw - 3
-	if up := fmt.Sprintf(" ↑ %d more ", sc.above); sc.above > 0 && visibleWidth(up) <= iw/3 {
-		room -= visibleWidth(up)
+	if up := fmt.Sprintf(" ↑ %d more ", sc.Above); sc.Above > 0 && text.VisibleWidth(up) <= iw/3 {
+		room -= text.VisibleWidth(up)
 	}
-	return box(p.app.theme, p.titleFit(kind, room), lines, p.w, p.h, p.app.focus == PaneTimeline, sc)
+	return theme.Box(p.app.theme, p.titleFit(kind, room), lines, p.w, p.h, p.app.focus == PaneTimeline, sc)
 }
 
 func (p *timelinePane) renderLines(w, h int) []string {
@@ -1094,9 +1097,9 @@ func (p *timelinePane) renderLines(w, h int) []string {
 	tl := &p.timeline
 	switch {
 	case tl.src == nil && tl.opening:
-		return []string{t.Dim.Render("opening " + truncate(Sanitize(tl.path), w-8) + " …")}
+		return []string{t.Dim.Render("opening " + text.Truncate(text.Sanitize(tl.path), w-8) + " …")}
 	case tl.src == nil && tl.err != "":
-		return []string{t.Dim.Render(truncate(tl.err, w))}
+		return []string{t.Dim.Render(text.Truncate(tl.err, w))}
 	case tl.src == nil:
 		return []string{t.Dim.Render("no timeline")}
 	}
@@ -1128,23 +1131,23 @@ func (p *timelinePane) renderLines(w, h int) []string {
 		var rows []string
 		if tl.wrap {
 			// Only the rows that fit are drawn: a 50 KiB line on the bottom row costs one row.
-			lay := l.rows(w)
+			lay := l.Rows(w)
 			skip := 0
 			if i == 0 {
-				skip = min(tl.topSkip, len(lay.rows))
+				skip = min(tl.topSkip, len(lay.Rows))
 			}
-			for k := skip; k < len(lay.rows) && len(out)+len(rows) < h; k++ {
-				rows = append(rows, l.drawRow(lay, k))
+			for k := skip; k < len(lay.Rows) && len(out)+len(rows) < h; k++ {
+				rows = append(rows, l.DrawRow(lay, k))
 			}
 		} else {
-			rows = []string{l.window(tl.xoff, w)}
+			rows = []string{l.Window(tl.xoff, w)}
 		}
 		for _, r := range rows {
 			if len(out) >= h {
 				break
 			}
 			if selected {
-				if pad := w - visibleWidth(r); pad > 0 {
+				if pad := w - text.VisibleWidth(r); pad > 0 {
 					r += sel.Render(strings.Repeat(" ", pad))
 				}
 			}
@@ -1173,7 +1176,7 @@ func (tl timeline) titleFit(_ model.Kind, room int) string {
 		pos = fmt.Sprintf("%d/%d", min(tl.cursor+1, tl.len()), tl.len())
 	}
 	if tl.srch.pattern != "" {
-		pattern = "/" + Sanitize(tl.srch.pattern)
+		pattern = "/" + text.Sanitize(tl.srch.pattern)
 		if tl.srch.regex {
 			pattern += " (regex)"
 		}
@@ -1194,8 +1197,8 @@ func (tl timeline) titleFit(_ model.Kind, room int) string {
 		return out
 	}
 	short := pattern
-	if visibleWidth(short) > 10 {
-		short = truncate(short, 10)
+	if text.VisibleWidth(short) > 10 {
+		short = text.Truncate(short, 10)
 	}
 	for _, t := range []string{
 		join(follow, pattern, count, pos, view),
@@ -1205,7 +1208,7 @@ func (tl timeline) titleFit(_ model.Kind, room int) string {
 		join(short, count),
 		join(count),
 	} {
-		if visibleWidth(t) <= room {
+		if text.VisibleWidth(t) <= room {
 			return t
 		}
 	}

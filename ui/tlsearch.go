@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/state/runlog"
+	"runwatch/ui/text"
 )
 
 // progressAfter is how long a search runs before its spinner and progress show: shorter ones would only
@@ -142,7 +143,7 @@ func (tl *timeline) countDone(msg countDoneMsg) {
 	}
 	s.counting, s.countStop = false, nil
 	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-		s.countErr = Sanitize(msg.err.Error())
+		s.countErr = text.Sanitize(msg.err.Error())
 	}
 	tl.updateRank()
 }
@@ -214,10 +215,10 @@ func (tl *timeline) progressTag(now time.Time) string {
 	spin := spinFrames[s.frame%len(spinFrames)]
 	if s.prog.Indexing() {
 		done, total := s.prog.Bytes()
-		return fmt.Sprintf("%s counting lines first %s of %s · esc cancels", spin, humanBytes(done), humanBytes(total))
+		return fmt.Sprintf("%s counting lines first %s of %s · esc cancels", spin, text.HumanBytes(done), text.HumanBytes(total))
 	}
 	done, total := s.prog.Bytes()
-	return fmt.Sprintf("%s searching %s of %s · esc cancels", spin, humanBytes(done), humanBytes(total))
+	return fmt.Sprintf("%s searching %s of %s · esc cancels", spin, text.HumanBytes(done), text.HumanBytes(total))
 }
 
 // countTag is `match 3/17`, `match 3/≥17…` while counting, `17 matches` off a match.
@@ -273,18 +274,6 @@ func (tl *timeline) cursorMatches() bool {
 		return rank > before
 	}
 	return false
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // memCounter is the count over a timeline held in memory.
@@ -362,7 +351,7 @@ func (tl *timeline) startFilter() tea.Cmd {
 	case *memSource:
 		s.filter = runlog.FilterLines(src.lines, s.re) // in memory: filtered at once
 		if err := s.filter.Err(); err != nil {
-			tl.marker = Sanitize(err.Error())
+			tl.marker = text.Sanitize(err.Error())
 		}
 		return nil
 	default:
@@ -405,7 +394,7 @@ func (tl *timeline) filterDone(msg filterDoneMsg, h int) {
 	}
 	s.filtering, s.filterStop = false, nil
 	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-		s.filterErr = Sanitize(msg.err.Error())
+		s.filterErr = text.Sanitize(msg.err.Error())
 		tl.marker = s.filterErr
 	}
 	if tl.filtered {

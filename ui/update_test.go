@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
 )
 
 // logLines is a resumable run.log with continuation lines, a blocked stage and a failure.
@@ -300,7 +302,7 @@ func TestDetailKeysAndTick(t *testing.T) {
 	if m.confirmDialog() == nil {
 		t.Fatalf("space did not open a confirmation; err %q", m.app.msgs.errText())
 	}
-	if got := actor.last; got.Action != ActTick || got.Item != "CB_S2_VERIFY_GREEN" || got.Check {
+	if got := actor.last; got.Action != keys.ActTick || got.Item != "CB_S2_VERIFY_GREEN" || got.Check {
 		t.Fatalf("tick request %+v, want untick of CB_S2_VERIFY_GREEN", got)
 	}
 	if !strings.Contains(plain(m), "+CB_S2_VERIFY_GREEN=0") {
@@ -331,7 +333,7 @@ func TestDetailKeysAndTick(t *testing.T) {
 func TestMutatingKeysAskFirst(t *testing.T) {
 	for _, k := range []struct {
 		key, action string
-	}{{"U", ActUnlock}, {"S", ActStep}, {"R", ActRetry}, {"P", ActPause}, {"Z", ActUndo}} {
+	}{{"U", keys.ActUnlock}, {"S", keys.ActStep}, {"R", keys.ActRetry}, {"P", keys.ActPause}, {"Z", keys.ActUndo}} {
 		t.Run(k.key, func(t *testing.T) {
 			actor := &recordingActor{}
 			m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
@@ -563,11 +565,11 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 	run.Jonggrang.Agents = []model.Agent{{ID: "developer-auth-001", Role: "developer", Status: "running", StartedAt: at(10 * time.Minute)}}
 	run.Jonggrang.Tasks = []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}}
 	m := newTestModel(t, 140, 40, []model.Run{run}, Options{})
-	var text []string
+	var txt []string
 	for _, r := range m.detail.rows(run, 80) {
-		text = append(text, stripped(r.text))
+		txt = append(txt, text.Stripped(r.text))
 	}
-	all := strings.Join(text, "\n")
+	all := strings.Join(txt, "\n")
 	for _, want := range []string{"▶ developer-auth-001 developer running 10m", "✓ task-001 Login form completed"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("detail lacks %q:\n%s", want, all)

@@ -1,4 +1,6 @@
-package ui
+// Package keys is the dashboard's keymap: the actions, their default keys, config overrides and the help
+// lines every hint and `?` are drawn from. It knows no component: each asks it which action a key is.
+package keys
 
 import (
 	"fmt"
@@ -192,11 +194,11 @@ func NewKeyMapAt(overrides map[string][]string, lines map[string]int, readOnly b
 	if len(errs) > 0 {
 		return KeyMap{}, fmt.Errorf("keys: %s", strings.Join(errs, "; "))
 	}
-	return buildKeyMap(bs, readOnly), nil
+	return BuildKeyMap(bs, readOnly), nil
 }
 
 // buildKeyMap indexes bindings, leaving out mutating ones in read-only mode so no key can reach them.
-func buildKeyMap(bs []Binding, readOnly bool) KeyMap {
+func BuildKeyMap(bs []Binding, readOnly bool) KeyMap {
 	km := KeyMap{byKey: map[string]string{}, kb: map[string]key.Binding{}, refused: map[string]string{}, ReadOnly: readOnly}
 	for _, b := range bs {
 		if b.Mutating && readOnly {
@@ -266,8 +268,17 @@ func (k KeyMap) Binding(action string) key.Binding {
 	return key.NewBinding(key.WithDisabled())
 }
 
-// Bindings returns the bubbles bindings of actions, skipping unbound ones.
-func (k KeyMap) bindings(actions ...string) []key.Binding {
+// Bound is an action's binding and whether the action is bound at all.
+func (k KeyMap) Bound(action string) (key.Binding, bool) {
+	b, ok := k.kb[action]
+	return b, ok
+}
+
+// IsZero says the keymap was never built (Options' zero value), so the defaults apply.
+func (k KeyMap) IsZero() bool { return k.byKey == nil }
+
+// BindingsOf returns the bubbles bindings of actions, skipping unbound ones.
+func (k KeyMap) BindingsOf(actions ...string) []key.Binding {
 	out := make([]key.Binding, 0, len(actions))
 	for _, a := range actions {
 		if b, ok := k.kb[a]; ok {
@@ -279,16 +290,16 @@ func (k KeyMap) bindings(actions ...string) []key.Binding {
 
 // relabel is an action's binding with another description, for a pane where its key does something more
 // particular than the keymap's wording ("/" searches the timeline).
-func (k KeyMap) relabel(action, desc string) []key.Binding {
+func (k KeyMap) Relabel(action, desc string) []key.Binding {
 	var out []key.Binding
-	for _, b := range k.bindings(action) {
+	for _, b := range k.BindingsOf(action) {
 		out = append(out, key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc)))
 	}
 	return out
 }
 
 // without is bs less the bindings of the actions in no.
-func (k KeyMap) without(bs []key.Binding, no map[string]bool) []key.Binding {
+func (k KeyMap) Without(bs []key.Binding, no map[string]bool) []key.Binding {
 	out := bs[:0:0]
 	for _, b := range bs {
 		skip := false
@@ -326,7 +337,7 @@ func (k KeyMap) First(action string) string {
 
 // notHereMark follows, in the help overlay, a key that cannot apply to the item focused when it opened:
 // help still lists every key, and a word (not only a colour) says which do not work here.
-const notHereMark = "(not here)"
+const NotHereMark = "(not here)"
 
 // HelpLines renders the help screen from the bindings, grouped; the actions in notHere (the focused
 // component's, see notHere on the panes) are marked as not applying to the focused item.
@@ -345,7 +356,7 @@ func (k KeyMap) HelpLines(notHere map[string]bool) []string {
 			if b.Group == g.id {
 				row := fmt.Sprintf("  %-*s  %s", width, strings.Join(b.Keys, "/"), b.Help)
 				if notHere[b.Action] {
-					row += "  " + notHereMark
+					row += "  " + NotHereMark
 				}
 				rows = append(rows, row)
 			}
@@ -361,7 +372,7 @@ func (k KeyMap) HelpLines(notHere map[string]bool) []string {
 	}
 	for _, b := range k.Bindings {
 		if notHere[b.Action] {
-			out = append(out, "", notHereMark+": the key does not apply to the item focused when help opened.")
+			out = append(out, "", NotHereMark+": the key does not apply to the item focused when help opened.")
 			break
 		}
 	}
@@ -384,3 +395,7 @@ func (k KeyMap) MarkdownTable() string {
 	}
 	return b.String()
 }
+
+// confirmKeys are the keys the dialog answers itself (Update): apply, cancel, scroll. NewKeyMap refuses them
+// for a mutating action, whose key pressed twice would otherwise open the dialog and confirm it.
+var confirmKeys = []string{"y", "Y", "n", "N", "q", "enter", "esc", "ctrl+c", "j", "k", "up", "down", "pgup", "pgdown"}

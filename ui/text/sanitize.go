@@ -1,4 +1,9 @@
-package ui
+// Package text holds what every part of the dashboard does to a string before it reaches the terminal:
+// sanitising untrusted text (sanitize.go), measuring, cutting and wrapping it (width.go), and drawing long
+// lines with styles that survive wrapping and windowing (longtext.go). It knows no component.
+//
+// sanitize.go: the one quoting helper between run files and the terminal.
+package text
 
 import (
 	"fmt"
@@ -67,7 +72,7 @@ func Sanitize(s string) string {
 				continue
 			}
 			emit(fmt.Sprintf("<U+%04X>", r))
-		case isBidiControl(r):
+		case IsBidiControl(r):
 			emit(fmt.Sprintf("<U+%04X>", r))
 		case isWidthJoiner(r):
 			// Dropped: terminals disagree on what these do to width. The grapheme-aware measure lipgloss
@@ -107,7 +112,7 @@ func isWidthJoiner(r rune) bool {
 	return r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || (r >= 0x1f3fb && r <= 0x1f3ff)
 }
 
-func isBidiControl(r rune) bool {
+func IsBidiControl(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }
 

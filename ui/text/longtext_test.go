@@ -1,4 +1,6 @@
-package ui
+// Tests of the long-line drawing: wrap points, hanging indents, windows.
+
+package text
 
 import (
 	"regexp"
@@ -12,7 +14,7 @@ import (
 func TestWrapKeepsContinuationIndentation(t *testing.T) {
 	body := "  artifact=/cfg/reports/irm/artifacts/s1/out-12.json sha256=" + strings.Repeat("ab", 40) + " size_bytes=1234"
 	prefix := "      │ "
-	l := newRichLine(prefix, body, nil)
+	l := NewRichLine(prefix, body, nil)
 	const w = 40
 	rows := l.wrap(w)
 	if len(rows) < 4 {
@@ -50,18 +52,18 @@ func TestWrapKeepsContinuationIndentation(t *testing.T) {
 }
 
 func TestWrapNarrowAndEmpty(t *testing.T) {
-	if rows := newRichLine("pre ", "", nil).wrap(20); len(rows) != 1 || rows[0] != "pre " {
+	if rows := NewRichLine("pre ", "", nil).wrap(20); len(rows) != 1 || rows[0] != "pre " {
 		t.Fatalf("empty body: %q", rows)
 	}
 	// A deep indentation in a narrow pane is capped so every row still carries text.
-	rows := newRichLine("", strings.Repeat(" ", 30)+strings.Repeat("x", 50), nil).wrap(20)
+	rows := NewRichLine("", strings.Repeat(" ", 30)+strings.Repeat("x", 50), nil).wrap(20)
 	for i, r := range rows[1:] {
 		if strings.TrimSpace(r) == "" || ansi.StringWidth(r) > 20 {
 			t.Fatalf("row %d %q", i+1, r)
 		}
 	}
 	// Wide runes are never split and rows stay within the width.
-	rows = newRichLine("", strings.Repeat("界", 25), nil).wrap(9)
+	rows = NewRichLine("", strings.Repeat("界", 25), nil).wrap(9)
 	for _, r := range rows {
 		if ansi.StringWidth(r) > 9 || !strings.Contains(r, "界") {
 			t.Fatalf("wide row %q", r)
@@ -71,29 +73,29 @@ func TestWrapNarrowAndEmpty(t *testing.T) {
 
 func TestWindowScrollsWithIndicators(t *testing.T) {
 	body := "0123456789abcdefghijklmnopqrstuvwxyz"
-	l := newRichLine("T ", body, nil)
-	if got := l.window(0, 12); got != "T 012345678›" {
+	l := NewRichLine("T ", body, nil)
+	if got := l.Window(0, 12); got != "T 012345678›" {
 		t.Errorf("start: %q", got)
 	}
-	if got := l.window(10, 12); got != "T ‹bcdefghi›" {
+	if got := l.Window(10, 12); got != "T ‹bcdefghi›" {
 		t.Errorf("middle: %q", got)
 	}
-	end := l.width() - 10
-	if got := l.window(end, 12); got != "T ‹rstuvwxyz" {
+	end := l.Width() - 10
+	if got := l.Window(end, 12); got != "T ‹rstuvwxyz" {
 		t.Errorf("end: %q", got)
 	}
-	if got := newRichLine("T ", "short", nil).window(0, 12); got != "T short" {
+	if got := NewRichLine("T ", "short", nil).Window(0, 12); got != "T short" {
 		t.Errorf("short: %q", got)
 	}
 }
 
 func TestHighlightStylesOnlyTheMatchedText(t *testing.T) {
 	hit := lipgloss.NewStyle().Reverse(true)
-	l := newRichLine("", "before NEEDLE after needle end", nil)
-	if n := l.highlight(regexp.MustCompile("(?i)needle"), hit); n != 2 {
+	l := NewRichLine("", "before NEEDLE after needle end", nil)
+	if n := l.Highlight(regexp.MustCompile("(?i)needle"), hit); n != 2 {
 		t.Fatalf("%d matches", n)
 	}
-	got := l.render(0, len(l.body))
+	got := l.Render(0, len(l.Body))
 	want := "before " + hit.Render("NEEDLE") + " after " + hit.Render("needle") + " end"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
@@ -117,7 +119,7 @@ func TestHangingPrefix(t *testing.T) {
 		{"   plain indented", "   ", "plain indented"},
 		{"2026 is a year", "", "2026 is a year"},
 	} {
-		p, b := hangingPrefix(c[0])
+		p, b := HangingPrefix(c[0])
 		if p != c[1] || b != c[2] {
 			t.Errorf("%q: %q %q", c[0], p, b)
 		}

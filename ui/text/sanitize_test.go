@@ -1,4 +1,6 @@
-package ui
+// Tests of Sanitize: escapes, controls and bidi marks never reach the terminal.
+
+package text
 
 import (
 	"strings"
@@ -66,7 +68,7 @@ func FuzzSanitize(f *testing.F) {
 			t.Fatalf("invalid UTF-8 out of %q: %q", in, out)
 		}
 		for _, r := range out {
-			if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isBidiControl(r) {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || IsBidiControl(r) {
 				t.Fatalf("control %U survived in %q (from %q)", r, out, in)
 			}
 		}

@@ -1,4 +1,8 @@
-package ui
+// Package theme holds the dashboard's styles (dark, light, mono) and the bordered box every pane and
+// overlay is drawn in. It depends only on model (the statuses it colours) and ui/text.
+//
+// theme.go: the styles, one Theme per palette.
+package theme
 
 import (
 	"image/color"
@@ -80,7 +84,7 @@ func monoTheme() Theme {
 	}
 }
 
-func (t Theme) statusStyle(s model.RunStatus) lipgloss.Style {
+func (t Theme) StatusStyle(s model.RunStatus) lipgloss.Style {
 	switch s {
 	case model.StatusRunning:
 		return t.Running
@@ -94,7 +98,7 @@ func (t Theme) statusStyle(s model.RunStatus) lipgloss.Style {
 	return t.Dim
 }
 
-func (t Theme) stageStyle(s model.StageStatus) lipgloss.Style {
+func (t Theme) StageStyle(s model.StageStatus) lipgloss.Style {
 	switch s {
 	case model.StageCompleted:
 		return t.Good
@@ -106,7 +110,7 @@ func (t Theme) stageStyle(s model.StageStatus) lipgloss.Style {
 	return t.Dim
 }
 
-func (t Theme) verdictStyle(v model.Verdict) lipgloss.Style {
+func (t Theme) VerdictStyle(v model.Verdict) lipgloss.Style {
 	switch v {
 	case model.VerdictLive:
 		return t.Running
@@ -116,7 +120,7 @@ func (t Theme) verdictStyle(v model.Verdict) lipgloss.Style {
 	return t.Bad
 }
 
-func (t Theme) levelStyle(l model.Level) lipgloss.Style {
+func (t Theme) LevelStyle(l model.Level) lipgloss.Style {
 	switch l {
 	case model.LevelError:
 		return t.Bad
@@ -128,7 +132,7 @@ func (t Theme) levelStyle(l model.Level) lipgloss.Style {
 	return lipgloss.NewStyle()
 }
 
-func levelGlyph(l model.Level) string {
+func LevelGlyph(l model.Level) string {
 	switch l {
 	case model.LevelError:
 		return "✗"
@@ -142,7 +146,7 @@ func levelGlyph(l model.Level) string {
 
 // darkFromColorFGBG reads rxvt's COLORFGBG ("15;0", "0;default;15"): its last field is the background's
 // ANSI colour number. 0–6 and 8 are dark backgrounds, 7 and 9–15 light ones.
-func darkFromColorFGBG(v string) (dark, ok bool) {
+func DarkFromColorFGBG(v string) (dark, ok bool) {
 	if v == "" {
 		return false, false
 	}

@@ -1,4 +1,6 @@
-package ui
+// Long styled lines: wrapped with a hanging indent, windowed sideways, highlighted by a search.
+
+package text
 
 import (
 	"regexp"
@@ -18,30 +20,30 @@ import (
 // Hand-written because the text helpers at hand do not serve: ansi.Wrap and viewport's soft wrap restart
 // every row at column 0 (no hanging indent), and neither can window a line horizontally while keeping a
 // timestamp column fixed.
-type richLine struct {
-	prefix string // styled; its width is the hanging indent
-	body   string // plain, sanitized text
+type RichLine struct {
+	Prefix string // styled; its width is the hanging indent
+	Body   string // plain, sanitized text
 	ids    []uint8
-	styles []*lipgloss.Style // styles[ids[i]] styles body[i]; id 0 is the base style, nil is unstyled
+	Styles []*lipgloss.Style // styles[ids[i]] styles body[i]; id 0 is the base style, nil is unstyled
 	// leftMore and rightMore say the body is a window of a longer line (read from the file in pieces),
 	// so window marks that side even at the body's own edge.
-	leftMore, rightMore bool
+	LeftMore, RightMore bool
 	sgr                 []sgrPair // per style, filled as render meets them
 }
 
 // newRichLine starts a line whose body is drawn in base (nil: unstyled).
-func newRichLine(prefix, body string, base *lipgloss.Style) *richLine {
-	return &richLine{prefix: prefix, body: body, ids: make([]uint8, len(body)), styles: []*lipgloss.Style{base}}
+func NewRichLine(prefix, body string, base *lipgloss.Style) *RichLine {
+	return &RichLine{Prefix: prefix, Body: body, ids: make([]uint8, len(body)), Styles: []*lipgloss.Style{base}}
 }
 
 // style styles body[a:b] with st (later calls win where they overlap).
-func (l *richLine) style(a, b int, st lipgloss.Style) {
-	a, b = max(0, a), min(len(l.body), b)
-	if a >= b || len(l.styles) == 255 {
+func (l *RichLine) Style(a, b int, st lipgloss.Style) {
+	a, b = max(0, a), min(len(l.Body), b)
+	if a >= b || len(l.Styles) == 255 {
 		return
 	}
-	id := uint8(len(l.styles))
-	l.styles = append(l.styles, &st)
+	id := uint8(len(l.Styles))
+	l.Styles = append(l.Styles, &st)
 	l.sgr = nil
 	for i := a; i < b; i++ {
 		l.ids[i] = id
@@ -49,28 +51,28 @@ func (l *richLine) style(a, b int, st lipgloss.Style) {
 }
 
 // highlight styles every match of re in the body and returns how many there were.
-func (l *richLine) highlight(re *regexp.Regexp, st lipgloss.Style) int {
-	if re == nil || l.body == "" {
+func (l *RichLine) Highlight(re *regexp.Regexp, st lipgloss.Style) int {
+	if re == nil || l.Body == "" {
 		return 0
 	}
-	ms := re.FindAllStringIndex(l.body, -1)
+	ms := re.FindAllStringIndex(l.Body, -1)
 	for _, m := range ms {
 		if m[1] > m[0] {
-			l.style(m[0], m[1], st)
+			l.Style(m[0], m[1], st)
 		}
 	}
 	return len(ms)
 }
 
 // render draws body[a:b] with its styles.
-func (l *richLine) render(a, b int) string {
+func (l *RichLine) Render(a, b int) string {
 	var sb strings.Builder
 	for i := a; i < b; {
 		j := i + 1
 		for j < b && l.ids[j] == l.ids[i] {
 			j++
 		}
-		l.renderSeg(&sb, l.ids[i], l.body[i:j])
+		l.renderSeg(&sb, l.ids[i], l.Body[i:j])
 		i = j
 	}
 	return sb.String()
@@ -79,61 +81,61 @@ func (l *richLine) render(a, b int) string {
 // renderSeg writes seg in style id. A highlighted line has a segment per match, and lipgloss's Render
 // measures and re-parses each one (most of a frame's time with wrap on a screen of long lines); the SGR
 // sequences a plain style wraps its text in are taken from it once per line and reused.
-func (l *richLine) renderSeg(sb *strings.Builder, id uint8, seg string) {
-	st := l.styles[id]
+func (l *RichLine) renderSeg(sb *strings.Builder, id uint8, seg string) {
+	st := l.Styles[id]
 	if st == nil {
 		sb.WriteString(seg)
 		return
 	}
 	if l.sgr == nil {
-		l.sgr = make([]sgrPair, len(l.styles))
+		l.sgr = make([]sgrPair, len(l.Styles))
 	}
 	p := &l.sgr[id]
 	if !p.known {
-		*p = sgrOf(st)
+		*p = SgrOf(st)
 	}
 	if !p.ok {
 		sb.WriteString(st.Render(seg))
 		return
 	}
-	sb.WriteString(p.open)
+	sb.WriteString(p.Open)
 	sb.WriteString(seg)
-	sb.WriteString(p.close)
+	sb.WriteString(p.Close)
 }
 
 // sgrPair is what a style writes before and after its text; ok is false for a style that does more than
 // colour and attributes (padding, width, borders), which must go through Render.
 type sgrPair struct {
-	open, close string
+	Open, Close string
 	known, ok   bool
 }
 
-func sgrOf(st *lipgloss.Style) sgrPair {
+func SgrOf(st *lipgloss.Style) sgrPair {
 	const probe = "x" // no SGR sequence holds an x
 	r := st.Render(probe)
 	i := strings.Index(r, probe)
 	if i < 0 || ansi.Strip(r) != probe {
 		return sgrPair{known: true}
 	}
-	return sgrPair{open: r[:i], close: r[i+len(probe):], known: true, ok: true}
+	return sgrPair{Open: r[:i], Close: r[i+len(probe):], known: true, ok: true}
 }
 
 // indent is the hanging indent of continuation rows: the prefix plus the body's leading blanks, capped so a
 // deeply indented line in a narrow pane still gets room for text.
-func (l *richLine) indent(w int) int {
-	n := ansi.StringWidth(l.prefix)
-	for i := 0; i < len(l.body) && l.body[i] == ' '; i++ {
+func (l *RichLine) indent(w int) int {
+	n := ansi.StringWidth(l.Prefix)
+	for i := 0; i < len(l.Body) && l.Body[i] == ' '; i++ {
 		n++
 	}
 	return min(n, w/2)
 }
 
 // wrap draws the line in rows of at most w cells.
-func (l *richLine) wrap(w int) []string {
-	lay := l.rows(w)
-	out := make([]string, len(lay.rows))
-	for i := range lay.rows {
-		out[i] = l.drawRow(lay, i)
+func (l *RichLine) wrap(w int) []string {
+	lay := l.Rows(w)
+	out := make([]string, len(lay.Rows))
+	for i := range lay.Rows {
+		out[i] = l.DrawRow(lay, i)
 	}
 	return out
 }
@@ -141,33 +143,33 @@ func (l *richLine) wrap(w int) []string {
 // wrapped is a line laid out in rows without drawing them: a pane counts the rows of every visible line
 // but draws only those that fit.
 type wrapped struct {
-	rows []wrapRow
-	ind  int // the hanging indent of rows after the first
+	Rows []wrapRow
+	Ind  int // the hanging indent of rows after the first
 	w    int
 }
 
 // wrapRow is one row of a wrapped line: body[a:b], after the prefix (first row) or the hanging indent.
-type wrapRow struct{ a, b int }
+type wrapRow struct{ A, B int }
 
 // rows lays the line out in rows of at most w cells.
-func (l *richLine) rows(w int) wrapped {
+func (l *RichLine) Rows(w int) wrapped {
 	lay := wrapped{w: w}
-	pw := ansi.StringWidth(l.prefix)
+	pw := ansi.StringWidth(l.Prefix)
 	if w <= pw {
-		lay.rows = []wrapRow{{-1, -1}} // the prefix alone, cut to the width
+		lay.Rows = []wrapRow{{-1, -1}} // the prefix alone, cut to the width
 		return lay
 	}
-	lay.ind = l.indent(w)
-	for a := 0; len(lay.rows) == 0 || a < len(l.body); {
-		room := w - lay.ind
-		if len(lay.rows) == 0 {
+	lay.Ind = l.indent(w)
+	for a := 0; len(lay.Rows) == 0 || a < len(l.Body); {
+		room := w - lay.Ind
+		if len(lay.Rows) == 0 {
 			room = w - pw
 		}
-		b := wrapEnd(l.body, a, room)
-		lay.rows = append(lay.rows, wrapRow{a, b})
+		b := wrapEnd(l.Body, a, room)
+		lay.Rows = append(lay.Rows, wrapRow{a, b})
 		a = b
 		// A row that starts with the blank it broke at would look like extra indentation.
-		for a < len(l.body) && l.body[a] == ' ' && a > 0 {
+		for a < len(l.Body) && l.Body[a] == ' ' && a > 0 {
 			a++
 		}
 	}
@@ -175,42 +177,42 @@ func (l *richLine) rows(w int) wrapped {
 }
 
 // drawRow draws row i of a layout from rows.
-func (l *richLine) drawRow(lay wrapped, i int) string {
-	r := lay.rows[i]
+func (l *RichLine) DrawRow(lay wrapped, i int) string {
+	r := lay.Rows[i]
 	switch {
-	case r.a < 0:
-		return ansi.Truncate(l.prefix, lay.w, "")
+	case r.A < 0:
+		return ansi.Truncate(l.Prefix, lay.w, "")
 	case i == 0:
-		return l.prefix + l.render(r.a, r.b)
+		return l.Prefix + l.Render(r.A, r.B)
 	}
-	return strings.Repeat(" ", lay.ind) + l.render(r.a, r.b)
+	return strings.Repeat(" ", lay.Ind) + l.Render(r.A, r.B)
 }
 
 // window draws cells [x, x+w-prefix) of the body after the prefix: a horizontal scroll that keeps the
 // prefix (the time column) in place. ‹ and › in the first and last cells say the line goes on that way.
-func (l *richLine) window(x, w int) string {
-	pw := ansi.StringWidth(l.prefix)
+func (l *RichLine) Window(x, w int) string {
+	pw := ansi.StringWidth(l.Prefix)
 	if w <= pw {
-		return ansi.Truncate(l.prefix, w, "")
+		return ansi.Truncate(l.Prefix, w, "")
 	}
 	room := w - pw
 	a := 0
-	if !l.leftMore {
-		a = cellOffset(l.body, 0, x) // a window read from the file already starts at x
+	if !l.LeftMore {
+		a = CellOffset(l.Body, 0, x) // a window read from the file already starts at x
 	}
-	b := cellOffset(l.body, a, room)
-	left, right := a > 0 || l.leftMore, b < len(l.body) || l.rightMore
+	b := CellOffset(l.Body, a, room)
+	left, right := a > 0 || l.LeftMore, b < len(l.Body) || l.RightMore
 	if right {
-		b = cellOffset(l.body, a, room-1)
+		b = CellOffset(l.Body, a, room-1)
 	}
 	if left {
-		a = min(b, cellOffset(l.body, a, 1))
+		a = min(b, CellOffset(l.Body, a, 1))
 	}
-	s := l.prefix
+	s := l.Prefix
 	if left {
 		s += l.mark("‹")
 	}
-	s += l.render(a, b)
+	s += l.Render(a, b)
 	if right {
 		s += l.mark("›")
 	}
@@ -218,19 +220,19 @@ func (l *richLine) window(x, w int) string {
 }
 
 // mark draws a continuation mark in the base style, so it stays inside a selection bar.
-func (l *richLine) mark(m string) string {
-	if st := l.styles[0]; st != nil {
+func (l *RichLine) mark(m string) string {
+	if st := l.Styles[0]; st != nil {
 		return st.Render(m)
 	}
 	return m
 }
 
 // width is the body's width in cells.
-func (l *richLine) width() int { return ansi.StringWidth(l.body) }
+func (l *RichLine) Width() int { return ansi.StringWidth(l.Body) }
 
 // cellOffset returns the byte offset reached by walking n cells of s from byte a (never splitting a rune,
 // never passing a wide rune that would not fit).
-func cellOffset(s string, a, n int) int {
+func CellOffset(s string, a, n int) int {
 	i, used := a, 0
 	for i < len(s) {
 		if s[i] < utf8.RuneSelf && used < n { // ASCII, most of any log, without a call per byte
@@ -238,7 +240,7 @@ func cellOffset(s string, a, n int) int {
 			used++
 			continue
 		}
-		next, cw := nextCell(s, i)
+		next, cw := NextCell(s, i)
 		if used+cw > n {
 			break
 		}
@@ -251,9 +253,9 @@ func cellOffset(s string, a, n int) int {
 // wrapEnd returns where a row of at most room cells starting at byte a ends: after the last blank in the
 // row's last third when there is one (words stay whole where that costs little), else at the cell limit.
 func wrapEnd(s string, a, room int) int {
-	b := cellOffset(s, a, max(1, room))
+	b := CellOffset(s, a, max(1, room))
 	if b == a && a < len(s) {
-		b, _ = nextCell(s, a) // a rune wider than the row still advances
+		b, _ = NextCell(s, a) // a rune wider than the row still advances
 	}
 	if b >= len(s) {
 		return len(s)
@@ -261,7 +263,7 @@ func wrapEnd(s string, a, room int) int {
 	if s[b] == ' ' {
 		return b
 	}
-	floor := cellOffset(s, a, room*2/3)
+	floor := CellOffset(s, a, room*2/3)
 	for i := b - 1; i > floor; i-- {
 		if s[i] == ' ' {
 			return i + 1
@@ -286,7 +288,7 @@ func wrapEnd(s string, a, room int) int {
 
 // nextCell returns the byte after the rune at i and its width in cells; printable ASCII, most of any log,
 // skips the width table.
-func nextCell(s string, i int) (int, int) {
+func NextCell(s string, i int) (int, int) {
 	if c := s[i]; c < utf8.RuneSelf {
 		return i + 1, 1
 	}
@@ -296,7 +298,7 @@ func nextCell(s string, i int) (int, int) {
 
 // hangingPrefix splits a line of prose (the brief's Markdown) into its list marker or indentation and its
 // text, so a wrapped bullet's continuation rows line up under its text.
-func hangingPrefix(line string) (prefix, body string) {
+func HangingPrefix(line string) (prefix, body string) {
 	i := 0
 	for i < len(line) && line[i] == ' ' {
 		i++
