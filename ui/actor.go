@@ -6,12 +6,13 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/action"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 )
 
 // NewActor plans dashboard actions with the state/action package: the same code path as the subcommands.
 // env is called per plan, so lock verdicts and audit timestamps use the time of the key press.
-func NewActor(opts action.Options, env func() model.Env) Actor {
+func NewActor(opts action.Options, env func() model.Env) app.Actor {
 	return &stateActor{opts: opts, env: env}
 }
 
@@ -20,7 +21,7 @@ type stateActor struct {
 	env  func() model.Env
 }
 
-func (a *stateActor) Plan(req ActionRequest) (Planned, error) {
+func (a *stateActor) Plan(req app.ActionRequest) (app.Planned, error) {
 	p, err := a.plan(req)
 	if err != nil {
 		return nil, err
@@ -28,7 +29,7 @@ func (a *stateActor) Plan(req ActionRequest) (Planned, error) {
 	return statePlan{p: p, replan: func() (*action.Plan, error) { return a.plan(req) }}, nil
 }
 
-func (a *stateActor) plan(req ActionRequest) (*action.Plan, error) {
+func (a *stateActor) plan(req app.ActionRequest) (*action.Plan, error) {
 	opts := a.opts
 	if a.env != nil {
 		opts.Env = a.env()

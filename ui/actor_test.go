@@ -10,6 +10,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 )
 
 // TestUnlockAndUndoThroughKeys drives the real planner from the dashboard keys on a private copy of the
@@ -27,11 +28,11 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 	}
 	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
 		func() model.Env { return state.NewEnv(0) })
-	m := newTestModel(t, 140, 40, []model.Run{load()}, Options{Actor: actor})
+	m := newTestModel(t, 140, 40, []model.Run{load()}, app.Options{Actor: actor})
 
 	m = send(t, m, press("U"))
 	if m.confirmDialog() == nil {
-		t.Fatalf("U did not ask; footer %q", m.app.msgs.errText())
+		t.Fatalf("U did not ask; footer %q", m.app.Msgs.ErrText())
 	}
 	view := plain(m)
 	for _, want := range []string{"remove " + lock, "stale_lock_cleared", "Apply this change? [y/N]"} {
@@ -43,8 +44,8 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 		t.Fatal("the lock went away before the confirmation")
 	}
 	m = send(t, m, press("y"))
-	if m.app.msgs.errText() != "" {
-		t.Fatalf("apply failed: %s", m.app.msgs.errText())
+	if m.app.Msgs.ErrText() != "" {
+		t.Fatalf("apply failed: %s", m.app.Msgs.ErrText())
 	}
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
 		t.Fatalf("lock still there after y: %v", err)
@@ -54,14 +55,14 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 		t.Fatal("no audit line in run.log")
 	}
 
-	m = send(t, m, BatchMsg{Changed: []model.Run{load()}})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{load()}})
 	m = send(t, m, press("Z"))
 	if m.confirmDialog() == nil {
-		t.Fatalf("Z did not ask; footer %q", m.app.msgs.errText())
+		t.Fatalf("Z did not ask; footer %q", m.app.Msgs.ErrText())
 	}
 	m = send(t, m, press("y"))
-	if m.app.msgs.errText() != "" {
-		t.Fatalf("undo failed: %s", m.app.msgs.errText())
+	if m.app.Msgs.ErrText() != "" {
+		t.Fatalf("undo failed: %s", m.app.Msgs.ErrText())
 	}
 	if _, err := os.Stat(lock); err != nil {
 		t.Fatalf("undo did not restore the lock: %v", err)
@@ -83,10 +84,10 @@ func TestStepRefusalShowsBlockers(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(runDir, "state.env"))
 	run := state.Load(locs[0], state.NewEnv(0))
 	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
-	m := newTestModel(t, 140, 40, []model.Run{run}, Options{Actor: actor})
+	m := newTestModel(t, 140, 40, []model.Run{run}, app.Options{Actor: actor})
 	m = send(t, m, press("S"))
-	if m.confirmDialog() != nil || !strings.Contains(m.app.msgs.errText(), "CB_VERIFY_COVERAGE_REPORT") {
-		t.Fatalf("step should be refused naming the blocker; confirm %v footer %q", m.confirmDialog() != nil, m.app.msgs.errText())
+	if m.confirmDialog() != nil || !strings.Contains(m.app.Msgs.ErrText(), "CB_VERIFY_COVERAGE_REPORT") {
+		t.Fatalf("step should be refused naming the blocker; confirm %v footer %q", m.confirmDialog() != nil, m.app.Msgs.ErrText())
 	}
 	after, _ := os.ReadFile(filepath.Join(runDir, "state.env"))
 	if string(before) != string(after) {

@@ -4,8 +4,37 @@
 package ui
 
 import (
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
+)
+
+// What the dashboard is built with and fed (ui/app): its options, the messages that carry runs in, and the
+// interfaces through which it plans actions, reads logs and tells the time.
+type (
+	Options           = app.Options
+	Pane              = app.Pane
+	Health            = app.Health
+	LogAppend         = app.LogAppend
+	SnapshotMsg       = app.SnapshotMsg
+	BatchMsg          = app.BatchMsg
+	ErrorMsg          = app.ErrorMsg
+	WatcherStoppedMsg = app.WatcherStoppedMsg
+	ActionRequest     = app.ActionRequest
+	Planned           = app.Planned
+	Actor             = app.Actor
+	LogSource         = app.LogSource
+	OpenLogFunc       = app.OpenLogFunc
+	RemoteLogFunc     = app.RemoteLogFunc
+	Clock             = app.Clock
+	Notifier          = app.Notifier
+)
+
+// The panes.
+const (
+	PaneRuns     = app.PaneRuns
+	PaneDetail   = app.PaneDetail
+	PaneTimeline = app.PaneTimeline
 )
 
 // Keymap: the actions cli names, and the keymap itself (ui/keys).

@@ -19,6 +19,7 @@ import (
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 	"runwatch/watch"
 )
 
@@ -39,7 +40,7 @@ func manyRuns(n int) []model.Run {
 
 // BenchmarkViewThousandRuns: one frame of the wide layout holding 1,000 runs.
 func BenchmarkViewThousandRuns(b *testing.B) {
-	m := newTestModel(b, 140, 40, manyRuns(1000), Options{Theme: "dark"})
+	m := newTestModel(b, 140, 40, manyRuns(1000), app.Options{Theme: "dark"})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -50,12 +51,12 @@ func BenchmarkViewThousandRuns(b *testing.B) {
 // BenchmarkBatchThousandRuns: applying a batch that changes 10 of 1,000 runs (re-sort included).
 func BenchmarkBatchThousandRuns(b *testing.B) {
 	runs := manyRuns(1000)
-	m := newTestModel(b, 140, 40, runs, Options{Theme: "dark"})
+	m := newTestModel(b, 140, 40, runs, app.Options{Theme: "dark"})
 	changed := runs[:10]
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		nm, _ := m.Update(BatchMsg{Changed: changed, At: testNow})
+		nm, _ := m.Update(app.BatchMsg{Changed: changed, At: testNow})
 		m = nm.(Model)
 	}
 }
@@ -117,7 +118,7 @@ func BenchmarkOpen1GiBLog(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	b.ResetTimer()
-	var src LogSource
+	var src app.LogSource
 	for b.Loop() {
 		s, err := OpenIndexedLog(path)
 		if err != nil {
@@ -140,7 +141,7 @@ func BenchmarkView1GiBLog(b *testing.B) {
 	path := bigLog(b)
 	run := sampleRuns()[0]
 	run.Log = &model.LogRef{Path: path}
-	m := newTestModel(b, 140, 40, []model.Run{run}, Options{Theme: "dark", OpenLog: OpenIndexedLog})
+	m := newTestModel(b, 140, 40, []model.Run{run}, app.Options{Theme: "dark", OpenLog: OpenIndexedLog})
 	if m.tl.len() == 0 {
 		b.Fatal("log not open")
 	}
@@ -208,7 +209,7 @@ func reportPercentiles(b *testing.B, ds []time.Duration) {
 // runs loaded (the real renderer, 60 FPS frame pacing included).
 func BenchmarkKeyToFrame(b *testing.B) {
 	probe := newProbe()
-	m := newTestModel(b, 140, 40, manyRuns(1000), Options{Theme: "dark"})
+	m := newTestModel(b, 140, 40, manyRuns(1000), app.Options{Theme: "dark"})
 	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(probe), tea.WithWindowSize(140, 40),
 		tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
 	done := make(chan struct{})
@@ -404,7 +405,7 @@ func BenchmarkStartupFirstFrame1000Runs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := tea.NewProgram(New(Options{Theme: "dark", OpenLog: OpenIndexedLog}), tea.WithInput(nil),
+		p := tea.NewProgram(New(app.Options{Theme: "dark", OpenLog: OpenIndexedLog}), tea.WithInput(nil),
 			tea.WithOutput(probe), tea.WithWindowSize(140, 40), tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
 		done := make(chan struct{})
 		go func() {
@@ -430,9 +431,9 @@ func BenchmarkSnapshotThousandRuns(b *testing.B) {
 	runs := manyRuns(1000)
 	now := func() time.Time { return testNow }
 	for b.Loop() {
-		m := New(Options{Theme: "dark", Now: now})
+		m := New(app.Options{Theme: "dark", Now: now})
 		nm, _ := m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
-		nm, _ = nm.Update(SnapshotMsg{Runs: runs, At: testNow})
+		nm, _ = nm.Update(app.SnapshotMsg{Runs: runs, At: testNow})
 		_ = nm.View()
 	}
 }
@@ -447,7 +448,7 @@ func startLive(b *testing.B, probe *frameProbe, wrap func(Model) tea.Model) (*te
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := tea.NewProgram(wrap(New(Options{Theme: "dark", OpenLog: OpenIndexedLog})), tea.WithInput(nil),
+	p := tea.NewProgram(wrap(New(app.Options{Theme: "dark", OpenLog: OpenIndexedLog})), tea.WithInput(nil),
 		tea.WithOutput(probe), tea.WithWindowSize(140, 40), tea.WithColorProfile(colorprofile.ANSI256), tea.WithoutSignals())
 	ready := probe.await("stage=verify")
 	done := make(chan struct{})

@@ -11,6 +11,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
@@ -25,7 +26,7 @@ func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
 	runs := state.LoadAll(locs, fixtureEnv())
 	named := 0
 	for w := 40; w <= 240; w += 4 {
-		m := newTestModel(t, w, 40, runs, Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+		m := newTestModel(t, w, 40, runs, app.Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 		for _, line := range strings.Split(text.Stripped(m.View().Content), "\n") {
 			if !strings.Contains(line, "design-review") || !strings.Contains(line, " 10 design") || strings.Contains(line, "Detail") {
 				continue
@@ -64,9 +65,9 @@ func TestPauseKeyRefusedUnderALiveAgent(t *testing.T) {
 	}
 	before, _ := os.ReadFile(run.StatePath)
 	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
-	m := newTestModel(t, 140, 40, []model.Run{run}, Options{Actor: actor})
+	m := newTestModel(t, 140, 40, []model.Run{run}, app.Options{Actor: actor})
 	m = send(t, m, press("P"))
-	footer := m.app.msgs.errText()
+	footer := m.app.Msgs.ErrText()
 	if m.confirmDialog() != nil || !strings.Contains(footer, "pause would not stick") || !strings.Contains(footer, "reviewer-design-001") {
 		t.Fatalf("pause should be refused with its reason; confirm %v footer %q", m.confirmDialog() != nil, footer)
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
@@ -17,9 +18,9 @@ import (
 // only on an explicit yes, or, for a lock whose liveness is unknown, on the typed holder name. Every other
 // key keeps the dialog or cancels it; enter in a y/N question means no.
 type confirmDialog struct {
-	app     *app
-	req     ActionRequest
-	planned Planned
+	app     *app.App
+	req     app.ActionRequest
+	planned app.Planned
 	preview []string
 	view    scrollView
 	typed   textinput.Model
@@ -28,7 +29,7 @@ type confirmDialog struct {
 	done    bool
 }
 
-func newConfirm(a *app, req ActionRequest, p Planned) *confirmDialog {
+func newConfirm(a *app.App, req app.ActionRequest, p app.Planned) *confirmDialog {
 	c := &confirmDialog{app: a, req: req, planned: p, word: p.TypedConfirmation()}
 	c.preview = text.SanitizeLines(strings.TrimRight(p.Preview(), "\n"))
 	var styled []string
@@ -64,7 +65,7 @@ func (c *confirmDialog) summary() []string {
 
 // question is what the dialog asks, wrapped.
 func (c *confirmDialog) question() []string {
-	t := c.app.theme
+	t := c.app.Theme
 	if c.word != "" {
 		var out []string
 		for _, l := range text.WrapText("⚠ liveness unknown: type "+text.Sanitize(c.word)+" and press enter", max(10, c.w-4)) {
@@ -92,7 +93,7 @@ func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
 	if c.word != "" {
 		if k == "enter" {
 			if c.typed.Value() != c.word {
-				c.app.fail(fmt.Errorf("type %q exactly to confirm, or esc to cancel", text.Sanitize(c.word)))
+				c.app.Fail(fmt.Errorf("type %q exactly to confirm, or esc to cancel", text.Sanitize(c.word)))
 				return nil
 			}
 			return c.apply()
@@ -114,7 +115,7 @@ func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
 
 func (c *confirmDialog) cancel() {
 	c.done = true
-	c.app.note("cancelled: nothing was changed")
+	c.app.Note("cancelled: nothing was changed")
 }
 
 func (c *confirmDialog) apply() tea.Cmd {
@@ -123,7 +124,7 @@ func (c *confirmDialog) apply() tea.Cmd {
 	if c.word != "" {
 		typed = c.typed.Value()
 	}
-	return applyCmd(c.planned, typed)
+	return app.ApplyCmd(c.planned, typed)
 }
 
 func (c *confirmDialog) ShortHelp() []key.Binding {
@@ -143,7 +144,7 @@ func (c *confirmDialog) ShortHelp() []key.Binding {
 func (c *confirmDialog) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
 func (c *confirmDialog) View() string {
-	t := c.app.theme
+	t := c.app.Theme
 	inner := max(10, c.w-4)
 	var lines []string
 	for _, l := range c.summary() {
@@ -164,7 +165,7 @@ func (c *confirmDialog) View() string {
 
 // diffStyle styles a preview line by its unified-diff prefix; the +/- stays visible, so colour only doubles it.
 func (c *confirmDialog) diffStyle(s string) lipgloss.Style {
-	t := c.app.theme
+	t := c.app.Theme
 	switch {
 	case strings.HasPrefix(s, "+++"), strings.HasPrefix(s, "---"):
 		return t.Bold

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func (sentencePlan) Preview() string {
 
 type sentenceActor struct{ recordingActor }
 
-func (a *sentenceActor) Plan(req ActionRequest) (Planned, error) {
+func (a *sentenceActor) Plan(req app.ActionRequest) (app.Planned, error) {
 	return sentencePlan{recordedPlan{a: &a.recordingActor, req: req}}, nil
 }
 
@@ -33,10 +34,10 @@ func (a *sentenceActor) Plan(req ActionRequest) (Planned, error) {
 // of blank rows.
 func TestConfirmShowsTheWholeSentence(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
-		m := newTestModel(t, sz[0], sz[1], sampleRuns(), Options{Actor: &sentenceActor{}})
+		m := newTestModel(t, sz[0], sz[1], sampleRuns(), app.Options{Actor: &sentenceActor{}})
 		m = send(t, m, press("U"))
 		if m.confirmDialog() == nil {
-			t.Fatalf("%dx%d: U did not ask; footer %q", sz[0], sz[1], m.app.msgs.errText())
+			t.Fatalf("%dx%d: U did not ask; footer %q", sz[0], sz[1], m.app.Msgs.ErrText())
 		}
 		var inner []string
 		for _, l := range strings.Split(text.Stripped(m.confirmDialog().View()), "\n") {

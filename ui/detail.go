@@ -10,32 +10,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
 
-type rowKind int
-
-const (
-	rowText rowKind = iota
-	rowStage
-	rowItem
-	rowLock
-	rowOutput
-	rowFold // the one line that stands for the completed stages
-)
-
-// rowID names a focusable detail row by what it shows, so a live update that inserts rows above it does not
-// move the focus to another item.
-type rowID struct {
-	kind  rowKind
-	stage string
-	key   string
-}
-
 type detailRow struct {
-	id   rowID
+	id   app.RowID
 	text string
 }
 
@@ -44,8 +26,8 @@ type detailRow struct {
 // hand rather than through a viewport because rows are focusable (a checklist item, a lock) and the
 // focused one must stay put while the content around it changes live.
 type detailPane struct {
-	app *app
-	sel map[string]rowID // per run: the focused row
+	app *app.App
+	sel map[string]app.RowID // per run: the focused row
 	// open holds, per run, the stages expanded with enter beside the current one, and whether the
 	// completed stages are unfolded. Moving the cursor never changes which rows exist, so nothing below it
 	// reflows.
@@ -58,8 +40,8 @@ type detailPane struct {
 	x    int
 }
 
-func newDetailPane(a *app) *detailPane {
-	return &detailPane{app: a, sel: map[string]rowID{}, open: map[string]map[string]bool{}, unfolded: map[string]bool{}}
+func newDetailPane(a *app.App) *detailPane {
+	return &detailPane{app: a, sel: map[string]app.RowID{}, open: map[string]map[string]bool{}, unfolded: map[string]bool{}}
 }
 
 func (p *detailPane) SetSize(w, h int) { p.w, p.h = w, h }
@@ -84,15 +66,15 @@ func (p *detailPane) pinned(run model.Run, w, h int) (n, bodyH int) {
 }
 
 // selection is the focused row of the selected run, defaulting to its current stage.
-func (p *detailPane) selection() rowID {
-	run, ok := p.app.selectedRun()
+func (p *detailPane) selection() app.RowID {
+	run, ok := p.app.SelectedRun()
 	if !ok {
-		return rowID{}
+		return app.RowID{}
 	}
 	return p.selectionOf(run)
 }
 
-func (p *detailPane) selectionOf(run model.Run) rowID {
+func (p *detailPane) selectionOf(run model.Run) app.RowID {
 	if id, ok := p.sel[run.Key()]; ok {
 		for _, r := range p.rows(run, p.innerW()) {
 			if r.id == id {
@@ -101,19 +83,19 @@ func (p *detailPane) selectionOf(run model.Run) rowID {
 		}
 	}
 	if st := run.Stage(run.CurrentStage); st != nil {
-		if id := (rowID{kind: rowStage, stage: st.Key, key: st.Key}); p.hasRow(run, id) {
+		if id := (app.RowID{Kind: app.RowStage, Stage: st.Key, Key: st.Key}); p.hasRow(run, id) {
 			return id
 		}
 	}
 	for _, r := range p.rows(run, p.innerW()) {
-		if r.id.kind != rowText {
+		if r.id.Kind != app.RowText {
 			return r.id
 		}
 	}
-	return rowID{}
+	return app.RowID{}
 }
 
-func (p *detailPane) hasRow(run model.Run, id rowID) bool {
+func (p *detailPane) hasRow(run model.Run, id app.RowID) bool {
 	for _, r := range p.rows(run, p.innerW()) {
 		if r.id == id {
 			return true
@@ -147,18 +129,18 @@ func (p *detailPane) toggle(run model.Run, stage string) {
 // attentionLine is Detail's first line: what the run needs from you and the key that does it, or why there
 // is nothing to do. model.Judge decides; this only words the key.
 func (p *detailPane) attentionLine(run model.Run, w int) []string {
-	t := p.app.theme
+	t := p.app.Theme
 	at := run.Attention
-	now := p.app.now()
+	now := p.app.Now()
 	reason := text.Sanitize(at.ReasonAt(now))
 	if from := at.AgeFrom(); !from.IsZero() {
-		p.app.age(now, from) // its age counts on: draw it again when it reads differently
+		p.app.Age(now, from) // its age counts on: draw it again when it reads differently
 	}
 	if !at.NeedsYou {
 		return text.WrapText(t.Good.Render("Nothing to do: ")+reason, w)
 	}
 	line := "Needs you: " + reason
-	if b, ok := attentionBinding(p.app.keys, at.Action); ok {
+	if b, ok := keys.AttentionBinding(p.app.Keys, at.Action); ok {
 		line += " → press " + b.Help().Key + " (" + b.Help().Desc + ")"
 	} else if at.Command != "" {
 		line += " → " + text.Sanitize(at.Command)
@@ -173,11 +155,11 @@ func (p *detailPane) attentionLine(run model.Run, w int) []string {
 // rows builds the detail of run at width w. It is pure, so Update (focus movement) and View (drawing) agree
 // on the rows.
 func (p *detailPane) rows(run model.Run, w int) []detailRow {
-	t := p.app.theme
-	now := p.app.now()
+	t := p.app.Theme
+	now := p.app.Now()
 	var rows []detailRow
 	add := func(s string) { rows = append(rows, detailRow{text: s}) }
-	addID := func(id rowID, s string) { rows = append(rows, detailRow{id: id, text: s}) }
+	addID := func(id app.RowID, s string) { rows = append(rows, detailRow{id: id, text: s}) }
 	section := func(title string) {
 		if len(rows) > 0 {
 			add("")
@@ -190,16 +172,16 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		add(l)
 	}
 	head := t.StatusStyle(run.Status).Render(run.Status.Glyph()+" "+string(run.Status)) +
-		fmt.Sprintf(" · %s %s · %d/%d done", word, orDash(stageLabel(run)), run.Progress.Done, run.Progress.Total)
+		fmt.Sprintf(" · %s %s · %d/%d done", word, text.OrDash(stageLabel(run)), run.Progress.Done, run.Progress.Total)
 	if run.RawStatus != "" && run.RawStatus != string(run.Status) {
 		head += t.Dim.Render(" (file says " + text.Sanitize(run.RawStatus) + ")")
 	}
 	add(head)
 	if left, ok := run.ETA(now); ok && run.Status != model.StatusCompleted && !run.Archived {
 		if sh := model.HumanDurationShrinks(left); sh > 0 {
-			p.app.changesWithin(now.Add(sh), model.HumanDurationUnit(left)-1)
+			p.app.ChangesWithin(now.Add(sh), model.HumanDurationUnit(left)-1)
 		}
-		add(t.Dim.Render(etaText(left, run.Timing.Runs)))
+		add(t.Dim.Render(app.EtaText(left, run.Timing.Runs)))
 	}
 	if run.Title != "" && run.Title != run.ID {
 		add(text.Sanitize(run.Title))
@@ -232,7 +214,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		if p.unfolded[run.Key()] {
 			mark = "▾"
 		}
-		addID(rowID{kind: rowFold, key: "fold"}, t.Good.Render("✓")+" "+fmt.Sprintf("%d %ss done (%s … %s) %s", fold, word,
+		addID(app.RowID{Kind: app.RowFold, Key: "fold"}, t.Good.Render("✓")+" "+fmt.Sprintf("%d %ss done (%s … %s) %s", fold, word,
 			text.Sanitize(stageShort(first)), text.Sanitize(stageShort(last)), t.Dim.Render(mark+" enter")))
 	}
 	// Where stages have names beside their keys (jonggrang's "10 design-verification"), the keys are padded to
@@ -261,7 +243,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			line += " " + text.Sanitize(st.Name)
 		}
 		if d := st.Duration(now); d > 0 {
-			line += t.Dim.Render(" " + p.app.growing(now, d, st.CompletedAt == nil))
+			line += t.Dim.Render(" " + p.app.Growing(now, d, st.CompletedAt == nil))
 		}
 		if u := st.Timing.Usual(); u.Known() {
 			line += t.Dim.Render(" · " + u.String())
@@ -296,7 +278,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		if strings.EqualFold(st.Key, run.CurrentStage) {
 			line += t.Bold.Render(" ◀ current")
 		}
-		addID(rowID{kind: rowStage, stage: st.Key, key: st.Key}, line)
+		addID(app.RowID{Kind: app.RowStage, Stage: st.Key, Key: st.Key}, line)
 		if st.Error != "" {
 			for i, l := range text.WrapText(text.Sanitize(st.Error), w-6) {
 				add("    " + t.Bad.Render(markFirst(i, "✗ ")+l))
@@ -322,14 +304,14 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			if it.Raw != "" && it.Raw != "0" && it.Raw != "1" {
 				txt += t.Warn.Render(" ⚠ value " + text.Sanitize(it.Raw))
 			}
-			addID(rowID{kind: rowItem, stage: st.Key, key: it.Key}, txt)
+			addID(app.RowID{Kind: app.RowItem, Stage: st.Key, Key: it.Key}, txt)
 		}
 		if run.Jonggrang != nil {
 			for _, po := range run.Jonggrang.PhaseOutputs {
 				if po.Phase != st.Key {
 					continue
 				}
-				addID(rowID{kind: rowOutput, stage: st.Key, key: po.File}, "    "+wordGlyph(po.Status)+" "+text.Sanitize(po.File)+t.Dim.Render(" "+text.Sanitize(po.Status)))
+				addID(app.RowID{Kind: app.RowOutput, Stage: st.Key, Key: po.File}, "    "+wordGlyph(po.Status)+" "+text.Sanitize(po.File)+t.Dim.Render(" "+text.Sanitize(po.Status)))
 				for _, s := range po.Summary {
 					add("      " + t.Dim.Render(text.Sanitize(s)))
 				}
@@ -354,7 +336,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			if len(sha) > 7 {
 				sha = sha[:7]
 			}
-			line := text.Sanitize(orDash(sha)) + " " + text.Sanitize(strings.Join(row.Stages, ", "))
+			line := text.Sanitize(text.OrDash(sha)) + " " + text.Sanitize(strings.Join(row.Stages, ", "))
 			if label := strings.Join(row.Stages, "-"); row.Checkpoint != "" && !strings.EqualFold(label, row.Checkpoint) {
 				line += t.Dim.Render(" " + text.Sanitize(row.Checkpoint))
 			}
@@ -383,14 +365,14 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			if a.Role != "" && a.Role != a.ID {
 				line += t.Dim.Render(" " + text.Sanitize(a.Role))
 			}
-			line += t.Dim.Render(" " + orDash(text.Sanitize(a.Status)))
+			line += t.Dim.Render(" " + text.OrDash(text.Sanitize(a.Status)))
 			if a.StartedAt != nil {
 				end := now
 				if a.CompletedAt != nil {
 					end = *a.CompletedAt
 				}
 				if d := end.Sub(*a.StartedAt); d > 0 {
-					line += t.Dim.Render(" " + p.app.growing(now, d, a.CompletedAt == nil))
+					line += t.Dim.Render(" " + p.app.Growing(now, d, a.CompletedAt == nil))
 				}
 			}
 			add(line)
@@ -399,7 +381,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	if jd := run.Jonggrang; jd != nil && len(jd.Tasks) > 0 {
 		section("Tasks")
 		for _, tk := range jd.Tasks {
-			add(wordGlyph(tk.Status) + " " + text.Sanitize(tk.ID) + " " + text.Sanitize(tk.Title) + t.Dim.Render(" "+orDash(text.Sanitize(tk.Status))))
+			add(wordGlyph(tk.Status) + " " + text.Sanitize(tk.ID) + " " + text.Sanitize(tk.Title) + t.Dim.Render(" "+text.OrDash(text.Sanitize(tk.Status))))
 		}
 	}
 
@@ -458,9 +440,9 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 				line += " @" + text.Sanitize(l.Host)
 			}
 			if l.AcquiredAt != nil {
-				line += t.Dim.Render(" age " + p.app.age(now, *l.AcquiredAt))
+				line += t.Dim.Render(" age " + p.app.Age(now, *l.AcquiredAt))
 			}
-			addID(rowID{kind: rowLock, key: l.Path}, line)
+			addID(app.RowID{Kind: app.RowLock, Key: l.Path}, line)
 			for _, reason := range l.Reasons {
 				add("    " + t.Dim.Render("· "+text.Sanitize(reason)))
 			}
@@ -519,13 +501,6 @@ func wordGlyph(status string) string {
 	return "·"
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
 // stageLabel is the current stage with its whole name, for Detail's status line.
 func stageLabel(run model.Run) string {
 	key := text.Sanitize(run.CurrentStage)
@@ -545,31 +520,31 @@ func stageShort(s model.Stage) string {
 // notHere is the actions that cannot apply to the focused row as it is now. It is the one place that
 // decides it: the footer leaves these keys out, and the help overlay marks them "(not here)".
 func (p *detailPane) notHere() map[string]bool {
-	run, ok := p.app.selectedRun()
+	run, ok := p.app.SelectedRun()
 	if !ok {
 		return set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
 	}
 	no := map[string]bool{}
 	sel := p.selectionOf(run)
-	switch sel.kind {
-	case rowItem:
+	switch sel.Kind {
+	case app.RowItem:
 		// A done stage's items are its record: tick refuses them.
-		if st := run.Stage(sel.stage); st != nil && (st.Status == model.StageCompleted || st.Status == model.StageSkipped) {
+		if st := run.Stage(sel.Stage); st != nil && (st.Status == model.StageCompleted || st.Status == model.StageSkipped) {
 			no[keys.ActTick] = true
 		}
-		no[keys.ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
-	case rowLock:
+		no[keys.ActStep] = !strings.EqualFold(sel.Stage, run.CurrentStage)
+	case app.RowLock:
 		for _, l := range run.Locks {
-			if l.Path == sel.key && l.Verdict == model.VerdictLive {
+			if l.Path == sel.Key && l.Verdict == model.VerdictLive {
 				no[keys.ActUnlock] = true
 			}
 		}
-	case rowStage:
+	case app.RowStage:
 		// Retry resets a failed jonggrang phase; a resumable run's failed stage is resumed by its agent.
-		if st := run.Stage(sel.stage); st == nil || st.Status != model.StageFailed || run.Kind != model.KindJonggrang {
+		if st := run.Stage(sel.Stage); st == nil || st.Status != model.StageFailed || run.Kind != model.KindJonggrang {
 			no[keys.ActRetry] = true
 		}
-		no[keys.ActStep] = !strings.EqualFold(sel.stage, run.CurrentStage)
+		no[keys.ActStep] = !strings.EqualFold(sel.Stage, run.CurrentStage)
 	}
 	return no
 }
@@ -583,29 +558,29 @@ func set(actions ...string) map[string]bool {
 }
 
 func (p *detailPane) ShortHelp() []key.Binding {
-	k := p.app.keys
-	run, ok := p.app.selectedRun()
+	k := p.app.Keys
+	run, ok := p.app.SelectedRun()
 	if !ok {
 		return k.BindingsOf(keys.ActBack, keys.ActNextPane, keys.ActHelp)
 	}
 	no := p.notHere()
 	var out []key.Binding
-	switch sel := p.selectionOf(run); sel.kind {
-	case rowItem:
+	switch sel := p.selectionOf(run); sel.Kind {
+	case app.RowItem:
 		out = append(out, k.BindingsOf(keys.ActTick, keys.ActStep)...)
-	case rowLock:
+	case app.RowLock:
 		out = append(out, k.BindingsOf(keys.ActUnlock)...)
-	case rowFold:
+	case app.RowFold:
 		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(keys.ActOpen), "unfold")))
-	case rowStage:
+	case app.RowStage:
 		out = append(out, k.BindingsOf(keys.ActRetry, keys.ActStep)...)
 		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(keys.ActOpen), "expand")))
 	}
 	out = k.Without(out, no)
-	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !containsBinding(out, b) {
+	if b, ok := keys.AttentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !keys.ContainsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}
-	return appendNew(out, k.BindingsOf(keys.ActCopy, keys.ActBrief, keys.ActBack, keys.ActHelp)...)
+	return keys.AppendNew(out, k.BindingsOf(keys.ActCopy, keys.ActBrief, keys.ActBack, keys.ActHelp)...)
 }
 
 // markFirst is the glyph that starts a wrapped message's first line; its continuation lines are indented
@@ -617,28 +592,8 @@ func markFirst(i int, glyph string) string {
 	return strings.Repeat(" ", text.VisibleWidth(glyph))
 }
 
-// appendNew adds the bindings out does not list yet: the attention key is often one the pane lists anyway
-// (b brief), and a footer saying it twice wastes the room it has.
-func appendNew(out []key.Binding, bs ...key.Binding) []key.Binding {
-	for _, b := range bs {
-		if !containsBinding(out, b) {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-func containsBinding(bs []key.Binding, b key.Binding) bool {
-	for _, x := range bs {
-		if x.Help() == b.Help() {
-			return true
-		}
-	}
-	return false
-}
-
 func (p *detailPane) FullHelp() [][]key.Binding {
-	k := p.app.keys
+	k := p.app.Keys
 	return [][]key.Binding{k.BindingsOf(keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown, keys.ActOpen, keys.ActBack),
 		k.BindingsOf(keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)}
 }
@@ -648,7 +603,7 @@ func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	act := p.app.keys.Of(km)
+	act := p.app.Keys.Of(km)
 	switch act {
 	case keys.ActWrap:
 		p.wrap, p.x = !p.wrap, 0
@@ -658,15 +613,15 @@ func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if act == keys.ActOpen {
-		run, ok := p.app.selectedRun()
+		run, ok := p.app.SelectedRun()
 		if !ok {
 			return nil
 		}
-		switch sel := p.selectionOf(run); sel.kind {
-		case rowFold:
+		switch sel := p.selectionOf(run); sel.Kind {
+		case app.RowFold:
 			p.unfolded[run.Key()] = !p.unfolded[run.Key()]
-		case rowStage:
-			p.toggle(run, sel.stage)
+		case app.RowStage:
+			p.toggle(run, sel.Stage)
 		}
 		return nil
 	}
@@ -675,7 +630,7 @@ func (p *detailPane) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (p *detailPane) move(act string) {
-	run, ok := p.app.selectedRun()
+	run, ok := p.app.SelectedRun()
 	if !ok {
 		return
 	}
@@ -684,7 +639,7 @@ func (p *detailPane) move(act string) {
 	rows := p.rows(run, w)[n:]
 	var ids []int
 	for i, r := range rows {
-		if r.id.kind != rowText {
+		if r.id.Kind != app.RowText {
 			ids = append(ids, i)
 		}
 	}
@@ -732,7 +687,7 @@ func (p *detailPane) move(act string) {
 	}
 	if act == keys.ActBottom {
 		// Show the end of the text, as long as the focused row stays on screen.
-		p.top = clamp(len(rows)-h, 0, idx)
+		p.top = app.Clamp(len(rows)-h, 0, idx)
 	}
 	if act == keys.ActTop {
 		p.top = 0
@@ -754,11 +709,11 @@ func moveScroll(top int, act string, total, h int) int {
 	case keys.ActPageDown:
 		top += h / 2
 	}
-	return clamp(top, 0, max(0, total-h))
+	return app.Clamp(top, 0, max(0, total-h))
 }
 
 func (p *detailPane) title() string {
-	if run, ok := p.app.selectedRun(); ok {
+	if run, ok := p.app.SelectedRun(); ok {
 		return "Detail " + text.Sanitize(run.ID)
 	}
 	return "Detail"
@@ -766,10 +721,10 @@ func (p *detailPane) title() string {
 
 func (p *detailPane) View() string {
 	w, h := p.innerW(), p.innerH()
-	t := p.app.theme
-	run, ok := p.app.selectedRun()
+	t := p.app.Theme
+	run, ok := p.app.SelectedRun()
 	if !ok {
-		return theme.Box(t, p.title(), []string{t.Dim.Render("no run selected")}, p.w, p.h, p.app.focus == PaneDetail, theme.Scroll{})
+		return theme.Box(t, p.title(), []string{t.Dim.Render("no run selected")}, p.w, p.h, p.app.Focus == app.PaneDetail, theme.Scroll{})
 	}
 	all := p.rows(run, w)
 	n, bodyH := p.pinned(run, w, h)
@@ -780,9 +735,9 @@ func (p *detailPane) View() string {
 	out = out[:min(len(out), h)]
 	rows := all[n:]
 	sel := p.selectionOf(run)
-	top := clamp(p.top, 0, max(0, len(rows)-bodyH))
+	top := app.Clamp(p.top, 0, max(0, len(rows)-bodyH))
 	for i, r := range rows {
-		if r.id == sel && r.id.kind != rowText && i >= top+bodyH {
+		if r.id == sel && r.id.Kind != app.RowText && i >= top+bodyH {
 			// The focused row (by default the current stage) is always on screen, even before any key
 			// moved to it, and even in the few rows of a stacked layout.
 			top = i - bodyH + 1
@@ -794,25 +749,25 @@ func (p *detailPane) View() string {
 			if len(out) >= h {
 				break
 			}
-			if rows[i].id.kind != rowText && rows[i].id == sel {
-				line = selectStyle(p.app, PaneDetail).Render(text.PadRight(text.Stripped(line), w))
+			if rows[i].id.Kind != app.RowText && rows[i].id == sel {
+				line = app.SelectStyle(p.app, app.PaneDetail).Render(text.PadRight(text.Stripped(line), w))
 			}
 			out = append(out, line)
 		}
 	}
 	sc := theme.Scroll{Above: top, Below: max(0, len(rows)-top-bodyH)}
-	return theme.Box(t, p.title(), out, p.w, p.h, p.app.focus == PaneDetail, sc)
+	return theme.Box(t, p.title(), out, p.w, p.h, p.app.Focus == app.PaneDetail, sc)
 }
 
 // scrollSideways scrolls the detail rows (wrap off) by half a pane, or to either end of the widest.
 func (p *detailPane) scrollSideways(act string) {
 	if p.wrap {
-		p.app.note("wrap is on: w turns it off to scroll sideways")
+		p.app.Note("wrap is on: w turns it off to scroll sideways")
 		return
 	}
 	w := p.innerW()
 	widest := 0
-	if run, ok := p.app.selectedRun(); ok {
+	if run, ok := p.app.SelectedRun(); ok {
 		for _, r := range p.rows(run, w) {
 			widest = max(widest, text.VisibleWidth(r.text))
 		}

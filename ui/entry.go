@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"runwatch/ui/app"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,7 +25,7 @@ type entryStarter interface{ EntryStart(line int) int }
 func (p *timelinePane) openEntry() tea.Cmd {
 	tl := &p.timeline
 	if tl.src == nil || tl.len() == 0 {
-		p.app.note("no timeline entry here")
+		p.app.Note("no timeline entry here")
 		return nil
 	}
 	line, ok := tl.logLine(tl.cursor)
@@ -35,14 +36,14 @@ func (p *timelinePane) openEntry() tea.Cmd {
 	return func() tea.Msg {
 		title, txt, ok := readWholeEntry(src, line)
 		if !ok {
-			return pagerMsg{note: "no timeline entry here (the log changed?)"}
+			return app.PagerMsg{Note: "no timeline entry here (the log changed?)"}
 		}
-		return pagerMsg{title: title, text: txt, copyable: true, pattern: pattern, regex: regex}
+		return app.PagerMsg{Title: title, Text: txt, Copyable: true, Pattern: pattern, Regex: regex}
 	}
 }
 
 // readWholeEntry reads the entry holding line, with its title.
-func readWholeEntry(src LogSource, line int) (title, txt string, ok bool) {
+func readWholeEntry(src app.LogSource, line int) (title, txt string, ok bool) {
 	start := line
 	if es, ok := src.(entryStarter); ok {
 		start = es.EntryStart(line)
@@ -93,7 +94,7 @@ func readLine(lb lineByter, line, room int) (string, bool) {
 const maxLineKiB = 16
 
 // readEntry reads the entry starting at start: lines up to the next timestamped one.
-func readEntry(src LogSource, start int) (lines []string, more bool) {
+func readEntry(src app.LogSource, start int) (lines []string, more bool) {
 	n := src.Len()
 	for at := start; at < n && len(lines) < entryMaxLines; {
 		chunk := src.Lines(at, min(256, entryMaxLines-len(lines)))

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 	"runwatch/watch"
 )
 
@@ -27,7 +28,7 @@ func TestLiveFlow(t *testing.T) {
 	}
 	defer w.Close()
 
-	m := New(Options{Theme: "mono", OpenLog: OpenIndexedLog})
+	m := New(app.Options{Theme: "mono", OpenLog: OpenIndexedLog})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	go Relay(tm.GetProgram(), w)
@@ -62,7 +63,7 @@ func TestLiveFlow(t *testing.T) {
 
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-	for p := range final.app.runs {
+	for p := range final.app.Runs {
 		if strings.Contains(p, "live-new-run") {
 			t.Errorf("removed run still in the model: %s", p)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 )
@@ -22,13 +23,13 @@ type Segment struct {
 // footer is two lines: the segments on the left with the focused component's keys (bubbles help, from the
 // keymap) on the right, and below them a line input or the newest message.
 type footer struct {
-	app      *app
+	app      *app.App
 	help     help.Model
 	segments []Segment
 	width    int
 }
 
-func newFooter(a *app) *footer {
+func newFooter(a *app.App) *footer {
 	f := &footer{app: a, help: help.New()}
 	f.help.ShortSeparator = " · "
 	return f
@@ -40,24 +41,24 @@ func (m Model) defaultSegments() []Segment {
 	a := m.app
 	return []Segment{
 		{Name: "health", Render: func() string {
-			mode := a.health.Mode
+			mode := a.Health.Mode
 			if mode == "" {
 				mode = "static"
 			}
-			if a.health.Err != "" {
-				return a.theme.Bad.Render("✗ " + mode + " error")
+			if a.Health.Err != "" {
+				return a.Theme.Bad.Render("✗ " + mode + " error")
 			}
-			return a.theme.Good.Render("● ") + mode
+			return a.Theme.Good.Render("● ") + mode
 		}},
 		{Name: "fresh", Render: func() string {
-			if a.lastChange.IsZero() {
+			if a.LastChange.IsZero() {
 				return "no data yet"
 			}
-			return "updated " + a.age(a.now(), a.lastChange) + " ago"
+			return "updated " + a.Age(a.Now(), a.LastChange) + " ago"
 		}},
 		{Name: "hosts", Render: func() string { return hostsSegment(a) }},
-		{Name: "focus", Render: func() string { return a.theme.Dim.Render("focus " + a.focus.String()) }},
-		{Name: "notify", Render: a.notifySegment},
+		{Name: "focus", Render: func() string { return a.Theme.Dim.Render("focus " + a.Focus.String()) }},
+		{Name: "notify", Render: a.NotifySegment},
 	}
 }
 
@@ -65,7 +66,7 @@ func (m Model) defaultSegments() []Segment {
 // message line.
 func (f *footer) view(c component) string {
 	a := f.app
-	t := a.theme
+	t := a.Theme
 	var parts []string
 	for _, s := range f.segments {
 		if txt := s.Render(); txt != "" {
@@ -92,18 +93,18 @@ func (f *footer) view(c component) string {
 	line2 := hintsBelow
 	if li, ok := c.(interface{ lineInput() string }); ok && li.lineInput() != "" {
 		line2 = li.lineInput()
-	} else if msg, ok := a.msgs.current(a.now()); ok {
-		a.changesAt(a.msgs.until()) // it leaves the footer then
-		txt := msg.text
+	} else if msg, ok := a.Msgs.Current(a.Now()); ok {
+		a.ChangesAt(a.Msgs.Until()) // it leaves the footer then
+		txt := msg.Text
 		style := t.Dim
-		if msg.err {
+		if msg.Err {
 			txt, style = "✗ "+txt, t.Bad
 		}
 		if text.VisibleWidth(txt) > f.width {
 			// A long message is cut, and says how to read it whole: its paths shortened to their last
 			// parts first, then its middle, so its start (what failed) and its end (the item or lock
 			// it names) both stay.
-			more := " · " + a.keys.First(keys.ActMessage) + " reads all"
+			more := " · " + a.Keys.First(keys.ActMessage) + " reads all"
 			txt = cutMessage(shortPaths(txt), max(1, f.width-text.VisibleWidth(more))) + more
 		}
 		line2 = style.Render(txt)
@@ -113,13 +114,13 @@ func (f *footer) view(c component) string {
 
 // hostsSegment is each remote host's connection: live, connecting, reconnecting with the time to the next
 // try, failed. The reason of a failure is in the footer's message line (and in status).
-func hostsSegment(a *app) string {
-	if len(a.hosts) == 0 {
+func hostsSegment(a *app.App) string {
+	if len(a.Hosts) == 0 {
 		return ""
 	}
-	t := a.theme
+	t := a.Theme
 	var parts []string
-	for _, h := range a.hosts {
+	for _, h := range a.Hosts {
 		name := text.Sanitize(h.Host)
 		switch h.State {
 		case model.HostLive:
@@ -127,7 +128,7 @@ func hostsSegment(a *app) string {
 		case model.HostReconnecting:
 			in := ""
 			if h.RetryAt != nil {
-				in = " in " + a.countdown(a.now(), *h.RetryAt)
+				in = " in " + a.Countdown(a.Now(), *h.RetryAt)
 			}
 			parts = append(parts, t.Warn.Render("⚠ "+name+" reconnecting"+in))
 		case model.HostFailed:
@@ -135,44 +136,12 @@ func hostsSegment(a *app) string {
 		default:
 			parts = append(parts, t.Dim.Render("… "+name+" connecting"))
 		}
-		if needsInstall(h) {
+		if app.NeedsInstall(h) {
 			// The way out, on the line that shows the trouble.
-			parts[len(parts)-1] += " " + t.Dim.Render(a.keys.First(keys.ActInstall)+" install")
+			parts[len(parts)-1] += " " + t.Dim.Render(a.Keys.First(keys.ActInstall)+" install")
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// reasonFirst moves the paths of a Go error chain ("pause: /…/MANIFEST.yaml: yaml: line 3: …") after its
-// reason ("pause: yaml: line 3: … (/…/MANIFEST.yaml)"): a path first pushed the reason out of the footer.
-// A segment is moved when it is a bare absolute path, or an operation and a path ("open /x/y").
-func reasonFirst(msg string) string {
-	parts := strings.Split(msg, ": ")
-	if len(parts) < 3 {
-		return msg
-	}
-	var kept, paths []string
-	for i, p := range parts {
-		last := i == len(parts)-1
-		switch {
-		case !last && isPath(p):
-			paths = append(paths, p)
-		case !last && i > 0 && strings.Count(p, " ") == 1 && isPath(p[strings.IndexByte(p, ' ')+1:]):
-			op := p[:strings.IndexByte(p, ' ')]
-			kept = append(kept, op)
-			paths = append(paths, p[len(op)+1:])
-		default:
-			kept = append(kept, p)
-		}
-	}
-	if len(paths) == 0 || len(kept) < 2 {
-		return msg
-	}
-	return strings.Join(kept, ": ") + " (" + strings.Join(paths, ", ") + ")"
-}
-
-func isPath(s string) bool {
-	return len(s) > 1 && s[0] == '/' && !strings.ContainsAny(s, " \t")
 }
 
 // shortPaths writes each absolute path of a message as its last two parts ("…/f/MANIFEST.yaml").

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 )
 
 // An ordinary paused run whose current stage has open items is not a warning (issue 13: every paused run
@@ -18,7 +19,7 @@ func TestOpenChecklistOfAPausedRunIsNotAWarning(t *testing.T) {
 	if run.Attention.NeedsYou {
 		t.Fatalf("the fixture should not need anyone: %+v", run.Attention)
 	}
-	out := plain(newTestModel(t, 140, 40, []model.Run{run}, Options{}))
+	out := plain(newTestModel(t, 140, 40, []model.Run{run}, app.Options{}))
 	if !strings.Contains(out, "○ stage-checklist: open") {
 		t.Errorf("the open checklist is not shown calmly:\n%s", out)
 	}

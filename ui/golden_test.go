@@ -16,6 +16,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 )
 
 // fixtureNow is a little after the newest timestamp in the fixtures, so ages read like a live session.
@@ -107,10 +108,10 @@ func TestGoldenFixtures(t *testing.T) {
 	runs := loadFixtures(t)
 	sizes := [][2]int{{140, 40}, {90, 30}, {50, 20}}
 	for _, sz := range sizes {
-		for _, focus := range []Pane{PaneRuns, PaneDetail, PaneTimeline} {
+		for _, focus := range []app.Pane{app.PaneRuns, app.PaneDetail, app.PaneTimeline} {
 			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], focus), func(t *testing.T) {
-				m := newTestModel(t, sz[0], sz[1], runs, Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
-				for m.app.focus != focus {
+				m := newTestModel(t, sz[0], sz[1], runs, app.Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+				for m.app.Focus != focus {
 					m = send(t, m, press("tab"))
 				}
 				golden.RequireEqual(t, render(t, m, colorprofile.ANSI256))
@@ -123,10 +124,10 @@ func TestGoldenFixtures(t *testing.T) {
 // change that alters what a run shows is visible in review.
 func TestGoldenEachRun(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 140, 40, runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	var out strings.Builder
 	for i := range m.list.order {
-		fmt.Fprintf(&out, "=== %s\n", m.app.runs[m.list.order[i]].ID)
+		fmt.Fprintf(&out, "=== %s\n", m.app.Runs[m.list.order[i]].ID)
 		out.WriteString(render(t, m, colorprofile.Ascii))
 		out.WriteString("\n")
 		m = send(t, m, press("j"))
@@ -138,7 +139,7 @@ func TestGoldenMonoAndLight(t *testing.T) {
 	runs := loadFixtures(t)
 	for _, th := range []string{"mono", "light"} {
 		t.Run(th, func(t *testing.T) {
-			m := newTestModel(t, 140, 40, runs, Options{Theme: th, Now: fixtureClock(), OpenLog: OpenIndexedLog})
+			m := newTestModel(t, 140, 40, runs, app.Options{Theme: th, Now: fixtureClock(), OpenLog: OpenIndexedLog})
 			golden.RequireEqual(t, render(t, m, colorprofile.TrueColor))
 		})
 	}
@@ -146,7 +147,7 @@ func TestGoldenMonoAndLight(t *testing.T) {
 
 func TestGoldenHelpAndReadOnly(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 90, 30, runs, Options{Theme: "mono", ReadOnly: true, Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 90, 30, runs, app.Options{Theme: "mono", ReadOnly: true, Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	m = send(t, m, press("?"))
 	golden.RequireEqual(t, render(t, m, colorprofile.Ascii))
 }

@@ -13,7 +13,7 @@ import (
 func (m Model) needYou() int { return m.list.needYou }
 
 func (m Model) windowTitle() string {
-	title := "runwatch: " + runsCount(len(m.app.runs))
+	title := "runwatch: " + text.RunsCount(len(m.app.Runs))
 	if n := m.needYou(); n > 0 {
 		title += fmt.Sprintf(", %d need you", n)
 	}
@@ -21,17 +21,17 @@ func (m Model) windowTitle() string {
 }
 
 func (m Model) renderHeader() string {
-	t := m.app.theme
-	left := t.Title.Render("runwatch") + " " + runsCount(len(m.app.runs))
-	if m.app.health.Loading > 0 {
-		left += t.Dim.Render(fmt.Sprintf(" (%d more loading)", m.app.health.Loading))
+	t := m.app.Theme
+	left := t.Title.Render("runwatch") + " " + text.RunsCount(len(m.app.Runs))
+	if m.app.Health.Loading > 0 {
+		left += t.Dim.Render(fmt.Sprintf(" (%d more loading)", m.app.Health.Loading))
 	}
 	if n := m.needYou(); n > 0 {
 		left += " · " + t.Warn.Render(fmt.Sprintf("⚠ %d need you", n))
 	}
 	var tags []string
 	if m.list.hideDone {
-		tags = append(tags, fmt.Sprintf("hiding %d done (%s shows)", m.list.hidden, m.app.keys.First(keys.ActHideDone)))
+		tags = append(tags, fmt.Sprintf("hiding %d done (%s shows)", m.list.hidden, m.app.Keys.First(keys.ActHideDone)))
 	}
 	if m.list.sortBy != sortAttention {
 		tags = append(tags, "sort: "+m.list.sortBy.String())
@@ -40,21 +40,13 @@ func (m Model) renderHeader() string {
 		left += t.Dim.Render(" · " + strings.Join(tags, " · "))
 	}
 	right := ""
-	if m.app.keys.ReadOnly {
+	if m.app.Keys.ReadOnly {
 		right = t.ReadOnly.Render(" READ-ONLY ") + " "
 	}
-	right += t.Dim.Render(m.app.keys.First(keys.ActHelp) + " help")
+	right += t.Dim.Render(m.app.Keys.First(keys.ActHelp) + " help")
 	gap := m.width - text.VisibleWidth(left) - text.VisibleWidth(right)
 	if gap < 1 {
 		return text.Truncate(left, m.width)
 	}
 	return left + strings.Repeat(" ", gap) + right
-}
-
-// runsCount is "1 run", "6 runs".
-func runsCount(n int) string {
-	if n == 1 {
-		return "1 run"
-	}
-	return fmt.Sprintf("%d runs", n)
 }

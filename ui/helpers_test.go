@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 )
 
 // testNow pins the clock so "updated 5m ago" is the same in every run of the goldens.
@@ -70,7 +71,7 @@ func sampleRuns() []model.Run {
 }
 
 // newTestModel builds a dashboard at w×h holding runs, pinned to testNow and the mono theme.
-func newTestModel(t testing.TB, w, h int, runs []model.Run, opts Options) Model {
+func newTestModel(t testing.TB, w, h int, runs []model.Run, opts app.Options) Model {
 	t.Helper()
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return testNow }
@@ -80,7 +81,7 @@ func newTestModel(t testing.TB, w, h int, runs []model.Run, opts Options) Model 
 	}
 	m := New(opts)
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	m = send(t, m, SnapshotMsg{Runs: runs, Health: Health{Mode: "inotify"}, At: opts.Now().Add(-3 * time.Second)})
+	m = send(t, m, app.SnapshotMsg{Runs: runs, Health: app.Health{Mode: "inotify"}, At: opts.Now().Add(-3 * time.Second)})
 	return m
 }
 
@@ -114,7 +115,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 			out = append(out, runCmd(c)...)
 		}
 		return out
-	case nil, tickMsg:
+	case nil, app.TickMsg:
 		return nil
 	}
 	// Terminal-side effects (clipboard, raw sequences, quit) are results, not inputs to the model.
@@ -126,8 +127,8 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 
 func isModelMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg, countDoneMsg, filterDoneMsg, planMsg, appliedMsg, pagerMsg, copiedMsg, SnapshotMsg, BatchMsg, ErrorMsg,
-		remoteTailMsg:
+	case logOpenedMsg, logIndexedMsg, searchDoneMsg, countDoneMsg, filterDoneMsg, app.PlanMsg, app.AppliedMsg, app.PagerMsg, app.CopiedMsg, app.SnapshotMsg, app.BatchMsg, app.ErrorMsg,
+		app.RemoteTailMsg:
 		return true
 	}
 	return false

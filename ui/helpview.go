@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
@@ -14,7 +15,7 @@ import (
 // helpView is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
 // legend of the glyphs and columns. It is generated from the keymap, so what it lists is what works.
 type helpView struct {
-	app *app
+	app *app.App
 	// notHere is what the focused component said cannot apply to its focused item when ? was pressed.
 	notHere map[string]bool
 	view    scrollView
@@ -22,7 +23,7 @@ type helpView struct {
 	done    bool
 }
 
-func newHelpView(a *app, focused component) *helpView {
+func newHelpView(a *app.App, focused component) *helpView {
 	hv := &helpView{app: a, view: newScrollView(nil, false)}
 	if n, ok := focused.(interface{ notHere() map[string]bool }); ok {
 		hv.notHere = n.notHere()
@@ -43,11 +44,11 @@ func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	switch act := hv.app.keys.Of(km); act {
+	switch act := hv.app.Keys.Of(km); act {
 	case keys.ActHelp, keys.ActBack:
 		hv.done = true
 	case keys.ActQuit:
-		return quitCmd()
+		return app.QuitCmd()
 	default:
 		hv.view.key(act)
 	}
@@ -55,7 +56,7 @@ func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (hv *helpView) ShortHelp() []key.Binding {
-	k := hv.app.keys
+	k := hv.app.Keys
 	return append(k.BindingsOf(keys.ActDown, keys.ActUp), key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActHelp)+"/"+k.First(keys.ActBack), "close")))
 }
 
@@ -76,7 +77,7 @@ var legend = []string{
 }
 
 func (hv *helpView) content(w, h int) []string {
-	lines := hv.app.keys.HelpLines(hv.notHere)
+	lines := hv.app.Keys.HelpLines(hv.notHere)
 	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
 	// and the legend fit without scrolling.
 	if len(lines)+len(legend)+1 > h && w >= 100 {
@@ -126,9 +127,9 @@ func (hv *helpView) content(w, h int) []string {
 }
 
 func (hv *helpView) View() string {
-	k := hv.app.keys
+	k := hv.app.Keys
 	title := fmt.Sprintf("Help · %s or %s to close", k.First(keys.ActHelp), k.First(keys.ActBack))
-	return theme.Box(hv.app.theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())
+	return theme.Box(hv.app.Theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())
 }
 
 // helpKeyW is where a help line's description starts ("  ctrl+d/pgdown  half page down").

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
 // Enter in a [y/N] question is the capital N: no.
 func TestEnterMeansNo(t *testing.T) {
 	actor := &recordingActor{}
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 	m = send(t, m, press("S"))
 	if m.confirmDialog() == nil {
 		t.Fatal("no dialog")
@@ -25,7 +26,7 @@ func TestEnterMeansNo(t *testing.T) {
 
 // A mutating key in read-only mode is answered, not ignored.
 func TestReadOnlyAnswersMutatingKeys(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: &recordingActor{}, ReadOnly: true})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: &recordingActor{}, ReadOnly: true})
 	m = send(t, m, press("U"))
 	if out := plain(m); !strings.Contains(out, "read-only: U") {
 		t.Fatalf("U in read-only mode said nothing:\n%s", out)
@@ -36,9 +37,9 @@ func TestReadOnlyAnswersMutatingKeys(t *testing.T) {
 // message whole.
 func TestMessagesExpireAndNeverHideNewer(t *testing.T) {
 	now := testNow
-	m := newTestModel(t, 60, 20, sampleRuns(), Options{Now: func() time.Time { return now }})
+	m := newTestModel(t, 60, 20, sampleRuns(), app.Options{Now: func() time.Time { return now }})
 	long := "refused: " + strings.Repeat("a long reason ", 10) + "END"
-	m = send(t, m, ErrorMsg{Err: errString(long)})
+	m = send(t, m, app.ErrorMsg{Err: errString(long)})
 	if out := plain(m); !strings.Contains(out, "✗ refused") || !strings.Contains(out, "i reads all") {
 		t.Fatalf("a long error is not shown cut with the way to read it:\n%s", out)
 	}
@@ -47,18 +48,18 @@ func TestMessagesExpireAndNeverHideNewer(t *testing.T) {
 		t.Fatal("i did not open the whole message")
 	}
 	m = send(t, m, press("esc"))
-	m = send(t, m, ErrorMsg{Err: errString("kaput")})
+	m = send(t, m, app.ErrorMsg{Err: errString("kaput")})
 	m = send(t, m, press("j"))
 	if strings.Contains(plain(m), "kaput") {
 		t.Fatal("an error outlived the next key")
 	}
-	m = send(t, m, ErrorMsg{Err: errString("kaput again")})
-	now = now.Add(errorTTL + time.Second)
+	m = send(t, m, app.ErrorMsg{Err: errString("kaput again")})
+	now = now.Add(app.ErrorTTL + time.Second)
 	if strings.Contains(plain(m), "kaput again") {
 		t.Fatal("an error outlived its time")
 	}
-	m = send(t, m, ErrorMsg{Err: errString("old error")})
-	m = send(t, m, appliedMsg{summary: "copied 12 bytes"})
+	m = send(t, m, app.ErrorMsg{Err: errString("old error")})
+	m = send(t, m, app.AppliedMsg{Summary: "copied 12 bytes"})
 	if out := plain(m); strings.Contains(out, "old error") || !strings.Contains(out, "copied 12 bytes") {
 		t.Fatalf("a newer note is hidden by an older error:\n%s", out)
 	}
@@ -69,11 +70,11 @@ type errString string
 func (e errString) Error() string { return string(e) }
 
 func TestFilterTermsAndHideDone(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	ids := func(m Model) string {
 		var out []string
 		for _, sp := range m.list.order {
-			out = append(out, m.app.runs[sp].ID)
+			out = append(out, m.app.Runs[sp].ID)
 		}
 		return strings.Join(out, ",")
 	}
@@ -115,12 +116,12 @@ func TestFilterTermsAndHideDone(t *testing.T) {
 
 // Moving the cursor in Detail never changes which rows exist: nothing below it reflows.
 func TestDetailCursorDoesNotReflow(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
-	for m.app.runs[m.app.selected].Kind != model.KindResumable {
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
+	for m.app.Runs[m.app.Selected].Kind != model.KindResumable {
 		m = send(t, m, press("j"))
 	}
 	m = send(t, m, press("enter"))
-	run, _ := m.app.selectedRun()
+	run, _ := m.app.SelectedRun()
 	rowsText := func() string {
 		var out []string
 		for _, r := range m.detail.rows(run, 80) {

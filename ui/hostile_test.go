@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
@@ -66,7 +67,7 @@ func TestHostileTextNeverReachesTerminal(t *testing.T) {
 		logLines = append(logLines, "[2026-11-30T11:00:00Z] stage_blocked "+h, "  "+h)
 	}
 	for _, size := range [][2]int{{140, 40}, {90, 30}, {50, 20}} {
-		m := newTestModel(t, size[0], size[1], runs, Options{Theme: "dark", OpenLog: memOpener(logLines)})
+		m := newTestModel(t, size[0], size[1], runs, app.Options{Theme: "dark", OpenLog: memOpener(logLines)})
 		for i := 0; i < len(runs); i++ {
 			for _, k := range []string{"tab", "j", "tab", "j", "tab", "e", "?"} {
 				m = send(t, m, press(k))
@@ -79,7 +80,7 @@ func TestHostileTextNeverReachesTerminal(t *testing.T) {
 		m = send(t, m, press("/"))
 		m = send(t, m, press("\x1b"))
 		assertOnlySGR(t, m.View().Content)
-		m = send(t, m, ErrorMsg{Err: fmt.Errorf("watcher: %s", hostile[0])})
+		m = send(t, m, app.ErrorMsg{Err: fmt.Errorf("watcher: %s", hostile[0])})
 		assertOnlySGR(t, m.View().Content)
 	}
 }

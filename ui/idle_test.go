@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"runwatch/ui/app"
 	"sort"
 	"sync"
 	"testing"
@@ -78,7 +79,7 @@ func TestIdleDashboardWakesOnlyWhenWhatItShowsChanges(t *testing.T) {
 	clock := &fakeClock{now: testNow}
 	var sent []tea.Msg
 	var sentMu sync.Mutex
-	m := newTestModel(t, 160, 40, sampleRuns(), Options{Clock: clock, Now: clock.Now, Send: func(msg tea.Msg) {
+	m := newTestModel(t, 160, 40, sampleRuns(), app.Options{Clock: clock, Now: clock.Now, Send: func(msg tea.Msg) {
 		sentMu.Lock()
 		sent = append(sent, msg)
 		sentMu.Unlock()
@@ -102,8 +103,8 @@ func TestIdleDashboardWakesOnlyWhenWhatItShowsChanges(t *testing.T) {
 			}
 			// The first probe instant at which the frame on screen no longer tells the truth (probing draws
 			// frames the program never would: they must not move the alarm).
-			keep := m.app.opts.Send
-			m.app.opts.Send = nil
+			keep := m.app.Opts.Send
+			m.app.Opts.Send = nil
 			probe := unit(drawnAt) / 8
 			for at := drawnAt.Add(probe); at.Before(a.at); at = at.Add(probe) {
 				clock.set(at)
@@ -115,7 +116,7 @@ func TestIdleDashboardWakesOnlyWhenWhatItShowsChanges(t *testing.T) {
 					break
 				}
 			}
-			m.app.opts.Send = keep
+			m.app.Opts.Send = keep
 			clock.set(a.at)
 			a.f()
 			sentMu.Lock()
@@ -149,7 +150,7 @@ func TestIdleDashboardWakesOnlyWhenWhatItShowsChanges(t *testing.T) {
 	}
 	// Three days on, everything shown is days and hours old: at most twice an hour.
 	clock.set(testNow.Add(72 * time.Hour))
-	m = send(t, m, tickMsg(clock.Now()))
+	m = send(t, m, app.TickMsg(clock.Now()))
 	frame, drawnAt = plain(m), clock.Now()
 	hour := func(time.Time) time.Duration { return time.Hour }
 	if later := wakes(testNow.Add(72*time.Hour+24*time.Hour), hour); later > 2*24+1 {
@@ -160,7 +161,7 @@ func TestIdleDashboardWakesOnlyWhenWhatItShowsChanges(t *testing.T) {
 // Before any run is read nothing on screen changes with time: no wake-up is set at all.
 func TestDashboardShowingNothingTimedSetsNoAlarm(t *testing.T) {
 	clock := &fakeClock{now: testNow}
-	m := New(Options{Clock: clock, Theme: "mono", Send: func(tea.Msg) {}})
+	m := New(app.Options{Clock: clock, Theme: "mono", Send: func(tea.Msg) {}})
 	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	for range 3 {
 		_ = plain(m)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"runwatch/ui/app"
 	"runwatch/ui/theme"
 	"time"
 
@@ -57,10 +58,10 @@ func (m Model) wideRunsWidth() int {
 func (m Model) bodyHeight() int { return max(1, m.height-headerLines-footerLines) }
 
 // paneRects gives each pane's outer size (borders included); a zero rect means the pane is hidden.
-func (m Model) paneRects() [paneCount]rect {
-	var r [paneCount]rect
+func (m Model) paneRects() [app.PaneCount]rect {
+	var r [app.PaneCount]rect
 	body := m.bodyHeight()
-	focus := m.app.focus
+	focus := m.app.Focus
 	switch m.layoutKind() {
 	case layoutWide:
 		// Runs down the left; detail over timeline on the right, so both get the width long log lines and
@@ -68,22 +69,22 @@ func (m Model) paneRects() [paneCount]rect {
 		// The runs pane is exactly as wide as its table with everything shown; the rest is Detail's.
 		runsW := m.wideRunsWidth()
 		detailH := body * 55 / 100
-		r[PaneRuns] = rect{runsW, body}
-		r[PaneDetail] = rect{m.width - runsW, detailH}
-		r[PaneTimeline] = rect{m.width - runsW, body - detailH}
+		r[app.PaneRuns] = rect{runsW, body}
+		r[app.PaneDetail] = rect{m.width - runsW, detailH}
+		r[app.PaneTimeline] = rect{m.width - runsW, body - detailH}
 	case layoutStacked:
 		// The runs list takes what its rows need up to a third; of the rest Detail gets the larger share,
 		// because its first lines say what the run needs and where it stands.
 		// Counted over every run, not the listed ones, so the panes do not change size with the filter.
-		runsH := clamp(len(m.app.runs)+3, 5, max(5, body/3))
+		runsH := app.Clamp(len(m.app.Runs)+3, 5, max(5, body/3))
 		rest := body - runsH
 		small := rest * 2 / 5
-		r[PaneRuns] = rect{m.width, runsH}
-		r[PaneDetail] = rect{m.width, rest - small}
-		r[PaneTimeline] = rect{m.width, small}
-		if focus == PaneTimeline {
+		r[app.PaneRuns] = rect{m.width, runsH}
+		r[app.PaneDetail] = rect{m.width, rest - small}
+		r[app.PaneTimeline] = rect{m.width, small}
+		if focus == app.PaneTimeline {
 			// The focused timeline swaps shares with Detail, so its search results have room.
-			r[PaneDetail].h, r[PaneTimeline].h = small, rest-small
+			r[app.PaneDetail].h, r[app.PaneTimeline].h = small, rest-small
 		}
 	case layoutSingle:
 		r[focus] = rect{m.width, body}
@@ -93,7 +94,7 @@ func (m Model) paneRects() [paneCount]rect {
 
 // outer is a pane's size with its border; a hidden pane gets what it would have if shown alone, so
 // scrolling stays sensible when it reappears.
-func (m Model) outer(p Pane) (w, h int) {
+func (m Model) outer(p app.Pane) (w, h int) {
 	rs := m.paneRects()
 	r := rs[p]
 	if r.w == 0 || r.h == 0 {
@@ -106,7 +107,7 @@ func (m Model) outer(p Pane) (w, h int) {
 // runs changes (the stacked runs pane is as tall as its rows).
 func (m *Model) layout() {
 	m.laidOut = m.paneRects()
-	for p := Pane(0); p < paneCount; p++ {
+	for p := app.Pane(0); p < app.PaneCount; p++ {
 		w, h := m.outer(p)
 		m.pane(p).SetSize(w, h)
 	}
@@ -119,20 +120,20 @@ func (m *Model) layout() {
 // View draws the frame. It does no I/O: everything it shows was prepared by Update.
 func (m Model) View() tea.View {
 	start := time.Now()
-	m.app.beginFrame()
+	m.app.BeginFrame()
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	// The wheel scrolls the pane under the pointer; the terminal's own selection is then shift-drag (most
 	// terminals; option-drag in iTerm2), or --no-mouse leaves the mouse to the terminal.
 	v.MouseMode = tea.MouseModeCellMotion
-	if m.app.opts.NoMouse {
+	if m.app.Opts.NoMouse {
 		v.MouseMode = tea.MouseModeNone
 	}
 	// The title carries the counts, so a tmux status line or a window list shows when a run needs a person.
 	v.WindowTitle = m.windowTitle()
-	m.app.endFrame()
-	if m.app.opts.Debug != nil {
-		fmt.Fprintf(m.app.opts.Debug, "%s view %s %d bytes\n", start.UTC().Format("15:04:05.000000"), time.Since(start), len(v.Content))
+	m.app.EndFrame()
+	if m.app.Opts.Debug != nil {
+		fmt.Fprintf(m.app.Opts.Debug, "%s view %s %d bytes\n", start.UTC().Format("15:04:05.000000"), time.Since(start), len(v.Content))
 	}
 	return v
 }
@@ -161,8 +162,8 @@ func (m Model) render() string {
 
 func (m Model) renderPanes() string {
 	rs := m.paneRects()
-	boxes := make([]string, 0, paneCount)
-	for p := Pane(0); p < paneCount; p++ {
+	boxes := make([]string, 0, app.PaneCount)
+	for p := app.Pane(0); p < app.PaneCount; p++ {
 		r := rs[p]
 		if r.w == 0 || r.h == 0 {
 			continue

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -56,11 +57,11 @@ func (a shownTable) lessIn(b shownTable) string {
 // filter that lists nothing leaves every pane its size.
 func TestTableGrowsWithWidth(t *testing.T) {
 	demo, now, env := loadDemoWorkspace(t)
-	sets := map[string]func() ([]model.Run, Options){
-		"fixtures": func() ([]model.Run, Options) {
-			return loadFixtures(t), Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog}
+	sets := map[string]func() ([]model.Run, app.Options){
+		"fixtures": func() ([]model.Run, app.Options) {
+			return loadFixtures(t), app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog}
 		},
-		"demo": func() ([]model.Run, Options) { return demo, Options{Theme: "mono", Now: now, Env: env} },
+		"demo": func() ([]model.Run, app.Options) { return demo, app.Options{Theme: "mono", Now: now, Env: env} },
 	}
 	for name, set := range sets {
 		t.Run(name, func(t *testing.T) {
@@ -127,17 +128,17 @@ func TestDetailFirstLinePinned(t *testing.T) {
 	demo, now, env := loadDemoWorkspace(t)
 	for w := 60; w <= 220; w += 4 {
 		for _, h := range []int{24, 30, 40, 45, 60} {
-			m := newTestModel(t, w, h, demo, Options{Theme: "mono", Now: now, Env: env})
-			for _, focus := range []Pane{PaneRuns, PaneDetail, PaneTimeline} {
-				for m.app.focus != focus {
+			m := newTestModel(t, w, h, demo, app.Options{Theme: "mono", Now: now, Env: env})
+			for _, focus := range []app.Pane{app.PaneRuns, app.PaneDetail, app.PaneTimeline} {
+				for m.app.Focus != focus {
 					m = send(t, m, press("tab"))
 				}
 				pinnedFirst(t, m, fmt.Sprintf("%dx%d focus %s", w, h, focus), true)
 			}
 		}
 	}
-	m := newTestModel(t, 80, 24, demo, Options{Theme: "mono", Now: now, Env: env})
-	first := m.app.selected
+	m := newTestModel(t, 80, 24, demo, app.Options{Theme: "mono", Now: now, Env: env})
+	first := m.app.Selected
 	m = send(t, m, press("tab"))
 	m = send(t, m, press("G"))
 	for range 30 {
@@ -151,8 +152,8 @@ func TestDetailFirstLinePinned(t *testing.T) {
 	m = send(t, m, press("tab"))
 	m = send(t, m, press("j"))
 	m = send(t, m, press("k"))
-	if m.app.selected != first {
-		t.Fatalf("j k selected %s, not %s", m.app.selected, first)
+	if m.app.Selected != first {
+		t.Fatalf("j k selected %s, not %s", m.app.Selected, first)
 	}
 	m = send(t, m, press("tab"))
 	if m.detail.top != 0 {
@@ -164,7 +165,7 @@ func TestDetailFirstLinePinned(t *testing.T) {
 // pinnedFirst checks Detail shows its first line first, and (current) the current stage's row.
 func pinnedFirst(t *testing.T, m Model, at string, current bool) {
 	t.Helper()
-	run, _ := m.app.selectedRun()
+	run, _ := m.app.SelectedRun()
 	lines := strings.Split(text.Stripped(m.detail.View()), "\n")
 	if len(lines) < 3 {
 		t.Fatalf("%s: Detail is %d lines", at, len(lines))
@@ -181,7 +182,7 @@ func pinnedFirst(t *testing.T, m Model, at string, current bool) {
 // CHANGED and WHY beside every whole name; it showed NAME, STAGE and CHANGED.
 func TestHeroShowsWhyAt140(t *testing.T) {
 	demo, now, env := loadDemoWorkspace(t)
-	m := newTestModel(t, 140, 40, demo, Options{Theme: "dark", Now: now, Env: env, OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 140, 40, demo, app.Options{Theme: "dark", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	pane := text.Stripped(m.list.View())
 	hdr := strings.Split(pane, "\n")[1]
 	for _, col := range []string{"STATUS", "STAGE", "CHANGED", "WHY"} {
@@ -201,7 +202,7 @@ func TestHeroShowsWhyAt140(t *testing.T) {
 // where the table keeps those reasons.
 func TestWideStackedTableShowsWholeReasons(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 200, 60, runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	view := text.Stripped(m.list.View())
 	for _, reason := range []string{"M3 is marked done but CB_M3_NO_LEGACY_TOKENS is 0", "waiting for your answer at phase 6 (brainstorming)"} {
 		if !strings.Contains(view, reason) {
@@ -209,9 +210,9 @@ func TestWideStackedTableShowsWholeReasons(t *testing.T) {
 		}
 	}
 	w := 200
-	for ; w < 400 && newTestModel(t, w, 60, runs, Options{Theme: "mono", Now: fixtureClock()}).layoutKind() != layoutWide; w++ {
+	for ; w < 400 && newTestModel(t, w, 60, runs, app.Options{Theme: "mono", Now: fixtureClock()}).layoutKind() != layoutWide; w++ {
 	}
-	wide := newTestModel(t, w, 60, runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	wide := newTestModel(t, w, 60, runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	if !strings.Contains(text.Stripped(wide.list.View()), "M3 is marked done but CB_M3_NO_LEGACY_TOKENS is 0") {
 		t.Errorf("at %d columns, beside Detail, the runs table cuts a reason it showed whole when stacked", w)
 	}

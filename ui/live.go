@@ -8,6 +8,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote"
+	"runwatch/ui/app"
 	"runwatch/watch"
 )
 
@@ -16,7 +17,7 @@ import (
 // per batch. It returns when the watcher's Updates channel closes. Each observer (the notifier) sees every
 // batch, in order, before the program does; an observer must not block.
 func Relay(p *tea.Program, w *watch.Watcher, observers ...func(watch.Update)) {
-	p.Send(SnapshotMsg{Runs: w.Snapshot(), Health: healthFrom(w.Health()), At: time.Now()})
+	p.Send(app.SnapshotMsg{Runs: w.Snapshot(), Health: healthFrom(w.Health()), At: time.Now()})
 	for u := range w.Updates() {
 		for _, o := range observers {
 			o(u)
@@ -25,23 +26,23 @@ func Relay(p *tea.Program, w *watch.Watcher, observers ...func(watch.Update)) {
 	}
 	// The channel closes when the watcher stops. If the program is still running, what it shows is no
 	// longer live, and the footer must say so rather than keep counting "updated Ns ago" as if it were.
-	p.Send(WatcherStoppedMsg{})
+	p.Send(app.WatcherStoppedMsg{})
 }
 
 // FromWatch converts a watcher batch into the dashboard's message.
-func FromWatch(u watch.Update) BatchMsg {
-	b := BatchMsg{
+func FromWatch(u watch.Update) app.BatchMsg {
+	b := app.BatchMsg{
 		Changed: u.Changed, Removed: u.Removed, At: u.At,
 		Health: healthFrom(u.Health),
 	}
 	for _, a := range u.Appended {
-		b.Appended = append(b.Appended, LogAppend{Path: a.Path, Entries: a.Entries, Truncated: a.Truncated, Rotated: a.Rotated})
+		b.Appended = append(b.Appended, app.LogAppend{Path: a.Path, Entries: a.Entries, Truncated: a.Truncated, Rotated: a.Rotated})
 	}
 	return b
 }
 
-func healthFrom(h watch.Health) Health {
-	return Health{Mode: h.Mode, Err: h.Err, LastChange: h.LastChange, Watches: h.Watches, Loading: h.Loading}
+func healthFrom(h watch.Health) app.Health {
+	return app.Health{Mode: h.Mode, Err: h.Err, LastChange: h.LastChange, Watches: h.Watches, Loading: h.Loading}
 }
 
 // RelayRemote moves a remote watcher's batches into the program, as Relay does for the local one. Each
@@ -53,7 +54,7 @@ func RelayRemote(p *tea.Program, w *remote.Watcher, observers ...func(watch.Upda
 			o(u.Update)
 		}
 		b := FromWatch(u.Update)
-		b.Health = Health{}
+		b.Health = app.Health{}
 		b.Hosts = u.Hosts
 		if b.Hosts == nil {
 			b.Hosts = []model.HostHealth{}
@@ -61,7 +62,7 @@ func RelayRemote(p *tea.Program, w *remote.Watcher, observers ...func(watch.Upda
 		p.Send(b)
 		for _, h := range u.Hosts {
 			if h.Error != "" && said[h.Host] != h.Error {
-				p.Send(ErrorMsg{Err: errors.New(h.Error)})
+				p.Send(app.ErrorMsg{Err: errors.New(h.Error)})
 			}
 			said[h.Host] = h.Error
 		}

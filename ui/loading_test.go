@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 )
 
 // Runs that arrive while the watcher is still reading (Health.Loading > 0) join the list in its final order:
@@ -19,22 +20,22 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 	for _, r := range runs {
 		byID[r.ID] = r
 	}
-	m := New(Options{Now: func() time.Time { return testNow }, Theme: "mono"})
+	m := New(app.Options{Now: func() time.Time { return testNow }, Theme: "mono"})
 	m = send(t, m, tea.WindowSizeMsg{Width: 140, Height: 40})
-	m = send(t, m, SnapshotMsg{Health: Health{Mode: "inotify", Loading: 4}, At: testNow})
+	m = send(t, m, app.SnapshotMsg{Health: app.Health{Mode: "inotify", Loading: 4}, At: testNow})
 	if v := plain(m); !strings.Contains(v, "reading 4 runs…") || strings.Contains(v, "no runs found") {
 		t.Fatalf("before any run is read the list should say it is reading:\n%s", v)
 	}
-	m = send(t, m, BatchMsg{Changed: []model.Run{byID["old-done"]}, Health: Health{Mode: "inotify", Loading: 3}, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{byID["old-done"]}, Health: app.Health{Mode: "inotify", Loading: 3}, At: testNow})
 	if v := plain(m); !strings.Contains(v, "1 run (3 more loading)") {
 		t.Fatalf("header should count the runs still loading:\n%s", v)
 	}
-	m = send(t, m, BatchMsg{Changed: []model.Run{byID["pay-flow"]}, Health: Health{Mode: "inotify", Loading: 2}, At: testNow})
-	if m.app.selected != byID["pay-flow"].StatePath {
-		t.Fatalf("selection %q; a selection at the top stays at the top while runs load", m.app.selected)
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{byID["pay-flow"]}, Health: app.Health{Mode: "inotify", Loading: 2}, At: testNow})
+	if m.app.Selected != byID["pay-flow"].StatePath {
+		t.Fatalf("selection %q; a selection at the top stays at the top while runs load", m.app.Selected)
 	}
 	m = send(t, m, tea.KeyPressMsg{Code: 'j', Text: "j"})
-	chosen := m.app.selected
+	chosen := m.app.Selected
 	if chosen != byID["old-done"].StatePath {
 		t.Fatalf("j selected %q", chosen)
 	}
@@ -44,11 +45,11 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 			rest = append(rest, r)
 		}
 	}
-	m = send(t, m, BatchMsg{Changed: rest, Health: Health{Mode: "inotify"}, At: testNow})
-	if m.app.selected != chosen {
-		t.Fatalf("selection moved to %q; the person chose %q", m.app.selected, chosen)
+	m = send(t, m, app.BatchMsg{Changed: rest, Health: app.Health{Mode: "inotify"}, At: testNow})
+	if m.app.Selected != chosen {
+		t.Fatalf("selection moved to %q; the person chose %q", m.app.Selected, chosen)
 	}
-	full := newTestModel(t, 140, 40, runs, Options{})
+	full := newTestModel(t, 140, 40, runs, app.Options{})
 	if strings.Join(m.list.order, "\n") != strings.Join(full.list.order, "\n") {
 		t.Fatalf("order after loading:\n%v\nwith every run at once:\n%v", m.list.order, full.list.order)
 	}

@@ -12,6 +12,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 )
 
@@ -37,9 +38,9 @@ func TestMessagesLeadWithTheReason(t *testing.T) {
 	run := state.Load(locs[0], state.NewEnv(0))
 	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
 	for _, w := range []int{80, 120} {
-		m := newTestModel(t, w, 30, []model.Run{run}, Options{Actor: actor})
+		m := newTestModel(t, w, 30, []model.Run{run}, app.Options{Actor: actor})
 		m = send(t, m, press("S"))
-		if full := m.app.msgs.errText(); len(full) <= w {
+		if full := m.app.Msgs.ErrText(); len(full) <= w {
 			t.Fatalf("the refusal %q fits %d columns: the check proves nothing", full, w)
 		}
 		if l := footerMessage(m); !strings.HasPrefix(l, "✗ step refused: ") || !strings.Contains(l, "CB_VERIFY_COVERAGE_REPORT") ||
@@ -48,12 +49,12 @@ func TestMessagesLeadWithTheReason(t *testing.T) {
 		}
 
 		manifest := "/tmp/runwatch-demo-123/reports/app/.jonggrang/features/add-login-form/MANIFEST.yaml"
-		m.app.fail(fmt.Errorf("pause: %s: %w", manifest, errors.New("yaml: line 3: mapping values are not allowed in this context")))
+		m.app.Fail(fmt.Errorf("pause: %s: %w", manifest, errors.New("yaml: line 3: mapping values are not allowed in this context")))
 		l := footerMessage(m)
 		if !strings.HasPrefix(l, "✗ pause: yaml: line 3: mapping values") || !strings.Contains(l, "MANIFEST.yaml)") {
 			t.Errorf("%d columns: the error reads %q", w, l)
 		}
-		if full := m.app.msgs.errText(); !strings.HasSuffix(full, "("+manifest+")") {
+		if full := m.app.Msgs.ErrText(); !strings.HasSuffix(full, "("+manifest+")") {
 			t.Errorf("the whole message (i) lost the path or has it first: %q", full)
 		}
 	}
@@ -66,7 +67,7 @@ func TestReasonFirst(t *testing.T) {
 		"step refused: gate not met: M2 open: CB_M2_X": "step refused: gate not met: M2 open: CB_M2_X",
 		"copied /a/b": "copied /a/b",
 	} {
-		if got := reasonFirst(in); got != want {
+		if got := app.ReasonFirst(in); got != want {
 			t.Errorf("reasonFirst(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -89,34 +90,34 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 	jg := rs
 	jg.ID, jg.Kind, jg.StatePath = "jonggrang-failed-mx000000", model.KindJonggrang, "/j/MANIFEST.yaml"
 	for _, r := range []model.Run{rs, jg} {
-		m := newTestModel(t, 200, 40, []model.Run{r}, Options{})
+		m := newTestModel(t, 200, 40, []model.Run{r}, app.Options{})
 		m = send(t, m, press("tab"))
 		if got, want := strings.Contains(footerKeys(m), "R retry"), r.Kind == model.KindJonggrang; got != want {
 			t.Errorf("%s, its failed stage focused: R retry offered %v:\n%s", r.Kind, got, footerKeys(m))
 		}
 	}
 
-	m := newTestModel(t, 200, 40, []model.Run{rs}, Options{})
+	m := newTestModel(t, 200, 40, []model.Run{rs}, app.Options{})
 	m = send(t, m, press("tab"))
 	m = send(t, m, press("k")) // M1
 	m = send(t, m, press("enter"))
 	m = send(t, m, press("j")) // its item
-	if sel := m.detail.selection(); sel.kind != rowItem || sel.stage != "M1" {
+	if sel := m.detail.selection(); sel.Kind != app.RowItem || sel.Stage != "M1" {
 		t.Fatalf("the focus is on %+v, not M1's item", sel)
 	}
 	if ks := footerKeys(m); strings.Contains(ks, "tick") {
 		t.Errorf("a done stage's item is focused, and the footer offers tick:\n%s", ks)
 	}
 
-	m = newTestModel(t, 200, 40, sampleRuns(), Options{})
-	for m.app.focus != PaneTimeline {
+	m = newTestModel(t, 200, 40, sampleRuns(), app.Options{})
+	for m.app.Focus != app.PaneTimeline {
 		m = send(t, m, press("tab"))
 	}
 	if ks := footerKeys(m); !strings.Contains(ks, "/ search") || strings.Contains(ks, "/ filter") {
 		t.Errorf("the timeline's footer:\n%s", ks)
 	}
 
-	m = newTestModel(t, 200, 40, sampleRuns(), Options{})
+	m = newTestModel(t, 200, 40, sampleRuns(), app.Options{})
 	m = send(t, m, press("/"))
 	for _, k := range "zzz-nothing" {
 		m = send(t, m, press(string(k)))
@@ -135,9 +136,9 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
 			{Key: "M1", Status: model.StageCompleted},
 			{Key: "M2", Status: model.StageFailed, Error: "blocked"}}}
-	m := newTestModel(t, 120, 40, []model.Run{rs}, Options{})
+	m := newTestModel(t, 120, 40, []model.Run{rs}, app.Options{})
 	m = send(t, m, press("tab"))
-	if sel := m.detail.selection(); sel.kind != rowStage || sel.stage != "M2" {
+	if sel := m.detail.selection(); sel.Kind != app.RowStage || sel.Stage != "M2" {
 		t.Fatalf("the focus is on %+v, not stage M2", sel)
 	}
 	m = send(t, m, press("?"))

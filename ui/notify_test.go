@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"runwatch/notify"
+	"runwatch/ui/app"
 )
 
 // fakeNotifier records what the mute key asked for.
@@ -36,7 +37,7 @@ func theFooter(m Model) (string, string) {
 
 func TestFooterShowsNotificationsAndTheKeyMutesThem(t *testing.T) {
 	n := &fakeNotifier{status: notify.Status{Channels: []string{"bell", "osc777", "tmux", "hook"}}}
-	m := newTestModel(t, 160, 30, sampleRuns(), Options{Notifier: n})
+	m := newTestModel(t, 160, 30, sampleRuns(), app.Options{Notifier: n})
 	if l1, _ := theFooter(m); !strings.Contains(l1, "notify bell osc777 tmux hook") {
 		t.Fatalf("footer does not show the channels: %q", l1)
 	}
@@ -58,7 +59,7 @@ func TestFooterShowsNotificationsAndTheKeyMutesThem(t *testing.T) {
 
 func TestNotifyFailuresAndNoteReachTheFooterOnce(t *testing.T) {
 	n := &fakeNotifier{status: notify.Status{Channels: []string{"hook"}}}
-	m := newTestModel(t, 160, 30, sampleRuns(), Options{Notifier: n})
+	m := newTestModel(t, 160, 30, sampleRuns(), app.Options{Notifier: n})
 	at := testNow
 	m = send(t, m, notify.Status{Channels: []string{"hook"}, Err: "notify.command notify-send: exit status 1: no display", ErrAt: at})
 	if _, l2 := theFooter(m); !strings.Contains(l2, "✗ notify: notify.command notify-send: exit status 1") {
@@ -80,7 +81,7 @@ func TestNotifyFailuresAndNoteReachTheFooterOnce(t *testing.T) {
 }
 
 func TestMuteWithoutChannelsSaysHowToTurnThemOn(t *testing.T) {
-	m := newTestModel(t, 160, 30, sampleRuns(), Options{})
+	m := newTestModel(t, 160, 30, sampleRuns(), app.Options{})
 	if l1, _ := theFooter(m); strings.Contains(l1, "· notify") {
 		t.Errorf("footer claims notifications without a notifier: %q", l1)
 	}

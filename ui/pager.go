@@ -10,20 +10,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/state/runlog"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
-
-// pagerMsg opens a pager overlay: a resume brief, a message read whole, a timeline entry (enter), how to
-// set a resume command. pattern, when set, is searched at once (an entry opened from a search).
-type pagerMsg struct {
-	title, text string
-	copyable    bool
-	pattern     string
-	regex       bool
-	note        string // set instead of text: nothing to open, and why
-}
 
 // pager shows one text whole in the centre of the screen: a timeline entry with all its continuation lines
 // (enter) or the resume brief (b). It wraps by default, keeping each line's indentation or list marker as
@@ -35,7 +26,7 @@ type pagerMsg struct {
 // bubbles/viewport would hold every row drawn, and its soft wrap has no hanging indent and its horizontal
 // scroll shows no continuation marks, which are the point of this view.
 type pager struct {
-	app      *app
+	app      *app.App
 	copyable bool
 	done     bool
 	outerW   int
@@ -77,7 +68,7 @@ type pagerRow struct {
 	ind        int
 }
 
-func newPager(a *app, title, txt string, copyable bool) *pager {
+func newPager(a *app.App, title, txt string, copyable bool) *pager {
 	p := &pager{app: a, title: title, lines: text.SanitizeLines(trimNL(txt)), text: txt, copyable: copyable, wrap: true, hit: -1, forward: true}
 	p.split = make([]hanging, len(p.lines))
 	p.widths = make([]int, len(p.lines))
@@ -110,7 +101,7 @@ func trimNL(s string) string {
 func (p *pager) SetSize(w, h int) {
 	p.outerW, p.outerH = w, h
 	p.w, p.h = max(1, w-theme.BorderCells), max(1, h-theme.BorderCells)
-	p.layout(p.app.theme)
+	p.layout(p.app.Theme)
 }
 
 func (p *pager) Done() bool { return p.done }
@@ -122,24 +113,24 @@ func (p *pager) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if !p.typing {
-		switch p.app.keys.Of(km) {
+		switch p.app.Keys.Of(km) {
 		case keys.ActHelp, keys.ActMessage:
 			p.done = true
 			return nil
 		}
 	}
-	cmd, closed, txt := p.update(km, p.app.keys, p.app.theme)
+	cmd, closed, txt := p.update(km, p.app.Keys, p.app.Theme)
 	if closed {
 		p.done = true
 	}
 	if txt != "" && p.copyable {
-		return copyText(p.app, txt)
+		return app.CopyText(p.app, txt)
 	}
 	return cmd
 }
 
 func (p *pager) ShortHelp() []key.Binding {
-	k := p.app.keys
+	k := p.app.Keys
 	if p.typing {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
@@ -159,7 +150,7 @@ func (p *pager) ShortHelp() []key.Binding {
 }
 
 func (p *pager) FullHelp() [][]key.Binding {
-	k := p.app.keys
+	k := p.app.Keys
 	return [][]key.Binding{p.ShortHelp(), k.BindingsOf(keys.ActSearchBack, keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd, keys.ActTop, keys.ActBottom)}
 }
 
@@ -172,9 +163,9 @@ func (p *pager) View() string {
 	sc := theme.Scroll{Above: p.top, Below: max(0, len(p.rows)-end)}
 	rows := make([]string, 0, end-p.top)
 	for _, r := range p.rows[p.top:end] {
-		rows = append(rows, p.drawRow(r, p.app.theme))
+		rows = append(rows, p.drawRow(r, p.app.Theme))
 	}
-	return theme.Box(p.app.theme, p.status(p.app.keys), rows, p.outerW, p.outerH, true, sc)
+	return theme.Box(p.app.Theme, p.status(p.app.Keys), rows, p.outerW, p.outerH, true, sc)
 }
 
 // highlightContext is how far around a row the search's matches are looked for, so a match that a wrap
@@ -233,7 +224,7 @@ func (p *pager) layout(theme.Theme) {
 		}
 		p.rows = append(p.rows, pagerRow{line: i, a: text.CellOffset(line, 0, p.xoff), b: len(line)})
 	}
-	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
+	p.top = app.Clamp(p.top, 0, max(0, len(p.rows)-p.h))
 }
 
 func (p *pager) widest() int {
@@ -306,7 +297,7 @@ func (p *pager) update(msg tea.KeyPressMsg, ks keys.KeyMap, t theme.Theme) (cmd 
 		}
 		return nil, false, p.text
 	}
-	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
+	p.top = app.Clamp(p.top, 0, max(0, len(p.rows)-p.h))
 	return nil, false, ""
 }
 
@@ -391,7 +382,7 @@ func (p *pager) next(forward bool) {
 		}
 		p.hit = i
 	}
-	p.note = wrapNote(wrapped, forward)
+	p.note = text.WrapNote(wrapped, forward)
 	p.showLine(p.hits[p.hit])
 }
 
@@ -412,7 +403,7 @@ func (p *pager) showLine(line int) {
 			break
 		}
 	}
-	p.top = clamp(p.top, 0, max(0, len(p.rows)-p.h))
+	p.top = app.Clamp(p.top, 0, max(0, len(p.rows)-p.h))
 }
 
 // status is the pager's title line: what it shows, where in it, the search and its count.
@@ -455,18 +446,5 @@ func (p *pager) prompt() string {
 	if !p.typing {
 		return ""
 	}
-	return searchPrompt(p.inFwd, p.inRegex) + p.input.View()
-}
-
-// searchPrompt says which way a search goes and how the pattern is read.
-func searchPrompt(forward, regex bool) string {
-	dir := "search ↓"
-	if !forward {
-		dir = "search ↑"
-	}
-	mode := "literal, smart case; tab: regex"
-	if regex {
-		mode = "regex, smart case; tab: literal"
-	}
-	return dir + " (" + mode + "): "
+	return text.SearchPrompt(p.inFwd, p.inRegex) + p.input.View()
 }

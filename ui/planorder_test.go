@@ -9,6 +9,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
@@ -24,7 +25,7 @@ func TestDetailSaysTheOrderCameFromThePlan(t *testing.T) {
 			t.Fatalf("discover: %v %v", locs, err)
 		}
 		run := state.Load(locs[0], state.NewEnv(0))
-		m := newTestModel(t, 160, 50, []model.Run{run}, Options{})
+		m := newTestModel(t, 160, 50, []model.Run{run}, app.Options{})
 		// Every row of the Detail, not only those the pane has room for, as one line: a phrase may be
 		// wrapped anywhere.
 		var detail []string

@@ -7,29 +7,30 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 )
 
 // A remote batch and a local one each carry only their own source's health, and both add and remove runs:
 // a run gone from a host leaves the list, and a remote batch leaves the local watcher's health as it was.
 func TestBatchHealthIsPerSource(t *testing.T) {
-	m := newTestModel(t, 120, 30, sampleRuns(), Options{})
+	m := newTestModel(t, 120, 30, sampleRuns(), app.Options{})
 	remote := model.Run{ID: "far-run", Kind: model.KindResumable, Status: model.StatusRunning, StatePath: "/far/state.env", Dir: "/far",
 		Remote: &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/far"}}
 	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostLive, Since: testNow}}
-	m = send(t, m, BatchMsg{Changed: []model.Run{remote}, Hosts: hosts, At: testNow})
-	if _, ok := m.app.runs[remote.Key()]; !ok || m.app.health.Mode != "inotify" || len(m.app.hosts) != 1 {
-		t.Fatalf("after the remote batch: run there %v, local health %+v, hosts %+v", ok, m.app.health, m.app.hosts)
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{remote}, Hosts: hosts, At: testNow})
+	if _, ok := m.app.Runs[remote.Key()]; !ok || m.app.Health.Mode != "inotify" || len(m.app.Hosts) != 1 {
+		t.Fatalf("after the remote batch: run there %v, local health %+v, hosts %+v", ok, m.app.Health, m.app.Hosts)
 	}
 	if !strings.Contains(plain(m), "far-run") {
 		t.Fatalf("the remote run is not listed:\n%s", plain(m))
 	}
-	m = send(t, m, BatchMsg{Removed: []string{remote.Key()}, Hosts: hosts, At: testNow})
-	if _, ok := m.app.runs[remote.Key()]; ok || strings.Contains(plain(m), "far-run") {
+	m = send(t, m, app.BatchMsg{Removed: []string{remote.Key()}, Hosts: hosts, At: testNow})
+	if _, ok := m.app.Runs[remote.Key()]; ok || strings.Contains(plain(m), "far-run") {
 		t.Fatalf("a run removed on its host is still listed:\n%s", plain(m))
 	}
-	m = send(t, m, BatchMsg{Health: Health{Mode: "poll"}, At: testNow})
-	if m.app.health.Mode != "poll" || len(m.app.hosts) != 1 {
-		t.Fatalf("after the local batch: local health %+v, hosts %+v", m.app.health, m.app.hosts)
+	m = send(t, m, app.BatchMsg{Health: app.Health{Mode: "poll"}, At: testNow})
+	if m.app.Health.Mode != "poll" || len(m.app.Hosts) != 1 {
+		t.Fatalf("after the local batch: local health %+v, hosts %+v", m.app.Health, m.app.Hosts)
 	}
 }
 
@@ -47,21 +48,21 @@ func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
 	}
 	run := model.Run{ID: "far-run", Kind: model.KindResumable, Status: model.StatusRunning, StatePath: "/far/state.env", Dir: "/far",
 		Log: &model.LogRef{Path: "/far/run.log"}, Remote: &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/far"}}
-	m := newTestModel(t, 160, 40, []model.Run{run}, Options{RemoteLog: fetch})
+	m := newTestModel(t, 160, 40, []model.Run{run}, app.Options{RemoteLog: fetch})
 	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostLive, Since: testNow}}
 	key := "ssh://gpu2/far/run.log"
 	// Streamed before the history arrives: an entry the tail also holds, and a newer one.
-	m = send(t, m, BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow,
-		Appended: []LogAppend{{Path: key, Entries: []model.LogEntry{entry(80, 2, "both"), entry(120, 3, "streamed")}}}})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow,
+		Appended: []app.LogAppend{{Path: key, Entries: []model.LogEntry{entry(80, 2, "both"), entry(120, 3, "streamed")}}}})
 	select {
 	case <-fetched:
 	default:
 		t.Fatal("opening the remote run's timeline fetched no history")
 	}
 	// Streamed again, grown by a continuation line written later.
-	m = send(t, m, BatchMsg{Hosts: hosts, At: testNow,
-		Appended: []LogAppend{{Path: key, Entries: []model.LogEntry{entry(120, 3, "streamed", "  more")}}}})
-	got := m.app.remoteLines(run)
+	m = send(t, m, app.BatchMsg{Hosts: hosts, At: testNow,
+		Appended: []app.LogAppend{{Path: key, Entries: []model.LogEntry{entry(120, 3, "streamed", "  more")}}}})
+	got := m.app.RemoteLines(run)
 	want := []string{"[2026-12-01T08:00:00Z] history one", "[2026-12-01T08:00:01Z] history two", "[2026-12-01T08:00:02Z] both",
 		"[2026-12-01T08:00:03Z] streamed", "  more"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -71,7 +72,7 @@ func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
 		t.Errorf("the timeline does not show the merged log once:\n%s", screen)
 	}
 	// Opened again with the host live all along: no second fetch.
-	m = send(t, m, BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow})
 	select {
 	case <-fetched:
 		t.Error("the history was fetched again with nothing missed")

@@ -9,10 +9,8 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -21,69 +19,16 @@ import (
 	"runwatch/model"
 	"runwatch/notify"
 	"runwatch/state/action"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
+	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
-
-// Pane identifies one of the three panes.
-type Pane int
-
-const (
-	PaneRuns Pane = iota
-	PaneDetail
-	PaneTimeline
-	paneCount
-)
-
-func (p Pane) String() string {
-	return [...]string{"Runs", "Detail", "Timeline"}[p]
-}
-
-// Options configure the dashboard.
-type Options struct {
-	Theme    string      // auto, dark, light, mono
-	Keys     keys.KeyMap // from NewKeyMap; the zero value means defaults
-	ReadOnly bool
-	// NoMouse leaves the mouse to the terminal (its own text selection without shift); otherwise the wheel
-	// scrolls the pane under the pointer and selecting text takes shift-drag.
-	NoMouse bool
-	// Scanned names the folders (and remote roots) the runs are looked for in, for the empty list to say
-	// where it looked.
-	Scanned []string
-	Actor   Actor // nil disables actions
-	OpenLog OpenLogFunc
-	// RemoteLog fetches a remote run's log history when its timeline opens; nil shows only what its host
-	// streams.
-	RemoteLog RemoteLogFunc
-	// RemoteBrief asks a remote run's host for its brief (the host reads its own files and runs its own
-	// git); nil refuses the brief of a remote run rather than building one here from paths of that host.
-	RemoteBrief func(ctx context.Context, run model.Run) (string, error)
-	// Now is the clock for "updated Ns ago" and relative times; tests pin it. nil means Clock's.
-	Now func() time.Time
-	// Clock wakes the dashboard when time passing changes what it shows (see Clock); nil means the system's.
-	Clock Clock
-	// Send delivers those wake-ups into the running program (tea.Program.Send); nil means none are set
-	// (tests drive the model by hand).
-	Send func(tea.Msg)
-	// Debug, when set, receives one line per message and per frame with its timing.
-	Debug io.Writer
-	// InTmux makes `y` copy through tmux (load-buffer -w) as well as OSC 52.
-	InTmux bool
-	// Env gives briefs and resume commands the time, host and process facts (state.NewEnv).
-	Env func() model.Env
-	// ResumeCommand is the config's resume_command templates, by convention.
-	ResumeCommand map[string]string
-	// Copy puts text on the clipboard through something other than the terminal (tmux load-buffer); nil
-	// picks tmux when InTmux. Tests replace it.
-	Copy func(txt string) error
-	// Notifier mutes notifications for the session (the mute key); nil when there is none.
-	Notifier Notifier
-}
 
 // Model is the dashboard's root: it owns the shared state, sizes the panes, routes each key to the top
 // overlay or the focused pane, and keeps overlays on a stack. Behaviour lives in the components.
 type Model struct {
-	app *app
+	app *app.App
 
 	list   *runsPane
 	detail *detailPane
@@ -92,16 +37,16 @@ type Model struct {
 
 	overlays []overlay
 
-	laidOut [paneCount]rect // the pane sizes the components were last given
+	laidOut [app.PaneCount]rect // the pane sizes the components were last given
 
 	width, height int
 	sized         bool // a WindowSizeMsg has arrived
 }
 
 // New builds the dashboard model.
-func New(opts Options) Model {
+func New(opts app.Options) Model {
 	if opts.Clock == nil {
-		opts.Clock = systemClock{}
+		opts.Clock = app.SystemClock{}
 	}
 	if opts.Now == nil {
 		opts.Now = opts.Clock.Now
@@ -128,9 +73,9 @@ func New(opts Options) Model {
 			dark = d
 		}
 	}
-	a := &app{opts: opts, keys: ks, theme: theme.NewTheme(th, dark), runs: map[string]model.Run{}}
+	a := &app.App{Opts: opts, Keys: ks, Theme: theme.NewTheme(th, dark), Runs: map[string]model.Run{}}
 	if !opts.ReadOnly {
-		a.actor = opts.Actor
+		a.Actor = opts.Actor
 	}
 	m := Model{app: a, width: 120, height: 40}
 	m.list = newRunsPane(a)
@@ -139,7 +84,7 @@ func New(opts Options) Model {
 	m.footer = newFooter(a)
 	m.footer.segments = m.defaultSegments()
 	if opts.Notifier != nil {
-		a.notify.status = opts.Notifier.Status()
+		a.Notify.Status = opts.Notifier.Status()
 	}
 	m.layout()
 	return m
@@ -148,7 +93,7 @@ func New(opts Options) Model {
 // Init asks the terminal for its background (for the auto theme). No clock starts here: each frame sets
 // the one wake-up it needs (see Clock).
 func (m Model) Init() tea.Cmd {
-	if m.app.opts.Theme == "" || m.app.opts.Theme == "auto" {
+	if m.app.Opts.Theme == "" || m.app.Opts.Theme == "auto" {
 		return tea.RequestBackgroundColor
 	}
 	return nil
@@ -158,96 +103,96 @@ func (m Model) Init() tea.Cmd {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	start := time.Now()
 	cmd := m.update(msg)
-	if m.app.opts.Debug != nil {
-		fmt.Fprintf(m.app.opts.Debug, "%s update %T %s\n", start.UTC().Format("15:04:05.000000"), msg, time.Since(start))
+	if m.app.Opts.Debug != nil {
+		fmt.Fprintf(m.app.Opts.Debug, "%s update %T %s\n", start.UTC().Format("15:04:05.000000"), msg, time.Since(start))
 	}
 	return m, cmd
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	a := m.app
-	before := a.selected
+	before := a.Selected
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height, m.sized = msg.Width, msg.Height, true
 		m.layout()
 	case tea.BackgroundColorMsg:
-		if (a.opts.Theme == "" || a.opts.Theme == "auto") && a.theme.Name != "mono" {
-			a.theme = theme.NewTheme("auto", msg.IsDark())
+		if (a.Opts.Theme == "" || a.Opts.Theme == "auto") && a.Theme.Name != "mono" {
+			a.Theme = theme.NewTheme("auto", msg.IsDark())
 		}
-	case tickMsg:
+	case app.TickMsg:
 		// Time alone changed something drawn: the frame that follows draws it (and sets the next alarm).
 		m.tl.Update(msg)
 		return nil
-	case SnapshotMsg:
-		a.runs = make(map[string]model.Run, len(msg.Runs))
+	case app.SnapshotMsg:
+		a.Runs = make(map[string]model.Run, len(msg.Runs))
 		m.list.forgetAll()
 		for _, r := range msg.Runs {
-			a.runs[r.Key()] = judged(r)
+			a.Runs[r.Key()] = judged(r)
 		}
-		a.health = msg.Health
+		a.Health = msg.Health
 		if msg.Health.Err != "" {
 			// The reason belongs on the first frame, not only after the first change batch.
-			a.fail(errors.New("watcher: " + msg.Health.Err))
+			a.Fail(errors.New("watcher: " + msg.Health.Err))
 		}
-		a.lastChange = msg.At
-		a.loaded = true
+		a.LastChange = msg.At
+		a.Loaded = true
 		m.list.resort()
-	case BatchMsg:
+	case app.BatchMsg:
 		cmd = m.applyBatch(msg)
-	case ErrorMsg:
-		a.fail(msg.Err)
+	case app.ErrorMsg:
+		a.Fail(msg.Err)
 	case notify.Status:
-		a.notifyStatus(msg)
-	case WatcherStoppedMsg:
-		a.health.Err = "stopped"
-		a.fail(errors.New("watcher stopped: the runs shown are no longer updated"))
+		a.NotifyStatus(msg)
+	case app.WatcherStoppedMsg:
+		a.Health.Err = "stopped"
+		a.Fail(errors.New("watcher stopped: the runs shown are no longer updated"))
 	case logOpenedMsg, logIndexedMsg, searchDoneMsg, searchTickMsg, countDoneMsg, filterDoneMsg:
 		cmd = m.tl.Update(msg)
-	case remoteTailMsg:
+	case app.RemoteTailMsg:
 		m.tl.tookRemoteTail(msg)
-	case planMsg:
-		if msg.err != nil {
+	case app.PlanMsg:
+		if msg.Err != nil {
 			var refused *action.Refused
-			if errors.As(msg.err, &refused) && refused.First != "" {
+			if errors.As(msg.Err, &refused) && refused.First != "" {
 				// Another action must come first: say which key does it, and ask nothing else now.
-				a.fail(fmt.Errorf("%w — %s first: press %s", msg.err, firstWords(refused.First), a.keys.First(refused.First)))
+				a.Fail(fmt.Errorf("%w — %s first: press %s", msg.Err, firstWords(refused.First), a.Keys.First(refused.First)))
 				return nil
 			}
-			a.fail(msg.err)
-			if msg.req.Action == keys.ActStep && msg.req.To == "" {
-				if opts := stepChoices(msg.req.Run); len(opts) > 0 {
-					m.push(newStepChoice(a, msg.req, msg.err.Error(), opts))
+			a.Fail(msg.Err)
+			if msg.Req.Action == keys.ActStep && msg.Req.To == "" {
+				if opts := stepChoices(msg.Req.Run); len(opts) > 0 {
+					m.push(newStepChoice(a, msg.Req, msg.Err.Error(), opts))
 				}
 			}
 			return nil
 		}
-		m.push(newConfirm(a, msg.req, msg.planned))
-	case pagerMsg:
-		if msg.note != "" {
-			a.note(msg.note)
+		m.push(newConfirm(a, msg.Req, msg.Planned))
+	case app.PagerMsg:
+		if msg.Note != "" {
+			a.Note(msg.Note)
 			break
 		}
-		pg := newPager(a, msg.title, msg.text, msg.copyable)
+		pg := newPager(a, msg.Title, msg.Text, msg.Copyable)
 		m.push(pg)
-		if msg.pattern != "" {
-			pg.setSearch(msg.pattern, msg.regex, true, a.theme)
+		if msg.Pattern != "" {
+			pg.setSearch(msg.Pattern, msg.Regex, true, a.Theme)
 		}
-	case copiedMsg:
+	case app.CopiedMsg:
 		m.copied(msg)
-	case appliedMsg:
-		if msg.err != nil {
-			a.fail(msg.err)
+	case app.AppliedMsg:
+		if msg.Err != nil {
+			a.Fail(msg.Err)
 		} else {
-			a.note(msg.summary)
+			a.Note(msg.Summary)
 		}
 	case tea.KeyPressMsg:
 		cmd = m.handleKey(msg)
 	case tea.MouseWheelMsg:
 		cmd = m.wheel(msg.Mouse())
 	}
-	if a.selected != before {
+	if a.Selected != before {
 		m.detail.selectionChanged()
 	}
 	if rs := m.paneRects(); rs != m.laidOut {
@@ -257,34 +202,34 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, m.tl.sync())
 }
 
-func (m *Model) applyBatch(msg BatchMsg) tea.Cmd {
+func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	a := m.app
 	// While runs are still arriving, a selection nobody moved from the top stays at the top, so the list
 	// does not end up scrolled to wherever the first run read happens to sort.
-	keepTop := (a.health.Loading > 0 || msg.Health.Loading > 0) && m.list.cursor == 0
+	keepTop := (a.Health.Loading > 0 || msg.Health.Loading > 0) && m.list.cursor == 0
 	for _, r := range msg.Changed {
-		a.runs[r.Key()] = judged(r)
+		a.Runs[r.Key()] = judged(r)
 		m.list.forget(r.Key())
 	}
 	for _, p := range msg.Removed {
-		delete(a.runs, p)
+		delete(a.Runs, p)
 		m.list.forget(p)
 	}
 	// Each source's batch carries its own health: the remote hosts', or the local watcher's.
 	if msg.Hosts != nil {
-		a.hosts = msg.Hosts
-		a.keepRemoteLogs(msg.Appended)
+		a.Hosts = msg.Hosts
+		a.KeepRemoteLogs(msg.Appended)
 	} else {
-		a.health = msg.Health
+		a.Health = msg.Health
 		if msg.Health.Err != "" {
-			a.fail(errors.New("watcher: " + msg.Health.Err))
+			a.Fail(errors.New("watcher: " + msg.Health.Err))
 		}
 	}
 	if len(msg.Changed) > 0 || len(msg.Removed) > 0 || len(msg.Appended) > 0 {
-		a.lastChange = msg.At
+		a.LastChange = msg.At
 	}
 	if keepTop {
-		a.selected = ""
+		a.Selected = ""
 	}
 	m.list.resort()
 	return m.tl.batch(msg)
@@ -308,8 +253,8 @@ func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
 	if act == keys.ActUp {
 		km = tea.KeyPressMsg{Code: tea.KeyUp}
 	}
-	if m.app.keys.Of(km) != act {
-		k := []rune(m.app.keys.First(act))
+	if m.app.Keys.Of(km) != act {
+		k := []rune(m.app.Keys.First(act))
 		if len(k) != 1 {
 			return nil
 		}
@@ -321,7 +266,7 @@ func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
 		target = o
 	} else if p, ok := m.paneAt(ms.X, ms.Y); ok {
 		target = m.pane(p)
-		if p == PaneRuns {
+		if p == app.PaneRuns {
 			steps = 1
 		}
 	} else {
@@ -338,7 +283,7 @@ func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
 }
 
 // paneAt is the pane drawn at cell (x, y) of the terminal.
-func (m *Model) paneAt(x, y int) (Pane, bool) {
+func (m *Model) paneAt(x, y int) (app.Pane, bool) {
 	y -= headerLines
 	if y < 0 || y >= m.bodyHeight() {
 		return 0, false
@@ -346,14 +291,14 @@ func (m *Model) paneAt(x, y int) (Pane, bool) {
 	rs := m.paneRects()
 	if m.layoutKind() == layoutWide {
 		switch {
-		case x < rs[PaneRuns].w:
-			return PaneRuns, true
-		case y < rs[PaneDetail].h:
-			return PaneDetail, true
+		case x < rs[app.PaneRuns].w:
+			return app.PaneRuns, true
+		case y < rs[app.PaneDetail].h:
+			return app.PaneDetail, true
 		}
-		return PaneTimeline, true
+		return app.PaneTimeline, true
 	}
-	for p := Pane(0); p < paneCount; p++ {
+	for p := app.Pane(0); p < app.PaneCount; p++ {
 		if y < rs[p].h {
 			return p, rs[p].h > 0
 		}
@@ -364,7 +309,7 @@ func (m *Model) paneAt(x, y int) (Pane, bool) {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	a := m.app
-	a.msgs.keyPressed()
+	a.Msgs.KeyPressed()
 	if o := m.top(); o != nil {
 		cmd := o.Update(msg)
 		if o.Done() {
@@ -372,68 +317,68 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	}
-	focused := m.pane(a.focus)
+	focused := m.pane(a.Focus)
 	if c, ok := focused.(capturer); ok && c.Capturing() {
 		return focused.Update(msg)
 	}
-	act := a.keys.Of(msg)
+	act := a.Keys.Of(msg)
 	if act == "" {
-		if ref := a.keys.Refused(msg); ref != "" {
-			a.fail(fmt.Errorf("read-only: %s (%s) changes run state and is off; restart without --read-only to use it", msg.String(), a.keys.HelpOf(ref)))
+		if ref := a.Keys.Refused(msg); ref != "" {
+			a.Fail(fmt.Errorf("read-only: %s (%s) changes run state and is off; restart without --read-only to use it", msg.String(), a.Keys.HelpOf(ref)))
 		}
 		return nil
 	}
 	switch act {
 	case keys.ActQuit:
-		return quitCmd()
+		return app.QuitCmd()
 	case keys.ActHelp:
 		m.push(newHelpView(a, focused))
 		return nil
 	case keys.ActMessage:
-		if a.msgs.last.text == "" {
-			a.note("no message yet")
+		if a.Msgs.Last.Text == "" {
+			a.Note("no message yet")
 			return nil
 		}
-		m.push(newPager(a, "Message", a.msgs.last.text, true))
+		m.push(newPager(a, "Message", a.Msgs.Last.Text, true))
 		return nil
 	case keys.ActNextPane:
-		m.setFocus((a.focus + 1) % paneCount)
+		m.setFocus((a.Focus + 1) % app.PaneCount)
 		return nil
 	case keys.ActPrevPane:
-		m.setFocus((a.focus + paneCount - 1) % paneCount)
+		m.setFocus((a.Focus + app.PaneCount - 1) % app.PaneCount)
 		return nil
 	case keys.ActNextMatch, keys.ActPrevMatch, keys.ActNextError, keys.ActPrevError, keys.ActSearchBack, keys.ActOnlyMatch:
 		// The timeline's search keys work from any pane and take the focus there, so the match is seen.
-		m.setFocus(PaneTimeline)
+		m.setFocus(app.PaneTimeline)
 		return m.tl.Update(msg)
 	case keys.ActUnlock, keys.ActStep, keys.ActTick, keys.ActRetry, keys.ActPause, keys.ActUndo:
-		return requestAction(a, act, m.detail.selection())
+		return app.RequestAction(a, act, m.detail.selection())
 	case keys.ActBrief:
-		return showBrief(a)
+		return app.ShowBrief(a)
 	case keys.ActLaunch:
-		return requestLaunch(a)
+		return app.RequestLaunch(a)
 	case keys.ActInstall:
-		return requestInstall(a)
+		return app.RequestInstall(a)
 	case keys.ActCopy:
-		return copyText(a, m.focusedText())
+		return app.CopyText(a, m.focusedText())
 	case keys.ActMute:
-		a.toggleMute()
+		a.ToggleMute()
 		return nil
 	}
 	if act == keys.ActBack && m.tl.cancelSearch() {
 		return nil // esc stops a long search first; the cursor stays where it was
 	}
-	if act == keys.ActFilter && a.focus == PaneDetail {
+	if act == keys.ActFilter && a.Focus == app.PaneDetail {
 		// Detail has nothing to search: / filters the runs, from wherever the person is reading.
-		m.setFocus(PaneRuns)
+		m.setFocus(app.PaneRuns)
 		return m.list.Update(msg)
 	}
-	if act == keys.ActBack && a.focus != PaneRuns {
-		m.setFocus(PaneRuns)
+	if act == keys.ActBack && a.Focus != app.PaneRuns {
+		m.setFocus(app.PaneRuns)
 		return nil
 	}
-	if act == keys.ActOpen && a.focus == PaneRuns {
-		m.setFocus(PaneDetail)
+	if act == keys.ActOpen && a.Focus == app.PaneRuns {
+		m.setFocus(app.PaneDetail)
 		return nil
 	}
 	return focused.Update(msg)
@@ -448,16 +393,16 @@ func judged(r model.Run) model.Run {
 	return r
 }
 
-func (m *Model) setFocus(p Pane) {
-	m.app.focus = p
+func (m *Model) setFocus(p app.Pane) {
+	m.app.Focus = p
 	m.layout() // the stacked layout gives the focused lower pane the odd line; single shows only it
 }
 
-func (m *Model) pane(p Pane) component {
+func (m *Model) pane(p app.Pane) component {
 	switch p {
-	case PaneDetail:
+	case app.PaneDetail:
 		return m.detail
-	case PaneTimeline:
+	case app.PaneTimeline:
 		return m.tl
 	}
 	return m.list
@@ -483,20 +428,20 @@ func (m Model) focused() component {
 		return o
 	}
 	mm := m
-	return mm.pane(m.app.focus)
+	return mm.pane(m.app.Focus)
 }
 
 func (m Model) focusedText() string {
-	run, ok := m.app.selectedRun()
+	run, ok := m.app.SelectedRun()
 	if !ok {
 		return ""
 	}
-	switch m.app.focus {
-	case PaneDetail:
-		if sel := m.detail.selection(); sel.key != "" {
-			return sel.key
+	switch m.app.Focus {
+	case app.PaneDetail:
+		if sel := m.detail.selection(); sel.Key != "" {
+			return sel.Key
 		}
-	case PaneTimeline:
+	case app.PaneTimeline:
 		if line, ok := m.tl.cursorLine(); ok {
 			return line
 		}
@@ -507,17 +452,22 @@ func (m Model) focusedText() string {
 // InTmux reports whether this process runs inside tmux.
 func InTmux() bool { return os.Getenv("TMUX") != "" }
 
-func clamp(v, lo, hi int) int {
-	if hi < lo {
-		return lo
-	}
-	return max(lo, min(v, hi))
-}
-
 // firstWords says what the action that must come first does.
 func firstWords(act string) string {
 	if act == keys.ActUnlock {
 		return "clear the lock"
 	}
 	return act
+}
+
+func (m *Model) copied(msg app.CopiedMsg) {
+	if msg.Err != nil {
+		m.app.Fail(fmt.Errorf("copy did not reach the clipboard: %w", msg.Err))
+		return
+	}
+	if msg.N > app.MaxOSC52 {
+		m.app.Note(fmt.Sprintf("copied %s to tmux's buffer (prefix ] pastes it); the system clipboard gets it only if the terminal takes that much", text.HumanBytes(int64(msg.N))))
+		return
+	}
+	m.app.Note(fmt.Sprintf("copied %d bytes (tmux buffer and clipboard)", msg.N))
 }

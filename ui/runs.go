@@ -9,9 +9,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
@@ -34,7 +34,7 @@ func (s sortKey) String() string {
 // runsPane is the list of runs: a table with headers that fits its width, a filter, a sort order, and the
 // selection every other pane follows.
 type runsPane struct {
-	app *app
+	app *app.App
 
 	order    []string // visible StatePaths in display order
 	cursor   int
@@ -63,7 +63,7 @@ type runsPane struct {
 	w, h int
 }
 
-func newRunsPane(a *app) *runsPane {
+func newRunsPane(a *app.App) *runsPane {
 	in := textinput.New()
 	in.Prompt = "filter runs: "
 	in.Placeholder = "text, !not, is:stalled, kind:resumable, has:lock"
@@ -88,7 +88,7 @@ func (p *runsPane) lineInput() string {
 }
 
 func (p *runsPane) ShortHelp() []key.Binding {
-	k := p.app.keys
+	k := p.app.Keys
 	if p.editing {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep")),
@@ -96,27 +96,27 @@ func (p *runsPane) ShortHelp() []key.Binding {
 		}
 	}
 	var out []key.Binding
-	run, _ := p.app.selectedRun()
+	run, _ := p.app.SelectedRun()
 	if p.notHere()[keys.ActOpen] {
 		return k.BindingsOf(keys.ActFilter, keys.ActBack, keys.ActHideDone, keys.ActHelp, keys.ActQuit)
 	}
-	if b, ok := attentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
+	if b, ok := keys.AttentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
 		out = append(out, b)
 	}
-	return appendNew(out, k.BindingsOf(keys.ActOpen, keys.ActFilter, keys.ActSort, keys.ActHideDone, keys.ActBrief, keys.ActNextPane, keys.ActHelp, keys.ActQuit)...)
+	return keys.AppendNew(out, k.BindingsOf(keys.ActOpen, keys.ActFilter, keys.ActSort, keys.ActHideDone, keys.ActBrief, keys.ActNextPane, keys.ActHelp, keys.ActQuit)...)
 }
 
 // notHere is the actions that cannot apply with no run listed: open, brief and every change have no run to
 // act on. The footer leaves them out and the help overlay marks them "(not here)".
 func (p *runsPane) notHere() map[string]bool {
-	if _, ok := p.app.selectedRun(); !ok || len(p.order) == 0 {
+	if _, ok := p.app.SelectedRun(); !ok || len(p.order) == 0 {
 		return set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
 	}
 	return nil
 }
 
 func (p *runsPane) FullHelp() [][]key.Binding {
-	k := p.app.keys
+	k := p.app.Keys
 	return [][]key.Binding{k.BindingsOf(keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown, keys.ActOpen),
 		k.BindingsOf(keys.ActFilter, keys.ActBack, keys.ActSort, keys.ActHideDone)}
 }
@@ -129,7 +129,7 @@ func (p *runsPane) Update(msg tea.Msg) tea.Cmd {
 	if p.editing {
 		return p.updateInput(km)
 	}
-	switch p.app.keys.Of(km) {
+	switch p.app.Keys.Of(km) {
 	case keys.ActFilter:
 		// The filter starts empty each time: what you type is the whole query, as in less and k9s.
 		p.editing = true
@@ -140,12 +140,12 @@ func (p *runsPane) Update(msg tea.Msg) tea.Cmd {
 		if p.filter != "" {
 			p.setFilter("")
 		} else {
-			p.app.msgs.clear()
+			p.app.Msgs.Clear()
 		}
 	case keys.ActSort:
 		p.sortBy = (p.sortBy + 1) % sortCount
 		p.resort()
-		p.app.note("sorted by " + p.sortBy.String())
+		p.app.Note("sorted by " + p.sortBy.String())
 	case keys.ActHideDone:
 		p.hideDone = !p.hideDone
 		p.resort()
@@ -183,11 +183,11 @@ func (p *runsPane) updateInput(km tea.KeyPressMsg) tea.Cmd {
 			}
 			p.input.SetValue(kept)
 			p.setFilter(kept)
-			p.app.fail(fmt.Errorf("unknown filter word %s", strings.Join(bad, "; ")))
+			p.app.Fail(fmt.Errorf("unknown filter word %s", strings.Join(bad, "; ")))
 		}
 		return nil
 	case "ctrl+c":
-		return quitCmd()
+		return app.QuitCmd()
 	}
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(km)
@@ -203,9 +203,9 @@ func (p *runsPane) setFilter(f string) {
 
 func (p *runsPane) moveTo(i int) {
 	p.chosen = true
-	p.cursor = clamp(i, 0, len(p.order)-1)
+	p.cursor = app.Clamp(i, 0, len(p.order)-1)
 	if len(p.order) > 0 {
-		p.app.selected = p.order[p.cursor]
+		p.app.Selected = p.order[p.cursor]
 	}
 	p.clamp()
 }
@@ -228,7 +228,7 @@ func sortGroup(r model.Run) int {
 
 // resort rebuilds the visible order and keeps the selection on the same run when it is still visible.
 func (p *runsPane) resort() {
-	runs := p.app.runs
+	runs := p.app.Runs
 	p.order = p.order[:0]
 	p.hidden = 0
 	p.gen++
@@ -285,18 +285,18 @@ func (p *runsPane) resort() {
 	p.cursor = 0
 	found := false
 	if !p.chosen && len(p.order) > 0 {
-		p.app.selected = p.order[0]
+		p.app.Selected = p.order[0]
 	}
 	for i, sp := range p.order {
-		if sp == p.app.selected {
+		if sp == p.app.Selected {
 			p.cursor, found = i, true
 			break
 		}
 	}
 	if !found {
-		p.app.selected = ""
+		p.app.Selected = ""
 		if len(p.order) > 0 {
-			p.app.selected = p.order[0]
+			p.app.Selected = p.order[0]
 		}
 	}
 	p.clamp()
@@ -310,12 +310,12 @@ func (p *runsPane) clamp() {
 	if p.cursor >= p.top+h {
 		p.top = p.cursor - h + 1
 	}
-	p.top = clamp(p.top, 0, max(0, len(p.order)-h))
+	p.top = app.Clamp(p.top, 0, max(0, len(p.order)-h))
 }
 
 func (p *runsPane) title() string {
 	title := fmt.Sprintf("Runs %d", len(p.order))
-	if total := len(p.app.runs); len(p.order) != total {
+	if total := len(p.app.Runs); len(p.order) != total {
 		title = fmt.Sprintf("Runs %d of %d", len(p.order), total)
 	}
 	if p.filter != "" {
@@ -331,42 +331,5 @@ func (p *runsPane) View() string {
 	if len(p.order) > 0 {
 		sc = theme.Scroll{Above: p.top, Below: max(0, len(p.order)-p.top-p.rowsH())}
 	}
-	return theme.Box(p.app.theme, p.title(), lines, p.w, p.h, p.app.focus == PaneRuns, sc)
-}
-
-// attentionBinding is the key that settles an attention action, with the action's short word.
-func attentionBinding(k keys.KeyMap, a model.Action) (key.Binding, bool) {
-	act := attentionKeyAction(a)
-	if act == "" {
-		return key.Binding{}, false
-	}
-	return k.Bound(act)
-}
-
-// attentionKeyAction maps model.Judge's action to the dashboard's keymap action.
-func attentionKeyAction(a model.Action) string {
-	switch a {
-	case model.ActionUnlock:
-		return keys.ActUnlock
-	case model.ActionStep:
-		return keys.ActStep
-	case model.ActionCheck:
-		return keys.ActTick
-	case model.ActionRetry:
-		return keys.ActRetry
-	case model.ActionResume:
-		return keys.ActLaunch
-	case model.ActionBrief:
-		return keys.ActBrief
-	case model.ActionInspect:
-		return keys.ActOpen
-	}
-	return ""
-}
-
-func selectStyle(a *app, p Pane) lipgloss.Style {
-	if a.focus == p {
-		return a.theme.Selected
-	}
-	return a.theme.SelectedDim
+	return theme.Box(p.app.Theme, p.title(), lines, p.w, p.h, p.app.Focus == app.PaneRuns, sc)
 }

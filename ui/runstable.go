@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
@@ -151,7 +152,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 		if !ok {
 			return
 		}
-		why, short = etaText(left, c.eta.Timing.Runs), "~"+model.HumanDuration(left)+" left"
+		why, short = app.EtaText(left, c.eta.Timing.Runs), "~"+model.HumanDuration(left)+" left"
 		if sh := model.HumanDurationShrinks(left); sh > 0 {
 			c.whyUntil = now.Add(sh)
 			c.whySlack = model.HumanDurationUnit(left) - 1
@@ -161,15 +162,6 @@ func (c *runCells) refreshWhy(now time.Time) {
 	}
 	c.text[colWhy] = [2]string{why, short}
 	c.width[colWhy] = [2]int{text.VisibleWidth(why), text.VisibleWidth(short)}
-}
-
-// etaText words an ETA with what it rests on: "~25m left by 9 past runs".
-func etaText(left time.Duration, runs int) string {
-	by := fmt.Sprintf("%d past runs", runs)
-	if runs == 1 {
-		by = "1 past run"
-	}
-	return "~" + model.HumanDuration(left) + " left by " + by
 }
 
 func (c *runCells) style(t theme.Theme, id colID) lipgloss.Style {
@@ -226,7 +218,7 @@ func (p *runsPane) cellsOf(sp string, now time.Time) *runCells {
 		if p.cells == nil {
 			p.cells = map[string]*runCells{}
 		}
-		c = newRunCells(p.app.runs[sp])
+		c = newRunCells(p.app.Runs[sp])
 		p.cells[sp] = c
 	}
 	c.refreshAgo(now)
@@ -265,12 +257,12 @@ type tableMeasure struct {
 // or some run's CHANGED cell changed its width (its text alone changes no width, so a row off screen that
 // turns from 3m to 4m wakes nobody).
 func (p *runsPane) measure() *tableMeasure {
-	now := p.app.now()
+	now := p.app.Now()
 	ms := &p.measured
 	if !(ms.valid && ms.gen == p.gen && !now.Before(ms.at) && (ms.until.IsZero() || now.Before(ms.until))) {
 		p.remeasure(now)
 	}
-	p.app.changesAt(ms.until)
+	p.app.ChangesAt(ms.until)
 	return ms
 }
 
@@ -283,7 +275,7 @@ func (p *runsPane) remeasure(now time.Time) {
 	}
 	// Every run, not only the listed ones: the columns and the pane's width stay put while the filter or
 	// hide-done changes what is listed.
-	for sp := range p.app.runs {
+	for sp := range p.app.Runs {
 		c := p.cellsOf(sp, now)
 		for id := range colCount {
 			ms.width[id][formLong] = max(ms.width[id][formLong], c.width[id][formLong])
@@ -483,23 +475,23 @@ func (p *runsPane) naturalWidth() int {
 
 // renderTable draws the header and the visible rows into w×h cells.
 func (p *runsPane) renderTable(w, h int) []string {
-	t := p.app.theme
+	t := p.app.Theme
 	a := p.app
 	if len(p.order) == 0 {
 		switch {
-		case !a.loaded:
+		case !a.Loaded:
 			return []string{t.Dim.Render("scanning…")}
-		case a.health.Loading > 0:
-			return []string{t.Dim.Render("reading " + runsCount(a.health.Loading) + "…")}
+		case a.Health.Loading > 0:
+			return []string{t.Dim.Render("reading " + text.RunsCount(a.Health.Loading) + "…")}
 		case p.filter != "":
 			return []string{t.Dim.Render(text.Truncate("no run matches /"+text.Sanitize(p.filter), w)), t.Dim.Render("esc clears the filter")}
 		case p.hidden > 0:
-			return []string{t.Dim.Render(fmt.Sprintf("all %d runs are done; %s shows them", p.hidden, a.keys.First(keys.ActHideDone)))}
+			return []string{t.Dim.Render(fmt.Sprintf("all %d runs are done; %s shows them", p.hidden, a.Keys.First(keys.ActHideDone)))}
 		}
 		where := "the given paths"
-		if len(a.opts.Scanned) > 0 {
+		if len(a.Opts.Scanned) > 0 {
 			var qs []string
-			for _, s := range a.opts.Scanned {
+			for _, s := range a.Opts.Scanned {
 				qs = append(qs, text.Sanitize(s))
 			}
 			where = strings.Join(qs, ", ")
@@ -511,7 +503,7 @@ func (p *runsPane) renderTable(w, h int) []string {
 		return out
 	}
 	lay := p.fit(w)
-	now := a.now()
+	now := a.Now()
 	sep := strings.Repeat(" ", lay.sep)
 	align := func(c shownCol, s string) string {
 		if colRight[c.id] {
@@ -530,12 +522,12 @@ func (p *runsPane) renderTable(w, h int) []string {
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
 		rc := p.cellsOf(p.order[i], now)
 		if !rc.updated.IsZero() && !rc.updated.After(now) {
-			a.ageChanges(now, now.Sub(rc.updated))
+			a.AgeChanges(now, now.Sub(rc.updated))
 		} else {
-			a.changesAt(rc.agoUntil)
+			a.ChangesAt(rc.agoUntil)
 		}
 		// One wake-up may serve this cell and the ages beside it: it may lag by less than its unit, as they do.
-		a.changesWithin(rc.whyUntil, rc.whySlack)
+		a.ChangesWithin(rc.whyUntil, rc.whySlack)
 		glyph, gst := rc.status.Glyph(), t.StatusStyle(rc.status)
 		if rc.archived {
 			glyph, gst = "⌂", t.Dim
@@ -555,7 +547,7 @@ func (p *runsPane) renderTable(w, h int) []string {
 		}
 		line := styled
 		if i == p.cursor {
-			line = selectStyle(a, PaneRuns).Render(text.PadRight(text.Truncate(plainRow, w), w))
+			line = app.SelectStyle(a, app.PaneRuns).Render(text.PadRight(text.Truncate(plainRow, w), w))
 		}
 		lines = append(lines, text.Truncate(line, w))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
@@ -31,7 +32,7 @@ func runsRow(m Model, id string) string {
 func TestRunsTableShowsEachChange(t *testing.T) {
 	now := testNow
 	runs := sampleRuns()
-	m := newTestModel(t, 200, 40, runs, Options{Now: func() time.Time { return now }})
+	m := newTestModel(t, 200, 40, runs, app.Options{Now: func() time.Time { return now }})
 	rs := runs[0]
 	before := runsRow(m, rs.ID)
 	if !strings.Contains(before, "paused") || !strings.Contains(before, "S2") || !strings.Contains(before, "1/3") {
@@ -45,7 +46,7 @@ func TestRunsTableShowsEachChange(t *testing.T) {
 	changed.Stages[1].Status = model.StageCompleted
 	changed.Locks = []model.Lock{{Path: "/r/lock", Holder: "me", PID: 1, Verdict: model.VerdictLive}}
 	changed.Attention = model.Attention{}
-	m = send(t, m, BatchMsg{Changed: []model.Run{changed}, At: now, Health: Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{changed}, At: now, Health: app.Health{Mode: "inotify"}})
 	after := runsRow(m, rs.ID)
 	for _, want := range []string{"running", "S3", "2/3", "live"} {
 		if !strings.Contains(after, want) {
@@ -62,19 +63,19 @@ func TestRunsTableShowsEachChange(t *testing.T) {
 		t.Fatalf("%s's CHANGED is not %s:\n%s", done.ID, was, runsRow(m, done.ID))
 	}
 	now = now.Add(3 * time.Hour)
-	m = send(t, m, tickMsg(now))
+	m = send(t, m, app.TickMsg(now))
 	if want := model.HumanDuration(now.Sub(done.UpdatedAt)); !strings.Contains(runsRow(m, done.ID), want) {
 		t.Errorf("three hours later %s's CHANGED is not %s:\n%s", done.ID, want, runsRow(m, done.ID))
 	}
 
-	m = send(t, m, BatchMsg{Removed: []string{rs.Key()}, At: now, Health: Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Removed: []string{rs.Key()}, At: now, Health: app.Health{Mode: "inotify"}})
 	if row := runsRow(m, rs.ID); row != "" {
 		t.Errorf("a removed run is still listed:\n%s", row)
 	}
 
 	renamed := runs[2]
 	renamed.Status, renamed.Attention = model.StatusCompleted, model.Attention{}
-	m = send(t, m, SnapshotMsg{Runs: []model.Run{renamed}, Health: Health{Mode: "inotify"}, At: now})
+	m = send(t, m, app.SnapshotMsg{Runs: []model.Run{renamed}, Health: app.Health{Mode: "inotify"}, At: now})
 	if row := runsRow(m, renamed.ID); !strings.Contains(row, " done ") {
 		t.Errorf("after a new snapshot the row is not the snapshot's:\n%s", row)
 	}
@@ -83,7 +84,7 @@ func TestRunsTableShowsEachChange(t *testing.T) {
 // BenchmarkFrame1200Runs: one frame of the wide layout with 1,200 runs whose cells are cached (a quiet
 // dashboard, or the frames between batches while runs load).
 func BenchmarkFrame1200Runs(b *testing.B) {
-	m := newTestModel(b, 200, 60, manyRuns(1200), Options{Theme: "dark"})
+	m := newTestModel(b, 200, 60, manyRuns(1200), app.Options{Theme: "dark"})
 	_ = m.View()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -96,12 +97,12 @@ func BenchmarkFrame1200Runs(b *testing.B) {
 // list loads.
 func BenchmarkFrame1200RunsBatch(b *testing.B) {
 	runs := manyRuns(1200)
-	m := newTestModel(b, 200, 60, runs, Options{Theme: "dark"})
+	m := newTestModel(b, 200, 60, runs, app.Options{Theme: "dark"})
 	changed := runs[:20]
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		nm, _ := m.Update(BatchMsg{Changed: changed, At: testNow})
+		nm, _ := m.Update(app.BatchMsg{Changed: changed, At: testNow})
 		m = nm.(Model)
 		_ = m.View()
 	}
@@ -112,7 +113,7 @@ func BenchmarkFrame1200RunsBatch(b *testing.B) {
 // name beside it would be cut below nameMin.
 func TestStageColumnShowsThePhaseName(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, Options{Theme: "mono", Now: fixtureClock()})
+	m := newTestModel(t, 200, 60, runs, app.Options{Theme: "mono", Now: fixtureClock()})
 	p := m.list
 	p.h = 100
 	shownAt, droppedAt := 0, 0
@@ -127,7 +128,7 @@ func TestStageColumnShowsThePhaseName(t *testing.T) {
 		}
 		shownAt++
 		for i, sp := range p.order {
-			r := m.app.runs[sp]
+			r := m.app.Runs[sp]
 			st := r.Stage(r.CurrentStage)
 			if st == nil || st.Name == "" || st.Name == st.Key {
 				continue
@@ -154,9 +155,9 @@ func TestUnreachableHostIsMarked(t *testing.T) {
 	gone.Remote = &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/r", StaleSince: &since}
 	here := runs[2]
 	here.Remote = &model.RemoteRef{Host: "build1", Root: "ssh://build1/p"}
-	m := newTestModel(t, 200, 40, nil, Options{})
+	m := newTestModel(t, 200, 40, nil, app.Options{})
 	retry := testNow.Add(4 * time.Second)
-	m = send(t, m, BatchMsg{Changed: []model.Run{gone, here}, At: testNow, Health: Health{Mode: "inotify"},
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{gone, here}, At: testNow, Health: app.Health{Mode: "inotify"},
 		Hosts: []model.HostHealth{{Host: "gpu2", State: model.HostReconnecting, RetryAt: &retry}, {Host: "build1", State: model.HostLive}}})
 	if row := runsRow(m, gone.ID); !strings.Contains(row, "gpu2 ⚠") {
 		t.Errorf("the unreachable host's run is not marked in HOST:\n%s", row)
@@ -188,7 +189,7 @@ func TestDemoSphinxRunNeedsYou(t *testing.T) {
 	if sphinx.Status != model.StatusBlocked || !j.NeedsYou || j.Code != model.AttentionStageBlocked {
 		t.Fatalf("sphinx: status %s, attention %+v; want blocked and needing you for stage-blocked", sphinx.Status, j)
 	}
-	m := newTestModel(t, 120, 40, runs, Options{Now: now, Env: env})
+	m := newTestModel(t, 120, 40, runs, app.Options{Now: now, Env: env})
 	m = send(t, m, press("/"))
 	for _, k := range "sphinx" {
 		m = send(t, m, press(string(k)))
@@ -205,7 +206,7 @@ func TestDemoSphinxRunNeedsYou(t *testing.T) {
 func TestLightThemeHasNoFaint(t *testing.T) {
 	runs := loadFixtures(t)
 	for _, ks := range [][]string{nil, {"tab"}, {"tab", "tab"}, {"?"}, {"b"}} {
-		m := newTestModel(t, 140, 40, runs, Options{Theme: "light", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+		m := newTestModel(t, 140, 40, runs, app.Options{Theme: "light", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 		for _, k := range ks {
 			m = send(t, m, press(k))
 		}
@@ -239,8 +240,8 @@ func faintSGR(s string) string {
 // run awaiting input), the footer says it once.
 func TestFooterNamesEachKeyOnce(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, Options{Now: fixtureClock(), OpenLog: OpenIndexedLog})
-	for m.app.runs[m.app.selected].Status != model.StatusAwaitingInput {
+	m := newTestModel(t, 200, 60, runs, app.Options{Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	for m.app.Runs[m.app.Selected].Status != model.StatusAwaitingInput {
 		m = send(t, m, press("j"))
 	}
 	for _, focus := range []string{"Runs", "Detail"} {
@@ -259,7 +260,7 @@ func TestFooterNamesEachKeyOnce(t *testing.T) {
 // one some run has stays while the filter lists only runs without (the columns do not change with the
 // filter, TestTableGrowsWithWidth).
 func TestEmptyColumnIsLeftOut(t *testing.T) {
-	m := newTestModel(t, 200, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 200, 40, sampleRuns(), app.Options{})
 	header := func(m Model) string { return strings.Split(text.Stripped(m.list.View()), "\n")[1] }
 	if !strings.Contains(header(m), "LOCK") {
 		t.Fatalf("runs with locks but no LOCK column:\n%s", text.Stripped(m.list.View()))
@@ -277,7 +278,7 @@ func TestEmptyColumnIsLeftOut(t *testing.T) {
 		r.Locks = nil
 		unlocked = append(unlocked, r)
 	}
-	if h := header(newTestModel(t, 200, 40, unlocked, Options{})); strings.Contains(h, "LOCK") || !strings.Contains(h, "STAGE") {
+	if h := header(newTestModel(t, 200, 40, unlocked, app.Options{})); strings.Contains(h, "LOCK") || !strings.Contains(h, "STAGE") {
 		t.Errorf("no run holds a lock, and the header is:\n%s", h)
 	}
 }
@@ -288,7 +289,7 @@ func TestWrappedStageErrorIsOneError(t *testing.T) {
 	r := model.Run{ID: "long-error-run", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{{Key: "M2", Status: model.StageFailed,
 			Error: "blocked: run.log 2026-12-01T10:58:13Z: stage_blocked, failed metrics CB_M2_NO_LEGACY_TOKENS and CB_M2_OTHER"}}}
-	m := newTestModel(t, 70, 30, []model.Run{r}, Options{})
+	m := newTestModel(t, 70, 30, []model.Run{r}, app.Options{})
 	m = send(t, m, press("tab"))
 	d := text.Stripped(m.detail.View())
 	if n := strings.Count(d, "✗ "); n != 1 { // the error's; the stage of a blocked run reads ⊘ blocked
@@ -306,7 +307,7 @@ func TestWrappedStageErrorIsOneError(t *testing.T) {
 // run stops needing you lowers it, and one in which it needs you again raises it.
 func TestHeaderCountFollowsBatches(t *testing.T) {
 	runs := sampleRuns()
-	m := newTestModel(t, 140, 40, runs, Options{})
+	m := newTestModel(t, 140, 40, runs, app.Options{})
 	count := func() string { return strings.Split(plain(m), "\n")[0] }
 	before := 0
 	for _, r := range runs {
@@ -320,11 +321,11 @@ func TestHeaderCountFollowsBatches(t *testing.T) {
 	settled := runs[2]
 	stalled := settled
 	settled.Status, settled.Locks, settled.Attention = model.StatusCompleted, nil, model.Attention{}
-	m = send(t, m, BatchMsg{Changed: []model.Run{settled}, At: testNow, Health: Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{settled}, At: testNow, Health: app.Health{Mode: "inotify"}})
 	if want := fmt.Sprintf("⚠ %d need you", before-1); !strings.Contains(count(), want) {
 		t.Errorf("after %s completed the header is %q, want %q", settled.ID, count(), want)
 	}
-	m = send(t, m, BatchMsg{Changed: []model.Run{stalled}, At: testNow, Health: Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{stalled}, At: testNow, Health: app.Health{Mode: "inotify"}})
 	if want := fmt.Sprintf("⚠ %d need you", before); !strings.Contains(count(), want) {
 		t.Errorf("after %s stalled again the header is %q, want %q", stalled.ID, count(), want)
 	}

@@ -14,6 +14,7 @@ import (
 	"runwatch/sim"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/ui/app"
 )
 
 // TestScreenshots writes the frames that screenshots/make.sh turns into PNGs with freeze. It runs only when
@@ -35,8 +36,8 @@ func TestScreenshots(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := func() Options {
-		return Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv}
+	opts := func() app.Options {
+		return app.Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv}
 	}
 	ks := func(m Model, ks ...string) Model {
 		for _, k := range ks {
@@ -66,18 +67,18 @@ func TestScreenshots(t *testing.T) {
 	write("narrow-50x20", narrow)
 
 	// freeze paints a dark window, so the light theme would not show what a light terminal shows.
-	ro := newTestModel(t, 140, 40, runs, Options{Theme: "dark", ReadOnly: true, Now: demoNow, OpenLog: OpenIndexedLog})
+	ro := newTestModel(t, 140, 40, runs, app.Options{Theme: "dark", ReadOnly: true, Now: demoNow, OpenLog: OpenIndexedLog})
 	write("read-only-help", ks(ro, "?"))
 
 	// The confirmation shows the real plan of the real action: clearing the demo's dead-pid lock.
 	actor := NewActor(action.Options{User: "you", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")}, demoEnv)
-	cm := newTestModel(t, 140, 40, runs, Options{Theme: "dark", Actor: actor, Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv})
+	cm := newTestModel(t, 140, 40, runs, app.Options{Theme: "dark", Actor: actor, Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv})
 	write("confirm-unlock", ks(cm, "/", "m", "i", "n", "i", "n", "g", "enter", "U"))
 
 	// Notifications on: the footer names the channels and counts what went out; the message line shows
 	// the one-time note about tmux passthrough.
 	channels := []string{"bell", "osc777", "tmux", "hook"}
-	nm := newTestModel(t, 110, 16, runs, Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv,
+	nm := newTestModel(t, 110, 16, runs, app.Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv,
 		Notifier: &fakeNotifier{status: notify.Status{Channels: channels}}})
 	write("notify-footer", send(t, nm, notify.Status{Channels: channels, Sent: 3,
 		Note: "desktop notifications (osc777) need tmux passthrough: tmux set -g allow-passthrough on"}))

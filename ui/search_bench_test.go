@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 )
 
 // searchProbeModel arms the probe once the model has handled a key, and counts the keys it handled while a
@@ -43,8 +44,8 @@ func BenchmarkKeyToFrameDuring1GiBSearch(b *testing.B) {
 	path := bigLog(b)
 	run := sampleRuns()[0]
 	run.Log = &model.LogRef{Path: path}
-	m := newTestModel(b, 200, 60, []model.Run{run}, Options{Theme: "dark", OpenLog: OpenIndexedLog})
-	for m.app.focus != PaneTimeline {
+	m := newTestModel(b, 200, 60, []model.Run{run}, app.Options{Theme: "dark", OpenLog: OpenIndexedLog})
+	for m.app.Focus != app.PaneTimeline {
 		m = send(b, m, press("tab"))
 	}
 	if m.tl.len() == 0 {

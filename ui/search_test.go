@@ -15,12 +15,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
 // indexOpener opens path with the real index whatever path the run names.
-func indexOpener(t *testing.T, path string) OpenLogFunc {
-	return func(string) (LogSource, error) {
+func indexOpener(t *testing.T, path string) app.OpenLogFunc {
+	return func(string) (app.LogSource, error) {
 		src, err := OpenIndexedLog(path)
 		if err == nil {
 			t.Cleanup(func() { src.Close() })
@@ -68,7 +69,7 @@ func typeSearch(t *testing.T, m Model, start, pattern string) Model {
 
 func focusTimeline(t *testing.T, m Model) Model {
 	t.Helper()
-	for m.app.focus != PaneTimeline {
+	for m.app.Focus != app.PaneTimeline {
 		m = send(t, m, press("tab"))
 	}
 	return m
@@ -78,9 +79,9 @@ func focusTimeline(t *testing.T, m Model) Model {
 // "no more matches"), says so, and n and N go round in both directions; on the real index and in memory.
 func TestSearchWrapsBothWays(t *testing.T) {
 	path, lines := genLog(t, 3000)
-	for name, open := range map[string]OpenLogFunc{"index": indexOpener(t, path), "memory": memOpener(lines)} {
+	for name, open := range map[string]app.OpenLogFunc{"index": indexOpener(t, path), "memory": memOpener(lines)} {
 		t.Run(name, func(t *testing.T) {
-			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: open}))
+			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: open}))
 			if !m.tl.follow || m.tl.cursor != len(lines)-1 {
 				t.Fatalf("not following at the end: cursor %d", m.tl.cursor)
 			}
@@ -130,7 +131,7 @@ func TestSearchCountsMatches(t *testing.T) {
 			want = append(want, i)
 		}
 	}
-	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
 	m = send(t, m, press("g"))
 	m = typeSearch(t, m, "/", "needle")
 	total := len(want)
@@ -168,7 +169,7 @@ func TestSearchProgressAndCancel(t *testing.T) {
 		f.WriteString(chunk)
 	}
 	f.Close()
-	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
 	m = send(t, m, press("k"))
 	m = send(t, m, press("k"))
 	before := m.tl.cursor
@@ -233,10 +234,10 @@ func runFor(cmd tea.Cmd, done chan<- tea.Msg) {
 // TestHighlightIsTheMatchedText: the matched text is drawn in the match style and the rest of the line is
 // not.
 func TestHighlightIsTheMatchedText(t *testing.T) {
-	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(logLines), Theme: "dark"}))
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(logLines), Theme: "dark"}))
 	m = typeSearch(t, m, "/", "stage=S1")
 	view := m.View().Content
-	match := func(s string) string { p := text.SgrOf(&m.app.theme.Match); return p.Open + s + p.Close }
+	match := func(s string) string { p := text.SgrOf(&m.app.Theme.Match); return p.Open + s + p.Close }
 	if !strings.Contains(view, match("stage=S1")) {
 		t.Fatalf("the match is not highlighted:\n%q", view)
 	}
@@ -251,7 +252,7 @@ func TestWrapInTimeline(t *testing.T) {
 	long := "[2026-11-30T11:00:00Z] stale_lock_cleared payload={" + strings.Repeat(`"k": "value", `, 30) + "}"
 	cont := "    trace " + strings.Repeat("frame ", 40)
 	lines := append(append([]string(nil), logLines...), long, cont)
-	m := focusTimeline(t, newTestModel(t, 100, 30, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines)}))
+	m := focusTimeline(t, newTestModel(t, 100, 30, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(lines)}))
 	m = send(t, m, press("w"))
 	if !m.tl.wrap {
 		t.Fatal("w did not turn wrap on")
@@ -300,11 +301,11 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := focusTimeline(t, newTestModel(t, 120, 30, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m := focusTimeline(t, newTestModel(t, 120, 30, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
 	if err := m.tl.src.(waiter).Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	m = send(t, m, tickMsg(testNow)) // the count is done: lines get their final numbers
+	m = send(t, m, app.TickMsg(testNow)) // the count is done: lines get their final numbers
 	if m.tl.cursor != 1 {
 		t.Fatalf("cursor %d", m.tl.cursor)
 	}
@@ -337,7 +338,7 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 func pagerRows(p *pager) []string {
 	var out []string
 	for _, r := range p.rows {
-		out = append(out, p.drawRow(r, p.app.theme))
+		out = append(out, p.drawRow(r, p.app.Theme))
 	}
 	return out
 }
@@ -348,7 +349,7 @@ func TestEnterOpensEntryWhole(t *testing.T) {
 	payload := "[2026-11-30T11:45:00Z] stale_lock_cleared payload={" + strings.Repeat(`"key": "value", `, 40) + "}"
 	lines := append(append([]string(nil), logLines...), payload, "  cont one value", "  cont two", "[2026-11-30T11:50:00Z] after")
 	var copied string
-	m := focusTimeline(t, newTestModel(t, 100, 30, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines), Copy: func(s string) error { copied = s; return nil }}))
+	m := focusTimeline(t, newTestModel(t, 100, 30, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(lines), Copy: func(s string) error { copied = s; return nil }}))
 	m = send(t, m, press("k")) // on "  cont two"
 	m = send(t, m, press("enter"))
 	if m.pagerOverlay() == nil {
@@ -416,12 +417,12 @@ func TestOnlyMatchesKeepsWholeEntries(t *testing.T) {
 	path, lines := genLog(t, 500)
 	for _, src := range []struct {
 		name string
-		open OpenLogFunc
+		open app.OpenLogFunc
 	}{{"index", indexOpener(t, path)}, {"memory", memOpener(lines)}} {
 		for _, pattern := range []string{"needle", "stage_start"} {
 			name := src.name + " " + pattern
 			want, entries := wholeEntries(lines, pattern)
-			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: src.open}))
+			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: src.open}))
 			m = typeSearch(t, m, "/", pattern)
 			line := m.tl.cursor
 			m = send(t, m, press("&"))
@@ -468,8 +469,8 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 	md := "# Resume brief\n\n- answer the questions " + strings.Repeat("about the stage ", 12) + "then run the verification again\n" +
 		strings.Repeat("filler line\n", 60) + "last line with target\n"
 	var copied string
-	m := newTestModel(t, 80, 24, sampleRuns(), Options{Copy: func(s string) error { copied = s; return nil }})
-	m = send(t, m, pagerMsg{title: "Resume brief r1", text: md, copyable: true})
+	m := newTestModel(t, 80, 24, sampleRuns(), app.Options{Copy: func(s string) error { copied = s; return nil }})
+	m = send(t, m, app.PagerMsg{Title: "Resume brief r1", Text: md, Copyable: true})
 	s := plain(m)
 	if !strings.Contains(s, "- answer the questions about") || strings.Contains(strings.Join(pagerRows(m.pagerOverlay()), "\n"), "…") {
 		t.Fatalf("brief not wrapped:\n%s", s)
@@ -513,9 +514,9 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 func TestDetailWrapAndScroll(t *testing.T) {
 	runs := sampleRuns()
 	runs[2].Title = "Add login form " + strings.Repeat("with validation ", 12) + "END-OF-TITLE" // the run selected first
-	m := newTestModel(t, 80, 30, runs, Options{})
+	m := newTestModel(t, 80, 30, runs, app.Options{})
 	m = send(t, m, press("tab"))
-	if m.app.focus != PaneDetail {
+	if m.app.Focus != app.PaneDetail {
 		t.Fatal("focus")
 	}
 	if strings.Contains(plain(m), "END-OF-TITLE") {
@@ -539,8 +540,8 @@ func BenchmarkFrameWrapLongLines(b *testing.B) {
 	for i := 0; i < 500; i++ {
 		lines = append(lines, fmt.Sprintf("[2026-11-30T11:%02d:00Z] stale_lock_cleared payload=%s", i%60, strings.Repeat(`{"host": "h", "pid": 42} `, 160)))
 	}
-	m := newTestModel(b, 200, 60, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines), Theme: "dark"})
-	for m.app.focus != PaneTimeline {
+	m := newTestModel(b, 200, 60, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(lines), Theme: "dark"})
+	for m.app.Focus != app.PaneTimeline {
 		m = send(b, m, press("tab"))
 	}
 	m = send(b, m, press("w"))
@@ -576,7 +577,7 @@ func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
 	}
 	for _, inTmux := range []bool{true, false} {
 		var copied string
-		opts := Options{OpenLog: indexOpener(t, path)}
+		opts := app.Options{OpenLog: indexOpener(t, path)}
 		if inTmux {
 			opts.Copy = func(s string) error { copied = s; return nil }
 		}
@@ -584,7 +585,7 @@ func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
 		if err := m.tl.src.(waiter).Wait(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		m = send(t, m, tickMsg(testNow))
+		m = send(t, m, app.TickMsg(testNow))
 		m = send(t, m, press("k")) // the continuation line of the payload's entry
 		m = send(t, m, press("enter"))
 		pg := m.pagerOverlay()
@@ -612,11 +613,11 @@ func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
 		}
 		m = send(t, m, press("y"))
 		if inTmux {
-			if len(copied) != len(pg.text) || !strings.Contains(copied, "THE-END") || !strings.Contains(m.app.msgs.last.text, "tmux's buffer") {
-				t.Fatalf("y copied %d bytes of %d; note %q", len(copied), len(pg.text), m.app.msgs.last.text)
+			if len(copied) != len(pg.text) || !strings.Contains(copied, "THE-END") || !strings.Contains(m.app.Msgs.Last.Text, "tmux's buffer") {
+				t.Fatalf("y copied %d bytes of %d; note %q", len(copied), len(pg.text), m.app.Msgs.Last.Text)
 			}
-		} else if !strings.Contains(m.app.msgs.last.text, "too big for the terminal's clipboard") {
-			t.Fatalf("y without tmux: %q", m.app.msgs.last.text)
+		} else if !strings.Contains(m.app.Msgs.Last.Text, "too big for the terminal's clipboard") {
+			t.Fatalf("y without tmux: %q", m.app.Msgs.Last.Text)
 		}
 	}
 }
@@ -634,7 +635,7 @@ func typePagerSearch(t *testing.T, m Model, pattern string) Model {
 // position, follow state and pattern give way), for match k/N and for the filtered view's entries.
 func TestNarrowTitleKeepsTheCount(t *testing.T) {
 	path, _ := genLog(t, 500)
-	m := focusTimeline(t, newTestModel(t, 50, 20, []model.Run{resumableRun()}, Options{OpenLog: indexOpener(t, path)}))
+	m := focusTimeline(t, newTestModel(t, 50, 20, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
 	m = typeSearch(t, m, "/", "stage_start")
 	if s := plain(m); !strings.Contains(s, "match 1/49") {
 		t.Fatalf("the count is not in the narrow title:\n%s", s)
@@ -648,8 +649,8 @@ func TestNarrowTitleKeepsTheCount(t *testing.T) {
 // TestNarrowPagerTitleKeepsTheCount: in a narrow pager the title gives way to the search's count.
 func TestNarrowPagerTitleKeepsTheCount(t *testing.T) {
 	md := "# Resume brief\n\n" + strings.Repeat("filler line\n", 60) + "the target line\nand the target again\n"
-	m := newTestModel(t, 50, 20, sampleRuns(), Options{})
-	m = send(t, m, pagerMsg{title: "Resume brief of a run with a very long identifier-20260301T101500Z", text: md, copyable: true})
+	m := newTestModel(t, 50, 20, sampleRuns(), app.Options{})
+	m = send(t, m, app.PagerMsg{Title: "Resume brief of a run with a very long identifier-20260301T101500Z", Text: md, Copyable: true})
 	m = typePagerSearch(t, m, "target")
 	if s := plain(m); !strings.Contains(s, "/target match 1/2") || !strings.Contains(s, "Resume") {
 		t.Fatalf("the narrow pager's title lost the count or the title:\n%s", s)

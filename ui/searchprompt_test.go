@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
@@ -24,7 +25,7 @@ func typeText(t *testing.T, m Model, s string) Model {
 // searches for the last pattern again, as in less and vim.
 func TestSearchPromptStartsEmpty(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
 	m = send(t, m, press("b"))
 	pg := m.pagerOverlay()
 	if pg == nil {
@@ -44,8 +45,8 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 		t.Errorf("enter on the empty prompt: pattern %q (searching %v)", pg.pattern, pg.re != nil)
 	}
 
-	m = newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
-	for m.app.focus != PaneTimeline {
+	m = newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
+	for m.app.Focus != app.PaneTimeline {
 		m = send(t, m, press("tab"))
 	}
 	m = typeText(t, send(t, m, press("/")), "phase")
@@ -64,7 +65,7 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 // video, the others underlined only, so the current one of many can be found (in colour and without).
 func TestCurrentMatchStandsOut(t *testing.T) {
 	for _, th := range []string{"dark", "mono"} {
-		m := newTestModel(t, 140, 40, loadFixtures(t), Options{Theme: th, Now: fixtureClock(), Env: fixtureEnv})
+		m := newTestModel(t, 140, 40, loadFixtures(t), app.Options{Theme: th, Now: fixtureClock(), Env: fixtureEnv})
 		m = send(t, m, press("b"))
 		m = typeText(t, send(t, m, press("/")), "phase")
 		m = send(t, m, press("enter"))
@@ -110,7 +111,7 @@ func TestPagerNeverWrapsInsideAnID(t *testing.T) {
 	const id = "sphinx-traceability-migration-20261201T185600Z"
 	txt := "To go on, run this in the run's folder: runwatch step --to M3 " + id + " and then watch it in the dashboard."
 	for w := 50; w <= 120; w++ {
-		m := newTestModel(t, w, 30, sampleRuns(), Options{})
+		m := newTestModel(t, w, 30, sampleRuns(), app.Options{})
 		m.push(newPager(m.app, "Message", txt, true))
 		m.layout()
 		if v := text.Stripped(m.top().View()); !strings.Contains(v, id) {
@@ -131,7 +132,7 @@ func TestTimelineCurrentMatchStandsOut(t *testing.T) {
 		}
 	}
 	for _, th := range []string{"dark", "light", "mono"} {
-		m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{Theme: th, OpenLog: memOpener(lines)}))
+		m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{Theme: th, OpenLog: memOpener(lines)}))
 		m = typeSearch(t, m, "/", "NEEDLE")
 		m = send(t, m, press("n"))
 		cursorText := m.tl.window[m.tl.cursor-m.tl.windowFrom]

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 	"strings"
@@ -13,19 +14,19 @@ import (
 // TestUnknownFilterWordIsRejected (issue 24 point 7): is:bogus is left out of the filter with a message
 // naming the words is: takes, the rest of the filter kept; a word that starts a known one is fine.
 func TestUnknownFilterWordIsRejected(t *testing.T) {
-	m := newTestModel(t, 120, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 120, 40, sampleRuns(), app.Options{})
 	m = typeText(t, send(t, m, press("/")), "irm is:bogus")
 	m = send(t, m, press("enter"))
-	if got := m.app.msgs.errText(); !strings.Contains(got, "unknown filter word is:bogus left out: is: takes needs-you") {
+	if got := m.app.Msgs.ErrText(); !strings.Contains(got, "unknown filter word is:bogus left out: is: takes needs-you") {
 		t.Errorf("the message is %q", got)
 	}
 	if m.list.filter != "irm" || len(m.list.order) == 0 {
 		t.Errorf("the filter is %q listing %d runs", m.list.filter, len(m.list.order))
 	}
-	m = newTestModel(t, 120, 40, sampleRuns(), Options{})
+	m = newTestModel(t, 120, 40, sampleRuns(), app.Options{})
 	m = typeText(t, send(t, m, press("/")), "is:stall has:lo kind:res")
 	m = send(t, m, press("enter"))
-	if got := m.app.msgs.errText(); got != "" || m.list.filter != "is:stall has:lo kind:res" {
+	if got := m.app.Msgs.ErrText(); got != "" || m.list.filter != "is:stall has:lo kind:res" {
 		t.Errorf("known words: message %q, filter %q", got, m.list.filter)
 	}
 }
@@ -43,12 +44,12 @@ func TestHelpLegendListsEveryFilterTerm(t *testing.T) {
 // TestEmptyStateNamesTheFolders: with no run found the list names the folders it scanned and suggests
 // runwatch demo; the header counts "1 run", not "1 runs".
 func TestEmptyStateNamesTheFolders(t *testing.T) {
-	m := newTestModel(t, 80, 24, nil, Options{Scanned: []string{"/home/me/work", "gpu1:/runs"}})
+	m := newTestModel(t, 80, 24, nil, app.Options{Scanned: []string{"/home/me/work", "gpu1:/runs"}})
 	frame := plain(m)
 	if !strings.Contains(frame, "no runs found in /home/me/work, gpu1:/runs") || !strings.Contains(frame, "runwatch demo") {
 		t.Errorf("the empty state:\n%s", frame)
 	}
-	one := newTestModel(t, 80, 24, sampleRuns()[:1], Options{})
+	one := newTestModel(t, 80, 24, sampleRuns()[:1], app.Options{})
 	if h := strings.Split(plain(one), "\n")[0]; !strings.Contains(h, "runwatch 1 run ") || !strings.HasPrefix(one.windowTitle(), "runwatch: 1 run") ||
 		strings.Contains(one.windowTitle(), "runs") {
 		t.Errorf("one run: header %q, title %q", h, one.windowTitle())
@@ -59,9 +60,9 @@ func TestEmptyStateNamesTheFolders(t *testing.T) {
 // is underlined, and no other row is: bold alone was no mark where the rows of runs that need you are bold.
 func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
-	m := newTestModel(t, 120, 40, loadFixtures(t), Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 120, 40, loadFixtures(t), app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	m = send(t, m, press("tab"))
-	run, _ := m.app.selectedRun()
+	run, _ := m.app.SelectedRun()
 	marked := 0
 	for _, l := range strings.Split(render(t, m, colorprofile.Ascii), "\n") {
 		if len(sgrWith(l, "4")) == 0 {
@@ -82,13 +83,13 @@ func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
 // frame asks for mouse reports unless NoMouse leaves the mouse to the terminal.
 func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 	demo, now, env := loadDemoWorkspace(t)
-	m := newTestModel(t, 120, 40, demo, Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 120, 40, demo, app.Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	if m.layoutKind() != layoutStacked {
 		t.Fatal("not stacked: the rows below assume Runs over Detail over Timeline")
 	}
 	rs := m.paneRects()
-	yDetail := headerLines + rs[PaneRuns].h + 2
-	yTimeline := headerLines + rs[PaneRuns].h + rs[PaneDetail].h + 2
+	yDetail := headerLines + rs[app.PaneRuns].h + 2
+	yTimeline := headerLines + rs[app.PaneRuns].h + rs[app.PaneDetail].h + 2
 	if m.View().MouseMode != tea.MouseModeCellMotion {
 		t.Error("the dashboard does not ask for mouse reports")
 	}
@@ -96,27 +97,27 @@ func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 		return send(t, m, tea.MouseWheelMsg{X: 10, Y: y, Button: b})
 	}
 	fresh := func() Model {
-		return newTestModel(t, 120, 40, demo, Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
+		return newTestModel(t, 120, 40, demo, app.Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	}
 	m = fresh()
 	before := text.Stripped(m.tl.View())
 	m = wheel(m, yTimeline, tea.MouseWheelUp)
-	if text.Stripped(m.tl.View()) == before || m.app.focus != PaneRuns {
-		t.Errorf("the wheel over the timeline: moved %v, focus %s", text.Stripped(m.tl.View()) != before, m.app.focus)
+	if text.Stripped(m.tl.View()) == before || m.app.Focus != app.PaneRuns {
+		t.Errorf("the wheel over the timeline: moved %v, focus %s", text.Stripped(m.tl.View()) != before, m.app.Focus)
 	}
 	m = fresh()
 	sel := m.detail.selection()
 	m = wheel(m, yDetail, tea.MouseWheelDown)
-	if m.detail.selection() == sel || m.app.focus != PaneRuns {
-		t.Errorf("the wheel over Detail: focused row %+v, focus %s", m.detail.selection(), m.app.focus)
+	if m.detail.selection() == sel || m.app.Focus != app.PaneRuns {
+		t.Errorf("the wheel over Detail: focused row %+v, focus %s", m.detail.selection(), m.app.Focus)
 	}
 	m = fresh()
-	was := m.app.selected
+	was := m.app.Selected
 	m = wheel(m, headerLines+3, tea.MouseWheelDown)
-	if m.list.cursor != 1 || m.app.selected == was {
+	if m.list.cursor != 1 || m.app.Selected == was {
 		t.Errorf("the wheel over the runs: cursor %d", m.list.cursor)
 	}
-	off := newTestModel(t, 120, 40, demo, Options{Theme: "mono", Now: now, Env: env, NoMouse: true})
+	off := newTestModel(t, 120, 40, demo, app.Options{Theme: "mono", Now: now, Env: env, NoMouse: true})
 	if off.View().MouseMode != tea.MouseModeNone {
 		t.Error("NoMouse still asks for mouse reports")
 	}
@@ -127,7 +128,7 @@ func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 // beside a half-empty right one.
 func TestHelpOverlayCutsNothing(t *testing.T) {
 	for _, sz := range [][2]int{{120, 40}, {100, 30}, {200, 60}} {
-		m := newTestModel(t, sz[0], sz[1], sampleRuns(), Options{})
+		m := newTestModel(t, sz[0], sz[1], sampleRuns(), app.Options{})
 		m = send(t, m, press("?"))
 		lines := m.top().(*helpView).content(max(1, m.width-theme.BorderCells), max(1, m.bodyHeight()-theme.BorderCells))
 		txt := strings.Join(lines, "\n")

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -15,8 +16,8 @@ import (
 // current one, step is refused, and this asks the person to name it (a number per open stage). The choice is
 // planned like any step, so the usual confirmation with the diff follows.
 type stepChoice struct {
-	app     *app
-	req     ActionRequest
+	app     *app.App
+	req     app.ActionRequest
 	reason  string
 	options []string
 	w, h    int
@@ -48,7 +49,7 @@ func stepChoices(run model.Run) []string {
 	return out
 }
 
-func newStepChoice(a *app, req ActionRequest, reason string, options []string) *stepChoice {
+func newStepChoice(a *app.App, req app.ActionRequest, reason string, options []string) *stepChoice {
 	return &stepChoice{app: a, req: req, reason: reason, options: options}
 }
 
@@ -64,17 +65,17 @@ func (c *stepChoice) Update(msg tea.Msg) tea.Cmd {
 	k := km.String()
 	if k == "esc" || k == "ctrl+c" || k == "q" || k == "n" {
 		c.done = true
-		c.app.note("cancelled: nothing was changed")
+		c.app.Note("cancelled: nothing was changed")
 		return nil
 	}
 	if len(k) == 1 && k[0] >= '1' && int(k[0]-'0') <= len(c.options) {
 		c.done = true
 		req := c.req
 		req.To = c.options[k[0]-'1']
-		actor := c.app.actor
+		actor := c.app.Actor
 		return func() tea.Msg {
 			p, err := actor.Plan(req)
-			return planMsg{req: req, planned: p, err: err}
+			return app.PlanMsg{Req: req, Planned: p, Err: err}
 		}
 	}
 	return nil
@@ -90,7 +91,7 @@ func (c *stepChoice) ShortHelp() []key.Binding {
 func (c *stepChoice) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
 func (c *stepChoice) View() string {
-	t := c.app.theme
+	t := c.app.Theme
 	inner := max(10, c.w-4)
 	cur := text.Sanitize(c.req.Run.CurrentStage)
 	lines := []string{t.Bold.Render(text.Truncate("Which stage comes after "+cur+"?", inner)), ""}

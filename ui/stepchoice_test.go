@@ -10,6 +10,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
@@ -27,7 +28,7 @@ func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {
 	run := state.Load(locs[0], state.NewEnv(0))
 	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
 		func() model.Env { return state.NewEnv(0) })
-	m := newTestModel(t, 160, 50, []model.Run{run}, Options{Actor: actor})
+	m := newTestModel(t, 160, 50, []model.Run{run}, app.Options{Actor: actor})
 	view := plain(m)
 	// Detail's text as one line: a phrase may be wrapped anywhere, depending on the pane's width.
 	var detail []string
@@ -49,15 +50,15 @@ func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {
 	m = send(t, m, press("1"))
 	c := m.confirmDialog()
 	if c == nil {
-		t.Fatalf("choosing did not lead to the confirmation; footer %q", m.app.msgs.errText())
+		t.Fatalf("choosing did not lead to the confirmation; footer %q", m.app.Msgs.ErrText())
 	}
 	preview := strings.Join(c.preview, "\n")
 	if !strings.Contains(preview, `+CURRENT_STAGE="finalize"`) || !strings.Contains(preview, "warning: verify is marked done but") {
 		t.Errorf("preview:\n%s", preview)
 	}
 	m = send(t, m, press("y"))
-	if m.app.msgs.errText() != "" {
-		t.Fatalf("apply: %s", m.app.msgs.errText())
+	if m.app.Msgs.ErrText() != "" {
+		t.Fatalf("apply: %s", m.app.Msgs.ErrText())
 	}
 	data, _ := os.ReadFile(filepath.Join(runDir, "state.env"))
 	if !strings.Contains(string(data), `CURRENT_STAGE="finalize"`) {

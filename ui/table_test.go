@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -22,7 +23,7 @@ func TestGoldenSizes(t *testing.T) {
 	runs := loadFixtures(t)
 	for _, sz := range [][2]int{{200, 60}, {160, 45}, {120, 40}, {100, 30}, {80, 24}, {90, 30}, {70, 24}, {50, 20}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			m := newTestModel(t, sz[0], sz[1], runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+			m := newTestModel(t, sz[0], sz[1], runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 			listFrame := plain(m)
 			if !strings.Contains(listFrame, "NAME") || !strings.Contains(listFrame, "STAGE") {
 				t.Errorf("no table headers:\n%s", listFrame)
@@ -56,7 +57,7 @@ func TestGoldenSizes(t *testing.T) {
 			}
 			named := 0
 			for _, sp := range list.list.order {
-				r := list.app.runs[sp]
+				r := list.app.Runs[sp]
 				st := r.Stage(r.CurrentStage)
 				row := runsRow(list, r.ID[len(r.ID)-min(len(r.ID), 10):])
 				if st == nil || st.Name == "" || st.Name == st.Key || row == "" {
@@ -71,7 +72,7 @@ func TestGoldenSizes(t *testing.T) {
 				t.Errorf("only %d rows with a named current stage on screen: the check proves nothing\n%s", named, pane)
 			}
 			m = send(t, m, press("tab"))
-			run, _ := m.app.selectedRun()
+			run, _ := m.app.SelectedRun()
 			detailFrame := plain(m)
 			if !strings.Contains(detailFrame, "Needs you:") || !strings.Contains(detailFrame, "◀ current") ||
 				!strings.Contains(detailFrame, run.Kind.StageWord()+" "+run.CurrentStage) {
@@ -83,7 +84,7 @@ func TestGoldenSizes(t *testing.T) {
 }
 
 func m0(t *testing.T, sz [2]int, runs []model.Run) Model {
-	return newTestModel(t, sz[0], sz[1], runs, Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	return newTestModel(t, sz[0], sz[1], runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 }
 
 // TestNoColumnSlackWhileTheNameIsCut: at every width, each column is exactly as wide as its widest cell or
@@ -92,10 +93,10 @@ func m0(t *testing.T, sz [2]int, runs []model.Run) Model {
 // no reason is shown beside it.
 func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, Options{Theme: "mono", Now: fixtureClock()})
+	m := newTestModel(t, 200, 60, runs, app.Options{Theme: "mono", Now: fixtureClock()})
 	need := 0
 	for _, sp := range m.list.order {
-		if r := m.app.runs[sp]; !r.Archived {
+		if r := m.app.Runs[sp]; !r.Archived {
 			need = max(need, len(r.ID))
 		}
 	}
@@ -149,10 +150,10 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 	other := model.Run{ID: "zzz-steady-20261130T000000Z", Kind: model.KindResumable, StatePath: "/z/state.env", Dir: "/z",
 		Status: model.StatusRunning, CurrentStage: "S1", Stages: []model.Stage{{Key: "S1", Status: model.StageRunning}}}
 	flip.Status = model.StatusPaused
-	m := newTestModel(t, 140, 40, append(runs, flip, other), Options{})
+	m := newTestModel(t, 140, 40, append(runs, flip, other), app.Options{})
 	m = send(t, m, press("j"))
 	m = send(t, m, press("j"))
-	selected := m.app.selected
+	selected := m.app.Selected
 	want := strings.Join(m.list.order, ",")
 	for i := range 20 {
 		flip.Status = model.StatusRunning
@@ -160,11 +161,11 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 			flip.Status = model.StatusPaused
 		}
 		flip.UpdatedAt = testNow.Add(time.Duration(i) * time.Second)
-		m = send(t, m, BatchMsg{Changed: []model.Run{flip}, At: flip.UpdatedAt, Health: Health{Mode: "inotify"}})
+		m = send(t, m, app.BatchMsg{Changed: []model.Run{flip}, At: flip.UpdatedAt, Health: app.Health{Mode: "inotify"}})
 		if got := strings.Join(m.list.order, ","); got != want {
 			t.Fatalf("flip %d (%s) moved rows:\n got %s\nwant %s", i, flip.Status, got, want)
 		}
-		if m.app.selected != selected {
+		if m.app.Selected != selected {
 			t.Fatalf("flip %d moved the selection", i)
 		}
 	}
@@ -175,9 +176,9 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 func TestNoColorShowsTheCursor(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	runs := loadFixtures(t)
-	m := newTestModel(t, 120, 40, runs, Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 120, 40, runs, app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	frame := render(t, m, colorprofile.Ascii)
-	run, _ := m.app.selectedRun()
+	run, _ := m.app.SelectedRun()
 	found := false
 	for _, l := range strings.Split(frame, "\n") {
 		if strings.Contains(l, "\x1b[7m") && strings.Contains(l, run.ID) {
@@ -200,7 +201,7 @@ func TestColorFGBG(t *testing.T) {
 		t.Error("nonsense COLORFGBG was taken as an answer")
 	}
 	t.Setenv("COLORFGBG", "0;15")
-	if m := New(Options{Theme: "auto"}); m.app.theme.Title.GetForeground() == theme.NewTheme("dark", true).Title.GetForeground() {
+	if m := New(app.Options{Theme: "auto"}); m.app.Theme.Title.GetForeground() == theme.NewTheme("dark", true).Title.GetForeground() {
 		t.Error("a light COLORFGBG still gave the dark theme")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/ui/app"
 )
 
 // hostileFileRuns reads real runs whose files carry hostile text: the two runs of testdata/bad/hostile
@@ -107,7 +108,7 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 		theme string
 		w, h  int
 	}{{"mono", 160, 48}, {"dark", 100, 30}, {"light", 60, 18}} {
-		m := newTestModel(t, look.w, look.h, runs, Options{
+		m := newTestModel(t, look.w, look.h, runs, app.Options{
 			Theme: look.theme, OpenLog: OpenIndexedLog, Env: env,
 			Actor: NewActor(action.Options{}, env),
 		})
@@ -139,8 +140,8 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 				check(m)
 			}
 			m = send(t, m, press("tab")) // back to the runs list, next run
-			if m.app.focus != PaneRuns {
-				t.Fatalf("lost track of the panes: focus %s", m.app.focus)
+			if m.app.Focus != app.PaneRuns {
+				t.Fatalf("lost track of the panes: focus %s", m.app.Focus)
 			}
 			m = send(t, m, press("j"))
 			check(m)
@@ -168,7 +169,7 @@ func TestHostileLockHolderInTypedConfirmation(t *testing.T) {
 	if len(hostileRuns) != 2 {
 		t.Fatalf("%d hostile runs with locks, want 2", len(hostileRuns))
 	}
-	m := newTestModel(t, 160, 48, hostileRuns, Options{Env: env, Actor: NewActor(action.Options{}, env)})
+	m := newTestModel(t, 160, 48, hostileRuns, app.Options{Env: env, Actor: NewActor(action.Options{}, env)})
 	for range hostileRuns {
 		m = send(t, m, press("enter"))
 		for range 12 { // onto the lock row: unlock then names that lock
@@ -176,7 +177,7 @@ func TestHostileLockHolderInTypedConfirmation(t *testing.T) {
 			m = send(t, m, press("U"))
 			assertOnlySGR(t, m.View().Content)
 			m = send(t, m, press("esc"))
-			if m.app.focus != PaneDetail {
+			if m.app.Focus != app.PaneDetail {
 				m = send(t, m, press("enter"))
 			}
 		}
@@ -237,10 +238,10 @@ func badCaseRuns(t *testing.T) []model.Run {
 // must show the problems the readers found (by code), and the frame must stay clean.
 func TestEveryBadCaseShowsItsProblem(t *testing.T) {
 	runs := badCaseRuns(t)
-	m := newTestModel(t, 220, 90, runs, Options{OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 220, 90, runs, app.Options{OpenLog: OpenIndexedLog})
 	shown := 0
 	for range runs {
-		run := m.app.runs[m.app.selected]
+		run := m.app.Runs[m.app.Selected]
 		m = send(t, m, press("enter"))
 		frame := m.View().Content
 		assertOnlySGR(t, frame)

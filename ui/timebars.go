@@ -13,7 +13,7 @@ import (
 // still to come (░), from the history of the task's past runs. A stage whose length nothing says is a "?".
 // So "where is it and how long is left" is seen at a glance. Nil when no stage has a length to draw.
 func (p *detailPane) timeBars(run model.Run, w int, now time.Time) []string {
-	t := p.app.theme
+	t := p.app.Theme
 	type seg struct {
 		key             string
 		done, ran, rest time.Duration
@@ -74,7 +74,7 @@ func (p *detailPane) timeBars(run model.Run, w int, now time.Time) []string {
 		switch {
 		case s.cur:
 			bar = t.Bold.Render(strings.Repeat("▓", cells(s.ran))) + t.Dim.Render(strings.Repeat("░", cells(s.rest)))
-			label = p.app.growing(now, s.ran, s.ran > 0)
+			label = p.app.Growing(now, s.ran, s.ran > 0)
 			if s.unknown {
 				bar += t.Dim.Render("?")
 			} else if s.rest > 0 {

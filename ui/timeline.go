@@ -16,25 +16,11 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/runlog"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
-
-// LogSource is a line-addressed view of a log that never holds the whole file: the timeline asks only for
-// the lines it shows. runlog.Index backs it for run.log files.
-type LogSource interface {
-	Len() int
-	Lines(from, n int) []string
-	// Search returns the first line at or after from (forward) or at or before from (backward) matching re.
-	Search(re *regexp.Regexp, from int, forward bool) (int, bool)
-	// Refresh picks up bytes appended since the last call; truncated reports the file shrank.
-	Refresh() (truncated bool, err error)
-	Close() error
-}
-
-// OpenLogFunc opens a log for the timeline. It runs inside a command, never in View.
-type OpenLogFunc func(path string) (LogSource, error)
 
 // errorPattern finds the entries that e/E jump between: blocked stages, failures and errors.
 var errorPattern = regexp.MustCompile(`(?i)(blocked|error|\berr=|fail|panic|fatal)`)
@@ -42,7 +28,7 @@ var errorPattern = regexp.MustCompile(`(?i)(blocked|error|\berr=|fail|panic|fata
 type timeline struct {
 	runPath string
 	path    string // the log file, or "" for a timeline built from the run
-	src     LogSource
+	src     app.LogSource
 	err     string
 	opening bool
 
@@ -136,14 +122,14 @@ func (tl *timeline) reload(h int) {
 	if tl.follow {
 		tl.cursor = max(0, n-1)
 	}
-	tl.cursor = clamp(tl.cursor, 0, max(0, n-1))
+	tl.cursor = app.Clamp(tl.cursor, 0, max(0, n-1))
 	if tl.cursor < tl.top {
 		tl.top = tl.cursor
 	}
 	if tl.cursor >= tl.top+h {
 		tl.top = tl.cursor - h + 1
 	}
-	tl.top = clamp(tl.top, 0, max(0, n-h))
+	tl.top = app.Clamp(tl.top, 0, max(0, n-h))
 	tl.height = h
 	tl.readWindow(h)
 	tl.topSkip = 0
@@ -330,7 +316,7 @@ const indexWait = 100 * time.Millisecond
 
 // appended refreshes the log after the watcher saw it grow. For a background index it returns a command
 // that redraws once the new bytes are indexed.
-func (tl *timeline) appended(a LogAppend, h int) tea.Cmd {
+func (tl *timeline) appended(a app.LogAppend, h int) tea.Cmd {
 	if tl.src == nil {
 		return nil
 	}
@@ -406,7 +392,7 @@ func (tl *timeline) close() {
 // viewport holds all its content (O(all lines) per SetContent) and the log can be 1 GiB.
 type timelinePane struct {
 	timeline
-	app     *app
+	app     *app.App
 	input   textinput.Model
 	editing bool
 	// The search prompt: which way it searches and whether the pattern is a regexp (tab switches).
@@ -414,9 +400,9 @@ type timelinePane struct {
 	w, h               int
 }
 
-func newTimelinePane(a *app) *timelinePane {
+func newTimelinePane(a *app.App) *timelinePane {
 	in := textinput.New()
-	in.Prompt = searchPrompt(true, false)
+	in.Prompt = text.SearchPrompt(true, false)
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
@@ -449,7 +435,7 @@ func (p *timelinePane) lineInput() string {
 }
 
 func (p *timelinePane) ShortHelp() []key.Binding {
-	k := p.app.keys
+	k := p.app.Keys
 	if p.editing {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
@@ -468,7 +454,7 @@ func (p *timelinePane) ShortHelp() []key.Binding {
 }
 
 func (p *timelinePane) FullHelp() [][]key.Binding {
-	k := p.app.keys
+	k := p.app.Keys
 	return [][]key.Binding{k.BindingsOf(keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown, keys.ActOpen),
 		k.BindingsOf(keys.ActFilter, keys.ActSearchBack, keys.ActNextMatch, keys.ActPrevMatch, keys.ActOnlyMatch, keys.ActNextError, keys.ActPrevError),
 		k.BindingsOf(keys.ActWrap, keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd, keys.ActFollow, keys.ActTimeFormat)}
@@ -478,7 +464,7 @@ func (p *timelinePane) FullHelp() [][]key.Binding {
 func (p *timelinePane) Update(msg tea.Msg) tea.Cmd {
 	h := p.innerH()
 	switch msg := msg.(type) {
-	case tickMsg:
+	case app.TickMsg:
 		p.poll(h)
 	case logOpenedMsg:
 		p.opened(msg, h)
@@ -520,21 +506,21 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 			return p.setSearch(pattern, p.inRegex, p.inForward, h)
 		case "tab":
 			p.inRegex = !p.inRegex
-			p.input.Prompt = searchPrompt(p.inForward, p.inRegex)
+			p.input.Prompt = text.SearchPrompt(p.inForward, p.inRegex)
 			return nil
 		case "ctrl+c":
-			return quitCmd()
+			return app.QuitCmd()
 		}
 		var cmd tea.Cmd
 		p.input, cmd = p.input.Update(msg)
 		return cmd
 	}
 	p.marker = "" // what the last search said stays until the next key, as in less
-	switch act := p.app.keys.Of(msg); act {
+	switch act := p.app.Keys.Of(msg); act {
 	case keys.ActFilter, keys.ActSearchBack:
 		p.editing = true
 		p.inForward, p.inRegex = act == keys.ActFilter, p.srch.regex
-		p.input.Prompt = searchPrompt(p.inForward, p.inRegex)
+		p.input.Prompt = text.SearchPrompt(p.inForward, p.inRegex)
 		// The prompt starts empty, as the filter's does: the last pattern kept there took what was typed
 		// as more of it (stage_start + lock_ → stage_startlock_, not found).
 		p.input.SetValue("")
@@ -566,7 +552,7 @@ func (p *timelinePane) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // batch applies a watcher batch: appended lines of the open log, and a rebuilt timeline when the selected
 // jonggrang run changed (its timeline is built from the run itself).
-func (p *timelinePane) batch(msg BatchMsg) tea.Cmd {
+func (p *timelinePane) batch(msg app.BatchMsg) tea.Cmd {
 	h := p.innerH()
 	var indexed tea.Cmd
 	for _, a := range msg.Appended {
@@ -574,12 +560,12 @@ func (p *timelinePane) batch(msg BatchMsg) tea.Cmd {
 			indexed = p.appended(a, h)
 		}
 	}
-	run, ok := p.app.selectedRun()
+	run, ok := p.app.SelectedRun()
 	if ok && run.Remote != nil {
-		if key := remoteLogKey(run); key != "" {
+		if key := app.RemoteLogKey(run); key != "" {
 			for _, a := range msg.Appended {
 				if a.Path == key {
-					p.setMemory(run.Key(), p.app.remoteLines(run), h)
+					p.setMemory(run.Key(), p.app.RemoteLines(run), h)
 				}
 			}
 		}
@@ -597,7 +583,7 @@ func (p *timelinePane) batch(msg BatchMsg) tea.Cmd {
 // sync points the timeline at the selected run: a jonggrang run's timeline is built from the run, a
 // resumable run's log is opened in a command.
 func (p *timelinePane) sync() tea.Cmd {
-	run, ok := p.app.selectedRun()
+	run, ok := p.app.SelectedRun()
 	if !ok {
 		if p.runPath != "" || p.src != nil {
 			p.close()
@@ -615,8 +601,8 @@ func (p *timelinePane) sync() tea.Cmd {
 		// The log is on the other machine: its history is fetched from there when the timeline opens, and
 		// what its host streams is merged in (remotelog.go).
 		if p.runPath != run.Key() {
-			fetch := p.app.fetchRemoteTail(run)
-			p.setMemory(run.Key(), p.app.remoteLines(run), h)
+			fetch := p.app.FetchRemoteTail(run)
+			p.setMemory(run.Key(), p.app.RemoteLines(run), h)
 			return fetch
 		}
 		return nil
@@ -634,12 +620,12 @@ func (p *timelinePane) sync() tea.Cmd {
 		p.err = "this run has no run.log"
 		return nil
 	}
-	if p.app.opts.OpenLog == nil {
+	if p.app.Opts.OpenLog == nil {
 		p.err = "no log reader configured"
 		return nil
 	}
 	p.opening = true
-	open, runPath := p.app.opts.OpenLog, run.StatePath
+	open, runPath := p.app.Opts.OpenLog, run.StatePath
 	return func() tea.Msg {
 		src, err := open(path)
 		return logOpenedMsg{runPath: runPath, path: path, src: src, err: err}
@@ -663,7 +649,7 @@ func (tl *timeline) move(act string, h int) {
 	case keys.ActPageDown:
 		tl.cursor += page
 	}
-	tl.cursor = clamp(tl.cursor, 0, max(0, n-1))
+	tl.cursor = app.Clamp(tl.cursor, 0, max(0, n-1))
 	// Scrolling up pauses follow; arriving at the end resumes it, as in `less +F` and lnav.
 	tl.follow = n == 0 || tl.cursor >= n-1
 	tl.reload(h)
@@ -828,17 +814,6 @@ func notFound(kind findKind) string {
 	return "pattern not found"
 }
 
-// wrapNote is what less and vim say when a search went round the end of the file.
-func wrapNote(wrapped, forward bool) string {
-	switch {
-	case !wrapped:
-		return ""
-	case forward:
-		return "search hit BOTTOM, continuing at TOP"
-	}
-	return "search hit TOP, continuing at BOTTOM"
-}
-
 func (tl *timeline) found(msg searchDoneMsg, h int) {
 	if msg.seq != tl.seq {
 		return // cancelled, or replaced by a newer search
@@ -864,7 +839,7 @@ func (tl *timeline) found(msg searchDoneMsg, h int) {
 		// from the estimate would otherwise move the cursor off it.
 		r.Renumbered()
 	}
-	tl.marker = wrapNote(msg.wrapped, msg.forward)
+	tl.marker = text.WrapNote(msg.wrapped, msg.forward)
 	tl.follow = false
 	if tl.filtered && tl.srch.filter != nil {
 		// The hit's entry is in the filtered view once the filter has read that far.
@@ -1080,7 +1055,7 @@ func (p *timelinePane) View() string {
 		sc = theme.Scroll{Above: p.windowFrom, Below: max(0, p.len()-p.windowFrom-len(p.window))}
 	}
 	kind := model.KindResumable
-	if run, ok := p.app.selectedRun(); ok {
+	if run, ok := p.app.SelectedRun(); ok {
 		kind = run.Kind
 	}
 	// The room box leaves the title: the border's corner and mark, a blank, and its "↑ N more".
@@ -1089,11 +1064,11 @@ func (p *timelinePane) View() string {
 	if up := fmt.Sprintf(" ↑ %d more ", sc.Above); sc.Above > 0 && text.VisibleWidth(up) <= iw/3 {
 		room -= text.VisibleWidth(up)
 	}
-	return theme.Box(p.app.theme, p.titleFit(kind, room), lines, p.w, p.h, p.app.focus == PaneTimeline, sc)
+	return theme.Box(p.app.Theme, p.titleFit(kind, room), lines, p.w, p.h, p.app.Focus == app.PaneTimeline, sc)
 }
 
 func (p *timelinePane) renderLines(w, h int) []string {
-	t := p.app.theme
+	t := p.app.Theme
 	tl := &p.timeline
 	switch {
 	case tl.src == nil && tl.opening:
@@ -1109,24 +1084,24 @@ func (p *timelinePane) renderLines(w, h int) []string {
 		}
 		return []string{t.Dim.Render("(empty)")}
 	}
-	now := p.app.now()
+	now := p.app.Now()
 	if x, ok := tl.src.(exacter); ok && !x.Exact() {
 		// The index still counts lines in the background: the next tick shows what it has (poll).
-		p.app.changesAt(now.Add(countingRedraw))
+		p.app.ChangesAt(now.Add(countingRedraw))
 	}
-	sel := selectStyle(p.app, PaneTimeline)
+	sel := app.SelectStyle(p.app, app.PaneTimeline)
 	var out []string
 	for i := range tl.window {
 		if len(out) >= h {
 			break
 		}
 		idx := tl.windowFrom + i
-		selected := idx == tl.cursor && p.app.focus == PaneTimeline
+		selected := idx == tl.cursor && p.app.Focus == app.PaneTimeline
 		th := t
 		th.Selected = sel
 		l := tl.richLine(th, now, i, selected)
 		if e := tl.windowEntries[i]; e.HasTime && !tl.absolute {
-			p.app.ageChanges(now, now.Sub(e.Time))
+			p.app.AgeChanges(now, now.Sub(e.Time))
 		}
 		var rows []string
 		if tl.wrap {
@@ -1232,7 +1207,7 @@ type memSource struct{ lines []string }
 
 func (s *memSource) Len() int { return len(s.lines) }
 func (s *memSource) Lines(from, n int) []string {
-	from = clamp(from, 0, len(s.lines))
+	from = app.Clamp(from, 0, len(s.lines))
 	return s.lines[from:min(len(s.lines), from+n)]
 }
 func (s *memSource) Search(re *regexp.Regexp, from int, forward bool) (int, bool) {
@@ -1293,7 +1268,7 @@ func jonggrangTimeline(run model.Run) []string {
 	if jd := run.Jonggrang; jd != nil {
 		for _, a := range jd.Agents {
 			addT(a.StartedAt, "agent_start agent=%s role=%s", a.ID, a.Role)
-			addT(a.CompletedAt, "agent_%s agent=%s role=%s", strings.ToLower(orDash(a.Status)), a.ID, a.Role)
+			addT(a.CompletedAt, "agent_%s agent=%s role=%s", strings.ToLower(text.OrDash(a.Status)), a.ID, a.Role)
 		}
 		for _, po := range jd.PhaseOutputs {
 			if po.Error != "" {
@@ -1322,4 +1297,18 @@ func jonggrangTimeline(run model.Run) []string {
 		lines = append(lines, "["+e.at.UTC().Format(time.RFC3339)+"] "+strings.ReplaceAll(e.text, "\n", " "))
 	}
 	return lines
+}
+
+type logOpenedMsg struct {
+	runPath, path string
+	src           app.LogSource
+	err           error
+}
+
+// tookRemoteTail shows a fetched tail when its run's timeline is open.
+func (p *timelinePane) tookRemoteTail(msg app.RemoteTailMsg) {
+	p.app.TookRemoteTail(msg)
+	if run, ok := p.app.SelectedRun(); ok && run.Remote != nil && app.RemoteLogKey(run) == msg.Key {
+		p.setMemory(run.Key(), p.app.RemoteLines(run), p.innerH())
+	}
 }

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/state/runlog"
+	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
 
@@ -421,7 +422,7 @@ func (tl *timeline) placeFiltered() {
 
 // filteredSource shows only the entries that match (lnav's filter-in, less's &), each whole.
 type filteredSource struct {
-	base LogSource
+	base app.LogSource
 	f    entryFilter
 }
 

@@ -14,6 +14,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/procinfo"
+	"runwatch/ui/app"
 	"runwatch/watch"
 )
 
@@ -41,7 +42,7 @@ func TestDashboardFullUndoKeepsBlockedRunCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	m := New(Options{Theme: "mono", OpenLog: OpenIndexedLog})
+	m := New(app.Options{Theme: "mono", OpenLog: OpenIndexedLog})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	go Relay(tm.GetProgram(), w)

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 )
@@ -27,8 +28,8 @@ var logLines = []string{
 	"[2026-11-30T11:40:00Z] note stage=S2 all good",
 }
 
-func memOpener(lines []string) OpenLogFunc {
-	return func(string) (LogSource, error) { return &memSource{lines: append([]string(nil), lines...)}, nil }
+func memOpener(lines []string) app.OpenLogFunc {
+	return func(string) (app.LogSource, error) { return &memSource{lines: append([]string(nil), lines...)}, nil }
 }
 
 // resumableOnly returns the sample resumable run with a log, so the timeline opens it.
@@ -39,13 +40,13 @@ func resumableRun() model.Run {
 }
 
 func TestRunsNavigationKeys(t *testing.T) {
-	m := newTestModel(t, 240, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 240, 40, sampleRuns(), app.Options{})
 	if m.layoutKind() != layoutWide {
 		t.Fatal("the runs are not beside Detail: the half-page steps below assume a pane of the body's height")
 	}
 	order := append([]string(nil), m.list.order...)
-	if len(order) != 4 || m.app.selected != order[0] {
-		t.Fatalf("initial selection %q of %v", m.app.selected, order)
+	if len(order) != 4 || m.app.Selected != order[0] {
+		t.Fatalf("initial selection %q of %v", m.app.Selected, order)
 	}
 	steps := []struct {
 		key  string
@@ -60,17 +61,17 @@ func TestRunsNavigationKeys(t *testing.T) {
 			k = tea.KeyPressMsg{Code: tea.KeyHome}
 		}
 		m = send(t, m, k)
-		if m.list.cursor != s.want || m.app.selected != order[s.want] {
-			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.list.cursor, m.app.selected, s.want)
+		if m.list.cursor != s.want || m.app.Selected != order[s.want] {
+			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.list.cursor, m.app.Selected, s.want)
 		}
 	}
 }
 
 func TestAttentionFirstOrder(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	var got []model.RunStatus
 	for _, p := range m.list.order {
-		got = append(got, m.app.runs[p].Status)
+		got = append(got, m.app.Runs[p].Status)
 	}
 	want := []model.RunStatus{model.StatusStalled, model.StatusFailed, model.StatusPaused, model.StatusCompleted}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -79,20 +80,20 @@ func TestAttentionFirstOrder(t *testing.T) {
 }
 
 func TestPaneKeys(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	for _, s := range []struct {
 		key  string
-		want Pane
-	}{{"tab", PaneDetail}, {"tab", PaneTimeline}, {"tab", PaneRuns}, {"shift+tab", PaneTimeline}, {"esc", PaneRuns}, {"enter", PaneDetail}, {"esc", PaneRuns}} {
+		want app.Pane
+	}{{"tab", app.PaneDetail}, {"tab", app.PaneTimeline}, {"tab", app.PaneRuns}, {"shift+tab", app.PaneTimeline}, {"esc", app.PaneRuns}, {"enter", app.PaneDetail}, {"esc", app.PaneRuns}} {
 		m = send(t, m, press(s.key))
-		if m.app.focus != s.want {
-			t.Fatalf("after %s focus %v, want %v", s.key, m.app.focus, s.want)
+		if m.app.Focus != s.want {
+			t.Fatalf("after %s focus %v, want %v", s.key, m.app.Focus, s.want)
 		}
 	}
 }
 
 func TestFilterKeys(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	m = send(t, m, press("/"))
 	if !m.list.editing {
 		t.Fatal("/ did not open the filter")
@@ -100,7 +101,7 @@ func TestFilterKeys(t *testing.T) {
 	for _, k := range "pay" {
 		m = send(t, m, press(string(k)))
 	}
-	if len(m.list.order) != 1 || m.app.runs[m.list.order[0]].ID != "pay-flow" {
+	if len(m.list.order) != 1 || m.app.Runs[m.list.order[0]].ID != "pay-flow" {
 		t.Fatalf("filter pay: %v", m.list.order)
 	}
 	m = send(t, m, press("backspace"))
@@ -127,7 +128,7 @@ func TestFilterKeys(t *testing.T) {
 }
 
 func TestHelpQuitKeys(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	m = send(t, m, press("?"))
 	if !m.helpOpen() || !strings.Contains(plain(m), "tick / untick checklist item") {
 		t.Fatal("? did not show help generated from the keymap")
@@ -149,7 +150,7 @@ func TestHelpQuitKeys(t *testing.T) {
 }
 
 func TestTimelineKeys(t *testing.T) {
-	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(logLines)})
+	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(logLines)})
 	if m.tl.src == nil || m.tl.len() != len(logLines) {
 		t.Fatalf("log not opened: %+v", m.tl)
 	}
@@ -165,7 +166,7 @@ func TestTimelineKeys(t *testing.T) {
 	}
 	m = send(t, m, press("tab"))
 	m = send(t, m, press("tab"))
-	if m.app.focus != PaneTimeline {
+	if m.app.Focus != app.PaneTimeline {
 		t.Fatal("focus")
 	}
 	m = send(t, m, press("k"))
@@ -235,17 +236,17 @@ func TestTimelineKeys(t *testing.T) {
 func TestTimelineFollowsAppends(t *testing.T) {
 	lines := append([]string(nil), logLines...)
 	src := &memSource{lines: lines}
-	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: func(string) (LogSource, error) { return src, nil }})
+	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: func(string) (app.LogSource, error) { return src, nil }})
 	src.lines = append(src.lines, "[2026-11-30T11:50:00Z] stage_start stage=S3")
-	m = send(t, m, BatchMsg{Appended: []LogAppend{{Path: resumableRun().Log.Path}}, At: testNow, Health: Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Appended: []app.LogAppend{{Path: resumableRun().Log.Path}}, At: testNow, Health: app.Health{Mode: "inotify"}})
 	if m.tl.cursor != len(src.lines)-1 || !strings.Contains(plain(m), "stage=S3") {
 		t.Fatalf("follow did not show the appended line; cursor %d", m.tl.cursor)
 	}
 	// Paused (scrolled up): new lines arrive but the view stays put.
-	m.app.focus = PaneTimeline
+	m.app.Focus = app.PaneTimeline
 	m = send(t, m, press("g"))
 	src.lines = append(src.lines, "[2026-11-30T11:55:00Z] stage_start stage=S4")
-	m = send(t, m, BatchMsg{Appended: []LogAppend{{Path: resumableRun().Log.Path}}, At: testNow})
+	m = send(t, m, app.BatchMsg{Appended: []app.LogAppend{{Path: resumableRun().Log.Path}}, At: testNow})
 	if m.tl.cursor != 0 || m.tl.follow {
 		t.Fatalf("paused timeline moved: cursor %d", m.tl.cursor)
 	}
@@ -257,8 +258,8 @@ func TestCopyKey(t *testing.T) {
 	var got []string
 	var fail error
 	copyFn := func(s string) error { got = append(got, s); return fail }
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{InTmux: true, Copy: copyFn})
-	run, _ := m.app.selectedRun()
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{InTmux: true, Copy: copyFn})
+	run, _ := m.app.SelectedRun()
 	m = send(t, m, press("y"))
 	if len(got) != 1 || got[0] != run.Dir {
 		t.Fatalf("y copied %q, want the run folder %q", got, run.Dir)
@@ -281,26 +282,26 @@ func TestCopyKey(t *testing.T) {
 func TestDetailKeysAndTick(t *testing.T) {
 	actor := &recordingActor{}
 	runs := sampleRuns()
-	m := newTestModel(t, 140, 40, runs, Options{Actor: actor})
+	m := newTestModel(t, 140, 40, runs, app.Options{Actor: actor})
 	// Select the resumable run (third in attention order) and focus the detail pane.
 	m = send(t, m, press("j"))
 	m = send(t, m, press("j"))
 	m = send(t, m, press("enter"))
-	run, _ := m.app.selectedRun()
+	run, _ := m.app.SelectedRun()
 	if run.Kind != model.KindResumable {
 		t.Fatalf("selected %s", run.ID)
 	}
-	if sel := m.detail.selectionOf(run); sel.kind != rowStage || sel.stage != "S2" {
+	if sel := m.detail.selectionOf(run); sel.Kind != app.RowStage || sel.Stage != "S2" {
 		t.Fatalf("default detail selection %+v, want the current stage S2", sel)
 	}
 	m = send(t, m, press("j"))
 	sel := m.detail.selectionOf(run)
-	if sel.kind != rowItem || sel.key != "CB_S2_VERIFY_GREEN" {
+	if sel.Kind != app.RowItem || sel.Key != "CB_S2_VERIFY_GREEN" {
 		t.Fatalf("j in detail: %+v", sel)
 	}
 	m = send(t, m, press("space"))
 	if m.confirmDialog() == nil {
-		t.Fatalf("space did not open a confirmation; err %q", m.app.msgs.errText())
+		t.Fatalf("space did not open a confirmation; err %q", m.app.Msgs.ErrText())
 	}
 	if got := actor.last; got.Action != keys.ActTick || got.Item != "CB_S2_VERIFY_GREEN" || got.Check {
 		t.Fatalf("tick request %+v, want untick of CB_S2_VERIFY_GREEN", got)
@@ -310,23 +311,23 @@ func TestDetailKeysAndTick(t *testing.T) {
 	}
 	m = send(t, m, press("y"))
 	if m.confirmDialog() != nil || actor.applied != 1 || !strings.Contains(plain(m), "applied tick") {
-		t.Fatalf("y did not apply: applied=%d note=%q err=%q", actor.applied, m.app.msgs.noteText(), m.app.msgs.errText())
+		t.Fatalf("y did not apply: applied=%d note=%q err=%q", actor.applied, m.app.Msgs.NoteText(), m.app.Msgs.ErrText())
 	}
 	m = send(t, m, press("k"))
 	m = send(t, m, press("k"))
-	if sel := m.detail.selectionOf(run); sel.kind != rowStage || sel.stage != "S1" {
+	if sel := m.detail.selectionOf(run); sel.Kind != app.RowStage || sel.Stage != "S1" {
 		t.Fatalf("k k: %+v", sel)
 	}
 	m = send(t, m, press("G"))
 	m = send(t, m, press("g"))
 	m = send(t, m, press("ctrl+d"))
 	m = send(t, m, press("ctrl+u"))
-	if sel := m.detail.selectionOf(run); sel.stage != "S1" {
+	if sel := m.detail.selectionOf(run); sel.Stage != "S1" {
 		t.Fatalf("g: %+v", sel)
 	}
 	m = send(t, m, press("space"))
-	if m.confirmDialog() != nil || !strings.Contains(m.app.msgs.errText(), "checklist item") {
-		t.Fatalf("space on a stage should explain, err %q", m.app.msgs.errText())
+	if m.confirmDialog() != nil || !strings.Contains(m.app.Msgs.ErrText(), "checklist item") {
+		t.Fatalf("space on a stage should explain, err %q", m.app.Msgs.ErrText())
 	}
 }
 
@@ -336,13 +337,13 @@ func TestMutatingKeysAskFirst(t *testing.T) {
 	}{{"U", keys.ActUnlock}, {"S", keys.ActStep}, {"R", keys.ActRetry}, {"P", keys.ActPause}, {"Z", keys.ActUndo}} {
 		t.Run(k.key, func(t *testing.T) {
 			actor := &recordingActor{}
-			m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+			m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 			if k.key == "R" {
 				m = send(t, m, press("j")) // the failed run
 			}
 			m = send(t, m, press(k.key))
 			if m.confirmDialog() == nil || actor.last.Action != k.action {
-				t.Fatalf("%s: confirm %v request %+v err %q", k.key, m.confirmDialog() != nil, actor.last, m.app.msgs.errText())
+				t.Fatalf("%s: confirm %v request %+v err %q", k.key, m.confirmDialog() != nil, actor.last, m.app.Msgs.ErrText())
 			}
 			m = send(t, m, press("x"))
 			if m.confirmDialog() == nil || actor.applied != 0 {
@@ -358,7 +359,7 @@ func TestMutatingKeysAskFirst(t *testing.T) {
 
 func TestTypedConfirmationForUnknownLock(t *testing.T) {
 	actor := &recordingActor{typed: "lead"}
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 	m = send(t, m, press("j")) // pay-flow: lock of unknown liveness
 	m = send(t, m, press("U"))
 	if m.confirmDialog() == nil {
@@ -369,7 +370,7 @@ func TestTypedConfirmationForUnknownLock(t *testing.T) {
 		t.Fatal("y must not confirm a typed confirmation")
 	}
 	m = send(t, m, press("enter"))
-	if actor.applied != 0 || !strings.Contains(m.app.msgs.errText(), "type") {
+	if actor.applied != 0 || !strings.Contains(m.app.Msgs.ErrText(), "type") {
 		t.Fatal("enter without the word must refuse")
 	}
 	m = send(t, m, press("backspace"))
@@ -384,7 +385,7 @@ func TestTypedConfirmationForUnknownLock(t *testing.T) {
 
 func TestActionErrorsGoToFooter(t *testing.T) {
 	actor := &recordingActor{planErr: errors.New("step: CB_S2_NO_EVIL is 0")}
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 	m = send(t, m, press("S"))
 	if m.confirmDialog() != nil || !strings.Contains(plain(m), "✗ step: CB_S2_NO_EVIL is 0") {
 		t.Fatalf("refusal not in footer:\n%s", plain(m))
@@ -393,7 +394,7 @@ func TestActionErrorsGoToFooter(t *testing.T) {
 
 func TestReadOnlyHasNoMutatingKeys(t *testing.T) {
 	actor := &recordingActor{}
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{Actor: actor, ReadOnly: true})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor, ReadOnly: true})
 	for _, k := range []string{"U", "S", "space", "R", "P", "Z"} {
 		m = send(t, m, press(k))
 	}
@@ -406,17 +407,17 @@ func TestReadOnlyHasNoMutatingKeys(t *testing.T) {
 }
 
 func TestBatchUpdatesRunsAndFreshness(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	if !strings.Contains(plain(m), "updated 3s ago") {
 		t.Fatalf("footer freshness:\n%s", plain(m))
 	}
 	changed := sampleRuns()[1]
 	changed.Status = model.StatusRunning
 	changed.UpdatedAt = testNow
-	m = send(t, m, BatchMsg{Changed: []model.Run{changed}, Removed: []string{"/q/MANIFEST.yaml"}, At: testNow,
-		Health: Health{Mode: "polling 2s", Err: "inotify watch limit reached"}})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{changed}, Removed: []string{"/q/MANIFEST.yaml"}, At: testNow,
+		Health: app.Health{Mode: "polling 2s", Err: "inotify watch limit reached"}})
 	out := plain(m)
-	if _, ok := m.app.runs["/q/MANIFEST.yaml"]; ok {
+	if _, ok := m.app.Runs["/q/MANIFEST.yaml"]; ok {
 		t.Error("removed run still present")
 	}
 	for _, want := range []string{"▶ old-done", "updated 0s ago", "polling 2s", "✗ watcher: inotify watch limit reached"} {
@@ -427,19 +428,19 @@ func TestBatchUpdatesRunsAndFreshness(t *testing.T) {
 }
 
 func TestTooSmall(t *testing.T) {
-	m := newTestModel(t, 30, 8, sampleRuns(), Options{})
+	m := newTestModel(t, 30, 8, sampleRuns(), app.Options{})
 	if !strings.Contains(plain(m), "terminal too small") {
 		t.Fatal(plain(m))
 	}
 }
 
 func TestBackgroundColorPicksTheme(t *testing.T) {
-	m := New(Options{Theme: "auto", Now: func() time.Time { return testNow }})
+	m := New(app.Options{Theme: "auto", Now: func() time.Time { return testNow }})
 	if m.Init() == nil {
 		t.Fatal("auto theme should ask for the background colour")
 	}
 	nm, _ := m.Update(tea.BackgroundColorMsg{})
-	if nm.(Model).app.theme.Name != "auto" {
+	if nm.(Model).app.Theme.Name != "auto" {
 		t.Fatal("theme")
 	}
 }
@@ -447,13 +448,13 @@ func TestBackgroundColorPicksTheme(t *testing.T) {
 // recordingActor plans a fixed one-line change and records what was asked, so dialog flows can be tested
 // without files; the real planner is exercised by package main's tests.
 type recordingActor struct {
-	last    ActionRequest
+	last    app.ActionRequest
 	typed   string
 	planErr error
 	applied int
 }
 
-func (a *recordingActor) Plan(req ActionRequest) (Planned, error) {
+func (a *recordingActor) Plan(req app.ActionRequest) (app.Planned, error) {
 	a.last = req
 	if a.planErr != nil {
 		return nil, a.planErr
@@ -463,7 +464,7 @@ func (a *recordingActor) Plan(req ActionRequest) (Planned, error) {
 
 type recordedPlan struct {
 	a   *recordingActor
-	req ActionRequest
+	req app.ActionRequest
 }
 
 func (p recordedPlan) Summary() string { return p.req.Action + " " + p.req.Run.ID }
@@ -481,7 +482,7 @@ func (p recordedPlan) Apply(typed string) (string, error) {
 
 func TestBriefKey(t *testing.T) {
 	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv})
+	m := newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv})
 	m = send(t, m, press("b"))
 	if m.pagerOverlay() == nil || !strings.Contains(plain(m), "Resume brief") {
 		t.Fatalf("b did not open the brief:\n%s", plain(m))
@@ -504,10 +505,10 @@ func TestBriefKey(t *testing.T) {
 func TestLaunchKey(t *testing.T) {
 	t.Setenv("TMUX", "")
 	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv})
+	m := newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv})
 	m = send(t, m, press("X"))
 	if m.pagerOverlay() == nil || !strings.Contains(m.pagerOverlay().text, "resume_command:") {
-		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.pagerOverlay(), m.app.msgs.errText())
+		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.pagerOverlay(), m.app.Msgs.ErrText())
 	}
 	if out := plain(m); !strings.Contains(out, "No resume command configured") || strings.Contains(out, "Resume brief") {
 		t.Fatalf("X without a template must say so in its own box, not a brief:\n%s", out)
@@ -516,12 +517,12 @@ func TestLaunchKey(t *testing.T) {
 		t.Fatal("esc did not close the box")
 	}
 
-	m = newTestModel(t, 140, 40, runs, Options{Now: fixtureClock(), Env: fixtureEnv,
+	m = newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv,
 		ResumeCommand: map[string]string{"jonggrang": "echo resume {{.ID}}", "resumable": "echo resume {{.ID}}"}})
-	run, _ := m.app.selectedRun()
+	run, _ := m.app.SelectedRun()
 	m = send(t, m, press("X"))
 	if m.confirmDialog() == nil {
-		t.Fatalf("X did not ask first; err %q", m.app.msgs.errText())
+		t.Fatalf("X did not ask first; err %q", m.app.Msgs.ErrText())
 	}
 	if !strings.Contains(plain(m), "echo resume "+run.ID) || !strings.Contains(plain(m), "dashboard is suspended") {
 		t.Fatalf("confirmation does not show the exact command:\n%s", plain(m))
@@ -533,8 +534,8 @@ func TestLaunchKey(t *testing.T) {
 }
 
 func TestWatcherStoppedIsShown(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), Options{})
-	m = send(t, m, WatcherStoppedMsg{})
+	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
+	m = send(t, m, app.WatcherStoppedMsg{})
 	out := plain(m)
 	if !strings.Contains(out, "✗ inotify error") || !strings.Contains(out, "watcher stopped") {
 		t.Fatalf("footer still claims live data:\n%s", out)
@@ -542,7 +543,7 @@ func TestWatcherStoppedIsShown(t *testing.T) {
 }
 
 func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
-	m := newTestModel(t, 90, 30, sampleRuns(), Options{})
+	m := newTestModel(t, 90, 30, sampleRuns(), app.Options{})
 	m = send(t, m, press("j")) // pay-flow: its problems-free detail ends with a lock
 	m = send(t, m, press("j")) // irm: its detail ends with a resume hint below every focusable row
 	m = send(t, m, press("enter"))
@@ -564,7 +565,7 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 	run := sampleRuns()[2]
 	run.Jonggrang.Agents = []model.Agent{{ID: "developer-auth-001", Role: "developer", Status: "running", StartedAt: at(10 * time.Minute)}}
 	run.Jonggrang.Tasks = []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}}
-	m := newTestModel(t, 140, 40, []model.Run{run}, Options{})
+	m := newTestModel(t, 140, 40, []model.Run{run}, app.Options{})
 	var txt []string
 	for _, r := range m.detail.rows(run, 80) {
 		txt = append(txt, text.Stripped(r.text))
@@ -582,7 +583,7 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 func TestTimelineOldEntriesKeepTheTimeColumn(t *testing.T) {
 	old := testNow.Add(-(274*24 + 23) * time.Hour).Format(time.RFC3339)
 	lines := []string{"[" + old + "] ancient_event a=1", "[2026-11-30T11:00:00Z] recent_event b=2"}
-	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, Options{OpenLog: memOpener(lines)})
+	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(lines)})
 	view := plain(m)
 	col := func(word string) int {
 		for _, l := range strings.Split(view, "\n") {

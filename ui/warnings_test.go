@@ -11,6 +11,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
 )
 
 // TestStepWithAStaleLockNamesTheKeyFirst: S on a run whose lock is stale, where the files also leave the next
@@ -31,13 +32,13 @@ func TestStepWithAStaleLockNamesTheKeyFirst(t *testing.T) {
 	}
 	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
 		func() model.Env { return state.NewEnv(0) })
-	m := newTestModel(t, 160, 50, []model.Run{run}, Options{Actor: actor})
+	m := newTestModel(t, 160, 50, []model.Run{run}, app.Options{Actor: actor})
 	m = send(t, m, press("S"))
 	view := plain(m)
 	if strings.Contains(view, "Which stage comes after") {
 		t.Fatalf("a stage question while the lock must go first:\n%s", view)
 	}
-	if msg := m.app.msgs.errText(); !strings.Contains(msg, "clear the lock first: press U") {
+	if msg := m.app.Msgs.ErrText(); !strings.Contains(msg, "clear the lock first: press U") {
 		t.Fatalf("footer %q does not name the key that comes first", msg)
 	}
 }
@@ -103,11 +104,11 @@ locks: []
 	}
 	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
 		func() model.Env { return state.NewEnv(0) })
-	m := newTestModel(t, 160, 50, []model.Run{run}, Options{Actor: actor})
+	m := newTestModel(t, 160, 50, []model.Run{run}, app.Options{Actor: actor})
 	m = send(t, m, press("R"))
 	c := m.confirmDialog()
 	if c == nil {
-		t.Fatalf("no confirmation; footer %q", m.app.msgs.errText())
+		t.Fatalf("no confirmation; footer %q", m.app.Msgs.ErrText())
 	}
 	preview := strings.Join(strings.Fields(strings.Join(c.preview, " ")), " ")
 	if !strings.Contains(preview, model.NoRetryAwaiting) {

@@ -1,4 +1,4 @@
-package ui
+package app
 
 import (
 	"time"
@@ -47,21 +47,25 @@ type ErrorMsg struct{ Err error }
 // WatcherStoppedMsg says no more batches will come: the footer stops claiming the data is live.
 type WatcherStoppedMsg struct{}
 
-type tickMsg time.Time
+type TickMsg time.Time
 
-type logOpenedMsg struct {
-	runPath, path string
-	src           LogSource
-	err           error
+type PlanMsg struct {
+	Req     ActionRequest
+	Planned Planned
+	Err     error
 }
 
-type planMsg struct {
-	req     ActionRequest
-	planned Planned
-	err     error
+type AppliedMsg struct {
+	Summary string
+	Err     error
 }
 
-type appliedMsg struct {
-	summary string
-	err     error
+// pagerMsg opens a pager overlay: a resume brief, a message read whole, a timeline entry (enter), how to
+// set a resume command. pattern, when set, is searched at once (an entry opened from a search).
+type PagerMsg struct {
+	Title, Text string
+	Copyable    bool
+	Pattern     string
+	Regex       bool
+	Note        string // set instead of text: nothing to open, and why
 }

@@ -1,4 +1,4 @@
-package ui
+package app
 
 import (
 	"context"
@@ -15,21 +15,21 @@ import (
 )
 
 // showBrief builds the brief in a command: it reads files and may run git, which must not stall a frame.
-func showBrief(a *app) tea.Cmd {
-	run, ok := a.selectedRun()
+func ShowBrief(a *App) tea.Cmd {
+	run, ok := a.SelectedRun()
 	if !ok {
-		a.note("no run selected")
+		a.Note("no run selected")
 		return nil
 	}
 	if run.Remote != nil {
 		// Its files and its git are on its host: a brief built here would read this machine's files at
 		// that host's paths, and run git here in a folder the host named.
-		fetch, host := a.opts.RemoteBrief, run.Remote.Host
+		fetch, host := a.Opts.RemoteBrief, run.Remote.Host
 		if fetch == nil {
-			a.fail(fmt.Errorf("brief refused: %s is on %s, and this dashboard cannot ask it", run.ID, host))
+			a.Fail(fmt.Errorf("brief refused: %s is on %s, and this dashboard cannot ask it", run.ID, host))
 			return nil
 		}
-		a.note("asking " + host + " for the brief of " + run.ID + "…")
+		a.Note("asking " + host + " for the brief of " + run.ID + "…")
 		return func() tea.Msg {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -37,12 +37,12 @@ func showBrief(a *app) tea.Cmd {
 			if err != nil {
 				return ErrorMsg{Err: fmt.Errorf("brief of %s: %w", run.ID, err)}
 			}
-			return pagerMsg{title: "Resume brief " + run.ID + " from " + host + " · y copies it", text: md, copyable: true}
+			return PagerMsg{Title: "Resume brief " + run.ID + " from " + host + " · y copies it", Text: md, Copyable: true}
 		}
 	}
 	env := a.env()
 	return func() tea.Msg {
-		return pagerMsg{title: "Resume brief " + run.ID + " · y copies it", text: brief.Build(run, env).Markdown(), copyable: true}
+		return PagerMsg{Title: "Resume brief " + run.ID + " · y copies it", Text: brief.Build(run, env).Markdown(), Copyable: true}
 	}
 }
 
@@ -80,52 +80,52 @@ func (l launchPlan) foreground() *exec.Cmd {
 	return l.cmd.ForegroundCmd()
 }
 
-func requestLaunch(a *app) tea.Cmd {
-	run, ok := a.selectedRun()
+func RequestLaunch(a *App) tea.Cmd {
+	run, ok := a.SelectedRun()
 	if !ok {
-		a.note("no run selected")
+		a.Note("no run selected")
 		return nil
 	}
-	if a.keys.ReadOnly {
-		a.fail(errors.New("read-only: launching the resume command is disabled"))
+	if a.Keys.ReadOnly {
+		a.Fail(errors.New("read-only: launching the resume command is disabled"))
 		return nil
 	}
 	if run.Remote != nil {
 		// The resume command would run on this machine with the host's paths (and its REPO_ROOT).
-		a.fail(fmt.Errorf("launch refused: %s is on %s, and its resume command would run here with that host's paths; launch it on %s",
+		a.Fail(fmt.Errorf("launch refused: %s is on %s, and its resume command would run here with that host's paths; launch it on %s",
 			run.ID, run.Remote.Host, run.Remote.Host))
 		return nil
 	}
-	templates, env := a.opts.ResumeCommand, a.env()
+	templates, env := a.Opts.ResumeCommand, a.env()
 	return func() tea.Msg {
 		c, err := launch.Prepare(templates, run, env)
 		if errors.Is(err, launch.ErrNoTemplate) {
 			// Its own box, titled for what it is: there is no command to launch yet, and this says how to set one.
-			return pagerMsg{title: "No resume command configured", text: err.Error() + "\n\n" + launch.HowToConfigure}
+			return PagerMsg{Title: "No resume command configured", Text: err.Error() + "\n\n" + launch.HowToConfigure}
 		}
 		if err != nil {
-			return planMsg{req: ActionRequest{Action: keys.ActLaunch, Run: run}, err: err}
+			return PlanMsg{Req: ActionRequest{Action: keys.ActLaunch, Run: run}, Err: err}
 		}
-		return planMsg{req: ActionRequest{Action: keys.ActLaunch, Run: run}, planned: launchPlan{cmd: c}}
+		return PlanMsg{Req: ActionRequest{Action: keys.ActLaunch, Run: run}, Planned: launchPlan{cmd: c}}
 	}
 }
 
 // applyCmd runs a confirmed plan: a foreground launch hands the terminal to the command with the dashboard
 // suspended and restored afterwards; everything else applies in a command.
-func applyCmd(p Planned, typed string) tea.Cmd {
+func ApplyCmd(p Planned, typed string) tea.Cmd {
 	if l, ok := p.(launchPlan); ok {
 		if fg := l.foreground(); fg != nil {
 			argv := l.cmd.String()
 			return tea.ExecProcess(fg, func(err error) tea.Msg {
 				if err != nil {
-					return appliedMsg{err: fmt.Errorf("resume command %s: %w", argv, err)}
+					return AppliedMsg{Err: fmt.Errorf("resume command %s: %w", argv, err)}
 				}
-				return appliedMsg{summary: "resume command finished: " + argv}
+				return AppliedMsg{Summary: "resume command finished: " + argv}
 			})
 		}
 	}
 	return func() tea.Msg {
 		s, err := p.Apply(typed)
-		return appliedMsg{summary: s, err: err}
+		return AppliedMsg{Summary: s, Err: err}
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package app
 
 import (
 	"fmt"
@@ -46,14 +46,14 @@ type Actor interface {
 
 // requestAction plans a mutating action on the selected run in a command; sel is Detail's focused row,
 // which says which item to tick, which lock to clear, which phase to retry.
-func requestAction(a *app, act string, sel rowID) tea.Cmd {
-	run, ok := a.selectedRun()
+func RequestAction(a *App, act string, sel RowID) tea.Cmd {
+	run, ok := a.SelectedRun()
 	if !ok {
-		a.note("no run selected")
+		a.Note("no run selected")
 		return nil
 	}
-	if a.actor == nil || a.keys.ReadOnly {
-		a.fail(fmt.Errorf("read-only: %s is disabled", act))
+	if a.Actor == nil || a.Keys.ReadOnly {
+		a.Fail(fmt.Errorf("read-only: %s is disabled", act))
 		return nil
 	}
 	req := ActionRequest{Action: act, Run: run}
@@ -61,71 +61,71 @@ func requestAction(a *app, act string, sel rowID) tea.Cmd {
 	case keys.ActStep:
 		req.Stage = run.CurrentStage
 	case keys.ActRetry:
-		req.Stage = sel.stage
+		req.Stage = sel.Stage
 		if st := run.Stage(req.Stage); st == nil || st.Status != model.StageFailed {
 			req.Stage = firstFailedStage(run)
 		}
 		if req.Stage == "" {
-			a.fail(fmt.Errorf("retry: %s has no failed %s", text.Sanitize(run.ID), run.Kind.StageWord()))
+			a.Fail(fmt.Errorf("retry: %s has no failed %s", text.Sanitize(run.ID), run.Kind.StageWord()))
 			return nil
 		}
 	case keys.ActTick:
-		if sel.kind != rowItem {
-			a.fail(fmt.Errorf("tick: move to a checklist item in Detail first (%s, then %s/%s)",
-				a.keys.First(keys.ActNextPane), a.keys.First(keys.ActDown), a.keys.First(keys.ActUp)))
+		if sel.Kind != RowItem {
+			a.Fail(fmt.Errorf("tick: move to a checklist item in Detail first (%s, then %s/%s)",
+				a.Keys.First(keys.ActNextPane), a.Keys.First(keys.ActDown), a.Keys.First(keys.ActUp)))
 			return nil
 		}
-		req.Stage, req.Item = sel.stage, sel.key
-		req.Check = !checklistValue(run, sel.stage, sel.key)
+		req.Stage, req.Item = sel.Stage, sel.Key
+		req.Check = !checklistValue(run, sel.Stage, sel.Key)
 	case keys.ActUnlock:
-		if sel.kind == rowLock {
-			req.LockPath = sel.key
+		if sel.Kind == RowLock {
+			req.LockPath = sel.Key
 		}
 	case keys.ActPause:
 		req.Resume = run.Status == model.StatusPaused
 	}
-	actor := a.actor
+	actor := a.Actor
 	return func() tea.Msg {
 		p, err := actor.Plan(req)
-		return planMsg{req: req, planned: p, err: err}
+		return PlanMsg{Req: req, Planned: p, Err: err}
 	}
 }
 
 // needsInstall reports whether a host's health says it lacks runwatch or has an older one: its message
 // names `runwatch install` (remote.InstallHint).
-func needsInstall(h model.HostHealth) bool {
+func NeedsInstall(h model.HostHealth) bool {
 	return h.State != model.HostLive && strings.Contains(h.Error, "runwatch install ")
 }
 
 // requestInstall plans copying this runwatch to the host that needs it: the selected run's host when it
 // does, else the first one whose health line says so.
-func requestInstall(a *app) tea.Cmd {
-	if a.actor == nil || a.keys.ReadOnly {
-		a.fail(fmt.Errorf("read-only: install is disabled"))
+func RequestInstall(a *App) tea.Cmd {
+	if a.Actor == nil || a.Keys.ReadOnly {
+		a.Fail(fmt.Errorf("read-only: install is disabled"))
 		return nil
 	}
 	var target string
-	for _, h := range a.hosts {
-		if needsInstall(h) && target == "" {
+	for _, h := range a.Hosts {
+		if NeedsInstall(h) && target == "" {
 			target = h.Host
 		}
 	}
-	if run, ok := a.selectedRun(); ok && run.Remote != nil {
-		for _, h := range a.hosts {
-			if h.Host == run.Remote.Host && needsInstall(h) {
+	if run, ok := a.SelectedRun(); ok && run.Remote != nil {
+		for _, h := range a.Hosts {
+			if h.Host == run.Remote.Host && NeedsInstall(h) {
 				target = h.Host
 			}
 		}
 	}
 	if target == "" {
-		a.note("no host needs runwatch installed (install is for a host whose line says runwatch install)")
+		a.Note("no host needs runwatch installed (install is for a host whose line says runwatch install)")
 		return nil
 	}
-	a.note("asking " + target + " what it is…")
-	req, actor := ActionRequest{Action: keys.ActInstall, Host: target}, a.actor
+	a.Note("asking " + target + " what it is…")
+	req, actor := ActionRequest{Action: keys.ActInstall, Host: target}, a.Actor
 	return func() tea.Msg {
 		p, err := actor.Plan(req)
-		return planMsg{req: req, planned: p, err: err}
+		return PlanMsg{Req: req, Planned: p, Err: err}
 	}
 }
 
@@ -147,4 +147,23 @@ func checklistValue(run model.Run, stage, key string) bool {
 		}
 	}
 	return false
+}
+
+type rowKind int
+
+const (
+	RowText rowKind = iota
+	RowStage
+	RowItem
+	RowLock
+	RowOutput
+	RowFold // the one line that stands for the completed stages
+)
+
+// rowID names a focusable detail row by what it shows, so a live update that inserts rows above it does not
+// move the focus to another item.
+type RowID struct {
+	Kind  rowKind
+	Stage string
+	Key   string
 }

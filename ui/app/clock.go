@@ -1,6 +1,7 @@
-package ui
+package app
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -22,10 +23,10 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
-type systemClock struct{}
+type SystemClock struct{}
 
-func (systemClock) Now() time.Time { return time.Now() }
-func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
+func (SystemClock) Now() time.Time { return time.Now() }
+func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
 
@@ -40,12 +41,12 @@ type alarm struct {
 }
 
 // changesAt says that something being drawn reads differently from at on. Only draws call it.
-func (a *app) changesAt(at time.Time) { a.changesWithin(at, 0) }
+func (a *App) ChangesAt(at time.Time) { a.ChangesWithin(at, 0) }
 
 // changesWithin is changesAt for a text that may be drawn up to slack late. One wake-up then serves every
 // text whose change fell due before it: a screen of ages in seconds, each with its own phase within the
 // second, wakes at most twice a second, not once per age.
-func (a *app) changesWithin(at time.Time, slack time.Duration) {
+func (a *App) ChangesWithin(at time.Time, slack time.Duration) {
 	if at.IsZero() {
 		return
 	}
@@ -58,36 +59,36 @@ func (a *app) changesWithin(at time.Time, slack time.Duration) {
 // ageChanges registers an age of d (now) shown by HumanDuration: it reads differently at the end of its
 // unit, and may lag by half a unit. (Not a whole one: woken just before its next change, it would wake
 // again just after, and a count of seconds would step by two.)
-func (a *app) ageChanges(now time.Time, d time.Duration) {
-	a.changesWithin(now.Add(model.HumanDurationGrows(d)), model.HumanDurationUnit(d)/2)
+func (a *App) AgeChanges(now time.Time, d time.Duration) {
+	a.ChangesWithin(now.Add(model.HumanDurationGrows(d)), model.HumanDurationUnit(d)/2)
 }
 
 // age is HumanDuration of the time since t, registered to be drawn again when it reads differently.
-func (a *app) age(now, t time.Time) string { return a.growing(now, now.Sub(t), true) }
+func (a *App) Age(now, t time.Time) string { return a.Growing(now, now.Sub(t), true) }
 
 // growing is HumanDuration(d) of a duration that grows with the clock while running (a stage not yet
 // completed), registered to be drawn again when it reads differently.
-func (a *app) growing(now time.Time, d time.Duration, running bool) string {
+func (a *App) Growing(now time.Time, d time.Duration, running bool) string {
 	if running {
-		a.ageChanges(now, d)
+		a.AgeChanges(now, d)
 	}
 	return model.HumanDuration(d)
 }
 
 // countdown is HumanDuration of the time left until t (never below 0), registered likewise.
-func (a *app) countdown(now, t time.Time) string {
+func (a *App) Countdown(now, t time.Time) string {
 	d := max(0, t.Sub(now))
 	if s := model.HumanDurationShrinks(d); s > 0 {
-		a.changesWithin(now.Add(s), model.HumanDurationUnit(d)/2)
+		a.ChangesWithin(now.Add(s), model.HumanDurationUnit(d)/2)
 	}
 	return model.HumanDuration(d)
 }
 
 // beginFrame forgets what the last frame registered; endFrame sets the alarm for what this one did.
-func (a *app) beginFrame() { a.alarm.wanted = time.Time{} }
+func (a *App) BeginFrame() { a.alarm.wanted = time.Time{} }
 
-func (a *app) endFrame() {
-	send := a.opts.Send
+func (a *App) EndFrame() {
+	send := a.Opts.Send
 	if send == nil {
 		return // no program to wake (tests drive the model by hand)
 	}
@@ -106,7 +107,7 @@ func (a *app) endFrame() {
 	if want.IsZero() {
 		return
 	}
-	clock := a.opts.Clock
+	clock := a.Opts.Clock
 	al.stop = clock.AfterFunc(max(0, want.Sub(clock.Now())), func() {
 		al.mu.Lock()
 		fired := al.at.Equal(want)
@@ -115,7 +116,16 @@ func (a *app) endFrame() {
 		}
 		al.mu.Unlock()
 		if fired {
-			send(tickMsg(want))
+			send(TickMsg(want))
 		}
 	})
+}
+
+// etaText words an ETA with what it rests on: "~25m left by 9 past runs".
+func EtaText(left time.Duration, runs int) string {
+	by := fmt.Sprintf("%d past runs", runs)
+	if runs == 1 {
+		by = "1 past run"
+	}
+	return "~" + model.HumanDuration(left) + " left by " + by
 }

@@ -1,4 +1,4 @@
-package ui
+package app
 
 import (
 	"fmt"
@@ -18,47 +18,47 @@ type Notifier interface {
 
 // notifyState is the footer's copy of the notifier's status, and the failure it last reported.
 type notifyState struct {
-	status    notify.Status
+	Status    notify.Status
 	errShown  string
 	noteShown bool
 }
 
-func (a *app) notifyStatus(s notify.Status) {
-	a.notify.status = s
-	if s.Err != "" && s.Err+s.ErrAt.String() != a.notify.errShown {
-		a.notify.errShown = s.Err + s.ErrAt.String()
-		a.fail(fmt.Errorf("notify: %s", s.Err))
+func (a *App) NotifyStatus(s notify.Status) {
+	a.Notify.Status = s
+	if s.Err != "" && s.Err+s.ErrAt.String() != a.Notify.errShown {
+		a.Notify.errShown = s.Err + s.ErrAt.String()
+		a.Fail(fmt.Errorf("notify: %s", s.Err))
 	}
-	if s.Note != "" && !a.notify.noteShown {
-		a.notify.noteShown = true
-		a.note(s.Note)
+	if s.Note != "" && !a.Notify.noteShown {
+		a.Notify.noteShown = true
+		a.Note(s.Note)
 	}
 }
 
 // toggleMute mutes or unmutes notifications for this session.
-func (a *app) toggleMute() {
-	n := a.opts.Notifier
-	if n == nil || !a.notify.status.On() {
-		a.note("notifications are off: set channels under notify: in the config, or --bell, --desktop, --notify-command")
+func (a *App) ToggleMute() {
+	n := a.Opts.Notifier
+	if n == nil || !a.Notify.Status.On() {
+		a.Note("notifications are off: set channels under notify: in the config, or --bell, --desktop, --notify-command")
 		return
 	}
-	muted := !a.notify.status.Muted
+	muted := !a.Notify.Status.Muted
 	n.SetMuted(muted)
-	a.notify.status.Muted = muted
+	a.Notify.Status.Muted = muted
 	if muted {
-		a.note("notifications muted for this session (" + a.keys.First(keys.ActMute) + " unmutes)")
+		a.Note("notifications muted for this session (" + a.Keys.First(keys.ActMute) + " unmutes)")
 	} else {
-		a.note("notifications on: " + strings.Join(a.notify.status.Channels, ", "))
+		a.Note("notifications on: " + strings.Join(a.Notify.Status.Channels, ", "))
 	}
 }
 
 // notifySegment is the footer's word on notifications: which channels are on, muted, how many went out.
-func (a *app) notifySegment() string {
-	s := a.notify.status
+func (a *App) NotifySegment() string {
+	s := a.Notify.Status
 	if !s.On() {
 		return ""
 	}
-	t := a.theme
+	t := a.Theme
 	if s.Muted {
 		txt := "notify muted"
 		if s.Held > 0 {

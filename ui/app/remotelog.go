@@ -1,4 +1,4 @@
-package ui
+package app
 
 import (
 	"context"
@@ -75,7 +75,7 @@ func entrySize(e model.LogEntry) int {
 	return n
 }
 
-func (a *app) remoteLog(key string) *remoteLog {
+func (a *App) remoteLog(key string) *remoteLog {
 	if a.remoteLogs == nil {
 		a.remoteLogs = map[string]*remoteLog{}
 	}
@@ -88,7 +88,7 @@ func (a *app) remoteLog(key string) *remoteLog {
 }
 
 // keepRemoteLogs merges streamed log entries of remote runs.
-func (a *app) keepRemoteLogs(appended []LogAppend) {
+func (a *App) KeepRemoteLogs(appended []LogAppend) {
 	for _, ap := range appended {
 		l := a.remoteLog(ap.Path)
 		if ap.Truncated || ap.Rotated {
@@ -100,8 +100,8 @@ func (a *app) keepRemoteLogs(appended []LogAppend) {
 }
 
 // remoteLines is a remote run's log as timeline lines, or a line saying what is coming.
-func (a *app) remoteLines(run model.Run) []string {
-	l := a.remoteLogs[remoteLogKey(run)]
+func (a *App) RemoteLines(run model.Run) []string {
+	l := a.remoteLogs[RemoteLogKey(run)]
 	if l == nil || len(l.entries) == 0 {
 		switch {
 		case l != nil && l.fetching:
@@ -127,8 +127,8 @@ func (a *app) remoteLines(run model.Run) []string {
 }
 
 // remoteTailMsg carries a fetched tail of a remote run's log.
-type remoteTailMsg struct {
-	key     string
+type RemoteTailMsg struct {
+	Key     string
 	entries []model.LogEntry
 	err     error
 }
@@ -136,9 +136,9 @@ type remoteTailMsg struct {
 // fetchRemoteTail starts fetching the tail of run's log when its timeline is opened, unless it was fetched
 // since its host last came live (a reconnect may have missed lines: the stream only carries what is
 // appended while connected).
-func (a *app) fetchRemoteTail(run model.Run) tea.Cmd {
-	key := remoteLogKey(run)
-	if key == "" || a.opts.RemoteLog == nil {
+func (a *App) FetchRemoteTail(run model.Run) tea.Cmd {
+	key := RemoteLogKey(run)
+	if key == "" || a.Opts.RemoteLog == nil {
 		return nil
 	}
 	l := a.remoteLog(key)
@@ -147,7 +147,7 @@ func (a *app) fetchRemoteTail(run model.Run) tea.Cmd {
 	}
 	if !l.fetchedAt.IsZero() {
 		liveSince := time.Time{}
-		for _, h := range a.hosts {
+		for _, h := range a.Hosts {
 			if h.Host == run.Remote.Host && h.State == model.HostLive {
 				liveSince = h.Since
 			}
@@ -157,18 +157,18 @@ func (a *app) fetchRemoteTail(run model.Run) tea.Cmd {
 		}
 	}
 	l.fetching = true
-	fetch := a.opts.RemoteLog
+	fetch := a.Opts.RemoteLog
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		entries, err := fetch(ctx, run)
-		return remoteTailMsg{key: key, entries: entries, err: err}
+		return RemoteTailMsg{Key: key, entries: entries, err: err}
 	}
 }
 
 // tookRemoteTail merges a fetched tail.
-func (a *app) tookRemoteTail(msg remoteTailMsg) {
-	l := a.remoteLog(msg.key)
+func (a *App) TookRemoteTail(msg RemoteTailMsg) {
+	l := a.remoteLog(msg.Key)
 	l.fetching = false
 	l.fetchedAt = time.Now()
 	if msg.err != nil {
@@ -177,12 +177,4 @@ func (a *app) tookRemoteTail(msg remoteTailMsg) {
 	}
 	l.err = ""
 	l.upsert(msg.entries)
-}
-
-// tookRemoteTail shows a fetched tail when its run's timeline is open.
-func (p *timelinePane) tookRemoteTail(msg remoteTailMsg) {
-	p.app.tookRemoteTail(msg)
-	if run, ok := p.app.selectedRun(); ok && run.Remote != nil && remoteLogKey(run) == msg.key {
-		p.setMemory(run.Key(), p.app.remoteLines(run), p.innerH())
-	}
 }

@@ -1,0 +1,44 @@
+// Short words the panes share: placeholders, prompts and notes that read the same wherever they appear.
+
+package text
+
+import "fmt"
+
+func OrDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// searchPrompt says which way a search goes and how the pattern is read.
+func SearchPrompt(forward, regex bool) string {
+	dir := "search ↓"
+	if !forward {
+		dir = "search ↑"
+	}
+	mode := "literal, smart case; tab: regex"
+	if regex {
+		mode = "regex, smart case; tab: literal"
+	}
+	return dir + " (" + mode + "): "
+}
+
+// wrapNote is what less and vim say when a search went round the end of the file.
+func WrapNote(wrapped, forward bool) string {
+	switch {
+	case !wrapped:
+		return ""
+	case forward:
+		return "search hit BOTTOM, continuing at TOP"
+	}
+	return "search hit TOP, continuing at BOTTOM"
+}
+
+// runsCount is "1 run", "6 runs".
+func RunsCount(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
