@@ -519,7 +519,7 @@ func stageShort(s model.Stage) string {
 
 // notHere is the actions that cannot apply to the focused row as it is now. It is the one place that
 // decides it: the footer leaves these keys out, and the help overlay marks them "(not here)".
-func (p *detailPane) notHere() map[string]bool {
+func (p *detailPane) NotHere() map[string]bool {
 	run, ok := p.app.SelectedRun()
 	if !ok {
 		return set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
@@ -563,7 +563,7 @@ func (p *detailPane) ShortHelp() []key.Binding {
 	if !ok {
 		return k.BindingsOf(keys.ActBack, keys.ActNextPane, keys.ActHelp)
 	}
-	no := p.notHere()
+	no := p.NotHere()
 	var out []key.Binding
 	switch sel := p.selectionOf(run); sel.Kind {
 	case app.RowItem:

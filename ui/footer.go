@@ -64,7 +64,7 @@ func (m Model) defaultSegments() []Segment {
 
 // view draws the footer for the focused component c; lineInput, when c is reading text, replaces the
 // message line.
-func (f *footer) view(c component) string {
+func (f *footer) view(c app.Component) string {
 	a := f.app
 	t := a.Theme
 	var parts []string
@@ -91,8 +91,8 @@ func (f *footer) view(c component) string {
 		hintsBelow = f.help.ShortHelpView(c.ShortHelp())
 	}
 	line2 := hintsBelow
-	if li, ok := c.(interface{ lineInput() string }); ok && li.lineInput() != "" {
-		line2 = li.lineInput()
+	if li, ok := c.(interface{ LineInput() string }); ok && li.LineInput() != "" {
+		line2 = li.LineInput()
 	} else if msg, ok := a.Msgs.Current(a.Now()); ok {
 		a.ChangesAt(a.Msgs.Until()) // it leaves the footer then
 		txt := msg.Text

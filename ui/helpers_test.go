@@ -9,6 +9,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
+	"runwatch/ui/overlay"
 )
 
 // testNow pins the clock so "updated 5m ago" is the same in every run of the goldens.
@@ -169,8 +170,8 @@ func press(s string) tea.KeyPressMsg {
 func plain(m Model) string { return ansi.Strip(m.View().Content) }
 
 // confirmDialog is the open confirmation, or nil.
-func (m Model) confirmDialog() *confirmDialog {
-	d, _ := m.top().(*confirmDialog)
+func (m Model) confirmDialog() *overlay.ConfirmDialog {
+	d, _ := m.top().(*overlay.ConfirmDialog)
 	return d
 }
 
@@ -181,6 +182,6 @@ func (m Model) pagerOverlay() *pager {
 }
 
 func (m Model) helpOpen() bool {
-	_, ok := m.top().(*helpView)
+	_, ok := m.top().(*overlay.HelpView)
 	return ok
 }

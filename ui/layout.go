@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"runwatch/ui/app"
+	"runwatch/ui/overlay"
 	"runwatch/ui/theme"
 	"time"
 
@@ -151,7 +152,7 @@ func (m Model) render() string {
 	body := m.bodyHeight()
 	center := m.renderPanes()
 	if o := m.top(); o != nil {
-		if d, ok := o.(*confirmDialog); ok {
+		if d, ok := o.(*overlay.ConfirmDialog); ok {
 			center = lipgloss.Place(m.width, body, lipgloss.Center, lipgloss.Center, d.View())
 		} else {
 			center = o.View()

@@ -155,7 +155,7 @@ func (p *pager) FullHelp() [][]key.Binding {
 }
 
 // lineInput is the footer's second line while the pager reads a search pattern.
-func (p *pager) lineInput() string { return p.prompt() }
+func (p *pager) LineInput() string { return p.prompt() }
 
 // View draws the pager as a box with "↑/↓ N more" on its border; only the rows on screen are drawn.
 func (p *pager) View() string {

@@ -21,6 +21,7 @@ import (
 	"runwatch/state/action"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
+	"runwatch/ui/overlay"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -35,7 +36,7 @@ type Model struct {
 	tl     *timelinePane
 	footer *footer
 
-	overlays []overlay
+	overlays []app.Overlay
 
 	laidOut [app.PaneCount]rect // the pane sizes the components were last given
 
@@ -162,13 +163,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			}
 			a.Fail(msg.Err)
 			if msg.Req.Action == keys.ActStep && msg.Req.To == "" {
-				if opts := stepChoices(msg.Req.Run); len(opts) > 0 {
-					m.push(newStepChoice(a, msg.Req, msg.Err.Error(), opts))
+				if opts := overlay.StepChoices(msg.Req.Run); len(opts) > 0 {
+					m.push(overlay.NewStepChoice(a, msg.Req, msg.Err.Error(), opts))
 				}
 			}
 			return nil
 		}
-		m.push(newConfirm(a, msg.Req, msg.Planned))
+		m.push(overlay.NewConfirm(a, msg.Req, msg.Planned))
 	case app.PagerMsg:
 		if msg.Note != "" {
 			a.Note(msg.Note)
@@ -260,7 +261,7 @@ func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
 		}
 		km = tea.KeyPressMsg{Code: k[0], Text: string(k)}
 	}
-	var target component
+	var target app.Component
 	steps := 3
 	if o := m.top(); o != nil {
 		target = o
@@ -272,7 +273,7 @@ func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
 	} else {
 		return nil
 	}
-	if c, ok := target.(capturer); ok && c.Capturing() {
+	if c, ok := target.(app.Capturer); ok && c.Capturing() {
 		return nil // a prompt is open there: the wheel must not type into it
 	}
 	var cmds []tea.Cmd
@@ -318,7 +319,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	focused := m.pane(a.Focus)
-	if c, ok := focused.(capturer); ok && c.Capturing() {
+	if c, ok := focused.(app.Capturer); ok && c.Capturing() {
 		return focused.Update(msg)
 	}
 	act := a.Keys.Of(msg)
@@ -332,7 +333,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.ActQuit:
 		return app.QuitCmd()
 	case keys.ActHelp:
-		m.push(newHelpView(a, focused))
+		m.push(overlay.NewHelpView(a, focused))
 		return nil
 	case keys.ActMessage:
 		if a.Msgs.Last.Text == "" {
@@ -398,7 +399,7 @@ func (m *Model) setFocus(p app.Pane) {
 	m.layout() // the stacked layout gives the focused lower pane the odd line; single shows only it
 }
 
-func (m *Model) pane(p app.Pane) component {
+func (m *Model) pane(p app.Pane) app.Component {
 	switch p {
 	case app.PaneDetail:
 		return m.detail
@@ -408,14 +409,14 @@ func (m *Model) pane(p app.Pane) component {
 	return m.list
 }
 
-func (m *Model) push(o overlay) {
+func (m *Model) push(o app.Overlay) {
 	o.SetSize(m.width, m.bodyHeight())
 	m.overlays = append(m.overlays, o)
 }
 
 func (m *Model) pop() { m.overlays = m.overlays[:len(m.overlays)-1] }
 
-func (m Model) top() overlay {
+func (m Model) top() app.Overlay {
 	if len(m.overlays) == 0 {
 		return nil
 	}
@@ -423,7 +424,7 @@ func (m Model) top() overlay {
 }
 
 // focused is the component whose keys the footer teaches: the top overlay, else the focused pane.
-func (m Model) focused() component {
+func (m Model) focused() app.Component {
 	if o := m.top(); o != nil {
 		return o
 	}

@@ -80,7 +80,7 @@ func (p *runsPane) rowsH() int { return max(1, p.h-theme.BorderCells-1) }
 
 func (p *runsPane) Capturing() bool { return p.editing }
 
-func (p *runsPane) lineInput() string {
+func (p *runsPane) LineInput() string {
 	if !p.editing {
 		return ""
 	}
@@ -97,7 +97,7 @@ func (p *runsPane) ShortHelp() []key.Binding {
 	}
 	var out []key.Binding
 	run, _ := p.app.SelectedRun()
-	if p.notHere()[keys.ActOpen] {
+	if p.NotHere()[keys.ActOpen] {
 		return k.BindingsOf(keys.ActFilter, keys.ActBack, keys.ActHideDone, keys.ActHelp, keys.ActQuit)
 	}
 	if b, ok := keys.AttentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
@@ -108,7 +108,7 @@ func (p *runsPane) ShortHelp() []key.Binding {
 
 // notHere is the actions that cannot apply with no run listed: open, brief and every change have no run to
 // act on. The footer leaves them out and the help overlay marks them "(not here)".
-func (p *runsPane) notHere() map[string]bool {
+func (p *runsPane) NotHere() map[string]bool {
 	if _, ok := p.app.SelectedRun(); !ok || len(p.order) == 0 {
 		return set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
 	}

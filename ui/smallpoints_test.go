@@ -2,6 +2,7 @@ package ui
 
 import (
 	"runwatch/ui/app"
+	"runwatch/ui/overlay"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 	"strings"
@@ -33,7 +34,7 @@ func TestUnknownFilterWordIsRejected(t *testing.T) {
 
 // TestHelpLegendListsEveryFilterTerm: the help's legend names every field filter the README names.
 func TestHelpLegendListsEveryFilterTerm(t *testing.T) {
-	all := strings.Join(legend, "\n")
+	all := strings.Join(overlay.Legend, "\n")
 	for _, term := range []string{"is:needs-you", "is:STATUS", "kind:resumable", "has:lock", "has:stale-lock", "has:error", "host:NAME", "!word"} {
 		if !strings.Contains(all, term) {
 			t.Errorf("the legend does not name %s", term)
@@ -130,7 +131,7 @@ func TestHelpOverlayCutsNothing(t *testing.T) {
 	for _, sz := range [][2]int{{120, 40}, {100, 30}, {200, 60}} {
 		m := newTestModel(t, sz[0], sz[1], sampleRuns(), app.Options{})
 		m = send(t, m, press("?"))
-		lines := m.top().(*helpView).content(max(1, m.width-theme.BorderCells), max(1, m.bodyHeight()-theme.BorderCells))
+		lines := m.top().(*overlay.HelpView).Content(max(1, m.width-theme.BorderCells), max(1, m.bodyHeight()-theme.BorderCells))
 		txt := strings.Join(lines, "\n")
 		if strings.Contains(txt, "…") {
 			t.Errorf("%dx%d: the help cuts a line:\n%s", sz[0], sz[1], txt)

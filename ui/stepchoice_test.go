@@ -52,7 +52,7 @@ func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {
 	if c == nil {
 		t.Fatalf("choosing did not lead to the confirmation; footer %q", m.app.Msgs.ErrText())
 	}
-	preview := strings.Join(c.preview, "\n")
+	preview := strings.Join(c.Preview, "\n")
 	if !strings.Contains(preview, `+CURRENT_STAGE="finalize"`) || !strings.Contains(preview, "warning: verify is marked done but") {
 		t.Errorf("preview:\n%s", preview)
 	}

@@ -427,7 +427,7 @@ func (p *timelinePane) Capturing() bool { return p.editing }
 
 // lineInput is the footer's second line: the search prompt while typing, else a running search's progress
 // or what the last search said (wrapped around, not found), like less's bottom line.
-func (p *timelinePane) lineInput() string {
+func (p *timelinePane) LineInput() string {
 	if !p.editing {
 		return p.status(time.Now())
 	}

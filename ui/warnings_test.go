@@ -110,7 +110,7 @@ locks: []
 	if c == nil {
 		t.Fatalf("no confirmation; footer %q", m.app.Msgs.ErrText())
 	}
-	preview := strings.Join(strings.Fields(strings.Join(c.preview, " ")), " ")
+	preview := strings.Join(strings.Fields(strings.Join(c.Preview, " ")), " ")
 	if !strings.Contains(preview, model.NoRetryAwaiting) {
 		t.Fatalf("the confirmation lacks the brief's warning %q:\n%s", model.NoRetryAwaiting, preview)
 	}

@@ -1,4 +1,10 @@
-package ui
+// Package overlay holds the dialogs drawn over the panes: the confirmation of a planned action
+// (confirm.go), the choice of stage when a step cannot know it (stepchoice.go) and the `?` help
+// (helpview.go). Each is an app.Overlay: the root pushes it, routes keys to it, and pops it when Done.
+// They emit app messages (PlanMsg, AppliedMsg through app.ApplyCmd) and import no other component.
+//
+// confirm.go: the y/N (or typed) confirmation with the exact diff.
+package overlay
 
 import (
 	"fmt"
@@ -17,11 +23,11 @@ import (
 // confirmDialog shows a planned change exactly (the diff and the log line to be appended) and applies it
 // only on an explicit yes, or, for a lock whose liveness is unknown, on the typed holder name. Every other
 // key keeps the dialog or cancels it; enter in a y/N question means no.
-type confirmDialog struct {
+type ConfirmDialog struct {
 	app     *app.App
 	req     app.ActionRequest
 	planned app.Planned
-	preview []string
+	Preview []string
 	view    scrollView
 	typed   textinput.Model
 	word    string
@@ -29,11 +35,11 @@ type confirmDialog struct {
 	done    bool
 }
 
-func newConfirm(a *app.App, req app.ActionRequest, p app.Planned) *confirmDialog {
-	c := &confirmDialog{app: a, req: req, planned: p, word: p.TypedConfirmation()}
-	c.preview = text.SanitizeLines(strings.TrimRight(p.Preview(), "\n"))
+func NewConfirm(a *app.App, req app.ActionRequest, p app.Planned) *ConfirmDialog {
+	c := &ConfirmDialog{app: a, req: req, planned: p, word: p.TypedConfirmation()}
+	c.Preview = text.SanitizeLines(strings.TrimRight(p.Preview(), "\n"))
 	var styled []string
-	for _, l := range c.preview {
+	for _, l := range c.Preview {
 		styled = append(styled, c.diffStyle(l).Render(l))
 	}
 	c.view = newScrollView(styled, true)
@@ -48,23 +54,23 @@ func newConfirm(a *app.App, req app.ActionRequest, p app.Planned) *confirmDialog
 	return c
 }
 
-func (c *confirmDialog) Done() bool { return c.done }
+func (c *ConfirmDialog) Done() bool { return c.done }
 
 // dialog size: as wide as the screen allows (the diff must show whole), as tall as its content. The
 // sentence being approved is wrapped whole above the preview; the preview gets the rows left.
-func (c *confirmDialog) SetSize(w, h int) {
+func (c *ConfirmDialog) SetSize(w, h int) {
 	c.w, c.h = max(20, w-4), h
 	c.view.SetSize(max(10, c.w-4), max(1, h-7-len(c.summary())-len(c.question())))
 }
 
 // summary is the sentence being approved, wrapped to the dialog: cut, it hid the stage a step moves to
 // and a lock's verdict.
-func (c *confirmDialog) summary() []string {
+func (c *ConfirmDialog) summary() []string {
 	return text.WrapText(text.Sanitize(c.planned.Summary()), max(10, c.w-4))
 }
 
 // question is what the dialog asks, wrapped.
-func (c *confirmDialog) question() []string {
+func (c *ConfirmDialog) question() []string {
 	t := c.app.Theme
 	if c.word != "" {
 		var out []string
@@ -76,7 +82,7 @@ func (c *confirmDialog) question() []string {
 	return []string{t.Bold.Render("Apply this change? [y/N]") + t.Dim.Render("  enter or esc: no")}
 }
 
-func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
+func (c *ConfirmDialog) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
@@ -113,12 +119,12 @@ func (c *confirmDialog) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (c *confirmDialog) cancel() {
+func (c *ConfirmDialog) cancel() {
 	c.done = true
 	c.app.Note("cancelled: nothing was changed")
 }
 
-func (c *confirmDialog) apply() tea.Cmd {
+func (c *ConfirmDialog) apply() tea.Cmd {
 	c.done = true
 	typed := ""
 	if c.word != "" {
@@ -127,7 +133,7 @@ func (c *confirmDialog) apply() tea.Cmd {
 	return app.ApplyCmd(c.planned, typed)
 }
 
-func (c *confirmDialog) ShortHelp() []key.Binding {
+func (c *ConfirmDialog) ShortHelp() []key.Binding {
 	if c.word != "" {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm typed")),
@@ -141,9 +147,9 @@ func (c *confirmDialog) ShortHelp() []key.Binding {
 	}
 }
 
-func (c *confirmDialog) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+func (c *ConfirmDialog) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
-func (c *confirmDialog) View() string {
+func (c *ConfirmDialog) View() string {
 	t := c.app.Theme
 	inner := max(10, c.w-4)
 	var lines []string
@@ -164,7 +170,7 @@ func (c *confirmDialog) View() string {
 }
 
 // diffStyle styles a preview line by its unified-diff prefix; the +/- stays visible, so colour only doubles it.
-func (c *confirmDialog) diffStyle(s string) lipgloss.Style {
+func (c *ConfirmDialog) diffStyle(s string) lipgloss.Style {
 	t := c.app.Theme
 	switch {
 	case strings.HasPrefix(s, "+++"), strings.HasPrefix(s, "---"):

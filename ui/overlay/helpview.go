@@ -1,4 +1,4 @@
-package ui
+package overlay
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // helpView is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
 // legend of the glyphs and columns. It is generated from the keymap, so what it lists is what works.
-type helpView struct {
+type HelpView struct {
 	app *app.App
 	// notHere is what the focused component said cannot apply to its focused item when ? was pressed.
 	notHere map[string]bool
@@ -23,23 +23,23 @@ type helpView struct {
 	done    bool
 }
 
-func newHelpView(a *app.App, focused component) *helpView {
-	hv := &helpView{app: a, view: newScrollView(nil, false)}
-	if n, ok := focused.(interface{ notHere() map[string]bool }); ok {
-		hv.notHere = n.notHere()
+func NewHelpView(a *app.App, focused app.Component) *HelpView {
+	hv := &HelpView{app: a, view: newScrollView(nil, false)}
+	if n, ok := focused.(interface{ NotHere() map[string]bool }); ok {
+		hv.notHere = n.NotHere()
 	}
 	return hv
 }
 
-func (hv *helpView) Done() bool { return hv.done }
+func (hv *HelpView) Done() bool { return hv.done }
 
-func (hv *helpView) SetSize(w, h int) {
+func (hv *HelpView) SetSize(w, h int) {
 	hv.w, hv.h = w, h
 	hv.view.SetSize(max(1, w-theme.BorderCells), max(1, h-theme.BorderCells))
-	hv.view.setLines(hv.content(max(1, w-theme.BorderCells), max(1, h-theme.BorderCells)))
+	hv.view.setLines(hv.Content(max(1, w-theme.BorderCells), max(1, h-theme.BorderCells)))
 }
 
-func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
+func (hv *HelpView) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
@@ -55,14 +55,14 @@ func (hv *helpView) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (hv *helpView) ShortHelp() []key.Binding {
+func (hv *HelpView) ShortHelp() []key.Binding {
 	k := hv.app.Keys
 	return append(k.BindingsOf(keys.ActDown, keys.ActUp), key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActHelp)+"/"+k.First(keys.ActBack), "close")))
 }
 
-func (hv *helpView) FullHelp() [][]key.Binding { return [][]key.Binding{hv.ShortHelp()} }
+func (hv *HelpView) FullHelp() [][]key.Binding { return [][]key.Binding{hv.ShortHelp()} }
 
-var legend = []string{
+var Legend = []string{
 	"Legend",
 	"  ▶ running  ‖ paused  ? awaiting input  ⚠ stalled  ✗ failed  ⊘ blocked  ✓ completed  ⌂ archived",
 	"  Runs columns: NAME run id (cut in the middle)  STATUS  STAGE current stage  DONE stages done/total",
@@ -76,11 +76,11 @@ var legend = []string{
 	"    has:lock has:stale-lock has:live-lock has:problem has:error has:log",
 }
 
-func (hv *helpView) content(w, h int) []string {
+func (hv *HelpView) Content(w, h int) []string {
 	lines := hv.app.Keys.HelpLines(hv.notHere)
 	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
 	// and the legend fit without scrolling.
-	if len(lines)+len(legend)+1 > h && w >= 100 {
+	if len(lines)+len(Legend)+1 > h && w >= 100 {
 		// Split at the blank line between groups that makes the columns most even, and give the left
 		// column the width its longest line needs: split at the middle's first blank, the left column held
 		// three groups, cut at half the width, beside a half-empty right one.
@@ -123,10 +123,10 @@ func (hv *helpView) content(w, h int) []string {
 		}
 	}
 	lines = append(lines, "")
-	return append(lines, legend...)
+	return append(lines, Legend...)
 }
 
-func (hv *helpView) View() string {
+func (hv *HelpView) View() string {
 	k := hv.app.Keys
 	title := fmt.Sprintf("Help · %s or %s to close", k.First(keys.ActHelp), k.First(keys.ActBack))
 	return theme.Box(hv.app.Theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())

@@ -1,4 +1,4 @@
-package ui
+package overlay
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ type stepChoice struct {
 
 // stepChoices lists the stages a step from run's current stage may move to when the files leave the next
 // one open: the stages not done, other than the current one. None when the next stage is known.
-func stepChoices(run model.Run) []string {
+func StepChoices(run model.Run) []string {
 	if run.Kind != model.KindResumable || run.Resumable == nil {
 		return nil
 	}
@@ -49,7 +49,7 @@ func stepChoices(run model.Run) []string {
 	return out
 }
 
-func newStepChoice(a *app.App, req app.ActionRequest, reason string, options []string) *stepChoice {
+func NewStepChoice(a *app.App, req app.ActionRequest, reason string, options []string) *stepChoice {
 	return &stepChoice{app: a, req: req, reason: reason, options: options}
 }
 

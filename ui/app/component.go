@@ -1,4 +1,4 @@
-package ui
+package app
 
 import (
 	"charm.land/bubbles/v2/help"
@@ -8,7 +8,7 @@ import (
 // component is the contract every pane and overlay keeps (soft-serve's shape): it handles the messages the
 // root routes to it, draws itself into the size it was given, and names the keys that apply to it now,
 // which the footer (short help) and `?` (full help) show.
-type component interface {
+type Component interface {
 	Update(msg tea.Msg) tea.Cmd
 	View() string
 	SetSize(w, h int)
@@ -17,13 +17,13 @@ type component interface {
 
 // overlay is a component drawn over the panes; the root keeps them on a stack, routes keys to the top one
 // and pops it when it reports Done.
-type overlay interface {
-	component
+type Overlay interface {
+	Component
 	Done() bool
 }
 
 // capturer is a component that is reading a line of text (filter, search): while it does, it gets every
 // key, so typing "q" does not quit.
-type capturer interface {
+type Capturer interface {
 	Capturing() bool
 }

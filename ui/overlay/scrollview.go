@@ -1,4 +1,4 @@
-package ui
+package overlay
 
 import (
 	"runwatch/ui/keys"
