@@ -10,6 +10,7 @@ import (
 	"runwatch/model"
 	"runwatch/ui/app"
 	"runwatch/ui/overlay"
+	"runwatch/ui/pager"
 )
 
 // testNow pins the clock so "updated 5m ago" is the same in every run of the goldens.
@@ -175,10 +176,20 @@ func (m Model) confirmDialog() *overlay.ConfirmDialog {
 	return d
 }
 
-// pagerOverlay is the open pager (brief, message), or nil.
-func (m Model) pagerOverlay() *pager {
-	p, _ := m.top().(*pager)
-	return p
+// pagerOverlay is what the open pager (brief, message) holds, or nil when none is open.
+func (m Model) pagerOverlay() *pager.State {
+	p, _ := m.top().(*pager.Pager)
+	if p == nil {
+		return nil
+	}
+	st := p.State()
+	return &st
+}
+
+// pagerRows draws every row of the open pager, not only those on screen.
+func (m Model) pagerRows() []string {
+	p, _ := m.top().(*pager.Pager)
+	return p.DrawAll()
 }
 
 func (m Model) helpOpen() bool {

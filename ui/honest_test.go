@@ -44,7 +44,7 @@ func TestMessagesExpireAndNeverHideNewer(t *testing.T) {
 		t.Fatalf("a long error is not shown cut with the way to read it:\n%s", out)
 	}
 	m = send(t, m, press("i"))
-	if p := m.pagerOverlay(); p == nil || !strings.Contains(p.text, "END") {
+	if p := m.pagerOverlay(); p == nil || !strings.Contains(p.Text, "END") {
 		t.Fatal("i did not open the whole message")
 	}
 	m = send(t, m, press("esc"))

@@ -22,6 +22,7 @@ import (
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/overlay"
+	"runwatch/ui/pager"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -175,10 +176,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			a.Note(msg.Note)
 			break
 		}
-		pg := newPager(a, msg.Title, msg.Text, msg.Copyable)
+		pg := pager.New(a, msg.Title, msg.Text, msg.Copyable)
 		m.push(pg)
 		if msg.Pattern != "" {
-			pg.setSearch(msg.Pattern, msg.Regex, true, a.Theme)
+			pg.SetSearch(msg.Pattern, msg.Regex, true, a.Theme)
 		}
 	case app.CopiedMsg:
 		m.copied(msg)
@@ -340,7 +341,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.Note("no message yet")
 			return nil
 		}
-		m.push(newPager(a, "Message", a.Msgs.Last.Text, true))
+		m.push(pager.New(a, "Message", a.Msgs.Last.Text, true))
 		return nil
 	case keys.ActNextPane:
 		m.setFocus((a.Focus + 1) % app.PaneCount)

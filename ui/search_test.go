@@ -334,14 +334,6 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 	}
 }
 
-// pagerRows draws every row of the pager, not only those on screen.
-func pagerRows(p *pager) []string {
-	var out []string
-	for _, r := range p.rows {
-		out = append(out, p.drawRow(r, p.app.Theme))
-	}
-	return out
-}
 
 // TestEnterOpensEntryWhole: enter on any line of an entry opens the whole entry in a pager, wrapped; its
 // search counts and wraps; y copies it; esc closes.
@@ -361,7 +353,7 @@ func TestEnterOpensEntryWhole(t *testing.T) {
 			t.Fatalf("pager lacks %q:\n%s", want, s)
 		}
 	}
-	if rows := strings.Join(pagerRows(m.pagerOverlay()), "\n"); strings.Contains(rows, "after") || strings.Contains(rows, "…") {
+	if rows := strings.Join(m.pagerRows(), "\n"); strings.Contains(rows, "after") || strings.Contains(rows, "…") {
 		t.Fatalf("pager shows more than the entry, or cuts it:\n%s", s)
 	}
 	m = send(t, m, press("/"))
@@ -472,7 +464,7 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 	m := newTestModel(t, 80, 24, sampleRuns(), app.Options{Copy: func(s string) error { copied = s; return nil }})
 	m = send(t, m, app.PagerMsg{Title: "Resume brief r1", Text: md, Copyable: true})
 	s := plain(m)
-	if !strings.Contains(s, "- answer the questions about") || strings.Contains(strings.Join(pagerRows(m.pagerOverlay()), "\n"), "…") {
+	if !strings.Contains(s, "- answer the questions about") || strings.Contains(strings.Join(m.pagerRows(), "\n"), "…") {
 		t.Fatalf("brief not wrapped:\n%s", s)
 	}
 	var under int
@@ -485,7 +477,7 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 		t.Fatalf("the bullet's continuation rows are not under its text:\n%s", s)
 	}
 	m = send(t, m, press("j"))
-	if m.pagerOverlay().top != 1 {
+	if m.pagerOverlay().Top != 1 {
 		t.Fatal("j did not scroll the brief")
 	}
 	m = send(t, m, press("/"))
@@ -501,7 +493,7 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 		t.Fatal("y did not copy the brief")
 	}
 	m = send(t, m, press("w"))
-	if m.pagerOverlay().wrap {
+	if m.pagerOverlay().Wrap {
 		t.Fatal("w did not turn the brief's wrap off")
 	}
 	m = send(t, m, press("esc"))
@@ -592,11 +584,11 @@ func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
 		if pg == nil {
 			t.Fatal("enter did not open the entry")
 		}
-		if len(pg.lines) != 2 || len(pg.lines[0]) < 50<<20 || strings.Contains(pg.title, "cut") {
-			t.Fatalf("the entry is not whole: %d lines, first %d bytes, title %q", len(pg.lines), len(pg.lines[0]), pg.title)
+		if len(pg.Lines) != 2 || len(pg.Lines[0]) < 50<<20 || strings.Contains(pg.Title, "cut") {
+			t.Fatalf("the entry is not whole: %d lines, first %d bytes, title %q", len(pg.Lines), len(pg.Lines[0]), pg.Title)
 		}
-		if len(pg.rows) < (50<<20)/(2*pg.w) {
-			t.Fatalf("%d rows: the 50 MiB line is not wrapped whole", len(pg.rows))
+		if pg.Rows < (50<<20)/(2*pg.Width) {
+			t.Fatalf("%d rows: the 50 MiB line is not wrapped whole", pg.Rows)
 		}
 		if n := len(m.View().Content); n > 64<<10 {
 			t.Fatalf("a frame is %d bytes: the pager drew more than the screen", n)
@@ -613,8 +605,8 @@ func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
 		}
 		m = send(t, m, press("y"))
 		if inTmux {
-			if len(copied) != len(pg.text) || !strings.Contains(copied, "THE-END") || !strings.Contains(m.app.Msgs.Last.Text, "tmux's buffer") {
-				t.Fatalf("y copied %d bytes of %d; note %q", len(copied), len(pg.text), m.app.Msgs.Last.Text)
+			if len(copied) != len(pg.Text) || !strings.Contains(copied, "THE-END") || !strings.Contains(m.app.Msgs.Last.Text, "tmux's buffer") {
+				t.Fatalf("y copied %d bytes of %d; note %q", len(copied), len(pg.Text), m.app.Msgs.Last.Text)
 			}
 		} else if !strings.Contains(m.app.Msgs.Last.Text, "too big for the terminal's clipboard") {
 			t.Fatalf("y without tmux: %q", m.app.Msgs.Last.Text)

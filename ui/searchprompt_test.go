@@ -10,6 +10,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
+	"runwatch/ui/pager"
 	"runwatch/ui/text"
 )
 
@@ -33,16 +34,16 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 	}
 	m = typeText(t, send(t, m, press("/")), "phase")
 	m = send(t, m, press("enter"))
-	if pg := m.pagerOverlay(); pg.pattern != "phase" || len(pg.hits) < 2 {
-		t.Fatalf("the brief's search for phase: pattern %q, %d hits", pg.pattern, len(pg.hits))
+	if pg := m.pagerOverlay(); pg.Pattern != "phase" || pg.Hits < 2 {
+		t.Fatalf("the brief's search for phase: pattern %q, %d hits", pg.Pattern, pg.Hits)
 	}
 	m = send(t, m, press("/"))
-	if v := m.pagerOverlay().input.Value(); v != "" {
+	if v := m.pagerOverlay().Input; v != "" {
 		t.Errorf("the brief's second / starts with %q", v)
 	}
 	m = send(t, m, press("enter"))
-	if pg := m.pagerOverlay(); pg.pattern != "phase" || pg.re == nil {
-		t.Errorf("enter on the empty prompt: pattern %q (searching %v)", pg.pattern, pg.re != nil)
+	if pg := m.pagerOverlay(); pg.Pattern != "phase" || !pg.Searching {
+		t.Errorf("enter on the empty prompt: pattern %q (searching %v)", pg.Pattern, pg.Searching)
 	}
 
 	m = newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
@@ -71,7 +72,7 @@ func TestCurrentMatchStandsOut(t *testing.T) {
 		m = send(t, m, press("enter"))
 		m = send(t, m, press("n"))
 		pg := m.pagerOverlay()
-		if pg.hit < 0 {
+		if pg.Hit < 0 {
 			t.Fatalf("%s: n moved to no match", th)
 		}
 		cur, others := 0, 0
@@ -112,7 +113,7 @@ func TestPagerNeverWrapsInsideAnID(t *testing.T) {
 	txt := "To go on, run this in the run's folder: runwatch step --to M3 " + id + " and then watch it in the dashboard."
 	for w := 50; w <= 120; w++ {
 		m := newTestModel(t, w, 30, sampleRuns(), app.Options{})
-		m.push(newPager(m.app, "Message", txt, true))
+		m.push(pager.New(m.app, "Message", txt, true))
 		m.layout()
 		if v := text.Stripped(m.top().View()); !strings.Contains(v, id) {
 			t.Errorf("%d columns: the id is cut in two:\n%s", w, v)

@@ -487,7 +487,7 @@ func TestBriefKey(t *testing.T) {
 	if m.pagerOverlay() == nil || !strings.Contains(plain(m), "Resume brief") {
 		t.Fatalf("b did not open the brief:\n%s", plain(m))
 	}
-	md := m.pagerOverlay().text
+	md := m.pagerOverlay().Text
 	if md == "" {
 		t.Fatal("empty brief")
 	}
@@ -507,7 +507,7 @@ func TestLaunchKey(t *testing.T) {
 	runs := loadFixtures(t)
 	m := newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv})
 	m = send(t, m, press("X"))
-	if m.pagerOverlay() == nil || !strings.Contains(m.pagerOverlay().text, "resume_command:") {
+	if m.pagerOverlay() == nil || !strings.Contains(m.pagerOverlay().Text, "resume_command:") {
 		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.pagerOverlay(), m.app.Msgs.ErrText())
 	}
 	if out := plain(m); !strings.Contains(out, "No resume command configured") || strings.Contains(out, "Resume brief") {

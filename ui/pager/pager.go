@@ -1,4 +1,9 @@
-package ui
+// Package pager shows one text whole over the panes: a timeline entry with its continuation lines, the
+// resume brief, the last message. It wraps with hanging indents or scrolls sideways, searches with the
+// timeline's rules and copies; it is an app.Overlay and imports no other component.
+//
+// pager.go: the pager and its search.
+package pager
 
 import (
 	"fmt"
@@ -25,7 +30,7 @@ import (
 // so an entry with a 50 MiB line opens, scrolls and searches without drawing all of it each frame.
 // bubbles/viewport would hold every row drawn, and its soft wrap has no hanging indent and its horizontal
 // scroll shows no continuation marks, which are the point of this view.
-type pager struct {
+type Pager struct {
 	app      *app.App
 	copyable bool
 	done     bool
@@ -68,8 +73,8 @@ type pagerRow struct {
 	ind        int
 }
 
-func newPager(a *app.App, title, txt string, copyable bool) *pager {
-	p := &pager{app: a, title: title, lines: text.SanitizeLines(trimNL(txt)), text: txt, copyable: copyable, wrap: true, hit: -1, forward: true}
+func New(a *app.App, title, txt string, copyable bool) *Pager {
+	p := &Pager{app: a, title: title, lines: text.SanitizeLines(trimNL(txt)), text: txt, copyable: copyable, wrap: true, hit: -1, forward: true}
 	p.split = make([]hanging, len(p.lines))
 	p.widths = make([]int, len(p.lines))
 	for i, l := range p.lines {
@@ -98,16 +103,16 @@ func trimNL(s string) string {
 }
 
 // SetSize lays the text out for a box of w×h cells.
-func (p *pager) SetSize(w, h int) {
+func (p *Pager) SetSize(w, h int) {
 	p.outerW, p.outerH = w, h
 	p.w, p.h = max(1, w-theme.BorderCells), max(1, h-theme.BorderCells)
 	p.layout(p.app.Theme)
 }
 
-func (p *pager) Done() bool { return p.done }
+func (p *Pager) Done() bool { return p.done }
 
 // Update handles the pager's keys.
-func (p *pager) Update(msg tea.Msg) tea.Cmd {
+func (p *Pager) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
@@ -129,7 +134,7 @@ func (p *pager) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (p *pager) ShortHelp() []key.Binding {
+func (p *Pager) ShortHelp() []key.Binding {
 	k := p.app.Keys
 	if p.typing {
 		return []key.Binding{
@@ -149,16 +154,16 @@ func (p *pager) ShortHelp() []key.Binding {
 	return append(out, key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActBack), "close")))
 }
 
-func (p *pager) FullHelp() [][]key.Binding {
+func (p *Pager) FullHelp() [][]key.Binding {
 	k := p.app.Keys
 	return [][]key.Binding{p.ShortHelp(), k.BindingsOf(keys.ActSearchBack, keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd, keys.ActTop, keys.ActBottom)}
 }
 
 // lineInput is the footer's second line while the pager reads a search pattern.
-func (p *pager) LineInput() string { return p.prompt() }
+func (p *Pager) LineInput() string { return p.prompt() }
 
 // View draws the pager as a box with "↑/↓ N more" on its border; only the rows on screen are drawn.
-func (p *pager) View() string {
+func (p *Pager) View() string {
 	end := min(len(p.rows), p.top+p.h)
 	sc := theme.Scroll{Above: p.top, Below: max(0, len(p.rows)-end)}
 	rows := make([]string, 0, end-p.top)
@@ -173,7 +178,7 @@ func (p *pager) View() string {
 const highlightContext = 256
 
 // drawRow draws one row, with the matches of the search inside it highlighted.
-func (p *pager) drawRow(r pagerRow, t theme.Theme) string {
+func (p *Pager) drawRow(r pagerRow, t theme.Theme) string {
 	txt := p.lines[r.line]
 	lead := ""
 	if p.wrap {
@@ -211,7 +216,7 @@ func (p *pager) drawRow(r pagerRow, t theme.Theme) string {
 
 // layout splits the lines into rows for the pane's width: every row of every line when wrapped (a range
 // per row, nothing drawn), one row per line at the horizontal offset otherwise.
-func (p *pager) layout(theme.Theme) {
+func (p *Pager) layout(theme.Theme) {
 	p.rows = p.rows[:0]
 	for i, line := range p.lines {
 		if p.wrap {
@@ -227,7 +232,7 @@ func (p *pager) layout(theme.Theme) {
 	p.top = app.Clamp(p.top, 0, max(0, len(p.rows)-p.h))
 }
 
-func (p *pager) widest() int {
+func (p *Pager) widest() int {
 	w := 0
 	for _, lw := range p.widths {
 		w = max(w, lw)
@@ -236,7 +241,7 @@ func (p *pager) widest() int {
 }
 
 // update handles a key; closed reports that the pager should go away.
-func (p *pager) update(msg tea.KeyPressMsg, ks keys.KeyMap, t theme.Theme) (cmd tea.Cmd, closed bool, copyText string) {
+func (p *Pager) update(msg tea.KeyPressMsg, ks keys.KeyMap, t theme.Theme) (cmd tea.Cmd, closed bool, copyText string) {
 	if p.typing {
 		return p.updateInput(msg, t), false, ""
 	}
@@ -301,7 +306,7 @@ func (p *pager) update(msg tea.KeyPressMsg, ks keys.KeyMap, t theme.Theme) (cmd 
 	return nil, false, ""
 }
 
-func (p *pager) updateInput(msg tea.KeyPressMsg, t theme.Theme) tea.Cmd {
+func (p *Pager) updateInput(msg tea.KeyPressMsg, t theme.Theme) tea.Cmd {
 	switch msg.String() {
 	case "esc":
 		p.typing = false
@@ -315,7 +320,7 @@ func (p *pager) updateInput(msg tea.KeyPressMsg, t theme.Theme) tea.Cmd {
 		if pattern == "" {
 			pattern = p.pattern
 		}
-		p.setSearch(pattern, p.inRegex, p.inFwd, t)
+		p.SetSearch(pattern, p.inRegex, p.inFwd, t)
 		return nil
 	}
 	var cmd tea.Cmd
@@ -323,7 +328,7 @@ func (p *pager) updateInput(msg tea.KeyPressMsg, t theme.Theme) tea.Cmd {
 	return cmd
 }
 
-func (p *pager) setSearch(pattern string, regex, forward bool, t theme.Theme) {
+func (p *Pager) SetSearch(pattern string, regex, forward bool, t theme.Theme) {
 	if pattern == "" {
 		p.re, p.pattern, p.hits, p.hit = nil, "", nil, -1
 		return
@@ -349,7 +354,7 @@ func (p *pager) setSearch(pattern string, regex, forward bool, t theme.Theme) {
 }
 
 // next moves to the next matching line after (or before) the one at the top, wrapping with a note.
-func (p *pager) next(forward bool) {
+func (p *Pager) next(forward bool) {
 	if len(p.hits) == 0 {
 		if p.re == nil {
 			p.note = "no search: press / first"
@@ -386,7 +391,7 @@ func (p *pager) next(forward bool) {
 	p.showLine(p.hits[p.hit])
 }
 
-func (p *pager) lineAtTop() int {
+func (p *Pager) lineAtTop() int {
 	if p.top < len(p.rows) {
 		return p.rows[p.top].line
 	}
@@ -394,7 +399,7 @@ func (p *pager) lineAtTop() int {
 }
 
 // showLine scrolls so line's first row is on screen, a third of the way down when it was not.
-func (p *pager) showLine(line int) {
+func (p *Pager) showLine(line int) {
 	for r, row := range p.rows {
 		if row.line == line {
 			if r < p.top || r >= p.top+p.h {
@@ -407,7 +412,7 @@ func (p *pager) showLine(line int) {
 }
 
 // status is the pager's title line: what it shows, where in it, the search and its count.
-func (p *pager) status(ks keys.KeyMap) string {
+func (p *Pager) status(ks keys.KeyMap) string {
 	tags := []string{p.title}
 	if p.pattern != "" {
 		q := "/" + text.Sanitize(p.pattern)
@@ -442,9 +447,38 @@ func (p *pager) status(ks keys.KeyMap) string {
 }
 
 // prompt is the search line while typing, "" otherwise.
-func (p *pager) prompt() string {
+func (p *Pager) prompt() string {
 	if !p.typing {
 		return ""
 	}
 	return text.SearchPrompt(p.inFwd, p.inRegex) + p.input.View()
+}
+
+// pagerState is what can be read of a pager from outside it (the tests of the dashboard, which open pagers
+// through keys): copies, so nothing outside can change the pager.
+type State struct {
+	Title, Text, Pattern string
+	Input                string // the search prompt's text
+	Lines                []string
+	Hits                 int // lines holding a match
+	Hit                  int // index of the current match among them, -1 none
+	Searching            bool
+	Top, Rows, Width     int // first row shown, rows laid out, inner width
+	Wrap                 bool
+}
+
+func (p *Pager) State() State {
+	return State{
+		Title: p.title, Text: p.text, Pattern: p.pattern, Input: p.input.Value(), Lines: p.lines,
+		Hits: len(p.hits), Hit: p.hit, Searching: p.re != nil, Top: p.top, Rows: len(p.rows), Width: p.w, Wrap: p.wrap,
+	}
+}
+
+// drawAll draws every row laid out, not only those on screen.
+func (p *Pager) DrawAll() []string {
+	out := make([]string, 0, len(p.rows))
+	for _, r := range p.rows {
+		out = append(out, p.drawRow(r, p.app.Theme))
+	}
+	return out
 }
