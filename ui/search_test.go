@@ -334,7 +334,6 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 	}
 }
 
-
 // TestEnterOpensEntryWhole: enter on any line of an entry opens the whole entry in a pager, wrapped; its
 // search counts and wraps; y copies it; esc closes.
 func TestEnterOpensEntryWhole(t *testing.T) {
