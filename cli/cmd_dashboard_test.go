@@ -214,7 +214,7 @@ func TestDashboardDebugLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := string(data)
-	for _, want := range []string{"update tea.KeyPressMsg", "update ui.SnapshotMsg", " view "} {
+	for _, want := range []string{"update tea.KeyPressMsg", "update app.SnapshotMsg", " view "} {
 		if !strings.Contains(log, want) {
 			t.Errorf("debug log lacks %q:\n%s", want, log)
 		}
