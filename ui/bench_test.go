@@ -142,7 +142,7 @@ func BenchmarkView1GiBLog(b *testing.B) {
 	run := sampleRuns()[0]
 	run.Log = &model.LogRef{Path: path}
 	m := newTestModel(b, 140, 40, []model.Run{run}, app.Options{Theme: "dark", OpenLog: OpenIndexedLog})
-	if m.tl.len() == 0 {
+	if m.tl.Len() == 0 {
 		b.Fatal("log not open")
 	}
 	b.ReportAllocs()
@@ -269,7 +269,7 @@ func (mm markerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	mm.Model = nm.(Model)
 	if want := mm.marker.swap(""); want != "" {
 		hit := false
-		for _, l := range mm.tl.window {
+		for _, l := range mm.tl.Window {
 			if strings.Contains(l, want) {
 				hit = true
 			}

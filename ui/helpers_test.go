@@ -11,6 +11,7 @@ import (
 	"runwatch/ui/app"
 	"runwatch/ui/overlay"
 	"runwatch/ui/pager"
+	"runwatch/ui/timeline"
 )
 
 // testNow pins the clock so "updated 5m ago" is the same in every run of the goldens.
@@ -129,7 +130,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 
 func isModelMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg, countDoneMsg, filterDoneMsg, app.PlanMsg, app.AppliedMsg, app.PagerMsg, app.CopiedMsg, app.SnapshotMsg, app.BatchMsg, app.ErrorMsg,
+	case timeline.LogOpenedMsg, timeline.LogIndexedMsg, timeline.SearchDoneMsg, timeline.CountDoneMsg, timeline.FilterDoneMsg, app.PlanMsg, app.AppliedMsg, app.PagerMsg, app.CopiedMsg, app.SnapshotMsg, app.BatchMsg, app.ErrorMsg,
 		app.RemoteTailMsg:
 		return true
 	}

@@ -25,6 +25,7 @@ import (
 	"runwatch/ui/pager"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
+	"runwatch/ui/timeline"
 )
 
 // Model is the dashboard's root: it owns the shared state, sizes the panes, routes each key to the top
@@ -34,7 +35,7 @@ type Model struct {
 
 	list   *runsPane
 	detail *detailPane
-	tl     *timelinePane
+	tl     *timeline.Pane
 	footer *footer
 
 	overlays []app.Overlay
@@ -82,7 +83,7 @@ func New(opts app.Options) Model {
 	m := Model{app: a, width: 120, height: 40}
 	m.list = newRunsPane(a)
 	m.detail = newDetailPane(a)
-	m.tl = newTimelinePane(a)
+	m.tl = timeline.New(a)
 	m.footer = newFooter(a)
 	m.footer.segments = m.defaultSegments()
 	if opts.Notifier != nil {
@@ -150,10 +151,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case app.WatcherStoppedMsg:
 		a.Health.Err = "stopped"
 		a.Fail(errors.New("watcher stopped: the runs shown are no longer updated"))
-	case logOpenedMsg, logIndexedMsg, searchDoneMsg, searchTickMsg, countDoneMsg, filterDoneMsg:
+	case timeline.LogOpenedMsg, timeline.LogIndexedMsg, timeline.SearchDoneMsg, timeline.SearchTickMsg, timeline.CountDoneMsg, timeline.FilterDoneMsg:
 		cmd = m.tl.Update(msg)
 	case app.RemoteTailMsg:
-		m.tl.tookRemoteTail(msg)
+		m.tl.TookRemoteTail(msg)
 	case app.PlanMsg:
 		if msg.Err != nil {
 			var refused *action.Refused
@@ -201,7 +202,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// The arrangement follows the runs (how many, how wide their table is), not only the terminal.
 		m.layout()
 	}
-	return tea.Batch(cmd, m.tl.sync())
+	return tea.Batch(cmd, m.tl.Sync())
 }
 
 func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
@@ -234,7 +235,7 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 		a.Selected = ""
 	}
 	m.list.resort()
-	return m.tl.batch(msg)
+	return m.tl.Batch(msg)
 }
 
 // handleKey routes a key: to the top overlay when there is one, to a pane reading a line of text, then to
@@ -367,7 +368,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.ToggleMute()
 		return nil
 	}
-	if act == keys.ActBack && m.tl.cancelSearch() {
+	if act == keys.ActBack && m.tl.CancelSearch() {
 		return nil // esc stops a long search first; the cursor stays where it was
 	}
 	if act == keys.ActFilter && a.Focus == app.PaneDetail {
@@ -444,7 +445,7 @@ func (m Model) focusedText() string {
 			return sel.Key
 		}
 	case app.PaneTimeline:
-		if line, ok := m.tl.cursorLine(); ok {
+		if line, ok := m.tl.CursorLine(); ok {
 			return line
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
+	"runwatch/ui/timeline"
 )
 
 // searchProbeModel arms the probe once the model has handled a key, and counts the keys it handled while a
@@ -27,7 +28,7 @@ func (sm searchProbeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	sm.Model = nm.(Model)
 	if _, ok := msg.(tea.KeyPressMsg); ok && sm.measuring.Load() {
 		sm.total.Add(1)
-		if sm.tl.srch.running {
+		if sm.tl.Srch.Running {
 			sm.during.Add(1)
 		}
 		sm.probe.nextWrite()
@@ -48,10 +49,10 @@ func BenchmarkKeyToFrameDuring1GiBSearch(b *testing.B) {
 	for m.app.Focus != app.PaneTimeline {
 		m = send(b, m, press("tab"))
 	}
-	if m.tl.len() == 0 {
+	if m.tl.Len() == 0 {
 		b.Fatal("log not open")
 	}
-	if w, ok := m.tl.src.(waiter); ok {
+	if w, ok := m.tl.Src.(timeline.Waiter); ok {
 		// The search is what is measured, not the first count of the file's lines, which it would wait for.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		err := w.Wait(ctx)

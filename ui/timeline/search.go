@@ -1,4 +1,7 @@
-package ui
+// The timeline's search state: the pattern, the find in flight, its progress and the background count of
+// matches (k/N), with the filtered view that & shows.
+
+package timeline
 
 import (
 	"context"
@@ -17,7 +20,7 @@ import (
 
 // progressAfter is how long a search runs before its spinner and progress show: shorter ones would only
 // flicker.
-const progressAfter = 150 * time.Millisecond
+const ProgressAfter = 150 * time.Millisecond
 
 // searchTick is how often a running search or count redraws its progress.
 const searchTick = 80 * time.Millisecond
@@ -43,14 +46,14 @@ type counterSource interface {
 
 // tlSearch is the timeline's search: the pattern, the find in flight and the background count.
 type tlSearch struct {
-	pattern string
+	Pattern string
 	regex   bool
 	re      *regexp.Regexp
 	forward bool // the direction of the last / or backward search: n repeats it, N reverses it (vim)
 
-	running bool // a find is in flight
-	started time.Time
-	prog    *runlog.Progress
+	Running bool // a find is in flight
+	Started time.Time
+	Prog    *runlog.Progress
 	frame   int
 
 	counter   matchCounter
@@ -72,9 +75,9 @@ type tlSearch struct {
 	wantLine   int // the log line the cursor goes to once the filter has read it; -1 none
 }
 
-type searchTickMsg struct{ seq int }
+type SearchTickMsg struct{ seq int }
 
-type countDoneMsg struct {
+type CountDoneMsg struct {
 	seq int
 	err error
 }
@@ -85,7 +88,7 @@ func (s *tlSearch) compile(pattern string, regex bool) error {
 	if err != nil {
 		return err
 	}
-	s.pattern, s.regex, s.re = pattern, regex, re
+	s.Pattern, s.regex, s.re = pattern, regex, re
 	return nil
 }
 
@@ -99,13 +102,13 @@ func (s *tlSearch) stopCount() {
 
 // startCount begins counting the matches of the current pattern over src.
 func (tl *timeline) startCount() tea.Cmd {
-	s := &tl.srch
+	s := &tl.Srch
 	s.stopCount()
 	s.counter, s.rankOK, s.countErr = nil, false, ""
-	if s.re == nil || tl.src == nil {
+	if s.re == nil || tl.Src == nil {
 		return nil
 	}
-	switch src := tl.src.(type) {
+	switch src := tl.Src.(type) {
 	case counterSource:
 		s.counter = src.NewCounter(s.re)
 	case *memSource:
@@ -118,7 +121,7 @@ func (tl *timeline) startCount() tea.Cmd {
 
 // runCount counts (or continues counting, after an append) in a command.
 func (tl *timeline) runCount() tea.Cmd {
-	s := &tl.srch
+	s := &tl.Srch
 	if s.counter == nil || s.counting {
 		return nil
 	}
@@ -133,12 +136,12 @@ func (tl *timeline) runCount() tea.Cmd {
 	s.countProg = &runlog.Progress{}
 	seq, c, p := s.countSeq, s.counter, s.countProg
 	return tea.Batch(func() tea.Msg {
-		return countDoneMsg{seq: seq, err: c.Run(ctx, p)}
+		return CountDoneMsg{seq: seq, err: c.Run(ctx, p)}
 	}, tl.tickCmd())
 }
 
-func (tl *timeline) countDone(msg countDoneMsg) {
-	s := &tl.srch
+func (tl *timeline) countDone(msg CountDoneMsg) {
+	s := &tl.Srch
 	if msg.seq != s.countSeq {
 		return
 	}
@@ -152,11 +155,11 @@ func (tl *timeline) countDone(msg countDoneMsg) {
 // updateRank refreshes the ordinal of the cursor line once the count has passed it. It reads at most one
 // search piece (4 MiB), so it is done in Update rather than in View.
 func (tl *timeline) updateRank() {
-	s := &tl.srch
-	if s.counter == nil || tl.filtered {
+	s := &tl.Srch
+	if s.counter == nil || tl.Filtered {
 		return
 	}
-	line := tl.cursor
+	line := tl.Cursor
 	if s.rankOK && s.rankLine == line {
 		return
 	}
@@ -166,18 +169,18 @@ func (tl *timeline) updateRank() {
 
 func (tl *timeline) tickCmd() tea.Cmd {
 	seq := tl.seq
-	return tea.Tick(searchTick, func(time.Time) tea.Msg { return searchTickMsg{seq: seq} })
+	return tea.Tick(searchTick, func(time.Time) tea.Msg { return SearchTickMsg{seq: seq} })
 }
 
 // searchTicked redraws progress and the count while a find or count runs; it keeps ticking until both end.
-func (tl *timeline) searchTicked(msg searchTickMsg) tea.Cmd {
-	s := &tl.srch
-	if !s.running && !s.counting && !s.filtering {
+func (tl *timeline) searchTicked(msg SearchTickMsg) tea.Cmd {
+	s := &tl.Srch
+	if !s.Running && !s.counting && !s.filtering {
 		return nil
 	}
 	s.frame++
 	tl.updateRankIfPassed()
-	if tl.filtered {
+	if tl.Filtered {
 		tl.placeFiltered()
 		tl.reload(tl.height)
 	}
@@ -185,16 +188,16 @@ func (tl *timeline) searchTicked(msg searchTickMsg) tea.Cmd {
 }
 
 func (tl *timeline) updateRankIfPassed() {
-	s := &tl.srch
-	if s.counter != nil && (!s.rankOK || s.rankLine != tl.cursor) && tl.cursor < s.counter.Counted() {
+	s := &tl.Srch
+	if s.counter != nil && (!s.rankOK || s.rankLine != tl.Cursor) && tl.Cursor < s.counter.Counted() {
 		s.rankOK = false
 		tl.updateRank()
 	}
 }
 
 // cancelSearch stops a find in flight; the cursor stays where it was.
-func (tl *timeline) cancelSearch() bool {
-	if !tl.srch.running {
+func (tl *timeline) CancelSearch() bool {
+	if !tl.Srch.Running {
 		return false
 	}
 	if tl.cancel != nil {
@@ -202,29 +205,29 @@ func (tl *timeline) cancelSearch() bool {
 		tl.cancel = nil
 	}
 	tl.seq++ // its answer, if it still comes, is not applied
-	tl.srch.running = false
+	tl.Srch.Running = false
 	tl.marker = "search cancelled"
 	return true
 }
 
 // progressTag is the spinner and bytes read of a find that has run for a while, "" before that.
 func (tl *timeline) progressTag(now time.Time) string {
-	s := &tl.srch
-	if !s.running || now.Sub(s.started) < progressAfter {
+	s := &tl.Srch
+	if !s.Running || now.Sub(s.Started) < ProgressAfter {
 		return ""
 	}
 	spin := spinFrames[s.frame%len(spinFrames)]
-	if s.prog.Indexing() {
-		done, total := s.prog.Bytes()
+	if s.Prog.Indexing() {
+		done, total := s.Prog.Bytes()
 		return fmt.Sprintf("%s counting lines first %s of %s · esc cancels", spin, text.HumanBytes(done), text.HumanBytes(total))
 	}
-	done, total := s.prog.Bytes()
+	done, total := s.Prog.Bytes()
 	return fmt.Sprintf("%s searching %s of %s · esc cancels", spin, text.HumanBytes(done), text.HumanBytes(total))
 }
 
 // countTag is `match 3/17`, `match 3/≥17…` while counting, `17 matches` off a match.
-func (tl *timeline) countTag() string {
-	s := &tl.srch
+func (tl *timeline) CountTag() string {
+	s := &tl.Srch
 	if s.counter == nil {
 		return ""
 	}
@@ -233,7 +236,7 @@ func (tl *timeline) countTag() string {
 	if !done || s.counting {
 		tot = fmt.Sprintf("≥%d…", total)
 	}
-	if tl.filtered && s.filter != nil {
+	if tl.Filtered && s.filter != nil {
 		_, entries, fdone := s.filter.Len()
 		n := fmt.Sprintf("%d", entries)
 		if !fdone || s.filtering {
@@ -247,7 +250,7 @@ func (tl *timeline) countTag() string {
 	}
 	onMatch := s.re != nil && tl.cursorMatches()
 	switch {
-	case onMatch && s.rankOK && s.rankLine == tl.cursor:
+	case onMatch && s.rankOK && s.rankLine == tl.Cursor:
 		return fmt.Sprintf("match %d/%s", s.rank, tot)
 	case onMatch:
 		return "match ?/" + tot
@@ -258,20 +261,20 @@ func (tl *timeline) countTag() string {
 }
 
 func (tl *timeline) cursorMatches() bool {
-	i := tl.cursor - tl.windowFrom
-	if i < 0 || i >= len(tl.window) {
+	i := tl.Cursor - tl.WindowFrom
+	if i < 0 || i >= len(tl.Window) {
 		return false
 	}
-	if tl.srch.re.MatchString(tl.window[i]) {
+	if tl.Srch.re.MatchString(tl.Window[i]) {
 		return true
 	}
 	// A line longer than the timeline keeps may match in the part it does not show. (Rank reads a piece
 	// of the file, so View asks it only for such a line.)
-	if !isCutLine(tl.window[i]) {
+	if !isCutLine(tl.Window[i]) {
 		return false
 	}
-	if rank, ok := tl.srch.counter.Rank(tl.cursor); ok && tl.cursor > 0 {
-		before, _ := tl.srch.counter.Rank(tl.cursor - 1)
+	if rank, ok := tl.Srch.counter.Rank(tl.Cursor); ok && tl.Cursor > 0 {
+		before, _ := tl.Srch.counter.Rank(tl.Cursor - 1)
 		return rank > before
 	}
 	return false
@@ -336,17 +339,17 @@ type filterSourcer interface {
 	NewEntryFilter(re *regexp.Regexp) *runlog.EntryFilter
 }
 
-type filterDoneMsg struct {
+type FilterDoneMsg struct {
 	seq int
 	err error
 }
 
 // startFilter begins filtering the timeline to the entries matching the current pattern.
 func (tl *timeline) startFilter() tea.Cmd {
-	s := &tl.srch
+	s := &tl.Srch
 	s.stopFilter()
 	s.filter, s.filterErr = nil, ""
-	switch src := tl.src.(type) {
+	switch src := tl.Src.(type) {
 	case filterSourcer:
 		s.filter = src.NewEntryFilter(s.re)
 	case *memSource:
@@ -363,11 +366,11 @@ func (tl *timeline) startFilter() tea.Cmd {
 
 // runFilter filters (or goes on filtering, after an append) in a command.
 func (tl *timeline) runFilter() tea.Cmd {
-	s := &tl.srch
-	if !tl.filtered || s.filter == nil || s.filtering {
+	s := &tl.Srch
+	if !tl.Filtered || s.filter == nil || s.filtering {
 		return nil
 	}
-	if ms, ok := tl.src.(*memSource); ok {
+	if ms, ok := tl.Src.(*memSource); ok {
 		s.filter = runlog.FilterLines(ms.lines, s.re)
 		return nil
 	}
@@ -376,7 +379,7 @@ func (tl *timeline) runFilter() tea.Cmd {
 	s.filterSeq++
 	seq, f := s.filterSeq, s.filter
 	return tea.Batch(func() tea.Msg {
-		return filterDoneMsg{seq: seq, err: f.Run(ctx, nil)}
+		return FilterDoneMsg{seq: seq, err: f.Run(ctx, nil)}
 	}, tl.tickCmd())
 }
 
@@ -388,8 +391,8 @@ func (s *tlSearch) stopFilter() {
 	s.filtering = false
 }
 
-func (tl *timeline) filterDone(msg filterDoneMsg, h int) {
-	s := &tl.srch
+func (tl *timeline) filterDone(msg FilterDoneMsg, h int) {
+	s := &tl.Srch
 	if msg.seq != s.filterSeq {
 		return
 	}
@@ -398,7 +401,7 @@ func (tl *timeline) filterDone(msg filterDoneMsg, h int) {
 		s.filterErr = text.Sanitize(msg.err.Error())
 		tl.marker = s.filterErr
 	}
-	if tl.filtered {
+	if tl.Filtered {
 		tl.placeFiltered()
 		tl.reload(h)
 	}
@@ -407,15 +410,15 @@ func (tl *timeline) filterDone(msg filterDoneMsg, h int) {
 // placeFiltered puts the cursor of the filtered view on the log line it was on when & was pressed, once
 // the filter has read that far.
 func (tl *timeline) placeFiltered() {
-	s := &tl.srch
+	s := &tl.Srch
 	if s.wantLine < 0 || s.filter == nil {
 		return
 	}
 	if k, ok := s.filter.Pos(s.wantLine); ok {
-		tl.cursor, tl.top = k, max(0, k-tl.height/3)
+		tl.Cursor, tl.top = k, max(0, k-tl.height/3)
 		s.wantLine = -1
 	} else if _, _, done := s.filter.Len(); done {
-		tl.cursor, tl.top = max(0, tl.len()-1), max(0, tl.len()-tl.height)
+		tl.Cursor, tl.top = max(0, tl.Len()-1), max(0, tl.Len()-tl.height)
 		s.wantLine = -1
 	}
 }

@@ -1,4 +1,7 @@
-package ui
+// The whole entry under the cursor (enter): its continuation lines read from the source, bounded, for the
+// pager.
+
+package timeline
 
 import (
 	"fmt"
@@ -22,17 +25,17 @@ type entryStarter interface{ EntryStart(line int) int }
 // openEntry opens the timeline entry under the cursor whole (its timestamped line and every continuation
 // line, lines longer than the index keeps read whole from the file) in a pager overlay, wrapped. The entry
 // is read in a command, off the UI goroutine, bounded by entryMaxLines and entryMaxBytes.
-func (p *timelinePane) openEntry() tea.Cmd {
+func (p *Pane) openEntry() tea.Cmd {
 	tl := &p.timeline
-	if tl.src == nil || tl.len() == 0 {
+	if tl.Src == nil || tl.Len() == 0 {
 		p.app.Note("no timeline entry here")
 		return nil
 	}
-	line, ok := tl.logLine(tl.cursor)
+	line, ok := tl.LogLine(tl.Cursor)
 	if !ok {
 		return nil
 	}
-	src, pattern, regex := tl.src, tl.srch.pattern, tl.srch.regex
+	src, pattern, regex := tl.Src, tl.Srch.Pattern, tl.Srch.regex
 	return func() tea.Msg {
 		title, txt, ok := readWholeEntry(src, line)
 		if !ok {

@@ -1,0 +1,635 @@
+// Package timeline is the Timeline pane: the line-addressed view of a run's log (timeline.go) that reads
+// only the lines it shows from a LogSource, the pane component around it (pane.go), finding and the only-
+// matching filter (find.go), the search state with its background count (search.go), the whole entry
+// under the cursor (entry.go) and timelines built in memory (memsource.go). It accepts app.BatchMsg and
+// its own messages (LogOpenedMsg, SearchDoneMsg, …, routed to it by the root) and emits app.PagerMsg for
+// an entry; it imports no other component.
+//
+// timeline.go: the view's state — which lines are read, the cursor, follow, wrap and the sideways window.
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"runwatch/model"
+	"runwatch/state/runlog"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
+)
+
+// errorPattern finds the entries that e/E jump between: blocked stages, failures and errors.
+var errorPattern = regexp.MustCompile(`(?i)(blocked|error|\berr=|fail|panic|fatal)`)
+
+type timeline struct {
+	runPath string
+	path    string // the log file, or "" for a timeline built from the run
+	Src     app.LogSource
+	err     string
+	opening bool
+
+	Window []string
+	// windowEntries parses window line by line, done in reload (Update) so View only draws.
+	windowEntries []model.LogEntry
+	WindowFrom    int
+
+	top, Cursor int
+	Follow      bool
+	Absolute    bool
+
+	Srch   tlSearch
+	marker string // e.g. "log truncated", shown once in the title
+
+	seq    int                // the search whose answer is awaited
+	cancel context.CancelFunc // cancels that search
+
+	// filtered shows only the entries the search matches, each whole; windowLines says which log line
+	// each window line is.
+	Filtered    bool
+	windowLines []int
+	// wrap soft-wraps long lines; off, xoff is the horizontal scroll in cells of the message column.
+	Wrap          bool
+	topSkip       int // wrapped rows of the top line scrolled off above the pane
+	Xoff          int
+	Width, height int
+	// long holds, for window lines longer than the index keeps (runlog.MaxLineBytes), the part of the line
+	// at xoff read from the file, so horizontal scroll reaches the end of a line of any length.
+	Long map[int]longPart
+}
+
+// longPart is a horizontal window of a line read from the file.
+type longPart struct {
+	Text        string // sanitized
+	left, Right bool   // the line goes on to the left / right
+}
+
+// lineByter reads part of a line of any length (runlog.Index).
+type lineByter interface {
+	LineBytes(line int, off int64, n int) ([]byte, int64, error)
+}
+
+// lineSource is the part of a LogSource the timeline lists lines from.
+type lineSource interface {
+	Len() int
+	Lines(from, n int) []string
+}
+
+// shown is what the timeline lists: the log, or only its matching lines.
+func (tl *timeline) shown() lineSource {
+	if tl.Filtered && tl.Srch.filter != nil {
+		return filteredSource{base: tl.Src, f: tl.Srch.filter}
+	}
+	return tl.Src
+}
+
+// logLine is the log line number of the timeline's line i (they differ when filtered).
+func (tl *timeline) LogLine(i int) (int, bool) {
+	if !tl.Filtered || tl.Srch.filter == nil {
+		return i, true
+	}
+	if j := i - tl.WindowFrom; j >= 0 && j < len(tl.windowLines) {
+		return tl.windowLines[j], true
+	}
+	return filteredSource{base: tl.Src, f: tl.Srch.filter}.line(i)
+}
+
+func (tl *timeline) Len() int {
+	if tl.Src == nil {
+		return 0
+	}
+	return tl.shown().Len()
+}
+
+// reload fetches the visible window. It is the only place the timeline reads the log, and it reads only h
+// lines, so a 1 GiB log costs what a 1 KiB one does.
+func (tl *timeline) reload(h int) {
+	if tl.Src == nil || h <= 0 {
+		tl.Window, tl.windowEntries = nil, nil
+		return
+	}
+	if r, ok := tl.Src.(renumberer); ok {
+		// The index replaced its estimate of the lines before its tail with the real count: the line under
+		// the cursor now has another number.
+		if shift := r.Renumbered(); shift != 0 && !tl.Follow {
+			tl.Cursor, tl.top = max(0, tl.Cursor+shift), max(0, tl.top+shift)
+		}
+	}
+	n := tl.Len()
+	if tl.Follow {
+		tl.Cursor = max(0, n-1)
+	}
+	tl.Cursor = app.Clamp(tl.Cursor, 0, max(0, n-1))
+	if tl.Cursor < tl.top {
+		tl.top = tl.Cursor
+	}
+	if tl.Cursor >= tl.top+h {
+		tl.top = tl.Cursor - h + 1
+	}
+	tl.top = app.Clamp(tl.top, 0, max(0, n-h))
+	tl.height = h
+	tl.readWindow(h)
+	tl.topSkip = 0
+	if tl.Wrap && tl.Width > 0 && tl.Cursor > tl.top && tl.rowsThrough(tl.Cursor) > h {
+		// Wrapped lines take several rows and the cursor line would end below the pane: put its last row
+		// on the bottom row, with the rows above it filled from the lines above (the top one maybe in part,
+		// as less does).
+		tl.top = max(0, tl.Cursor-h+1)
+		tl.readWindow(h)
+		rows, top := 0, tl.Cursor
+		for ; top >= tl.top; top-- {
+			rows += tl.rowCount(top - tl.WindowFrom)
+			if rows >= h {
+				break
+			}
+		}
+		top = max(top, tl.top)
+		if top == tl.Cursor {
+			rows = h // a cursor line taller than the pane shows from its start
+		}
+		tl.topSkip = max(0, rows-h)
+		if top != tl.top {
+			tl.top = top
+			tl.readWindow(h)
+		}
+	}
+	tl.readLong()
+	tl.Srch.rankOK = tl.Srch.rankOK && tl.Srch.rankLine == tl.Cursor
+}
+
+func (tl *timeline) readWindow(h int) {
+	tl.windowLines = nil
+	if f, ok := tl.shown().(filteredSource); ok {
+		tl.windowLines = f.f.Lines(tl.top, h)
+		tl.Window = f.linesOf(tl.windowLines)
+	} else {
+		tl.Window = tl.Src.Lines(tl.top, h)
+	}
+	tl.WindowFrom = tl.top
+	tl.windowEntries = make([]model.LogEntry, len(tl.Window))
+	for i, raw := range tl.Window {
+		tl.windowEntries[i] = parseLine(raw)
+	}
+}
+
+// rowsThrough is the rows lines top..line take when wrapped.
+func (tl *timeline) rowsThrough(line int) int {
+	rows := 0
+	for i := tl.top; i <= line; i++ {
+		rows += tl.rowCount(i - tl.WindowFrom)
+	}
+	return rows
+}
+
+func (tl *timeline) rowCount(i int) int {
+	if i < 0 || i >= len(tl.Window) {
+		return 1
+	}
+	return len(tl.richLine(theme.Theme{}, time.Time{}, i, false).Rows(tl.Width).Rows)
+}
+
+// readLong reads, for lines cut by the index's line cap, the part horizontal scroll shows past the cut.
+func (tl *timeline) readLong() {
+	tl.Long = nil
+	lb, ok := tl.Src.(lineByter)
+	if !ok || tl.Wrap || tl.Xoff == 0 || tl.Width <= 0 {
+		return
+	}
+	for i, raw := range tl.Window {
+		if !isCutLine(raw) {
+			continue
+		}
+		line, ok := tl.LogLine(tl.WindowFrom + i)
+		if !ok {
+			continue
+		}
+		off := int64(bodyOffset(raw, tl.windowEntries[i]) + tl.Xoff)
+		b, total, err := lb.LineBytes(line, off, tl.Width*4+8)
+		if err != nil {
+			continue
+		}
+		if tl.Long == nil {
+			tl.Long = map[int]longPart{}
+		}
+		tl.Long[i] = longPart{Text: text.Sanitize(trimPartialRunes(b)), left: true, Right: off+int64(len(b)) < total}
+	}
+}
+
+// isCutLine reports a line the index cut at runlog.MaxLineBytes.
+func isCutLine(raw string) bool {
+	return len(raw) > runlog.MaxLineBytes && strings.HasSuffix(raw, " bytes elided)")
+}
+
+// bodyOffset is where the message starts in a raw line: after `[timestamp] ` for an entry, 0 for a
+// continuation line.
+func bodyOffset(raw string, e model.LogEntry) int {
+	if !e.HasTime {
+		return 0
+	}
+	i := strings.IndexByte(raw, ']') + 1
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// trimPartialRunes drops the bytes of runes cut at either end of a window read from the middle of a line.
+func trimPartialRunes(b []byte) string {
+	for len(b) > 0 && b[0]&0xC0 == 0x80 {
+		b = b[1:]
+	}
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < 0x80 {
+			break
+		}
+		if c&0xC0 == 0xC0 { // a rune start: complete only if it has all its bytes
+			if need := runeLen(c); need > k {
+				b = b[:len(b)-k]
+			}
+			break
+		}
+	}
+	return string(b)
+}
+
+func runeLen(c byte) int {
+	switch {
+	case c&0xE0 == 0xC0:
+		return 2
+	case c&0xF0 == 0xE0:
+		return 3
+	}
+	return 4
+}
+
+func (tl *timeline) opened(msg LogOpenedMsg, h int) {
+	if msg.runPath != tl.runPath || msg.path != tl.path {
+		if msg.src != nil {
+			msg.src.Close()
+		}
+		return
+	}
+	tl.opening = false
+	if msg.err != nil {
+		tl.err = text.Sanitize(msg.err.Error())
+		return
+	}
+	tl.Src = msg.src
+	tl.Follow = true
+	tl.reload(h)
+}
+
+// renumberer is a LogSource whose line numbers can move once (runlog.Index while it counts the head).
+type renumberer interface{ Renumbered() int }
+
+// exacter is a LogSource that may still be counting lines; a tick redraws what it has.
+type exacter interface{ Exact() bool }
+
+// countingRedraw is how often the timeline redraws while its index still counts the log's lines.
+const countingRedraw = time.Second
+
+// poll runs on the clock tick: an index still counting fills in lines and may renumber them.
+func (tl *timeline) poll(h int) {
+	_, counting := tl.Src.(exacter)
+	_, moving := tl.Src.(renumberer)
+	if counting || moving {
+		// reload applies any renumbering and reads the h visible lines, which is all a tick costs.
+		tl.reload(h)
+	}
+}
+
+// waiter is a LogSource that indexes appended bytes in the background (runlog.Index).
+type Waiter interface {
+	Wait(ctx context.Context) error
+}
+
+type LogIndexedMsg struct{ path string }
+
+// indexWait bounds how long a refresh waits for the background indexer. Once the head is counted, appended
+// bytes are indexed in microseconds and the wait ends at once; while a huge head is still being counted,
+// Wait also waits for that, so the bound keeps new lines from waiting on it for long.
+const indexWait = 100 * time.Millisecond
+
+// appended refreshes the log after the watcher saw it grow. For a background index it returns a command
+// that redraws once the new bytes are indexed.
+func (tl *timeline) appended(a app.LogAppend, h int) tea.Cmd {
+	if tl.Src == nil {
+		return nil
+	}
+	truncated, err := tl.Src.Refresh()
+	if err != nil {
+		tl.err = text.Sanitize(err.Error())
+	}
+	switch {
+	case truncated || a.Truncated:
+		tl.marker = "log truncated; reloaded"
+		tl.top, tl.Cursor = 0, 0
+	case a.Rotated:
+		tl.marker = "log rotated; reloaded"
+	}
+	var recount tea.Cmd
+	if truncated || a.Truncated || a.Rotated {
+		tl.Filtered = false
+		tl.Srch.stopFilter()
+		tl.Srch.filter = nil
+		recount = tl.startCount()
+	}
+	tl.reload(h)
+	w, ok := tl.Src.(Waiter)
+	if !ok {
+		return tea.Batch(recount, tl.runCount(), tl.runFilter())
+	}
+	path := tl.path
+	return tea.Batch(recount, func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), indexWait)
+		defer cancel()
+		w.Wait(ctx) // a timeout or error still redraws what is indexed; errors surface on the next Refresh
+		return LogIndexedMsg{path: path}
+	})
+}
+
+// indexed redraws once appended bytes are indexed, and counts the matches among them.
+func (tl *timeline) indexed(h int) tea.Cmd {
+	tl.reload(h)
+	return tea.Batch(tl.runCount(), tl.runFilter())
+}
+
+func (tl *timeline) setMemory(runPath string, lines []string, h int) {
+	if tl.runPath != runPath || tl.path != "" {
+		tl.close()
+		tl.runPath, tl.path = runPath, ""
+		tl.Follow = true
+	}
+	tl.Src = &memSource{lines: lines}
+	if tl.Srch.re != nil {
+		tl.startCount() // in memory: counted at once, no command
+		if tl.Filtered {
+			tl.startFilter()
+		}
+	}
+	tl.reload(h)
+}
+
+func (tl *timeline) close() {
+	if tl.cancel != nil {
+		tl.cancel()
+	}
+	if tl.Src != nil {
+		tl.Src.Close()
+	}
+	tl.Srch.stopCount()
+	tl.Srch.stopFilter()
+	srch := tlSearch{Pattern: tl.Srch.Pattern, regex: tl.Srch.regex, re: tl.Srch.re, forward: tl.Srch.forward}
+	*tl = timeline{Follow: true, Absolute: tl.Absolute, Srch: srch, Wrap: tl.Wrap, Width: tl.Width, height: tl.height}
+}
+
+func (tl *timeline) move(act string, h int) {
+	n := tl.Len()
+	page := max(1, h/2)
+	switch act {
+	case keys.ActUp:
+		tl.Cursor--
+	case keys.ActDown:
+		tl.Cursor++
+	case keys.ActTop:
+		tl.Cursor = 0
+	case keys.ActBottom:
+		tl.Cursor = n - 1
+	case keys.ActPageUp:
+		tl.Cursor -= page
+	case keys.ActPageDown:
+		tl.Cursor += page
+	}
+	tl.Cursor = app.Clamp(tl.Cursor, 0, max(0, n-1))
+	// Scrolling up pauses follow; arriving at the end resumes it, as in `less +F` and lnav.
+	tl.Follow = n == 0 || tl.Cursor >= n-1
+	tl.reload(h)
+}
+
+func (tl *timeline) toggleFollow(h int) {
+	tl.Follow = !tl.Follow
+	tl.reload(h)
+}
+
+// hscroll moves the horizontal window (wrap off): half a pane per step, or to either end of the longest
+// visible line.
+func (tl *timeline) hscroll(act string, h int) {
+	if tl.Wrap {
+		tl.marker = "wrap is on: w turns it off to scroll sideways"
+		return
+	}
+	room := max(1, tl.Width-tl.PrefixWidth())
+	switch act {
+	case keys.ActScrollLeft:
+		tl.Xoff = max(0, tl.Xoff-max(1, room/2))
+	case keys.ActScrollRight:
+		tl.Xoff = min(tl.Xoff+max(1, room/2), max(0, tl.widest()-room+1))
+	case keys.ActLineStart:
+		tl.Xoff = 0
+	case keys.ActLineEnd:
+		tl.Xoff = max(0, tl.widest()-room+1)
+	}
+	tl.reload(h)
+}
+
+// widest is the width of the longest visible message, reading the length of cut lines from the file.
+func (tl *timeline) widest() int {
+	lb, _ := tl.Src.(lineByter)
+	w := 0
+	for i, raw := range tl.Window {
+		e := tl.windowEntries[i]
+		if line, ok := tl.LogLine(tl.WindowFrom + i); ok && lb != nil && isCutLine(raw) {
+			if _, total, err := lb.LineBytes(line, 0, 0); err == nil {
+				w = max(w, int(total)-bodyOffset(raw, e))
+				continue
+			}
+		}
+		w = max(w, tl.richLine(theme.Theme{}, time.Time{}, i, false).Width())
+	}
+	return w
+}
+
+func (tl *timeline) TimeWidth() int {
+	if tl.Absolute {
+		return 8
+	}
+	return 6
+}
+
+// prefixWidth is the time column and level glyph before each message.
+func (tl *timeline) PrefixWidth() int { return tl.TimeWidth() + 3 }
+
+func (tl *timeline) toggleWrap(h int) {
+	tl.Wrap = !tl.Wrap
+	tl.Xoff = 0
+	tl.reload(h)
+}
+
+func (tl *timeline) CursorLine() (string, bool) {
+	i := tl.Cursor - tl.WindowFrom
+	if i < 0 || i >= len(tl.Window) {
+		return "", false
+	}
+	return text.Sanitize(tl.Window[i]), true
+}
+
+// parseLine reads one log line the way runlog does; a line without a timestamp is a continuation line of
+// the entry above it.
+func parseLine(raw string) model.LogEntry {
+	entries, _ := runlog.ParseEntries([]byte(raw+"\n"), 0)
+	if len(entries) == 0 {
+		return model.LogEntry{Message: raw}
+	}
+	return entries[0]
+}
+
+// richLine builds window line i for drawing: the time column and glyph as prefix, the message styled by
+// level with the event name bold, and the search's matches highlighted (the cursor line's as the current
+// one). selected draws it as the cursor.
+func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool) *text.RichLine {
+	raw, e := tl.Window[i], tl.windowEntries[i]
+	timeW := tl.TimeWidth()
+	var l *text.RichLine
+	if e.HasTime {
+		stamp := e.Time.UTC().Format("15:04:05")
+		if !tl.Absolute {
+			stamp = model.HumanDuration(now.Sub(e.Time))
+			if d := strings.IndexByte(stamp, 'd'); len(stamp) > timeW && d > 0 {
+				stamp = stamp[:d+1] // 274d23h: past 99 days the hours give way, so the column keeps its width
+			}
+		}
+		prefix := t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.LevelStyle(e.Level).Render(theme.LevelGlyph(e.Level)) + " "
+		txt := text.Sanitize(e.Message)
+		if lp, ok := tl.Long[i]; ok {
+			txt = lp.Text
+		}
+		var base *lipgloss.Style
+		if e.Level != model.LevelNone {
+			st := t.LevelStyle(e.Level)
+			base = &st
+		}
+		if selected {
+			prefix = t.Selected.Render(text.Stripped(prefix))
+		}
+		l = text.NewRichLine(prefix, txt, base)
+		if ev := text.Sanitize(e.Event); ev != "" && e.Level == model.LevelNone {
+			if k := strings.Index(txt, ev); k >= 0 {
+				l.Style(k, k+len(ev), t.Bold)
+			}
+		}
+	} else {
+		txt := text.Sanitize(raw)
+		if lp, ok := tl.Long[i]; ok {
+			txt = lp.Text
+		}
+		prefix := strings.Repeat(" ", timeW+1) + t.Dim.Render("│ ")
+		if selected {
+			prefix = t.Selected.Render(text.Stripped(prefix))
+		}
+		dim := t.Dim
+		l = text.NewRichLine(prefix, txt, &dim)
+	}
+	if selected {
+		sel := t.Selected
+		for k := range l.Styles {
+			l.Styles[k] = &sel
+		}
+	}
+	if lp, ok := tl.Long[i]; ok {
+		l.LeftMore, l.RightMore = lp.left, lp.Right
+	}
+	if tl.Srch.re != nil {
+		st := t.Match
+		if tl.WindowFrom+i == tl.Cursor {
+			// The line n/N moved to (and `match k/N` counts): its match is the current one, drawn as the
+			// pagers draw theirs, so it stands out from the other visible matches, focused or not.
+			st = t.MatchCurrent
+		}
+		l.Highlight(tl.Srch.re, st)
+	}
+	return l
+}
+
+func (tl timeline) Title(kind model.Kind) string { return tl.titleFit(kind, 1<<30) }
+
+// titleFit is the pane's title in at most room cells: on a narrow pane the search's count (`match 3/17`,
+// `only matches: 4 entries`) is what stays, and the wrap mark, position, follow state and pattern give way
+// first, in that order.
+func (tl timeline) titleFit(_ model.Kind, room int) string {
+	name := "Timeline"
+	if tl.path != "" {
+		name += " run.log"
+	}
+	var follow, pattern, count, pos, view string
+	if tl.Src != nil {
+		follow = "‖ paused"
+		if tl.Follow {
+			follow = "▶ follow"
+		}
+		pos = fmt.Sprintf("%d/%d", min(tl.Cursor+1, tl.Len()), tl.Len())
+	}
+	if tl.Srch.Pattern != "" {
+		pattern = "/" + text.Sanitize(tl.Srch.Pattern)
+		if tl.Srch.regex {
+			pattern += " (regex)"
+		}
+		count = tl.CountTag()
+	}
+	if tl.Wrap {
+		view = "wrap"
+	} else if tl.Xoff > 0 {
+		view = fmt.Sprintf("→ col %d", tl.Xoff+1)
+	}
+	join := func(parts ...string) string {
+		out := name
+		for _, p := range parts {
+			if p != "" {
+				out += " · " + p
+			}
+		}
+		return out
+	}
+	short := pattern
+	if text.VisibleWidth(short) > 10 {
+		short = text.Truncate(short, 10)
+	}
+	for _, t := range []string{
+		join(follow, pattern, count, pos, view),
+		join(follow, pattern, count, pos),
+		join(follow, pattern, count),
+		join(pattern, count),
+		join(short, count),
+		join(count),
+	} {
+		if text.VisibleWidth(t) <= room {
+			return t
+		}
+	}
+	if count != "" {
+		return count
+	}
+	return name
+}
+
+// status is the timeline's line for the footer: a running search's progress, or what the last search or
+// reload said (a wrap-around, not found, log truncated), like less's bottom line.
+func (tl timeline) status(now time.Time) string {
+	if p := tl.progressTag(now); p != "" {
+		return p
+	}
+	return tl.marker
+}
+
+type LogOpenedMsg struct {
+	runPath, path string
+	src           app.LogSource
+	err           error
+}
