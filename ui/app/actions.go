@@ -44,7 +44,7 @@ type Actor interface {
 	Plan(req ActionRequest) (Planned, error)
 }
 
-// requestAction plans a mutating action on the selected run in a command; sel is Detail's focused row,
+// RequestAction plans a mutating action on the selected run in a command; sel is Detail's focused row,
 // which says which item to tick, which lock to clear, which phase to retry.
 func RequestAction(a *App, act string, sel RowID) tea.Cmd {
 	run, ok := a.SelectedRun()
@@ -91,13 +91,13 @@ func RequestAction(a *App, act string, sel RowID) tea.Cmd {
 	}
 }
 
-// needsInstall reports whether a host's health says it lacks runwatch or has an older one: its message
+// NeedsInstall reports whether a host's health says it lacks runwatch or has an older one: its message
 // names `runwatch install` (remote.InstallHint).
 func NeedsInstall(h model.HostHealth) bool {
 	return h.State != model.HostLive && strings.Contains(h.Error, "runwatch install ")
 }
 
-// requestInstall plans copying this runwatch to the host that needs it: the selected run's host when it
+// RequestInstall plans copying this runwatch to the host that needs it: the selected run's host when it
 // does, else the first one whose health line says so.
 func RequestInstall(a *App) tea.Cmd {
 	if a.Actor == nil || a.Keys.ReadOnly {
@@ -160,7 +160,7 @@ const (
 	RowFold // the one line that stands for the completed stages
 )
 
-// rowID names a focusable detail row by what it shows, so a live update that inserts rows above it does not
+// RowID names a focusable detail row by what it shows, so a live update that inserts rows above it does not
 // move the focus to another item.
 type RowID struct {
 	Kind  rowKind

@@ -21,7 +21,7 @@ import (
 	"runwatch/ui/theme"
 )
 
-// app is what every component shares: the options, the keymap, the theme, the runs as last read, the
+// App is what every component shares: the options, the keymap, the theme, the runs as last read, the
 // selected run and the footer's messages. The root owns it; components read it and change only the parts
 // that are theirs (the runs pane sets the selection).
 type App struct {
@@ -91,7 +91,7 @@ func (ms *messages) add(txt string, isErr bool, at time.Time) {
 	ms.showing = txt != ""
 }
 
-// current is the message the footer shows at now, if any.
+// Current is the message the footer shows at now, if any.
 func (ms *messages) Current(now time.Time) (message, bool) {
 	if !ms.showing {
 		return message{}, false
@@ -102,7 +102,7 @@ func (ms *messages) Current(now time.Time) (message, bool) {
 	return ms.Last, true
 }
 
-// until is the first instant the newest message no longer shows.
+// Until is the first instant the newest message no longer shows.
 func (ms *messages) Until() time.Time {
 	ttl := noteTTL
 	if ms.Last.Err {
@@ -111,7 +111,7 @@ func (ms *messages) Until() time.Time {
 	return ms.Last.at.Add(ttl + 1)
 }
 
-// keyPressed dismisses an error: the person has seen it and moved on (i still opens it).
+// KeyPressed dismisses an error: the person has seen it and moved on (i still opens it).
 func (ms *messages) KeyPressed() {
 	if ms.showing && ms.Last.Err {
 		ms.showing = false
@@ -134,10 +134,10 @@ func (ms *messages) NoteText() string {
 	return ""
 }
 
-// quitCmd is the root's way out; it exists so components never return tea.Quit themselves.
+// QuitCmd is the root's way out; it exists so components never return tea.Quit themselves.
 func QuitCmd() tea.Cmd { return tea.Quit }
 
-// remoteLogKey is how a remote run's log is named in batches: ssh://host/path.
+// RemoteLogKey is how a remote run's log is named in batches: ssh://host/path.
 func RemoteLogKey(run model.Run) string {
 	if run.Remote == nil || run.Log == nil {
 		return ""
@@ -145,7 +145,7 @@ func RemoteLogKey(run model.Run) string {
 	return model.RemoteKey(run.Remote.Host, run.Log.Path)
 }
 
-// reasonFirst moves the paths of a Go error chain ("pause: /…/MANIFEST.yaml: yaml: line 3: …") after its
+// ReasonFirst moves the paths of a Go error chain ("pause: /…/MANIFEST.yaml: yaml: line 3: …") after its
 // reason ("pause: yaml: line 3: … (/…/MANIFEST.yaml)"): a path first pushed the reason out of the footer.
 // A segment is moved when it is a bare absolute path, or an operation and a path ("open /x/y").
 func ReasonFirst(msg string) string {

@@ -14,7 +14,7 @@ import (
 	"runwatch/ui/keys"
 )
 
-// showBrief builds the brief in a command: it reads files and may run git, which must not stall a frame.
+// ShowBrief builds the brief in a command: it reads files and may run git, which must not stall a frame.
 func ShowBrief(a *App) tea.Cmd {
 	run, ok := a.SelectedRun()
 	if !ok {
@@ -110,7 +110,7 @@ func RequestLaunch(a *App) tea.Cmd {
 	}
 }
 
-// applyCmd runs a confirmed plan: a foreground launch hands the terminal to the command with the dashboard
+// ApplyCmd runs a confirmed plan: a foreground launch hands the terminal to the command with the dashboard
 // suspended and restored afterwards; everything else applies in a command.
 func ApplyCmd(p Planned, typed string) tea.Cmd {
 	if l, ok := p.(launchPlan); ok {

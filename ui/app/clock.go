@@ -40,10 +40,10 @@ type alarm struct {
 	wanted time.Time
 }
 
-// changesAt says that something being drawn reads differently from at on. Only draws call it.
+// ChangesAt says that something being drawn reads differently from at on. Only draws call it.
 func (a *App) ChangesAt(at time.Time) { a.ChangesWithin(at, 0) }
 
-// changesWithin is changesAt for a text that may be drawn up to slack late. One wake-up then serves every
+// ChangesWithin is changesAt for a text that may be drawn up to slack late. One wake-up then serves every
 // text whose change fell due before it: a screen of ages in seconds, each with its own phase within the
 // second, wakes at most twice a second, not once per age.
 func (a *App) ChangesWithin(at time.Time, slack time.Duration) {
@@ -56,17 +56,17 @@ func (a *App) ChangesWithin(at time.Time, slack time.Duration) {
 	}
 }
 
-// ageChanges registers an age of d (now) shown by HumanDuration: it reads differently at the end of its
+// AgeChanges registers an age of d (now) shown by HumanDuration: it reads differently at the end of its
 // unit, and may lag by half a unit. (Not a whole one: woken just before its next change, it would wake
 // again just after, and a count of seconds would step by two.)
 func (a *App) AgeChanges(now time.Time, d time.Duration) {
 	a.ChangesWithin(now.Add(model.HumanDurationGrows(d)), model.HumanDurationUnit(d)/2)
 }
 
-// age is HumanDuration of the time since t, registered to be drawn again when it reads differently.
+// Age is HumanDuration of the time since t, registered to be drawn again when it reads differently.
 func (a *App) Age(now, t time.Time) string { return a.Growing(now, now.Sub(t), true) }
 
-// growing is HumanDuration(d) of a duration that grows with the clock while running (a stage not yet
+// Growing is HumanDuration(d) of a duration that grows with the clock while running (a stage not yet
 // completed), registered to be drawn again when it reads differently.
 func (a *App) Growing(now time.Time, d time.Duration, running bool) string {
 	if running {
@@ -75,7 +75,7 @@ func (a *App) Growing(now time.Time, d time.Duration, running bool) string {
 	return model.HumanDuration(d)
 }
 
-// countdown is HumanDuration of the time left until t (never below 0), registered likewise.
+// Countdown is HumanDuration of the time left until t (never below 0), registered likewise.
 func (a *App) Countdown(now, t time.Time) string {
 	d := max(0, t.Sub(now))
 	if s := model.HumanDurationShrinks(d); s > 0 {
@@ -84,7 +84,7 @@ func (a *App) Countdown(now, t time.Time) string {
 	return model.HumanDuration(d)
 }
 
-// beginFrame forgets what the last frame registered; endFrame sets the alarm for what this one did.
+// BeginFrame forgets what the last frame registered; endFrame sets the alarm for what this one did.
 func (a *App) BeginFrame() { a.alarm.wanted = time.Time{} }
 
 func (a *App) EndFrame() {
@@ -121,7 +121,7 @@ func (a *App) EndFrame() {
 	})
 }
 
-// etaText words an ETA with what it rests on: "~25m left by 9 past runs".
+// EtaText words an ETA with what it rests on: "~25m left by 9 past runs".
 func EtaText(left time.Duration, runs int) string {
 	by := fmt.Sprintf("%d past runs", runs)
 	if runs == 1 {

@@ -5,7 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// component is the contract every pane and overlay keeps (soft-serve's shape): it handles the messages the
+// Component is the contract every pane and overlay keeps (soft-serve's shape): it handles the messages the
 // root routes to it, draws itself into the size it was given, and names the keys that apply to it now,
 // which the footer (short help) and `?` (full help) show.
 type Component interface {
@@ -15,14 +15,14 @@ type Component interface {
 	help.KeyMap
 }
 
-// overlay is a component drawn over the panes; the root keeps them on a stack, routes keys to the top one
+// Overlay is a component drawn over the panes; the root keeps them on a stack, routes keys to the top one
 // and pops it when it reports Done.
 type Overlay interface {
 	Component
 	Done() bool
 }
 
-// capturer is a component that is reading a line of text (filter, search): while it does, it gets every
+// Capturer is a component that is reading a line of text (filter, search): while it does, it gets every
 // key, so typing "q" does not quit.
 type Capturer interface {
 	Capturing() bool

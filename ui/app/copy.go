@@ -14,7 +14,7 @@ type CopiedMsg struct {
 	Err error
 }
 
-// copyText puts text on the clipboard. The OSC 52 sequence goes to the terminal always; inside tmux it
+// CopyText puts text on the clipboard. The OSC 52 sequence goes to the terminal always; inside tmux it
 // also goes through `tmux load-buffer -w -`, because tmux with default settings (set-clipboard external)
 // does not pass an application's OSC 52 on, and load-buffer -w asks tmux itself to set the clipboard.
 // What tmux answers is what the note says.

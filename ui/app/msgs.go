@@ -60,7 +60,7 @@ type AppliedMsg struct {
 	Err     error
 }
 
-// pagerMsg opens a pager overlay: a resume brief, a message read whole, a timeline entry (enter), how to
+// PagerMsg opens a pager overlay: a resume brief, a message read whole, a timeline entry (enter), how to
 // set a resume command. pattern, when set, is searched at once (an entry opened from a search).
 type PagerMsg struct {
 	Title, Text string

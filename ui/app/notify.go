@@ -35,7 +35,7 @@ func (a *App) NotifyStatus(s notify.Status) {
 	}
 }
 
-// toggleMute mutes or unmutes notifications for this session.
+// ToggleMute mutes or unmutes notifications for this session.
 func (a *App) ToggleMute() {
 	n := a.Opts.Notifier
 	if n == nil || !a.Notify.Status.On() {
@@ -52,7 +52,7 @@ func (a *App) ToggleMute() {
 	}
 }
 
-// notifySegment is the footer's word on notifications: which channels are on, muted, how many went out.
+// NotifySegment is the footer's word on notifications: which channels are on, muted, how many went out.
 func (a *App) NotifySegment() string {
 	s := a.Notify.Status
 	if !s.On() {

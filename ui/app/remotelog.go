@@ -87,7 +87,7 @@ func (a *App) remoteLog(key string) *remoteLog {
 	return l
 }
 
-// keepRemoteLogs merges streamed log entries of remote runs.
+// KeepRemoteLogs merges streamed log entries of remote runs.
 func (a *App) KeepRemoteLogs(appended []LogAppend) {
 	for _, ap := range appended {
 		l := a.remoteLog(ap.Path)
@@ -99,7 +99,7 @@ func (a *App) KeepRemoteLogs(appended []LogAppend) {
 	}
 }
 
-// remoteLines is a remote run's log as timeline lines, or a line saying what is coming.
+// RemoteLines is a remote run's log as timeline lines, or a line saying what is coming.
 func (a *App) RemoteLines(run model.Run) []string {
 	l := a.remoteLogs[RemoteLogKey(run)]
 	if l == nil || len(l.entries) == 0 {
@@ -126,14 +126,14 @@ func (a *App) RemoteLines(run model.Run) []string {
 	return lines
 }
 
-// remoteTailMsg carries a fetched tail of a remote run's log.
+// RemoteTailMsg carries a fetched tail of a remote run's log.
 type RemoteTailMsg struct {
 	Key     string
 	entries []model.LogEntry
 	err     error
 }
 
-// fetchRemoteTail starts fetching the tail of run's log when its timeline is opened, unless it was fetched
+// FetchRemoteTail starts fetching the tail of run's log when its timeline is opened, unless it was fetched
 // since its host last came live (a reconnect may have missed lines: the stream only carries what is
 // appended while connected).
 func (a *App) FetchRemoteTail(run model.Run) tea.Cmd {
@@ -166,7 +166,7 @@ func (a *App) FetchRemoteTail(run model.Run) tea.Cmd {
 	}
 }
 
-// tookRemoteTail merges a fetched tail.
+// TookRemoteTail merges a fetched tail.
 func (a *App) TookRemoteTail(msg RemoteTailMsg) {
 	l := a.remoteLog(msg.Key)
 	l.fetching = false

@@ -8,7 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 )
 
-// appendNew adds the bindings out does not list yet: the attention key is often one the pane lists anyway
+// AppendNew adds the bindings out does not list yet: the attention key is often one the pane lists anyway
 // (b brief), and a footer saying it twice wastes the room it has.
 func AppendNew(out []key.Binding, bs ...key.Binding) []key.Binding {
 	for _, b := range bs {
@@ -28,7 +28,7 @@ func ContainsBinding(bs []key.Binding, b key.Binding) bool {
 	return false
 }
 
-// attentionBinding is the key that settles an attention action, with the action's short word.
+// AttentionBinding is the key that settles an attention action, with the action's short word.
 func AttentionBinding(k KeyMap, a model.Action) (key.Binding, bool) {
 	act := attentionKeyAction(a)
 	if act == "" {

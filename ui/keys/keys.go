@@ -197,7 +197,7 @@ func NewKeyMapAt(overrides map[string][]string, lines map[string]int, readOnly b
 	return BuildKeyMap(bs, readOnly), nil
 }
 
-// buildKeyMap indexes bindings, leaving out mutating ones in read-only mode so no key can reach them.
+// BuildKeyMap indexes bindings, leaving out mutating ones in read-only mode so no key can reach them.
 func BuildKeyMap(bs []Binding, readOnly bool) KeyMap {
 	km := KeyMap{byKey: map[string]string{}, kb: map[string]key.Binding{}, refused: map[string]string{}, ReadOnly: readOnly}
 	for _, b := range bs {
@@ -288,7 +288,7 @@ func (k KeyMap) BindingsOf(actions ...string) []key.Binding {
 	return out
 }
 
-// relabel is an action's binding with another description, for a pane where its key does something more
+// Relabel is an action's binding with another description, for a pane where its key does something more
 // particular than the keymap's wording ("/" searches the timeline).
 func (k KeyMap) Relabel(action, desc string) []key.Binding {
 	var out []key.Binding
@@ -298,7 +298,7 @@ func (k KeyMap) Relabel(action, desc string) []key.Binding {
 	return out
 }
 
-// without is bs less the bindings of the actions in no.
+// Without is bs less the bindings of the actions in no.
 func (k KeyMap) Without(bs []key.Binding, no map[string]bool) []key.Binding {
 	out := bs[:0:0]
 	for _, b := range bs {

@@ -20,7 +20,7 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// confirmDialog shows a planned change exactly (the diff and the log line to be appended) and applies it
+// ConfirmDialog shows a planned change exactly (the diff and the log line to be appended) and applies it
 // only on an explicit yes, or, for a lock whose liveness is unknown, on the typed holder name. Every other
 // key keeps the dialog or cancels it; enter in a y/N question means no.
 type ConfirmDialog struct {

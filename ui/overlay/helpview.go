@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// helpView is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
+// HelpView is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
 // legend of the glyphs and columns. It is generated from the keymap, so what it lists is what works.
 type HelpView struct {
 	app *app.App

@@ -24,7 +24,7 @@ type stepChoice struct {
 	done    bool
 }
 
-// stepChoices lists the stages a step from run's current stage may move to when the files leave the next
+// StepChoices lists the stages a step from run's current stage may move to when the files leave the next
 // one open: the stages not done, other than the current one. None when the next stage is known.
 func StepChoices(run model.Run) []string {
 	if run.Kind != model.KindResumable || run.Resumable == nil {

@@ -21,7 +21,7 @@ import (
 	"runwatch/ui/theme"
 )
 
-// pager shows one text whole in the centre of the screen: a timeline entry with all its continuation lines
+// Pager shows one text whole in the centre of the screen: a timeline entry with all its continuation lines
 // (enter) or the resume brief (b). It wraps by default, keeping each line's indentation or list marker as
 // the indent of its continuation rows; with wrap off it scrolls sideways. / and ctrl+r search it with the
 // timeline's rules (literal, smart case, tab for regex), n/N go round, y copies the text.
@@ -159,7 +159,7 @@ func (p *Pager) FullHelp() [][]key.Binding {
 	return [][]key.Binding{p.ShortHelp(), k.BindingsOf(keys.ActSearchBack, keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd, keys.ActTop, keys.ActBottom)}
 }
 
-// lineInput is the footer's second line while the pager reads a search pattern.
+// LineInput is the footer's second line while the pager reads a search pattern.
 func (p *Pager) LineInput() string { return p.prompt() }
 
 // View draws the pager as a box with "↑/↓ N more" on its border; only the rows on screen are drawn.
@@ -474,7 +474,7 @@ func (p *Pager) State() State {
 	}
 }
 
-// drawAll draws every row laid out, not only those on screen.
+// DrawAll draws every row laid out, not only those on screen.
 func (p *Pager) DrawAll() []string {
 	out := make([]string, 0, len(p.rows))
 	for _, r := range p.rows {

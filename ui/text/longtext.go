@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// richLine is one line of text to draw in a pane, kept as plain text with a style per byte rather than as
+// RichLine is one line of text to draw in a pane, kept as plain text with a style per byte rather than as
 // an ANSI string, so it can be wrapped or windowed anywhere and every row still gets its own complete
 // styling (a style cut by a wrap would otherwise end at the pane border). prefix is drawn on the first row
 // only (a timestamp column, a list marker); continuation rows are indented to line up with the text after
@@ -31,12 +31,12 @@ type RichLine struct {
 	sgr                 []sgrPair // per style, filled as render meets them
 }
 
-// newRichLine starts a line whose body is drawn in base (nil: unstyled).
+// NewRichLine starts a line whose body is drawn in base (nil: unstyled).
 func NewRichLine(prefix, body string, base *lipgloss.Style) *RichLine {
 	return &RichLine{Prefix: prefix, Body: body, ids: make([]uint8, len(body)), Styles: []*lipgloss.Style{base}}
 }
 
-// style styles body[a:b] with st (later calls win where they overlap).
+// Style styles body[a:b] with st (later calls win where they overlap).
 func (l *RichLine) Style(a, b int, st lipgloss.Style) {
 	a, b = max(0, a), min(len(l.Body), b)
 	if a >= b || len(l.Styles) == 255 {
@@ -50,7 +50,7 @@ func (l *RichLine) Style(a, b int, st lipgloss.Style) {
 	}
 }
 
-// highlight styles every match of re in the body and returns how many there were.
+// Highlight styles every match of re in the body and returns how many there were.
 func (l *RichLine) Highlight(re *regexp.Regexp, st lipgloss.Style) int {
 	if re == nil || l.Body == "" {
 		return 0
@@ -64,7 +64,7 @@ func (l *RichLine) Highlight(re *regexp.Regexp, st lipgloss.Style) int {
 	return len(ms)
 }
 
-// render draws body[a:b] with its styles.
+// Render draws body[a:b] with its styles.
 func (l *RichLine) Render(a, b int) string {
 	var sb strings.Builder
 	for i := a; i < b; {
@@ -151,7 +151,7 @@ type wrapped struct {
 // wrapRow is one row of a wrapped line: body[a:b], after the prefix (first row) or the hanging indent.
 type wrapRow struct{ A, B int }
 
-// rows lays the line out in rows of at most w cells.
+// Rows lays the line out in rows of at most w cells.
 func (l *RichLine) Rows(w int) wrapped {
 	lay := wrapped{w: w}
 	pw := ansi.StringWidth(l.Prefix)
@@ -176,7 +176,7 @@ func (l *RichLine) Rows(w int) wrapped {
 	return lay
 }
 
-// drawRow draws row i of a layout from rows.
+// DrawRow draws row i of a layout from rows.
 func (l *RichLine) DrawRow(lay wrapped, i int) string {
 	r := lay.Rows[i]
 	switch {
@@ -188,7 +188,7 @@ func (l *RichLine) DrawRow(lay wrapped, i int) string {
 	return strings.Repeat(" ", lay.Ind) + l.Render(r.A, r.B)
 }
 
-// window draws cells [x, x+w-prefix) of the body after the prefix: a horizontal scroll that keeps the
+// Window draws cells [x, x+w-prefix) of the body after the prefix: a horizontal scroll that keeps the
 // prefix (the time column) in place. ‹ and › in the first and last cells say the line goes on that way.
 func (l *RichLine) Window(x, w int) string {
 	pw := ansi.StringWidth(l.Prefix)
@@ -227,10 +227,10 @@ func (l *RichLine) mark(m string) string {
 	return m
 }
 
-// width is the body's width in cells.
+// Width is the body's width in cells.
 func (l *RichLine) Width() int { return ansi.StringWidth(l.Body) }
 
-// cellOffset returns the byte offset reached by walking n cells of s from byte a (never splitting a rune,
+// CellOffset returns the byte offset reached by walking n cells of s from byte a (never splitting a rune,
 // never passing a wide rune that would not fit).
 func CellOffset(s string, a, n int) int {
 	i, used := a, 0
@@ -286,7 +286,7 @@ func wrapEnd(s string, a, room int) int {
 	return b
 }
 
-// nextCell returns the byte after the rune at i and its width in cells; printable ASCII, most of any log,
+// NextCell returns the byte after the rune at i and its width in cells; printable ASCII, most of any log,
 // skips the width table.
 func NextCell(s string, i int) (int, int) {
 	if c := s[i]; c < utf8.RuneSelf {
@@ -296,7 +296,7 @@ func NextCell(s string, i int) (int, int) {
 	return i + size, ansi.StringWidth(s[i : i+size])
 }
 
-// hangingPrefix splits a line of prose (the brief's Markdown) into its list marker or indentation and its
+// HangingPrefix splits a line of prose (the brief's Markdown) into its list marker or indentation and its
 // text, so a wrapped bullet's continuation rows line up under its text.
 func HangingPrefix(line string) (prefix, body string) {
 	i := 0

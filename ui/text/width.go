@@ -14,7 +14,7 @@ func VisibleWidth(s string) int { return ansi.StringWidth(s) }
 
 func Stripped(s string) string { return ansi.Strip(s) }
 
-// truncate cuts styled text to w cells, marking the cut with an ellipsis.
+// Truncate cuts styled text to w cells, marking the cut with an ellipsis.
 func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
@@ -32,7 +32,7 @@ func PadRight(s string, w int) string {
 	return s
 }
 
-// wrapText wraps plain text to w cells, breaking long words.
+// WrapText wraps plain text to w cells, breaking long words.
 func WrapText(s string, w int) []string {
 	if w <= 0 {
 		return []string{s}
@@ -66,7 +66,7 @@ func CutEnd(s string, w int) string {
 	return string(r[:w-1]) + "…"
 }
 
-// wrapStyled wraps an already styled row (detail rows are built styled) with lipgloss.Wrap, which carries
+// WrapStyled wraps an already styled row (detail rows are built styled) with lipgloss.Wrap, which carries
 // the styles over to every row, indenting continuation rows as deep as the row's own indentation.
 func WrapStyled(text string, w int) []string {
 	if ansi.StringWidth(text) <= w {

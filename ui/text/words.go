@@ -11,7 +11,7 @@ func OrDash(s string) string {
 	return s
 }
 
-// searchPrompt says which way a search goes and how the pattern is read.
+// SearchPrompt says which way a search goes and how the pattern is read.
 func SearchPrompt(forward, regex bool) string {
 	dir := "search ↓"
 	if !forward {
@@ -24,7 +24,7 @@ func SearchPrompt(forward, regex bool) string {
 	return dir + " (" + mode + "): "
 }
 
-// wrapNote is what less and vim say when a search went round the end of the file.
+// WrapNote is what less and vim say when a search went round the end of the file.
 func WrapNote(wrapped, forward bool) string {
 	switch {
 	case !wrapped:
@@ -35,7 +35,7 @@ func WrapNote(wrapped, forward bool) string {
 	return "search hit TOP, continuing at BOTTOM"
 }
 
-// runsCount is "1 run", "6 runs".
+// RunsCount is "1 run", "6 runs".
 func RunsCount(n int) string {
 	if n == 1 {
 		return "1 run"

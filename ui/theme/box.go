@@ -10,10 +10,10 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// scroll says how many lines a pane has above and below what it shows; box prints it in the border.
+// Scroll says how many lines a pane has above and below what it shows; box prints it in the border.
 type Scroll struct{ Above, Below int }
 
-// box draws a bordered pane with the title set into the top border and "↑ N more" / "↓ N more" at the
+// Box draws a bordered pane with the title set into the top border and "↑ N more" / "↓ N more" at the
 // right of the top and bottom borders. The focused pane gets a heavy border and a ▌ marker so focus is
 // visible without colour.
 func Box(t Theme, title string, content []string, w, h int, focused bool, sc Scroll) string {

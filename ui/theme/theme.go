@@ -144,7 +144,7 @@ func LevelGlyph(l model.Level) string {
 	return " "
 }
 
-// darkFromColorFGBG reads rxvt's COLORFGBG ("15;0", "0;default;15"): its last field is the background's
+// DarkFromColorFGBG reads rxvt's COLORFGBG ("15;0", "0;default;15"): its last field is the background's
 // ANSI colour number. 0–6 and 8 are dark backgrounds, 7 and 9–15 light ones.
 func DarkFromColorFGBG(v string) (dark, ok bool) {
 	if v == "" {

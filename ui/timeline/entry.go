@@ -19,7 +19,7 @@ const entryMaxLines = 20000
 // larger entry keeps its longest lines cut, and says so.
 const entryMaxBytes = 64 << 20
 
-// entryStarter finds the timestamped line an entry starts at (runlog.Index, memSource).
+// entryStarter finds the timestamped line an entry starts at (runlog.Index, MemSource).
 type entryStarter interface{ EntryStart(line int) int }
 
 // openEntry opens the timeline entry under the cursor whole (its timestamped line and every continuation

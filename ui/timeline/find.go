@@ -129,7 +129,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward}
 		if kind == findError {
 			msg.line, msg.ok = src.Search(errorPattern, from, forward)
-		} else if ms, ok := src.(*memSource); ok {
+		} else if ms, ok := src.(*MemSource); ok {
 			hit, err := runlog.FindLines(ms.lines, re, from, forward)
 			msg.line, msg.ok, msg.wrapped = hit.Line, err == nil, hit.Wrapped || startWrapped
 		} else {
@@ -238,7 +238,7 @@ func (tl *timeline) toggleFiltered(h int) tea.Cmd {
 // line after it) as soon as the filter has read that far.
 func (tl *timeline) filterFrom(line, h int) tea.Cmd {
 	switch tl.Src.(type) {
-	case filterSourcer, *memSource:
+	case filterSourcer, *MemSource:
 	default:
 		tl.marker = "this timeline cannot be filtered"
 		return nil

@@ -13,23 +13,23 @@ import (
 	"time"
 )
 
-// memSource is a timeline built in memory (jonggrang runs have no run.log).
-type memSource struct{ lines []string }
+// MemSource is a timeline built in memory (jonggrang runs have no run.log).
+type MemSource struct{ lines []string }
 
-// newMemSource is a log source holding lines (a test's log, a jonggrang run's timeline).
-func NewMemSource(lines []string) *memSource { return &memSource{lines: lines} }
+// NewMemSource is a log source holding lines (a test's log, a jonggrang run's timeline).
+func NewMemSource(lines []string) *MemSource { return &MemSource{lines: lines} }
 
-// add appends lines, as a log that grows (the timeline learns of them from the batch that names the log).
-func (s *memSource) Add(lines ...string) { s.lines = append(s.lines, lines...) }
+// Add appends lines, as a log that grows (the timeline learns of them from the batch that names the log).
+func (s *MemSource) Add(lines ...string) { s.lines = append(s.lines, lines...) }
 
-func (s *memSource) Len() int { return len(s.lines) }
+func (s *MemSource) Len() int { return len(s.lines) }
 
-func (s *memSource) Lines(from, n int) []string {
+func (s *MemSource) Lines(from, n int) []string {
 	from = app.Clamp(from, 0, len(s.lines))
 	return s.lines[from:min(len(s.lines), from+n)]
 }
 
-func (s *memSource) Search(re *regexp.Regexp, from int, forward bool) (int, bool) {
+func (s *MemSource) Search(re *regexp.Regexp, from int, forward bool) (int, bool) {
 	for i := from; i >= 0 && i < len(s.lines); {
 		if re.MatchString(s.lines[i]) {
 			return i, true
@@ -43,10 +43,10 @@ func (s *memSource) Search(re *regexp.Regexp, from int, forward bool) (int, bool
 	return 0, false
 }
 
-func (s *memSource) Refresh() (bool, error) { return false, nil }
+func (s *MemSource) Refresh() (bool, error) { return false, nil }
 
 // EntryStart is the entry holding line: the nearest timestamped line at or above it.
-func (s *memSource) EntryStart(line int) int {
+func (s *MemSource) EntryStart(line int) int {
 	for i := min(line, len(s.lines)-1); i > 0; i-- {
 		if parseLine(s.lines[i]).HasTime {
 			return i
@@ -55,7 +55,7 @@ func (s *memSource) EntryStart(line int) int {
 	return 0
 }
 
-func (s *memSource) Close() error { return nil }
+func (s *MemSource) Close() error { return nil }
 
 // jonggrangTimeline renders a jonggrang run's history as run.log-shaped lines, so one renderer, search and
 // error jump serve both conventions: phase and agent timestamps, phase outputs and interruptions in time

@@ -56,7 +56,7 @@ func (p *Pane) InnerH() int { return max(1, p.h-theme.BorderCells) }
 
 func (p *Pane) Capturing() bool { return p.Editing }
 
-// lineInput is the footer's second line: the search prompt while typing, else a running search's progress
+// LineInput is the footer's second line: the search prompt while typing, else a running search's progress
 // or what the last search said (wrapped around, not found), like less's bottom line.
 func (p *Pane) LineInput() string {
 	if !p.Editing {
@@ -181,7 +181,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// batch applies a watcher batch: appended lines of the open log, and a rebuilt timeline when the selected
+// Batch applies a watcher batch: appended lines of the open log, and a rebuilt timeline when the selected
 // jonggrang run changed (its timeline is built from the run itself).
 func (p *Pane) Batch(msg app.BatchMsg) tea.Cmd {
 	h := p.InnerH()
@@ -211,7 +211,7 @@ func (p *Pane) Batch(msg app.BatchMsg) tea.Cmd {
 	return indexed
 }
 
-// sync points the timeline at the selected run: a jonggrang run's timeline is built from the run, a
+// Sync points the timeline at the selected run: a jonggrang run's timeline is built from the run, a
 // resumable run's log is opened in a command.
 func (p *Pane) Sync() tea.Cmd {
 	run, ok := p.app.SelectedRun()
@@ -348,7 +348,7 @@ func (p *Pane) renderLines(w, h int) []string {
 	return out
 }
 
-// tookRemoteTail shows a fetched tail when its run's timeline is open.
+// TookRemoteTail shows a fetched tail when its run's timeline is open.
 func (p *Pane) TookRemoteTail(msg app.RemoteTailMsg) {
 	p.app.TookRemoteTail(msg)
 	if run, ok := p.app.SelectedRun(); ok && run.Remote != nil && app.RemoteLogKey(run) == msg.Key {

@@ -111,7 +111,7 @@ func (tl *timeline) startCount() tea.Cmd {
 	switch src := tl.Src.(type) {
 	case counterSource:
 		s.counter = src.NewCounter(s.re)
-	case *memSource:
+	case *MemSource:
 		s.counter = newMemCounter(src.lines, s.re)
 	default:
 		return nil
@@ -195,7 +195,7 @@ func (tl *timeline) updateRankIfPassed() {
 	}
 }
 
-// cancelSearch stops a find in flight; the cursor stays where it was.
+// CancelSearch stops a find in flight; the cursor stays where it was.
 func (tl *timeline) CancelSearch() bool {
 	if !tl.Srch.Running {
 		return false
@@ -225,7 +225,7 @@ func (tl *timeline) progressTag(now time.Time) string {
 	return fmt.Sprintf("%s searching %s of %s · esc cancels", spin, text.HumanBytes(done), text.HumanBytes(total))
 }
 
-// countTag is `match 3/17`, `match 3/≥17…` while counting, `17 matches` off a match.
+// CountTag is `match 3/17`, `match 3/≥17…` while counting, `17 matches` off a match.
 func (tl *timeline) CountTag() string {
 	s := &tl.Srch
 	if s.counter == nil {
@@ -352,7 +352,7 @@ func (tl *timeline) startFilter() tea.Cmd {
 	switch src := tl.Src.(type) {
 	case filterSourcer:
 		s.filter = src.NewEntryFilter(s.re)
-	case *memSource:
+	case *MemSource:
 		s.filter = runlog.FilterLines(src.lines, s.re) // in memory: filtered at once
 		if err := s.filter.Err(); err != nil {
 			tl.marker = text.Sanitize(err.Error())
@@ -370,7 +370,7 @@ func (tl *timeline) runFilter() tea.Cmd {
 	if !tl.Filtered || s.filter == nil || s.filtering {
 		return nil
 	}
-	if ms, ok := tl.Src.(*memSource); ok {
+	if ms, ok := tl.Src.(*MemSource); ok {
 		s.filter = runlog.FilterLines(ms.lines, s.re)
 		return nil
 	}

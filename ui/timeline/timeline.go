@@ -90,7 +90,7 @@ func (tl *timeline) shown() lineSource {
 	return tl.Src
 }
 
-// logLine is the log line number of the timeline's line i (they differ when filtered).
+// LogLine is the log line number of the timeline's line i (they differ when filtered).
 func (tl *timeline) LogLine(i int) (int, bool) {
 	if !tl.Filtered || tl.Srch.filter == nil {
 		return i, true
@@ -306,7 +306,7 @@ func (tl *timeline) poll(h int) {
 	}
 }
 
-// waiter is a LogSource that indexes appended bytes in the background (runlog.Index).
+// Waiter is a LogSource that indexes appended bytes in the background (runlog.Index).
 type Waiter interface {
 	Wait(ctx context.Context) error
 }
@@ -368,7 +368,7 @@ func (tl *timeline) setMemory(runPath string, lines []string, h int) {
 		tl.runPath, tl.path = runPath, ""
 		tl.Follow = true
 	}
-	tl.Src = &memSource{lines: lines}
+	tl.Src = &MemSource{lines: lines}
 	if tl.Srch.re != nil {
 		tl.startCount() // in memory: counted at once, no command
 		if tl.Filtered {
@@ -464,7 +464,7 @@ func (tl *timeline) TimeWidth() int {
 	return 6
 }
 
-// prefixWidth is the time column and level glyph before each message.
+// PrefixWidth is the time column and level glyph before each message.
 func (tl *timeline) PrefixWidth() int { return tl.TimeWidth() + 3 }
 
 func (tl *timeline) toggleWrap(h int) {
