@@ -1,3 +1,6 @@
+// The Actor the dashboard and the subcommands plan actions with: app.ActionRequest turned into a
+// state/action plan, re-checked against the files when it is applied.
+
 package ui
 
 import (

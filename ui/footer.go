@@ -1,3 +1,5 @@
+// The footer: the status segments (watch mode, updated, hosts, messages) and the focused component's keys.
+
 package ui
 
 import (

@@ -1,3 +1,6 @@
+// The header line: the runs counted by attention, the sort and filter in force, read-only, and the window
+// title.
+
 package ui
 
 import (

@@ -1,3 +1,6 @@
+// Layout: which arrangement the terminal allows (single, stacked, wide), the size each pane gets, and the
+// frame drawn from the panes, the top overlay, the header and the footer.
+
 package ui
 
 import (

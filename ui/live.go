@@ -1,3 +1,6 @@
+// The wiring from the watchers to the program: each watch.Update becomes one BatchMsg, so the dashboard
+// redraws once per batch.
+
 package ui
 
 import (

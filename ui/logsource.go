@@ -1,3 +1,5 @@
+// The run.log index (state/runlog) as the timeline's LogSource.
+
 package ui
 
 import (

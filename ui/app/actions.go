@@ -1,3 +1,6 @@
+// Action requests: what a mutating key asks for, the Planned change it becomes and the Actor that plans
+// it, and the requests the root makes from a key (RequestAction, RequestInstall).
+
 package app
 
 import (

@@ -1,3 +1,6 @@
+// The resume brief (b) and the launch (X) of the selected run: built off the UI goroutine, shown in a pager
+// or confirmed like any other action.
+
 package app
 
 import (

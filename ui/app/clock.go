@@ -1,3 +1,6 @@
+// The dashboard's clock: the one wake-up per frame at the earliest moment something drawn changes by time
+// alone, and the ages, countdowns and ETAs worded from it.
+
 package app
 
 import (

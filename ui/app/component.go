@@ -1,3 +1,5 @@
+// The component contract every pane and overlay keeps, and the optional parts the root asks for.
+
 package app
 
 import (

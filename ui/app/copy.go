@@ -1,3 +1,5 @@
+// The clipboard (y): OSC 52, and tmux's buffer inside tmux, with a note saying what reached which.
+
 package app
 
 import (

@@ -1,3 +1,6 @@
+// The messages that carry runs into the dashboard (SnapshotMsg, BatchMsg, …) and those components send the
+// root (PlanMsg, AppliedMsg, PagerMsg).
+
 package app
 
 import (

@@ -1,3 +1,5 @@
+// The notifier's mute for the session (m) and the footer segment that says it is muted.
+
 package app
 
 import (

@@ -1,3 +1,6 @@
+// Logs of remote runs: the lines their host streams, kept per log up to a bound, and the history fetched
+// when a remote run's timeline opens.
+
 package app
 
 import (

@@ -1,3 +1,5 @@
+// The `?` overlay: every binding, grouped, with its sentence and the legend, generated from the keymap.
+
 package overlay
 
 import (

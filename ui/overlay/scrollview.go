@@ -1,3 +1,5 @@
+// A scrolled list of lines for the overlays, moved by the keymap's own scroll keys.
+
 package overlay
 
 import (

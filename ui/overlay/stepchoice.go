@@ -1,3 +1,6 @@
+// The choice of stage when a step cannot know where a resumable run goes next: the person picks, then the
+// plan is confirmed as usual.
+
 package overlay
 
 import (
