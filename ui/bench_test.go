@@ -269,7 +269,7 @@ func (mm markerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	mm.Model = nm.(Model)
 	if want := mm.marker.swap(""); want != "" {
 		hit := false
-		for _, l := range mm.tl.Window {
+		for _, l := range mm.tl.Window() {
 			if strings.Contains(l, want) {
 				hit = true
 			}

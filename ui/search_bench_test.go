@@ -28,7 +28,7 @@ func (sm searchProbeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	sm.Model = nm.(Model)
 	if _, ok := msg.(tea.KeyPressMsg); ok && sm.measuring.Load() {
 		sm.total.Add(1)
-		if sm.tl.Srch.Running {
+		if sm.tl.Srch().Running() {
 			sm.during.Add(1)
 		}
 		sm.probe.nextWrite()
@@ -52,7 +52,7 @@ func BenchmarkKeyToFrameDuring1GiBSearch(b *testing.B) {
 	if m.tl.Len() == 0 {
 		b.Fatal("log not open")
 	}
-	if w, ok := m.tl.Src.(timeline.Waiter); ok {
+	if w, ok := m.tl.Src().(timeline.Waiter); ok {
 		// The search is what is measured, not the first count of the file's lines, which it would wait for.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		err := w.Wait(ctx)

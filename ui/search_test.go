@@ -58,7 +58,7 @@ func genLog(t *testing.T, n int) (string, []string) {
 func typeSearch(t *testing.T, m Model, start, pattern string) Model {
 	t.Helper()
 	m = send(t, m, press(start))
-	if !m.tl.Editing {
+	if !m.tl.Editing() {
 		t.Fatalf("%s did not open the search prompt", start)
 	}
 	m = send(t, m, press("ctrl+u"))
@@ -83,12 +83,12 @@ func TestSearchWrapsBothWays(t *testing.T) {
 	for name, open := range map[string]app.OpenLogFunc{"index": indexOpener(t, path), "memory": memOpener(lines)} {
 		t.Run(name, func(t *testing.T) {
 			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: open}))
-			if !m.tl.Follow || m.tl.Cursor != len(lines)-1 {
-				t.Fatalf("not following at the end: cursor %d", m.tl.Cursor)
+			if !m.tl.Follow() || m.tl.Cursor() != len(lines)-1 {
+				t.Fatalf("not following at the end: cursor %d", m.tl.Cursor())
 			}
 			m = typeSearch(t, m, "/", "zqxj")
-			if m.tl.Cursor != 0 || !strings.Contains(plain(m), "search hit BOTTOM, continuing at TOP") {
-				t.Fatalf("forward search from the bottom: cursor %d\n%s", m.tl.Cursor, plain(m))
+			if m.tl.Cursor() != 0 || !strings.Contains(plain(m), "search hit BOTTOM, continuing at TOP") {
+				t.Fatalf("forward search from the bottom: cursor %d\n%s", m.tl.Cursor(), plain(m))
 			}
 			// Backward from the top wraps to the last stage_start.
 			last := 0
@@ -98,13 +98,13 @@ func TestSearchWrapsBothWays(t *testing.T) {
 				}
 			}
 			m = typeSearch(t, m, "ctrl+r", "stage_start")
-			if m.tl.Cursor != last || !strings.Contains(plain(m), "search hit TOP, continuing at BOTTOM") {
-				t.Fatalf("backward search from the top: cursor %d, want %d\n%s", m.tl.Cursor, last, plain(m))
+			if m.tl.Cursor() != last || !strings.Contains(plain(m), "search hit TOP, continuing at BOTTOM") {
+				t.Fatalf("backward search from the top: cursor %d, want %d\n%s", m.tl.Cursor(), last, plain(m))
 			}
 			// n repeats the backward search (up), N goes down and wraps to the first one.
 			m = send(t, m, press("n"))
-			if !strings.Contains(m.tl.Window[m.tl.Cursor-m.tl.WindowFrom], "stage_start") || m.tl.Cursor >= last {
-				t.Fatalf("n after a backward search should go up: cursor %d", m.tl.Cursor)
+			if !strings.Contains(m.tl.Window()[m.tl.Cursor()-m.tl.WindowFrom()], "stage_start") || m.tl.Cursor() >= last {
+				t.Fatalf("n after a backward search should go up: cursor %d", m.tl.Cursor())
 			}
 			m = send(t, m, press("N"))
 			m = send(t, m, press("N"))
@@ -115,8 +115,8 @@ func TestSearchWrapsBothWays(t *testing.T) {
 					break
 				}
 			}
-			if m.tl.Cursor != first || !strings.Contains(plain(m), "search hit BOTTOM") {
-				t.Fatalf("N past the last match should wrap to the first (%d): cursor %d", first, m.tl.Cursor)
+			if m.tl.Cursor() != first || !strings.Contains(plain(m), "search hit BOTTOM") {
+				t.Fatalf("N past the last match should wrap to the first (%d): cursor %d", first, m.tl.Cursor())
 			}
 		})
 	}
@@ -137,8 +137,8 @@ func TestSearchCountsMatches(t *testing.T) {
 	m = typeSearch(t, m, "/", "needle")
 	total := len(want)
 	for k := 0; k < 12; k++ {
-		if m.tl.Cursor != want[k] {
-			t.Fatalf("match %d at line %d, want %d", k+1, m.tl.Cursor, want[k])
+		if m.tl.Cursor() != want[k] {
+			t.Fatalf("match %d at line %d, want %d", k+1, m.tl.Cursor(), want[k])
 		}
 		if tag, got := fmt.Sprintf("match %d/%d", k+1, total), m.tl.CountTag(); got != tag || !strings.Contains(m.tl.Title(model.KindResumable), tag) {
 			t.Fatalf("count %q, want %q", got, tag)
@@ -173,23 +173,23 @@ func TestSearchProgressAndCancel(t *testing.T) {
 	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
 	m = send(t, m, press("k"))
 	m = send(t, m, press("k"))
-	before := m.tl.Cursor
+	before := m.tl.Cursor()
 	m = send(t, m, press("/"))
-	m.tl.InRegex = true
+	m = send(t, m, press("tab")) // the prompt reads a regexp
 	for _, r := range "[0-9]{9}[g-z]" {
 		m = send(t, m, press(string(r)))
 	}
 	// Enter without running the command chain: the search runs in its command, as in the program.
 	nm, cmd := m.Update(press("enter"))
 	m = nm.(Model)
-	if cmd == nil || !m.tl.Srch.Running {
+	if cmd == nil || !m.tl.Srch().Running() {
 		t.Fatal("the search did not start in a command")
 	}
 	done := make(chan tea.Msg, 1)
 	go runFor(cmd, done)
 	// Wait until bytes were read, then pretend the search started progressAfter ago.
 	for {
-		if d, _ := m.tl.Srch.Prog.Bytes(); d > 0 && !m.tl.Srch.Prog.Indexing() {
+		if d, _ := m.tl.Srch().Prog().Bytes(); d > 0 && !m.tl.Srch().Prog().Indexing() {
 			break
 		}
 		select {
@@ -198,21 +198,21 @@ func TestSearchProgressAndCancel(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	m.tl.Srch.Started = time.Now().Add(-timeline.ProgressAfter)
+	m.tl.Srch().Started = time.Now().Add(-timeline.ProgressAfter)
 	if s := plain(m); !regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] searching \d+ (B|KiB|MiB) of 4\d MiB · esc cancels`).MatchString(s) {
 		t.Fatalf("no progress shown:\n%s", s)
 	}
 	m = send(t, m, press("esc"))
-	if m.tl.Srch.Running || m.tl.Cursor != before || !strings.Contains(plain(m), "search cancelled") {
-		t.Fatalf("esc: running %v cursor %d (was %d)\n%s", m.tl.Srch.Running, m.tl.Cursor, before, plain(m))
+	if m.tl.Srch().Running() || m.tl.Cursor() != before || !strings.Contains(plain(m), "search cancelled") {
+		t.Fatalf("esc: running %v cursor %d (was %d)\n%s", m.tl.Srch().Running(), m.tl.Cursor(), before, plain(m))
 	}
 	msg := (<-done).(timeline.SearchDoneMsg)
-	if !errors.Is(msg.Err, context.Canceled) {
+	if !errors.Is(msg.Err(), context.Canceled) {
 		t.Fatalf("the search command did not stop: %+v", msg)
 	}
 	m = send(t, m, msg)
-	if m.tl.Cursor != before {
-		t.Fatalf("the cancelled search's answer moved the cursor to %d", m.tl.Cursor)
+	if m.tl.Cursor() != before {
+		t.Fatalf("the cancelled search's answer moved the cursor to %d", m.tl.Cursor())
 	}
 }
 
@@ -255,7 +255,7 @@ func TestWrapInTimeline(t *testing.T) {
 	lines := append(append([]string(nil), logLines...), long, cont)
 	m := focusTimeline(t, newTestModel(t, 100, 30, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(lines)}))
 	m = send(t, m, press("w"))
-	if !m.tl.Wrap {
+	if !m.tl.Wrap() {
 		t.Fatal("w did not turn wrap on")
 	}
 	s := plain(m)
@@ -283,7 +283,7 @@ func TestWrapInTimeline(t *testing.T) {
 		t.Fatalf("the cursor line is not on screen:\n%s", s)
 	}
 	m = send(t, m, press("w"))
-	if m.tl.Wrap || !strings.Contains(plain(m), "›") {
+	if m.tl.Wrap() || !strings.Contains(plain(m), "›") {
 		t.Fatal("w again should cut lines with a continuation mark")
 	}
 }
@@ -303,15 +303,15 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := focusTimeline(t, newTestModel(t, 120, 30, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
-	if err := m.tl.Src.(timeline.Waiter).Wait(context.Background()); err != nil {
+	if err := m.tl.Src().(timeline.Waiter).Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	m = send(t, m, app.TickMsg(testNow)) // the count is done: lines get their final numbers
-	if m.tl.Cursor != 1 {
-		t.Fatalf("cursor %d", m.tl.Cursor)
+	if m.tl.Cursor() != 1 {
+		t.Fatalf("cursor %d", m.tl.Cursor())
 	}
 	m = send(t, m, press("l"))
-	if m.tl.Xoff == 0 || !strings.Contains(plain(m), "‹") {
+	if m.tl.Xoff() == 0 || !strings.Contains(plain(m), "‹") {
 		t.Fatal("l did not scroll right")
 	}
 	m = send(t, m, press("$"))
@@ -319,18 +319,18 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 	if !strings.Contains(s, "THE-END") || !strings.Contains(s, "‹") {
 		t.Fatalf("$ did not reach the end of the line:\n%s", s)
 	}
-	if m.tl.Xoff < 50<<20-200 {
-		t.Fatalf("xoff %d: not at the end", m.tl.Xoff)
+	if m.tl.Xoff() < 50<<20-200 {
+		t.Fatalf("xoff %d: not at the end", m.tl.Xoff())
 	}
-	lp, ok := m.tl.Long[1]
-	if !ok || len(lp.Text) > 4*m.tl.Width+8 || lp.Right {
-		t.Fatalf("the window read %d bytes (right %v), want at most a screen's worth and the end", len(lp.Text), lp.Right)
+	lp, ok := m.tl.Long()[1]
+	if !ok || len(lp.Text()) > 4*m.tl.Width()+8 || lp.Right() {
+		t.Fatalf("the window read %d bytes (right %v), want at most a screen's worth and the end", len(lp.Text()), lp.Right())
 	}
 	if len(m.View().Content) > 64<<10 {
 		t.Fatalf("frame is %d bytes", len(m.View().Content))
 	}
 	m = send(t, m, press("0"))
-	if m.tl.Xoff != 0 || strings.Contains(plain(m), "THE-END") {
+	if m.tl.Xoff() != 0 || strings.Contains(plain(m), "THE-END") {
 		t.Fatal("0 did not scroll back to the start")
 	}
 }
@@ -416,40 +416,40 @@ func TestOnlyMatchesKeepsWholeEntries(t *testing.T) {
 			want, entries := wholeEntries(lines, pattern)
 			m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: src.open}))
 			m = typeSearch(t, m, "/", pattern)
-			line := m.tl.Cursor
+			line := m.tl.Cursor()
 			m = send(t, m, press("&"))
-			if !m.tl.Filtered || m.tl.Len() != len(want) || !strings.Contains(m.tl.Title(model.KindResumable), fmt.Sprintf("only matches: %d entries", entries)) {
+			if !m.tl.Filtered() || m.tl.Len() != len(want) || !strings.Contains(m.tl.Title(model.KindResumable), fmt.Sprintf("only matches: %d entries", entries)) {
 				t.Fatalf("%s: & shows %d lines (want %d), title %q, want %d entries", name, m.tl.Len(), len(want), m.tl.Title(model.KindResumable), entries)
 			}
-			if got, _ := m.tl.LogLine(m.tl.Cursor); got != line {
+			if got, _ := m.tl.LogLine(m.tl.Cursor()); got != line {
 				t.Fatalf("%s: the cursor moved off its line: %d, was %d", name, got, line)
 			}
 			m = send(t, m, press("g"))
-			if !slices.Equal(m.tl.Window, want[:len(m.tl.Window)]) {
-				t.Fatalf("%s: the filtered view from the top:\n%s\nwant\n%s", name, strings.Join(m.tl.Window, "\n"), strings.Join(want[:len(m.tl.Window)], "\n"))
+			if !slices.Equal(m.tl.Window(), want[:len(m.tl.Window())]) {
+				t.Fatalf("%s: the filtered view from the top:\n%s\nwant\n%s", name, strings.Join(m.tl.Window(), "\n"), strings.Join(want[:len(m.tl.Window())], "\n"))
 			}
-			if pattern == "needle" && (!strings.HasPrefix(m.tl.Window[0], "[") || !strings.Contains(m.tl.Window[1], "NEEDLE")) {
-				t.Fatalf("%s: a match in a continuation line is not shown under its timestamped line: %q", name, m.tl.Window[:2])
+			if pattern == "needle" && (!strings.HasPrefix(m.tl.Window()[0], "[") || !strings.Contains(m.tl.Window()[1], "NEEDLE")) {
+				t.Fatalf("%s: a match in a continuation line is not shown under its timestamped line: %q", name, m.tl.Window()[:2])
 			}
 			if pattern == "stage_start" && !slices.ContainsFunc(want, func(l string) bool { return strings.Contains(l, "NEEDLE") }) {
 				t.Fatalf("%s: the oracle has no continuation line of a matching entry", name)
 			}
 			m = send(t, m, press("G"))
-			if !slices.Equal(m.tl.Window, want[len(want)-len(m.tl.Window):]) {
-				t.Fatalf("%s: the filtered view's end:\n%s", name, strings.Join(m.tl.Window, "\n"))
+			if !slices.Equal(m.tl.Window(), want[len(want)-len(m.tl.Window()):]) {
+				t.Fatalf("%s: the filtered view's end:\n%s", name, strings.Join(m.tl.Window(), "\n"))
 			}
 			// n from the top of the filtered view lands on the second match, in the view.
 			m = send(t, m, press("g"))
 			m = send(t, m, press("n"))
 			m = send(t, m, press("n"))
 			cur, ok := m.tl.CursorLine()
-			if !m.tl.Filtered || !ok || !strings.Contains(strings.ToLower(cur), pattern) {
+			if !m.tl.Filtered() || !ok || !strings.Contains(strings.ToLower(cur), pattern) {
 				t.Fatalf("%s: n in the filtered view is on %q", name, cur)
 			}
-			at, _ := m.tl.LogLine(m.tl.Cursor)
+			at, _ := m.tl.LogLine(m.tl.Cursor())
 			m = send(t, m, press("&"))
-			if m.tl.Filtered || m.tl.Cursor != at {
-				t.Fatalf("%s: & again: filtered %v cursor %d, want %d", name, m.tl.Filtered, m.tl.Cursor, at)
+			if m.tl.Filtered() || m.tl.Cursor() != at {
+				t.Fatalf("%s: & again: filtered %v cursor %d, want %d", name, m.tl.Filtered(), m.tl.Cursor(), at)
 			}
 		}
 	}
@@ -542,7 +542,7 @@ func BenchmarkFrameWrapLongLines(b *testing.B) {
 		m = send(b, m, press(string(r)))
 	}
 	m = send(b, m, press("enter"))
-	if !m.tl.Wrap {
+	if !m.tl.Wrap() {
 		b.Fatal("wrap is off")
 	}
 	b.ReportAllocs()
@@ -574,7 +574,7 @@ func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
 			opts.Copy = func(s string) error { copied = s; return nil }
 		}
 		m := focusTimeline(t, newTestModel(t, 120, 30, []model.Run{resumableRun()}, opts))
-		if err := m.tl.Src.(timeline.Waiter).Wait(context.Background()); err != nil {
+		if err := m.tl.Src().(timeline.Waiter).Wait(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		m = send(t, m, app.TickMsg(testNow))

@@ -53,12 +53,12 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 	m = typeText(t, send(t, m, press("/")), "phase")
 	m = send(t, m, press("enter"))
 	m = send(t, m, press("/"))
-	if v := m.tl.Input.Value(); v != "" {
+	if v := m.tl.Input().Value(); v != "" {
 		t.Errorf("the timeline's second / starts with %q", v)
 	}
 	m = send(t, m, press("enter"))
-	if m.tl.Srch.Pattern != "phase" {
-		t.Errorf("enter on the timeline's empty prompt searched for %q", m.tl.Srch.Pattern)
+	if m.tl.Srch().Pattern() != "phase" {
+		t.Errorf("enter on the timeline's empty prompt searched for %q", m.tl.Srch().Pattern())
 	}
 }
 
@@ -136,7 +136,7 @@ func TestTimelineCurrentMatchStandsOut(t *testing.T) {
 		m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{Theme: th, OpenLog: memOpener(lines)}))
 		m = typeSearch(t, m, "/", "NEEDLE")
 		m = send(t, m, press("n"))
-		cursorText := m.tl.Window[m.tl.Cursor-m.tl.WindowFrom]
+		cursorText := m.tl.Window()[m.tl.Cursor()-m.tl.WindowFrom()]
 		if !strings.Contains(cursorText, "NEEDLE") {
 			t.Fatalf("%s: n left the cursor on %q", th, cursorText)
 		}

@@ -27,15 +27,15 @@ type entryStarter interface{ EntryStart(line int) int }
 // is read in a command, off the UI goroutine, bounded by entryMaxLines and entryMaxBytes.
 func (p *Pane) openEntry() tea.Cmd {
 	tl := &p.timeline
-	if tl.Src == nil || tl.Len() == 0 {
+	if tl.src == nil || tl.Len() == 0 {
 		p.app.Note("no timeline entry here")
 		return nil
 	}
-	line, ok := tl.LogLine(tl.Cursor)
+	line, ok := tl.LogLine(tl.cursor)
 	if !ok {
 		return nil
 	}
-	src, pattern, regex := tl.Src, tl.Srch.Pattern, tl.Srch.regex
+	src, pattern, regex := tl.src, tl.srch.pattern, tl.srch.regex
 	return func() tea.Msg {
 		title, txt, ok := readWholeEntry(src, line)
 		if !ok {

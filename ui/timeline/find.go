@@ -20,49 +20,49 @@ import (
 // for, wrapping at the end; the matches are counted in the background.
 func (tl *timeline) setSearch(q string, regex, forward bool, h int) tea.Cmd {
 	if q == "" {
-		tl.Srch.stopCount()
-		tl.Srch.stopFilter()
-		tl.Srch = tlSearch{}
-		tl.Filtered = false
+		tl.srch.stopCount()
+		tl.srch.stopFilter()
+		tl.srch = tlSearch{}
+		tl.filtered = false
 		tl.reload(h)
 		return nil
 	}
-	if err := tl.Srch.compile(q, regex); err != nil {
+	if err := tl.srch.compile(q, regex); err != nil {
 		tl.marker = text.Sanitize(err.Error())
 		return nil
 	}
-	tl.Srch.forward = forward
-	wasFiltered := tl.Filtered
+	tl.srch.forward = forward
+	wasFiltered := tl.filtered
 	if wasFiltered {
 		tl.unfilter()
 	}
 	count := tl.startCount()
 	if wasFiltered {
-		return tea.Batch(count, tl.filterFrom(tl.Cursor, h))
+		return tea.Batch(count, tl.filterFrom(tl.cursor, h))
 	}
-	return tea.Batch(count, tl.find(findMatch, tl.Cursor+step(forward), forward, h))
+	return tea.Batch(count, tl.find(findMatch, tl.cursor+step(forward), forward, h))
 }
 
 // findNext is n (same direction as the search) and N (the other way).
 func (tl *timeline) findNext(same bool, h int) tea.Cmd {
-	if tl.Srch.re == nil {
+	if tl.srch.re == nil {
 		tl.marker = "no search: press / first"
 		return nil
 	}
-	forward := tl.Srch.forward == same
-	from := tl.Cursor
-	if line, ok := tl.LogLine(tl.Cursor); ok {
+	forward := tl.srch.forward == same
+	from := tl.cursor
+	if line, ok := tl.LogLine(tl.cursor); ok {
 		from = line // filtered: the search runs over the log, and its hit is shown in the filtered view
 	}
 	return tl.find(findMatch, from+step(forward), forward, h)
 }
 
 func (tl *timeline) findError(forward bool, h int) tea.Cmd {
-	if tl.Filtered {
+	if tl.filtered {
 		tl.marker = "e/E work on the whole log: press & to show it"
 		return nil
 	}
-	return tl.find(findError, tl.Cursor+step(forward), forward, h)
+	return tl.find(findError, tl.cursor+step(forward), forward, h)
 }
 
 func step(forward bool) int {
@@ -98,18 +98,18 @@ type SearchDoneMsg struct {
 	ok      bool
 	wrapped bool
 	forward bool
-	Err     error
+	err     error
 }
 
 // find looks for the next match (wrapping around, like less and vim) or error (not wrapping: e at the last
 // error says so). In-memory sources answer at once; a file index answers in a command that shows its
 // progress and can be cancelled, and a newer search cancels an older one.
 func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
-	if tl.Src == nil || tl.Src.Len() == 0 {
+	if tl.src == nil || tl.src.Len() == 0 {
 		tl.marker = notFound(kind)
 		return nil
 	}
-	n := tl.Src.Len()     // the log's lines, also when filtered: from is a log line
+	n := tl.src.Len()     // the log's lines, also when filtered: from is a log line
 	startWrapped := false // "next" from the last line starts over at the top: that is a wrap too
 	if kind == findMatch {
 		startWrapped = from < 0 || from >= n
@@ -123,7 +123,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 		tl.cancel = nil
 	}
 	tl.seq++
-	seq, src, re := tl.seq, tl.Src, tl.Srch.re
+	seq, src, re := tl.seq, tl.src, tl.srch.re
 	fd, async := src.(finder)
 	if !async {
 		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward}
@@ -141,8 +141,8 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	tl.cancel = cancel
 	tl.marker = ""
-	tl.Srch.Running, tl.Srch.Started, tl.Srch.Prog = true, time.Now(), &runlog.Progress{}
-	prog := tl.Srch.Prog
+	tl.srch.running, tl.srch.Started, tl.srch.prog = true, time.Now(), &runlog.Progress{}
+	prog := tl.srch.prog
 	search := func() tea.Msg {
 		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward}
 		switch lf, isLF := src.(levelFinder); {
@@ -156,7 +156,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 			}
 		default:
 			hit, err := fd.Find(ctx, re, from, forward, prog)
-			msg.line, msg.ok, msg.wrapped, msg.Err = hit.Line, err == nil, hit.Wrapped || startWrapped, err
+			msg.line, msg.ok, msg.wrapped, msg.err = hit.Line, err == nil, hit.Wrapped || startWrapped, err
 		}
 		return msg
 	}
@@ -174,79 +174,79 @@ func (tl *timeline) found(msg SearchDoneMsg, h int) {
 	if msg.seq != tl.seq {
 		return // cancelled, or replaced by a newer search
 	}
-	tl.Srch.Running = false
+	tl.srch.running = false
 	if tl.cancel != nil {
 		tl.cancel()
 		tl.cancel = nil
 	}
 	if !msg.ok {
 		switch {
-		case msg.Err != nil && errors.Is(msg.Err, context.Canceled):
+		case msg.err != nil && errors.Is(msg.err, context.Canceled):
 			tl.marker = "search cancelled"
-		case msg.Err != nil && !errors.Is(msg.Err, runlog.ErrNoMatch):
-			tl.marker = text.Sanitize(msg.Err.Error())
+		case msg.err != nil && !errors.Is(msg.err, runlog.ErrNoMatch):
+			tl.marker = text.Sanitize(msg.err.Error())
 		default:
 			tl.marker = notFound(msg.kind)
 		}
 		return
 	}
-	if r, ok := tl.Src.(renumberer); ok {
+	if r, ok := tl.src.(renumberer); ok {
 		// The hit is in counted line numbers (a search waits for the count); a renumbering still pending
 		// from the estimate would otherwise move the cursor off it.
 		r.Renumbered()
 	}
 	tl.marker = text.WrapNote(msg.wrapped, msg.forward)
-	tl.Follow = false
-	if tl.Filtered && tl.Srch.filter != nil {
+	tl.follow = false
+	if tl.filtered && tl.srch.filter != nil {
 		// The hit's entry is in the filtered view once the filter has read that far.
-		k, ok := tl.Srch.filter.Pos(msg.line)
-		if shown, _, _ := tl.Srch.filter.Len(); !ok || k >= shown {
+		k, ok := tl.srch.filter.Pos(msg.line)
+		if shown, _, _ := tl.srch.filter.Len(); !ok || k >= shown {
 			tl.marker = fmt.Sprintf("the next match (line %d) is past what the filter has read so far", msg.line+1)
 			return
 		}
-		tl.Cursor = k
+		tl.cursor = k
 		tl.top = max(0, k-h/3)
 		tl.reload(h)
 		return
 	}
-	tl.Cursor = msg.line
+	tl.cursor = msg.line
 	// Put the match a third of the way down, so its context above is visible.
 	tl.top = max(0, msg.line-h/3)
 	tl.reload(h)
-	tl.Srch.rankOK = false
+	tl.srch.rankOK = false
 	tl.updateRank()
 }
 
 // toggleFiltered switches between highlighting the matches and showing only the entries that match, each
 // whole (less's &, lnav's filter-in), keeping the cursor on the same log line where it can.
 func (tl *timeline) toggleFiltered(h int) tea.Cmd {
-	if tl.Srch.re == nil {
+	if tl.srch.re == nil {
 		tl.marker = "no search: press / first, then & shows only the matches"
 		return nil
 	}
-	if tl.Filtered {
+	if tl.filtered {
 		tl.unfilter()
 		tl.reload(h)
 		tl.updateRank()
 		return nil
 	}
-	line, _ := tl.LogLine(tl.Cursor)
+	line, _ := tl.LogLine(tl.cursor)
 	return tl.filterFrom(line, h)
 }
 
 // filterFrom shows only the matching entries, with the cursor going to log line line (or the next shown
 // line after it) as soon as the filter has read that far.
 func (tl *timeline) filterFrom(line, h int) tea.Cmd {
-	switch tl.Src.(type) {
+	switch tl.src.(type) {
 	case filterSourcer, *MemSource:
 	default:
 		tl.marker = "this timeline cannot be filtered"
 		return nil
 	}
-	tl.Filtered = true
-	tl.Follow = false
-	tl.Cursor, tl.top = 0, 0
-	tl.Srch.wantLine = line
+	tl.filtered = true
+	tl.follow = false
+	tl.cursor, tl.top = 0, 0
+	tl.srch.wantLine = line
 	cmd := tl.startFilter()
 	tl.placeFiltered()
 	tl.reload(h)
@@ -254,12 +254,12 @@ func (tl *timeline) filterFrom(line, h int) tea.Cmd {
 }
 
 func (tl *timeline) unfilter() {
-	if line, ok := tl.LogLine(tl.Cursor); ok && tl.Len() > 0 {
-		tl.Cursor = line
+	if line, ok := tl.LogLine(tl.cursor); ok && tl.Len() > 0 {
+		tl.cursor = line
 	}
-	tl.Filtered = false
-	tl.Srch.stopFilter()
-	tl.Srch.filter = nil
-	tl.top = max(0, tl.Cursor-tl.height/3)
-	tl.Follow = false
+	tl.filtered = false
+	tl.srch.stopFilter()
+	tl.srch.filter = nil
+	tl.top = max(0, tl.cursor-tl.height/3)
+	tl.follow = false
 }

@@ -24,8 +24,8 @@ import (
 type Pane struct {
 	timeline
 	app     *app.App
-	Input   textinput.Model
-	Editing bool
+	input   textinput.Model
+	editing bool
 	// The search prompt: which way it searches and whether the pattern is a regexp (tab switches).
 	inForward, InRegex bool
 	w, h               int
@@ -37,16 +37,16 @@ func New(a *app.App) *Pane {
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
-	p := &Pane{app: a, Input: in}
-	p.Follow = true
+	p := &Pane{app: a, input: in}
+	p.follow = true
 	return p
 }
 
 func (p *Pane) SetSize(w, h int) {
-	changed := p.InnerH() != max(1, h-theme.BorderCells) || p.Width != max(1, w-theme.BorderCells)
+	changed := p.InnerH() != max(1, h-theme.BorderCells) || p.width != max(1, w-theme.BorderCells)
 	p.w, p.h = w, h
-	p.Width = max(1, w-theme.BorderCells)
-	p.Input.SetWidth(max(10, w-20))
+	p.width = max(1, w-theme.BorderCells)
+	p.input.SetWidth(max(10, w-20))
 	if changed {
 		p.reload(p.InnerH())
 	}
@@ -54,31 +54,31 @@ func (p *Pane) SetSize(w, h int) {
 
 func (p *Pane) InnerH() int { return max(1, p.h-theme.BorderCells) }
 
-func (p *Pane) Capturing() bool { return p.Editing }
+func (p *Pane) Capturing() bool { return p.editing }
 
 // LineInput is the footer's second line: the search prompt while typing, else a running search's progress
 // or what the last search said (wrapped around, not found), like less's bottom line.
 func (p *Pane) LineInput() string {
-	if !p.Editing {
+	if !p.editing {
 		return p.status(time.Now())
 	}
-	return p.Input.View()
+	return p.input.View()
 }
 
 func (p *Pane) ShortHelp() []key.Binding {
 	k := p.app.Keys
-	if p.Editing {
+	if p.editing {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		}
 	}
-	if p.Srch.Running {
+	if p.srch.running {
 		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActBack), "cancel search"))}
 	}
 	// In the timeline the filter key searches: the footer says so rather than "filter".
 	out := append(k.Relabel(keys.ActFilter, "search"), k.BindingsOf(keys.ActSearchBack)...)
-	if p.Srch.re != nil {
+	if p.srch.re != nil {
 		out = append(out, k.BindingsOf(keys.ActNextMatch, keys.ActPrevMatch, keys.ActOnlyMatch)...)
 	}
 	return append(out, k.BindingsOf(keys.ActOpen, keys.ActWrap, keys.ActNextError, keys.ActFollow, keys.ActCopy, keys.ActHelp)...)
@@ -119,43 +119,43 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	h := p.InnerH()
-	p.Width = max(1, p.w-theme.BorderCells)
-	if p.Editing {
+	p.width = max(1, p.w-theme.BorderCells)
+	if p.editing {
 		switch msg.String() {
 		case "esc":
-			p.Editing = false
-			p.Input.Blur()
+			p.editing = false
+			p.input.Blur()
 			return nil
 		case "enter":
-			p.Editing = false
-			p.Input.Blur()
-			pattern := p.Input.Value()
+			p.editing = false
+			p.input.Blur()
+			pattern := p.input.Value()
 			if pattern == "" {
 				// As in less and vim: enter on an empty prompt searches for the last pattern again.
-				pattern = p.Srch.Pattern
+				pattern = p.srch.pattern
 			}
 			return p.setSearch(pattern, p.InRegex, p.inForward, h)
 		case "tab":
 			p.InRegex = !p.InRegex
-			p.Input.Prompt = text.SearchPrompt(p.inForward, p.InRegex)
+			p.input.Prompt = text.SearchPrompt(p.inForward, p.InRegex)
 			return nil
 		case "ctrl+c":
 			return app.QuitCmd()
 		}
 		var cmd tea.Cmd
-		p.Input, cmd = p.Input.Update(msg)
+		p.input, cmd = p.input.Update(msg)
 		return cmd
 	}
 	p.marker = "" // what the last search said stays until the next key, as in less
 	switch act := p.app.Keys.Of(msg); act {
 	case keys.ActFilter, keys.ActSearchBack:
-		p.Editing = true
-		p.inForward, p.InRegex = act == keys.ActFilter, p.Srch.regex
-		p.Input.Prompt = text.SearchPrompt(p.inForward, p.InRegex)
+		p.editing = true
+		p.inForward, p.InRegex = act == keys.ActFilter, p.srch.regex
+		p.input.Prompt = text.SearchPrompt(p.inForward, p.InRegex)
 		// The prompt starts empty, as the filter's does: the last pattern kept there took what was typed
 		// as more of it (stage_start + lock_ → stage_startlock_, not found).
-		p.Input.SetValue("")
-		return p.Input.Focus()
+		p.input.SetValue("")
+		return p.input.Focus()
 	case keys.ActBack:
 		p.CancelSearch()
 	case keys.ActOpen:
@@ -167,7 +167,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.ActScrollLeft, keys.ActScrollRight, keys.ActLineStart, keys.ActLineEnd:
 		p.hscroll(act, h)
 	case keys.ActTimeFormat:
-		p.Absolute = !p.Absolute
+		p.absolute = !p.absolute
 	case keys.ActFollow:
 		p.toggleFollow(h)
 	case keys.ActNextMatch, keys.ActPrevMatch:
@@ -216,7 +216,7 @@ func (p *Pane) Batch(msg app.BatchMsg) tea.Cmd {
 func (p *Pane) Sync() tea.Cmd {
 	run, ok := p.app.SelectedRun()
 	if !ok {
-		if p.runPath != "" || p.Src != nil {
+		if p.runPath != "" || p.src != nil {
 			p.close()
 		}
 		return nil
@@ -267,8 +267,8 @@ func (p *Pane) View() string {
 	w, h := max(1, p.w-theme.BorderCells), p.InnerH()
 	lines := p.renderLines(w, h)
 	sc := theme.Scroll{}
-	if p.Src != nil && len(p.Window) > 0 {
-		sc = theme.Scroll{Above: p.WindowFrom, Below: max(0, p.Len()-p.WindowFrom-len(p.Window))}
+	if p.src != nil && len(p.window) > 0 {
+		sc = theme.Scroll{Above: p.windowFrom, Below: max(0, p.Len()-p.windowFrom-len(p.window))}
 	}
 	kind := model.KindResumable
 	if run, ok := p.app.SelectedRun(); ok {
@@ -287,40 +287,40 @@ func (p *Pane) renderLines(w, h int) []string {
 	t := p.app.Theme
 	tl := &p.timeline
 	switch {
-	case tl.Src == nil && tl.opening:
+	case tl.src == nil && tl.opening:
 		return []string{t.Dim.Render("opening " + text.Truncate(text.Sanitize(tl.path), w-8) + " …")}
-	case tl.Src == nil && tl.err != "":
+	case tl.src == nil && tl.err != "":
 		return []string{t.Dim.Render(text.Truncate(tl.err, w))}
-	case tl.Src == nil:
+	case tl.src == nil:
 		return []string{t.Dim.Render("no timeline")}
 	}
-	if len(tl.Window) == 0 {
-		if tl.Filtered {
+	if len(tl.window) == 0 {
+		if tl.filtered {
 			return []string{t.Dim.Render("no line matches (yet): & shows the whole log")}
 		}
 		return []string{t.Dim.Render("(empty)")}
 	}
 	now := p.app.Now()
-	if x, ok := tl.Src.(exacter); ok && !x.Exact() {
+	if x, ok := tl.src.(exacter); ok && !x.Exact() {
 		// The index still counts lines in the background: the next tick shows what it has (poll).
 		p.app.ChangesAt(now.Add(countingRedraw))
 	}
 	sel := app.SelectStyle(p.app, app.PaneTimeline)
 	var out []string
-	for i := range tl.Window {
+	for i := range tl.window {
 		if len(out) >= h {
 			break
 		}
-		idx := tl.WindowFrom + i
-		selected := idx == tl.Cursor && p.app.Focus == app.PaneTimeline
+		idx := tl.windowFrom + i
+		selected := idx == tl.cursor && p.app.Focus == app.PaneTimeline
 		th := t
 		th.Selected = sel
 		l := tl.richLine(th, now, i, selected)
-		if e := tl.windowEntries[i]; e.HasTime && !tl.Absolute {
+		if e := tl.windowEntries[i]; e.HasTime && !tl.absolute {
 			p.app.AgeChanges(now, now.Sub(e.Time))
 		}
 		var rows []string
-		if tl.Wrap {
+		if tl.wrap {
 			// Only the rows that fit are drawn: a 50 KiB line on the bottom row costs one row.
 			lay := l.Rows(w)
 			skip := 0
@@ -331,7 +331,7 @@ func (p *Pane) renderLines(w, h int) []string {
 				rows = append(rows, l.DrawRow(lay, k))
 			}
 		} else {
-			rows = []string{l.Window(tl.Xoff, w)}
+			rows = []string{l.Window(tl.xoff, w)}
 		}
 		for _, r := range rows {
 			if len(out) >= h {

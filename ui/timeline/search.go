@@ -46,14 +46,16 @@ type counterSource interface {
 
 // tlSearch is the timeline's search: the pattern, the find in flight and the background count.
 type tlSearch struct {
-	Pattern string
+	pattern string
 	regex   bool
 	re      *regexp.Regexp
 	forward bool // the direction of the last / or backward search: n repeats it, N reverses it (vim)
 
-	Running bool // a find is in flight
+	running bool // a find is in flight
+	// Started is when the find in flight began; exported for the one test that backdates it to see the
+	// progress that shows after progressAfter.
 	Started time.Time
-	Prog    *runlog.Progress
+	prog    *runlog.Progress
 	frame   int
 
 	counter   matchCounter
@@ -88,7 +90,7 @@ func (s *tlSearch) compile(pattern string, regex bool) error {
 	if err != nil {
 		return err
 	}
-	s.Pattern, s.regex, s.re = pattern, regex, re
+	s.pattern, s.regex, s.re = pattern, regex, re
 	return nil
 }
 
@@ -102,13 +104,13 @@ func (s *tlSearch) stopCount() {
 
 // startCount begins counting the matches of the current pattern over src.
 func (tl *timeline) startCount() tea.Cmd {
-	s := &tl.Srch
+	s := &tl.srch
 	s.stopCount()
 	s.counter, s.rankOK, s.countErr = nil, false, ""
-	if s.re == nil || tl.Src == nil {
+	if s.re == nil || tl.src == nil {
 		return nil
 	}
-	switch src := tl.Src.(type) {
+	switch src := tl.src.(type) {
 	case counterSource:
 		s.counter = src.NewCounter(s.re)
 	case *MemSource:
@@ -121,7 +123,7 @@ func (tl *timeline) startCount() tea.Cmd {
 
 // runCount counts (or continues counting, after an append) in a command.
 func (tl *timeline) runCount() tea.Cmd {
-	s := &tl.Srch
+	s := &tl.srch
 	if s.counter == nil || s.counting {
 		return nil
 	}
@@ -141,7 +143,7 @@ func (tl *timeline) runCount() tea.Cmd {
 }
 
 func (tl *timeline) countDone(msg CountDoneMsg) {
-	s := &tl.Srch
+	s := &tl.srch
 	if msg.seq != s.countSeq {
 		return
 	}
@@ -155,11 +157,11 @@ func (tl *timeline) countDone(msg CountDoneMsg) {
 // updateRank refreshes the ordinal of the cursor line once the count has passed it. It reads at most one
 // search piece (4 MiB), so it is done in Update rather than in View.
 func (tl *timeline) updateRank() {
-	s := &tl.Srch
-	if s.counter == nil || tl.Filtered {
+	s := &tl.srch
+	if s.counter == nil || tl.filtered {
 		return
 	}
-	line := tl.Cursor
+	line := tl.cursor
 	if s.rankOK && s.rankLine == line {
 		return
 	}
@@ -174,13 +176,13 @@ func (tl *timeline) tickCmd() tea.Cmd {
 
 // searchTicked redraws progress and the count while a find or count runs; it keeps ticking until both end.
 func (tl *timeline) searchTicked(msg SearchTickMsg) tea.Cmd {
-	s := &tl.Srch
-	if !s.Running && !s.counting && !s.filtering {
+	s := &tl.srch
+	if !s.running && !s.counting && !s.filtering {
 		return nil
 	}
 	s.frame++
 	tl.updateRankIfPassed()
-	if tl.Filtered {
+	if tl.filtered {
 		tl.placeFiltered()
 		tl.reload(tl.height)
 	}
@@ -188,8 +190,8 @@ func (tl *timeline) searchTicked(msg SearchTickMsg) tea.Cmd {
 }
 
 func (tl *timeline) updateRankIfPassed() {
-	s := &tl.Srch
-	if s.counter != nil && (!s.rankOK || s.rankLine != tl.Cursor) && tl.Cursor < s.counter.Counted() {
+	s := &tl.srch
+	if s.counter != nil && (!s.rankOK || s.rankLine != tl.cursor) && tl.cursor < s.counter.Counted() {
 		s.rankOK = false
 		tl.updateRank()
 	}
@@ -197,7 +199,7 @@ func (tl *timeline) updateRankIfPassed() {
 
 // CancelSearch stops a find in flight; the cursor stays where it was.
 func (tl *timeline) CancelSearch() bool {
-	if !tl.Srch.Running {
+	if !tl.srch.running {
 		return false
 	}
 	if tl.cancel != nil {
@@ -205,29 +207,29 @@ func (tl *timeline) CancelSearch() bool {
 		tl.cancel = nil
 	}
 	tl.seq++ // its answer, if it still comes, is not applied
-	tl.Srch.Running = false
+	tl.srch.running = false
 	tl.marker = "search cancelled"
 	return true
 }
 
 // progressTag is the spinner and bytes read of a find that has run for a while, "" before that.
 func (tl *timeline) progressTag(now time.Time) string {
-	s := &tl.Srch
-	if !s.Running || now.Sub(s.Started) < ProgressAfter {
+	s := &tl.srch
+	if !s.running || now.Sub(s.Started) < ProgressAfter {
 		return ""
 	}
 	spin := spinFrames[s.frame%len(spinFrames)]
-	if s.Prog.Indexing() {
-		done, total := s.Prog.Bytes()
+	if s.prog.Indexing() {
+		done, total := s.prog.Bytes()
 		return fmt.Sprintf("%s counting lines first %s of %s · esc cancels", spin, text.HumanBytes(done), text.HumanBytes(total))
 	}
-	done, total := s.Prog.Bytes()
+	done, total := s.prog.Bytes()
 	return fmt.Sprintf("%s searching %s of %s · esc cancels", spin, text.HumanBytes(done), text.HumanBytes(total))
 }
 
 // CountTag is `match 3/17`, `match 3/≥17…` while counting, `17 matches` off a match.
 func (tl *timeline) CountTag() string {
-	s := &tl.Srch
+	s := &tl.srch
 	if s.counter == nil {
 		return ""
 	}
@@ -236,7 +238,7 @@ func (tl *timeline) CountTag() string {
 	if !done || s.counting {
 		tot = fmt.Sprintf("≥%d…", total)
 	}
-	if tl.Filtered && s.filter != nil {
+	if tl.filtered && s.filter != nil {
 		_, entries, fdone := s.filter.Len()
 		n := fmt.Sprintf("%d", entries)
 		if !fdone || s.filtering {
@@ -250,7 +252,7 @@ func (tl *timeline) CountTag() string {
 	}
 	onMatch := s.re != nil && tl.cursorMatches()
 	switch {
-	case onMatch && s.rankOK && s.rankLine == tl.Cursor:
+	case onMatch && s.rankOK && s.rankLine == tl.cursor:
 		return fmt.Sprintf("match %d/%s", s.rank, tot)
 	case onMatch:
 		return "match ?/" + tot
@@ -261,20 +263,20 @@ func (tl *timeline) CountTag() string {
 }
 
 func (tl *timeline) cursorMatches() bool {
-	i := tl.Cursor - tl.WindowFrom
-	if i < 0 || i >= len(tl.Window) {
+	i := tl.cursor - tl.windowFrom
+	if i < 0 || i >= len(tl.window) {
 		return false
 	}
-	if tl.Srch.re.MatchString(tl.Window[i]) {
+	if tl.srch.re.MatchString(tl.window[i]) {
 		return true
 	}
 	// A line longer than the timeline keeps may match in the part it does not show. (Rank reads a piece
 	// of the file, so View asks it only for such a line.)
-	if !isCutLine(tl.Window[i]) {
+	if !isCutLine(tl.window[i]) {
 		return false
 	}
-	if rank, ok := tl.Srch.counter.Rank(tl.Cursor); ok && tl.Cursor > 0 {
-		before, _ := tl.Srch.counter.Rank(tl.Cursor - 1)
+	if rank, ok := tl.srch.counter.Rank(tl.cursor); ok && tl.cursor > 0 {
+		before, _ := tl.srch.counter.Rank(tl.cursor - 1)
 		return rank > before
 	}
 	return false
@@ -346,10 +348,10 @@ type FilterDoneMsg struct {
 
 // startFilter begins filtering the timeline to the entries matching the current pattern.
 func (tl *timeline) startFilter() tea.Cmd {
-	s := &tl.Srch
+	s := &tl.srch
 	s.stopFilter()
 	s.filter, s.filterErr = nil, ""
-	switch src := tl.Src.(type) {
+	switch src := tl.src.(type) {
 	case filterSourcer:
 		s.filter = src.NewEntryFilter(s.re)
 	case *MemSource:
@@ -366,11 +368,11 @@ func (tl *timeline) startFilter() tea.Cmd {
 
 // runFilter filters (or goes on filtering, after an append) in a command.
 func (tl *timeline) runFilter() tea.Cmd {
-	s := &tl.Srch
-	if !tl.Filtered || s.filter == nil || s.filtering {
+	s := &tl.srch
+	if !tl.filtered || s.filter == nil || s.filtering {
 		return nil
 	}
-	if ms, ok := tl.Src.(*MemSource); ok {
+	if ms, ok := tl.src.(*MemSource); ok {
 		s.filter = runlog.FilterLines(ms.lines, s.re)
 		return nil
 	}
@@ -392,7 +394,7 @@ func (s *tlSearch) stopFilter() {
 }
 
 func (tl *timeline) filterDone(msg FilterDoneMsg, h int) {
-	s := &tl.Srch
+	s := &tl.srch
 	if msg.seq != s.filterSeq {
 		return
 	}
@@ -401,7 +403,7 @@ func (tl *timeline) filterDone(msg FilterDoneMsg, h int) {
 		s.filterErr = text.Sanitize(msg.err.Error())
 		tl.marker = s.filterErr
 	}
-	if tl.Filtered {
+	if tl.filtered {
 		tl.placeFiltered()
 		tl.reload(h)
 	}
@@ -410,15 +412,15 @@ func (tl *timeline) filterDone(msg FilterDoneMsg, h int) {
 // placeFiltered puts the cursor of the filtered view on the log line it was on when & was pressed, once
 // the filter has read that far.
 func (tl *timeline) placeFiltered() {
-	s := &tl.Srch
+	s := &tl.srch
 	if s.wantLine < 0 || s.filter == nil {
 		return
 	}
 	if k, ok := s.filter.Pos(s.wantLine); ok {
-		tl.Cursor, tl.top = k, max(0, k-tl.height/3)
+		tl.cursor, tl.top = k, max(0, k-tl.height/3)
 		s.wantLine = -1
 	} else if _, _, done := s.filter.Len(); done {
-		tl.Cursor, tl.top = max(0, tl.Len()-1), max(0, tl.Len()-tl.height)
+		tl.cursor, tl.top = max(0, tl.Len()-1), max(0, tl.Len()-tl.height)
 		s.wantLine = -1
 	}
 }

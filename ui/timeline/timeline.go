@@ -32,20 +32,20 @@ var errorPattern = regexp.MustCompile(`(?i)(blocked|error|\berr=|fail|panic|fata
 type timeline struct {
 	runPath string
 	path    string // the log file, or "" for a timeline built from the run
-	Src     app.LogSource
+	src     app.LogSource
 	err     string
 	opening bool
 
-	Window []string
+	window []string
 	// windowEntries parses window line by line, done in reload (Update) so View only draws.
 	windowEntries []model.LogEntry
-	WindowFrom    int
+	windowFrom    int
 
-	top, Cursor int
-	Follow      bool
-	Absolute    bool
+	top, cursor int
+	follow      bool
+	absolute    bool
 
-	Srch   tlSearch
+	srch   tlSearch
 	marker string // e.g. "log truncated", shown once in the title
 
 	seq    int                // the search whose answer is awaited
@@ -53,22 +53,22 @@ type timeline struct {
 
 	// filtered shows only the entries the search matches, each whole; windowLines says which log line
 	// each window line is.
-	Filtered    bool
+	filtered    bool
 	windowLines []int
 	// wrap soft-wraps long lines; off, xoff is the horizontal scroll in cells of the message column.
-	Wrap          bool
+	wrap          bool
 	topSkip       int // wrapped rows of the top line scrolled off above the pane
-	Xoff          int
-	Width, height int
+	xoff          int
+	width, height int
 	// long holds, for window lines longer than the index keeps (runlog.MaxLineBytes), the part of the line
 	// at xoff read from the file, so horizontal scroll reaches the end of a line of any length.
-	Long map[int]longPart
+	long map[int]longPart
 }
 
 // longPart is a horizontal window of a line read from the file.
 type longPart struct {
-	Text        string // sanitized
-	left, Right bool   // the line goes on to the left / right
+	text        string // sanitized
+	left, right bool   // the line goes on to the left / right
 }
 
 // lineByter reads part of a line of any length (runlog.Index).
@@ -84,25 +84,25 @@ type lineSource interface {
 
 // shown is what the timeline lists: the log, or only its matching lines.
 func (tl *timeline) shown() lineSource {
-	if tl.Filtered && tl.Srch.filter != nil {
-		return filteredSource{base: tl.Src, f: tl.Srch.filter}
+	if tl.filtered && tl.srch.filter != nil {
+		return filteredSource{base: tl.src, f: tl.srch.filter}
 	}
-	return tl.Src
+	return tl.src
 }
 
 // LogLine is the log line number of the timeline's line i (they differ when filtered).
 func (tl *timeline) LogLine(i int) (int, bool) {
-	if !tl.Filtered || tl.Srch.filter == nil {
+	if !tl.filtered || tl.srch.filter == nil {
 		return i, true
 	}
-	if j := i - tl.WindowFrom; j >= 0 && j < len(tl.windowLines) {
+	if j := i - tl.windowFrom; j >= 0 && j < len(tl.windowLines) {
 		return tl.windowLines[j], true
 	}
-	return filteredSource{base: tl.Src, f: tl.Srch.filter}.line(i)
+	return filteredSource{base: tl.src, f: tl.srch.filter}.line(i)
 }
 
 func (tl *timeline) Len() int {
-	if tl.Src == nil {
+	if tl.src == nil {
 		return 0
 	}
 	return tl.shown().Len()
@@ -111,47 +111,47 @@ func (tl *timeline) Len() int {
 // reload fetches the visible window. It is the only place the timeline reads the log, and it reads only h
 // lines, so a 1 GiB log costs what a 1 KiB one does.
 func (tl *timeline) reload(h int) {
-	if tl.Src == nil || h <= 0 {
-		tl.Window, tl.windowEntries = nil, nil
+	if tl.src == nil || h <= 0 {
+		tl.window, tl.windowEntries = nil, nil
 		return
 	}
-	if r, ok := tl.Src.(renumberer); ok {
+	if r, ok := tl.src.(renumberer); ok {
 		// The index replaced its estimate of the lines before its tail with the real count: the line under
 		// the cursor now has another number.
-		if shift := r.Renumbered(); shift != 0 && !tl.Follow {
-			tl.Cursor, tl.top = max(0, tl.Cursor+shift), max(0, tl.top+shift)
+		if shift := r.Renumbered(); shift != 0 && !tl.follow {
+			tl.cursor, tl.top = max(0, tl.cursor+shift), max(0, tl.top+shift)
 		}
 	}
 	n := tl.Len()
-	if tl.Follow {
-		tl.Cursor = max(0, n-1)
+	if tl.follow {
+		tl.cursor = max(0, n-1)
 	}
-	tl.Cursor = app.Clamp(tl.Cursor, 0, max(0, n-1))
-	if tl.Cursor < tl.top {
-		tl.top = tl.Cursor
+	tl.cursor = app.Clamp(tl.cursor, 0, max(0, n-1))
+	if tl.cursor < tl.top {
+		tl.top = tl.cursor
 	}
-	if tl.Cursor >= tl.top+h {
-		tl.top = tl.Cursor - h + 1
+	if tl.cursor >= tl.top+h {
+		tl.top = tl.cursor - h + 1
 	}
 	tl.top = app.Clamp(tl.top, 0, max(0, n-h))
 	tl.height = h
 	tl.readWindow(h)
 	tl.topSkip = 0
-	if tl.Wrap && tl.Width > 0 && tl.Cursor > tl.top && tl.rowsThrough(tl.Cursor) > h {
+	if tl.wrap && tl.width > 0 && tl.cursor > tl.top && tl.rowsThrough(tl.cursor) > h {
 		// Wrapped lines take several rows and the cursor line would end below the pane: put its last row
 		// on the bottom row, with the rows above it filled from the lines above (the top one maybe in part,
 		// as less does).
-		tl.top = max(0, tl.Cursor-h+1)
+		tl.top = max(0, tl.cursor-h+1)
 		tl.readWindow(h)
-		rows, top := 0, tl.Cursor
+		rows, top := 0, tl.cursor
 		for ; top >= tl.top; top-- {
-			rows += tl.rowCount(top - tl.WindowFrom)
+			rows += tl.rowCount(top - tl.windowFrom)
 			if rows >= h {
 				break
 			}
 		}
 		top = max(top, tl.top)
-		if top == tl.Cursor {
+		if top == tl.cursor {
 			rows = h // a cursor line taller than the pane shows from its start
 		}
 		tl.topSkip = max(0, rows-h)
@@ -161,20 +161,20 @@ func (tl *timeline) reload(h int) {
 		}
 	}
 	tl.readLong()
-	tl.Srch.rankOK = tl.Srch.rankOK && tl.Srch.rankLine == tl.Cursor
+	tl.srch.rankOK = tl.srch.rankOK && tl.srch.rankLine == tl.cursor
 }
 
 func (tl *timeline) readWindow(h int) {
 	tl.windowLines = nil
 	if f, ok := tl.shown().(filteredSource); ok {
 		tl.windowLines = f.f.Lines(tl.top, h)
-		tl.Window = f.linesOf(tl.windowLines)
+		tl.window = f.linesOf(tl.windowLines)
 	} else {
-		tl.Window = tl.Src.Lines(tl.top, h)
+		tl.window = tl.src.Lines(tl.top, h)
 	}
-	tl.WindowFrom = tl.top
-	tl.windowEntries = make([]model.LogEntry, len(tl.Window))
-	for i, raw := range tl.Window {
+	tl.windowFrom = tl.top
+	tl.windowEntries = make([]model.LogEntry, len(tl.window))
+	for i, raw := range tl.window {
 		tl.windowEntries[i] = parseLine(raw)
 	}
 }
@@ -183,42 +183,42 @@ func (tl *timeline) readWindow(h int) {
 func (tl *timeline) rowsThrough(line int) int {
 	rows := 0
 	for i := tl.top; i <= line; i++ {
-		rows += tl.rowCount(i - tl.WindowFrom)
+		rows += tl.rowCount(i - tl.windowFrom)
 	}
 	return rows
 }
 
 func (tl *timeline) rowCount(i int) int {
-	if i < 0 || i >= len(tl.Window) {
+	if i < 0 || i >= len(tl.window) {
 		return 1
 	}
-	return len(tl.richLine(theme.Theme{}, time.Time{}, i, false).Rows(tl.Width).Rows)
+	return len(tl.richLine(theme.Theme{}, time.Time{}, i, false).Rows(tl.width).Rows)
 }
 
 // readLong reads, for lines cut by the index's line cap, the part horizontal scroll shows past the cut.
 func (tl *timeline) readLong() {
-	tl.Long = nil
-	lb, ok := tl.Src.(lineByter)
-	if !ok || tl.Wrap || tl.Xoff == 0 || tl.Width <= 0 {
+	tl.long = nil
+	lb, ok := tl.src.(lineByter)
+	if !ok || tl.wrap || tl.xoff == 0 || tl.width <= 0 {
 		return
 	}
-	for i, raw := range tl.Window {
+	for i, raw := range tl.window {
 		if !isCutLine(raw) {
 			continue
 		}
-		line, ok := tl.LogLine(tl.WindowFrom + i)
+		line, ok := tl.LogLine(tl.windowFrom + i)
 		if !ok {
 			continue
 		}
-		off := int64(bodyOffset(raw, tl.windowEntries[i]) + tl.Xoff)
-		b, total, err := lb.LineBytes(line, off, tl.Width*4+8)
+		off := int64(bodyOffset(raw, tl.windowEntries[i]) + tl.xoff)
+		b, total, err := lb.LineBytes(line, off, tl.width*4+8)
 		if err != nil {
 			continue
 		}
-		if tl.Long == nil {
-			tl.Long = map[int]longPart{}
+		if tl.long == nil {
+			tl.long = map[int]longPart{}
 		}
-		tl.Long[i] = longPart{Text: text.Sanitize(trimPartialRunes(b)), left: true, Right: off+int64(len(b)) < total}
+		tl.long[i] = longPart{text: text.Sanitize(trimPartialRunes(b)), left: true, right: off+int64(len(b)) < total}
 	}
 }
 
@@ -282,8 +282,8 @@ func (tl *timeline) opened(msg LogOpenedMsg, h int) {
 		tl.err = text.Sanitize(msg.err.Error())
 		return
 	}
-	tl.Src = msg.src
-	tl.Follow = true
+	tl.src = msg.src
+	tl.follow = true
 	tl.reload(h)
 }
 
@@ -298,8 +298,8 @@ const countingRedraw = time.Second
 
 // poll runs on the clock tick: an index still counting fills in lines and may renumber them.
 func (tl *timeline) poll(h int) {
-	_, counting := tl.Src.(exacter)
-	_, moving := tl.Src.(renumberer)
+	_, counting := tl.src.(exacter)
+	_, moving := tl.src.(renumberer)
 	if counting || moving {
 		// reload applies any renumbering and reads the h visible lines, which is all a tick costs.
 		tl.reload(h)
@@ -321,29 +321,29 @@ const indexWait = 100 * time.Millisecond
 // appended refreshes the log after the watcher saw it grow. For a background index it returns a command
 // that redraws once the new bytes are indexed.
 func (tl *timeline) appended(a app.LogAppend, h int) tea.Cmd {
-	if tl.Src == nil {
+	if tl.src == nil {
 		return nil
 	}
-	truncated, err := tl.Src.Refresh()
+	truncated, err := tl.src.Refresh()
 	if err != nil {
 		tl.err = text.Sanitize(err.Error())
 	}
 	switch {
 	case truncated || a.Truncated:
 		tl.marker = "log truncated; reloaded"
-		tl.top, tl.Cursor = 0, 0
+		tl.top, tl.cursor = 0, 0
 	case a.Rotated:
 		tl.marker = "log rotated; reloaded"
 	}
 	var recount tea.Cmd
 	if truncated || a.Truncated || a.Rotated {
-		tl.Filtered = false
-		tl.Srch.stopFilter()
-		tl.Srch.filter = nil
+		tl.filtered = false
+		tl.srch.stopFilter()
+		tl.srch.filter = nil
 		recount = tl.startCount()
 	}
 	tl.reload(h)
-	w, ok := tl.Src.(Waiter)
+	w, ok := tl.src.(Waiter)
 	if !ok {
 		return tea.Batch(recount, tl.runCount(), tl.runFilter())
 	}
@@ -366,12 +366,12 @@ func (tl *timeline) setMemory(runPath string, lines []string, h int) {
 	if tl.runPath != runPath || tl.path != "" {
 		tl.close()
 		tl.runPath, tl.path = runPath, ""
-		tl.Follow = true
+		tl.follow = true
 	}
-	tl.Src = &MemSource{lines: lines}
-	if tl.Srch.re != nil {
+	tl.src = &MemSource{lines: lines}
+	if tl.srch.re != nil {
 		tl.startCount() // in memory: counted at once, no command
-		if tl.Filtered {
+		if tl.filtered {
 			tl.startFilter()
 		}
 	}
@@ -382,13 +382,13 @@ func (tl *timeline) close() {
 	if tl.cancel != nil {
 		tl.cancel()
 	}
-	if tl.Src != nil {
-		tl.Src.Close()
+	if tl.src != nil {
+		tl.src.Close()
 	}
-	tl.Srch.stopCount()
-	tl.Srch.stopFilter()
-	srch := tlSearch{Pattern: tl.Srch.Pattern, regex: tl.Srch.regex, re: tl.Srch.re, forward: tl.Srch.forward}
-	*tl = timeline{Follow: true, Absolute: tl.Absolute, Srch: srch, Wrap: tl.Wrap, Width: tl.Width, height: tl.height}
+	tl.srch.stopCount()
+	tl.srch.stopFilter()
+	srch := tlSearch{pattern: tl.srch.pattern, regex: tl.srch.regex, re: tl.srch.re, forward: tl.srch.forward}
+	*tl = timeline{follow: true, absolute: tl.absolute, srch: srch, wrap: tl.wrap, width: tl.width, height: tl.height}
 }
 
 func (tl *timeline) move(act string, h int) {
@@ -396,57 +396,57 @@ func (tl *timeline) move(act string, h int) {
 	page := max(1, h/2)
 	switch act {
 	case keys.ActUp:
-		tl.Cursor--
+		tl.cursor--
 	case keys.ActDown:
-		tl.Cursor++
+		tl.cursor++
 	case keys.ActTop:
-		tl.Cursor = 0
+		tl.cursor = 0
 	case keys.ActBottom:
-		tl.Cursor = n - 1
+		tl.cursor = n - 1
 	case keys.ActPageUp:
-		tl.Cursor -= page
+		tl.cursor -= page
 	case keys.ActPageDown:
-		tl.Cursor += page
+		tl.cursor += page
 	}
-	tl.Cursor = app.Clamp(tl.Cursor, 0, max(0, n-1))
+	tl.cursor = app.Clamp(tl.cursor, 0, max(0, n-1))
 	// Scrolling up pauses follow; arriving at the end resumes it, as in `less +F` and lnav.
-	tl.Follow = n == 0 || tl.Cursor >= n-1
+	tl.follow = n == 0 || tl.cursor >= n-1
 	tl.reload(h)
 }
 
 func (tl *timeline) toggleFollow(h int) {
-	tl.Follow = !tl.Follow
+	tl.follow = !tl.follow
 	tl.reload(h)
 }
 
 // hscroll moves the horizontal window (wrap off): half a pane per step, or to either end of the longest
 // visible line.
 func (tl *timeline) hscroll(act string, h int) {
-	if tl.Wrap {
+	if tl.wrap {
 		tl.marker = "wrap is on: w turns it off to scroll sideways"
 		return
 	}
-	room := max(1, tl.Width-tl.PrefixWidth())
+	room := max(1, tl.width-tl.PrefixWidth())
 	switch act {
 	case keys.ActScrollLeft:
-		tl.Xoff = max(0, tl.Xoff-max(1, room/2))
+		tl.xoff = max(0, tl.xoff-max(1, room/2))
 	case keys.ActScrollRight:
-		tl.Xoff = min(tl.Xoff+max(1, room/2), max(0, tl.widest()-room+1))
+		tl.xoff = min(tl.xoff+max(1, room/2), max(0, tl.widest()-room+1))
 	case keys.ActLineStart:
-		tl.Xoff = 0
+		tl.xoff = 0
 	case keys.ActLineEnd:
-		tl.Xoff = max(0, tl.widest()-room+1)
+		tl.xoff = max(0, tl.widest()-room+1)
 	}
 	tl.reload(h)
 }
 
 // widest is the width of the longest visible message, reading the length of cut lines from the file.
 func (tl *timeline) widest() int {
-	lb, _ := tl.Src.(lineByter)
+	lb, _ := tl.src.(lineByter)
 	w := 0
-	for i, raw := range tl.Window {
+	for i, raw := range tl.window {
 		e := tl.windowEntries[i]
-		if line, ok := tl.LogLine(tl.WindowFrom + i); ok && lb != nil && isCutLine(raw) {
+		if line, ok := tl.LogLine(tl.windowFrom + i); ok && lb != nil && isCutLine(raw) {
 			if _, total, err := lb.LineBytes(line, 0, 0); err == nil {
 				w = max(w, int(total)-bodyOffset(raw, e))
 				continue
@@ -458,7 +458,7 @@ func (tl *timeline) widest() int {
 }
 
 func (tl *timeline) TimeWidth() int {
-	if tl.Absolute {
+	if tl.absolute {
 		return 8
 	}
 	return 6
@@ -468,17 +468,17 @@ func (tl *timeline) TimeWidth() int {
 func (tl *timeline) PrefixWidth() int { return tl.TimeWidth() + 3 }
 
 func (tl *timeline) toggleWrap(h int) {
-	tl.Wrap = !tl.Wrap
-	tl.Xoff = 0
+	tl.wrap = !tl.wrap
+	tl.xoff = 0
 	tl.reload(h)
 }
 
 func (tl *timeline) CursorLine() (string, bool) {
-	i := tl.Cursor - tl.WindowFrom
-	if i < 0 || i >= len(tl.Window) {
+	i := tl.cursor - tl.windowFrom
+	if i < 0 || i >= len(tl.window) {
 		return "", false
 	}
-	return text.Sanitize(tl.Window[i]), true
+	return text.Sanitize(tl.window[i]), true
 }
 
 // parseLine reads one log line the way runlog does; a line without a timestamp is a continuation line of
@@ -495,12 +495,12 @@ func parseLine(raw string) model.LogEntry {
 // level with the event name bold, and the search's matches highlighted (the cursor line's as the current
 // one). selected draws it as the cursor.
 func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool) *text.RichLine {
-	raw, e := tl.Window[i], tl.windowEntries[i]
+	raw, e := tl.window[i], tl.windowEntries[i]
 	timeW := tl.TimeWidth()
 	var l *text.RichLine
 	if e.HasTime {
 		stamp := e.Time.UTC().Format("15:04:05")
-		if !tl.Absolute {
+		if !tl.absolute {
 			stamp = model.HumanDuration(now.Sub(e.Time))
 			if d := strings.IndexByte(stamp, 'd'); len(stamp) > timeW && d > 0 {
 				stamp = stamp[:d+1] // 274d23h: past 99 days the hours give way, so the column keeps its width
@@ -508,8 +508,8 @@ func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool)
 		}
 		prefix := t.Dim.Render(fmt.Sprintf("%*s ", timeW, stamp)) + t.LevelStyle(e.Level).Render(theme.LevelGlyph(e.Level)) + " "
 		txt := text.Sanitize(e.Message)
-		if lp, ok := tl.Long[i]; ok {
-			txt = lp.Text
+		if lp, ok := tl.long[i]; ok {
+			txt = lp.text
 		}
 		var base *lipgloss.Style
 		if e.Level != model.LevelNone {
@@ -527,8 +527,8 @@ func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool)
 		}
 	} else {
 		txt := text.Sanitize(raw)
-		if lp, ok := tl.Long[i]; ok {
-			txt = lp.Text
+		if lp, ok := tl.long[i]; ok {
+			txt = lp.text
 		}
 		prefix := strings.Repeat(" ", timeW+1) + t.Dim.Render("│ ")
 		if selected {
@@ -543,17 +543,17 @@ func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool)
 			l.Styles[k] = &sel
 		}
 	}
-	if lp, ok := tl.Long[i]; ok {
-		l.LeftMore, l.RightMore = lp.left, lp.Right
+	if lp, ok := tl.long[i]; ok {
+		l.LeftMore, l.RightMore = lp.left, lp.right
 	}
-	if tl.Srch.re != nil {
+	if tl.srch.re != nil {
 		st := t.Match
-		if tl.WindowFrom+i == tl.Cursor {
+		if tl.windowFrom+i == tl.cursor {
 			// The line n/N moved to (and `match k/N` counts): its match is the current one, drawn as the
 			// pagers draw theirs, so it stands out from the other visible matches, focused or not.
 			st = t.MatchCurrent
 		}
-		l.Highlight(tl.Srch.re, st)
+		l.Highlight(tl.srch.re, st)
 	}
 	return l
 }
@@ -569,24 +569,24 @@ func (tl timeline) titleFit(_ model.Kind, room int) string {
 		name += " run.log"
 	}
 	var follow, pattern, count, pos, view string
-	if tl.Src != nil {
+	if tl.src != nil {
 		follow = "‖ paused"
-		if tl.Follow {
+		if tl.follow {
 			follow = "▶ follow"
 		}
-		pos = fmt.Sprintf("%d/%d", min(tl.Cursor+1, tl.Len()), tl.Len())
+		pos = fmt.Sprintf("%d/%d", min(tl.cursor+1, tl.Len()), tl.Len())
 	}
-	if tl.Srch.Pattern != "" {
-		pattern = "/" + text.Sanitize(tl.Srch.Pattern)
-		if tl.Srch.regex {
+	if tl.srch.pattern != "" {
+		pattern = "/" + text.Sanitize(tl.srch.pattern)
+		if tl.srch.regex {
 			pattern += " (regex)"
 		}
 		count = tl.CountTag()
 	}
-	if tl.Wrap {
+	if tl.wrap {
 		view = "wrap"
-	} else if tl.Xoff > 0 {
-		view = fmt.Sprintf("→ col %d", tl.Xoff+1)
+	} else if tl.xoff > 0 {
+		view = fmt.Sprintf("→ col %d", tl.xoff+1)
 	}
 	join := func(parts ...string) string {
 		out := name
