@@ -57,12 +57,11 @@ type Attention struct {
 	Action  Action `json:"action,omitempty"`
 	Command string `json:"command,omitempty"`
 
-	// A reason that holds an age is kept as head + age + tail, the age counted from ageAt, so it is rendered
-	// at frame time (ReasonAt) instead of frozen at read time. recheck is when the clock alone changes the
-	// judgement (JudgeTime). Plain values, so an Attention stays comparable.
-	ageAt      time.Time
-	head, tail string
-	recheck    time.Time
+	// A reason that holds an age keeps it apart (age), so it is rendered at frame time (ReasonAt) instead
+	// of frozen at read time. recheck is when the clock alone changes the judgement (JudgeTime). Plain
+	// values, so an Attention stays comparable.
+	age     ageText
+	recheck time.Time
 }
 
 // Judge returns the run's attention. It reads only the run (status, locks, problems, stages), so it is
@@ -101,13 +100,17 @@ func Judge(r *Run) Attention {
 	switch r.Status {
 	case StatusStalled:
 		if l, ok := firstLock(r, VerdictStale); ok {
-			return staleLockAged(need(0, AttentionStaleLock, staleLockReason(l), ActionUnlock), l)
+			return lockAged(need(0, AttentionStaleLock, staleLockReason(l), ActionUnlock), l)
 		}
 		reason := "claims to run, but nothing is running it"
 		if len(r.CrashSigns) > 0 {
 			reason = r.CrashSigns[0]
 		}
-		return need(0, AttentionCrashed, reason, ActionResume)
+		at := need(0, AttentionCrashed, reason, ActionResume)
+		for _, l := range r.Locks {
+			at = lockAged(at, l)
+		}
+		return at
 	case StatusAwaitingInput:
 		return need(1, AttentionAwaitingInput, awaitingReason(r), ActionBrief)
 	case StatusBlocked:
@@ -138,7 +141,7 @@ func Judge(r *Run) Attention {
 	}
 	if r.Status != StatusRunning {
 		if l, ok := firstLock(r, VerdictStale); ok && !l.Shared {
-			return staleLockAged(need(4, AttentionStaleLock, staleLockReason(l), ActionUnlock), l)
+			return lockAged(need(4, AttentionStaleLock, staleLockReason(l), ActionUnlock), l)
 		}
 	}
 	switch r.Status {
@@ -146,7 +149,7 @@ func Judge(r *Run) Attention {
 		return calm(10, AttentionRunning, "running "+currentLabel(r), ActionNone)
 	case StatusPaused:
 		if l, ok := firstLock(r, VerdictUnknown); ok && !l.Shared {
-			return calm(11, AttentionUnknownLock, "paused; lock "+lockWho(l)+": "+strings.Join(l.Reasons, "; "), ActionUnlock)
+			return lockAged(calm(11, AttentionUnknownLock, "paused; lock "+lockWho(l)+": "+strings.Join(l.Reasons, "; "), ActionUnlock), l)
 		}
 		if r.Kind == KindJonggrang && strings.EqualFold(strings.TrimSpace(r.RawStatus), "in_progress") {
 			// Reopened: the manifest needs no change (runwatch resume refuses), only the orchestrator's own
@@ -165,29 +168,32 @@ func Judge(r *Run) Attention {
 const CodeStageBlocked = "stage-blocked"
 
 func staleLockReason(l Lock) string {
-	why := strings.Join(l.Reasons, "; ")
-	if l.PID > 0 && strings.Contains(why, "not running") {
-		on := ""
-		if l.JudgedOn != "" {
-			on = " on " + l.JudgedOn // the pid is another machine's: say whose, as the verdict was made there
-		}
-		return fmt.Sprintf("lock held by dead pid %d%s (%s)", l.PID, on, HumanDuration(time.Duration(l.AgeSeconds)*time.Second))
+	if a, ok := deadPIDAge(l); ok {
+		return a.was
 	}
+	why := strings.Join(l.Reasons, "; ")
 	if why == "" {
 		why = "judged stale"
 	}
 	return "stale lock " + lockWho(l) + ": " + why
 }
 
-// staleLockAged lets the dead pid's lock age count on at frame time.
-func staleLockAged(at Attention, l Lock) Attention {
-	if l.PID > 0 && l.AcquiredAt != nil && strings.Contains(strings.Join(l.Reasons, "; "), "not running") {
-		age := HumanDuration(time.Duration(l.AgeSeconds) * time.Second)
-		if i := strings.LastIndex(at.Reason, "("+age+")"); i >= 0 {
-			at.head, at.tail, at.ageAt = at.Reason[:i+1], at.Reason[i+1+len(age):], *l.AcquiredAt
-		}
+// deadPIDAge is "lock held by dead pid 4242 (24m)", its age counted from the lock's acquired_at.
+func deadPIDAge(l Lock) (ageText, bool) {
+	if l.PID <= 0 || !strings.Contains(strings.Join(l.Reasons, "; "), "not running") {
+		return ageText{}, false
 	}
-	return at
+	on := ""
+	if l.JudgedOn != "" {
+		on = " on " + l.JudgedOn // the pid is another machine's: say whose, as the verdict was made there
+	}
+	head := fmt.Sprintf("lock held by dead pid %d%s (", l.PID, on)
+	age := time.Duration(l.AgeSeconds) * time.Second
+	if l.AcquiredAt == nil {
+		return ageText{was: head + HumanDuration(age) + ")"}, true
+	}
+	// The instant it was judged at is acquired_at plus the age it had then.
+	return newAgeText(head, *l.AcquiredAt, ")", age < 0, l.AcquiredAt.Add(age)), true
 }
 
 func lockWho(l Lock) string {

@@ -73,6 +73,7 @@ func SameHost(a, b string) bool {
 // JudgeLock sets Verdict, Reasons and AgeSeconds on l by the SPEC rules. The judgement is always explained.
 func JudgeLock(l *Lock, env Env) {
 	l.Reasons = nil
+	l.age = ageText{}
 	staleAfter := env.StaleAfter
 	if staleAfter <= 0 {
 		staleAfter = DefaultStaleAfter
@@ -86,6 +87,11 @@ func JudgeLock(l *Lock, env Env) {
 		l.Verdict = v
 		l.Reasons = append(l.Reasons, fmt.Sprintf(format, args...))
 	}
+	// aged adds the reason that holds the lock's age: kept apart, so a screen renders it when it draws.
+	aged := func(head, tail string) {
+		l.age = newAgeText(head, *l.AcquiredAt, tail, age < 0, env.Now)
+		l.Reasons = append(l.Reasons, l.age.was)
+	}
 
 	if l.ParseError != "" {
 		verdict(VerdictStale, "unparsable: %s", l.ParseError)
@@ -97,7 +103,7 @@ func JudgeLock(l *Lock, env Env) {
 		unknown := func(format string, args ...any) {
 			verdict(VerdictUnknown, format, args...)
 			if l.AcquiredAt != nil {
-				l.Reasons = append(l.Reasons, "age "+HumanDuration(age))
+				aged("age ", "")
 			}
 		}
 		if env.Elsewhere == nil {
@@ -129,7 +135,7 @@ func JudgeLock(l *Lock, env Env) {
 		}()
 	}
 	if l.AcquiredAt != nil && age < -time.Minute {
-		l.Reasons = append(l.Reasons, fmt.Sprintf("acquired_at is %s in the future", HumanDuration(-age)))
+		aged("acquired_at is ", " in the future")
 	}
 	switch {
 	case l.PID < 0 || l.PID > maxPID:
@@ -153,7 +159,7 @@ func JudgeLock(l *Lock, env Env) {
 		}
 		verdict(VerdictLive, "pid %d is running", l.PID)
 		if l.AcquiredAt != nil && age > staleAfter {
-			l.Reasons = append(l.Reasons, fmt.Sprintf("age %s exceeds %s, but the process is alive", HumanDuration(age), HumanDuration(staleAfter)))
+			aged("age ", " exceeds "+HumanDuration(staleAfter)+", but the process is alive")
 		}
 		return
 	}
@@ -170,14 +176,17 @@ func JudgeLock(l *Lock, env Env) {
 		// The convention's age rule compares a negative age with stale-after, so it never expires this lock;
 		// calling it live would claim knowledge nobody has.
 		l.Reasons = nil
-		verdict(VerdictUnknown, "acquired_at is %s in the future and there is no pid; the convention never expires such a lock", HumanDuration(-age))
+		l.Verdict = VerdictUnknown
+		aged("acquired_at is ", " in the future and there is no pid; the convention never expires such a lock")
 		return
 	}
 	if age > staleAfter {
-		verdict(VerdictStale, "age %s exceeds %s", HumanDuration(age), HumanDuration(staleAfter))
+		l.Verdict = VerdictStale
+		aged("age ", " exceeds "+HumanDuration(staleAfter))
 		return
 	}
-	verdict(VerdictLive, "age %s is within %s", HumanDuration(age), HumanDuration(staleAfter))
+	l.Verdict = VerdictLive
+	aged("age ", " is within "+HumanDuration(staleAfter))
 }
 
 // maxPID is Linux's PID_MAX_LIMIT (2^22); anything above can never be a process.
@@ -215,7 +224,9 @@ func JudgementOutdated(r *Run, env Env) bool {
 		again := l
 		again.Reasons = nil
 		JudgeLock(&again, env)
-		if again.Verdict != l.Verdict {
+		// The words around the age change too: a live holder's lock gets older than stale-after, a time in
+		// the future comes.
+		if again.Verdict != l.Verdict || again.age.head != l.age.head || again.age.tail != l.age.tail {
 			return true
 		}
 	}
@@ -249,8 +260,10 @@ func JudgementMayChange(r *Run, env Env) bool {
 }
 
 func lockMayChange(l *Lock, env Env) bool {
-	// A lock judged on another machine can also turn from unknown (that machine was down) to known.
-	return l.Verdict == VerdictLive || (l.Verdict == VerdictUnknown && env.Elsewhere != nil && l.Host != "" && !SameHost(l.Host, env.Host))
+	// A lock judged on another machine can also turn from unknown (that machine was down) to known, and one
+	// whose acquired_at lies in the future is judged by its age once that time has come.
+	return l.Verdict == VerdictLive || (l.Verdict == VerdictUnknown && env.Elsewhere != nil && l.Host != "" && !SameHost(l.Host, env.Host)) ||
+		l.age.ahead
 }
 
 // JudgeLocksHeldElsewhere judges again the locks of a run read by another machine's runwatch (env.Host is

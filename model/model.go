@@ -253,6 +253,8 @@ type Lock struct {
 	// Shared marks a project lock that no run of the project claims (jonggrang): it is shown on every
 	// incomplete run of the project, but it is not this run's, so it never decides the run's status.
 	Shared bool `json:"shared,omitempty"`
+	// age is the reason that holds the lock's age, rendered again at any instant by ReasonsAt.
+	age ageText
 }
 
 // Problem is something wrong with a run. Code is a stable kebab-case identifier.
@@ -261,6 +263,8 @@ type Problem struct {
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
 	Path     string   `json:"path,omitempty"`
+	// age: the message quotes a lock's or a gate's aged text, rendered again at any instant by MessageAt.
+	age ageText
 }
 
 // Gate is an ephemeral jonggrang gate (feedback loop, compaction) or a resumable gate.
@@ -269,6 +273,7 @@ type Gate struct {
 	Status  string `json:"status"`
 	Blocked bool   `json:"blocked"`
 	Detail  string `json:"detail"`
+	age     ageText
 }
 
 // LogRef points at a run's log.

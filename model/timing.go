@@ -341,10 +341,9 @@ func JudgeTime(r *Run, now time.Time, rules LivenessRules, h *History) {
 			}
 		}
 		at := Attention{NeedsYou: true, Rank: 0, Code: AttentionOrphaned, Action: ActionResume, Command: "runwatch brief " + shellWord(r.ID),
-			ageAt: *r.ActiveAt,
-			head:  label + " is marked running but nothing has run it for ",
-			tail:  "; the orchestrator is gone (no live agent lock, no live worker): resume it"}
-		at.Reason = at.ReasonAt(now)
+			age: newAgeText(label+" is marked running but nothing has run it for ", *r.ActiveAt,
+				"; the orchestrator is gone (no live agent lock, no live worker): resume it", false, now)}
+		at.Reason = at.age.was
 		r.Attention = at
 		return
 	}
@@ -375,10 +374,9 @@ func JudgeTime(r *Run, now time.Time, rules LivenessRules, h *History) {
 			who = fmt.Sprintf("pid %d", l.PID)
 		}
 		at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellWord(r.ID),
-			ageAt: *r.ActiveAt,
-			head:  who + " is alive but " + stage + " has been silent for ",
-			tail:  "; " + usual + ": look at the agent, and if it hangs stop it and resume from the brief"}
-		at.Reason = at.ReasonAt(now)
+			age: newAgeText(who+" is alive but "+stage+" has been silent for ", *r.ActiveAt,
+				"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", false, now)}
+		at.Reason = at.age.was
 		r.Attention = at
 	}
 }
@@ -459,14 +457,14 @@ func (r *Run) ETA(now time.Time) (left time.Duration, ok bool) {
 // ReasonAt is the reason with its age as of now: the dashboard renders it per frame, so "for 8m" keeps
 // counting. A reason without an age (or read back from JSON) is Reason itself.
 func (a Attention) ReasonAt(now time.Time) string {
-	if a.ageAt.IsZero() {
+	if !a.age.set() {
 		return a.Reason
 	}
-	return a.head + HumanDuration(max(0, now.Sub(a.ageAt))) + a.tail
+	return a.age.at(now)
 }
 
 // AgeFrom is the instant the reason's age counts from (zero: the reason holds none).
-func (a Attention) AgeFrom() time.Time { return a.ageAt }
+func (a Attention) AgeFrom() time.Time { return a.age.from }
 
 // RecheckAt is when the passage of time alone changes the judgement (zero: it does not).
 func (a Attention) RecheckAt() time.Time { return a.recheck }

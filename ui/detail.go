@@ -351,7 +351,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 	// layout the current stage must fit above the fold.
 	if len(run.CrashSigns) > 0 {
 		section("Crash signs")
-		for _, c := range run.CrashSigns {
+		for _, c := range run.CrashSignsAt(now) {
 			for _, l := range text.WrapText(text.Sanitize(c), max(8, w-2)) {
 				add(t.Warn.Render("⚠ " + l))
 			}
@@ -419,7 +419,10 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 			}
 			line := glyph + " " + text.Sanitize(g.Name) + ": " + text.Sanitize(g.Status)
 			if g.Detail != "" {
-				line += t.Dim.Render(" — " + text.Sanitize(g.Detail))
+				if from := g.AgeFrom(); !from.IsZero() {
+					p.app.Age(now, from) // "measured 12m ago" counts on: draw it again when it reads differently
+				}
+				line += t.Dim.Render(" — " + text.Sanitize(g.DetailAt(now)))
 			}
 			add(line)
 		}
@@ -443,7 +446,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 				line += t.Dim.Render(" age " + p.app.Age(now, *l.AcquiredAt))
 			}
 			addID(app.RowID{Kind: app.RowLock, Key: l.Path}, line)
-			for _, reason := range l.Reasons {
+			for _, reason := range l.ReasonsAt(now) {
 				add("    " + t.Dim.Render("· "+text.Sanitize(reason)))
 			}
 		}
@@ -462,7 +465,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 				g = t.Info.Render("ℹ info")
 			}
 			first := true
-			for _, l := range text.WrapText(text.Sanitize(p.Message), max(8, w-2)) {
+			for _, l := range text.WrapText(text.Sanitize(p.MessageAt(now)), max(8, w-2)) {
 				if first {
 					add(g + " " + t.Dim.Render(text.Sanitize(p.Code)))
 					first = false

@@ -1,0 +1,148 @@
+package model
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// ageText is a text that holds one age ("age 24m is within 30m", "acquired_at is 3m in the future", "12m
+// ago"), kept as the words before and after the age and the instant it counts from, so a screen renders it
+// for the instant it draws instead of showing the age the files had when they were read. Plain values, so
+// the structs holding one stay comparable.
+type ageText struct {
+	head, tail string
+	from       time.Time
+	// ahead: the age is the time left until from (a timestamp in the future), which shrinks.
+	ahead bool
+	// was is the text as rendered when it was judged: how it is found inside longer texts built from it.
+	was string
+}
+
+// newAgeText builds the text for the instant now.
+func newAgeText(head string, from time.Time, tail string, ahead bool, now time.Time) ageText {
+	a := ageText{head: head, tail: tail, from: from, ahead: ahead}
+	a.was = a.at(now)
+	return a
+}
+
+func (a ageText) set() bool { return !a.from.IsZero() }
+
+func (a ageText) at(now time.Time) string {
+	d := now.Sub(a.from)
+	if a.ahead {
+		d = -d
+	}
+	return a.head + HumanDuration(max(0, d)) + a.tail
+}
+
+// within is a for a longer text s built from a's text as judged (a reason quoting a lock's reasons): the
+// words around it become part of head and tail. ok is false when s does not hold it.
+func (a ageText) within(s string) (ageText, bool) {
+	if !a.set() || a.was == "" {
+		return ageText{}, false
+	}
+	i := strings.LastIndex(s, a.was)
+	if i < 0 {
+		return ageText{}, false
+	}
+	b := a
+	b.head, b.tail, b.was = s[:i]+a.head, a.tail+s[i+len(a.was):], s
+	return b, true
+}
+
+// renderAt is s with a's age as of now when s holds a's text, else s.
+func (a ageText) renderAt(s string, now time.Time) string {
+	if b, ok := a.within(s); ok {
+		return b.at(now)
+	}
+	return s
+}
+
+// ReasonsAt is the lock's reasons with their age as of now (the dashboard renders them per frame, so "age
+// 24m is within 30m" keeps counting). A lock read back from JSON has its reasons as they were written.
+func (l Lock) ReasonsAt(now time.Time) []string {
+	if !l.age.set() {
+		return l.Reasons
+	}
+	out := make([]string, len(l.Reasons))
+	for i, r := range l.Reasons {
+		out[i] = l.age.renderAt(r, now)
+	}
+	return out
+}
+
+// MessageAt is the problem's message with the age it quotes (a lock's, a gate's) as of now.
+func (p Problem) MessageAt(now time.Time) string {
+	if !p.age.set() {
+		return p.Message
+	}
+	return p.age.at(now)
+}
+
+// DetailAt is the gate's detail with its age as of now ("measured 12m ago").
+func (g Gate) DetailAt(now time.Time) string {
+	if !g.age.set() {
+		return g.Detail
+	}
+	return g.age.at(now)
+}
+
+// AgeFrom is the instant the gate detail's age counts from (zero: it holds none).
+func (g Gate) AgeFrom() time.Time { return g.age.from }
+
+// SetDetailAged sets the gate's detail to head + the age of from (as of now) + tail, rendered again at any
+// instant by DetailAt.
+func (g *Gate) SetDetailAged(head string, from time.Time, tail string, now time.Time) {
+	g.age = newAgeText(head, from, tail, from.After(now), now)
+	g.Detail = g.age.was
+}
+
+// CrashSignsAt is the run's crash signs with the ages they quote (a lock's reasons) as of now.
+func (r *Run) CrashSignsAt(now time.Time) []string {
+	out := r.CrashSigns
+	copied := false
+	for _, l := range r.Locks {
+		if !l.age.set() || len(out) == 0 {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(r.CrashSigns), true
+		}
+		for i := range out {
+			out[i] = l.age.renderAt(out[i], now)
+		}
+	}
+	return out
+}
+
+// ageProblems lets the problems that quote an aged text of the run (a lock's reason, a gate's detail) render
+// their age at any instant.
+func ageProblems(r *Run) {
+	for i := range r.Problems {
+		p := &r.Problems[i]
+		p.age = ageText{}
+		for _, l := range r.Locks {
+			if l.Path == p.Path {
+				if a, ok := l.age.within(p.Message); ok {
+					p.age = a
+				}
+			}
+		}
+		for _, g := range r.Gates {
+			if a, ok := g.age.within(p.Message); ok {
+				p.age = a
+			}
+		}
+	}
+}
+
+// lockAged lets an attention reason that quotes a lock's reasons render the lock's age at any instant.
+func lockAged(at Attention, l Lock) Attention {
+	if a, ok := deadPIDAge(l); ok && a.set() && at.Reason == a.was {
+		at.age = a
+	} else if a, ok := l.age.within(at.Reason); ok {
+		at.age = a
+	}
+	return at
+}
