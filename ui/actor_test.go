@@ -1,3 +1,5 @@
+// Tests of actions through the dashboard's keys with the real Actor: unlock and undo, refused steps.
+
 package ui
 
 import (

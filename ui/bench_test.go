@@ -1,3 +1,6 @@
+// Benchmarks of the dashboard: frame time with 1,000 runs and a 1 GiB log, batches, key → frame, file
+// change → frame, a log storm, startup.
+
 package ui
 
 import (

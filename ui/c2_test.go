@@ -1,3 +1,5 @@
+// Tests of the runs table's phase names and the pause key under a live agent.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the confirmation dialog as drawn over the panes.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// The live flow: a real watcher over copied fixtures, the dashboard following its batches.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the footer's watcher health from the first frame.
+
 package ui
 
 import (

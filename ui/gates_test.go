@@ -1,3 +1,5 @@
+// Tests of how Detail reads open checklists and gates of paused runs.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Golden frames of the fixtures at each size and theme (testdata/), and the fixtures' clock and env.
+
 package ui
 
 import (

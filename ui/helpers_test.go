@@ -1,3 +1,5 @@
+// Helpers every dashboard test uses: sample runs, a sized model, sending keys and messages, reading frames.
+
 package ui
 
 import (

@@ -1,3 +1,6 @@
+// Tests that the dashboard says only what is so: enter means no, read-only refuses, messages expire, the
+// filter and hide-done count, the Detail cursor keeps its place.
+
 package ui
 
 import (

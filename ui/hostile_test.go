@@ -1,3 +1,5 @@
+// Tests that hostile text in run files never reaches the terminal as anything but plain text and SGR.
+
 package ui
 
 import (

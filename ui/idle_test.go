@@ -1,3 +1,5 @@
+// Tests that an idle dashboard wakes only when what it shows changes with time.
+
 package ui
 
 import (

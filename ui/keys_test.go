@@ -1,3 +1,5 @@
+// Tests of the keymap: no conflicts, overrides, read-only, help generated from the bindings.
+
 package ui
 
 import (

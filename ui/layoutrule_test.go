@@ -1,3 +1,5 @@
+// Tests of the layout rules: the runs table grows with the width, Detail's first line stays pinned.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of runs joining the list as they load.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the footer's messages and keys, and of help marking keys that cannot apply here.
+
 package ui
 
 import (

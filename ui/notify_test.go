@@ -1,3 +1,5 @@
+// Tests of the notifier's status and mute in the footer.
+
 package ui
 
 import (

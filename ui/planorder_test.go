@@ -1,3 +1,5 @@
+// Tests that Detail says where a resumable run's stage order came from.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of remote batches: health per source, a remote timeline merging history with the stream.
+
 package ui
 
 import (

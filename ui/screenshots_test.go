@@ -1,3 +1,5 @@
+// The README's screenshots, drawn from the demo workspace (freeze).
+
 package ui
 
 import (

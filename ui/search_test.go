@@ -1,3 +1,5 @@
+// Tests of the timeline's search, filter, wrap and entries, over logs in memory and on disk.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the search prompts and of how the current match stands out, in the timeline and the pagers.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of small points: filter words, the help legend, the empty state, NO_COLOR, the wheel, help overlay.
+
 package ui
 
 import (

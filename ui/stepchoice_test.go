@@ -1,3 +1,5 @@
+// Tests of the stage choice when a step cannot know the next stage.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the runs table's sizes and columns, the cursor without colour, and COLORFGBG.
+
 package ui
 
 import (

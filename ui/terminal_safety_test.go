@@ -1,3 +1,5 @@
+// Tests that hostile files and bad cases show their problem and never reach the terminal raw.
+
 package ui
 
 import (

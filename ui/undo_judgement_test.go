@@ -1,3 +1,5 @@
+// Tests that a full undo keeps a blocked run counted.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the dashboard's keys and messages: navigation, attention order, panes, filter, timeline.
+
 package ui
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the warnings a step or retry gives before it asks.
+
 package ui
 
 import (
