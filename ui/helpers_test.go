@@ -174,8 +174,8 @@ func press(s string) tea.KeyPressMsg {
 func plain(m Model) string { return ansi.Strip(m.View().Content) }
 
 // confirmDialog is the open confirmation, or nil.
-func (m Model) confirmDialog() *overlay.ConfirmDialog {
-	d, _ := m.top().(*overlay.ConfirmDialog)
+func (m Model) confirmDialog() *overlay.Confirm {
+	d, _ := m.top().(*overlay.Confirm)
 	return d
 }
 
@@ -196,6 +196,6 @@ func (m Model) pagerRows() []string {
 }
 
 func (m Model) helpOpen() bool {
-	_, ok := m.top().(*overlay.HelpView)
+	_, ok := m.top().(*overlay.Help)
 	return ok
 }

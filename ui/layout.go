@@ -155,7 +155,7 @@ func (m Model) render() string {
 	body := m.bodyHeight()
 	center := m.renderPanes()
 	if o := m.top(); o != nil {
-		if d, ok := o.(*overlay.ConfirmDialog); ok {
+		if d, ok := o.(*overlay.Confirm); ok {
 			center = lipgloss.Place(m.width, body, lipgloss.Center, lipgloss.Center, d.View())
 		} else {
 			center = o.View()

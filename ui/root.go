@@ -335,7 +335,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.ActQuit:
 		return app.QuitCmd()
 	case keys.ActHelp:
-		m.push(overlay.NewHelpView(a, focused))
+		m.push(overlay.NewHelp(a, focused))
 		return nil
 	case keys.ActMessage:
 		if a.Msgs.Last.Text == "" {

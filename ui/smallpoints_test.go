@@ -133,7 +133,7 @@ func TestHelpOverlayCutsNothing(t *testing.T) {
 	for _, sz := range [][2]int{{120, 40}, {100, 30}, {200, 60}} {
 		m := newTestModel(t, sz[0], sz[1], sampleRuns(), app.Options{})
 		m = send(t, m, press("?"))
-		lines := m.top().(*overlay.HelpView).Content(max(1, m.width-theme.BorderCells), max(1, m.bodyHeight()-theme.BorderCells))
+		lines := m.top().(*overlay.Help).Content(max(1, m.width-theme.BorderCells), max(1, m.bodyHeight()-theme.BorderCells))
 		txt := strings.Join(lines, "\n")
 		if strings.Contains(txt, "…") {
 			t.Errorf("%dx%d: the help cuts a line:\n%s", sz[0], sz[1], txt)

@@ -1,6 +1,6 @@
 // Package overlay holds the dialogs drawn over the panes: the confirmation of a planned action
 // (confirm.go), the choice of stage when a step cannot know it (stepchoice.go) and the `?` help
-// (helpview.go). Each is an app.Overlay: the root pushes it, routes keys to it, and pops it when Done.
+// (help.go). Each is an app.Overlay: the root pushes it, routes keys to it, and pops it when Done.
 // They emit app messages (PlanMsg, AppliedMsg through app.ApplyCmd) and import no other component.
 //
 // confirm.go: the y/N (or typed) confirmation with the exact diff.
@@ -20,10 +20,10 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// ConfirmDialog shows a planned change exactly (the diff and the log line to be appended) and applies it
+// Confirm shows a planned change exactly (the diff and the log line to be appended) and applies it
 // only on an explicit yes, or, for a lock whose liveness is unknown, on the typed holder name. Every other
 // key keeps the dialog or cancels it; enter in a y/N question means no.
-type ConfirmDialog struct {
+type Confirm struct {
 	app     *app.App
 	req     app.ActionRequest
 	planned app.Planned
@@ -35,8 +35,8 @@ type ConfirmDialog struct {
 	done    bool
 }
 
-func NewConfirm(a *app.App, req app.ActionRequest, p app.Planned) *ConfirmDialog {
-	c := &ConfirmDialog{app: a, req: req, planned: p, word: p.TypedConfirmation()}
+func NewConfirm(a *app.App, req app.ActionRequest, p app.Planned) *Confirm {
+	c := &Confirm{app: a, req: req, planned: p, word: p.TypedConfirmation()}
 	c.Preview = text.SanitizeLines(strings.TrimRight(p.Preview(), "\n"))
 	var styled []string
 	for _, l := range c.Preview {
@@ -54,23 +54,23 @@ func NewConfirm(a *app.App, req app.ActionRequest, p app.Planned) *ConfirmDialog
 	return c
 }
 
-func (c *ConfirmDialog) Done() bool { return c.done }
+func (c *Confirm) Done() bool { return c.done }
 
 // dialog size: as wide as the screen allows (the diff must show whole), as tall as its content. The
 // sentence being approved is wrapped whole above the preview; the preview gets the rows left.
-func (c *ConfirmDialog) SetSize(w, h int) {
+func (c *Confirm) SetSize(w, h int) {
 	c.w, c.h = max(20, w-4), h
 	c.view.SetSize(max(10, c.w-4), max(1, h-7-len(c.summary())-len(c.question())))
 }
 
 // summary is the sentence being approved, wrapped to the dialog: cut, it hid the stage a step moves to
 // and a lock's verdict.
-func (c *ConfirmDialog) summary() []string {
+func (c *Confirm) summary() []string {
 	return text.WrapText(text.Sanitize(c.planned.Summary()), max(10, c.w-4))
 }
 
 // question is what the dialog asks, wrapped.
-func (c *ConfirmDialog) question() []string {
+func (c *Confirm) question() []string {
 	t := c.app.Theme
 	if c.word != "" {
 		var out []string
@@ -82,7 +82,7 @@ func (c *ConfirmDialog) question() []string {
 	return []string{t.Bold.Render("Apply this change? [y/N]") + t.Dim.Render("  enter or esc: no")}
 }
 
-func (c *ConfirmDialog) Update(msg tea.Msg) tea.Cmd {
+func (c *Confirm) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
@@ -119,12 +119,12 @@ func (c *ConfirmDialog) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (c *ConfirmDialog) cancel() {
+func (c *Confirm) cancel() {
 	c.done = true
 	c.app.Note("cancelled: nothing was changed")
 }
 
-func (c *ConfirmDialog) apply() tea.Cmd {
+func (c *Confirm) apply() tea.Cmd {
 	c.done = true
 	typed := ""
 	if c.word != "" {
@@ -133,7 +133,7 @@ func (c *ConfirmDialog) apply() tea.Cmd {
 	return app.ApplyCmd(c.planned, typed)
 }
 
-func (c *ConfirmDialog) ShortHelp() []key.Binding {
+func (c *Confirm) ShortHelp() []key.Binding {
 	if c.word != "" {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm typed")),
@@ -147,9 +147,9 @@ func (c *ConfirmDialog) ShortHelp() []key.Binding {
 	}
 }
 
-func (c *ConfirmDialog) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+func (c *Confirm) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
-func (c *ConfirmDialog) View() string {
+func (c *Confirm) View() string {
 	t := c.app.Theme
 	inner := max(10, c.w-4)
 	var lines []string
@@ -170,7 +170,7 @@ func (c *ConfirmDialog) View() string {
 }
 
 // diffStyle styles a preview line by its unified-diff prefix; the +/- stays visible, so colour only doubles it.
-func (c *ConfirmDialog) diffStyle(s string) lipgloss.Style {
+func (c *Confirm) diffStyle(s string) lipgloss.Style {
 	t := c.app.Theme
 	switch {
 	case strings.HasPrefix(s, "+++"), strings.HasPrefix(s, "---"):

@@ -15,10 +15,10 @@ import (
 	"runwatch/ui/theme"
 )
 
-// stepChoice is the dashboard's `step --to`: when a resumable run's files do not say which stage follows the
+// StepChoice is the dashboard's `step --to`: when a resumable run's files do not say which stage follows the
 // current one, step is refused, and this asks the person to name it (a number per open stage). The choice is
 // planned like any step, so the usual confirmation with the diff follows.
-type stepChoice struct {
+type StepChoice struct {
 	app     *app.App
 	req     app.ActionRequest
 	reason  string
@@ -52,15 +52,15 @@ func StepChoices(run model.Run) []string {
 	return out
 }
 
-func NewStepChoice(a *app.App, req app.ActionRequest, reason string, options []string) *stepChoice {
-	return &stepChoice{app: a, req: req, reason: reason, options: options}
+func NewStepChoice(a *app.App, req app.ActionRequest, reason string, options []string) *StepChoice {
+	return &StepChoice{app: a, req: req, reason: reason, options: options}
 }
 
-func (c *stepChoice) Done() bool { return c.done }
+func (c *StepChoice) Done() bool { return c.done }
 
-func (c *stepChoice) SetSize(w, h int) { c.w, c.h = max(20, w-4), h }
+func (c *StepChoice) SetSize(w, h int) { c.w, c.h = max(20, w-4), h }
 
-func (c *stepChoice) Update(msg tea.Msg) tea.Cmd {
+func (c *StepChoice) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
@@ -84,16 +84,16 @@ func (c *stepChoice) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (c *stepChoice) ShortHelp() []key.Binding {
+func (c *StepChoice) ShortHelp() []key.Binding {
 	return []key.Binding{
 		key.NewBinding(key.WithKeys("1"), key.WithHelp(fmt.Sprintf("1-%d", len(c.options)), "next stage")),
 		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}
 }
 
-func (c *stepChoice) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+func (c *StepChoice) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
-func (c *stepChoice) View() string {
+func (c *StepChoice) View() string {
 	t := c.app.Theme
 	inner := max(10, c.w-4)
 	cur := text.Sanitize(c.req.Run.CurrentStage)

@@ -14,9 +14,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// HelpView is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
+// Help is the `?` overlay: every binding of the keymap, grouped, with the sentence for each, and a
 // legend of the glyphs and columns. It is generated from the keymap, so what it lists is what works.
-type HelpView struct {
+type Help struct {
 	app *app.App
 	// notHere is what the focused component said cannot apply to its focused item when ? was pressed.
 	notHere map[string]bool
@@ -25,23 +25,23 @@ type HelpView struct {
 	done    bool
 }
 
-func NewHelpView(a *app.App, focused app.Component) *HelpView {
-	hv := &HelpView{app: a, view: newScrollView(nil, false)}
+func NewHelp(a *app.App, focused app.Component) *Help {
+	hv := &Help{app: a, view: newScrollView(nil, false)}
 	if n, ok := focused.(interface{ NotHere() map[string]bool }); ok {
 		hv.notHere = n.NotHere()
 	}
 	return hv
 }
 
-func (hv *HelpView) Done() bool { return hv.done }
+func (hv *Help) Done() bool { return hv.done }
 
-func (hv *HelpView) SetSize(w, h int) {
+func (hv *Help) SetSize(w, h int) {
 	hv.w, hv.h = w, h
 	hv.view.SetSize(max(1, w-theme.BorderCells), max(1, h-theme.BorderCells))
 	hv.view.setLines(hv.Content(max(1, w-theme.BorderCells), max(1, h-theme.BorderCells)))
 }
 
-func (hv *HelpView) Update(msg tea.Msg) tea.Cmd {
+func (hv *Help) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
@@ -57,12 +57,12 @@ func (hv *HelpView) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (hv *HelpView) ShortHelp() []key.Binding {
+func (hv *Help) ShortHelp() []key.Binding {
 	k := hv.app.Keys
 	return append(k.BindingsOf(keys.ActDown, keys.ActUp), key.NewBinding(key.WithKeys("esc"), key.WithHelp(k.First(keys.ActHelp)+"/"+k.First(keys.ActBack), "close")))
 }
 
-func (hv *HelpView) FullHelp() [][]key.Binding { return [][]key.Binding{hv.ShortHelp()} }
+func (hv *Help) FullHelp() [][]key.Binding { return [][]key.Binding{hv.ShortHelp()} }
 
 var Legend = []string{
 	"Legend",
@@ -78,7 +78,7 @@ var Legend = []string{
 	"    has:lock has:stale-lock has:live-lock has:problem has:error has:log",
 }
 
-func (hv *HelpView) Content(w, h int) []string {
+func (hv *Help) Content(w, h int) []string {
 	lines := hv.app.Keys.HelpLines(hv.notHere)
 	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
 	// and the legend fit without scrolling.
@@ -128,7 +128,7 @@ func (hv *HelpView) Content(w, h int) []string {
 	return append(lines, Legend...)
 }
 
-func (hv *HelpView) View() string {
+func (hv *Help) View() string {
 	k := hv.app.Keys
 	title := fmt.Sprintf("Help · %s or %s to close", k.First(keys.ActHelp), k.First(keys.ActBack))
 	return theme.Box(hv.app.Theme, title, hv.view.lines(), hv.w, hv.h, true, hv.view.scroll())
