@@ -106,7 +106,7 @@ type Run struct {
 	// checkpoints; manifest, phase outputs): what "silent for" and "unwritten for" count from.
 	ActiveAt *time.Time `json:"active_at,omitempty"`
 	// Timing is when the current stage started and how long the rest usually takes (JudgeTime).
-	Timing *RunTiming `json:"timing"`
+	Timing *RunTiming `json:"timing,omitzero"`
 
 	Jonggrang *JonggrangDetail `json:"jonggrang,omitempty"`
 	Resumable *ResumableDetail `json:"resumable,omitempty"`
@@ -182,7 +182,7 @@ type Stage struct {
 	// reopen it because its checkpoint is missing).
 	Warnings []string `json:"warnings,omitempty"`
 	// Timing is the stage's start and end with what past runs of the task say about it (JudgeTime).
-	Timing *StageTiming `json:"timing"`
+	Timing *StageTiming `json:"timing,omitzero"`
 }
 
 // Duration is the time a stage took (or has taken so far, given now); zero when unknown.

@@ -48,31 +48,45 @@ func (lr LivenessRules) quietAfter() time.Duration {
 
 // RunTiming is a run's place in time: when its current stage started, and how long the rest usually takes.
 // The times it holds do not move with the clock; ElapsedSeconds and ETASeconds are filled for an instant by
-// TimingAt (status does, at generated_at), so a run read twice reads the same.
+// TimingAt (status does, at generated_at), so a run read twice reads the same. In JSON a field that holds
+// nothing is left out, and so is the whole object when it holds nothing but the task (IsZero).
 type RunTiming struct {
 	// Task is what durations are learned by: resumable TASK_NAME, jonggrang work_type.
 	Task string `json:"task"`
 	// Started is when the current stage started, when a file says so.
-	Started *time.Time `json:"started"`
+	Started *time.Time `json:"started,omitempty"`
 	// Remaining is the usual length of what is left after the current stage (the stages still to run), with
 	// Runs the fewest past runs any of them is known from; nil when some stage left has no history.
-	RemainingSeconds *int64 `json:"remaining_after_current_seconds"`
-	Runs             int    `json:"runs"`
-	ElapsedSeconds   *int64 `json:"elapsed_seconds"`
-	ETASeconds       *int64 `json:"eta_seconds"`
+	RemainingSeconds *int64 `json:"remaining_after_current_seconds,omitempty"`
+	Runs             int    `json:"runs,omitempty"`
+	ElapsedSeconds   *int64 `json:"elapsed_seconds,omitempty"`
+	ETASeconds       *int64 `json:"eta_seconds,omitempty"`
 }
 
-// StageTiming is one stage's time and what past runs of the task say about it.
+// IsZero reports whether the timing says nothing about time: the document leaves it out.
+func (t *RunTiming) IsZero() bool {
+	return t == nil || (t.Started == nil && t.RemainingSeconds == nil && t.Runs == 0 && t.ElapsedSeconds == nil && t.ETASeconds == nil)
+}
+
+// StageTiming is one stage's time and what past runs of the task say about it. In JSON a field that holds
+// nothing is left out, and so is the whole object when nothing is known (IsZero): a stage not started
+// that no past run finished.
 type StageTiming struct {
-	Started            *time.Time `json:"started"`
-	Ended              *time.Time `json:"ended"`
-	UsualMedianSeconds *int64     `json:"usual_median_seconds"`
-	UsualP90Seconds    *int64     `json:"usual_p90_seconds"`
+	Started            *time.Time `json:"started,omitempty"`
+	Ended              *time.Time `json:"ended,omitempty"`
+	UsualMedianSeconds *int64     `json:"usual_median_seconds,omitempty"`
+	UsualP90Seconds    *int64     `json:"usual_p90_seconds,omitempty"`
 	// UsualLowSeconds and UsualHighSeconds are the 25th and 75th percentiles: "usually 4–6m".
-	UsualLowSeconds  *int64 `json:"usual_low_seconds"`
-	UsualHighSeconds *int64 `json:"usual_high_seconds"`
-	Runs             int    `json:"runs"`
-	ElapsedSeconds   *int64 `json:"elapsed_seconds"`
+	UsualLowSeconds  *int64 `json:"usual_low_seconds,omitempty"`
+	UsualHighSeconds *int64 `json:"usual_high_seconds,omitempty"`
+	Runs             int    `json:"runs,omitempty"`
+	ElapsedSeconds   *int64 `json:"elapsed_seconds,omitempty"`
+}
+
+// IsZero reports whether the timing holds nothing: the document leaves it out.
+func (t *StageTiming) IsZero() bool {
+	return t == nil || (t.Started == nil && t.Ended == nil && t.UsualMedianSeconds == nil && t.UsualP90Seconds == nil &&
+		t.UsualLowSeconds == nil && t.UsualHighSeconds == nil && t.Runs == 0 && t.ElapsedSeconds == nil)
 }
 
 // Usual is what the finished runs seen say about one stage of a task.
