@@ -111,23 +111,16 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	if format == "" {
 		format = "table"
 	}
-	out := newStatusOut(format, env.Now)
-	// The document streams, one run at a time, so each run is judged by the clock with the history of the
-	// runs read before it (formats.md C.3): what needs no history (orphaned, quiet without a usual) is
-	// the same whatever the order.
-	history := model.NewHistory()
-	state.LoadEach(locs, env, func(_ int, r model.Run) {
-		history.Observe(&r)
-		model.JudgeTime(&r, env.Now, env.Liveness, history)
-		model.TimingAt(&r, env.Now)
-		out.add(r)
-	})
+	// The document streams, one run at a time; each run is judged by the clock and the history once every
+	// run is read (statusOut), so the order they are read in does not matter (formats.md C.3).
+	out := newStatusOut(format, env.Now, env.Liveness)
+	state.LoadEach(locs, env, func(_ int, r model.Run) { out.add(r) })
 	var hosts []model.HostHealth
 	if len(roots) > 0 {
 		var remoteRuns []model.Run
 		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, o.common.remoteArgs(), elsewhere, cfg.StaleAfter.D())
 		for _, r := range remoteRuns {
-			out.add(r)
+			out.addJudged(r)
 		}
 	}
 	head := snapshot([]model.Run{}, env)

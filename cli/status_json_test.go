@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -45,5 +46,70 @@ func TestWriteSnapshotJSONMatchesEncoder(t *testing.T) {
 			t.Fatalf("%d runs: output differs from json.Encoder at byte %d:\ngot  %q\nwant %q", len(rs), i,
 				got.Bytes()[max(0, i-80):min(got.Len(), i+80)], want.Bytes()[max(0, i-80):min(want.Len(), i+80)])
 		}
+	}
+}
+
+// status --json leaves out what holds nothing: a timing field with no value, a stage's timing when the stage
+// has not started and no past run finished it, a run's timing with nothing but its task. What is there is
+// the documented field names.
+func TestStatusJSONTimingHoldsNoNulls(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	runs, env := orderRuns(t, now)
+	out := newStatusOut("json", env.Now, env.Liveness)
+	for _, r := range runs {
+		out.add(r)
+	}
+	var b bytes.Buffer
+	if _, err := out.write(&b, "attention", snapshot([]model.Run{}, env), 0); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			ID     string         `json:"id"`
+			Timing map[string]any `json:"timing"`
+			Stages []map[string]any
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	runFields := map[string]bool{"task": true, "started": true, "elapsed_seconds": true, "eta_seconds": true, "runs": true,
+		"remaining_after_current_seconds": true}
+	stageFields := map[string]bool{"started": true, "ended": true, "elapsed_seconds": true, "usual_median_seconds": true,
+		"usual_p90_seconds": true, "usual_low_seconds": true, "usual_high_seconds": true, "runs": true}
+	check := func(where string, timing any, fields map[string]bool) {
+		m, ok := timing.(map[string]any)
+		if !ok {
+			t.Errorf("%s: timing %v is not an object", where, timing)
+			return
+		}
+		for k, v := range m {
+			if v == nil || !fields[k] {
+				t.Errorf("%s: timing field %q = %v (null, or not a documented field)", where, k, v)
+			}
+		}
+	}
+	withTiming, without, stagesWithout := 0, 0, 0
+	for _, r := range doc.Runs {
+		if r.Timing == nil {
+			without++
+		} else {
+			withTiming++
+			check(r.ID, r.Timing, runFields)
+			if len(r.Timing) == 1 {
+				t.Errorf("%s: a timing with nothing but its task %v", r.ID, r.Timing)
+			}
+		}
+		for i, s := range r.Stages {
+			timing, ok := s["timing"]
+			if !ok {
+				stagesWithout++
+				continue
+			}
+			check(fmt.Sprintf("%s stage %d", r.ID, i), timing, stageFields)
+		}
+	}
+	if withTiming == 0 || without == 0 || stagesWithout == 0 {
+		t.Errorf("runs with timing %d, without %d; stages without %d: the fixtures have both kinds", withTiming, without, stagesWithout)
 	}
 }

@@ -3,12 +3,15 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,9 +24,19 @@ import (
 // encoded as it arrives and its bytes go to a spill file; only what the order and the exit code need stays
 // in memory (about a hundred bytes a run). A status over 100,000 runs held every one of them until it
 // printed (476 MiB; -o json 773 MiB).
+//
+// What the clock and the history decide of a run (its timing, orphaned or quiet: model.JudgeTime) waits
+// until every run is read, so it rests on the whole history, as the dashboard's judgement does once it has
+// read everything, whatever order the runs came in: the run is encoded with holes where its status,
+// attention and timings go, and its model.TimeFacts (its stages' spans, a few hundred bytes) go to the spill
+// beside it. Once all are read each run is judged again from its facts to sort it, and once more as it is
+// written, filling its holes.
 type statusOut struct {
-	format string // json, jsonl, table or wide
-	now    time.Time
+	format  string // json, jsonl, table or wide
+	now     time.Time
+	rules   model.LivenessRules
+	history *model.History
+	holes   holeMarks
 
 	mu    sync.Mutex
 	spill spill
@@ -34,35 +47,54 @@ type statusOut struct {
 
 // statusRec is what stays of a run once it is encoded.
 type statusRec struct {
-	order  runOrder
-	off    int64
-	n      int
+	order runOrder
+	off   int64
+	n     int
+	// facts is the length of the run's TimeFacts, spilled just before its encoding (at off-facts); 0 for a
+	// run judged already (one read over ssh).
+	facts  int
 	row    int
 	failed bool // an error status counts: HasErrors of a run that is not archived
 }
 
-func newStatusOut(format string, now time.Time) *statusOut {
-	return &statusOut{format: format, now: now}
+func newStatusOut(format string, now time.Time, rules model.LivenessRules) *statusOut {
+	return &statusOut{format: format, now: now, rules: rules, history: model.NewHistory(), holes: newHoleMarks()}
 }
 
-// add encodes r and keeps its place. Safe for concurrent use.
+// add takes a run as read here (its judgement time-free, FinalizeRun): it teaches the history, and is
+// judged by the clock and the history once every run is read. Safe for concurrent use.
 func (o *statusOut) add(r model.Run) {
+	o.history.Observe(&r)
+	facts, err := json.Marshal(model.FactsOf(&r))
+	if err != nil {
+		o.fail(err)
+		return
+	}
+	if o.format == "json" || o.format == "jsonl" {
+		o.holes.cut(&r)
+	}
+	o.put(r, facts)
+}
+
+// addJudged takes a run judged already (read by another machine's runwatch), written as it came.
+func (o *statusOut) addJudged(r model.Run) { o.put(r, nil) }
+
+func (o *statusOut) fail(err error) {
+	o.mu.Lock()
+	o.err = errors.Join(o.err, err)
+	o.mu.Unlock()
+}
+
+func (o *statusOut) put(r model.Run, facts []byte) {
 	fillEmptyLists(&r)
 	rec := statusRec{order: orderOf(&r), failed: r.HasErrors() && !r.Archived}
 	var b []byte
 	var row []string
 	var err error
 	switch o.format {
-	case "json":
-		// As writeSnapshotJSON encodes a run: compact, then indented one level into the document.
-		if b, err = r.MarshalJSON(); err == nil {
-			b = terminalSafeJSON(appendIndentedJSON(make([]byte, 0, 2*len(b)), b, "    ", "  "))
-		}
-	case "jsonl":
-		// What json.Encoder writes for the run, through terminalSafeJSONWriter.
-		var buf bytes.Buffer
-		err = json.NewEncoder(terminalSafeJSONWriter{&buf}).Encode(r)
-		b = buf.Bytes()
+	case "json", "jsonl":
+		// Compact; indented (json) or ended by a newline (jsonl) as it is written, once its holes are filled.
+		b, err = r.MarshalJSON()
 	default:
 		row = statusRow(r, o.now, o.format == "wide")
 	}
@@ -72,17 +104,39 @@ func (o *statusOut) add(r model.Run) {
 		o.err = errors.Join(o.err, err)
 		return
 	}
-	if row != nil {
-		rec.row = len(o.rows)
-		o.rows = append(o.rows, row)
-	} else {
-		rec.n = len(b)
-		if rec.off, err = o.spill.append(b); err != nil {
+	if facts != nil {
+		rec.facts = len(facts)
+		if _, err = o.spill.append(facts); err != nil {
 			o.err = errors.Join(o.err, err)
 			return
 		}
 	}
+	if row != nil {
+		rec.row = len(o.rows)
+		o.rows = append(o.rows, row)
+	}
+	rec.n = len(b)
+	if rec.off, err = o.spill.append(b); err != nil {
+		o.err = errors.Join(o.err, err)
+		return
+	}
 	o.recs = append(o.recs, rec)
+}
+
+// judge reads rec's facts back from the spill and judges the run by the clock and the whole history: a run
+// holding its status, attention and timings (model.TimeFacts.Judge, model.TimingAt).
+func (o *statusOut) judge(rec statusRec, buf []byte) (model.Run, []byte, error) {
+	buf, err := o.spill.read(rec.off-int64(rec.facts), rec.facts, buf)
+	if err != nil {
+		return model.Run{}, buf, err
+	}
+	var f model.TimeFacts
+	if err := json.Unmarshal(buf, &f); err != nil {
+		return model.Run{}, buf, err
+	}
+	j := f.Judge(o.now, o.rules, o.history)
+	model.TimingAt(&j, o.now)
+	return j, buf, nil
 }
 
 // write sorts the runs by `by` and writes the document; failed reports whether any run has an error.
@@ -91,21 +145,36 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 	if o.err != nil {
 		return false, o.err
 	}
-	sort.Slice(o.recs, func(i, j int) bool { return o.recs[i].order.less(by, o.recs[j].order) })
-	for _, r := range o.recs {
+	// Each run's place in the order (its rank) and, for the table, its cells follow its judgement.
+	var buf []byte
+	for i := range o.recs {
+		r := &o.recs[i]
 		failed = failed || r.failed
+		if r.facts == 0 {
+			continue
+		}
+		var j model.Run
+		if j, buf, err = o.judge(*r, buf); err != nil {
+			return failed, err
+		}
+		r.order.rank = j.Attention.Rank
+		if r.row < len(o.rows) && o.rows != nil {
+			setJudgedCells(o.rows[r.row], j, o.format == "wide")
+		}
 	}
+	sort.Slice(o.recs, func(i, j int) bool { return o.recs[i].order.less(by, o.recs[j].order) })
 	switch o.format {
 	case "json":
 		return failed, o.writeJSON(w, head)
 	case "jsonl":
 		bw := bufio.NewWriterSize(w, 256<<10)
-		var buf []byte
 		for _, r := range o.recs {
-			if buf, err = o.spill.read(r.off, r.n, buf); err != nil {
+			var run []byte
+			if run, err = o.runJSON(r); err != nil {
 				return failed, err
 			}
-			bw.Write(buf)
+			bw.Write(terminalSafeJSON(run))
+			bw.WriteByte('\n')
 		}
 		return failed, bw.Flush()
 	}
@@ -115,6 +184,19 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 	}
 	renderStatusTable(w, rows, o.format == "wide", width)
 	return failed, nil
+}
+
+// runJSON is rec's run, compact, its holes filled by its judgement.
+func (o *statusOut) runJSON(rec statusRec) ([]byte, error) {
+	b, err := o.spill.read(rec.off, rec.n, nil)
+	if err != nil || rec.facts == 0 {
+		return b, err
+	}
+	j, _, err := o.judge(rec, nil)
+	if err != nil {
+		return nil, err
+	}
+	return o.holes.fill(b, j)
 }
 
 // writeJSON writes the document as writeSnapshotJSON does, the runs read back from the spill in order.
@@ -130,13 +212,16 @@ func (o *statusOut) writeJSON(w io.Writer, head model.Snapshot) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(terminalSafeJSON(doc))
 	bw.WriteString("[\n")
-	var buf []byte
+	var ind []byte
 	for i, r := range o.recs {
-		if buf, err = o.spill.read(r.off, r.n, buf); err != nil {
+		run, err := o.runJSON(r)
+		if err != nil {
 			return err
 		}
+		// As writeSnapshotJSON encodes a run: compact, then indented one level into the document.
+		ind = appendIndentedJSON(ind[:0], run, "    ", "  ")
 		bw.WriteString("    ")
-		bw.Write(buf)
+		bw.Write(terminalSafeJSON(ind))
 		if i < len(o.recs)-1 {
 			bw.WriteByte(',')
 		}
@@ -144,6 +229,84 @@ func (o *statusOut) writeJSON(w io.Writer, head model.Snapshot) error {
 	}
 	bw.WriteString("  ]\n}\n")
 	return bw.Flush()
+}
+
+// holeMarks are the values a run is encoded with where what the clock and the history decide goes, each
+// unlike anything a run file can spell: strings carry a random nonce (a file cannot know it), and a
+// stage's mark has a negative count of runs, which no judgement gives.
+type holeMarks struct {
+	status, attention, timing []byte // `"status":…`, `"attention":…`, `,"timing":…` as encoded
+	nonce                     string
+}
+
+func newHoleMarks() holeMarks {
+	var n [8]byte
+	_, _ = rand.Read(n[:]) // crypto/rand.Read never fails (it panics on a broken system)
+	h := holeMarks{nonce: "\x00runwatch-hole-" + hex.EncodeToString(n[:])}
+	st, _ := json.Marshal(h.statusMark())
+	at, _ := json.Marshal(h.attentionMark())
+	tm, _ := json.Marshal(h.timingMark())
+	h.status = append([]byte(`"status":`), st...)
+	h.attention = append([]byte(`"attention":`), at...)
+	h.timing = append([]byte(`,"timing":`), tm...)
+	return h
+}
+
+func (h holeMarks) statusMark() model.RunStatus { return model.RunStatus(h.nonce + "-status") }
+func (h holeMarks) attentionMark() model.Attention {
+	return model.Attention{Code: h.nonce + "-attention"}
+}
+func (h holeMarks) timingMark() *model.RunTiming {
+	return &model.RunTiming{Task: h.nonce + "-timing", Runs: -1}
+}
+
+func stageMark(i int) []byte {
+	b, _ := json.Marshal(&model.StageTiming{Runs: -1 - i}) // a plain struct: it always encodes
+	return append([]byte(`,"timing":`), b...)
+}
+
+// cut sets the marks into r where its judgement by the clock and the history goes.
+func (h holeMarks) cut(r *model.Run) {
+	r.Status, r.Attention, r.Timing = h.statusMark(), h.attentionMark(), h.timingMark()
+	for i := range r.Stages {
+		r.Stages[i].Timing = &model.StageTiming{Runs: -1 - i}
+	}
+}
+
+// fill replaces the marks in the run's encoding b by judgement j: in the order the encoding has them
+// (status, each stage's timing, attention, the run's timing), a timing that holds nothing left out.
+func (h holeMarks) fill(b []byte, j model.Run) ([]byte, error) {
+	out := make([]byte, 0, len(b)+512)
+	rest := b
+	put := func(mark []byte, key string, v any, omit bool) error {
+		i := bytes.Index(rest, mark)
+		if i < 0 {
+			return fmt.Errorf("status: %s of run %s not found in its encoding", strings.TrimLeft(key, `,"`), j.ID)
+		}
+		out = append(out, rest[:i]...)
+		rest = rest[i+len(mark):]
+		if omit {
+			return nil
+		}
+		vb, err := json.Marshal(v)
+		out = append(append(out, key...), vb...)
+		return err
+	}
+	if err := put(h.status, `"status":`, j.Status, false); err != nil {
+		return nil, err
+	}
+	for i := range j.Stages {
+		if err := put(stageMark(i), `,"timing":`, j.Stages[i].Timing, j.Stages[i].Timing.IsZero()); err != nil {
+			return nil, err
+		}
+	}
+	if err := put(h.attention, `"attention":`, j.Attention, false); err != nil {
+		return nil, err
+	}
+	if err := put(h.timing, `,"timing":`, j.Timing, j.Timing.IsZero()); err != nil {
+		return nil, err
+	}
+	return append(out, rest...), nil
 }
 
 // runOrder is what --sort compares: model.Judge's rank (attention: the dashboard's order), the time of the
@@ -267,11 +430,6 @@ func fillEmptyLists(r *model.Run) {
 
 // statusRow is r's line of the table, every field from a run file sanitised.
 func statusRow(r model.Run, now time.Time, wide bool) []string {
-	status := r.Status.Glyph() + " " + string(r.Status)
-	if r.Archived {
-		// History: its status word no longer matters (-o json keeps it).
-		status = "⌂ archived"
-	}
 	stage := r.CurrentStage
 	if s := r.Stage(r.CurrentStage); s != nil && s.Name != "" && s.Name != s.Key {
 		stage += " " + s.Name
@@ -283,19 +441,46 @@ func statusRow(r model.Run, now time.Time, wide bool) []string {
 	if !r.UpdatedAt.IsZero() {
 		updated = model.HumanDuration(now.Sub(r.UpdatedAt))
 	}
-	reason := r.Attention.Reason
 	progress := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
-	row := []string{r.ID, status, stage, progress, updated, reason}
+	row := []string{r.ID, "", stage, progress, updated, ""}
 	if wide {
-		next := r.Attention.Command
-		if next == "" {
-			next = "-"
-		}
-		row = []string{r.ID, string(r.Kind), status, stage, progress, lockSummary(r.Locks), updated, reason, next,
+		row = []string{r.ID, string(r.Kind), "", stage, progress, lockSummary(r.Locks), updated, "", "",
 			problemSummary(r.Problems), r.Dir}
 	}
 	for i := range row {
 		row[i] = ui.Sanitize(row[i])
 	}
+	if r.Archived {
+		// History: its status word no longer matters (-o json keeps it).
+		row[1+boolInt(wide)] = "⌂ archived"
+	}
+	setJudgedCells(row, r, wide)
 	return row
+}
+
+// setJudgedCells sets the cells of a table row that the run's judgement decides (status, reason, and the
+// command that settles it), from j: the run, or its judgement by the clock and the history.
+func setJudgedCells(row []string, j model.Run, wide bool) {
+	status, reason, next := 1, 5, -1
+	if wide {
+		status, reason, next = 2, 7, 8
+	}
+	if row[status] != "⌂ archived" {
+		row[status] = ui.Sanitize(j.Status.Glyph() + " " + string(j.Status))
+	}
+	row[reason] = ui.Sanitize(j.Attention.Reason)
+	if next >= 0 {
+		cmd := j.Attention.Command
+		if cmd == "" {
+			cmd = "-"
+		}
+		row[next] = ui.Sanitize(cmd)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -287,112 +287,175 @@ func secs(d time.Duration) *int64 {
 func JudgeTime(r *Run, now time.Time, rules LivenessRules, h *History) {
 	r.Status = DeriveStatus(r)
 	r.Attention = Judge(r)
-	task := TaskOf(r)
-	var rt *RunTiming
-	if len(r.Stages) > 0 {
-		rt = &RunTiming{Task: task}
-	}
-	cur := -1
+	j := FactsOf(r).Judge(now, rules, h)
+	r.Status, r.Attention, r.Timing = j.Status, j.Attention, j.Timing
 	for i := range r.Stages {
-		s := &r.Stages[i]
-		u := h.Usual(task, s.Key)
-		st := &StageTiming{Started: s.StartedAt, Ended: s.CompletedAt, Runs: u.Runs}
+		r.Stages[i].Timing = j.Stages[i].Timing
+	}
+}
+
+// TimeFacts is what JudgeTime judges a run by once its time-free judgement is made: its task, each stage's
+// start and end, which stage is current, its last write and which of the clock's rules watches it. It is
+// small and encodes to JSON, so status keeps it aside (in its spill file) while the other runs are read and
+// judges every run once the history has seen them all: the same document in any read order.
+type TimeFacts struct {
+	ID           string      `json:"id"`
+	Task         string      `json:"task"`
+	Status       RunStatus   `json:"status"`
+	Attention    Attention   `json:"attention"`
+	CurrentStage string      `json:"current_stage,omitempty"`
+	Stages       []StageFact `json:"stages,omitempty"`
+	// Current is the index in Stages of the current stage (the last one whose key it is), -1 for none.
+	Current  int        `json:"current"`
+	ActiveAt *time.Time `json:"active_at,omitempty"`
+	// Watch is the clock's rule that applies: watchOrphan, watchQuiet, or none. Label is the stage its
+	// reason names, Who the live lock's holder.
+	Watch string `json:"watch,omitempty"`
+	Label string `json:"label,omitempty"`
+	Who   string `json:"who,omitempty"`
+}
+
+// StageFact is one stage as the clock and the history judge it.
+type StageFact struct {
+	Key     string     `json:"key"`
+	Started *time.Time `json:"started,omitempty"`
+	Ended   *time.Time `json:"ended,omitempty"`
+	Done    bool       `json:"done,omitempty"`
+}
+
+const (
+	watchOrphan = "orphan"
+	watchQuiet  = "quiet"
+)
+
+// FactsOf takes the facts of run r, whose Status and Attention are its time-free judgement (FinalizeRun).
+func FactsOf(r *Run) TimeFacts {
+	f := TimeFacts{ID: r.ID, Task: TaskOf(r), Status: r.Status, Attention: r.Attention, CurrentStage: r.CurrentStage,
+		Current: -1, ActiveAt: r.ActiveAt}
+	if len(r.Stages) > 0 {
+		f.Stages = make([]StageFact, len(r.Stages))
+	}
+	for i, s := range r.Stages {
+		f.Stages[i] = StageFact{Key: s.Key, Started: s.StartedAt, Ended: s.CompletedAt, Done: s.Status.Done()}
+		if equalFold(s.Key, r.CurrentStage) {
+			f.Current = i
+		}
+	}
+	if r.Archived || r.Attention.NeedsYou || r.Status != StatusRunning || r.ActiveAt == nil {
+		return f
+	}
+	switch {
+	case r.Kind == KindJonggrang && orphanable(r):
+		f.Watch, f.Label = watchOrphan, currentLabel(r)
+		if s, ok := firstStage(r, StageRunning); ok {
+			f.Label = r.Kind.StageWord() + " " + s.Key
+			if s.Name != "" && s.Name != s.Key {
+				f.Label += " " + s.Name
+			}
+		}
+	case r.Kind == KindResumable:
+		l, ok := firstLock(r, VerdictLive)
+		if !ok || l.Shared {
+			return f
+		}
+		f.Watch, f.Label, f.Who = watchQuiet, currentLabel(r), lockWho(l)
+		if l.PID > 0 {
+			f.Who = fmt.Sprintf("pid %d", l.PID)
+		}
+	}
+	return f
+}
+
+// Judge is the judgement of the run the facts are of at now, by what the history says: a Run holding only
+// Status, Attention, Timing, CurrentStage and each stage's Key and Timing.
+func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
+	r := Run{ID: f.ID, Status: f.Status, Attention: f.Attention, CurrentStage: f.CurrentStage}
+	if len(f.Stages) > 0 {
+		r.Stages = make([]Stage, len(f.Stages))
+	}
+	for i, s := range f.Stages {
+		u := h.Usual(f.Task, s.Key)
+		st := &StageTiming{Started: s.Started, Ended: s.Ended, Runs: u.Runs}
 		if u.Known() {
 			st.UsualMedianSeconds, st.UsualP90Seconds = secs(u.Median), secs(u.P90)
 			st.UsualLowSeconds, st.UsualHighSeconds = secs(u.Low), secs(u.High)
 		}
-		s.Timing = st
-		if equalFold(s.Key, r.CurrentStage) {
-			cur = i
-		}
+		r.Stages[i] = Stage{Key: s.Key, Timing: st}
 	}
-	if rt != nil && cur >= 0 && !r.Stages[cur].Status.Done() {
-		rt.Started = r.Stages[cur].StartedAt
-		var rest time.Duration
-		runs, known := 0, true
-		for _, s := range r.Stages[cur+1:] {
-			if s.Status.Done() {
-				continue
+	cur := f.Current
+	if len(f.Stages) > 0 {
+		rt := &RunTiming{Task: f.Task}
+		if cur >= 0 && !f.Stages[cur].Done {
+			rt.Started = f.Stages[cur].Started
+			var rest time.Duration
+			runs, known := 0, true
+			for i, s := range f.Stages[cur+1:] {
+				if s.Done {
+					continue
+				}
+				u := r.Stages[cur+1+i].Timing.Usual()
+				if !u.Known() {
+					known = false
+					break
+				}
+				rest += u.Median
+				if runs == 0 || u.Runs < runs {
+					runs = u.Runs
+				}
 			}
-			u := s.Timing.Usual()
-			if !u.Known() {
-				known = false
-				break
-			}
-			rest += u.Median
-			if runs == 0 || u.Runs < runs {
-				runs = u.Runs
-			}
-		}
-		if known {
-			if u := r.Stages[cur].Timing.Usual(); u.Known() {
-				rt.RemainingSeconds = secs(rest)
-				rt.Runs = runs
-				if rt.Runs == 0 || u.Runs < rt.Runs {
-					rt.Runs = u.Runs
+			if known {
+				if u := r.Stages[cur].Timing.Usual(); u.Known() {
+					rt.RemainingSeconds = secs(rest)
+					rt.Runs = runs
+					if rt.Runs == 0 || u.Runs < rt.Runs {
+						rt.Runs = u.Runs
+					}
 				}
 			}
 		}
+		r.Timing = rt
 	}
-	r.Timing = rt
 	r.Attention.recheck = time.Time{}
-	if r.Archived || r.Attention.NeedsYou || r.Status != StatusRunning || r.ActiveAt == nil {
-		return
+	if f.Watch == "" || f.ActiveAt == nil {
+		return r
 	}
-	silent := now.Sub(*r.ActiveAt)
-	if r.Kind == KindJonggrang && orphanable(r) {
+	silent := now.Sub(*f.ActiveAt)
+	if f.Watch == watchOrphan {
 		after := rules.orphanAfter()
 		if silent < after {
-			r.Attention.recheck = r.ActiveAt.Add(after)
-			return
+			r.Attention.recheck = f.ActiveAt.Add(after)
+			return r
 		}
 		r.Status = StatusStalled
-		label := currentLabel(r)
-		if s, ok := firstStage(r, StageRunning); ok {
-			label = r.Kind.StageWord() + " " + s.Key
-			if s.Name != "" && s.Name != s.Key {
-				label += " " + s.Name
-			}
-		}
-		at := Attention{NeedsYou: true, Rank: 0, Code: AttentionOrphaned, Action: ActionResume, Command: "runwatch brief " + shellWord(r.ID),
-			age: newAgeText(label+" is marked running but nothing has run it for ", *r.ActiveAt,
+		at := Attention{NeedsYou: true, Rank: 0, Code: AttentionOrphaned, Action: ActionResume, Command: "runwatch brief " + shellWord(f.ID),
+			age: newAgeText(f.Label+" is marked running but nothing has run it for ", *f.ActiveAt,
 				"; the orchestrator is gone (no live agent lock, no live worker): resume it", false, now)}
 		at.Reason = at.age.was
 		r.Attention = at
-		return
+		return r
 	}
-	if r.Kind == KindResumable {
-		l, ok := firstLock(r, VerdictLive)
-		if !ok || l.Shared {
-			return
-		}
-		after := rules.quietAfter()
-		stage := currentLabel(r)
-		usual := "no past run of " + task[strings.IndexByte(task, ':')+1:] + " says how long it takes, and " + HumanDuration(after) + " is the most runwatch waits"
-		if cur >= 0 {
-			if u := r.Stages[cur].Timing.Usual(); u.Known() {
-				after = max(quietFloor, quietFactor*u.P90)
-				took := fmt.Sprintf("%d runs", u.Runs)
-				if u.Runs == 1 {
-					took = "1 run"
-				}
-				usual = "it usually takes " + HumanDuration(u.Median) + " (" + took + ")"
+	after := rules.quietAfter()
+	usual := "no past run of " + f.Task[strings.IndexByte(f.Task, ':')+1:] + " says how long it takes, and " + HumanDuration(after) + " is the most runwatch waits"
+	if cur >= 0 {
+		if u := r.Stages[cur].Timing.Usual(); u.Known() {
+			after = max(quietFloor, quietFactor*u.P90)
+			took := fmt.Sprintf("%d runs", u.Runs)
+			if u.Runs == 1 {
+				took = "1 run"
 			}
+			usual = "it usually takes " + HumanDuration(u.Median) + " (" + took + ")"
 		}
-		if silent < after {
-			r.Attention.recheck = r.ActiveAt.Add(after)
-			return
-		}
-		who := lockWho(l)
-		if l.PID > 0 {
-			who = fmt.Sprintf("pid %d", l.PID)
-		}
-		at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellWord(r.ID),
-			age: newAgeText(who+" is alive but "+stage+" has been silent for ", *r.ActiveAt,
-				"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", false, now)}
-		at.Reason = at.age.was
-		r.Attention = at
 	}
+	if silent < after {
+		r.Attention.recheck = f.ActiveAt.Add(after)
+		return r
+	}
+	at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellWord(f.ID),
+		age: newAgeText(f.Who+" is alive but "+f.Label+" has been silent for ", *f.ActiveAt,
+			"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", false, now)}
+	at.Reason = at.age.was
+	r.Attention = at
+	return r
 }
 
 // orphanable: a jonggrang run that says a phase runs, with no live lock of its own and no live worker.
