@@ -3,14 +3,18 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"runwatch/config"
+	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/brief"
+	"runwatch/state/envfile"
 	"runwatch/ui"
 )
 
@@ -21,7 +25,9 @@ func init() {
 		summary: "print a run's resume brief: what is done, where to restart, what to retry or clean first",
 		args:    "RUN",
 		about: "RUN is a run directory, a state file, or a unique prefix of a run id under the configured roots. " +
-			"The brief is Markdown, to read or to paste into the agent; --json prints the same as a document.",
+			"The brief is Markdown, to read or to paste into the agent; --json prints the same as a document. " +
+			"Its Time line (how long the current stage has run, what past runs of the task say it takes, the ETA) " +
+			"comes from the task's other runs under the configured roots, as in the dashboard.",
 		examples: []example{
 			{"the brief of the run whose id starts with irm-backfill", "runwatch brief irm-backfill"},
 			{"the brief of a run folder, as JSON", "runwatch brief --json ~/.config/opencode/reports/irm-backfill-20261103T120000Z"},
@@ -64,14 +70,18 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	} else if isRemote {
 		return remoteBrief(root, *asJSON, cfg, stdout, stderr)
 	}
-	loc, err := resolveRun(target, cfg)
+	loc, rootRuns, err := resolveRunIn(target, cfg)
 	if err != nil {
 		// Not found, ambiguous (the candidates are listed) or unreadable: in every case there is no one run.
 		fmt.Fprintf(stderr, "runwatch brief: %v\n", err)
 		return exitNoRun
 	}
 	env := reachingEnv(cfg)
-	b := brief.Build(state.Load(loc, env), env)
+	run := state.Load(loc, env)
+	// Judged as the dashboard judges it, by the clock and with what the task's other runs say (its Time
+	// line, the ETA; orphaned, quiet).
+	model.JudgeTime(&run, env.Now, env.Liveness, taskHistory(run, loc, rootRuns, cfg))
+	b := brief.Build(run, env)
 	if *asJSON {
 		enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
 		enc.SetIndent("", "  ")
@@ -86,6 +96,57 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 		return exitNoRun
 	}
 	return exitOK
+}
+
+// taskHistory learns how long the stages of run's task usually take from the runs the dashboard would
+// read: those of the configured roots (rootRuns when RUN was found among them, else found again), and the
+// folder holding the run when it lies under none of them. Only runs that may be of the task are read: a
+// resumable run's TASK_NAME is in its state file, a few lines; a jonggrang feature's work_type is in its
+// manifest, so every feature is read. Their locks are judged here only: nothing is asked over ssh for them.
+func taskHistory(run model.Run, loc state.Location, rootRuns []state.Location, cfg config.Config) *model.History {
+	h := model.NewHistory()
+	h.Observe(&run)
+	local, _, err := remote.Split(scanPaths(nil, cfg))
+	if err != nil {
+		local = nil
+	}
+	if rootRuns == nil {
+		rootRuns, _ = state.Discover(local, cfg.MaxDepth) // a folder that cannot be read holds no history
+	}
+	under := false
+	for _, root := range local {
+		if abs, err := filepath.Abs(root); err == nil && (loc.Dir == abs || strings.HasPrefix(loc.Dir, abs+string(filepath.Separator))) {
+			under = true
+		}
+	}
+	if !under {
+		near, _ := state.Discover([]string{filepath.Dir(loc.Dir)}, 1)
+		rootRuns = append(rootRuns, near...)
+	}
+	task := ""
+	if run.Resumable != nil {
+		task = strings.TrimSpace(run.Resumable.TaskName)
+	}
+	seen := map[string]bool{loc.StatePath: true}
+	var same []state.Location
+	for _, l := range rootRuns {
+		if seen[l.StatePath] || l.Kind != loc.Kind {
+			continue
+		}
+		seen[l.StatePath] = true
+		if l.Kind == model.KindResumable {
+			f, err := envfile.ReadFile(l.StatePath)
+			if f == nil || err != nil && !errors.As(err, new(*envfile.ParseError)) {
+				continue
+			}
+			if v, _ := f.Get("TASK_NAME"); strings.TrimSpace(v) != task {
+				continue
+			}
+		}
+		same = append(same, l)
+	}
+	state.LoadEach(same, envFor(cfg), func(_ int, r model.Run) { h.Observe(&r) })
+	return h
 }
 
 // remoteBrief prints the brief of a run on another machine as that machine's runwatch builds it, from its

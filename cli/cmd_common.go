@@ -171,10 +171,17 @@ var (
 // resolveRun finds RUN, given as a run directory, a state file, or a unique prefix of a run id under the
 // configured roots. An exact id beats a prefix; an ambiguous prefix lists the candidates.
 func resolveRun(arg string, cfg config.Config) (state.Location, error) {
+	loc, _, err := resolveRunIn(arg, cfg)
+	return loc, err
+}
+
+// resolveRunIn is resolveRun, also returning the runs of the configured roots when it walked them to find
+// RUN (nil when RUN was a path).
+func resolveRunIn(arg string, cfg config.Config) (state.Location, []state.Location, error) {
 	if st, err := os.Stat(arg); err == nil {
 		locs, err := state.Discover([]string{arg}, 1)
 		if err != nil && len(locs) == 0 {
-			return state.Location{}, err
+			return state.Location{}, nil, err
 		}
 		if st.IsDir() {
 			// A run dir holds its own state file; a project root yields its features.
@@ -189,11 +196,12 @@ func resolveRun(arg string, cfg config.Config) (state.Location, error) {
 				locs = own
 			}
 		}
-		return pickOne(arg, locs)
+		loc, err := pickOne(arg, locs)
+		return loc, nil, err
 	}
 	locs, err := state.Discover(scanPaths(nil, cfg), cfg.MaxDepth)
 	if len(locs) == 0 && err != nil {
-		return state.Location{}, err
+		return state.Location{}, nil, err
 	}
 	var exact, prefix []state.Location
 	for _, l := range locs {
@@ -205,13 +213,14 @@ func resolveRun(arg string, cfg config.Config) (state.Location, error) {
 			prefix = append(prefix, l)
 		}
 	}
+	pick := prefix
 	if len(exact) > 0 {
-		return pickOne(arg, exact)
+		pick = exact
+	} else if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
+		pick = byRunID
 	}
-	if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
-		return pickOne(arg, byRunID)
-	}
-	return pickOne(arg, prefix)
+	loc, err := pickOne(arg, pick)
+	return loc, locs, err
 }
 
 // withRunID finds the resumable runs whose state.env says RUN_ID=arg: the id the run's own files and log

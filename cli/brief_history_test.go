@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/config"
+	"runwatch/state"
+	"runwatch/state/brief"
+)
+
+// briefTaskRun writes a resumable run of task with stages S1–S3 under root: done stages take the given
+// lengths (from start, one after the other); a stage with no length is where the run stands, started at
+// start and not done.
+func briefTaskRun(t *testing.T, root, name, task string, start time.Time, lengths ...time.Duration) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var env, log strings.Builder
+	current := "S3"
+	at := start
+	for i, key := range []string{"S1", "S2", "S3"} {
+		done := "0"
+		switch {
+		case i < len(lengths):
+			done = "1"
+			fmt.Fprintf(&log, "[%s] stage_start stage=%s\n", at.UTC().Format(time.RFC3339), key)
+			at = at.Add(lengths[i])
+			fmt.Fprintf(&log, "[%s] stage_complete stage=%s\n", at.UTC().Format(time.RFC3339), key)
+		case i == len(lengths):
+			current = key
+			fmt.Fprintf(&log, "[%s] stage_start stage=%s\n", at.UTC().Format(time.RFC3339), key)
+		}
+		fmt.Fprintf(&env, "%s_DONE=%q\n", key, done)
+	}
+	fmt.Fprintf(&env, "CURRENT_STAGE=%q\nRUN_ID=%q\nTASK_NAME=%q\n", current, name, task)
+	for file, content := range map[string]string{"state.env": env.String(), "run.log": log.String()} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runwatch brief RUN learns the task's history from the runs of the configured roots, as the dashboard
+// does: the built program's brief, by id and by folder, Markdown and JSON, has the Time line the dashboard's
+// brief of that run has, with the usual length and the ETA from the task's past runs.
+func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
+	bin := buildRunwatch(t)
+	root := t.TempDir()
+	// The stage started 3 days and 30 minutes ago: its "has run 3d0h" reads the same for half an hour.
+	now := time.Now()
+	for i, s2 := range []time.Duration{4 * time.Minute, 5 * time.Minute, 6 * time.Minute} {
+		briefTaskRun(t, root, fmt.Sprintf("brieftask-2026110%dT000000Z", i+1), "brief-task", now.Add(-time.Duration(10+i)*24*time.Hour),
+			2*time.Minute, s2, 4*time.Minute)
+	}
+	// Another task's run, whose S2 took an hour: not this task's history.
+	briefTaskRun(t, root, "othertask-20261101T000000Z", "other-task", now.Add(-9*24*time.Hour), 2*time.Minute, time.Hour, time.Minute)
+	live := briefTaskRun(t, root, "brieftask-20261130T000000Z", "brief-task", now.Add(-3*24*time.Hour-35*time.Minute), 5*time.Minute)
+	cfgDir := t.TempDir()
+	cfg := filepath.Join(cfgDir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("roots: ["+root+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// The dashboard's brief of the run: every run of the roots read, judged with what all of them say.
+	conf, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := envFor(conf)
+	locs, err := state.Discover([]string{root}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := state.LoadAll(locs, env)
+	judgeTimes(runs, env.Now, env.Liveness)
+	var want string
+	for _, r := range runs {
+		if r.Dir == live {
+			want = brief.Build(r, env).Time
+		}
+	}
+	if want != "stage S2 has run 3d0h; it usually takes 4m–5m (3 runs); ~4m left by 3 past runs" {
+		t.Fatalf("the dashboard's Time line: %q", want)
+	}
+
+	// Roots that do not hold the run: the folder holding it has the history.
+	elsewhere := filepath.Join(cfgDir, "elsewhere.yaml")
+	if err := os.WriteFile(elsewhere, []byte("roots: ["+t.TempDir()+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		conf := cfg
+		if args[0] == "--config" {
+			conf, args = args[1], args[2:]
+		}
+		cmd := exec.Command(bin, append([]string{"brief", "--config", conf}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+cfgDir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("brief %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	for _, args := range [][]string{{"brieftask-20261130"}, {live}, {"--config", elsewhere, live}} {
+		arg := strings.Join(args, " ")
+		if md := run(args...); !strings.Contains(md, "Time: "+want) {
+			t.Errorf("brief %s: Markdown lacks %q:\n%s", arg, "Time: "+want, md)
+		}
+		var doc struct {
+			Time string `json:"time"`
+		}
+		if out := run(append(args, "--json")...); json.Unmarshal([]byte(out), &doc) != nil || doc.Time != want {
+			t.Errorf("brief --json %s: time %q, want %q\n%s", arg, doc.Time, want, out)
+		}
+	}
+}
