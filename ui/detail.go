@@ -181,7 +181,7 @@ func (p *detailPane) rows(run model.Run, w int) []detailRow {
 		if sh := model.HumanDurationShrinks(left); sh > 0 {
 			p.app.ChangesWithin(now.Add(sh), model.HumanDurationUnit(left)-1)
 		}
-		add(t.Dim.Render(app.EtaText(left, run.Timing.Runs)))
+		add(t.Dim.Render(app.ETAText(left, run.Timing.Runs)))
 	}
 	if run.Title != "" && run.Title != run.ID {
 		add(text.Sanitize(run.Title))

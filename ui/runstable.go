@@ -152,7 +152,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 		if !ok {
 			return
 		}
-		why, short = app.EtaText(left, c.eta.Timing.Runs), "~"+model.HumanDuration(left)+" left"
+		why, short = app.ETAText(left, c.eta.Timing.Runs), "~"+model.HumanDuration(left)+" left"
 		if sh := model.HumanDurationShrinks(left); sh > 0 {
 			c.whyUntil = now.Add(sh)
 			c.whySlack = model.HumanDurationUnit(left) - 1

@@ -240,7 +240,7 @@ func TestHighlightIsTheMatchedText(t *testing.T) {
 	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(logLines), Theme: "dark"}))
 	m = typeSearch(t, m, "/", "stage=S1")
 	view := m.View().Content
-	match := func(s string) string { p := text.SgrOf(&m.app.Theme.Match); return p.Open + s + p.Close }
+	match := func(s string) string { p := text.SGROf(&m.app.Theme.Match); return p.Open + s + p.Close }
 	if !strings.Contains(view, match("stage=S1")) {
 		t.Fatalf("the match is not highlighted:\n%q", view)
 	}

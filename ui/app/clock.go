@@ -124,8 +124,8 @@ func (a *App) EndFrame() {
 	})
 }
 
-// EtaText words an ETA with what it rests on: "~25m left by 9 past runs".
-func EtaText(left time.Duration, runs int) string {
+// ETAText words an ETA with what it rests on: "~25m left by 9 past runs".
+func ETAText(left time.Duration, runs int) string {
 	by := fmt.Sprintf("%d past runs", runs)
 	if runs == 1 {
 		by = "1 past run"

@@ -92,7 +92,7 @@ func (l *RichLine) renderSeg(sb *strings.Builder, id uint8, seg string) {
 	}
 	p := &l.sgr[id]
 	if !p.known {
-		*p = SgrOf(st)
+		*p = SGROf(st)
 	}
 	if !p.ok {
 		sb.WriteString(st.Render(seg))
@@ -110,7 +110,7 @@ type sgrPair struct {
 	known, ok   bool
 }
 
-func SgrOf(st *lipgloss.Style) sgrPair {
+func SGROf(st *lipgloss.Style) sgrPair {
 	const probe = "x" // no SGR sequence holds an x
 	r := st.Render(probe)
 	i := strings.Index(r, probe)
