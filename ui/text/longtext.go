@@ -110,6 +110,7 @@ type sgrPair struct {
 	known, ok   bool
 }
 
+// SGROf is the pair st writes around its text, worked out once per style of a line.
 func SGROf(st *lipgloss.Style) sgrPair {
 	const probe = "x" // no SGR sequence holds an x
 	r := st.Render(probe)
