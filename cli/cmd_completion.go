@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -159,14 +160,14 @@ func completions(before []string, cur string) []string {
 		prev := before[len(before)-1]
 		if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") {
 			if fl := fs.Lookup(strings.TrimLeft(prev, "-")); fl != nil && !isBoolFlag(fl) {
-				return filterPrefix(flagValues(fs.longName(fl.Name), configPath), cur)
+				return filterPrefix(flagValues(fs.longName(fl.Name), configPath, cur), cur)
 			}
 		}
 	}
 	if strings.HasPrefix(cur, "-") {
 		if name, value, ok := strings.Cut(strings.TrimLeft(cur, "-"), "="); ok {
 			var out []string
-			for _, v := range flagValues(name, configPath) {
+			for _, v := range flagValues(name, configPath, value) {
 				if v != completeFiles {
 					out = append(out, "--"+name+"="+v)
 				}
@@ -202,7 +203,7 @@ func completions(before []string, cur string) []string {
 			out = append(out, completeFiles)
 		case argRuns:
 			if len(positional) == 0 {
-				out = append(out, knownRunIDs(configPath)...)
+				out = append(out, knownRunIDs(configPath, cur)...)
 				if strings.ContainsAny(cur, "/.~") {
 					out = append(out, completeFiles)
 				}
@@ -220,8 +221,9 @@ func completions(before []string, cur string) []string {
 	return filterPrefix(out, cur)
 }
 
-// flagValues are the values a flag takes, where they can be listed; other flags' values are typed freely.
-func flagValues(name, configPath string) []string {
+// flagValues are the values a flag takes, where they can be listed (those that start with typed, where
+// listing all would cost); other flags' values are typed freely.
+func flagValues(name, configPath, typed string) []string {
 	switch name {
 	case "output":
 		return statusFormats
@@ -230,29 +232,25 @@ func flagValues(name, configPath string) []string {
 	case "until":
 		return strings.Split(statusList(), ", ")
 	case "run":
-		return knownRunIDs(configPath)
+		return knownRunIDs(configPath, typed)
 	case "config", "debug", "dir":
 		return []string{completeFiles}
 	}
 	return nil
 }
 
-// knownRunIDs scans the configured roots (or the defaults) for runs, without reading them: a completion must
-// answer at once.
-func knownRunIDs(configPath string) []string {
-	cfg, err := config.Load(configPath)
-	if err != nil {
+// knownRunIDs are the ids of the runs under the configured roots (or the defaults) that start with prefix,
+// from folder names alone: a completion must answer at once, and in a tree of 100,000 runs listing every run
+// folder took seconds (state.DiscoverNamed reads no run and lists only the folders the prefix may name).
+func knownRunIDs(configPath, prefix string) []string {
+	locs, ok := runsNamed(configPath, func(id string) bool { return strings.HasPrefix(id, prefix) })
+	if !ok {
 		return nil
 	}
-	local, _, err := splitRoots(nil, cfg) // a remote root would cost a connection: not for a keystroke
-	if err != nil {
-		return nil
-	}
-	locs, _ := state.Discover(local, cfg.MaxDepth)
 	seen := map[string]bool{}
 	var ids []string
 	for _, l := range locs {
-		if id := locationID(l); !seen[id] {
+		if id := locationID(l); strings.HasPrefix(id, prefix) && !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}
@@ -261,15 +259,55 @@ func knownRunIDs(configPath string) []string {
 	return ids
 }
 
+// runsNamed finds, under the local roots, the runs whose folder names named accepts (and some others, which
+// the caller filters by id). A remote root would cost a connection: not for a keystroke.
+func runsNamed(configPath string, named func(folder string) bool) ([]state.Location, bool) {
+	cfg, err := config.Load(configPath)
+	if err != nil {
+		return nil, false
+	}
+	local, _, err := splitRoots(nil, cfg)
+	if err != nil {
+		return nil, false
+	}
+	locs, _ := state.DiscoverNamed(local, cfg.MaxDepth, named)
+	return locs, true
+}
+
 // loadRunQuietly reads the one run arg names, for completing what follows it; any doubt gives no candidates.
+// A path is resolved as the commands resolve it; an id only by folder names, exactly or as the start of one
+// (as resolveRun does, without its look into every state.env for a RUN_ID that is no folder's name: that read
+// every run for a keystroke), and only that run is read.
 func loadRunQuietly(arg, configPath string) (model.Run, bool) {
 	cfg, err := config.Load(configPath)
 	if err != nil {
 		return model.Run{}, false
 	}
-	loc, err := resolveRun(arg, cfg)
-	if err != nil {
-		return model.Run{}, false
+	var loc state.Location
+	if _, err := os.Stat(arg); err == nil {
+		if loc, err = resolveRun(arg, cfg); err != nil {
+			return model.Run{}, false
+		}
+	} else {
+		locs, ok := runsNamed(configPath, func(id string) bool { return strings.HasPrefix(id, arg) })
+		if !ok {
+			return model.Run{}, false
+		}
+		var exact, prefix []state.Location
+		for _, l := range locs {
+			switch id := locationID(l); {
+			case id == arg:
+				exact = append(exact, l)
+			case strings.HasPrefix(id, arg):
+				prefix = append(prefix, l)
+			}
+		}
+		if len(exact) == 0 {
+			exact = prefix
+		}
+		if loc, err = pickOne(arg, exact); err != nil {
+			return model.Run{}, false
+		}
 	}
 	return state.Load(loc, envFor(cfg)), true
 }

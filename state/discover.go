@@ -108,10 +108,26 @@ func SplitUnreadable(err error) ([]*UnreadableDirError, error) {
 // does not exist and one *UnreadableDirError per folder that could not be listed; the locations found
 // elsewhere are returned all the same.
 func Discover(paths []string, maxDepth int) ([]Location, error) {
+	return discover(paths, maxDepth, nil)
+}
+
+// DiscoverNamed is Discover for a caller that needs only the runs whose folder is named as named accepts,
+// such as completion of a typed prefix of a run id (a run's id is its folder's name). It reads no file of a
+// run whose name named refuses and lists no run folder of such a name: a folder holding state.env is a run
+// folder, never a folder of runs, and one stat of that file says so; a feature folder is not looked into; a
+// folder without state.env but with a run.log or an artifacts folder is taken for a run folder (or none)
+// without reading its log. It returns what Discover returns for the folders named accepts, and the runs of
+// other names it comes across in the folders it lists (<name>.state.env files in a folder of runs), which
+// the caller filters; the <name>.state.env files inside run folders of refused names are not looked for.
+func DiscoverNamed(paths []string, maxDepth int, named func(folder string) bool) ([]Location, error) {
+	return discover(paths, maxDepth, named)
+}
+
+func discover(paths []string, maxDepth int, named func(string) bool) ([]Location, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	d := discoverer{seenDirs: map[fileID]bool{}, seenLocs: map[string]bool{}, maxDepth: maxDepth}
+	d := discoverer{seenDirs: map[fileID]bool{}, seenLocs: map[string]bool{}, maxDepth: maxDepth, named: named}
 	var errs []error
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -148,7 +164,22 @@ type discoverer struct {
 	seenLocs   map[string]bool
 	locs       []Location
 	maxDepth   int
+	// named, when set, is DiscoverNamed's: folders of other names are looked at only as far as telling a run
+	// folder from a folder that may hold runs.
+	named func(folder string) bool
 }
+
+// skipsRunFolder reports whether the folder dir, about to be walked, is a run folder whose name named
+// refuses, known by one stat without listing it: it holds state.env.
+func (d *discoverer) skipsRunFolder(dir string) bool {
+	if d.refuses(dir) {
+		st, err := os.Lstat(filepath.Join(dir, "state.env"))
+		return err == nil && !st.IsDir()
+	}
+	return false
+}
+
+func (d *discoverer) refuses(dir string) bool { return d.named != nil && !d.named(filepath.Base(dir)) }
 
 func (d *discoverer) add(loc Location) {
 	if d.seenLocs[loc.StatePath] {
@@ -196,7 +227,11 @@ func (d *discoverer) walk(dir string, depth int) {
 			isRun = isRun || e.Name() == "state.env"
 		}
 	}
-	if !isRun && !hasStateFile && stateTravelledWithout(dir, entries) {
+	if !isRun && !hasStateFile && depth > 0 && d.refuses(dir) && (hasEntry(entries, "run.log") || hasEntry(entries, "artifacts")) {
+		// Perhaps a run whose state did not travel, perhaps not: either way not a folder of runs, and not of
+		// the name asked for, so its log is not read to tell which.
+		isRun = true
+	} else if !isRun && !hasStateFile && stateTravelledWithout(dir, entries) {
 		// A run folder that reached this machine without its state (state.env is gitignored): a run whose
 		// state is missing, listed so, not "no run" (formats.md C.1).
 		d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, "state.env"), Archived: archived})
@@ -216,7 +251,9 @@ func (d *discoverer) walk(dir string, depth int) {
 			continue
 		}
 		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-			d.walk(filepath.Join(dir, name), depth+1)
+			if child := filepath.Join(dir, name); !d.skipsRunFolder(child) {
+				d.walk(child, depth+1)
+			}
 		}
 	}
 }
@@ -237,7 +274,7 @@ func (d *discoverer) jonggrangProject(projectRoot string) {
 		return
 	}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || d.named != nil && !d.named(e.Name()) {
 			continue
 		}
 		dir := filepath.Join(features, e.Name())
@@ -327,6 +364,15 @@ func (d *discoverer) visitFile(dir, name string) error {
 // given one run, such as a watcher seeing a new folder.
 func LocationFor(path string) ([]Location, error) {
 	return Discover([]string{path}, 1)
+}
+
+func hasEntry(entries []fs.DirEntry, name string) bool {
+	for _, e := range entries {
+		if e.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // stateTravelledWithout reports whether dir is a resumable run folder without its state.env: it holds a

@@ -3,6 +3,7 @@ package state
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"runwatch/model"
@@ -143,5 +144,47 @@ func TestSplitUnreadableKeepsOtherErrors(t *testing.T) {
 	unreadable, rest := SplitUnreadable(err)
 	if len(unreadable) != 0 || rest == nil {
 		t.Fatalf("a missing path must stay an error: %v %v", unreadable, rest)
+	}
+}
+
+// DiscoverNamed finds, for the names it accepts, exactly the runs Discover finds: it only leaves the others
+// unlisted.
+func TestDiscoverNamedFindsWhatDiscoverFindsForThoseNames(t *testing.T) {
+	jg := t.TempDir()
+	for _, f := range []string{"feature-a", "feature-b", "iso-feature"} {
+		write(t, filepath.Join(jg, "p", ".jonggrang", ".output", "features", f, "MANIFEST.yaml"), "feature_id: "+f+"\n")
+	}
+	write(t, filepath.Join(jg, "p", ".jonggrang", ".output", "features", "fresh-empty", ".keep"), "")
+	os.Remove(filepath.Join(jg, "p", ".jonggrang", ".output", "features", "fresh-empty", ".keep"))
+	write(t, filepath.Join(jg, "reports", "iso-lost-state", "run.log"), "[2026-02-16T02:00:00Z] run started\n")
+	write(t, filepath.Join(jg, "reports", "folder", "iso-nested", "state.env"), "STATUS=running\n")
+	write(t, filepath.Join(jg, "reports", "iso-outside.state.env"), "STATUS=running\n")
+	roots := []string{"../testdata/opencode", "../testdata/resumable-c1", "../testdata/bad", jg}
+	idOf := func(l Location) string {
+		if base := filepath.Base(l.StatePath); l.Kind == model.KindResumable && base != "state.env" {
+			return strings.TrimSuffix(base, ".state.env")
+		}
+		return filepath.Base(l.Dir)
+	}
+	all, _ := Discover(roots, 0)
+	for _, prefix := range []string{"", "i", "iso", "iso26262-mining", "fe", "fresh", "irm-id-full-backfill-20260215T215421Z", "sph", "f", "nothing-by-this-name"} {
+		var want, got []string
+		for _, l := range all {
+			if strings.HasPrefix(idOf(l), prefix) {
+				want = append(want, l.StatePath)
+			}
+		}
+		named, _ := DiscoverNamed(roots, 0, func(name string) bool { return strings.HasPrefix(name, prefix) })
+		for _, l := range named {
+			if strings.HasPrefix(idOf(l), prefix) {
+				got = append(got, l.StatePath)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("prefix %q: DiscoverNamed found\n%s\nDiscover\n%s", prefix, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if prefix == "iso" && len(want) < 5 {
+			t.Errorf("the fixtures changed: only %d runs start with i", len(want))
+		}
 	}
 }

@@ -1,0 +1,168 @@
+//go:build linux
+
+package cli
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"runwatch/state/resumable/resumabletest"
+)
+
+// openWatch hears every open under root (a folder listed, a file read): inotify reports IN_OPEN on the
+// opened folder or file, in the watch of the folder that holds it, and a stat opens nothing. Events are
+// queued by the open itself, so once the call under test returns, drain has them all.
+type openWatch struct {
+	fd  int
+	wds map[int]string
+}
+
+func watchOpens(t *testing.T, root string) *openWatch {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		t.Skipf("inotify: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	w := &openWatch{fd: fd, wds: map[int]string{}}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		wd, err := unix.InotifyAddWatch(fd, p, unix.IN_OPEN)
+		if err != nil {
+			return err
+		}
+		w.wds[wd] = p
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.drain(t) // the walk above listed every folder
+	return w
+}
+
+// drain returns the paths opened since the last drain.
+func (w *openWatch) drain(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	buf := make([]byte, 1<<16)
+	for {
+		n, err := unix.Read(w.fd, buf)
+		if errors.Is(err, unix.EAGAIN) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				t.Fatal("inotify queue overflowed: opens were lost")
+			}
+			if dir, ok := w.wds[int(ev.Wd)]; ok {
+				out = append(out, filepath.Join(dir, name))
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+		}
+	}
+}
+
+// completionTree is the fixture reports folder plus what completion must tell apart without reading it:
+// a run folder whose state did not travel (only a run.log), a folder of runs below reports, and a jonggrang
+// project with two features. Its config makes the tree the one root.
+func completionTree(t *testing.T) (root string) {
+	t.Helper()
+	root = resumabletest.Copy(t)
+	write := func(rel, content string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("reports/lost-state-20260216T020000Z/run.log", "[2026-02-16T02:00:00Z] run started\n")
+	write("reports/older/iso26262-archive-20260101T000000Z/state.env", "RUN_ID=20260101T000000Z\nSTATUS=completed\n")
+	for _, f := range []string{"iso26262-feature", "other-feature"} {
+		write("proj/.jonggrang/.output/features/"+f+"/MANIFEST.yaml", "feature_id: "+f+"\nphases: []\n")
+	}
+	home := t.TempDir()
+	cfgFile := filepath.Join(home, "runwatch", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfgFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgFile, []byte("roots: ["+root+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", home)
+	return root
+}
+
+// openedIn is the opened paths that lie in one of the folders.
+func openedIn(opened []string, folders ...string) []string {
+	var out []string
+	for _, p := range opened {
+		for _, f := range folders {
+			if p == f || strings.HasPrefix(p, f+string(filepath.Separator)) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func isRunFile(p string) bool {
+	base := filepath.Base(p)
+	return strings.HasSuffix(base, ".env") || base == "MANIFEST.yaml" || strings.HasSuffix(base, ".log") || strings.HasSuffix(base, ".lock")
+}
+
+// Completing a run id reads no run's files and lists no run folder but those of the typed prefix: in a
+// tree of 100,000 runs, listing every run folder on each TAB took seconds (issue 26). (A folder without
+// state.env, like lost-state, may be a folder of runs: it is listed, and its run.log is not read.)
+func TestCompletingARunIDReadsNoRunAndListsOnlyFoldersOfThatName(t *testing.T) {
+	root := completionTree(t)
+	reports := filepath.Join(root, "reports")
+	w := watchOpens(t, root)
+
+	got := candidates(t, "unlock", "iso")
+	opened := w.drain(t)
+	if want := []string{resumabletest.Mining, "iso26262-archive-20260101T000000Z", "iso26262-feature"}; !has(got, want...) {
+		t.Errorf("unlock iso<TAB>: got %q, want %q among them", got, want)
+	}
+	for _, p := range opened {
+		if isRunFile(p) {
+			t.Errorf("completing a run id opened %s", p)
+		}
+	}
+	others := []string{filepath.Join(reports, resumabletest.IRM), filepath.Join(reports, resumabletest.Sphinx),
+		filepath.Join(reports, resumabletest.Broken), filepath.Join(reports, resumabletest.Export),
+		filepath.Join(root, "proj/.jonggrang/.output/features/other-feature")}
+	if bad := openedIn(opened, others...); len(bad) > 0 {
+		t.Errorf("completing iso… listed or read folders of runs of other names: %q", bad)
+	}
+
+	// What follows RUN is read from that run alone.
+	got = candidates(t, "unlock", resumabletest.Mining, "")
+	opened = w.drain(t)
+	if !has(got, "active.lock") {
+		t.Errorf("unlock %s <TAB>: got %q, want active.lock", resumabletest.Mining, got)
+	}
+	if bad := openedIn(opened, others...); len(bad) > 0 {
+		t.Errorf("completing what follows %s read other runs: %q", resumabletest.Mining, bad)
+	}
+	if len(openedIn(opened, filepath.Join(reports, resumabletest.Mining))) == 0 {
+		t.Errorf("the run named was not read (the watch hears nothing?): %q", opened)
+	}
+}
