@@ -360,6 +360,24 @@ type judgeElsewhere struct {
 	// sends an older copy of a run after the stream sent a newer one.
 	mu   sync.Mutex
 	held map[string]heldRun // by Run.Key: runs with a lock naming another machine than their host
+
+	// wake tells judgeAgain that the held runs changed, so it looks again whether any needs the timer.
+	wake chan struct{}
+	// after starts judgeAgain's one timer (time.After; a test counts and fires them).
+	after func(time.Duration) <-chan time.Time
+}
+
+// mayChange reports whether the judgement of some held run here can change with time alone: a lock judged
+// live elsewhere (its holder may exit), or unknown while that machine is reached (it may answer). A lock
+// judged stale stays so: a run of only such locks needs no timer. Callers hold mu.
+func (j *judgeElsewhere) mayChange() bool {
+	for _, h := range j.held {
+		name, _ := j.e.NameOf(h.label)
+		if model.JudgementMayChange(&h.sent, model.Env{Host: name, Elsewhere: j.watching}) {
+			return true
+		}
+	}
+	return false
 }
 
 type heldRun struct {
@@ -403,6 +421,7 @@ func (j *judgeElsewhere) send(label string, runs []model.Run, fn func(judged []m
 			delete(j.held, r.Key())
 		}
 	}
+	j.poke()
 	return fn(judged)
 }
 
@@ -413,6 +432,14 @@ func (j *judgeElsewhere) forget(key string) {
 	j.mu.Lock()
 	delete(j.held, key)
 	j.mu.Unlock()
+	j.poke()
+}
+
+func (j *judgeElsewhere) poke() {
+	select {
+	case j.wake <- struct{}{}:
+	default: // already told
+	}
 }
 
 func namesAnother(r model.Run, host string) bool {
@@ -424,17 +451,29 @@ func namesAnother(r model.Run, host string) bool {
 	return false
 }
 
-// judgeAgain sends, every interval, the held runs whose judgement here changed.
+// judgeAgain sends, every interval while some held run's judgement can change with time (mayChange), the
+// held runs whose judgement here changed. With none it sets no timer and wakes only when the stream holds
+// another run: a fleet whose foreign locks are all stale, or that has none, costs nothing.
 func (w *Watcher) judgeAgain(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
+	j := &w.judge
+	var due <-chan time.Time
 	for {
+		if due == nil {
+			j.mu.Lock()
+			may := j.mayChange()
+			j.mu.Unlock()
+			if may {
+				due = j.after(every)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-j.wake:
+			continue
+		case <-due:
+			due = nil
 		}
-		j := &w.judge
 		j.mu.Lock()
 		var changed []model.Run
 		for k, h := range j.held {

@@ -79,7 +79,8 @@ type Options struct {
 	// Backoff overrides the first retry delay (tests).
 	Backoff time.Duration
 	// Elsewhere, when set, judges here the locks a host could only call unknown because they name another
-	// machine that runwatch here reaches; they are judged again every JudgeEvery (elsewhere.go).
+	// machine that runwatch here reaches; they are judged again every JudgeEvery while a judgement among
+	// them can change with time (elsewhere.go's judgeAgain).
 	Elsewhere  *Elsewhere
 	JudgeEvery time.Duration
 	StaleAfter time.Duration
@@ -89,7 +90,8 @@ type Options struct {
 func Watch(s SSH, roots []Root, opts Options) *Watcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Watcher{ssh: s, updates: make(chan Update, 64), cancel: cancel, health: map[string]HostHealth{}}
-	w.judge = judgeElsewhere{e: opts.Elsewhere, staleAfter: opts.StaleAfter, held: map[string]heldRun{}}
+	w.judge = judgeElsewhere{e: opts.Elsewhere, staleAfter: opts.StaleAfter, held: map[string]heldRun{},
+		wake: make(chan struct{}, 1), after: time.After}
 	if opts.Elsewhere != nil {
 		every := opts.JudgeEvery
 		if every <= 0 {
