@@ -30,7 +30,7 @@ func BenchmarkGrowLog(b *testing.B) {
 // does on every step).
 func BenchmarkManifestWrite(b *testing.B) {
 	dir := b.TempDir()
-	m := newManifest("add-login-form-mx2k4y6m", "Add login form with validation", "MEDIUM", true, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+	m := newManifest("add-login-form-mx2k4y6m", "Add login form with validation", "MEDIUM", true, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), 0)
 	for b.Loop() {
 		if err := m.write(dir); err != nil {
 			b.Fatal(err)

@@ -29,6 +29,28 @@ func GenerateRuns(dir string, n int) ([]string, error) {
 // GenerateMix is GenerateRuns with the number of each convention chosen: jonggrang features (25 to a
 // project) and resumable run folders, each with the same states and bytes as in GenerateRuns.
 func GenerateMix(dir string, jonggrang, resumable int) ([]string, error) {
+	return GenerateShaped(dir, jonggrang, resumable, Shape{})
+}
+
+// Shape is how big each generated run is, beyond what GenerateMix writes (the zero Shape): for benchmarks of
+// workloads the stock plans do not reach (issue 26).
+type Shape struct {
+	// Stages is the number of stages of every resumable run: its plan's own (4, 5 or 7) continued with
+	// stages of the same kind (S5, S6…; M5…; ingest_8…) whose items repeat the plan's. 0 or fewer than the
+	// plan's: the plan's own.
+	Stages int
+	// Phases is the number of phases of every jonggrang manifest: the work type's own (13 to 19) with
+	// filler phases 16.011, 16.021… between test-quality and completion. 0 or fewer than the work
+	// type's: the work type's own.
+	Phases int
+	// LogLines pads every resumable run.log to at least this many lines with progress notes after its first
+	// entry, in the log's own format, so what the log says (its stages, its last words) is unchanged; the
+	// file keeps its modification time. 0: as written (21 to 117 lines).
+	LogLines int
+}
+
+// GenerateShaped is GenerateMix with every run of the given shape.
+func GenerateShaped(dir string, jonggrang, resumable int, shape Shape) ([]string, error) {
 	if jonggrang < 0 || resumable < 0 {
 		return nil, fmt.Errorf("GenerateMix: counts must be >= 0, got %d jonggrang and %d resumable", jonggrang, resumable)
 	}
@@ -41,7 +63,7 @@ func GenerateMix(dir string, jonggrang, resumable int) ([]string, error) {
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	w := &Workspace{Dir: abs, Reports: filepath.Join(abs, "reports"), opts: Options{Seed: DefaultSeed}, host: host, user: currentUser(), DeadPID: dead}
+	w := &Workspace{Dir: abs, Reports: filepath.Join(abs, "reports"), opts: Options{Seed: DefaultSeed}, host: host, user: currentUser(), DeadPID: dead, shape: shape}
 	for _, d := range []string{w.Reports, filepath.Join(abs, "plans"), filepath.Join(abs, "repos"), filepath.Join(abs, "projects")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -68,6 +90,11 @@ func GenerateMix(dir string, jonggrang, resumable int) ([]string, error) {
 		paths = append(paths, path)
 	}
 	sort.Strings(paths)
+	if shape.LogLines > 0 {
+		if err := padLogs(abs, shape.LogLines); err != nil {
+			return nil, err
+		}
+	}
 	return paths, nil
 }
 
@@ -79,7 +106,7 @@ func (w *Workspace) generateJonggrang(k int, at time.Time) (string, error) {
 	feat.Description = fmt.Sprintf("%s %d", base.Description, k)
 	a := &jonggrangActor{
 		project: filepath.Join(w.Dir, "projects", fmt.Sprintf("project-%03d", k/25)), feat: feat,
-		rng: w.rng(uint64(1000 + k)), pid: w.DeadPID, batch: true,
+		rng: w.rng(uint64(1000 + k)), pid: w.DeadPID, batch: true, phases: w.shape.Phases,
 	}
 	switch k % 5 {
 	case 1: // awaiting a person at brainstorming (only work types that brainstorm have phase 6)
@@ -115,6 +142,7 @@ func (w *Workspace) generateResumable(k int, at time.Time) (string, error) {
 		{miningStages, styleMining, filepath.Join("lock", "active.lock"), false},
 	}
 	sh := shapes[k%len(shapes)]
+	sh.stages = moreStages(sh.stages, w.shape.Stages)
 	a, err := w.resumable(fmt.Sprintf("generated-task-%04d", k), sh.stages, sh.style, sh.lock, sh.box, uint64(5000+k), w.DeadPID)
 	if err != nil {
 		return "", err
@@ -137,6 +165,29 @@ func (w *Workspace) generateResumable(k int, at time.Time) (string, error) {
 		return "", err
 	}
 	return a.statePath(), a.flush()
+}
+
+// moreStages is base continued to n stages of the same kind: a numbered id goes on counting (S4 → S5, M4 →
+// M5), a named one takes the stage's number (ingest → ingest_8); the items repeat base's.
+func moreStages(base []stageDef, n int) []stageDef {
+	if n <= len(base) {
+		return base
+	}
+	out := append(make([]stageDef, 0, n), base...)
+	last := base[len(base)-1].ID
+	prefix, num := strings.TrimRight(last, "0123456789"), -1
+	if digits := last[len(prefix):]; digits != "" && prefix != "" {
+		fmt.Sscan(digits, &num)
+	}
+	for i := len(base); i < n; i++ {
+		d := base[i%len(base)]
+		id := fmt.Sprintf("%s_%d", d.ID, i+1) // S_<NAME>_DONE names take no dash
+		if num >= 0 {
+			id = fmt.Sprintf("%s%d", prefix, num+i-len(base)+1)
+		}
+		out = append(out, stageDef{ID: id, Items: d.Items})
+	}
+	return out
 }
 
 // replaySteps is replay for at most n steps.
@@ -270,4 +321,45 @@ func GrowLog(path string, size int64) (int, error) {
 		entries += batch
 	}
 	return entries, f.Close()
+}
+
+// padLogs is Shape.LogLines.
+func padLogs(ws string, n int) error {
+	logs, err := filepath.Glob(filepath.Join(ws, "reports", "*", "run.log"))
+	if err != nil {
+		return err
+	}
+	for _, p := range logs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		lines := strings.SplitAfter(string(b), "\n")
+		have := len(lines) - 1
+		if have >= n || have < 1 {
+			continue
+		}
+		// The first entry and its continuation lines (indented) stay first.
+		first := 1
+		for first < len(lines) && strings.HasPrefix(lines[first], "  ") {
+			first++
+		}
+		stamp, _, _ := strings.Cut(lines[0], "]")
+		var pad strings.Builder
+		for i := 0; i < n-have; i++ {
+			fmt.Fprintf(&pad, "%s] progress_note step=%d detail=padding-for-a-real-sized-log\n", stamp, i)
+		}
+		out := strings.Join(lines[:first], "") + pad.String() + strings.Join(lines[first:], "")
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			return err
+		}
+		if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

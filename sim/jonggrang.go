@@ -85,7 +85,9 @@ type mAgent struct {
 }
 
 // newManifest is createManifest: every active phase pending, status running, current phase the first one.
-func newManifest(featureID, description, workType string, hasUI bool, at time.Time) *manifest {
+// With more phases asked for than the work type has (Shape.Phases), filler phases go between test-quality
+// and completion, numbered 16.011, 16.021… so that they sort there.
+func newManifest(featureID, description, workType string, hasUI bool, at time.Time, phases int) *manifest {
 	m := &manifest{
 		FeatureID: featureID, Description: description, WorkType: workType, PipelineMode: "full", HasUI: hasUI,
 		CreatedAt: isoMS(at), UpdatedAt: isoMS(at), Status: "running",
@@ -95,6 +97,18 @@ func newManifest(featureID, description, workType string, hasUI bool, at time.Ti
 			continue
 		}
 		m.Phases = append(m.Phases, &mPhase{Def: d, Status: "pending"})
+	}
+	if extra := phases - len(m.Phases); extra > 0 {
+		width := len(strconv.Itoa(extra))
+		last := m.Phases[len(m.Phases)-1]
+		filler := make([]*mPhase, 0, extra+1)
+		for i := 1; i <= extra; i++ {
+			// A final 1 keeps the key's spelling its number's (16.10 would read back as 16.1).
+			key := fmt.Sprintf("16.%0*d1", width, i)
+			num, _ := strconv.ParseFloat(key, 64)
+			filler = append(filler, &mPhase{Def: phaseDef{Key: key, Num: num, Name: fmt.Sprintf("extra-check-%d", i)}, Status: "pending"})
+		}
+		m.Phases = append(append(m.Phases[:len(m.Phases)-1], filler...), last)
 	}
 	m.CurrentPhase = m.Phases[0].Def.Key
 	return m

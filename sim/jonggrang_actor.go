@@ -43,6 +43,8 @@ type jonggrangActor struct {
 	// batch skips the manifest rewrites between steps (flush writes the final state): generating a thousand
 	// runs must not cost a hundred rewrites each.
 	batch bool
+	// phases is Shape.Phases: the manifest's phase count, if more than the work type's.
+	phases int
 
 	// stopAt, when set, fails that phase with stopReason and ends the actor (phase 6: a human pause).
 	stopAt, stopReason string
@@ -105,7 +107,7 @@ func (a *jonggrangActor) planNext() {
 func (a *jonggrangActor) create(at time.Time) (time.Duration, error) {
 	fid := featureID(a.feat.Description, at)
 	a.dir = filepath.Join(a.project, ".jonggrang", ".output", "features", fid)
-	a.m = newManifest(fid, a.feat.Description, a.feat.WorkType, a.feat.HasUI, at)
+	a.m = newManifest(fid, a.feat.Description, a.feat.WorkType, a.feat.HasUI, at, a.phases)
 	if err := os.MkdirAll(a.dir, 0o755); err != nil {
 		return 0, err
 	}

@@ -660,3 +660,52 @@ func TestSimulatorStartsNewRunsAndRetiresOldOnes(t *testing.T) {
 		t.Errorf("%d completed runs after several generations, want the bugfix plus finished generations", completed)
 	}
 }
+
+// GenerateShaped's runs have the stages, phases and log lines asked for, and read as the stock ones do: no run has a
+// problem a stock run has not, and the states still spread.
+func TestGenerateShapedStagesAndPhases(t *testing.T) {
+	dir := t.TempDir()
+	const stages, phases, lines = 11, 60, 150
+	if _, err := sim.GenerateShaped(dir, 10, 12, sim.Shape{Stages: stages, Phases: phases, LogLines: lines}); err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "reports", "*", "run.log"))
+	for _, p := range logs {
+		if b, err := os.ReadFile(p); err != nil || strings.Count(string(b), "\n") < lines {
+			t.Errorf("%s: %d lines (%v), want at least %d", p, strings.Count(string(b), "\n"), err, lines)
+		}
+	}
+	if len(logs) != 12 {
+		t.Errorf("%d run.logs, want 12", len(logs))
+	}
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil || len(locs) != 22 {
+		t.Fatalf("discovery found %d runs (%v), want 22", len(locs), err)
+	}
+	statuses := map[model.RunStatus]int{}
+	env := state.NewEnv(0)
+	for _, loc := range locs {
+		run := state.Load(loc, env)
+		statuses[run.Status]++
+		want := stages
+		if run.Kind == model.KindJonggrang {
+			want = phases
+		}
+		if len(run.Stages) != want {
+			t.Errorf("%s: %d stages, want %d", loc.StatePath, len(run.Stages), want)
+		}
+		for _, p := range run.Problems {
+			if p.Severity == model.SeverityError && p.Code != model.CodeStageBlocked {
+				t.Errorf("%s: %s: %s", loc.StatePath, p.Code, p.Message)
+			}
+		}
+		if run.Kind == model.KindJonggrang && len(run.Stages) == phases {
+			if last := run.Stages[len(run.Stages)-1]; last.Key != "17" {
+				t.Errorf("%s: last phase %q, want completion (17) after the filler", loc.StatePath, last.Key)
+			}
+		}
+	}
+	if statuses[model.StatusCompleted] == 0 || statuses[model.StatusStalled] == 0 {
+		t.Errorf("statuses %v: the shapes lost the spread of states", statuses)
+	}
+}

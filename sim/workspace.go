@@ -64,6 +64,7 @@ type Workspace struct {
 	DeadPID      int
 
 	opts       Options
+	shape      Shape // GenerateShaped's
 	host, user string
 	advJ       *jonggrangActor
 	advR       *resumableActor

@@ -4,15 +4,16 @@
 //
 //	go run ./bench/scale                      # 1,000 resumable + 200 jonggrang runs, 3 rounds
 //	go run ./bench/scale -soak 10m            # also: RSS of `runwatch demo --speed 4` over 10 minutes
-//	go run ./bench/scale -resumable 8334 -jonggrang 1666 -skip frame,brief    # the 10,000-run point
-//	go run ./bench/scale -resumable 83334 -jonggrang 16666 -rounds 1 -cold=false -skip frame,brief  # 100,000
+//	go run ./bench/scale -runs 10000 -skip frame,brief                           # the 10,000-run point
+//	go run ./bench/scale -runs 100000 -rounds 1 -cold=false -skip frame,brief    # 100,000
 //	go run ./bench/scale -log-lines 100       # every resumable run.log at least 100 lines
+//	go run ./bench/scale -stages 40 -phases 200   # 40 stages a resumable run, 200 phases a manifest
 //
 // The floor of status is what it reads: when strace is installed, the files and folders one `status --json`
 // opens (strace -f -e openat), read with cat and listed with ls -f; otherwise a find of the state files.
 //
-// The workspace is generated once into -dir by the simulator's writers (sim.GenerateMix) and reused while its
-// marker file matches the counts. The machine these numbers come from is shared, so every round takes the
+// The workspace is generated once into -dir by the simulator's writers (sim.GenerateShaped) and reused while
+// its marker file matches the counts and the shape. The machine these numbers come from is shared, so every round takes the
 // floor and the runwatch figure back to back, and the load average is printed with them.
 package main
 
@@ -44,7 +45,7 @@ type config struct {
 	rounds               int
 	cold                 bool
 	logSize              int64
-	logLines             int
+	shape                sim.Shape
 	soak                 time.Duration
 	speed                float64
 	skip                 map[string]bool
@@ -59,11 +60,18 @@ func main() {
 	flag.IntVar(&c.rounds, "rounds", 3, "rounds of each measurement (floor and runwatch back to back in each)")
 	flag.BoolVar(&c.cold, "cold", true, "also measure with a cold cache (echo 3 > /proc/sys/vm/drop_caches before each read)")
 	logGiB := flag.Float64("log-gib", 2, "size of the big run.log for the brief measurement, in GiB")
-	flag.IntVar(&c.logLines, "log-lines", 0, "pad every resumable run.log to at least this many lines (0: as generated, 21–117)")
+	runs := flag.Int("runs", 0, "runs in the workspace, 5 resumable to 1 jonggrang (10000, 100000: the points of issue 26); sets -resumable and -jonggrang")
+	flag.IntVar(&c.shape.LogLines, "log-lines", 0, "pad every resumable run.log to at least this many lines (0: as generated, 21–117)")
+	flag.IntVar(&c.shape.Stages, "stages", 0, "stages of every resumable run (0: its plan's own, 4 to 7)")
+	flag.IntVar(&c.shape.Phases, "phases", 0, "phases of every jonggrang manifest (0: its work type's own, 13 to 19)")
 	flag.DurationVar(&c.soak, "soak", 0, "run `runwatch demo` this long, sampling its RSS (0: skip)")
 	flag.Float64Var(&c.speed, "speed", 4, "demo speed during -soak")
 	skip := flag.String("skip", "", "comma-separated parts to leave out: status,frame,brief")
 	flag.Parse()
+	if *runs > 0 {
+		c.resumable = *runs * 5 / 6
+		c.jonggrang = *runs - c.resumable
+	}
 	c.logSize = int64(*logGiB * (1 << 30))
 	c.skip = map[string]bool{}
 	for _, s := range strings.Split(*skip, ",") {
@@ -92,10 +100,10 @@ func run(c config) error {
 		}
 	}
 	ws := filepath.Join(c.dir, "runs")
-	if err := ensureWorkspace(ws, c.jonggrang, c.resumable, c.logLines); err != nil {
+	if err := ensureWorkspace(ws, c.jonggrang, c.resumable, c.shape); err != nil {
 		return err
 	}
-	fmt.Printf("workspace %s: %d resumable + %d jonggrang runs; %s\n", ws, c.resumable, c.jonggrang, loadavg())
+	fmt.Printf("workspace %s: %d resumable + %d jonggrang runs (shape %+v); %s\n", ws, c.resumable, c.jonggrang, c.shape, loadavg())
 	if !c.skip["status"] {
 		if err := measureStatus(c, ws); err != nil {
 			return err
@@ -121,8 +129,9 @@ func run(c config) error {
 }
 
 // ensureWorkspace generates the runs unless a previous run of this command left the same ones.
-func ensureWorkspace(ws string, jonggrang, resumable, logLines int) error {
-	marker := filepath.Join(filepath.Dir(ws), fmt.Sprintf(".generated-%d-jonggrang-%d-resumable-%d-lines", jonggrang, resumable, logLines))
+func ensureWorkspace(ws string, jonggrang, resumable int, shape sim.Shape) error {
+	marker := filepath.Join(filepath.Dir(ws), fmt.Sprintf(".generated-%d-jonggrang-%d-resumable-%d-lines-%d-stages-%d-phases",
+		jonggrang, resumable, shape.LogLines, shape.Stages, shape.Phases))
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
@@ -133,51 +142,11 @@ func ensureWorkspace(ws string, jonggrang, resumable, logLines int) error {
 		return err
 	}
 	t0 := time.Now()
-	if _, err := sim.GenerateMix(ws, jonggrang, resumable); err != nil {
+	if _, err := sim.GenerateShaped(ws, jonggrang, resumable, shape); err != nil {
 		return err
-	}
-	if logLines > 0 {
-		if err := padLogs(ws, logLines); err != nil {
-			return err
-		}
 	}
 	fmt.Printf("generated the workspace in %s\n", time.Since(t0).Round(time.Millisecond))
 	return os.WriteFile(marker, nil, 0o644)
-}
-
-// padLogs grows every resumable run.log to at least n lines with progress notes after its first entry, in
-// the log's own line format, so what the log says (its stages, its last words) is unchanged.
-func padLogs(ws string, n int) error {
-	logs, err := filepath.Glob(filepath.Join(ws, "reports", "*", "run.log"))
-	if err != nil {
-		return err
-	}
-	for _, p := range logs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		lines := strings.SplitAfter(string(b), "\n")
-		have := len(lines) - 1
-		if have >= n || have < 1 {
-			continue
-		}
-		// The first entry and its continuation lines (indented) stay first.
-		first := 1
-		for first < len(lines) && strings.HasPrefix(lines[first], "  ") {
-			first++
-		}
-		stamp, _, _ := strings.Cut(lines[0], "]")
-		var pad strings.Builder
-		for i := 0; i < n-have; i++ {
-			fmt.Fprintf(&pad, "%s] progress_note step=%d detail=padding-for-a-real-sized-log\n", stamp, i)
-		}
-		out := strings.Join(lines[:first], "") + pad.String() + strings.Join(lines[first:], "")
-		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func loadavg() string {
