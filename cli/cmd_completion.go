@@ -70,8 +70,9 @@ func init() {
 		name:    "completion",
 		summary: "print the shell completion script for bash, zsh or fish",
 		args:    "SHELL",
-		about: "The script completes commands, flags, flag values, run ids (found by a quick scan of the " +
-			"configured or default roots, remote ones left out) and what follows RUN: open checklist items for " +
+		about: "The script completes commands, flags, flag values, run ids (from the names of the run folders " +
+			"under the configured or default roots, remote ones left out: no run is read) and what follows RUN, " +
+			"read from that one run (named by its folder, or the start of its name): open checklist items for " +
 			"check, ticked ones for uncheck, failed phases for retry, locks for unlock. It asks runwatch itself, " +
 			"so it stays right as runwatch changes.",
 		examples: []example{
