@@ -43,6 +43,10 @@ type statusOut struct {
 	recs  []statusRec
 	rows  [][]string // table and wide: each run's row, by statusRec.row (rows are what the widths need)
 	err   error
+
+	// The write pass's buffers and the stages' hole marks, used by it alone.
+	scratch    struct{ run, facts, out []byte }
+	stageMarks [][]byte
 }
 
 // statusRec is what stays of a run once it is encoded.
@@ -186,17 +190,22 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 	return failed, nil
 }
 
-// runJSON is rec's run, compact, its holes filled by its judgement.
+// runJSON is rec's run, compact, its holes filled by its judgement. What it returns is valid until the next
+// call: the write pass reuses its buffers (it runs alone, once every run is read).
 func (o *statusOut) runJSON(rec statusRec) ([]byte, error) {
-	b, err := o.spill.read(rec.off, rec.n, nil)
+	b, err := o.spill.read(rec.off, rec.n, o.scratch.run)
+	if cap(b) > cap(o.scratch.run) && o.spill.f != nil {
+		o.scratch.run = b
+	}
 	if err != nil || rec.facts == 0 {
 		return b, err
 	}
-	j, _, err := o.judge(rec, nil)
-	if err != nil {
+	var j model.Run
+	if j, o.scratch.facts, err = o.judge(rec, o.scratch.facts); err != nil {
 		return nil, err
 	}
-	return o.holes.fill(b, j)
+	o.scratch.out, err = o.fill(o.scratch.out[:0], b, j)
+	return o.scratch.out, err
 }
 
 // writeJSON writes the document as writeSnapshotJSON does, the runs read back from the spill in order.
@@ -260,9 +269,13 @@ func (h holeMarks) timingMark() *model.RunTiming {
 	return &model.RunTiming{Task: h.nonce + "-timing", Runs: -1}
 }
 
-func stageMark(i int) []byte {
-	b, _ := json.Marshal(&model.StageTiming{Runs: -1 - i}) // a plain struct: it always encodes
-	return append([]byte(`,"timing":`), b...)
+// stageMark is `,"timing":…` as the mark of stage i's timing encodes.
+func (o *statusOut) stageMark(i int) []byte {
+	for len(o.stageMarks) <= i {
+		b, _ := json.Marshal(&model.StageTiming{Runs: -1 - len(o.stageMarks)}) // a plain struct: it always encodes
+		o.stageMarks = append(o.stageMarks, append([]byte(`,"timing":`), b...))
+	}
+	return o.stageMarks[i]
 }
 
 // cut sets the marks into r where its judgement by the clock and the history goes.
@@ -273,10 +286,11 @@ func (h holeMarks) cut(r *model.Run) {
 	}
 }
 
-// fill replaces the marks in the run's encoding b by judgement j: in the order the encoding has them
-// (status, each stage's timing, attention, the run's timing), a timing that holds nothing left out.
-func (h holeMarks) fill(b []byte, j model.Run) ([]byte, error) {
-	out := make([]byte, 0, len(b)+512)
+// fill appends to out the run's encoding b with its marks replaced by judgement j: in the order the
+// encoding has them (status, each stage's timing, attention, the run's timing), a timing that holds nothing
+// left out.
+func (o *statusOut) fill(out, b []byte, j model.Run) ([]byte, error) {
+	h := o.holes
 	rest := b
 	put := func(mark []byte, key string, v any, omit bool) error {
 		i := bytes.Index(rest, mark)
@@ -296,7 +310,7 @@ func (h holeMarks) fill(b []byte, j model.Run) ([]byte, error) {
 		return nil, err
 	}
 	for i := range j.Stages {
-		if err := put(stageMark(i), `,"timing":`, j.Stages[i].Timing, j.Stages[i].Timing.IsZero()); err != nil {
+		if err := put(o.stageMark(i), `,"timing":`, j.Stages[i].Timing, j.Stages[i].Timing.IsZero()); err != nil {
 			return nil, err
 		}
 	}
