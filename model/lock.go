@@ -259,6 +259,38 @@ func JudgementMayChange(r *Run, env Env) bool {
 	return false
 }
 
+// JudgementNeedsPolling is JudgementMayChange without what JudgementComesAt foresees: what only a look at the
+// processes (or another machine) can tell, at any moment. A watcher polls only for this; the rest needs one
+// wake-up at a known instant.
+func JudgementNeedsPolling(r *Run, env Env) bool {
+	for i := range r.Locks {
+		if l := &r.Locks[i]; lockMayChange(l, env) && !l.age.ahead {
+			return true
+		}
+	}
+	if r.Jonggrang != nil && env.Proc != nil {
+		for _, g := range r.Jonggrang.Groups {
+			if g.PID > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// JudgementComesAt is the earliest acquired_at in the future among the run's locks (zero: none): the instant
+// time alone changes such a lock's judgement, and the only one (a clock that skews between writer and reader
+// puts it there; so does a generated workspace dated ahead).
+func JudgementComesAt(r *Run) time.Time {
+	var at time.Time
+	for i := range r.Locks {
+		if a := r.Locks[i].age; a.ahead && (at.IsZero() || a.from.Before(at)) {
+			at = a.from
+		}
+	}
+	return at
+}
+
 func lockMayChange(l *Lock, env Env) bool {
 	// A lock judged on another machine can also turn from unknown (that machine was down) to known, and one
 	// whose acquired_at lies in the future is judged by its age once that time has come.

@@ -42,15 +42,17 @@ func (w *Watcher) loop() {
 	}
 	livenessT := time.NewTimer(livenessEvery)
 	livenessOn := true
+	livenessAt := time.Now().Add(livenessEvery) // when the armed liveness timer fires
 	defer livenessT.Stop()
 	for {
 		if !pollOn && w.tree.polled > 0 {
 			pollT.Reset(w.pollIvl)
 			pollOn = true
 		}
-		if !livenessOn && w.livenessWanted {
+		if w.livenessWanted && (!livenessOn || time.Until(livenessAt) > livenessEvery) {
+			// Off, or armed for a lock's acquired_at far ahead: a run tracked since may need it sooner.
 			livenessT.Reset(livenessEvery)
-			livenessOn = true
+			livenessOn, livenessAt = true, time.Now().Add(livenessEvery)
 		}
 		w.livenessWanted = false
 		select {
@@ -110,20 +112,39 @@ func (w *Watcher) loop() {
 		case now := <-livenessT.C:
 			// A holder that crashed leaves its lock file untouched: no event will ever say so. Re-judging is
 			// a kill(pid, 0) per lock and a clock comparison; a run is read again only if a verdict flips.
+			// Runs whose locks only wait for an acquired_at in the future to come are judged when it comes,
+			// not every interval: a workspace dated ahead (or a skewed clock) kept the timer judging thousands
+			// of locks, a kill(pid, 0) each, every 2 s (issue 26).
 			env := w.runs.env
 			env.Now = now
 			livenessOn = false
+			var comes time.Time // the earliest acquired_at still to come
+			judged := 0
 			for sp, tr := range w.runs.runs {
-				if !model.JudgementMayChange(&tr.run, env) {
+				poll := model.JudgementNeedsPolling(&tr.run, env)
+				at := model.JudgementComesAt(&tr.run)
+				if !poll && (at.IsZero() || now.Before(at)) {
+					if !at.IsZero() && (comes.IsZero() || at.Before(comes)) {
+						comes = at
+					}
 					continue
 				}
-				livenessOn = true
+				livenessOn = livenessOn || poll
+				judged++
 				if model.JudgementOutdated(&tr.run, env) {
 					w.force[sp] = true
 				}
 			}
-			if livenessOn {
+			if w.opts.livenessPass != nil {
+				w.opts.livenessPass(judged)
+			}
+			switch {
+			case livenessOn:
 				livenessT.Reset(livenessEvery)
+				livenessAt = now.Add(livenessEvery)
+			case !comes.IsZero():
+				livenessT.Reset(max(0, comes.Sub(now)))
+				livenessOn, livenessAt = true, comes
 			}
 			if len(w.force) > 0 {
 				w.flush()

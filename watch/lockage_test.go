@@ -46,3 +46,38 @@ func TestLockVerdictsTimeAloneChanges(t *testing.T) {
 		})
 	}
 }
+
+// A lock whose acquired_at lies an hour ahead changes its judgement when that hour comes, and only then: the
+// liveness timer waits for it instead of judging the lock again every interval (a generated workspace dated
+// ahead kept it judging 2,437 such locks every 2 s at 10,000 runs, issue 26).
+func TestLockAcquiredAheadIsJudgedWhenItComesNotEveryInterval(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, ".jonggrang", ".output", "features", "f1")
+	writeFile(t, filepath.Join(dir, "MANIFEST.yaml"), manifest("f1", 2))
+	writeFile(t, filepath.Join(root, ".jonggrang", "locks", "lead.lock"), fmt.Sprintf(
+		`{"agent_id": "lead", "files": ["a.go"], "acquired_at": %q}`+"\n",
+		time.Now().Add(time.Hour).UTC().Format("2006-01-02T15:04:05.000Z")))
+	passes := make(chan int, 1000)
+	sp := filepath.Join(dir, "MANIFEST.yaml")
+	v := newView(t, Options{Paths: []string{root}, reconcile: time.Hour, liveness: time.Millisecond,
+		livenessPass: func(judged int) { passes <- judged }})
+	v.until("the lock read", func() bool { r, ok := v.run(sp); return ok && len(r.Locks) == 1 })
+	if r, _ := v.run(sp); r.Locks[0].Verdict != model.VerdictUnknown {
+		t.Fatalf("a lock acquired an hour ahead: %s %v", r.Locks[0].Verdict, r.Locks[0].Reasons)
+	}
+	<-passes                           // the first pass finds when the lock's time comes
+	time.Sleep(100 * time.Millisecond) // a hundred liveness intervals
+	n, judged := 0, 0
+	for more := true; more; {
+		select {
+		case j := <-passes:
+			n++
+			judged += j
+		default:
+			more = false
+		}
+	}
+	if judged > 0 {
+		t.Errorf("%d liveness passes in 100 intervals judged the lock %d times before its time came", n, judged)
+	}
+}

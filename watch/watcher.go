@@ -59,6 +59,7 @@ type Options struct {
 	secondRead   func(statePath string) // Progressive: a run read before watching began is read again
 	unseenSlack  time.Duration          // Progressive: how much older than a read a change may look (0: mtimeSlack)
 	beforeWatch  func()                 // Progressive: runs before the roots are walked and watched
+	livenessPass func(judged int)       // after each liveness pass, with the number of runs it judged again
 }
 
 // Health is how well the watcher can see changes, for the footer and the events stream.
