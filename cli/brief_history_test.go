@@ -50,6 +50,50 @@ func briefTaskRun(t *testing.T, root, name, task string, start time.Time, length
 	return dir
 }
 
+// briefFeature writes a jonggrang feature of work type under root's project: phase 13 took took13 from start,
+// phase 14 runs from then on, or took took14 when it is not zero (the feature completed).
+func briefFeature(t *testing.T, root, id, workType string, start time.Time, took13, took14 time.Duration) string {
+	t.Helper()
+	dir := filepath.Join(root, "proj", ".jonggrang", ".output", "features", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ts := func(t time.Time) string { return "'" + t.UTC().Format("2006-01-02T15:04:05.000Z") + "'" }
+	status, end14, st14 := "running", "null", "running"
+	if took14 > 0 {
+		status, end14, st14 = "completed", ts(start.Add(took13+took14)), "completed"
+	}
+	manifest := fmt.Sprintf(`feature_id: %s
+description: Feature %s
+work_type: %s
+created_at: %s
+updated_at: %s
+status: %s
+current_phase: 14
+phases:
+  '13':
+    name: review
+    status: completed
+    started_at: %s
+    completed_at: %s
+  '14':
+    name: testing
+    status: %s
+    started_at: %s
+    completed_at: %s
+agents: {}
+validation:
+  review_passed: false
+  tests_passed: false
+  coverage_met: false
+locks: []
+`, id, id, workType, ts(start), ts(start), status, ts(start), ts(start.Add(took13)), st14, ts(start.Add(took13)), end14)
+	if err := os.WriteFile(filepath.Join(dir, "MANIFEST.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // runwatch brief RUN learns the task's history from the runs of the configured roots, as the dashboard
 // does: the built program's brief, by id and by folder, Markdown and JSON, has the Time line the dashboard's
 // brief of that run has, with the usual length and the ETA from the task's past runs.
@@ -65,6 +109,12 @@ func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
 	// Another task's run, whose S2 took an hour: not this task's history.
 	briefTaskRun(t, root, "othertask-20261101T000000Z", "other-task", now.Add(-9*24*time.Hour), 2*time.Minute, time.Hour, time.Minute)
 	live := briefTaskRun(t, root, "brieftask-20261130T000000Z", "brief-task", now.Add(-3*24*time.Hour-35*time.Minute), 5*time.Minute)
+	// Jonggrang: two MEDIUM features whose phase 14 took 7m and 9m, a SMALL one (20m), and a MEDIUM feature
+	// in phase 14 since 3 days.
+	briefFeature(t, root, "feat-a", "MEDIUM", now.Add(-10*24*time.Hour), 3*time.Minute, 7*time.Minute)
+	briefFeature(t, root, "feat-b", "medium", now.Add(-9*24*time.Hour), 3*time.Minute, 9*time.Minute)
+	briefFeature(t, root, "feat-c", "SMALL", now.Add(-8*24*time.Hour), 3*time.Minute, 20*time.Minute)
+	feature := briefFeature(t, root, "feat-live", "MEDIUM", now.Add(-3*24*time.Hour-33*time.Minute), 3*time.Minute, 0)
 	cfgDir := t.TempDir()
 	cfg := filepath.Join(cfgDir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("roots: ["+root+"]\n"), 0o644); err != nil {
@@ -83,14 +133,20 @@ func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
 	}
 	runs := state.LoadAll(locs, env)
 	judgeTimes(runs, env.Now, env.Liveness)
-	var want string
+	var want, wantFeature string
 	for _, r := range runs {
-		if r.Dir == live {
+		switch r.Dir {
+		case live:
 			want = brief.Build(r, env).Time
+		case feature:
+			wantFeature = brief.Build(r, env).Time
 		}
 	}
 	if want != "stage S2 has run 3d0h; it usually takes 4m–5m (3 runs); ~4m left by 3 past runs" {
 		t.Fatalf("the dashboard's Time line: %q", want)
+	}
+	if wantFeature != "phase 14 has run 3d0h; it usually takes 7m–9m (2 runs); ~0s left by 2 past runs" {
+		t.Fatalf("the dashboard's Time line of the feature: %q", wantFeature)
 	}
 
 	// Roots that do not hold the run: the folder holding it has the history.
@@ -122,5 +178,8 @@ func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
 		if out := run(append(args, "--json")...); json.Unmarshal([]byte(out), &doc) != nil || doc.Time != want {
 			t.Errorf("brief --json %s: time %q, want %q\n%s", arg, doc.Time, want, out)
 		}
+	}
+	if md := run("feat-live"); !strings.Contains(md, "Time: "+wantFeature) {
+		t.Errorf("brief feat-live: Markdown lacks %q:\n%s", "Time: "+wantFeature, md)
 	}
 }

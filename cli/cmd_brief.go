@@ -15,6 +15,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/brief"
 	"runwatch/state/envfile"
+	"runwatch/state/jonggrang"
 	"runwatch/ui"
 )
 
@@ -101,8 +102,9 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 // taskHistory learns how long the stages of run's task usually take from the runs the dashboard would
 // read: those of the configured roots (rootRuns when RUN was found among them, else found again), and the
 // folder holding the run when it lies under none of them. Only runs that may be of the task are read: a
-// resumable run's TASK_NAME is in its state file, a few lines; a jonggrang feature's work_type is in its
-// manifest, so every feature is read. Their locks are judged here only: nothing is asked over ssh for them.
+// resumable run's TASK_NAME is in its state file, a few lines; a jonggrang feature's work_type is on a line
+// of its manifest (a feature whose line does not say is read). Their locks are judged here only: nothing is
+// asked over ssh for them.
 func taskHistory(run model.Run, loc state.Location, rootRuns []state.Location, cfg config.Config) *model.History {
 	h := model.NewHistory()
 	h.Observe(&run)
@@ -123,9 +125,12 @@ func taskHistory(run model.Run, loc state.Location, rootRuns []state.Location, c
 		near, _ := state.Discover([]string{filepath.Dir(loc.Dir)}, 1)
 		rootRuns = append(rootRuns, near...)
 	}
-	task := ""
+	task, workType := "", ""
 	if run.Resumable != nil {
 		task = strings.TrimSpace(run.Resumable.TaskName)
+	}
+	if run.Jonggrang != nil {
+		workType = strings.TrimSpace(run.Jonggrang.WorkType)
 	}
 	seen := map[string]bool{loc.StatePath: true}
 	var same []state.Location
@@ -140,6 +145,11 @@ func taskHistory(run model.Run, loc state.Location, rootRuns []state.Location, c
 				continue
 			}
 			if v, _ := f.Get("TASK_NAME"); strings.TrimSpace(v) != task {
+				continue
+			}
+		}
+		if l.Kind == model.KindJonggrang {
+			if wt, ok := jonggrang.WorkTypeOf(l.StatePath); ok && !strings.EqualFold(wt, workType) {
 				continue
 			}
 		}
