@@ -1,3 +1,5 @@
+// Tests that the ages in Detail's reasons count on with the clock, with no file changing.
+
 package ui
 
 import (

@@ -127,8 +127,8 @@ func TestDetailCursorDoesNotReflow(t *testing.T) {
 	run, _ := m.app.SelectedRun()
 	rowsText := func() string {
 		var out []string
-		for _, r := range m.detail.rows(run, 80) {
-			out = append(out, text.Stripped(r.text))
+		for _, r := range m.detail.Rows(run, 80) {
+			out = append(out, text.Stripped(r.Text()))
 		}
 		return strings.Join(out, "\n")
 	}

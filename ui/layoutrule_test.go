@@ -146,7 +146,7 @@ func TestDetailFirstLinePinned(t *testing.T) {
 	for range 30 {
 		m = send(t, m, press("j"))
 	}
-	if m.detail.top == 0 {
+	if m.detail.Top() == 0 {
 		t.Fatal("G and j in Detail did not scroll it: the check below proves nothing")
 	}
 	pinnedFirst(t, m, "80x24 scrolled to the end", false)
@@ -158,8 +158,8 @@ func TestDetailFirstLinePinned(t *testing.T) {
 		t.Fatalf("j k selected %s, not %s", m.app.Selected, first)
 	}
 	m = send(t, m, press("tab"))
-	if m.detail.top != 0 {
-		t.Errorf("back on the run, Detail is still scrolled %d rows down", m.detail.top)
+	if m.detail.Top() != 0 {
+		t.Errorf("back on the run, Detail is still scrolled %d rows down", m.detail.Top())
 	}
 	pinnedFirst(t, m, "80x24 back on the run", true)
 }

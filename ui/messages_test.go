@@ -104,7 +104,7 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 	m = send(t, m, press("k")) // M1
 	m = send(t, m, press("enter"))
 	m = send(t, m, press("j")) // its item
-	if sel := m.detail.selection(); sel.Kind != app.RowItem || sel.Stage != "M1" {
+	if sel := m.detail.Selection(); sel.Kind != app.RowItem || sel.Stage != "M1" {
 		t.Fatalf("the focus is on %+v, not M1's item", sel)
 	}
 	if ks := footerKeys(m); strings.Contains(ks, "tick") {
@@ -140,7 +140,7 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 			{Key: "M2", Status: model.StageFailed, Error: "blocked"}}}
 	m := newTestModel(t, 120, 40, []model.Run{rs}, app.Options{})
 	m = send(t, m, press("tab"))
-	if sel := m.detail.selection(); sel.Kind != app.RowStage || sel.Stage != "M2" {
+	if sel := m.detail.Selection(); sel.Kind != app.RowStage || sel.Stage != "M2" {
 		t.Fatalf("the focus is on %+v, not stage M2", sel)
 	}
 	m = send(t, m, press("?"))

@@ -30,11 +30,11 @@ func TestDetailSaysTheOrderCameFromThePlan(t *testing.T) {
 		m := newTestModel(t, 160, 50, []model.Run{run}, app.Options{})
 		// Every row of the Detail, not only those the pane has room for, as one line: a phrase may be
 		// wrapped anywhere.
-		var detail []string
-		for _, r := range m.detail.rows(run, 70) {
-			detail = append(detail, text.Stripped(r.text))
+		var dt []string
+		for _, r := range m.detail.Rows(run, 70) {
+			dt = append(dt, text.Stripped(r.Text()))
 		}
-		return strings.Join(strings.Fields(strings.Join(detail, " ")), " ")
+		return strings.Join(strings.Fields(strings.Join(dt, " ")), " ")
 	}
 	if flat := detailOf(); !strings.Contains(flat, "is not on this machine") || !strings.Contains(flat, "↕ place unknown") {
 		t.Errorf("without the plan:\n%s", flat)

@@ -20,6 +20,7 @@ import (
 	"runwatch/notify"
 	"runwatch/state/action"
 	"runwatch/ui/app"
+	"runwatch/ui/detail"
 	"runwatch/ui/keys"
 	"runwatch/ui/overlay"
 	"runwatch/ui/pager"
@@ -34,7 +35,7 @@ type Model struct {
 	app *app.App
 
 	list   *runsPane
-	detail *detailPane
+	detail *detail.Pane
 	tl     *timeline.Pane
 	footer *footer
 
@@ -82,7 +83,7 @@ func New(opts app.Options) Model {
 	}
 	m := Model{app: a, width: 120, height: 40}
 	m.list = newRunsPane(a)
-	m.detail = newDetailPane(a)
+	m.detail = detail.New(a)
 	m.tl = timeline.New(a)
 	m.footer = newFooter(a)
 	m.footer.segments = m.defaultSegments()
@@ -196,7 +197,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmd = m.wheel(msg.Mouse())
 	}
 	if a.Selected != before {
-		m.detail.selectionChanged()
+		m.detail.SelectionChanged()
 	}
 	if rs := m.paneRects(); rs != m.laidOut {
 		// The arrangement follows the runs (how many, how wide their table is), not only the terminal.
@@ -355,7 +356,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setFocus(app.PaneTimeline)
 		return m.tl.Update(msg)
 	case keys.ActUnlock, keys.ActStep, keys.ActTick, keys.ActRetry, keys.ActPause, keys.ActUndo:
-		return app.RequestAction(a, act, m.detail.selection())
+		return app.RequestAction(a, act, m.detail.Selection())
 	case keys.ActBrief:
 		return app.ShowBrief(a)
 	case keys.ActLaunch:
@@ -441,7 +442,7 @@ func (m Model) focusedText() string {
 	}
 	switch m.app.Focus {
 	case app.PaneDetail:
-		if sel := m.detail.selection(); sel.Key != "" {
+		if sel := m.detail.Selection(); sel.Key != "" {
 			return sel.Key
 		}
 	case app.PaneTimeline:

@@ -110,7 +110,7 @@ func (p *runsPane) ShortHelp() []key.Binding {
 // act on. The footer leaves them out and the help overlay marks them "(not here)".
 func (p *runsPane) NotHere() map[string]bool {
 	if _, ok := p.app.SelectedRun(); !ok || len(p.order) == 0 {
-		return set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
+		return keys.Set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
 	}
 	return nil
 }

@@ -109,10 +109,10 @@ func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 		t.Errorf("the wheel over the timeline: moved %v, focus %s", text.Stripped(m.tl.View()) != before, m.app.Focus)
 	}
 	m = fresh()
-	sel := m.detail.selection()
+	sel := m.detail.Selection()
 	m = wheel(m, yDetail, tea.MouseWheelDown)
-	if m.detail.selection() == sel || m.app.Focus != app.PaneRuns {
-		t.Errorf("the wheel over Detail: focused row %+v, focus %s", m.detail.selection(), m.app.Focus)
+	if m.detail.Selection() == sel || m.app.Focus != app.PaneRuns {
+		t.Errorf("the wheel over Detail: focused row %+v, focus %s", m.detail.Selection(), m.app.Focus)
 	}
 	m = fresh()
 	was := m.app.Selected

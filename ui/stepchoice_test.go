@@ -33,11 +33,11 @@ func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {
 	m := newTestModel(t, 160, 50, []model.Run{run}, app.Options{Actor: actor})
 	view := plain(m)
 	// Detail's text as one line: a phrase may be wrapped anywhere, depending on the pane's width.
-	var detail []string
+	var dt []string
 	for _, l := range strings.Split(text.Stripped(m.detail.View()), "\n") {
-		detail = append(detail, strings.Trim(l, "│╭╮╰╯─┃┏┓┗┛━ "))
+		dt = append(dt, strings.Trim(l, "│╭╮╰╯─┃┏┓┗┛━ "))
 	}
-	flat := strings.Join(strings.Fields(strings.Join(detail, " ")), " ")
+	flat := strings.Join(strings.Fields(strings.Join(dt, " ")), " ")
 	for _, want := range []string{"anchor", "↕ place unknown", "the tool will reopen this stage"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("detail lacks %q:\n%s", want, view)

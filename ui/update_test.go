@@ -296,11 +296,11 @@ func TestDetailKeysAndTick(t *testing.T) {
 	if run.Kind != model.KindResumable {
 		t.Fatalf("selected %s", run.ID)
 	}
-	if sel := m.detail.selectionOf(run); sel.Kind != app.RowStage || sel.Stage != "S2" {
+	if sel := m.detail.SelectionOf(run); sel.Kind != app.RowStage || sel.Stage != "S2" {
 		t.Fatalf("default detail selection %+v, want the current stage S2", sel)
 	}
 	m = send(t, m, press("j"))
-	sel := m.detail.selectionOf(run)
+	sel := m.detail.SelectionOf(run)
 	if sel.Kind != app.RowItem || sel.Key != "CB_S2_VERIFY_GREEN" {
 		t.Fatalf("j in detail: %+v", sel)
 	}
@@ -320,14 +320,14 @@ func TestDetailKeysAndTick(t *testing.T) {
 	}
 	m = send(t, m, press("k"))
 	m = send(t, m, press("k"))
-	if sel := m.detail.selectionOf(run); sel.Kind != app.RowStage || sel.Stage != "S1" {
+	if sel := m.detail.SelectionOf(run); sel.Kind != app.RowStage || sel.Stage != "S1" {
 		t.Fatalf("k k: %+v", sel)
 	}
 	m = send(t, m, press("G"))
 	m = send(t, m, press("g"))
 	m = send(t, m, press("ctrl+d"))
 	m = send(t, m, press("ctrl+u"))
-	if sel := m.detail.selectionOf(run); sel.Stage != "S1" {
+	if sel := m.detail.SelectionOf(run); sel.Stage != "S1" {
 		t.Fatalf("g: %+v", sel)
 	}
 	m = send(t, m, press("space"))
@@ -561,8 +561,8 @@ func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
 	for range 60 {
 		m = send(t, m, press("k"))
 	}
-	if m.detail.top != 0 {
-		t.Fatalf("k back up leaves detailTop %d", m.detail.top)
+	if m.detail.Top() != 0 {
+		t.Fatalf("k back up leaves detailTop %d", m.detail.Top())
 	}
 }
 
@@ -572,8 +572,8 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 	run.Jonggrang.Tasks = []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}}
 	m := newTestModel(t, 140, 40, []model.Run{run}, app.Options{})
 	var txt []string
-	for _, r := range m.detail.rows(run, 80) {
-		txt = append(txt, text.Stripped(r.text))
+	for _, r := range m.detail.Rows(run, 80) {
+		txt = append(txt, text.Stripped(r.Text()))
 	}
 	all := strings.Join(txt, "\n")
 	for _, want := range []string{"▶ developer-auth-001 developer running 10m", "✓ task-001 Login form completed"} {

@@ -1,4 +1,4 @@
-package ui
+package detail
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 // current one has run (▓) and what it usually takes beyond that (░), and the usual length of each stage
 // still to come (░), from the history of the task's past runs. A stage whose length nothing says is a "?".
 // So "where is it and how long is left" is seen at a glance. Nil when no stage has a length to draw.
-func (p *detailPane) timeBars(run model.Run, w int, now time.Time) []string {
+func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 	t := p.app.Theme
 	type seg struct {
 		key             string

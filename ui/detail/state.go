@@ -1,0 +1,10 @@
+// What can be read of Detail from outside the package (the dashboard's tests, which drive it through keys):
+// getters only, so nothing outside changes its state.
+
+package detail
+
+// Top is how far Detail is scrolled: the first of its rows shown below the pinned first line.
+func (x *Pane) Top() int { return x.top }
+
+// Text is the row as drawn, styled.
+func (x *detailRow) Text() string { return x.text }
