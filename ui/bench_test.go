@@ -29,16 +29,16 @@ import (
 // manyRuns makes n distinct runs from the samples, spread over every status.
 func manyRuns(n int) []model.Run {
 	base := sampleRuns()
-	runs := make([]model.Run, 0, n)
+	runList := make([]model.Run, 0, n)
 	for i := range n {
 		r := base[i%len(base)]
 		r.ID = fmt.Sprintf("%s-%04d", r.ID, i)
 		r.StatePath = fmt.Sprintf("/bench/%04d/%s", i, filepath.Base(r.StatePath))
 		r.Dir = filepath.Dir(r.StatePath)
 		r.UpdatedAt = testNow.Add(-time.Duration(i) * time.Minute)
-		runs = append(runs, r)
+		runList = append(runList, r)
 	}
-	return runs
+	return runList
 }
 
 // BenchmarkViewThousandRuns: one frame of the wide layout holding 1,000 runs.
@@ -53,9 +53,9 @@ func BenchmarkViewThousandRuns(b *testing.B) {
 
 // BenchmarkBatchThousandRuns: applying a batch that changes 10 of 1,000 runs (re-sort included).
 func BenchmarkBatchThousandRuns(b *testing.B) {
-	runs := manyRuns(1000)
-	m := newTestModel(b, 140, 40, runs, app.Options{Theme: "dark"})
-	changed := runs[:10]
+	runList := manyRuns(1000)
+	m := newTestModel(b, 140, 40, runList, app.Options{Theme: "dark"})
+	changed := runList[:10]
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -431,12 +431,12 @@ func BenchmarkStartupFirstFrame1000Runs(b *testing.B) {
 // BenchmarkSnapshotThousandRuns: the dashboard's share of startup: the first Update with 1,000 runs and the
 // first frame.
 func BenchmarkSnapshotThousandRuns(b *testing.B) {
-	runs := manyRuns(1000)
+	runList := manyRuns(1000)
 	now := func() time.Time { return testNow }
 	for b.Loop() {
 		m := New(app.Options{Theme: "dark", Now: now})
 		nm, _ := m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
-		nm, _ = nm.Update(app.SnapshotMsg{Runs: runs, At: testNow})
+		nm, _ = nm.Update(app.SnapshotMsg{Runs: runList, At: testNow})
 		_ = nm.View()
 	}
 }

@@ -25,10 +25,10 @@ func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, fixtureEnv())
+	runList := state.LoadAll(locs, fixtureEnv())
 	named := 0
 	for w := 40; w <= 240; w += 4 {
-		m := newTestModel(t, w, 40, runs, app.Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+		m := newTestModel(t, w, 40, runList, app.Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 		for _, line := range strings.Split(text.Stripped(m.View().Content), "\n") {
 			if !strings.Contains(line, "design-review") || !strings.Contains(line, " 10 design") || strings.Contains(line, "Detail") {
 				continue

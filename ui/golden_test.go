@@ -68,11 +68,11 @@ func loadFixtures(t testing.TB) []model.Run {
 	if err != nil && len(locs) == 0 {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, fixtureEnv())
-	for i := range runs {
-		relocateRun(&runs[i], root)
+	runList := state.LoadAll(locs, fixtureEnv())
+	for i := range runList {
+		relocateRun(&runList[i], root)
 	}
-	return runs
+	return runList
 }
 
 func relocateRun(r *model.Run, root string) {
@@ -107,12 +107,12 @@ func render(t testing.TB, m Model, p colorprofile.Profile) string {
 }
 
 func TestGoldenFixtures(t *testing.T) {
-	runs := loadFixtures(t)
+	runList := loadFixtures(t)
 	sizes := [][2]int{{140, 40}, {90, 30}, {50, 20}}
 	for _, sz := range sizes {
 		for _, focus := range []app.Pane{app.PaneRuns, app.PaneDetail, app.PaneTimeline} {
 			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], focus), func(t *testing.T) {
-				m := newTestModel(t, sz[0], sz[1], runs, app.Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+				m := newTestModel(t, sz[0], sz[1], runList, app.Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 				for m.app.Focus != focus {
 					m = send(t, m, press("tab"))
 				}
@@ -125,11 +125,11 @@ func TestGoldenFixtures(t *testing.T) {
 // TestGoldenEachRun renders the detail of every fixture run at the wide size, in plain text, so a reader
 // change that alters what a run shows is visible in review.
 func TestGoldenEachRun(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 140, 40, runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	var out strings.Builder
-	for i := range m.list.order {
-		fmt.Fprintf(&out, "=== %s\n", m.app.Runs[m.list.order[i]].ID)
+	for i := range m.list.Order() {
+		fmt.Fprintf(&out, "=== %s\n", m.app.Runs[m.list.Order()[i]].ID)
 		out.WriteString(render(t, m, colorprofile.Ascii))
 		out.WriteString("\n")
 		m = send(t, m, press("j"))
@@ -138,18 +138,18 @@ func TestGoldenEachRun(t *testing.T) {
 }
 
 func TestGoldenMonoAndLight(t *testing.T) {
-	runs := loadFixtures(t)
+	runList := loadFixtures(t)
 	for _, th := range []string{"mono", "light"} {
 		t.Run(th, func(t *testing.T) {
-			m := newTestModel(t, 140, 40, runs, app.Options{Theme: th, Now: fixtureClock(), OpenLog: OpenIndexedLog})
+			m := newTestModel(t, 140, 40, runList, app.Options{Theme: th, Now: fixtureClock(), OpenLog: OpenIndexedLog})
 			golden.RequireEqual(t, render(t, m, colorprofile.TrueColor))
 		})
 	}
 }
 
 func TestGoldenHelpAndReadOnly(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 90, 30, runs, app.Options{Theme: "mono", ReadOnly: true, Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 90, 30, runList, app.Options{Theme: "mono", ReadOnly: true, Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	m = send(t, m, press("?"))
 	golden.RequireEqual(t, render(t, m, colorprofile.Ascii))
 }

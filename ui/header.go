@@ -6,6 +6,7 @@ package ui
 import (
 	"fmt"
 	"runwatch/ui/keys"
+	"runwatch/ui/runs"
 	"runwatch/ui/text"
 	"strings"
 )
@@ -13,7 +14,7 @@ import (
 // needYou counts the runs whose attention says a person is needed (model.Judge decides; this only counts).
 // needYou counts the runs that need a person; the runs pane counts them whenever the runs change, so a
 // frame does not walk every run twice for it.
-func (m Model) needYou() int { return m.list.needYou }
+func (m Model) needYou() int { return m.list.NeedYou() }
 
 func (m Model) windowTitle() string {
 	title := "runwatch: " + text.RunsCount(len(m.app.Runs))
@@ -33,11 +34,11 @@ func (m Model) renderHeader() string {
 		left += " · " + t.Warn.Render(fmt.Sprintf("⚠ %d need you", n))
 	}
 	var tags []string
-	if m.list.hideDone {
-		tags = append(tags, fmt.Sprintf("hiding %d done (%s shows)", m.list.hidden, m.app.Keys.First(keys.ActHideDone)))
+	if m.list.HideDone() {
+		tags = append(tags, fmt.Sprintf("hiding %d done (%s shows)", m.list.Hidden(), m.app.Keys.First(keys.ActHideDone)))
 	}
-	if m.list.sortBy != sortAttention {
-		tags = append(tags, "sort: "+m.list.sortBy.String())
+	if m.list.SortBy() != runs.SortAttention {
+		tags = append(tags, "sort: "+m.list.SortBy().String())
 	}
 	if len(tags) > 0 {
 		left += t.Dim.Render(" · " + strings.Join(tags, " · "))

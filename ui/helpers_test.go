@@ -76,7 +76,7 @@ func sampleRuns() []model.Run {
 }
 
 // newTestModel builds a dashboard at w×h holding runs, pinned to testNow and the mono theme.
-func newTestModel(t testing.TB, w, h int, runs []model.Run, opts app.Options) Model {
+func newTestModel(t testing.TB, w, h int, runList []model.Run, opts app.Options) Model {
 	t.Helper()
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return testNow }
@@ -86,7 +86,7 @@ func newTestModel(t testing.TB, w, h int, runs []model.Run, opts app.Options) Mo
 	}
 	m := New(opts)
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	m = send(t, m, app.SnapshotMsg{Runs: runs, Health: app.Health{Mode: "inotify"}, At: opts.Now().Add(-3 * time.Second)})
+	m = send(t, m, app.SnapshotMsg{Runs: runList, Health: app.Health{Mode: "inotify"}, At: opts.Now().Add(-3 * time.Second)})
 	return m
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
+	"runwatch/ui/runs"
 	"runwatch/ui/text"
 )
 
@@ -76,7 +77,7 @@ func TestFilterTermsAndHideDone(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	ids := func(m Model) string {
 		var out []string
-		for _, sp := range m.list.order {
+		for _, sp := range m.list.Order() {
 			out = append(out, m.app.Runs[sp].ID)
 		}
 		return strings.Join(out, ",")
@@ -101,8 +102,8 @@ func TestFilterTermsAndHideDone(t *testing.T) {
 		if ids(got) != want {
 			t.Errorf("/%s: %s, want %s", txt, ids(got), want)
 		}
-		if got.list.filter != txt {
-			t.Errorf("/ did not start empty: filter %q after typing %q", got.list.filter, txt)
+		if got.list.Filter() != txt {
+			t.Errorf("/ did not start empty: filter %q after typing %q", got.list.Filter(), txt)
 		}
 		m = send(t, got, press("esc"))
 	}
@@ -145,11 +146,11 @@ func TestDetailCursorDoesNotReflow(t *testing.T) {
 func TestHostFilterMatchesTheNameWithoutTheUser(t *testing.T) {
 	run := func(host string) model.Run { return model.Run{ID: "r", Remote: &model.RemoteRef{Host: host}} }
 	for host, want := range map[string]bool{"root@build1": true, "build1": true, "build1:2222": true, "pete@gpu2": false} {
-		if got := matchesFilter(run(host), parseFilter("host:build1")); got != want {
+		if got := runs.MatchesFilter(run(host), runs.ParseFilter("host:build1")); got != want {
 			t.Errorf("host:build1 on %s: %v, want %v", host, got, want)
 		}
 	}
-	if !matchesFilter(run("root@build1"), parseFilter("host:root@")) {
+	if !runs.MatchesFilter(run("root@build1"), runs.ParseFilter("host:root@")) {
 		t.Error("host:root@ does not find root@build1")
 	}
 }

@@ -57,20 +57,20 @@ func hostileRun(i int) model.Run {
 // TestHostileTextNeverReachesTerminal renders hostile run fields and log lines through every view and
 // checks that the only escape sequences in the frame are runwatch's own SGR styling.
 func TestHostileTextNeverReachesTerminal(t *testing.T) {
-	var runs []model.Run
+	var runList []model.Run
 	for i := range hostile {
-		runs = append(runs, hostileRun(i))
+		runList = append(runList, hostileRun(i))
 	}
 	logRun := resumableRun()
 	logRun.ID = "log-" + hostile[0]
-	runs = append(runs, logRun)
+	runList = append(runList, logRun)
 	var logLines []string
 	for _, h := range hostile {
 		logLines = append(logLines, "[2026-11-30T11:00:00Z] stage_blocked "+h, "  "+h)
 	}
 	for _, size := range [][2]int{{140, 40}, {90, 30}, {50, 20}} {
-		m := newTestModel(t, size[0], size[1], runs, app.Options{Theme: "dark", OpenLog: memOpener(logLines)})
-		for i := 0; i < len(runs); i++ {
+		m := newTestModel(t, size[0], size[1], runList, app.Options{Theme: "dark", OpenLog: memOpener(logLines)})
+		for i := 0; i < len(runList); i++ {
 			for _, k := range []string{"tab", "j", "tab", "j", "tab", "e", "?"} {
 				m = send(t, m, press(k))
 				assertOnlySGR(t, m.View().Content)

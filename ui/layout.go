@@ -56,7 +56,7 @@ func (m Model) layoutKind() layoutKind {
 
 // wideRunsWidth is the runs pane's width beside Detail: what its table needs to show everything.
 func (m Model) wideRunsWidth() int {
-	return max(runsMinWide, m.list.naturalWidth()+theme.BorderCells)
+	return max(runsMinWide, m.list.NaturalWidth()+theme.BorderCells)
 }
 
 func (m Model) bodyHeight() int { return max(1, m.height-headerLines-footerLines) }

@@ -9,6 +9,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
+	"runwatch/ui/runs"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -16,31 +17,31 @@ import (
 // shownTable is what the runs table shows at one size, in the terms of the layout rule: each column's form
 // and width (0: not shown), the name's and the reason's widths.
 type shownTable struct {
-	width [colCount]int
-	long  [colCount]bool
+	width [runs.ColCount]int
+	long  [runs.ColCount]bool
 	name  int
 	why   int
 }
 
 func tableAt(m Model) shownTable {
-	lay := m.list.fit(max(1, m.list.w-theme.BorderCells))
+	lay := m.list.Fit(max(1, m.list.W()-theme.BorderCells))
 	var s shownTable
-	for _, c := range lay.cols {
-		s.width[c.id], s.long[c.id] = c.width, c.form == formLong
+	for _, c := range lay.Cols() {
+		s.width[c.ID()], s.long[c.ID()] = c.Width(), c.Form() == runs.FormLong
 	}
-	s.name, s.why = lay.nameW, lay.whyW
+	s.name, s.why = lay.NameW(), lay.WhyW()
 	return s
 }
 
 // lessThan names what a shows that b does not ("" when b shows all of it).
 func (a shownTable) lessIn(b shownTable) string {
 	var lost []string
-	for id := range colCount {
+	for id := range runs.ColCount {
 		if a.width[id] > 0 && b.width[id] == 0 {
-			lost = append(lost, colTitle[id])
+			lost = append(lost, runs.ColTitle[id])
 		}
 		if a.long[id] && !b.long[id] {
-			lost = append(lost, colTitle[id]+"'s long form")
+			lost = append(lost, runs.ColTitle[id]+"'s long form")
 		}
 	}
 	if b.name < a.name {
@@ -67,11 +68,11 @@ func TestTableGrowsWithWidth(t *testing.T) {
 	}
 	for name, set := range sets {
 		t.Run(name, func(t *testing.T) {
-			runs, opts := set()
+			runList, opts := set()
 			var prev shownTable
 			sawStacked, sawWide, sawAll := false, false, false
 			for w := 60; w <= 320; w++ {
-				m := newTestModel(t, w, 40, runs, opts)
+				m := newTestModel(t, w, 40, runList, opts)
 				s := tableAt(m)
 				if w > 60 {
 					if lost := prev.lessIn(s); lost != "" {
@@ -85,18 +86,18 @@ func TestTableGrowsWithWidth(t *testing.T) {
 				case layoutWide:
 					sawWide = true
 				}
-				if s.why > 0 && s.width[colLock] > 0 {
+				if s.why > 0 && s.width[runs.ColLock] > 0 {
 					sawAll = true
 				}
 				hdr := strings.Split(text.Stripped(m.list.View()), "\n")[1]
-				if s.width[colStatus] > 0 != strings.Contains(hdr, "STATUS") {
+				if s.width[runs.ColStatus] > 0 != strings.Contains(hdr, "STATUS") {
 					t.Errorf("w=%d: the layout and the drawn header disagree on STATUS: %q", w, hdr)
 				}
 
 				sorted := send(t, m, press("s"))
 				sorted = send(t, sorted, press("s"))
-				if sorted.list.sortBy != sortChanged {
-					t.Fatalf("two presses of s sort by %s", sorted.list.sortBy)
+				if sorted.list.SortBy() != runs.SortChanged {
+					t.Fatalf("two presses of s sort by %s", sorted.list.SortBy())
 				}
 				if hdr := strings.Split(text.Stripped(sorted.list.View()), "\n")[1]; !strings.Contains(hdr, "CHANGED") {
 					t.Errorf("w=%d: sorted by last change, and CHANGED is not shown: %q", w, hdr)
@@ -108,8 +109,8 @@ func TestTableGrowsWithWidth(t *testing.T) {
 					f = send(t, f, press(string(k)))
 				}
 				f = send(t, f, press("enter"))
-				if len(f.list.order) != 0 {
-					t.Fatalf("the filter lists %d runs", len(f.list.order))
+				if len(f.list.Order()) != 0 {
+					t.Fatalf("the filter lists %d runs", len(f.list.Order()))
 				}
 				if after := f.paneRects(); after != before {
 					t.Errorf("w=%d: the panes change size with the filter: %v → %v", w, before, after)
@@ -203,8 +204,8 @@ func TestHeroShowsWhyAt140(t *testing.T) {
 // (at 200 columns reasons were cut at 40 cells beside 90 blank ones), and the runs still go beside Detail
 // where the table keeps those reasons.
 func TestWideStackedTableShowsWholeReasons(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 200, 60, runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	view := text.Stripped(m.list.View())
 	for _, reason := range []string{"M3 is marked done but CB_M3_NO_LEGACY_TOKENS is 0", "waiting for your answer at phase 6 (brainstorming)"} {
 		if !strings.Contains(view, reason) {
@@ -212,9 +213,9 @@ func TestWideStackedTableShowsWholeReasons(t *testing.T) {
 		}
 	}
 	w := 200
-	for ; w < 400 && newTestModel(t, w, 60, runs, app.Options{Theme: "mono", Now: fixtureClock()}).layoutKind() != layoutWide; w++ {
+	for ; w < 400 && newTestModel(t, w, 60, runList, app.Options{Theme: "mono", Now: fixtureClock()}).layoutKind() != layoutWide; w++ {
 	}
-	wide := newTestModel(t, w, 60, runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	wide := newTestModel(t, w, 60, runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	if !strings.Contains(text.Stripped(wide.list.View()), "M3 is marked done but CB_M3_NO_LEGACY_TOKENS is 0") {
 		t.Errorf("at %d columns, beside Detail, the runs table cuts a reason it showed whole when stacked", w)
 	}

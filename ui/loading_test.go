@@ -17,9 +17,9 @@ import (
 // the header says how many are still coming, a selection at the top stays at the top, and one the person
 // moved stays on the run they chose.
 func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
-	runs := sampleRuns() // rs (stalled), old-done (completed), jg, pay-flow (failed)
+	runList := sampleRuns() // rs (stalled), old-done (completed), jg, pay-flow (failed)
 	byID := map[string]model.Run{}
-	for _, r := range runs {
+	for _, r := range runList {
 		byID[r.ID] = r
 	}
 	m := New(app.Options{Now: func() time.Time { return testNow }, Theme: "mono"})
@@ -42,7 +42,7 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 		t.Fatalf("j selected %q", chosen)
 	}
 	rest := []model.Run{}
-	for _, r := range runs {
+	for _, r := range runList {
 		if r.ID != "old-done" && r.ID != "pay-flow" {
 			rest = append(rest, r)
 		}
@@ -51,9 +51,9 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 	if m.app.Selected != chosen {
 		t.Fatalf("selection moved to %q; the person chose %q", m.app.Selected, chosen)
 	}
-	full := newTestModel(t, 140, 40, runs, app.Options{})
-	if strings.Join(m.list.order, "\n") != strings.Join(full.list.order, "\n") {
-		t.Fatalf("order after loading:\n%v\nwith every run at once:\n%v", m.list.order, full.list.order)
+	full := newTestModel(t, 140, 40, runList, app.Options{})
+	if strings.Join(m.list.Order(), "\n") != strings.Join(full.list.Order(), "\n") {
+		t.Fatalf("order after loading:\n%v\nwith every run at once:\n%v", m.list.Order(), full.list.Order())
 	}
 	if v := plain(m); strings.Contains(v, "loading") {
 		t.Fatalf("header still says loading:\n%s", v)

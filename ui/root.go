@@ -1,11 +1,6 @@
-// Package ui is the Bubble Tea dashboard. It takes all its data through messages (SnapshotMsg, BatchMsg), so
-// it is built and tested against model values and fixtures without a watcher; package cli wires the
-// watcher in.
-//
-// Where things are: root.go routes keys and keeps the overlay stack; runs.go, detail.go and timeline.go are
-// the three panes; confirm.go, pager.go (brief, long messages) and helpview.go are the overlays; footer.go
-// and header.go frame them; keys.go is the keymap every hint and `?` come from; actions.go turns keys into
-// action requests; filter.go parses the runs filter; layout.go sizes the panes.
+// The root of the dashboard: Model, which owns the App, routes each message and key, and keeps the overlay
+// stack.
+
 package ui
 
 import (
@@ -24,6 +19,7 @@ import (
 	"runwatch/ui/keys"
 	"runwatch/ui/overlay"
 	"runwatch/ui/pager"
+	"runwatch/ui/runs"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 	"runwatch/ui/timeline"
@@ -34,7 +30,7 @@ import (
 type Model struct {
 	app *app.App
 
-	list   *runsPane
+	list   *runs.Pane
 	detail *detail.Pane
 	tl     *timeline.Pane
 	footer *footer
@@ -82,7 +78,7 @@ func New(opts app.Options) Model {
 		a.Actor = opts.Actor
 	}
 	m := Model{app: a, width: 120, height: 40}
-	m.list = newRunsPane(a)
+	m.list = runs.New(a)
 	m.detail = detail.New(a)
 	m.tl = timeline.New(a)
 	m.footer = newFooter(a)
@@ -131,7 +127,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case app.SnapshotMsg:
 		a.Runs = make(map[string]model.Run, len(msg.Runs))
-		m.list.forgetAll()
+		m.list.ForgetAll()
 		for _, r := range msg.Runs {
 			a.Runs[r.Key()] = judged(r)
 		}
@@ -142,7 +138,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		a.LastChange = msg.At
 		a.Loaded = true
-		m.list.resort()
+		m.list.Resort()
 	case app.BatchMsg:
 		cmd = m.applyBatch(msg)
 	case app.ErrorMsg:
@@ -210,14 +206,14 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	a := m.app
 	// While runs are still arriving, a selection nobody moved from the top stays at the top, so the list
 	// does not end up scrolled to wherever the first run read happens to sort.
-	keepTop := (a.Health.Loading > 0 || msg.Health.Loading > 0) && m.list.cursor == 0
+	keepTop := (a.Health.Loading > 0 || msg.Health.Loading > 0) && m.list.Cursor() == 0
 	for _, r := range msg.Changed {
 		a.Runs[r.Key()] = judged(r)
-		m.list.forget(r.Key())
+		m.list.Forget(r.Key())
 	}
 	for _, p := range msg.Removed {
 		delete(a.Runs, p)
-		m.list.forget(p)
+		m.list.Forget(p)
 	}
 	// Each source's batch carries its own health: the remote hosts', or the local watcher's.
 	if msg.Hosts != nil {
@@ -235,7 +231,7 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	if keepTop {
 		a.Selected = ""
 	}
-	m.list.resort()
+	m.list.Resort()
 	return m.tl.Batch(msg)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
+	"runwatch/ui/runs"
 	"runwatch/ui/text"
 )
 
@@ -33,9 +34,9 @@ func runsRow(m Model, id string) string {
 // although the run does not change.
 func TestRunsTableShowsEachChange(t *testing.T) {
 	now := testNow
-	runs := sampleRuns()
-	m := newTestModel(t, 200, 40, runs, app.Options{Now: func() time.Time { return now }})
-	rs := runs[0]
+	runList := sampleRuns()
+	m := newTestModel(t, 200, 40, runList, app.Options{Now: func() time.Time { return now }})
+	rs := runList[0]
 	before := runsRow(m, rs.ID)
 	if !strings.Contains(before, "paused") || !strings.Contains(before, "S2") || !strings.Contains(before, "1/3") {
 		t.Fatalf("the first frame does not show %s as read:\n%s", rs.ID, before)
@@ -59,7 +60,7 @@ func TestRunsTableShowsEachChange(t *testing.T) {
 		t.Errorf("the row still shows the run before its change:\n%s", after)
 	}
 
-	done := runs[1]
+	done := runList[1]
 	was := model.HumanDuration(now.Sub(done.UpdatedAt))
 	if !strings.Contains(runsRow(m, done.ID), was) {
 		t.Fatalf("%s's CHANGED is not %s:\n%s", done.ID, was, runsRow(m, done.ID))
@@ -75,7 +76,7 @@ func TestRunsTableShowsEachChange(t *testing.T) {
 		t.Errorf("a removed run is still listed:\n%s", row)
 	}
 
-	renamed := runs[2]
+	renamed := runList[2]
 	renamed.Status, renamed.Attention = model.StatusCompleted, model.Attention{}
 	m = send(t, m, app.SnapshotMsg{Runs: []model.Run{renamed}, Health: app.Health{Mode: "inotify"}, At: now})
 	if row := runsRow(m, renamed.ID); !strings.Contains(row, " done ") {
@@ -98,9 +99,9 @@ func BenchmarkFrame1200Runs(b *testing.B) {
 // BenchmarkFrame1200RunsBatch: a batch that changes 20 of 1,200 runs and the frame after it, as while the
 // list loads.
 func BenchmarkFrame1200RunsBatch(b *testing.B) {
-	runs := manyRuns(1200)
-	m := newTestModel(b, 200, 60, runs, app.Options{Theme: "dark"})
-	changed := runs[:20]
+	runList := manyRuns(1200)
+	m := newTestModel(b, 200, 60, runList, app.Options{Theme: "dark"})
+	changed := runList[:20]
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -114,22 +115,22 @@ func BenchmarkFrame1200RunsBatch(b *testing.B) {
 // run whose current stage has a name carries that name (issue 11 point 16); the column goes only where a
 // name beside it would be cut below nameMin.
 func TestStageColumnShowsThePhaseName(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, app.Options{Theme: "mono", Now: fixtureClock()})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 200, 60, runList, app.Options{Theme: "mono", Now: fixtureClock()})
 	p := m.list
-	p.h = 100
+	p.SetSize(p.W(), 100)
 	shownAt, droppedAt := 0, 0
 	for w := 30; w <= 200; w++ {
-		lines := p.renderTable(w, 100)
+		lines := p.RenderTable(w, 100)
 		if !strings.Contains(text.Stripped(lines[0]), "STAGE") {
 			droppedAt++
-			if lay := p.fit(w); lay.nameW >= nameMin+stageWidth(p)+lay.sep {
-				t.Errorf("w=%d: STAGE dropped although the name keeps %d cells with it", w, lay.nameW-stageWidth(p)-lay.sep)
+			if lay := p.Fit(w); lay.NameW() >= runs.NameMin+stageWidth(p)+lay.Sep() {
+				t.Errorf("w=%d: STAGE dropped although the name keeps %d cells with it", w, lay.NameW()-stageWidth(p)-lay.Sep())
 			}
 			continue
 		}
 		shownAt++
-		for i, sp := range p.order {
+		for i, sp := range p.Order() {
 			r := m.app.Runs[sp]
 			st := r.Stage(r.CurrentStage)
 			if st == nil || st.Name == "" || st.Name == st.Key {
@@ -145,17 +146,17 @@ func TestStageColumnShowsThePhaseName(t *testing.T) {
 	}
 }
 
-func stageWidth(p *runsPane) int { return p.measure().width[colStage][formShort] }
+func stageWidth(p *runs.Pane) int { return p.Measure().Width()[runs.ColStage][runs.FormShort] }
 
 // TestUnreachableHostIsMarked: a run whose host cannot be reached carries ⚠ beside its host (its row is as
 // last seen) and the footer says the host is reconnecting, with a glyph every terminal font has (↻ drew as
 // a box in common monospace fonts).
 func TestUnreachableHostIsMarked(t *testing.T) {
-	runs := sampleRuns()
+	runList := sampleRuns()
 	since := testNow.Add(-time.Minute)
-	gone := runs[0]
+	gone := runList[0]
 	gone.Remote = &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/r", StaleSince: &since}
-	here := runs[2]
+	here := runList[2]
 	here.Remote = &model.RemoteRef{Host: "build1", Root: "ssh://build1/p"}
 	m := newTestModel(t, 200, 40, nil, app.Options{})
 	retry := testNow.Add(4 * time.Second)
@@ -176,9 +177,9 @@ func TestUnreachableHostIsMarked(t *testing.T) {
 // waits for a person), so every surface says it is blocked and needs you: its status, its attention, the
 // header's count and Detail's first line. (One session saw it shown as "Nothing to do: paused".)
 func TestDemoSphinxRunNeedsYou(t *testing.T) {
-	runs, now, env := loadDemoWorkspace(t)
+	runList, now, env := loadDemoWorkspace(t)
 	var sphinx model.Run
-	for _, r := range runs {
+	for _, r := range runList {
 		if strings.HasPrefix(r.ID, "sphinx-traceability-migration-") {
 			sphinx = r
 		}
@@ -191,7 +192,7 @@ func TestDemoSphinxRunNeedsYou(t *testing.T) {
 	if sphinx.Status != model.StatusBlocked || !j.NeedsYou || j.Code != model.AttentionStageBlocked {
 		t.Fatalf("sphinx: status %s, attention %+v; want blocked and needing you for stage-blocked", sphinx.Status, j)
 	}
-	m := newTestModel(t, 120, 40, runs, app.Options{Now: now, Env: env})
+	m := newTestModel(t, 120, 40, runList, app.Options{Now: now, Env: env})
 	m = send(t, m, press("/"))
 	for _, k := range "sphinx" {
 		m = send(t, m, press(string(k)))
@@ -206,9 +207,9 @@ func TestDemoSphinxRunNeedsYou(t *testing.T) {
 // TestLightThemeHasNoFaint: on a light background faint text goes pale past reading (and renderers differ
 // in how pale), so the light theme greys with a real foreground colour and never uses the faint attribute.
 func TestLightThemeHasNoFaint(t *testing.T) {
-	runs := loadFixtures(t)
+	runList := loadFixtures(t)
 	for _, ks := range [][]string{nil, {"tab"}, {"tab", "tab"}, {"?"}, {"b"}} {
-		m := newTestModel(t, 140, 40, runs, app.Options{Theme: "light", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+		m := newTestModel(t, 140, 40, runList, app.Options{Theme: "light", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 		for _, k := range ks {
 			m = send(t, m, press(k))
 		}
@@ -241,8 +242,8 @@ func faintSGR(s string) string {
 // TestFooterNamesEachKeyOnce: when the key that settles the run is one the pane lists anyway (b brief for a
 // run awaiting input), the footer says it once.
 func TestFooterNamesEachKeyOnce(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, app.Options{Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 200, 60, runList, app.Options{Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	for m.app.Runs[m.app.Selected].Status != model.StatusAwaitingInput {
 		m = send(t, m, press("j"))
 	}
@@ -308,11 +309,11 @@ func TestWrappedStageErrorIsOneError(t *testing.T) {
 // TestHeaderCountFollowsBatches: the header's "need you" count is kept with the runs, so a batch in which a
 // run stops needing you lowers it, and one in which it needs you again raises it.
 func TestHeaderCountFollowsBatches(t *testing.T) {
-	runs := sampleRuns()
-	m := newTestModel(t, 140, 40, runs, app.Options{})
+	runList := sampleRuns()
+	m := newTestModel(t, 140, 40, runList, app.Options{})
 	count := func() string { return strings.Split(plain(m), "\n")[0] }
 	before := 0
-	for _, r := range runs {
+	for _, r := range runList {
 		if model.Judge(&r).NeedsYou {
 			before++
 		}
@@ -320,7 +321,7 @@ func TestHeaderCountFollowsBatches(t *testing.T) {
 	if want := fmt.Sprintf("⚠ %d need you", before); before < 2 || !strings.Contains(count(), want) {
 		t.Fatalf("header %q, want %q", count(), want)
 	}
-	settled := runs[2]
+	settled := runList[2]
 	stalled := settled
 	settled.Status, settled.Locks, settled.Attention = model.StatusCompleted, nil, model.Attention{}
 	m = send(t, m, app.BatchMsg{Changed: []model.Run{settled}, At: testNow, Health: app.Health{Mode: "inotify"}})

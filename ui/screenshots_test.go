@@ -28,7 +28,7 @@ func TestScreenshots(t *testing.T) {
 	if out == "" {
 		t.Skip("set RUNWATCH_SCREENSHOTS=DIR to write screenshot frames (screenshots/make.sh does)")
 	}
-	runs, demoNow, demoEnv := loadDemoWorkspace(t)
+	runList, demoNow, demoEnv := loadDemoWorkspace(t)
 	write := func(name string, m Model) {
 		t.Helper()
 		frame := render(t, m, colorprofile.TrueColor)
@@ -50,37 +50,37 @@ func TestScreenshots(t *testing.T) {
 
 	// Each frame starts from a fresh model: models share their open log index, and moving one to another run
 	// closes it, so branching one model into several screenshots would read a closed index.
-	wide := func() Model { return newTestModel(t, 140, 40, runs, opts()) }
+	wide := func() Model { return newTestModel(t, 140, 40, runList, opts()) }
 	write("overview", wide())
 	write("detail-jonggrang", ks(wide(), "j", "enter", "j", "j"))
 	write("timeline-search", ks(wide(), "/", "m", "i", "n", "i", "n", "g", "enter", "tab", "tab", "g", "/", "s", "t", "a", "g", "e", "_", "c", "enter", "n"))
 	write("brief", ks(wide(), "b"))
 	// The orphaned docs fix: its phases as bars on one time scale, what is usual for the rest from the
 	// completed BUGFIX run; a tall window so Detail shows its Time section.
-	write("detail-timing", ks(newTestModel(t, 140, 64, runs, opts()), "/", "d", "o", "c", "s", "enter"))
+	write("detail-timing", ks(newTestModel(t, 140, 64, runList, opts()), "/", "d", "o", "c", "s", "enter"))
 	// The light theme, for a light terminal: make.sh paints this one on a white window.
 	light := opts()
 	light.Theme = "light"
-	write("overview-light", newTestModel(t, 140, 40, runs, light))
+	write("overview-light", newTestModel(t, 140, 40, runList, light))
 
-	stacked := newTestModel(t, 90, 30, runs, opts())
+	stacked := newTestModel(t, 90, 30, runList, opts())
 	write("stacked-90x30", ks(stacked, "tab"))
-	narrow := newTestModel(t, 50, 20, runs, opts())
+	narrow := newTestModel(t, 50, 20, runList, opts())
 	write("narrow-50x20", narrow)
 
 	// freeze paints a dark window, so the light theme would not show what a light terminal shows.
-	ro := newTestModel(t, 140, 40, runs, app.Options{Theme: "dark", ReadOnly: true, Now: demoNow, OpenLog: OpenIndexedLog})
+	ro := newTestModel(t, 140, 40, runList, app.Options{Theme: "dark", ReadOnly: true, Now: demoNow, OpenLog: OpenIndexedLog})
 	write("read-only-help", ks(ro, "?"))
 
 	// The confirmation shows the real plan of the real action: clearing the demo's dead-pid lock.
 	actor := NewActor(action.Options{User: "you", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")}, demoEnv)
-	cm := newTestModel(t, 140, 40, runs, app.Options{Theme: "dark", Actor: actor, Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv})
+	cm := newTestModel(t, 140, 40, runList, app.Options{Theme: "dark", Actor: actor, Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv})
 	write("confirm-unlock", ks(cm, "/", "m", "i", "n", "i", "n", "g", "enter", "U"))
 
 	// Notifications on: the footer names the channels and counts what went out; the message line shows
 	// the one-time note about tmux passthrough.
 	channels := []string{"bell", "osc777", "tmux", "hook"}
-	nm := newTestModel(t, 110, 16, runs, app.Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv,
+	nm := newTestModel(t, 110, 16, runList, app.Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv,
 		Notifier: &fakeNotifier{status: notify.Status{Channels: channels}}})
 	write("notify-footer", send(t, nm, notify.Status{Channels: channels, Sent: 3,
 		Note: "desktop notifications (osc777) need tmux passthrough: tmux set -g allow-passthrough on"}))
@@ -109,14 +109,14 @@ func loadDemoWorkspace(t *testing.T) ([]model.Run, func() time.Time, func() mode
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, env())
+	runList := state.LoadAll(locs, env())
 	// As the watcher does: every run teaches the history, then each is judged by the clock with it.
 	h := model.NewHistory()
-	for i := range runs {
-		h.Observe(&runs[i])
+	for i := range runList {
+		h.Observe(&runList[i])
 	}
-	for i := range runs {
-		model.JudgeTime(&runs[i], now, model.LivenessRules{}, h)
+	for i := range runList {
+		model.JudgeTime(&runList[i], now, model.LivenessRules{}, h)
 	}
-	return runs, clock, env
+	return runList, clock, env
 }

@@ -506,9 +506,9 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 
 // TestDetailWrapAndScroll: w in Detail wraps its long lines; with wrap off, l and $ scroll them.
 func TestDetailWrapAndScroll(t *testing.T) {
-	runs := sampleRuns()
-	runs[2].Title = "Add login form " + strings.Repeat("with validation ", 12) + "END-OF-TITLE" // the run selected first
-	m := newTestModel(t, 80, 30, runs, app.Options{})
+	runList := sampleRuns()
+	runList[2].Title = "Add login form " + strings.Repeat("with validation ", 12) + "END-OF-TITLE" // the run selected first
+	m := newTestModel(t, 80, 30, runList, app.Options{})
 	m = send(t, m, press("tab"))
 	if m.app.Focus != app.PaneDetail {
 		t.Fatal("focus")

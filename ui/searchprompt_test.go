@@ -27,8 +27,8 @@ func typeText(t *testing.T, m Model, s string) Model {
 // prompt (the last pattern kept there took what was typed as more of it), and enter on the empty prompt
 // searches for the last pattern again, as in less and vim.
 func TestSearchPromptStartsEmpty(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
 	m = send(t, m, press("b"))
 	pg := m.pagerOverlay()
 	if pg == nil {
@@ -48,7 +48,7 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 		t.Errorf("enter on the empty prompt: pattern %q (searching %v)", pg.Pattern, pg.Searching)
 	}
 
-	m = newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
+	m = newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
 	for m.app.Focus != app.PaneTimeline {
 		m = send(t, m, press("tab"))
 	}

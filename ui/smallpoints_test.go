@@ -23,14 +23,14 @@ func TestUnknownFilterWordIsRejected(t *testing.T) {
 	if got := m.app.Msgs.ErrText(); !strings.Contains(got, "unknown filter word is:bogus left out: is: takes needs-you") {
 		t.Errorf("the message is %q", got)
 	}
-	if m.list.filter != "irm" || len(m.list.order) == 0 {
-		t.Errorf("the filter is %q listing %d runs", m.list.filter, len(m.list.order))
+	if m.list.Filter() != "irm" || len(m.list.Order()) == 0 {
+		t.Errorf("the filter is %q listing %d runs", m.list.Filter(), len(m.list.Order()))
 	}
 	m = newTestModel(t, 120, 40, sampleRuns(), app.Options{})
 	m = typeText(t, send(t, m, press("/")), "is:stall has:lo kind:res")
 	m = send(t, m, press("enter"))
-	if got := m.app.Msgs.ErrText(); got != "" || m.list.filter != "is:stall has:lo kind:res" {
-		t.Errorf("known words: message %q, filter %q", got, m.list.filter)
+	if got := m.app.Msgs.ErrText(); got != "" || m.list.Filter() != "is:stall has:lo kind:res" {
+		t.Errorf("known words: message %q, filter %q", got, m.list.Filter())
 	}
 }
 
@@ -117,8 +117,8 @@ func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 	m = fresh()
 	was := m.app.Selected
 	m = wheel(m, headerLines+3, tea.MouseWheelDown)
-	if m.list.cursor != 1 || m.app.Selected == was {
-		t.Errorf("the wheel over the runs: cursor %d", m.list.cursor)
+	if m.list.Cursor() != 1 || m.app.Selected == was {
+		t.Errorf("the wheel over the runs: cursor %d", m.list.Cursor())
 	}
 	off := newTestModel(t, 120, 40, demo, app.Options{Theme: "mono", Now: now, Env: env, NoMouse: true})
 	if off.View().MouseMode != tea.MouseModeNone {

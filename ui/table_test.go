@@ -13,6 +13,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
+	"runwatch/ui/runs"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -22,10 +23,10 @@ import (
 // hold the longest name and a stage, its start and its distinguishing end), and Detail opens with the
 // "Needs you" line and the current stage.
 func TestGoldenSizes(t *testing.T) {
-	runs := loadFixtures(t)
+	runList := loadFixtures(t)
 	for _, sz := range [][2]int{{200, 60}, {160, 45}, {120, 40}, {100, 30}, {80, 24}, {90, 30}, {70, 24}, {50, 20}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			m := newTestModel(t, sz[0], sz[1], runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+			m := newTestModel(t, sz[0], sz[1], runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 			listFrame := plain(m)
 			if !strings.Contains(listFrame, "NAME") || !strings.Contains(listFrame, "STAGE") {
 				t.Errorf("no table headers:\n%s", listFrame)
@@ -33,8 +34,8 @@ func TestGoldenSizes(t *testing.T) {
 			// Every row on screen (the list scrolls; G shows the rest) carries its run's name whole, or where
 			// the rule gives STATUS, STAGE and CHANGED their room first, its start and its distinguishing end.
 			shown := 0
-			for _, frame := range []string{listFrame, plain(send(t, m0(t, sz, runs), press("G")))} {
-				for _, r := range runs {
+			for _, frame := range []string{listFrame, plain(send(t, m0(t, sz, runList), press("G")))} {
+				for _, r := range runList {
 					id := r.ID
 					if r.Archived || !strings.Contains(frame, id[:min(len(id), 5)]) {
 						continue
@@ -52,13 +53,13 @@ func TestGoldenSizes(t *testing.T) {
 			}
 			// The runs table has its STAGE column, and the current phase's name is on every row of a run
 			// whose current stage has one (issue 11 point 16).
-			list := m0(t, sz, runs)
+			list := m0(t, sz, runList)
 			pane := text.Stripped(list.list.View())
 			if !strings.Contains(pane, "STAGE") {
 				t.Errorf("no STAGE column:\n%s", pane)
 			}
 			named := 0
-			for _, sp := range list.list.order {
+			for _, sp := range list.list.Order() {
 				r := list.app.Runs[sp]
 				st := r.Stage(r.CurrentStage)
 				row := runsRow(list, r.ID[len(r.ID)-min(len(r.ID), 10):])
@@ -80,13 +81,13 @@ func TestGoldenSizes(t *testing.T) {
 				!strings.Contains(detailFrame, run.Kind.StageWord()+" "+run.CurrentStage) {
 				t.Errorf("Detail does not lead with the attention line and the current stage %s:\n%s", run.CurrentStage, detailFrame)
 			}
-			golden.RequireEqual(t, "=== Runs focused\n"+render(t, m0(t, sz, runs), colorprofile.Ascii)+"\n=== Detail focused\n"+render(t, m, colorprofile.Ascii))
+			golden.RequireEqual(t, "=== Runs focused\n"+render(t, m0(t, sz, runList), colorprofile.Ascii)+"\n=== Detail focused\n"+render(t, m, colorprofile.Ascii))
 		})
 	}
 }
 
-func m0(t *testing.T, sz [2]int, runs []model.Run) Model {
-	return newTestModel(t, sz[0], sz[1], runs, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+func m0(t *testing.T, sz [2]int, runList []model.Run) Model {
+	return newTestModel(t, sz[0], sz[1], runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 }
 
 // TestNoColumnSlackWhileTheNameIsCut: at every width, each column is exactly as wide as its widest cell or
@@ -94,44 +95,44 @@ func m0(t *testing.T, sz [2]int, runs []model.Run) Model {
 // needs (TestTableGrowsWithWidth: they are not lent to the name only to be taken back a column later), and
 // no reason is shown beside it.
 func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runs, app.Options{Theme: "mono", Now: fixtureClock()})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 200, 60, runList, app.Options{Theme: "mono", Now: fixtureClock()})
 	need := 0
-	for _, sp := range m.list.order {
+	for _, sp := range m.list.Order() {
 		if r := m.app.Runs[sp]; !r.Archived {
 			need = max(need, len(r.ID))
 		}
 	}
 	cutSeen, wholeSeen := false, false
 	for w := 30; w <= 200; w++ {
-		lay := m.list.fit(w)
-		used := 2 + lay.nameW
-		for _, c := range lay.cols {
-			widest := text.VisibleWidth(colTitle[c.id])
-			for _, sp := range m.list.order {
-				widest = max(widest, text.VisibleWidth(m.list.cellsOf(sp, fixtureNow).text[c.id][c.form]))
+		lay := m.list.Fit(w)
+		used := 2 + lay.NameW()
+		for _, c := range lay.Cols() {
+			widest := text.VisibleWidth(runs.ColTitle[c.ID()])
+			for _, sp := range m.list.Order() {
+				widest = max(widest, text.VisibleWidth(m.list.CellsOf(sp, fixtureNow).Text()[c.ID()][c.Form()]))
 			}
-			if c.width != widest {
-				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, colTitle[c.id], c.width, widest)
+			if c.Width() != widest {
+				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, runs.ColTitle[c.ID()], c.Width(), widest)
 			}
-			used += lay.sep + c.width
+			used += lay.Sep() + c.Width()
 		}
-		if lay.whyW > 0 {
-			used += lay.sep + lay.whyW
+		if lay.WhyW() > 0 {
+			used += lay.Sep() + lay.WhyW()
 		}
-		if lay.nameW < need {
+		if lay.NameW() < need {
 			cutSeen = true
 			next := 0 // what the first column the rule takes before the whole name, not yet shown, needs
-			for _, id := range []colID{colStatus, colStage, colChanged} {
-				if !lay.show[id] {
-					next = lay.sep + m.list.measure().width[id][formShort]
+			for _, id := range []runs.ColID{runs.ColStatus, runs.ColStage, runs.ColChanged} {
+				if !lay.Show()[id] {
+					next = lay.Sep() + m.list.Measure().Width()[id][runs.FormShort]
 					break
 				}
 			}
 			if used != w && w-used >= next {
-				t.Errorf("w=%d: the name is cut to %d of %d while %d cells are unused", w, lay.nameW, need, w-used)
+				t.Errorf("w=%d: the name is cut to %d of %d while %d cells are unused", w, lay.NameW(), need, w-used)
 			}
-			if lay.whyW > 0 {
+			if lay.WhyW() > 0 {
 				t.Errorf("w=%d: a why column takes room from a cut name", w)
 			}
 		} else {
@@ -146,17 +147,17 @@ func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
 // TestRunningPausedFlipKeepsRowOrder: a resumable run is running while an invocation holds its lock and
 // paused between invocations, flipping all day; its row, and every other, stays where it is.
 func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
-	runs := sampleRuns()
+	runList := sampleRuns()
 	flip := model.Run{ID: "aaa-flipping-20261130T000000Z", Kind: model.KindResumable, StatePath: "/f/state.env", Dir: "/f",
 		CurrentStage: "S1", Stages: []model.Stage{{Key: "S1", Status: model.StagePending}, {Key: "S2", Status: model.StagePending}}}
 	other := model.Run{ID: "zzz-steady-20261130T000000Z", Kind: model.KindResumable, StatePath: "/z/state.env", Dir: "/z",
 		Status: model.StatusRunning, CurrentStage: "S1", Stages: []model.Stage{{Key: "S1", Status: model.StageRunning}}}
 	flip.Status = model.StatusPaused
-	m := newTestModel(t, 140, 40, append(runs, flip, other), app.Options{})
+	m := newTestModel(t, 140, 40, append(runList, flip, other), app.Options{})
 	m = send(t, m, press("j"))
 	m = send(t, m, press("j"))
 	selected := m.app.Selected
-	want := strings.Join(m.list.order, ",")
+	want := strings.Join(m.list.Order(), ",")
 	for i := range 20 {
 		flip.Status = model.StatusRunning
 		if i%2 == 1 {
@@ -164,7 +165,7 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 		}
 		flip.UpdatedAt = testNow.Add(time.Duration(i) * time.Second)
 		m = send(t, m, app.BatchMsg{Changed: []model.Run{flip}, At: flip.UpdatedAt, Health: app.Health{Mode: "inotify"}})
-		if got := strings.Join(m.list.order, ","); got != want {
+		if got := strings.Join(m.list.Order(), ","); got != want {
 			t.Fatalf("flip %d (%s) moved rows:\n got %s\nwant %s", i, flip.Status, got, want)
 		}
 		if m.app.Selected != selected {
@@ -177,8 +178,8 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 // video, which survives where colour does not.
 func TestNoColorShowsTheCursor(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
-	runs := loadFixtures(t)
-	m := newTestModel(t, 120, 40, runs, app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 120, 40, runList, app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	frame := render(t, m, colorprofile.Ascii)
 	run, _ := m.app.SelectedRun()
 	found := false

@@ -69,11 +69,11 @@ func hostileFileRuns(t *testing.T) []model.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, state.NewEnv(0))
-	if len(runs) != 5+len(logs) {
-		t.Fatalf("read %d runs, want %d", len(runs), 5+len(logs))
+	runList := state.LoadAll(locs, state.NewEnv(0))
+	if len(runList) != 5+len(logs) {
+		t.Fatalf("read %d runs, want %d", len(runList), 5+len(logs))
 	}
-	return runs
+	return runList
 }
 
 // TestHostileFilesNeverReachTheTerminal renders runs read from hostile files through the real dashboard:
@@ -84,7 +84,7 @@ func hostileFileRuns(t *testing.T) []model.Run {
 // model values built in memory; this one proves the path from the bytes on disk.
 func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	runs := hostileFileRuns(t)
+	runList := hostileFileRuns(t)
 	env := func() model.Env { return state.NewEnv(0) }
 	frames := 0
 	// The hostile text must reach the screen, neutralised, or the test would pass on an empty frame.
@@ -110,12 +110,12 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 		theme string
 		w, h  int
 	}{{"mono", 160, 48}, {"dark", 100, 30}, {"light", 60, 18}} {
-		m := newTestModel(t, look.w, look.h, runs, app.Options{
+		m := newTestModel(t, look.w, look.h, runList, app.Options{
 			Theme: look.theme, OpenLog: OpenIndexedLog, Env: env,
 			Actor: NewActor(action.Options{}, env),
 		})
 		check(m)
-		for range runs {
+		for range runList {
 			m = send(t, m, press("enter")) // open the run: detail pane
 			check(m)
 			// Every action but U (unlock, which is TestHostileLockHolderInTypedConfirmation's), then every
@@ -239,10 +239,10 @@ func badCaseRuns(t *testing.T) []model.Run {
 // TestEveryBadCaseShowsItsProblem opens each run of the bad-input matrix in the dashboard: its detail pane
 // must show the problems the readers found (by code), and the frame must stay clean.
 func TestEveryBadCaseShowsItsProblem(t *testing.T) {
-	runs := badCaseRuns(t)
-	m := newTestModel(t, 220, 90, runs, app.Options{OpenLog: OpenIndexedLog})
+	runList := badCaseRuns(t)
+	m := newTestModel(t, 220, 90, runList, app.Options{OpenLog: OpenIndexedLog})
 	shown := 0
-	for range runs {
+	for range runList {
 		run := m.app.Runs[m.app.Selected]
 		m = send(t, m, press("enter"))
 		frame := m.View().Content
@@ -257,8 +257,8 @@ func TestEveryBadCaseShowsItsProblem(t *testing.T) {
 		m = send(t, m, press("esc"))
 		m = send(t, m, press("j"))
 	}
-	if shown < len(runs) {
-		t.Errorf("only %d problems over %d bad runs", shown, len(runs))
+	if shown < len(runList) {
+		t.Errorf("only %d problems over %d bad runs", shown, len(runList))
 	}
 }
 

@@ -49,7 +49,7 @@ func TestRunsNavigationKeys(t *testing.T) {
 	if m.layoutKind() != layoutWide {
 		t.Fatal("the runs are not beside Detail: the half-page steps below assume a pane of the body's height")
 	}
-	order := append([]string(nil), m.list.order...)
+	order := append([]string(nil), m.list.Order()...)
 	if len(order) != 4 || m.app.Selected != order[0] {
 		t.Fatalf("initial selection %q of %v", m.app.Selected, order)
 	}
@@ -66,8 +66,8 @@ func TestRunsNavigationKeys(t *testing.T) {
 			k = tea.KeyPressMsg{Code: tea.KeyHome}
 		}
 		m = send(t, m, k)
-		if m.list.cursor != s.want || m.app.Selected != order[s.want] {
-			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.list.cursor, m.app.Selected, s.want)
+		if m.list.Cursor() != s.want || m.app.Selected != order[s.want] {
+			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.list.Cursor(), m.app.Selected, s.want)
 		}
 	}
 }
@@ -75,7 +75,7 @@ func TestRunsNavigationKeys(t *testing.T) {
 func TestAttentionFirstOrder(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	var got []model.RunStatus
-	for _, p := range m.list.order {
+	for _, p := range m.list.Order() {
 		got = append(got, m.app.Runs[p].Status)
 	}
 	want := []model.RunStatus{model.StatusStalled, model.StatusFailed, model.StatusPaused, model.StatusCompleted}
@@ -100,34 +100,34 @@ func TestPaneKeys(t *testing.T) {
 func TestFilterKeys(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	m = send(t, m, press("/"))
-	if !m.list.editing {
+	if !m.list.Editing() {
 		t.Fatal("/ did not open the filter")
 	}
 	for _, k := range "pay" {
 		m = send(t, m, press(string(k)))
 	}
-	if len(m.list.order) != 1 || m.app.Runs[m.list.order[0]].ID != "pay-flow" {
-		t.Fatalf("filter pay: %v", m.list.order)
+	if len(m.list.Order()) != 1 || m.app.Runs[m.list.Order()[0]].ID != "pay-flow" {
+		t.Fatalf("filter pay: %v", m.list.Order())
 	}
 	m = send(t, m, press("backspace"))
-	if m.list.filter != "pa" {
-		t.Fatalf("backspace: filter %q", m.list.filter)
+	if m.list.Filter() != "pa" {
+		t.Fatalf("backspace: filter %q", m.list.Filter())
 	}
 	m = send(t, m, press("enter"))
-	if m.list.editing || m.list.filter != "pa" {
-		t.Fatalf("enter should keep the filter: editing %v filter %q", m.list.editing, m.list.filter)
+	if m.list.Editing() || m.list.Filter() != "pa" {
+		t.Fatalf("enter should keep the filter: editing %v filter %q", m.list.Editing(), m.list.Filter())
 	}
 	if !strings.Contains(plain(m), "/pa") {
 		t.Error("filter not shown in the runs title")
 	}
 	m = send(t, m, press("esc"))
-	if m.list.filter != "" || len(m.list.order) != 4 {
-		t.Fatalf("esc should clear the filter: %q %d", m.list.filter, len(m.list.order))
+	if m.list.Filter() != "" || len(m.list.Order()) != 4 {
+		t.Fatalf("esc should clear the filter: %q %d", m.list.Filter(), len(m.list.Order()))
 	}
 	m = send(t, m, press("/"))
 	m = send(t, m, press("z"))
 	m = send(t, m, press("esc"))
-	if m.list.filter != "" || m.list.editing {
+	if m.list.Filter() != "" || m.list.Editing() {
 		t.Fatal("esc in the filter input should cancel it")
 	}
 }
@@ -286,8 +286,8 @@ func TestCopyKey(t *testing.T) {
 
 func TestDetailKeysAndTick(t *testing.T) {
 	actor := &recordingActor{}
-	runs := sampleRuns()
-	m := newTestModel(t, 140, 40, runs, app.Options{Actor: actor})
+	runList := sampleRuns()
+	m := newTestModel(t, 140, 40, runList, app.Options{Actor: actor})
 	// Select the resumable run (third in attention order) and focus the detail pane.
 	m = send(t, m, press("j"))
 	m = send(t, m, press("j"))
@@ -486,8 +486,8 @@ func (p recordedPlan) Apply(typed string) (string, error) {
 }
 
 func TestBriefKey(t *testing.T) {
-	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv})
 	m = send(t, m, press("b"))
 	if m.pagerOverlay() == nil || !strings.Contains(plain(m), "Resume brief") {
 		t.Fatalf("b did not open the brief:\n%s", plain(m))
@@ -509,8 +509,8 @@ func TestBriefKey(t *testing.T) {
 
 func TestLaunchKey(t *testing.T) {
 	t.Setenv("TMUX", "")
-	runs := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv})
+	runList := loadFixtures(t)
+	m := newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv})
 	m = send(t, m, press("X"))
 	if m.pagerOverlay() == nil || !strings.Contains(m.pagerOverlay().Text, "resume_command:") {
 		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.pagerOverlay(), m.app.Msgs.ErrText())
@@ -522,7 +522,7 @@ func TestLaunchKey(t *testing.T) {
 		t.Fatal("esc did not close the box")
 	}
 
-	m = newTestModel(t, 140, 40, runs, app.Options{Now: fixtureClock(), Env: fixtureEnv,
+	m = newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv,
 		ResumeCommand: map[string]string{"jonggrang": "echo resume {{.ID}}", "resumable": "echo resume {{.ID}}"}})
 	run, _ := m.app.SelectedRun()
 	m = send(t, m, press("X"))

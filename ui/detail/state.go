@@ -4,7 +4,7 @@
 package detail
 
 // Top is how far Detail is scrolled: the first of its rows shown below the pinned first line.
-func (x *Pane) Top() int { return x.top }
+func (p *Pane) Top() int { return p.top }
 
 // Text is the row as drawn, styled.
-func (x *detailRow) Text() string { return x.text }
+func (r *detailRow) Text() string { return r.text }

@@ -11,61 +11,61 @@ import (
 )
 
 // Editing is whether the search prompt is open.
-func (x *Pane) Editing() bool { return x.editing }
+func (p *Pane) Editing() bool { return p.editing }
 
 // Input is the search prompt.
-func (x *Pane) Input() textinput.Model { return x.input }
+func (p *Pane) Input() textinput.Model { return p.input }
 
 // Err is why the search ended without a line (context.Canceled when esc stopped it).
-func (x *SearchDoneMsg) Err() error { return x.err }
+func (m *SearchDoneMsg) Err() error { return m.err }
 
 // Right is whether this window of a long line has more of it to its right.
-func (x *longPart) Right() bool { return x.right }
+func (lp *longPart) Right() bool { return lp.right }
 
 // Text is the window of the long line as read.
-func (x *longPart) Text() string { return x.text }
+func (lp *longPart) Text() string { return lp.text }
 
 // Absolute is whether times are drawn as clock times rather than ages.
-func (x *timeline) Absolute() bool { return x.absolute }
+func (tl *timeline) Absolute() bool { return tl.absolute }
 
 // Cursor is the line the cursor is on (of the lines listed: the matching ones when filtered).
-func (x *timeline) Cursor() int { return x.cursor }
+func (tl *timeline) Cursor() int { return tl.cursor }
 
 // Filtered is whether only the matching lines are listed (&).
-func (x *timeline) Filtered() bool { return x.filtered }
+func (tl *timeline) Filtered() bool { return tl.filtered }
 
 // Follow is whether the view keeps to the end of the log as it grows.
-func (x *timeline) Follow() bool { return x.follow }
+func (tl *timeline) Follow() bool { return tl.follow }
 
 // Long is the windows read of lines too long to hold, by line.
-func (x *timeline) Long() map[int]longPart { return x.long }
+func (tl *timeline) Long() map[int]longPart { return tl.long }
 
 // Src is the log source of the run shown, nil before one is open.
-func (x *timeline) Src() app.LogSource { return x.src }
+func (tl *timeline) Src() app.LogSource { return tl.src }
 
 // Srch is the search state: pattern, the find in flight, its progress.
-func (x *timeline) Srch() *tlSearch { return &x.srch }
+func (tl *timeline) Srch() *tlSearch { return &tl.srch }
 
 // Width is the pane's inner width the lines were last laid out for.
-func (x *timeline) Width() int { return x.width }
+func (tl *timeline) Width() int { return tl.width }
 
 // Window is the lines read for the screen, from WindowFrom.
-func (x *timeline) Window() []string { return x.window }
+func (tl *timeline) Window() []string { return tl.window }
 
 // WindowFrom is the first line Window holds.
-func (x *timeline) WindowFrom() int { return x.windowFrom }
+func (tl *timeline) WindowFrom() int { return tl.windowFrom }
 
 // Wrap is whether long lines wrap (else they scroll sideways by Xoff).
-func (x *timeline) Wrap() bool { return x.wrap }
+func (tl *timeline) Wrap() bool { return tl.wrap }
 
 // Xoff is the sideways scroll, in cells, with wrap off.
-func (x *timeline) Xoff() int { return x.xoff }
+func (tl *timeline) Xoff() int { return tl.xoff }
 
 // Pattern is the pattern searched for, "" when none.
-func (x *tlSearch) Pattern() string { return x.pattern }
+func (s *tlSearch) Pattern() string { return s.pattern }
 
 // Prog is the progress of the find in flight.
-func (x *tlSearch) Prog() *runlog.Progress { return x.prog }
+func (s *tlSearch) Prog() *runlog.Progress { return s.prog }
 
 // Running is whether a find is in flight.
-func (x *tlSearch) Running() bool { return x.running }
+func (s *tlSearch) Running() bool { return s.running }

@@ -1,4 +1,10 @@
-package ui
+// Package runs is the runs pane: the table of every run (runstable.go: cells, the widths measured over all
+// rows, which columns fit), its filter (filter.go) and its sort and hide-done. Moving its cursor sets
+// App.Selected, which the other panes follow; the root re-sorts it on every batch (Resort, Forget) and reads
+// its counts for the header. It imports no other component.
+//
+// pane.go: the pane, its keys, filter prompt and sort.
+package runs
 
 import (
 	"fmt"
@@ -21,9 +27,9 @@ import (
 type sortKey int
 
 const (
-	sortAttention sortKey = iota // runs that need you first, then the rest by name
+	SortAttention sortKey = iota // runs that need you first, then the rest by name
 	sortName
-	sortChanged // most recently changed first
+	SortChanged // most recently changed first
 	sortCount
 )
 
@@ -33,7 +39,7 @@ func (s sortKey) String() string {
 
 // runsPane is the list of runs: a table with headers that fits its width, a filter, a sort order, and the
 // selection every other pane follows.
-type runsPane struct {
+type Pane struct {
 	app *app.App
 
 	order    []string // visible StatePaths in display order
@@ -63,31 +69,31 @@ type runsPane struct {
 	w, h int
 }
 
-func newRunsPane(a *app.App) *runsPane {
+func New(a *app.App) *Pane {
 	in := textinput.New()
 	in.Prompt = "filter runs: "
 	in.Placeholder = "text, !not, is:stalled, kind:resumable, has:lock"
 	st := in.Styles()
 	st.Cursor.Blink = false // a blinking cursor would redraw twice a second for nothing
 	in.SetStyles(st)
-	return &runsPane{app: a, input: in}
+	return &Pane{app: a, input: in}
 }
 
-func (p *runsPane) SetSize(w, h int) { p.w, p.h = w, h; p.input.SetWidth(max(10, w-16)); p.clamp() }
+func (p *Pane) SetSize(w, h int) { p.w, p.h = w, h; p.input.SetWidth(max(10, w-16)); p.clamp() }
 
 // rowsH is how many runs fit under the header row.
-func (p *runsPane) rowsH() int { return max(1, p.h-theme.BorderCells-1) }
+func (p *Pane) rowsH() int { return max(1, p.h-theme.BorderCells-1) }
 
-func (p *runsPane) Capturing() bool { return p.editing }
+func (p *Pane) Capturing() bool { return p.editing }
 
-func (p *runsPane) LineInput() string {
+func (p *Pane) LineInput() string {
 	if !p.editing {
 		return ""
 	}
 	return p.input.View()
 }
 
-func (p *runsPane) ShortHelp() []key.Binding {
+func (p *Pane) ShortHelp() []key.Binding {
 	k := p.app.Keys
 	if p.editing {
 		return []key.Binding{
@@ -108,20 +114,20 @@ func (p *runsPane) ShortHelp() []key.Binding {
 
 // notHere is the actions that cannot apply with no run listed: open, brief and every change have no run to
 // act on. The footer leaves them out and the help overlay marks them "(not here)".
-func (p *runsPane) NotHere() map[string]bool {
+func (p *Pane) NotHere() map[string]bool {
 	if _, ok := p.app.SelectedRun(); !ok || len(p.order) == 0 {
 		return keys.Set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
 	}
 	return nil
 }
 
-func (p *runsPane) FullHelp() [][]key.Binding {
+func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.app.Keys
 	return [][]key.Binding{k.BindingsOf(keys.ActUp, keys.ActDown, keys.ActTop, keys.ActBottom, keys.ActPageUp, keys.ActPageDown, keys.ActOpen),
 		k.BindingsOf(keys.ActFilter, keys.ActBack, keys.ActSort, keys.ActHideDone)}
 }
 
-func (p *runsPane) Update(msg tea.Msg) tea.Cmd {
+func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
@@ -144,11 +150,11 @@ func (p *runsPane) Update(msg tea.Msg) tea.Cmd {
 		}
 	case keys.ActSort:
 		p.sortBy = (p.sortBy + 1) % sortCount
-		p.resort()
+		p.Resort()
 		p.app.Note("sorted by " + p.sortBy.String())
 	case keys.ActHideDone:
 		p.hideDone = !p.hideDone
-		p.resort()
+		p.Resort()
 	case keys.ActUp:
 		p.moveTo(p.cursor - 1)
 	case keys.ActDown:
@@ -165,7 +171,7 @@ func (p *runsPane) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (p *runsPane) updateInput(km tea.KeyPressMsg) tea.Cmd {
+func (p *Pane) updateInput(km tea.KeyPressMsg) tea.Cmd {
 	switch km.String() {
 	case "esc":
 		p.editing = false
@@ -195,13 +201,13 @@ func (p *runsPane) updateInput(km tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-func (p *runsPane) setFilter(f string) {
+func (p *Pane) setFilter(f string) {
 	p.filter = f
-	p.terms = parseFilter(f)
-	p.resort()
+	p.terms = ParseFilter(f)
+	p.Resort()
 }
 
-func (p *runsPane) moveTo(i int) {
+func (p *Pane) moveTo(i int) {
 	p.chosen = true
 	p.cursor = app.Clamp(i, 0, len(p.order)-1)
 	if len(p.order) > 0 {
@@ -227,7 +233,7 @@ func sortGroup(r model.Run) int {
 }
 
 // resort rebuilds the visible order and keeps the selection on the same run when it is still visible.
-func (p *runsPane) resort() {
+func (p *Pane) Resort() {
 	runs := p.app.Runs
 	p.order = p.order[:0]
 	p.hidden = 0
@@ -256,18 +262,18 @@ func (p *runsPane) resort() {
 			p.hidden++
 			continue
 		}
-		if matchesFilter(r, p.terms) {
+		if MatchesFilter(r, p.terms) {
 			ks = append(ks, sortRow{sp: sp, id: r.ID, key: r.Key(), group: sortGroup(r), updated: r.UpdatedAt})
 		}
 	}
 	sort.Slice(ks, func(i, j int) bool {
 		a, b := &ks[i], &ks[j]
 		switch p.sortBy {
-		case sortAttention:
+		case SortAttention:
 			if a.group != b.group {
 				return a.group < b.group
 			}
-		case sortChanged:
+		case SortChanged:
 			if !a.updated.Equal(b.updated) {
 				return a.updated.After(b.updated)
 			}
@@ -302,7 +308,7 @@ func (p *runsPane) resort() {
 	p.clamp()
 }
 
-func (p *runsPane) clamp() {
+func (p *Pane) clamp() {
 	h := p.rowsH()
 	if p.cursor < p.top {
 		p.top = p.cursor
@@ -313,7 +319,7 @@ func (p *runsPane) clamp() {
 	p.top = app.Clamp(p.top, 0, max(0, len(p.order)-h))
 }
 
-func (p *runsPane) title() string {
+func (p *Pane) title() string {
 	title := fmt.Sprintf("Runs %d", len(p.order))
 	if total := len(p.app.Runs); len(p.order) != total {
 		title = fmt.Sprintf("Runs %d of %d", len(p.order), total)
@@ -324,9 +330,9 @@ func (p *runsPane) title() string {
 	return title
 }
 
-func (p *runsPane) View() string {
+func (p *Pane) View() string {
 	iw, ih := max(1, p.w-theme.BorderCells), max(1, p.h-theme.BorderCells)
-	lines := p.renderTable(iw, ih)
+	lines := p.RenderTable(iw, ih)
 	sc := theme.Scroll{}
 	if len(p.order) > 0 {
 		sc = theme.Scroll{Above: p.top, Below: max(0, len(p.order)-p.top-p.rowsH())}

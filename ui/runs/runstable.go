@@ -1,4 +1,4 @@
-package ui
+package runs
 
 import (
 	"fmt"
@@ -21,29 +21,29 @@ import (
 // rebuilding every row's cells on every frame was most of the dashboard's CPU and garbage.
 
 // colID is a column of the runs table after NAME, in the order they are drawn.
-type colID int
+type ColID int
 
 const (
-	colStatus colID = iota
+	ColStatus ColID = iota
 	colHost
-	colStage
+	ColStage
 	colDone
-	colLock
+	ColLock
 	colKind
-	colChanged
+	ColChanged
 	colWhy
-	colCount
+	ColCount
 )
 
 var (
-	colTitle = [colCount]string{"STATUS", "HOST", "STAGE", "DONE", "LOCK", "KIND", "CHANGED", "WHY"}
-	colRight = [colCount]bool{colDone: true, colChanged: true}
+	ColTitle = [ColCount]string{"STATUS", "HOST", "STAGE", "DONE", "LOCK", "KIND", "CHANGED", "WHY"}
+	colRight = [ColCount]bool{colDone: true, ColChanged: true}
 )
 
 // Every cell has a long and a short form; a column with one form has the same text in both.
 const (
-	formLong = iota
-	formShort
+	FormLong = iota
+	FormShort
 )
 
 // runCells is one run's row as plain text in every form the layout may choose, with its widths and what
@@ -68,18 +68,18 @@ type runCells struct {
 	whySet            bool
 	whyFrom, whyUntil time.Time
 	whySlack          time.Duration
-	text              [colCount][2]string
-	width             [colCount][2]int
+	text              [ColCount][2]string
+	width             [ColCount][2]int
 }
 
 func newRunCells(r model.Run) *runCells {
 	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt}
 	c.nameW = text.VisibleWidth(c.name)
-	set := func(id colID, long, short string) { c.text[id] = [2]string{long, short} }
+	set := func(id ColID, long, short string) { c.text[id] = [2]string{long, short} }
 	if r.Archived {
-		set(colStatus, "archived", "archived")
+		set(ColStatus, "archived", "archived")
 	} else {
-		set(colStatus, string(r.Status), shortStatus(r.Status))
+		set(ColStatus, string(r.Status), shortStatus(r.Status))
 	}
 	h := hostOf(r)
 	if r.Remote != nil && r.Remote.StaleSince != nil {
@@ -87,12 +87,12 @@ func newRunCells(r model.Run) *runCells {
 		h, c.hostStale = h+" ⚠", true
 	}
 	set(colHost, h, h)
-	set(colStage, stageCell(r, true), stageCell(r, false))
+	set(ColStage, stageCell(r, true), stageCell(r, false))
 	done := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
 	set(colDone, done, done)
 	badge, verdict := lockBadge(r)
 	c.verdict = verdict
-	set(colLock, badge, badge)
+	set(ColLock, badge, badge)
 	set(colKind, string(r.Kind), string(r.Kind))
 	c.att = r.Attention
 	if r.Attention.NeedsYou {
@@ -102,7 +102,7 @@ func newRunCells(r model.Run) *runCells {
 		run := r
 		c.eta, c.whyCalm = &run, true
 	}
-	for id := range colCount {
+	for id := range ColCount {
 		for f := range 2 {
 			c.width[id][f] = text.VisibleWidth(c.text[id][f])
 		}
@@ -126,9 +126,9 @@ func (c *runCells) refreshAgo(now time.Time) {
 		c.agoUntil = now.Add(model.HumanDurationGrows(now.Sub(c.updated)))
 	}
 	a := ago(now, c.updated)
-	c.text[colChanged] = [2]string{a, a}
+	c.text[ColChanged] = [2]string{a, a}
 	w := text.VisibleWidth(a)
-	c.width[colChanged] = [2]int{w, w}
+	c.width[ColChanged] = [2]int{w, w}
 }
 
 // refreshWhy works out the WHY cell again when its text changes: a reason's age ("silent for 1h30m") and a
@@ -164,9 +164,9 @@ func (c *runCells) refreshWhy(now time.Time) {
 	c.width[colWhy] = [2]int{text.VisibleWidth(why), text.VisibleWidth(short)}
 }
 
-func (c *runCells) style(t theme.Theme, id colID) lipgloss.Style {
+func (c *runCells) style(t theme.Theme, id ColID) lipgloss.Style {
 	switch id {
-	case colStatus:
+	case ColStatus:
 		if c.archived {
 			return t.Dim
 		}
@@ -175,9 +175,9 @@ func (c *runCells) style(t theme.Theme, id colID) lipgloss.Style {
 		if c.hostStale {
 			return t.Warn
 		}
-	case colStage:
+	case ColStage:
 		return lipgloss.NewStyle()
-	case colLock:
+	case ColLock:
 		return t.VerdictStyle(c.verdict)
 	case colWhy:
 		if c.whyCalm {
@@ -202,7 +202,7 @@ func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
 		return c.updated
 	}
 	d := now.Sub(c.updated)
-	if c.width[colChanged][formLong] == w && w > header {
+	if c.width[ColChanged][FormLong] == w && w > header {
 		return now.Add(model.HumanWidthGrows(d, agoWidthHorizon))
 	}
 	if g, ok := model.HumanWidthExceeds(d, w, agoWidthHorizon); ok {
@@ -212,7 +212,7 @@ func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
 }
 
 // cellsOf is the cached row of the run sp, built from the run on first use after it changed.
-func (p *runsPane) cellsOf(sp string, now time.Time) *runCells {
+func (p *Pane) CellsOf(sp string, now time.Time) *runCells {
 	c, ok := p.cells[sp]
 	if !ok {
 		if p.cells == nil {
@@ -228,7 +228,7 @@ func (p *runsPane) cellsOf(sp string, now time.Time) *runCells {
 
 // forget drops the cached rows of runs that changed or went; the root calls it for every run it replaces
 // or removes.
-func (p *runsPane) forget(ks ...string) {
+func (p *Pane) Forget(ks ...string) {
 	for _, k := range ks {
 		delete(p.cells, k)
 	}
@@ -236,7 +236,7 @@ func (p *runsPane) forget(ks ...string) {
 }
 
 // forgetAll drops every cached row (a new snapshot).
-func (p *runsPane) forgetAll() {
+func (p *Pane) ForgetAll() {
 	p.cells = nil
 	p.gen++
 }
@@ -248,15 +248,15 @@ type tableMeasure struct {
 	at       time.Time
 	until    time.Time // the first instant a CHANGED cell's width changes; zero: never
 	valid    bool
-	width    [colCount][2]int // the header included
-	filled   [colCount]bool   // some row has something in the column
+	width    [ColCount][2]int // the header included
+	filled   [ColCount]bool   // some row has something in the column
 	nameNeed int              // the longest live name: archived runs' names may be cut
 }
 
 // measure is the table's measure for the current order, taken again only when a run or the order changed,
 // or some run's CHANGED cell changed its width (its text alone changes no width, so a row off screen that
 // turns from 3m to 4m wakes nobody).
-func (p *runsPane) measure() *tableMeasure {
+func (p *Pane) Measure() *tableMeasure {
 	now := p.app.Now()
 	ms := &p.measured
 	if !(ms.valid && ms.gen == p.gen && !now.Before(ms.at) && (ms.until.IsZero() || now.Before(ms.until))) {
@@ -266,21 +266,21 @@ func (p *runsPane) measure() *tableMeasure {
 	return ms
 }
 
-func (p *runsPane) remeasure(now time.Time) {
+func (p *Pane) remeasure(now time.Time) {
 	ms := &p.measured
 	*ms = tableMeasure{gen: p.gen, at: now, valid: true, nameNeed: len("NAME")}
-	for id := range colCount {
-		w := text.VisibleWidth(colTitle[id])
+	for id := range ColCount {
+		w := text.VisibleWidth(ColTitle[id])
 		ms.width[id] = [2]int{w, w}
 	}
 	// Every run, not only the listed ones: the columns and the pane's width stay put while the filter or
 	// hide-done changes what is listed.
 	for sp := range p.app.Runs {
-		c := p.cellsOf(sp, now)
-		for id := range colCount {
-			ms.width[id][formLong] = max(ms.width[id][formLong], c.width[id][formLong])
-			ms.width[id][formShort] = max(ms.width[id][formShort], c.width[id][formShort])
-			ms.filled[id] = ms.filled[id] || c.width[id][formLong] > 0
+		c := p.CellsOf(sp, now)
+		for id := range ColCount {
+			ms.width[id][FormLong] = max(ms.width[id][FormLong], c.width[id][FormLong])
+			ms.width[id][FormShort] = max(ms.width[id][FormShort], c.width[id][FormShort])
+			ms.filled[id] = ms.filled[id] || c.width[id][FormLong] > 0
 		}
 		if !c.archived {
 			ms.nameNeed = max(ms.nameNeed, c.nameW)
@@ -288,7 +288,7 @@ func (p *runsPane) remeasure(now time.Time) {
 	}
 	// Only a cell that would widen the column (or one as wide as it, past its header) changes the layout:
 	// the other ages change their text, not the table.
-	w, header := ms.width[colChanged][formLong], text.VisibleWidth(colTitle[colChanged])
+	w, header := ms.width[ColChanged][FormLong], text.VisibleWidth(ColTitle[ColChanged])
 	for _, sp := range p.order {
 		if u := p.cells[sp].widthChangesAt(now, w, header); !u.IsZero() && (ms.until.IsZero() || u.Before(ms.until)) {
 			ms.until = u
@@ -304,7 +304,7 @@ func (p *runsPane) remeasure(now time.Time) {
 // than being lent to the name and taken back a column later.
 type tableStep struct {
 	kind stepKind
-	col  colID
+	col  ColID
 }
 
 type stepKind int
@@ -323,7 +323,7 @@ const (
 	// nameMin is the narrowest a cut name is worth the columns beside it: CutMiddle keeps its start and
 	// its distinguishing end (the day and time of a timestamp suffix), and at 50 columns STATUS and
 	// STAGE still fit beside it.
-	nameMin = 16
+	NameMin = 16
 	// whyMin is the narrowest WHY column worth its room: a reason cut there still says what is wrong.
 	whyMin = 24
 	// whyMax bounds WHY while columns still wait for room: the table says enough to tell runs apart.
@@ -338,14 +338,14 @@ const (
 // its short form ("input", "done"): the glyph and Detail say the rest, and the long one cost 7 cells that
 // kept the runs beside Detail on all but the widest terminals. The column the list is sorted
 // by comes straight after the name, so a sort is never on a column that is not shown.
-func (p *runsPane) tableSteps() []tableStep {
+func (p *Pane) tableSteps() []tableStep {
 	steps := []tableStep{
-		{stepName, 0}, {stepAdd, colStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepNameAll, 0},
-		{stepSpacing, 0}, {stepAdd, colWhy}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, colLock},
-		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
+		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, ColStage}, {stepAdd, ColChanged}, {stepNameAll, 0},
+		{stepSpacing, 0}, {stepAdd, colWhy}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, ColLock},
+		{stepWhyAll, colWhy}, {stepLong, ColStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
 	}
-	if p.sortBy == sortChanged {
-		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, append(steps[1:3:3], steps[4:]...)...)
+	if p.sortBy == SortChanged {
+		steps = append([]tableStep{steps[0], {stepAdd, ColChanged}}, append(steps[1:3:3], steps[4:]...)...)
 	}
 	return steps
 }
@@ -353,7 +353,7 @@ func (p *runsPane) tableSteps() []tableStep {
 // tableLayout is, for one width, which columns show in which form and how wide each is: every column is
 // exactly as wide as its widest cell or header.
 type tableLayout struct {
-	show, long  [colCount]bool
+	show, long  [ColCount]bool
 	nameW, whyW int
 	sep         int
 	cols        []shownCol
@@ -361,53 +361,53 @@ type tableLayout struct {
 
 // shownCol is a column the layout shows, in its form and width.
 type shownCol struct {
-	id    colID
+	id    ColID
 	form  int
 	width int
 }
 
-func (lay *tableLayout) form(id colID) int {
+func (lay *tableLayout) form(id ColID) int {
 	if lay.long[id] {
-		return formLong
+		return FormLong
 	}
-	return formShort
+	return FormShort
 }
 
 // wanted says whether a column is worth any room at all: one no run has anything in (LOCK when no run
 // holds a lock, WHY when none needs you) is left out, and HOST shows only when the runs come from more than
 // one machine. It is judged over every run, not only the listed ones, so the table does not change its
 // columns as the filter changes.
-func (p *runsPane) wanted(id colID, ms *tableMeasure) bool {
+func (p *Pane) wanted(id ColID, ms *tableMeasure) bool {
 	return ms.filled[id] && (id != colHost || p.manyHosts)
 }
 
 // fit chooses the layout for inner width w by the rule above.
-func (p *runsPane) fit(w int) tableLayout {
+func (p *Pane) Fit(w int) tableLayout {
 	lay, _ := p.grow(w)
 	return lay
 }
 
 // grow takes the rule's steps while width w pays for them; it returns the layout and the width it uses.
-func (p *runsPane) grow(w int) (tableLayout, int) {
-	ms := p.measure()
+func (p *Pane) grow(w int) (tableLayout, int) {
+	ms := p.Measure()
 	lay := tableLayout{sep: 1}
 	const glyphW = 2 // status glyph and a space
 	left := w - glyphW
 	shownCount := 0
-	whyAt := func() int { return min(whyMin, ms.width[colWhy][formLong]) }
+	whyAt := func() int { return min(whyMin, ms.width[colWhy][FormLong]) }
 steps:
 	for _, st := range p.tableSteps() {
 		cost, partial := 0, false
 		switch st.kind {
 		case stepName:
-			cost, partial = min(nameMin, ms.nameNeed), true
+			cost, partial = min(NameMin, ms.nameNeed), true
 		case stepNameAll:
 			cost, partial = ms.nameNeed-lay.nameW, true
 		case stepAdd:
 			if !p.wanted(st.col, ms) {
 				continue
 			}
-			cost = lay.sep + ms.width[st.col][formShort]
+			cost = lay.sep + ms.width[st.col][FormShort]
 			if st.col == colWhy {
 				cost = lay.sep + whyAt()
 			}
@@ -415,12 +415,12 @@ steps:
 			if !lay.show[st.col] {
 				continue
 			}
-			cost = ms.width[st.col][formLong] - ms.width[st.col][formShort]
+			cost = ms.width[st.col][FormLong] - ms.width[st.col][FormShort]
 		case stepWhyAll:
 			if !lay.show[colWhy] {
 				continue
 			}
-			cost, partial = min(whyMax, ms.width[colWhy][formLong])-lay.whyW, true
+			cost, partial = min(whyMax, ms.width[colWhy][FormLong])-lay.whyW, true
 		case stepWhyRest:
 			// Past whyMax the reason takes the room nothing else wants: a wide stacked table left 90
 			// blank cells beside reasons cut at 40. It counts toward the natural width, so the runs go
@@ -428,7 +428,7 @@ steps:
 			if !lay.show[colWhy] {
 				continue
 			}
-			cost, partial = min(whyRestMax, ms.width[colWhy][formLong])-lay.whyW, true
+			cost, partial = min(whyRestMax, ms.width[colWhy][FormLong])-lay.whyW, true
 		case stepSpacing:
 			cost = shownCount
 		}
@@ -457,7 +457,7 @@ steps:
 			break steps
 		}
 	}
-	for id := range colCount {
+	for id := range ColCount {
 		if lay.show[id] && id != colWhy {
 			f := lay.form(id)
 			lay.cols = append(lay.cols, shownCol{id: id, form: f, width: ms.width[id][f]})
@@ -468,13 +468,13 @@ steps:
 
 // naturalWidth is the width at which the table has taken every step: every column, every live name and
 // every reason whole. The wide layout puts the runs pane beside Detail only where it gets this width.
-func (p *runsPane) naturalWidth() int {
+func (p *Pane) NaturalWidth() int {
 	_, used := p.grow(1 << 20)
 	return used
 }
 
 // renderTable draws the header and the visible rows into w×h cells.
-func (p *runsPane) renderTable(w, h int) []string {
+func (p *Pane) RenderTable(w, h int) []string {
 	t := p.app.Theme
 	a := p.app
 	if len(p.order) == 0 {
@@ -502,7 +502,7 @@ func (p *runsPane) renderTable(w, h int) []string {
 		}
 		return out
 	}
-	lay := p.fit(w)
+	lay := p.Fit(w)
 	now := a.Now()
 	sep := strings.Repeat(" ", lay.sep)
 	align := func(c shownCol, s string) string {
@@ -513,14 +513,14 @@ func (p *runsPane) renderTable(w, h int) []string {
 	}
 	hdr := "  " + text.PadRight("NAME", lay.nameW)
 	for _, c := range lay.cols {
-		hdr += sep + align(c, colTitle[c.id])
+		hdr += sep + align(c, ColTitle[c.id])
 	}
 	if lay.whyW > 0 {
-		hdr += sep + colTitle[colWhy]
+		hdr += sep + ColTitle[colWhy]
 	}
 	lines := []string{t.Dim.Render(text.Truncate(hdr, w))}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
-		rc := p.cellsOf(p.order[i], now)
+		rc := p.CellsOf(p.order[i], now)
 		if !rc.updated.IsZero() && !rc.updated.After(now) {
 			a.AgeChanges(now, now.Sub(rc.updated))
 		} else {
@@ -541,7 +541,7 @@ func (p *runsPane) renderTable(w, h int) []string {
 			styled += sep + rc.style(t, c.id).Render(s)
 		}
 		if lay.whyW > 0 {
-			why := text.CutEnd(rc.text[colWhy][formLong], lay.whyW)
+			why := text.CutEnd(rc.text[colWhy][FormLong], lay.whyW)
 			plainRow += sep + why
 			styled += sep + rc.style(t, colWhy).Render(why)
 		}

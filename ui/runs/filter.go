@@ -1,4 +1,4 @@
-package ui
+package runs
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ type filterTerm struct {
 	word        string // as typed
 }
 
-func parseFilter(s string) []filterTerm {
+func ParseFilter(s string) []filterTerm {
 	var terms []filterTerm
 	for _, w := range strings.Fields(s) {
 		t := filterTerm{word: w}
@@ -63,7 +63,7 @@ func unknownTerms(terms []filterTerm) (out, words []string) {
 	return out, words
 }
 
-func matchesFilter(r model.Run, terms []filterTerm) bool {
+func MatchesFilter(r model.Run, terms []filterTerm) bool {
 	for _, t := range terms {
 		if t.match(r) == t.neg {
 			return false

@@ -1,0 +1,62 @@
+// What can be read of the runs pane from outside the package: the root's header (counts, sort, hide-done)
+// and the dashboard's tests, which drive it through keys and look at the table it laid out. Getters only,
+// so nothing outside changes its state.
+
+package runs
+
+// Cursor is the index in Order of the selected run.
+func (p *Pane) Cursor() int { return p.cursor }
+
+// Editing is whether the filter prompt is open.
+func (p *Pane) Editing() bool { return p.editing }
+
+// Filter is the filter in force, as typed.
+func (p *Pane) Filter() string { return p.filter }
+
+// Hidden is how many runs hide-done leaves out.
+func (p *Pane) Hidden() int { return p.hidden }
+
+// HideDone is whether finished runs are left out.
+func (p *Pane) HideDone() bool { return p.hideDone }
+
+// NeedYou counts the runs (all, not only those listed) that need a person.
+func (p *Pane) NeedYou() int { return p.needYou }
+
+// Order is the listed runs' keys in display order.
+func (p *Pane) Order() []string { return p.order }
+
+// SortBy is the sort in force.
+func (p *Pane) SortBy() sortKey { return p.sortBy }
+
+// W is the pane's width.
+func (p *Pane) W() int { return p.w }
+
+// Text is the row's cells as plain text, long and short form per column.
+func (c *runCells) Text() [ColCount][2]string { return c.text }
+
+// Form is which of the column's forms is shown (FormLong, FormShort).
+func (c *shownCol) Form() int { return c.form }
+
+// ID is the column shown.
+func (c *shownCol) ID() ColID { return c.id }
+
+// Width is the column's width in cells.
+func (c *shownCol) Width() int { return c.width }
+
+// Cols is the columns shown, left to right.
+func (lay *tableLayout) Cols() []shownCol { return lay.cols }
+
+// NameW is the width the names get.
+func (lay *tableLayout) NameW() int { return lay.nameW }
+
+// Sep is the blank between columns.
+func (lay *tableLayout) Sep() int { return lay.sep }
+
+// Show is which columns show.
+func (lay *tableLayout) Show() [ColCount]bool { return lay.show }
+
+// WhyW is the width WHY gets.
+func (lay *tableLayout) WhyW() int { return lay.whyW }
+
+// Width is each column's widest cell in each form, the header included.
+func (ms *tableMeasure) Width() [ColCount][2]int { return ms.width }
