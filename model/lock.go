@@ -237,11 +237,24 @@ func JudgementOutdated(r *Run, env Env) bool {
 			}
 		}
 	}
+	if at := compactionTurnsStaleAt(r); !at.IsZero() && !env.Now.Before(at) {
+		return true // the gate no longer trusts its state: a read says stale, not blocking
+	}
 	return false
 }
 
+// compactionTurnsStaleAt is when the run's compaction state, trusted now, stops being trusted (zero: no
+// state, already stale, or no time to count from).
+func compactionTurnsStaleAt(r *Run) time.Time {
+	if r.Jonggrang == nil || r.Jonggrang.Compaction == nil || r.Jonggrang.Compaction.Stale {
+		return time.Time{}
+	}
+	return r.Jonggrang.Compaction.TrustedUntil
+}
+
 // JudgementMayChange reports whether time passing alone can ever make JudgementOutdated true for the run:
-// a live lock, a lock held on another machine while runwatch reaches machines, a parallel group with a pid.
+// a live lock, a lock held on another machine while runwatch reaches machines, a parallel group with a pid,
+// a compaction state still trusted.
 // A watcher needs no liveness timer while no run it holds has one.
 func JudgementMayChange(r *Run, env Env) bool {
 	for i := range r.Locks {
@@ -256,7 +269,7 @@ func JudgementMayChange(r *Run, env Env) bool {
 			}
 		}
 	}
-	return false
+	return !compactionTurnsStaleAt(r).IsZero()
 }
 
 // JudgementNeedsPolling is JudgementMayChange without what JudgementComesAt foresees: what only a look at the
@@ -278,11 +291,11 @@ func JudgementNeedsPolling(r *Run, env Env) bool {
 	return false
 }
 
-// JudgementComesAt is the earliest acquired_at in the future among the run's locks (zero: none): the instant
-// time alone changes such a lock's judgement, and the only one (a clock that skews between writer and reader
-// puts it there; so does a generated workspace dated ahead).
+// JudgementComesAt is the earliest instant time alone changes the run's judgement at a time known ahead
+// (zero: none): an acquired_at in the future among its locks (a clock that skews between writer and reader
+// puts it there; so does a generated workspace dated ahead), or a compaction state turning stale.
 func JudgementComesAt(r *Run) time.Time {
-	var at time.Time
+	at := compactionTurnsStaleAt(r)
 	for i := range r.Locks {
 		if a := r.Locks[i].age; a.ahead && (at.IsZero() || a.from.Before(at)) {
 			at = a.from

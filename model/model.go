@@ -396,6 +396,9 @@ type CompactionGate struct {
 	// gate trusts (5 minutes): the gate then ignores the file and measures again, so it blocks nothing.
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 	Stale     bool       `json:"stale,omitempty"`
+	// TrustedUntil is when a state not yet stale becomes so (the reader knows the gate's rule): time alone
+	// changes the gate then, so a watcher reads the run again at that instant (JudgementComesAt).
+	TrustedUntil time.Time `json:"-"`
 }
 
 // Group is a parallel-run group from .ephemeral/orchestration-run.json, with pid liveness judged.

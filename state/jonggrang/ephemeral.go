@@ -183,6 +183,7 @@ func readCompaction(root string, env model.Env, probs *problemSink) (*model.Comp
 	}
 	if t, ok := parseTime(f.UpdatedAt); ok {
 		g.UpdatedAt = &t
+		g.TrustedUntil = t.Add(compactionCacheTTL)
 		if age := env.Now.Sub(t); age > compactionCacheTTL {
 			// The gate ignores a cached state this old and measures again before the next heavy phase: what
 			// it says is information, not a block.
