@@ -277,7 +277,7 @@ func JudgementMayChange(r *Run, env Env) bool {
 // wake-up at a known instant.
 func JudgementNeedsPolling(r *Run, env Env) bool {
 	for i := range r.Locks {
-		if l := &r.Locks[i]; lockMayChange(l, env) && !l.age.ahead {
+		if lockNeedsPolling(&r.Locks[i], env) {
 			return true
 		}
 	}
@@ -305,10 +305,14 @@ func JudgementComesAt(r *Run) time.Time {
 }
 
 func lockMayChange(l *Lock, env Env) bool {
-	// A lock judged on another machine can also turn from unknown (that machine was down) to known, and one
-	// whose acquired_at lies in the future is judged by its age once that time has come.
-	return l.Verdict == VerdictLive || (l.Verdict == VerdictUnknown && env.Elsewhere != nil && l.Host != "" && !SameHost(l.Host, env.Host)) ||
-		l.age.ahead
+	// One whose acquired_at lies in the future is judged by its age once that time has come.
+	return lockNeedsPolling(l, env) || l.age.ahead
+}
+
+// lockNeedsPolling: a live holder can exit at any moment, and a lock judged on another machine can turn
+// from unknown (that machine was down) to known; an acquired_at in the future does not make either wait.
+func lockNeedsPolling(l *Lock, env Env) bool {
+	return l.Verdict == VerdictLive || (l.Verdict == VerdictUnknown && env.Elsewhere != nil && l.Host != "" && !SameHost(l.Host, env.Host))
 }
 
 // JudgeLocksHeldElsewhere judges again the locks of a run read by another machine's runwatch (env.Host is

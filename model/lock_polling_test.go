@@ -30,4 +30,24 @@ func TestLockAheadComesAtAKnownInstantLiveOnesArePolled(t *testing.T) {
 	if !JudgementNeedsPolling(live, env) || !JudgementComesAt(live).IsZero() {
 		t.Errorf("a live holder: polling %v, comes at %v", JudgementNeedsPolling(live, env), JudgementComesAt(live))
 	}
+	// A live holder whose acquired_at lies ahead (a skewed clock) can exit at any moment all the same: the
+	// time to come does not excuse it from polling, or its death would go unseen until then.
+	liveAhead := judged(Lock{Kind: KindResumable, PID: 7, AcquiredAt: &ahead})
+	if liveAhead.Locks[0].Verdict != VerdictLive || !JudgementNeedsPolling(liveAhead, env) {
+		t.Errorf("a live holder acquired ahead: %s, polling %v", liveAhead.Locks[0].Verdict, JudgementNeedsPolling(liveAhead, env))
+	}
+	// So can a lock on another machine that runwatch could not reach yet, dated ahead or not.
+	unreached := Env{Now: now, Host: "box", StaleAfter: 30 * time.Minute, Elsewhere: noMachines{}}
+	elsewhere := Lock{Kind: KindResumable, Host: "box-b", PID: 7, AcquiredAt: &ahead}
+	JudgeLock(&elsewhere, unreached)
+	if r := (&Run{Kind: KindResumable, Locks: []Lock{elsewhere}}); elsewhere.Verdict != VerdictUnknown || !JudgementNeedsPolling(r, unreached) {
+		t.Errorf("a lock on a machine not reached yet, acquired ahead: %s, polling %v", elsewhere.Verdict, JudgementNeedsPolling(r, unreached))
+	}
+}
+
+// noMachines reaches no other machine.
+type noMachines struct{}
+
+func (noMachines) On(string, int) (ProcInspector, string, bool, string, error) {
+	return nil, "", false, "", nil
 }
