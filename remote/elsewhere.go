@@ -367,17 +367,23 @@ type judgeElsewhere struct {
 	after func(time.Duration) <-chan time.Time
 }
 
-// mayChange reports whether the judgement of some held run here can change with time alone: a lock judged
-// live elsewhere (its holder may exit), or unknown while that machine is reached (it may answer). A lock
-// judged stale stays so: a run of only such locks needs no timer. Callers hold mu.
-func (j *judgeElsewhere) mayChange() bool {
+// nextJudgement is when the judgement of some held run here can next change with time alone: now+every
+// while one can change at any moment (a lock judged live elsewhere, whose holder may exit, or unknown while
+// that machine is reached, which may answer), else the earliest instant one changes at (an acquired_at
+// still to come), else zero. A lock judged stale stays so: a run of only such locks needs no timer.
+// Callers hold mu.
+func (j *judgeElsewhere) nextJudgement(now time.Time, every time.Duration) time.Time {
+	var at time.Time
 	for _, h := range j.held {
 		name, _ := j.e.NameOf(h.label)
-		if model.JudgementMayChange(&h.sent, model.Env{Host: name, Elsewhere: j.watching}) {
-			return true
+		if model.JudgementNeedsPolling(&h.sent, model.Env{Host: name, Elsewhere: j.watching}) {
+			return now.Add(every)
+		}
+		if c := model.JudgementComesAt(&h.sent); !c.IsZero() && (at.IsZero() || c.Before(at)) {
+			at = c
 		}
 	}
-	return false
+	return at
 }
 
 type heldRun struct {
@@ -451,19 +457,20 @@ func namesAnother(r model.Run, host string) bool {
 	return false
 }
 
-// judgeAgain sends, every interval while some held run's judgement can change with time (mayChange), the
-// held runs whose judgement here changed. With none it sets no timer and wakes only when the stream holds
+// judgeAgain sends, every interval while some held run's judgement can change at any moment, or once at
+// the instant a known one comes (nextJudgement), the held runs whose judgement here changed. With none it sets no timer and wakes only when the stream holds
 // another run: a fleet whose foreign locks are all stale, or that has none, costs nothing.
 func (w *Watcher) judgeAgain(ctx context.Context, every time.Duration) {
 	j := &w.judge
 	var due <-chan time.Time
 	for {
 		if due == nil {
+			now := time.Now()
 			j.mu.Lock()
-			may := j.mayChange()
+			next := j.nextJudgement(now, every)
 			j.mu.Unlock()
-			if may {
-				due = j.after(every)
+			if !next.IsZero() {
+				due = j.after(max(0, next.Sub(now)))
 			}
 		}
 		select {

@@ -30,14 +30,16 @@ func (p oneProc) StartTime(int) (time.Time, bool) { return time.Time{}, false }
 type timers struct {
 	mu    sync.Mutex
 	asked []string
+	waits []time.Duration
 	phase string
 	fire  chan chan time.Time
 }
 
-func (c *timers) after(time.Duration) <-chan time.Time {
+func (c *timers) after(d time.Duration) <-chan time.Time {
 	ch := make(chan time.Time, 1)
 	c.mu.Lock()
 	c.asked = append(c.asked, c.phase)
+	c.waits = append(c.waits, d)
 	c.mu.Unlock()
 	c.fire <- ch
 	return ch
@@ -112,5 +114,45 @@ func TestJudgeAgainSetsATimerOnlyWhileAJudgementCanChange(t *testing.T) {
 	want := []string{"held a live lock", "held a live lock", "held another live lock"}
 	if len(clock.asked) != len(want) || clock.asked[2] != want[2] {
 		t.Fatalf("timers set %q, want %q: one was set with only a stale lock held", clock.asked, want)
+	}
+}
+
+// A lock on a third machine whose holder is gone is stale there, but its acquired_at an hour ahead (a
+// skewed clock) still changes its words when that hour comes: one timer for that instant, not one every
+// interval until then (the 2 s judge kept re-judging such locks, as the watcher's liveness pass did).
+func TestJudgeAgainWaitsForALockAcquiredAheadInsteadOfPolling(t *testing.T) {
+	alive := &atomic.Bool{}
+	e := &Elsewhere{names: map[string]nameAnswer{"alpha": {name: "box-a"}}}
+	clock := &timers{fire: make(chan chan time.Time, 16)}
+	w := &Watcher{updates: make(chan Update, 8), health: map[string]HostHealth{}}
+	w.judge = judgeElsewhere{e: e, watching: oneMachine{alive}, staleAfter: time.Hour, held: map[string]heldRun{},
+		wake: make(chan struct{}, 1), after: clock.after}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.judgeAgain(ctx, 2*time.Second)
+	}()
+	defer func() { cancel(); <-done }()
+
+	ahead := time.Now().Add(time.Hour)
+	r := model.Run{Kind: model.KindResumable, ID: "irm-1", Dir: "/r/irm-1", StatePath: "/r/irm-1/state.env",
+		Remote: &model.RemoteRef{Host: "alpha", Root: "ssh://alpha/r"},
+		Locks:  []model.Lock{{Path: "/r/irm-1/run.lock", Host: "box-b", PID: 4242, AcquiredAt: &ahead, Verdict: model.VerdictUnknown}}}
+	w.judge.send("alpha", []model.Run{r}, func(judged []model.Run) bool {
+		if l := judged[0].Locks[0]; l.Verdict != model.VerdictStale {
+			t.Errorf("a dead holder on box-b: %s %v", l.Verdict, l.Reasons)
+		}
+		return true
+	})
+	select {
+	case <-clock.fire:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a timing
+		t.Fatal("no timer set for the acquired_at to come")
+	}
+	clock.mu.Lock()
+	defer clock.mu.Unlock()
+	if len(clock.waits) != 1 || clock.waits[0] < 59*time.Minute || clock.waits[0] > time.Hour {
+		t.Fatalf("timers set for %v, want one for the hour until acquired_at", clock.waits)
 	}
 }
