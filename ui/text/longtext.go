@@ -24,7 +24,7 @@ type RichLine struct {
 	Prefix string // styled; its width is the hanging indent
 	Body   string // plain, sanitized text
 	ids    []uint8
-	Styles []*lipgloss.Style // styles[ids[i]] styles body[i]; id 0 is the base style, nil is unstyled
+	Styles []*lipgloss.Style // Styles[ids[i]] styles Body[i]; id 0 is the base style, nil is unstyled
 	// leftMore and rightMore say the body is a window of a longer line (read from the file in pieces),
 	// so window marks that side even at the body's own edge.
 	LeftMore, RightMore bool
