@@ -270,69 +270,129 @@ func printStatusTable(w io.Writer, runs []model.Run, now time.Time, wide bool, w
 
 // renderStatusTable writes the table of rows (statusRow), fitted to width as printStatusTable says.
 func renderStatusTable(w io.Writer, rows [][]string, wide bool, width int) {
+	renderStatusTableIn(w, rows, wide, width, statusTableSlice)
+}
+
+// statusTableSlice is how many rows are drawn at once: what the table holds in memory is one slice of
+// rows and its drawing, whatever the number of runs (lipgloss's table drew 100,000 at once in 426 MiB).
+const statusTableSlice = 256
+
+// renderStatusTableIn is renderStatusTable drawing per rows at a time.
+func renderStatusTableIn(w io.Writer, rows [][]string, wide bool, width, per int) {
 	if len(rows) == 0 {
-		fmt.Fprintln(w, "no runs found (looked for .jonggrang/ projects and state.env run folders)")
+		fmt.Fprintln(w, noRunsLine)
 		return
 	}
-	headers := []string{"RUN", "STATUS", "STAGE", "PROGRESS", "UPDATED", "REASON"}
+	natural := newColumnWidths(wide)
+	for _, row := range rows {
+		natural.widen(row)
+	}
+	t := newStatusTable(wide, width, natural)
+	for i := 0; i < len(rows); i += per {
+		t.write(w, rows[i:min(i+per, len(rows))])
+	}
+}
+
+const noRunsLine = "no runs found (looked for .jonggrang/ projects and state.env run folders)"
+
+func statusHeaders(wide bool) []string {
 	if wide {
-		headers = []string{"RUN", "KIND", "STATUS", "STAGE", "PROGRESS", "LOCK", "UPDATED", "REASON", "NEXT", "PROBLEMS", "DIR"}
+		return []string{"RUN", "KIND", "STATUS", "STAGE", "PROGRESS", "LOCK", "UPDATED", "REASON", "NEXT", "PROBLEMS", "DIR"}
 	}
-	const gap = 2
-	var widths []int
+	return []string{"RUN", "STATUS", "STAGE", "PROGRESS", "UPDATED", "REASON"}
+}
+
+// columnWidths are the natural widths of the table's columns: the widest of the header and every cell.
+type columnWidths []int
+
+func newColumnWidths(wide bool) columnWidths {
+	headers := statusHeaders(wide)
+	c := make(columnWidths, len(headers))
+	for col, h := range headers {
+		c[col] = lipgloss.Width(h)
+	}
+	return c
+}
+
+func (c columnWidths) widen(row []string) {
+	for col := range c {
+		c[col] = max(c[col], lipgloss.Width(row[col]))
+	}
+}
+
+// statusTable draws the table a slice of rows at a time, every column's width fixed beforehand from the
+// natural widths of all the rows, so each slice is laid out as the whole table would be.
+type statusTable struct {
+	headers []string // of the columns shown
+	widths  []int    // of every column; 0: not shown
+	cutID   int      // above 0: ids are cut in the middle to this width
+	width   int
+	started bool
+}
+
+const statusGap = 2
+
+func newStatusTable(wide bool, width int, natural columnWidths) *statusTable {
+	headers := statusHeaders(wide)
+	t := &statusTable{widths: append([]int(nil), natural...), width: width}
 	if width > 0 {
-		natural := make([]int, len(headers))
-		for col, h := range headers {
-			natural[col] = lipgloss.Width(h)
-			for _, row := range rows {
-				natural[col] = max(natural[col], lipgloss.Width(row[col]))
-			}
-		}
-		widths = fitColumns(headers, natural, width, gap)
-		if widths[0] < natural[0] {
+		t.widths = fitColumns(headers, natural, width, statusGap)
+		if t.widths[0] < natural[0] {
 			// The table would cut the id at its end, where one task's runs differ: cut its middle.
-			for _, row := range rows {
-				row[0] = ui.CutMiddle(row[0], widths[0])
-			}
+			t.cutID = t.widths[0]
 		}
-		var keepHeaders []string
-		var keepWidths []int
-		for col, w := range widths {
-			if w > 0 {
-				keepHeaders, keepWidths = append(keepHeaders, headers[col]), append(keepWidths, w)
-			}
-		}
-		for i, row := range rows {
-			var kept []string
-			for col, w := range widths {
-				if w > 0 {
-					kept = append(kept, row[col])
-				}
-			}
-			rows[i] = kept
-		}
-		headers, widths = keepHeaders, keepWidths
 	}
-	last := len(headers) - 1
-	t := table.New().Headers(headers...).Rows(rows...).
+	for col, cw := range t.widths {
+		if cw > 0 {
+			t.headers = append(t.headers, headers[col])
+		}
+	}
+	return t
+}
+
+// write draws rows, the next slice of the table; it changes them (cut ids, columns left out).
+func (t *statusTable) write(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, cw := range t.widths {
+		if cw > 0 {
+			widths = append(widths, cw)
+		}
+	}
+	for i, row := range rows {
+		if t.cutID > 0 {
+			row[0] = ui.CutMiddle(row[0], t.cutID)
+		}
+		kept := make([]string, 0, len(t.headers))
+		for col, cw := range t.widths {
+			if cw > 0 {
+				kept = append(kept, row[col])
+			}
+		}
+		rows[i] = kept
+	}
+	last := len(widths) - 1
+	tb := table.New().Rows(rows...).
 		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
 		BorderHeader(false).BorderColumn(false).BorderRow(false).
 		StyleFunc(func(_, col int) lipgloss.Style {
 			st := lipgloss.NewStyle()
 			pad := 0
 			if col != last {
-				st, pad = st.PaddingRight(gap), gap
+				st, pad = st.PaddingRight(statusGap), statusGap
 			}
-			if widths != nil {
-				// Every column has its width: the table only cuts cells to it, with "…".
-				st = st.Width(widths[col] + pad)
-			}
-			return st
+			// Every column has its width: the table only cuts cells to it, with "…", and a slice is laid
+			// out as the whole table is.
+			return st.Width(widths[col] + pad)
 		})
-	if widths != nil {
-		t = t.Width(width).Wrap(false)
+	if !t.started {
+		// The header line is the table's first line, not each slice's: only the first slice has it.
+		tb = tb.Headers(t.headers...)
+		t.started = true
 	}
-	for _, line := range strings.Split(t.Render(), "\n") {
+	if t.width > 0 {
+		tb = tb.Width(t.width).Wrap(false)
+	}
+	for _, line := range strings.Split(tb.Render(), "\n") {
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 }

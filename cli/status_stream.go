@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -37,11 +38,11 @@ type statusOut struct {
 	rules   model.LivenessRules
 	history *model.History
 	holes   holeMarks
+	slice   int // table and wide: rows drawn at once
 
 	mu    sync.Mutex
 	spill spill
 	recs  []statusRec
-	rows  [][]string // table and wide: each run's row, by statusRec.row (rows are what the widths need)
 	err   error
 
 	// The write pass's buffers and the stages' hole marks, used by it alone.
@@ -57,12 +58,11 @@ type statusRec struct {
 	// facts is the length of the run's TimeFacts, spilled just before its encoding (at off-facts); 0 for a
 	// run judged already (one read over ssh).
 	facts  int
-	row    int
 	failed bool // an error status counts: HasErrors of a run that is not archived
 }
 
 func newStatusOut(format string, now time.Time, rules model.LivenessRules) *statusOut {
-	return &statusOut{format: format, now: now, rules: rules, history: model.NewHistory(), holes: newHoleMarks()}
+	return &statusOut{format: format, now: now, rules: rules, history: model.NewHistory(), holes: newHoleMarks(), slice: statusTableSlice}
 }
 
 // add takes a run as read here (its judgement time-free, FinalizeRun): it teaches the history, and is
@@ -93,14 +93,14 @@ func (o *statusOut) put(r model.Run, facts []byte) {
 	fillEmptyLists(&r)
 	rec := statusRec{order: orderOf(&r), failed: r.HasErrors() && !r.Archived}
 	var b []byte
-	var row []string
 	var err error
 	switch o.format {
 	case "json", "jsonl":
 		// Compact; indented (json) or ended by a newline (jsonl) as it is written, once its holes are filled.
 		b, err = r.MarshalJSON()
 	default:
-		row = statusRow(r, o.now, o.format == "wide")
+		// Its table row, spilled as the encoding is: the table holds one slice of rows at a time.
+		b = appendRow(nil, statusRow(r, o.now, o.format == "wide"))
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -114,10 +114,6 @@ func (o *statusOut) put(r model.Run, facts []byte) {
 			o.err = errors.Join(o.err, err)
 			return
 		}
-	}
-	if row != nil {
-		rec.row = len(o.rows)
-		o.rows = append(o.rows, row)
 	}
 	rec.n = len(b)
 	if rec.off, err = o.spill.append(b); err != nil {
@@ -149,22 +145,41 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 	if o.err != nil {
 		return false, o.err
 	}
-	// Each run's place in the order (its rank) and, for the table, its cells follow its judgement.
-	var buf []byte
+	// Each run's place in the order (its rank) and, for the table, its cells follow its judgement; the
+	// table's column widths follow every row's cells.
+	table, wide := o.format != "json" && o.format != "jsonl", o.format == "wide"
+	natural := newColumnWidths(wide)
+	var buf, rowBuf []byte
 	for i := range o.recs {
 		r := &o.recs[i]
 		failed = failed || r.failed
-		if r.facts == 0 {
+		var j model.Run
+		if r.facts > 0 {
+			if j, buf, err = o.judge(*r, buf); err != nil {
+				return failed, err
+			}
+			r.order.rank = j.Attention.Rank
+		}
+		if !table {
 			continue
 		}
-		var j model.Run
-		if j, buf, err = o.judge(*r, buf); err != nil {
+		if rowBuf, err = o.spill.read(r.off, r.n, rowBuf); err != nil {
 			return failed, err
 		}
-		r.order.rank = j.Attention.Rank
-		if r.row < len(o.rows) && o.rows != nil {
-			setJudgedCells(o.rows[r.row], j, o.format == "wide")
+		row, err := readRow(rowBuf)
+		if err != nil {
+			return failed, err
 		}
+		if r.facts > 0 {
+			// The judged row goes to the spill in place of the one read, which the write pass then reads.
+			setJudgedCells(row, j, wide)
+			rowBuf = appendRow(rowBuf[:0], row)
+			r.n, r.facts = len(rowBuf), 0
+			if r.off, err = o.spill.append(rowBuf); err != nil {
+				return failed, err
+			}
+		}
+		natural.widen(row)
 	}
 	sort.Slice(o.recs, func(i, j int) bool { return o.recs[i].order.less(by, o.recs[j].order) })
 	switch o.format {
@@ -182,12 +197,65 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 		}
 		return failed, bw.Flush()
 	}
-	rows := make([][]string, len(o.recs))
-	for i, r := range o.recs {
-		rows[i] = o.rows[r.row]
+	return failed, o.writeTable(w, natural, wide, width, o.slice)
+}
+
+// writeTable writes the table of the runs, per rows at a time read back from the spill.
+func (o *statusOut) writeTable(w io.Writer, natural columnWidths, wide bool, width, per int) error {
+	if len(o.recs) == 0 {
+		_, err := fmt.Fprintln(w, noRunsLine)
+		return err
 	}
-	renderStatusTable(w, rows, o.format == "wide", width)
-	return failed, nil
+	bw := bufio.NewWriterSize(w, 256<<10)
+	t := newStatusTable(wide, width, natural)
+	rows := make([][]string, 0, per)
+	var buf []byte
+	for i, r := range o.recs {
+		var err error
+		if buf, err = o.spill.read(r.off, r.n, buf); err != nil {
+			return err
+		}
+		row, err := readRow(buf)
+		if err != nil {
+			return err
+		}
+		if rows = append(rows, row); len(rows) == per || i == len(o.recs)-1 {
+			t.write(bw, rows)
+			rows = rows[:0]
+		}
+	}
+	return bw.Flush()
+}
+
+// appendRow appends row's cells to b, each its length and its bytes: the cells must come back byte for
+// byte (JSON would change what is not UTF-8), and the table reads them back a slice at a time.
+func appendRow(b []byte, row []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(row)))
+	for _, c := range row {
+		b = binary.AppendUvarint(b, uint64(len(c)))
+		b = append(b, c...)
+	}
+	return b
+}
+
+// readRow is the row appendRow encoded in b.
+func readRow(b []byte) ([]string, error) {
+	bad := errors.New("status: a table row in the spill file is damaged")
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, bad
+	}
+	b = b[k:]
+	row := make([]string, n)
+	for i := range row {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return nil, bad
+		}
+		row[i] = string(b[k : k+int(l)])
+		b = b[k+int(l):]
+	}
+	return row, nil
 }
 
 // runJSON is rec's run, compact, its holes filled by its judgement. What it returns is valid until the next
@@ -359,12 +427,12 @@ func (a runOrder) less(by string, b runOrder) bool {
 // spill holds encoded runs until they are written in order: a temporary file, removed as soon as it is
 // made so nothing is left behind even if status is killed; in memory where no file can be made.
 type spill struct {
-	f      *os.File
-	tried  bool
-	size   int64
-	mem    []byte
-	w      *bufio.Writer
-	reader bool
+	f       *os.File
+	tried   bool
+	size    int64
+	flushed int64 // of size, what the file holds (the rest waits in w)
+	mem     []byte
+	w       *bufio.Writer
 }
 
 func (s *spill) append(b []byte) (int64, error) {
@@ -393,11 +461,11 @@ func (s *spill) read(off int64, n int, buf []byte) ([]byte, error) {
 	if s.f == nil {
 		return s.mem[off : off+int64(n)], nil
 	}
-	if !s.reader {
-		s.reader = true
+	if off+int64(n) > s.flushed {
 		if err := s.w.Flush(); err != nil {
 			return nil, err
 		}
+		s.flushed = s.size
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)
