@@ -15,7 +15,6 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
-	"runwatch/ui/runs"
 	"runwatch/ui/text"
 )
 
@@ -110,43 +109,6 @@ func BenchmarkFrame1200RunsBatch(b *testing.B) {
 		_ = m.View()
 	}
 }
-
-// TestStageColumnShowsThePhaseName: at every width where the table shows its STAGE column, the row of each
-// run whose current stage has a name carries that name (issue 11 point 16); the column goes only where a
-// name beside it would be cut below nameMin.
-func TestStageColumnShowsThePhaseName(t *testing.T) {
-	runList := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runList, app.Options{Theme: "mono", Now: fixtureClock()})
-	p := m.list
-	p.SetSize(p.W(), 100)
-	shownAt, droppedAt := 0, 0
-	for w := 30; w <= 200; w++ {
-		lines := p.RenderTable(w, 100)
-		if !strings.Contains(text.Stripped(lines[0]), "STAGE") {
-			droppedAt++
-			if lay := p.Fit(w); lay.NameW() >= runs.NameMin+stageWidth(p)+lay.Sep() {
-				t.Errorf("w=%d: STAGE dropped although the name keeps %d cells with it", w, lay.NameW()-stageWidth(p)-lay.Sep())
-			}
-			continue
-		}
-		shownAt++
-		for i, sp := range p.Order() {
-			r := m.app.Runs[sp]
-			st := r.Stage(r.CurrentStage)
-			if st == nil || st.Name == "" || st.Name == st.Key {
-				continue
-			}
-			if row := text.Stripped(lines[1+i]); !strings.Contains(row, st.Name) {
-				t.Errorf("w=%d: the row of %s shows STAGE without the phase name %q:\n%s", w, r.ID, st.Name, row)
-			}
-		}
-	}
-	if shownAt == 0 || droppedAt == 0 {
-		t.Fatalf("STAGE shown at %d widths, dropped at %d: the widths tried do not cover both", shownAt, droppedAt)
-	}
-}
-
-func stageWidth(p *runs.Pane) int { return p.Measure().Width()[runs.ColStage][runs.FormShort] }
 
 // TestUnreachableHostIsMarked: a run whose host cannot be reached carries ⚠ beside its host (its row is as
 // last seen) and the footer says the host is reconnecting, with a glyph every terminal font has (↻ drew as

@@ -13,7 +13,6 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
-	"runwatch/ui/runs"
 	"runwatch/ui/text"
 	"runwatch/ui/theme"
 )
@@ -88,60 +87,6 @@ func TestGoldenSizes(t *testing.T) {
 
 func m0(t *testing.T, sz [2]int, runList []model.Run) Model {
 	return newTestModel(t, sz[0], sz[1], runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
-}
-
-// TestNoColumnSlackWhileTheNameIsCut: at every width, each column is exactly as wide as its widest cell or
-// header, and when a live run's name is cut the cells left blank are fewer than the next column of the rule
-// needs (TestTableGrowsWithWidth: they are not lent to the name only to be taken back a column later), and
-// no reason is shown beside it.
-func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
-	runList := loadFixtures(t)
-	m := newTestModel(t, 200, 60, runList, app.Options{Theme: "mono", Now: fixtureClock()})
-	need := 0
-	for _, sp := range m.list.Order() {
-		if r := m.app.Runs[sp]; !r.Archived {
-			need = max(need, len(r.ID))
-		}
-	}
-	cutSeen, wholeSeen := false, false
-	for w := 30; w <= 200; w++ {
-		lay := m.list.Fit(w)
-		used := 2 + lay.NameW()
-		for _, c := range lay.Cols() {
-			widest := text.VisibleWidth(runs.ColTitle[c.ID()])
-			for _, sp := range m.list.Order() {
-				widest = max(widest, text.VisibleWidth(m.list.CellsOf(sp, fixtureNow).Text()[c.ID()][c.Form()]))
-			}
-			if c.Width() != widest {
-				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, runs.ColTitle[c.ID()], c.Width(), widest)
-			}
-			used += lay.Sep() + c.Width()
-		}
-		if lay.WhyW() > 0 {
-			used += lay.Sep() + lay.WhyW()
-		}
-		if lay.NameW() < need {
-			cutSeen = true
-			next := 0 // what the first column the rule takes before the whole name, not yet shown, needs
-			for _, id := range []runs.ColID{runs.ColStatus, runs.ColStage, runs.ColChanged} {
-				if !lay.Show()[id] {
-					next = lay.Sep() + m.list.Measure().Width()[id][runs.FormShort]
-					break
-				}
-			}
-			if used != w && w-used >= next {
-				t.Errorf("w=%d: the name is cut to %d of %d while %d cells are unused", w, lay.NameW(), need, w-used)
-			}
-			if lay.WhyW() > 0 {
-				t.Errorf("w=%d: a why column takes room from a cut name", w)
-			}
-		} else {
-			wholeSeen = true
-		}
-	}
-	if !cutSeen || !wholeSeen {
-		t.Fatalf("the widths tried never cut a name (%v) or never fit them all (%v): the test proves nothing", cutSeen, wholeSeen)
-	}
 }
 
 // TestRunningPausedFlipKeepsRowOrder: a resumable run is running while an invocation holds its lock and

@@ -332,7 +332,7 @@ func (p *Pane) title() string {
 
 func (p *Pane) View() string {
 	iw, ih := max(1, p.w-theme.BorderCells), max(1, p.h-theme.BorderCells)
-	lines := p.RenderTable(iw, ih)
+	lines := p.renderTable(iw, ih)
 	sc := theme.Scroll{}
 	if len(p.order) > 0 {
 		sc = theme.Scroll{Above: p.top, Below: max(0, len(p.order)-p.top-p.rowsH())}

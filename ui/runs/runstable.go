@@ -26,24 +26,24 @@ type ColID int
 const (
 	ColStatus ColID = iota
 	colHost
-	ColStage
+	colStage
 	colDone
 	ColLock
 	colKind
-	ColChanged
+	colChanged
 	colWhy
 	ColCount
 )
 
 var (
 	ColTitle = [ColCount]string{"STATUS", "HOST", "STAGE", "DONE", "LOCK", "KIND", "CHANGED", "WHY"}
-	colRight = [ColCount]bool{colDone: true, ColChanged: true}
+	colRight = [ColCount]bool{colDone: true, colChanged: true}
 )
 
 // Every cell has a long and a short form; a column with one form has the same text in both.
 const (
 	FormLong = iota
-	FormShort
+	formShort
 )
 
 // runCells is one run's row as plain text in every form the layout may choose, with its widths and what
@@ -87,7 +87,7 @@ func newRunCells(r model.Run) *runCells {
 		h, c.hostStale = h+" ⚠", true
 	}
 	set(colHost, h, h)
-	set(ColStage, stageCell(r, true), stageCell(r, false))
+	set(colStage, stageCell(r, true), stageCell(r, false))
 	done := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
 	set(colDone, done, done)
 	badge, verdict := lockBadge(r)
@@ -126,9 +126,9 @@ func (c *runCells) refreshAgo(now time.Time) {
 		c.agoUntil = now.Add(model.HumanDurationGrows(now.Sub(c.updated)))
 	}
 	a := ago(now, c.updated)
-	c.text[ColChanged] = [2]string{a, a}
+	c.text[colChanged] = [2]string{a, a}
 	w := text.VisibleWidth(a)
-	c.width[ColChanged] = [2]int{w, w}
+	c.width[colChanged] = [2]int{w, w}
 }
 
 // refreshWhy works out the WHY cell again when its text changes: a reason's age ("silent for 1h30m") and a
@@ -175,7 +175,7 @@ func (c *runCells) style(t theme.Theme, id ColID) lipgloss.Style {
 		if c.hostStale {
 			return t.Warn
 		}
-	case ColStage:
+	case colStage:
 		return lipgloss.NewStyle()
 	case ColLock:
 		return t.VerdictStyle(c.verdict)
@@ -202,7 +202,7 @@ func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
 		return c.updated
 	}
 	d := now.Sub(c.updated)
-	if c.width[ColChanged][FormLong] == w && w > header {
+	if c.width[colChanged][FormLong] == w && w > header {
 		return now.Add(model.HumanWidthGrows(d, agoWidthHorizon))
 	}
 	if g, ok := model.HumanWidthExceeds(d, w, agoWidthHorizon); ok {
@@ -212,7 +212,7 @@ func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
 }
 
 // cellsOf is the cached row of the run sp, built from the run on first use after it changed.
-func (p *Pane) CellsOf(sp string, now time.Time) *runCells {
+func (p *Pane) cellsOf(sp string, now time.Time) *runCells {
 	c, ok := p.cells[sp]
 	if !ok {
 		if p.cells == nil {
@@ -256,7 +256,7 @@ type tableMeasure struct {
 // measure is the table's measure for the current order, taken again only when a run or the order changed,
 // or some run's CHANGED cell changed its width (its text alone changes no width, so a row off screen that
 // turns from 3m to 4m wakes nobody).
-func (p *Pane) Measure() *tableMeasure {
+func (p *Pane) measure() *tableMeasure {
 	now := p.app.Now()
 	ms := &p.measured
 	if !(ms.valid && ms.gen == p.gen && !now.Before(ms.at) && (ms.until.IsZero() || now.Before(ms.until))) {
@@ -276,10 +276,10 @@ func (p *Pane) remeasure(now time.Time) {
 	// Every run, not only the listed ones: the columns and the pane's width stay put while the filter or
 	// hide-done changes what is listed.
 	for sp := range p.app.Runs {
-		c := p.CellsOf(sp, now)
+		c := p.cellsOf(sp, now)
 		for id := range ColCount {
 			ms.width[id][FormLong] = max(ms.width[id][FormLong], c.width[id][FormLong])
-			ms.width[id][FormShort] = max(ms.width[id][FormShort], c.width[id][FormShort])
+			ms.width[id][formShort] = max(ms.width[id][formShort], c.width[id][formShort])
 			ms.filled[id] = ms.filled[id] || c.width[id][FormLong] > 0
 		}
 		if !c.archived {
@@ -288,7 +288,7 @@ func (p *Pane) remeasure(now time.Time) {
 	}
 	// Only a cell that would widen the column (or one as wide as it, past its header) changes the layout:
 	// the other ages change their text, not the table.
-	w, header := ms.width[ColChanged][FormLong], text.VisibleWidth(ColTitle[ColChanged])
+	w, header := ms.width[colChanged][FormLong], text.VisibleWidth(ColTitle[colChanged])
 	for _, sp := range p.order {
 		if u := p.cells[sp].widthChangesAt(now, w, header); !u.IsZero() && (ms.until.IsZero() || u.Before(ms.until)) {
 			ms.until = u
@@ -323,7 +323,7 @@ const (
 	// nameMin is the narrowest a cut name is worth the columns beside it: CutMiddle keeps its start and
 	// its distinguishing end (the day and time of a timestamp suffix), and at 50 columns STATUS and
 	// STAGE still fit beside it.
-	NameMin = 16
+	nameMin = 16
 	// whyMin is the narrowest WHY column worth its room: a reason cut there still says what is wrong.
 	whyMin = 24
 	// whyMax bounds WHY while columns still wait for room: the table says enough to tell runs apart.
@@ -340,12 +340,12 @@ const (
 // by comes straight after the name, so a sort is never on a column that is not shown.
 func (p *Pane) tableSteps() []tableStep {
 	steps := []tableStep{
-		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, ColStage}, {stepAdd, ColChanged}, {stepNameAll, 0},
+		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepNameAll, 0},
 		{stepSpacing, 0}, {stepAdd, colWhy}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, ColLock},
-		{stepWhyAll, colWhy}, {stepLong, ColStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
+		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
 	}
 	if p.sortBy == SortChanged {
-		steps = append([]tableStep{steps[0], {stepAdd, ColChanged}}, append(steps[1:3:3], steps[4:]...)...)
+		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, append(steps[1:3:3], steps[4:]...)...)
 	}
 	return steps
 }
@@ -370,7 +370,7 @@ func (lay *tableLayout) form(id ColID) int {
 	if lay.long[id] {
 		return FormLong
 	}
-	return FormShort
+	return formShort
 }
 
 // wanted says whether a column is worth any room at all: one no run has anything in (LOCK when no run
@@ -381,7 +381,7 @@ func (p *Pane) wanted(id ColID, ms *tableMeasure) bool {
 	return ms.filled[id] && (id != colHost || p.manyHosts)
 }
 
-// fit chooses the layout for inner width w by the rule above.
+// Fit chooses the layout for inner width w by the rule above.
 func (p *Pane) Fit(w int) tableLayout {
 	lay, _ := p.grow(w)
 	return lay
@@ -389,7 +389,7 @@ func (p *Pane) Fit(w int) tableLayout {
 
 // grow takes the rule's steps while width w pays for them; it returns the layout and the width it uses.
 func (p *Pane) grow(w int) (tableLayout, int) {
-	ms := p.Measure()
+	ms := p.measure()
 	lay := tableLayout{sep: 1}
 	const glyphW = 2 // status glyph and a space
 	left := w - glyphW
@@ -400,14 +400,14 @@ steps:
 		cost, partial := 0, false
 		switch st.kind {
 		case stepName:
-			cost, partial = min(NameMin, ms.nameNeed), true
+			cost, partial = min(nameMin, ms.nameNeed), true
 		case stepNameAll:
 			cost, partial = ms.nameNeed-lay.nameW, true
 		case stepAdd:
 			if !p.wanted(st.col, ms) {
 				continue
 			}
-			cost = lay.sep + ms.width[st.col][FormShort]
+			cost = lay.sep + ms.width[st.col][formShort]
 			if st.col == colWhy {
 				cost = lay.sep + whyAt()
 			}
@@ -415,7 +415,7 @@ steps:
 			if !lay.show[st.col] {
 				continue
 			}
-			cost = ms.width[st.col][FormLong] - ms.width[st.col][FormShort]
+			cost = ms.width[st.col][FormLong] - ms.width[st.col][formShort]
 		case stepWhyAll:
 			if !lay.show[colWhy] {
 				continue
@@ -474,7 +474,7 @@ func (p *Pane) NaturalWidth() int {
 }
 
 // renderTable draws the header and the visible rows into w×h cells.
-func (p *Pane) RenderTable(w, h int) []string {
+func (p *Pane) renderTable(w, h int) []string {
 	t := p.app.Theme
 	a := p.app
 	if len(p.order) == 0 {
@@ -520,7 +520,7 @@ func (p *Pane) RenderTable(w, h int) []string {
 	}
 	lines := []string{t.Dim.Render(text.Truncate(hdr, w))}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
-		rc := p.CellsOf(p.order[i], now)
+		rc := p.cellsOf(p.order[i], now)
 		if !rc.updated.IsZero() && !rc.updated.After(now) {
 			a.AgeChanges(now, now.Sub(rc.updated))
 		} else {

@@ -31,10 +31,7 @@ func (p *Pane) SortBy() sortKey { return p.sortBy }
 // W is the pane's width.
 func (p *Pane) W() int { return p.w }
 
-// Text is the row's cells as plain text, long and short form per column.
-func (c *runCells) Text() [ColCount][2]string { return c.text }
-
-// Form is which of the column's forms is shown (FormLong, FormShort).
+// Form is which of the column's forms is shown (FormLong or the short one).
 func (c *shownCol) Form() int { return c.form }
 
 // ID is the column shown.
@@ -49,14 +46,5 @@ func (lay *tableLayout) Cols() []shownCol { return lay.cols }
 // NameW is the width the names get.
 func (lay *tableLayout) NameW() int { return lay.nameW }
 
-// Sep is the blank between columns.
-func (lay *tableLayout) Sep() int { return lay.sep }
-
-// Show is which columns show.
-func (lay *tableLayout) Show() [ColCount]bool { return lay.show }
-
 // WhyW is the width WHY gets.
 func (lay *tableLayout) WhyW() int { return lay.whyW }
-
-// Width is each column's widest cell in each form, the header included.
-func (ms *tableMeasure) Width() [ColCount][2]int { return ms.width }
