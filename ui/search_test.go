@@ -4,17 +4,13 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
 	"runwatch/ui/app"
@@ -151,86 +147,6 @@ func TestSearchCountsMatches(t *testing.T) {
 	m = send(t, m, press("g"))
 	if got := m.tl.CountTag(); got != fmt.Sprintf("%d matches", total) {
 		t.Fatalf("off a match the title should say %d matches, says %q", total, got)
-	}
-}
-
-// TestSearchProgressAndCancel: a long search shows a spinner and the bytes read, esc cancels it, and the
-// cursor stays where it was. The search is a regexp without literals over a 48 MiB log, so it runs long
-// enough to watch whatever the machine; the test waits for conditions, it times nothing.
-func TestSearchProgressAndCancel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a 48 MiB log")
-	}
-	path := filepath.Join(t.TempDir(), "run.log")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := "[2026-11-30T11:00:00Z] stage_start stage=S1 run_id=20260215T014733Z host=oss-work pid=12345\n"
-	chunk := strings.Repeat(line, (1<<20)/len(line))
-	for i := 0; i < 48; i++ {
-		f.WriteString(chunk)
-	}
-	f.Close()
-	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
-	m = send(t, m, press("k"))
-	m = send(t, m, press("k"))
-	before := m.tl.Cursor()
-	m = send(t, m, press("/"))
-	m = send(t, m, press("tab")) // the prompt reads a regexp
-	for _, r := range "[0-9]{9}[g-z]" {
-		m = send(t, m, press(string(r)))
-	}
-	// Enter without running the command chain: the search runs in its command, as in the program.
-	nm, cmd := m.Update(press("enter"))
-	m = nm.(Model)
-	if cmd == nil || !m.tl.Srch().Running() {
-		t.Fatal("the search did not start in a command")
-	}
-	done := make(chan tea.Msg, 1)
-	go runFor(cmd, done)
-	// Wait until bytes were read, then pretend the search started progressAfter ago.
-	for {
-		if d, _ := m.tl.Srch().Prog().Bytes(); d > 0 && !m.tl.Srch().Prog().Indexing() {
-			break
-		}
-		select {
-		case msg := <-done:
-			t.Fatalf("the search ended before it could be watched: %+v", msg)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	m.tl.Srch().Started = time.Now().Add(-timeline.ProgressAfter)
-	if s := plain(m); !regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] searching \d+ (B|KiB|MiB) of 4\d MiB · esc cancels`).MatchString(s) {
-		t.Fatalf("no progress shown:\n%s", s)
-	}
-	m = send(t, m, press("esc"))
-	if m.tl.Srch().Running() || m.tl.Cursor() != before || !strings.Contains(plain(m), "search cancelled") {
-		t.Fatalf("esc: running %v cursor %d (was %d)\n%s", m.tl.Srch().Running(), m.tl.Cursor(), before, plain(m))
-	}
-	msg := (<-done).(timeline.SearchDoneMsg)
-	if !errors.Is(msg.Err(), context.Canceled) {
-		t.Fatalf("the search command did not stop: %+v", msg)
-	}
-	m = send(t, m, msg)
-	if m.tl.Cursor() != before {
-		t.Fatalf("the cancelled search's answer moved the cursor to %d", m.tl.Cursor())
-	}
-}
-
-// runFor runs cmd and the commands of its batches, each in its own goroutine as the program would, and
-// delivers the search's answer.
-func runFor(cmd tea.Cmd, done chan<- tea.Msg) {
-	if cmd == nil {
-		return
-	}
-	switch msg := cmd().(type) {
-	case tea.BatchMsg:
-		for _, c := range msg {
-			go runFor(c, done)
-		}
-	case timeline.SearchDoneMsg:
-		done <- msg
 	}
 }
 

@@ -141,7 +141,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	tl.cancel = cancel
 	tl.marker = ""
-	tl.srch.running, tl.srch.Started, tl.srch.prog = true, time.Now(), &runlog.Progress{}
+	tl.srch.running, tl.srch.started, tl.srch.prog = true, time.Now(), &runlog.Progress{}
 	prog := tl.srch.prog
 	search := func() tea.Msg {
 		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward}

@@ -20,7 +20,7 @@ import (
 
 // progressAfter is how long a search runs before its spinner and progress show: shorter ones would only
 // flicker.
-const ProgressAfter = 150 * time.Millisecond
+const progressAfter = 150 * time.Millisecond
 
 // searchTick is how often a running search or count redraws its progress.
 const searchTick = 80 * time.Millisecond
@@ -51,10 +51,8 @@ type tlSearch struct {
 	re      *regexp.Regexp
 	forward bool // the direction of the last / or backward search: n repeats it, N reverses it (vim)
 
-	running bool // a find is in flight
-	// Started is when the find in flight began; exported for the one test that backdates it to see the
-	// progress that shows after progressAfter.
-	Started time.Time
+	running bool      // a find is in flight
+	started time.Time // when the find in flight began (the wall clock: it times work, not what a run did)
 	prog    *runlog.Progress
 	frame   int
 
@@ -215,7 +213,7 @@ func (tl *timeline) CancelSearch() bool {
 // progressTag is the spinner and bytes read of a find that has run for a while, "" before that.
 func (tl *timeline) progressTag(now time.Time) string {
 	s := &tl.srch
-	if !s.running || now.Sub(s.Started) < ProgressAfter {
+	if !s.running || now.Sub(s.started) < progressAfter {
 		return ""
 	}
 	spin := spinFrames[s.frame%len(spinFrames)]
