@@ -10,7 +10,6 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
-	"runwatch/ui/runs"
 	"runwatch/ui/text"
 )
 
@@ -139,18 +138,5 @@ func TestDetailCursorDoesNotReflow(t *testing.T) {
 		if got := rowsText(); got != before {
 			t.Fatalf("after %s the rows changed:\n%s\nwas\n%s", k, got, before)
 		}
-	}
-}
-
-// host:NAME finds a remote run by its host's name whether or not the destination names a user.
-func TestHostFilterMatchesTheNameWithoutTheUser(t *testing.T) {
-	run := func(host string) model.Run { return model.Run{ID: "r", Remote: &model.RemoteRef{Host: host}} }
-	for host, want := range map[string]bool{"root@build1": true, "build1": true, "build1:2222": true, "pete@gpu2": false} {
-		if got := runs.MatchesFilter(run(host), runs.ParseFilter("host:build1")); got != want {
-			t.Errorf("host:build1 on %s: %v, want %v", host, got, want)
-		}
-	}
-	if !runs.MatchesFilter(run("root@build1"), runs.ParseFilter("host:root@")) {
-		t.Error("host:root@ does not find root@build1")
 	}
 }

@@ -15,7 +15,7 @@ type filterTerm struct {
 	word        string // as typed
 }
 
-func ParseFilter(s string) []filterTerm {
+func parseFilter(s string) []filterTerm {
 	var terms []filterTerm
 	for _, w := range strings.Fields(s) {
 		t := filterTerm{word: w}
@@ -63,7 +63,7 @@ func unknownTerms(terms []filterTerm) (out, words []string) {
 	return out, words
 }
 
-func MatchesFilter(r model.Run, terms []filterTerm) bool {
+func matchesFilter(r model.Run, terms []filterTerm) bool {
 	for _, t := range terms {
 		if t.match(r) == t.neg {
 			return false

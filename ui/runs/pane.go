@@ -203,7 +203,7 @@ func (p *Pane) updateInput(km tea.KeyPressMsg) tea.Cmd {
 
 func (p *Pane) setFilter(f string) {
 	p.filter = f
-	p.terms = ParseFilter(f)
+	p.terms = parseFilter(f)
 	p.Resort()
 }
 
@@ -262,7 +262,7 @@ func (p *Pane) Resort() {
 			p.hidden++
 			continue
 		}
-		if MatchesFilter(r, p.terms) {
+		if matchesFilter(r, p.terms) {
 			ks = append(ks, sortRow{sp: sp, id: r.ID, key: r.Key(), group: sortGroup(r), updated: r.UpdatedAt})
 		}
 	}
