@@ -525,6 +525,13 @@ func manifestAgents(path string) []string {
 		}
 	} else {
 		defer end()
+		// The feature's own read may have parsed it between the look above and this registration.
+		agentCache.Lock()
+		c, ok := agentCache.m[path]
+		agentCache.Unlock()
+		if ok && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
+			return c.ids
+		}
 	}
 	data, st, err := readCapped(path, maxManifestBytes)
 	if err != nil {
