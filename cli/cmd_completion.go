@@ -91,6 +91,14 @@ func init() {
 		rawArgs: true,
 		define:  func(*flagSet) runFunc { return runComplete },
 	})
+	register(command{
+		name:    "__complete0",
+		summary: "answer the zsh and fish completion scripts: NUL-terminated candidates for the last word of ARGS",
+		args:    "ARGS...",
+		hidden:  true,
+		rawArgs: true,
+		define:  func(*flagSet) runFunc { return runComplete0 },
+	})
 }
 
 func runCompletion(args []string, stdout, stderr io.Writer) int {
@@ -110,15 +118,36 @@ func runCompletion(args []string, stdout, stderr io.Writer) int {
 }
 
 // runComplete prints one candidate a line ("word" or "word<TAB>description") for the last of args, given the
-// words before it, and completeFiles when file names fit there too.
+// words before it, and completeFiles when file names fit there too. It is what scripts printed by earlier
+// versions ask (fish's is saved to a file), and a line cannot carry a newline: a run folder named
+// "h8 a\nh0-victim" would be offered as two candidates, the second another run's id. So a candidate with a
+// newline is left out here; the scripts printed now ask __complete0, which carries it whole.
 func runComplete(args []string, stdout, stderr io.Writer) int {
+	for _, c := range completionsFor(args) {
+		if !strings.Contains(c, "\n") {
+			fmt.Fprintln(stdout, c)
+		}
+	}
+	return exitOK
+}
+
+// runComplete0 is runComplete with every candidate ended by a NUL, a newline in it kept.
+func runComplete0(args []string, stdout, stderr io.Writer) int {
+	var b strings.Builder
+	for _, c := range completionsFor(args) {
+		b.WriteString(c)
+		b.WriteByte(0)
+	}
+	io.WriteString(stdout, b.String())
+	return exitOK
+}
+
+// completionsFor is what may stand at the last of args, given the words before it.
+func completionsFor(args []string) []string {
 	if len(args) == 0 {
 		args = []string{""}
 	}
-	for _, c := range completions(args[:len(args)-1], args[len(args)-1]) {
-		fmt.Fprintln(stdout, c)
-	}
-	return exitOK
+	return completions(args[:len(args)-1], args[len(args)-1])
 }
 
 // completions works out what may stand at cur, after the words before it.
@@ -366,8 +395,9 @@ complete -F _runwatch runwatch
 _runwatch() {
     local line files=0
     local -a cands
-    # the words as typed, one level of quoting removed ((Q) unquotes, it does not expand)
-    for line in "${(@f)$(runwatch __complete "${(@Q)words[2,CURRENT]}" 2>/dev/null)}"; do
+    # the words as typed, one level of quoting removed ((Q) unquotes, it does not expand); the candidates
+    # come NUL-terminated ((0) splits there), so a newline in a name stays inside its candidate
+    for line in "${(@0)$(runwatch __complete0 "${(@Q)words[2,CURRENT]}" 2>/dev/null)}"; do
         [[ -z $line ]] && continue
         if [[ $line == :files ]]; then
             files=1
@@ -386,13 +416,15 @@ function __runwatch_complete
     # -o unquotes the words before; the one being typed comes as typed, so unquote it too
     set -l words (commandline -opc)
     set -l cur (commandline -ct | string unescape)
-    runwatch __complete $words[2..-1] "$cur" 2>/dev/null | while read -l line
+    # the candidates come NUL-terminated and go out so: a function whose output ends in string split0 is
+    # split at NULs, not lines, so a newline in a name stays inside its candidate
+    for line in (runwatch __complete0 $words[2..-1] "$cur" 2>/dev/null | string split0)
         if test "$line" = ":files"
-            __fish_complete_path "$cur"
+            printf '%s\0' (__fish_complete_path "$cur")
         else
-            printf '%s\n' "$line"
+            printf '%s\0' "$line"
         end
-    end
+    end | string split0
 end
 complete -c runwatch -f -a '(__runwatch_complete)'
 `,

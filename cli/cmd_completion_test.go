@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -206,5 +207,33 @@ func TestCompletionFish(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("fish %q: %q, want %q", line, got, want)
 		}
+	}
+}
+
+// A name with a newline is one candidate in __complete0 (what the zsh and fish scripts ask) and none in
+// __complete (what scripts saved by earlier versions ask, one a line): never two candidates, the second
+// another run's id.
+func TestANewlineInARunNameIsNeverTwoCandidates(t *testing.T) {
+	env := []string{"XDG_CONFIG_HOME=" + hostileCompletionWorkspace(t), "XDG_STATE_HOME=" + t.TempDir()}
+	code, out, stderr := runBinary(t, env, "__complete0", "brief", "h")
+	if code != 0 {
+		t.Fatalf("__complete0: exit %d: %s", code, stderr)
+	}
+	got := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	if !slices.Contains(got, hostileNewlineName) || slices.Contains(got, "h0-victim") || slices.Contains(got, "h8 a") {
+		t.Errorf("__complete0 brief h: %q, want %q whole among them", got, hostileNewlineName)
+	}
+	for _, n := range hostileRunNames {
+		if !slices.Contains(got, n) {
+			t.Errorf("__complete0 brief h: %q lacks %q", got, n)
+		}
+	}
+	code, out, stderr = runBinary(t, env, "__complete", "brief", "h")
+	if code != 0 {
+		t.Fatalf("__complete: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if slices.Contains(lines, "h0-victim") || slices.Contains(lines, "h8 a") || !slices.Contains(lines, "h6 x1") {
+		t.Errorf("__complete brief h: %q, want the newline name left out and the others there", lines)
 	}
 }

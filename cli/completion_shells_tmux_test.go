@@ -21,7 +21,11 @@ var hostileRunNames = []string{
 	"h4-*?[ab]", // matches the bait file h4-x1a in the shell's folder if it is left unquoted
 	`h5 a'b"c`,
 	"h6 x1", "h6 x2", // share a prefix with a space: the shell inserts it quoted, and TAB goes on from there
+	// a line-based answer splits it into "h8 a", a run that is not there, and "h0-victim", another's id
+	hostileNewlineName,
 }
+
+const hostileNewlineName = "h8 a\nh0-victim"
 
 const (
 	hostilePhase = "h9-$(touch${IFS}PWN)"
@@ -41,6 +45,7 @@ func hostileCompletionCases() []completionCase {
 	}
 	return append(cases,
 		completionCase{[]string{"runwatch brief h6", "2"}, []string{"brief", "h6 x2"}},
+		completionCase{[]string{"runwatch brief h8"}, []string{"brief", hostileNewlineName}},
 		completionCase{[]string{"runwatch retry hfeat h9"}, []string{"retry", "hfeat", hostilePhase}},
 		completionCase{[]string{"runwatch unlock hfeat h7"}, []string{"unlock", "hfeat", hostileLock}},
 	)

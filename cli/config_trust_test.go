@@ -86,7 +86,7 @@ func TestConfigFIFOHangsNothing(t *testing.T) {
 		!strings.Contains(stderr, "not a regular file") {
 		t.Errorf("status with a FIFO config: exit %d, stderr %q", code, stderr)
 	}
-	for _, helper := range []string{"__complete", "__complete-bash"} {
+	for _, helper := range []string{"__complete", "__complete0", "__complete-bash"} {
 		if code, out, _ := runBinary(t, env, helper, "brief", ""); code != 0 || strings.Contains(out, "iso") {
 			t.Errorf("%s with a FIFO config: exit %d, %q", helper, code, out)
 		}
