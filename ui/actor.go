@@ -6,6 +6,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"runwatch/model"
 	"runwatch/state/action"
@@ -92,14 +93,21 @@ func (s statePlan) Apply(typed string) (string, error) {
 		}
 	}
 	err := action.Apply(p, action.ApplyOptions{Typed: typed})
+	// What Apply found and finished of earlier actions a crash cut short (a torn journal line, an intent
+	// left behind) is said with the outcome, as the subcommands say it on stderr: the footer shows what fits
+	// and `i` the whole message.
+	recovered := ""
+	if len(p.Recovered) > 0 {
+		recovered = " · recovered: " + strings.Join(p.Recovered, "; ")
+	}
 	switch {
 	case action.Applied(err):
 		// Made, but with something the person must know (audit line missing, a concurrent write replaced).
-		return "done, but: " + err.Error(), nil
+		return "done, but: " + err.Error() + recovered, nil
 	case err != nil:
-		return "", fmt.Errorf("%s: %w", p.Action, err)
+		return "", fmt.Errorf("%s: %w%s", p.Action, err, recovered)
 	}
-	return "done: " + p.Summary, nil
+	return "done: " + p.Summary + recovered, nil
 }
 
 func sameStart(a, b *action.Plan) bool {

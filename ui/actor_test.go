@@ -96,3 +96,32 @@ func TestStepRefusalShowsBlockers(t *testing.T) {
 		t.Fatal("a refused step changed state.env")
 	}
 }
+
+// TestRecoveryOfATornJournalIsSaid: an action applied from the dashboard over a journal whose last line a
+// crash cut short says so with its outcome, as the subcommands do on stderr (it was said nowhere).
+func TestRecoveryOfATornJournalIsSaid(t *testing.T) {
+	root := resumabletest.Copy(t)
+	runDir := resumabletest.Run(root, resumabletest.Mining)
+	locs, err := state.Discover([]string{runDir}, 1)
+	if err != nil || len(locs) != 1 {
+		t.Fatalf("discover %s: %v %v", runDir, locs, err)
+	}
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	if err := os.WriteFile(journal, []byte(`{"id":"x","when":"2026-11-30T01:00:00Z","action":"st`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	actor := NewActor(action.Options{User: "tester", JournalPath: journal}, func() model.Env { return state.NewEnv(0) })
+	m := newTestModel(t, 140, 40, []model.Run{state.Load(locs[0], state.NewEnv(0))}, app.Options{Actor: actor})
+	m = send(t, m, press("U"))
+	if m.confirmDialog() == nil {
+		t.Fatalf("U did not ask; footer %q", m.app.Msgs.ErrText())
+	}
+	m = send(t, m, press("y"))
+	if m.app.Msgs.ErrText() != "" {
+		t.Fatalf("apply failed: %s", m.app.Msgs.ErrText())
+	}
+	if got := m.app.Msgs.Last.Text; !strings.HasPrefix(got, "done: ") || !strings.Contains(got, "recovered: ") ||
+		!strings.Contains(got, "cut short by a crash") || !strings.Contains(got, journal) {
+		t.Errorf("the outcome %q does not say the torn journal line was found", got)
+	}
+}
