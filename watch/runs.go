@@ -17,6 +17,9 @@ type trackedRun struct {
 	run      model.Run
 	lockPath string // resumable LOCK_FILE, which may sit in a subfolder or outside the run folder
 	logPath  string
+	// planPath is the plan (PLAN_PATH) the stage order was read from; it sits in the repository, outside
+	// the run folder and often outside every root, and an edit of it can reorder the run's stages.
+	planPath string
 	// worktreeDir is the live copy's feature folder while a parallel jonggrang group runs in a git worktree
 	// (the reader shows that copy, and that worktree's locks and gates).
 	worktreeDir string
@@ -36,6 +39,7 @@ type tracker struct {
 	// Reverse indexes from a path to the StatePaths of the runs it belongs to.
 	byDir     map[string][]string // run folder (several <name>.state.env runs can share one)
 	byLock    map[string][]string // lock file path
+	byPlan    map[string][]string // plan file path (several runs can share one)
 	byProject map[string][]string // <project>/.jonggrang/locks and .ephemeral: shared by every feature run
 }
 
@@ -43,7 +47,7 @@ func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
 	return &tracker{
 		roots: roots, fileRoots: map[string]bool{}, maxDepth: maxDepth, env: env, history: model.NewHistory(),
 		runs: map[string]*trackedRun{}, byDir: map[string][]string{}, byLock: map[string][]string{},
-		byProject: map[string][]string{},
+		byPlan: map[string][]string{}, byProject: map[string][]string{},
 	}
 }
 
@@ -72,6 +76,9 @@ func (tk *tracker) set(loc state.Location, run model.Run) *trackedRun {
 	if run.Log != nil && run.Log.Path != "" {
 		tr.logPath = filepath.Clean(run.Log.Path)
 	}
+	if run.Resumable != nil && run.Resumable.PlanPath != "" {
+		tr.planPath = filepath.Clean(run.Resumable.PlanPath)
+	}
 	if run.Jonggrang != nil && run.Jonggrang.WorktreeCopyOf != "" {
 		tr.worktreeDir = filepath.Dir(filepath.Clean(run.Jonggrang.WorktreeCopyOf))
 	}
@@ -97,6 +104,9 @@ func (tk *tracker) index(tr *trackedRun) {
 	if tr.lockPath != "" {
 		tk.byLock[tr.lockPath] = append(tk.byLock[tr.lockPath], sp)
 	}
+	if tr.planPath != "" {
+		tk.byPlan[tr.planPath] = append(tk.byPlan[tr.planPath], sp)
+	}
 	for _, d := range tr.projectDirs() {
 		tk.byProject[d] = append(tk.byProject[d], sp)
 	}
@@ -110,6 +120,9 @@ func (tk *tracker) unindex(tr *trackedRun) {
 	without(tk.byDir, tr.loc.Dir, sp)
 	if tr.lockPath != "" {
 		without(tk.byLock, tr.lockPath, sp)
+	}
+	if tr.planPath != "" {
+		without(tk.byPlan, tr.planPath, sp)
 	}
 	for _, d := range tr.projectDirs() {
 		without(tk.byProject, d, sp)
@@ -155,9 +168,13 @@ func jonggrangShared(projectRoot string) []string {
 }
 
 // affected returns the runs a changed path belongs to: anything inside a run folder, a run's lock file (and
-// the folder holding it, whose removal takes the lock along), and a project's shared folders.
+// the folder holding it, whose removal takes the lock along), the plan its stage order came from, and a
+// project's shared folders.
 func (tk *tracker) affected(path string, isDir bool, into map[string]bool) {
 	for _, sp := range tk.byLock[path] {
+		into[sp] = true
+	}
+	for _, sp := range tk.byPlan[path] {
 		into[sp] = true
 	}
 	for p := path; ; {

@@ -636,3 +636,53 @@ func TestLockTakenWhileWatchingStartsTheLivenessCheck(t *testing.T) {
 		return len(r.Locks) == 1 && r.Locks[0].Verdict == model.VerdictStale
 	})
 }
+
+// TestPlanOutsideTheRunFolder: a run whose stage order only its plan settles (PLAN_PATH, in the repository,
+// under no root) is read again when the plan is edited, as its lock outside the run folder is; with inotify
+// and with stat polling.
+func TestPlanOutsideTheRunFolder(t *testing.T) {
+	for _, poll := range []time.Duration{0, 20 * time.Millisecond} {
+		t.Run(fmt.Sprintf("poll=%s", poll), func(t *testing.T) { planOutsideTheRunFolder(t, poll) })
+	}
+}
+
+func planOutsideTheRunFolder(t *testing.T, poll time.Duration) {
+	base := t.TempDir()
+	root := filepath.Join(base, "reports")
+	runDir := filepath.Join(root, "iso26262-mining-20260306T090000Z")
+	plan := filepath.Join(base, "repo", "plans", "p.md")
+	writeFile(t, plan, "# Plan\n\n- Run stages in order (`ingest -> extract -> normalize -> anchor -> publish -> verify -> finalize`)\n")
+	writeFile(t, filepath.Join(runDir, "checklist.state.env"), "CB_ANCHOR_LINKS_WRITTEN=\"1\"\n")
+	writeFile(t, filepath.Join(runDir, "run.log"), "[2026-03-06T09:00:00Z] run_bootstrap mode=kickoff-new\n")
+	sp := filepath.Join(runDir, "state.env")
+	writeFile(t, sp, fmt.Sprintf(`CURRENT_STAGE="anchor"
+PLAN_PATH=%q
+RUN_ID="20260306T090000Z"
+S_ANCHOR_DONE="0"
+S_EXTRACT_DONE="1"
+S_FINALIZE_DONE="0"
+S_INGEST_DONE="1"
+S_NORMALIZE_DONE="1"
+S_PUBLISH_DONE="0"
+S_VERIFY_DONE="0"
+TASK_NAME="iso26262-mining"
+`, plan))
+	order := func(r model.Run) string {
+		var keys []string
+		for _, s := range r.Stages {
+			keys = append(keys, s.Key)
+		}
+		return strings.Join(keys, ", ")
+	}
+	v := newView(t, Options{Paths: []string{root}, Poll: poll})
+	v.until("the order from the plan", func() bool {
+		r, ok := v.run(sp)
+		return ok && r.Resumable != nil && r.Resumable.StageOrderSource == "plan" &&
+			order(r) == "ingest, extract, normalize, anchor, publish, verify, finalize"
+	})
+	replaceAtomically(t, plan, "# Plan\n\n- Run stages in order (`ingest -> extract -> normalize -> anchor -> verify -> publish -> finalize`)\n")
+	v.until("the order of the edited plan", func() bool {
+		r, _ := v.run(sp)
+		return order(r) == "ingest, extract, normalize, anchor, verify, publish, finalize"
+	})
+}

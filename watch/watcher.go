@@ -556,6 +556,9 @@ func (w *Watcher) trackRun(loc state.Location, run model.Run, initial bool, synt
 	if tr.lockPath != "" {
 		w.tree.ensure(filepath.Dir(tr.lockPath), 0, synth)
 	}
+	if tr.planPath != "" {
+		w.tree.ensure(filepath.Dir(tr.planPath), 0, synth)
+	}
 	for _, d := range tr.projectDirs() {
 		w.tree.ensure(d, 1, synth)
 	}
