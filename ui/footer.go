@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -69,13 +70,7 @@ func (m Model) defaultSegments() []Segment {
 func (f *footer) view(c app.Component) string {
 	a := f.app
 	t := a.Theme
-	var parts []string
-	for _, s := range f.segments {
-		if txt := s.Render(); txt != "" {
-			parts = append(parts, txt)
-		}
-	}
-	line1 := strings.Join(parts, t.Dim.Render(" · "))
+	line1 := f.segmentsLine()
 	f.help.Styles.ShortKey = t.Bold
 	f.help.Styles.ShortDesc = t.Dim
 	f.help.Styles.ShortSeparator = t.Dim
@@ -112,6 +107,39 @@ func (f *footer) view(c app.Component) string {
 		line2 = style.Render(txt)
 	}
 	return text.Truncate(line1, f.width) + "\n" + text.Truncate(line2, f.width)
+}
+
+// giveWay is the order segments leave the status line in when it is wider than the pane: what matters
+// least first, so the watcher's health and a host's trouble with its way out ("I install") are not cut.
+var giveWay = []string{"focus", "notify", "fresh"}
+
+// segmentsLine is the footer's status line: every segment that has something to say, less those that give
+// way while the line is wider than the pane (what still does not fit is cut at its end).
+func (f *footer) segmentsLine() string {
+	type part struct{ name, txt string }
+	var parts []part
+	for _, s := range f.segments {
+		if txt := s.Render(); txt != "" {
+			parts = append(parts, part{s.Name, txt})
+		}
+	}
+	sep := f.app.Theme.Dim.Render(" · ")
+	join := func() string {
+		txts := make([]string, len(parts))
+		for i, p := range parts {
+			txts[i] = p.txt
+		}
+		return strings.Join(txts, sep)
+	}
+	line := join()
+	for _, name := range giveWay {
+		if f.width <= 0 || text.VisibleWidth(line) <= f.width {
+			break
+		}
+		parts = slices.DeleteFunc(parts, func(p part) bool { return p.name == name })
+		line = join()
+	}
+	return line
 }
 
 // hostsSegment is each remote host's connection: live, connecting, reconnecting with the time to the next
