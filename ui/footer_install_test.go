@@ -22,8 +22,9 @@ func TestFooterKeepsTheInstallKeyAtEveryWidth(t *testing.T) {
 		m := New(opts)
 		m = send(t, m, tea.WindowSizeMsg{Width: w, Height: 20})
 		m = send(t, m, app.SnapshotMsg{Runs: sampleRuns(), Health: app.Health{Mode: "inotify"}, At: testNow})
-		m = send(t, m, app.BatchMsg{At: testNow, Health: app.Health{Mode: "inotify"}, Hosts: []model.HostHealth{{Host: "gpu2", State: model.HostFailed,
-				Error: "gpu2: runwatch is not installed there; runwatch install ssh://gpu2/srv/runs copies this one"}}})
+		failed := model.HostHealth{Host: "gpu2", State: model.HostFailed,
+			Error: "gpu2: runwatch is not installed there; runwatch install ssh://gpu2/srv/runs copies this one"}
+		m = send(t, m, app.BatchMsg{At: testNow, Health: app.Health{Mode: "inotify"}, Hosts: []model.HostHealth{failed}})
 		lines := strings.Split(plain(m), "\n")
 		var footer string
 		for _, l := range lines {
