@@ -15,6 +15,18 @@ import (
 // from the dead pid, which the kernel chooses).
 var generatedEpoch = time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
 
+// spacedRuns is how many generated runs start 7 minutes apart; the rest start a second apart. At 7 minutes
+// each, run 6,171 on started after 2026-12-01, and a 10,000-run workspace (16,667 run indexes) reached into
+// January 2027: thousands of runs and locks dated ahead of the clock, which real runs never are, judged in
+// every benchmark by the rarely taken path for such dates. A second apart, the 200,000th run index starts
+// on 2026-11-27, and the runs before spacedRuns keep their times and names.
+const spacedRuns = 5000
+
+// generatedAt is when run i's clock starts.
+func generatedAt(i int) time.Time {
+	return generatedEpoch.Add(time.Duration(min(i, spacedRuns))*7*time.Minute + time.Duration(max(0, i-spacedRuns))*time.Second)
+}
+
 // GenerateRuns writes n run roots under dir for tests and benchmarks: half jonggrang features (25 to a
 // project under dir/projects/), half resumable run folders under dir/reports/, in a spread of states
 // (completed, mid-run with a crashed writer's stale locks, awaiting input, failed, paused, blocked at a gate).
@@ -71,13 +83,13 @@ func GenerateShaped(dir string, jonggrang, resumable int, shape Shape) ([]string
 	}
 	paths := make([]string, 0, jonggrang+resumable)
 	// Run i of GenerateRuns is jonggrang feature i/2 when i is even, resumable run i/2 when odd; its clock
-	// starts 7 minutes after run i-1's.
+	// starts 7 minutes after run i-1's (a second after, from run spacedRuns on: generatedAt).
 	for i := 0; i < 2*max(jonggrang, resumable); i++ {
 		k := i / 2
 		if (i%2 == 0 && k >= jonggrang) || (i%2 == 1 && k >= resumable) {
 			continue
 		}
-		at := generatedEpoch.Add(time.Duration(i) * 7 * time.Minute)
+		at := generatedAt(i)
 		var path string
 		if i%2 == 0 {
 			path, err = w.generateJonggrang(k, at)

@@ -709,3 +709,21 @@ func TestGenerateShapedStagesAndPhases(t *testing.T) {
 		t.Errorf("statuses %v: the shapes lost the spread of states", statuses)
 	}
 }
+
+// Generated runs start in the past however many there are (a bench of 100,000 runs judged thousands dated
+// ahead of the clock), one after the other, and the first 5,000 keep their 7-minute spacing (the names the
+// benchmarks' notes quote).
+func TestGeneratedRunsStartInOrderAndNotAhead(t *testing.T) {
+	limit := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i := 1; i < 200_000; i++ {
+		if !sim.GeneratedAt(i).After(sim.GeneratedAt(i - 1)) {
+			t.Fatalf("run %d starts at %s, not after run %d", i, sim.GeneratedAt(i), i-1)
+		}
+	}
+	if last := sim.GeneratedAt(200_000); !last.Before(limit) {
+		t.Errorf("run 200,000 starts %s, after %s", last, limit)
+	}
+	if got := sim.GeneratedAt(1).Sub(sim.GeneratedAt(0)); got != 7*time.Minute {
+		t.Errorf("runs 0 and 1 are %s apart, want 7m", got)
+	}
+}

@@ -1,0 +1,4 @@
+package sim
+
+// GeneratedAt is generatedAt, for the external tests.
+var GeneratedAt = generatedAt
