@@ -108,7 +108,7 @@ func SplitUnreadable(err error) ([]*UnreadableDirError, error) {
 // does not exist and one *UnreadableDirError per folder that could not be listed; the locations found
 // elsewhere are returned all the same.
 func Discover(paths []string, maxDepth int) ([]Location, error) {
-	return discover(paths, maxDepth, nil)
+	return discover(paths, maxDepth, nil, osFS{})
 }
 
 // DiscoverNamed is Discover for a caller that needs only the runs whose folder is named as named accepts,
@@ -120,14 +120,37 @@ func Discover(paths []string, maxDepth int) ([]Location, error) {
 // other names it comes across in the folders it lists (<name>.state.env files in a folder of runs), which
 // the caller filters; the <name>.state.env files inside run folders of refused names are not looked for.
 func DiscoverNamed(paths []string, maxDepth int, named func(folder string) bool) ([]Location, error) {
-	return discover(paths, maxDepth, named)
+	return discover(paths, maxDepth, named, osFS{})
 }
 
-func discover(paths []string, maxDepth int, named func(string) bool) ([]Location, error) {
+// walkFS is the reads a walk makes to tell runs from folders of runs: osFS makes them, the completion cache
+// (discovercache.go) answers from an earlier walk what a folder's stat shows is unchanged. The rules of what
+// is a run stay in walk alone; only where its facts come from differs. Not in it: the root's own stat, a
+// file given as a root, and stateTravelledWithout's look into a folder without state (its run.log's bytes,
+// its checkpoints), which no folder's stat vouches for and which completion makes only for a folder of the
+// name asked for.
+type walkFS interface {
+	// statDir is os.Stat of a folder about to be walked (links followed).
+	statDir(dir string) (fs.FileInfo, error)
+	readDir(dir string) ([]fs.DirEntry, error)
+	// holdsStateEnv reports whether dir/state.env is there and no folder (Lstat): dir is a run folder.
+	holdsStateEnv(dir string) bool
+}
+
+type osFS struct{}
+
+func (osFS) statDir(dir string) (fs.FileInfo, error)   { return os.Stat(dir) }
+func (osFS) readDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+func (osFS) holdsStateEnv(dir string) bool {
+	st, err := os.Lstat(filepath.Join(dir, "state.env"))
+	return err == nil && !st.IsDir()
+}
+
+func discover(paths []string, maxDepth int, named func(string) bool, fsys walkFS) ([]Location, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	d := discoverer{seenDirs: map[fileID]bool{}, seenLocs: map[string]bool{}, maxDepth: maxDepth, named: named}
+	d := discoverer{seenDirs: map[fileID]bool{}, seenLocs: map[string]bool{}, maxDepth: maxDepth, named: named, fs: fsys}
 	var errs []error
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -167,16 +190,13 @@ type discoverer struct {
 	// named, when set, is DiscoverNamed's: folders of other names are looked at only as far as telling a run
 	// folder from a folder that may hold runs.
 	named func(folder string) bool
+	fs    walkFS
 }
 
 // skipsRunFolder reports whether the folder dir, about to be walked, is a run folder whose name named
 // refuses, known by one stat without listing it: it holds state.env.
 func (d *discoverer) skipsRunFolder(dir string) bool {
-	if d.refuses(dir) {
-		st, err := os.Lstat(filepath.Join(dir, "state.env"))
-		return err == nil && !st.IsDir()
-	}
-	return false
+	return d.refuses(dir) && d.fs.holdsStateEnv(dir)
 }
 
 func (d *discoverer) refuses(dir string) bool { return d.named != nil && !d.named(filepath.Base(dir)) }
@@ -190,7 +210,7 @@ func (d *discoverer) add(loc Location) {
 }
 
 func (d *discoverer) walk(dir string, depth int) {
-	st, err := os.Stat(dir)
+	st, err := d.fs.statDir(dir)
 	if err != nil || !st.IsDir() {
 		return
 	}
@@ -201,7 +221,7 @@ func (d *discoverer) walk(dir string, depth int) {
 		}
 		d.seenDirs[id] = true
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := d.fs.readDir(dir)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -262,7 +282,7 @@ func (d *discoverer) walk(dir string, depth int) {
 // manifest is missing but whose run files are there is a run with a problem, not nothing.
 func (d *discoverer) jonggrangProject(projectRoot string) {
 	features := filepath.Join(projectRoot, ".jonggrang", ".output", "features")
-	entries, err := os.ReadDir(features)
+	entries, err := d.fs.readDir(features)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			var pe *fs.PathError
@@ -278,7 +298,7 @@ func (d *discoverer) jonggrangProject(projectRoot string) {
 			continue
 		}
 		dir := filepath.Join(features, e.Name())
-		inner, err := os.ReadDir(dir)
+		inner, err := d.fs.readDir(dir)
 		if err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
