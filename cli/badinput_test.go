@@ -785,7 +785,17 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(dispatch(argv, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// Completion keeps a walk cache under $XDG_CACHE_HOME: the tests' go to a folder of their own, not the
+	// home of whoever runs them (the shells and binaries they start inherit it).
+	cache, err := os.MkdirTemp("", "runwatch-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(99)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 // nobody is the uid/gid the unprivileged cases run as.

@@ -271,7 +271,8 @@ func flagValues(name, configPath, typed string) []string {
 
 // knownRunIDs are the ids of the runs under the configured roots (or the defaults) that start with prefix,
 // from folder names alone: a completion must answer at once, and in a tree of 100,000 runs listing every run
-// folder took seconds (state.DiscoverNamed reads no run and lists only the folders the prefix may name).
+// folder took seconds (state.DiscoverNamed reads no run and lists only the folders the prefix may name, and
+// its walk cache spares even those listings while the folders are unchanged).
 func knownRunIDs(configPath, prefix string) []string {
 	locs, ok := runsNamed(configPath, func(id string) bool { return strings.HasPrefix(id, prefix) })
 	if !ok {
@@ -290,7 +291,9 @@ func knownRunIDs(configPath, prefix string) []string {
 }
 
 // runsNamed finds, under the local roots, the runs whose folder names named accepts (and some others, which
-// the caller filters by id). A remote root would cost a connection: not for a keystroke.
+// the caller filters by id). A remote root would cost a connection: not for a keystroke. The walk is
+// answered from the walk cache where the folders' stats show it holds (state.DiscoverNamedCached): the
+// candidates of a keystroke, never what a command acts on, which finds and reads its run itself.
 func runsNamed(configPath string, named func(folder string) bool) ([]state.Location, bool) {
 	cfg, err := config.Load(configPath)
 	if err != nil {
@@ -300,7 +303,7 @@ func runsNamed(configPath string, named func(folder string) bool) ([]state.Locat
 	if err != nil {
 		return nil, false
 	}
-	locs, _ := state.DiscoverNamed(local, cfg.MaxDepth, named)
+	locs, _ := state.DiscoverNamedCached(local, cfg.MaxDepth, named, state.WalkCache{Dir: state.DefaultWalkCacheDir(), ReadOnly: cfg.ReadOnly})
 	return locs, true
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -164,5 +165,80 @@ func TestCompletingARunIDReadsNoRunAndListsOnlyFoldersOfThatName(t *testing.T) {
 	}
 	if len(openedIn(opened, filepath.Join(reports, resumabletest.Mining))) == 0 {
 		t.Errorf("the run named was not read (the watch hears nothing?): %q", opened)
+	}
+}
+
+// The second TAB in an unchanged tree opens nothing under the roots, not even a folder to list it: the walk
+// cache vouches for each listing by the folder's stat, and a stat opens nothing (issue 26: 100,000 runs).
+func TestSecondTABInAnUnchangedTreeListsNoFolder(t *testing.T) {
+	root := completionTree(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	// An hour back: a listing of a folder changed within the last moments is taken again (racily clean).
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := watchOpens(t, root)
+
+	first := candidates(t, "unlock", "iso")
+	if opened := w.drain(t); len(opened) == 0 {
+		t.Fatal("the first TAB opened nothing under the root: the watch hears nothing?")
+	}
+	second := candidates(t, "unlock", "iso")
+	if opened := w.drain(t); len(opened) > 0 {
+		t.Errorf("the second TAB in an unchanged tree opened %q", opened)
+	}
+	if strings.Join(second, "\n") != strings.Join(first, "\n") || !has(second, resumabletest.Mining, "iso26262-feature") {
+		t.Errorf("second TAB: %q, first: %q", second, first)
+	}
+
+	// A new run of the prefix is offered at the next TAB: its folder of runs changed, and is listed again.
+	if err := os.MkdirAll(filepath.Join(root, "reports", "iso-new-run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "reports", "iso-new-run", "state.env"), []byte("STATUS=running\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := candidates(t, "unlock", "iso"); !has(got, "iso-new-run") {
+		t.Errorf("a run made since the last TAB is not offered: %q", got)
+	}
+}
+
+// Completion answers the same with a walk cache it must not use: a cache folder others may write (refused,
+// and nothing written there) or one that cannot be made.
+func TestCompletionAnswersTheSameWithoutAUsableCache(t *testing.T) {
+	completionTree(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	want := candidates(t, "unlock", "iso")
+	if !has(want, resumabletest.Mining, "iso26262-archive-20260101T000000Z", "iso26262-feature") {
+		t.Fatalf("unlock iso<TAB>: %q", want)
+	}
+	open := t.TempDir()
+	if err := os.Mkdir(filepath.Join(open, "runwatch"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(open, "runwatch"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for what, cache := range map[string]string{"a cache folder of mode 0777": open, "a cache folder that cannot be made": file} {
+		t.Setenv("XDG_CACHE_HOME", cache)
+		for range 2 {
+			if got := candidates(t, "unlock", "iso"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s: %q, want %q", what, got, want)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(open, "runwatch")); len(entries) > 0 {
+		t.Errorf("a cache was written in a folder of mode 0777: %v", entries)
 	}
 }

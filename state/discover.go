@@ -133,16 +133,17 @@ type walkFS interface {
 	// statDir is os.Stat of a folder about to be walked (links followed).
 	statDir(dir string) (fs.FileInfo, error)
 	readDir(dir string) ([]fs.DirEntry, error)
-	// holdsStateEnv reports whether dir/state.env is there and no folder (Lstat): dir is a run folder.
-	holdsStateEnv(dir string) bool
+	// holdsStateEnv reports whether dir/name/state.env is there and no folder (Lstat): dir/name is a run
+	// folder.
+	holdsStateEnv(dir, name string) bool
 }
 
 type osFS struct{}
 
 func (osFS) statDir(dir string) (fs.FileInfo, error)   { return os.Stat(dir) }
 func (osFS) readDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
-func (osFS) holdsStateEnv(dir string) bool {
-	st, err := os.Lstat(filepath.Join(dir, "state.env"))
+func (osFS) holdsStateEnv(dir, name string) bool {
+	st, err := os.Lstat(childPath(childPath(dir, name), "state.env"))
 	return err == nil && !st.IsDir()
 }
 
@@ -193,10 +194,10 @@ type discoverer struct {
 	fs    walkFS
 }
 
-// skipsRunFolder reports whether the folder dir, about to be walked, is a run folder whose name named
+// skipsRunFolder reports whether the folder dir/name, about to be walked, is a run folder whose name named
 // refuses, known by one stat without listing it: it holds state.env.
-func (d *discoverer) skipsRunFolder(dir string) bool {
-	return d.refuses(dir) && d.fs.holdsStateEnv(dir)
+func (d *discoverer) skipsRunFolder(dir, name string) bool {
+	return d.named != nil && !d.named(name) && d.fs.holdsStateEnv(dir, name)
 }
 
 func (d *discoverer) refuses(dir string) bool { return d.named != nil && !d.named(filepath.Base(dir)) }
@@ -271,11 +272,20 @@ func (d *discoverer) walk(dir string, depth int) {
 			continue
 		}
 		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-			if child := filepath.Join(dir, name); !d.skipsRunFolder(child) {
-				d.walk(child, depth+1)
+			if !d.skipsRunFolder(dir, name) {
+				d.walk(childPath(dir, name), depth+1)
 			}
 		}
 	}
+}
+
+// childPath is filepath.Join(dir, name) for a clean dir and a name it lists, without Join's Clean: a walk
+// makes one for every entry of every folder of runs.
+func childPath(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // jonggrangProject lists the feature folders of a project that are runs (IsFeatureRun): a folder whose
