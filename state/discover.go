@@ -130,7 +130,8 @@ func DiscoverNamed(paths []string, maxDepth int, named func(folder string) bool)
 // its checkpoints), which no folder's stat vouches for and which completion makes only for a folder of the
 // name asked for.
 type walkFS interface {
-	// statDir is os.Stat of a folder about to be walked (links followed).
+	// statDir is os.Stat of a folder about to be walked (links followed). The cache calls it from several
+	// goroutines at once.
 	statDir(dir string) (fs.FileInfo, error)
 	readDir(dir string) ([]fs.DirEntry, error)
 	// holdsStateEnv reports whether dir/name/state.env is there and no folder (Lstat): dir/name is a run

@@ -11,9 +11,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -91,6 +93,7 @@ func discoverCached(paths []string, maxDepth int, named func(string) bool, c Wal
 	}
 	defer store.close()
 	cw := newCachedWalk(inner, store.folders)
+	cw.prestat()
 	locs, err := discover(paths, maxDepth, named, cw)
 	if !c.ReadOnly && cw.dirty() {
 		store.save(cw.used)
@@ -127,6 +130,14 @@ type folderRec struct {
 	taken   int64 // unix ns, read just before the listing
 	entries []cachedEntry
 	cursor  int // where the last find stopped: the walk asks about siblings in order
+	// now is the folder's stat for this walk, taken ahead of it by prestat; used once.
+	now *statResult
+}
+
+type statResult struct {
+	fi  fs.FileInfo
+	key statKey
+	err error
 }
 
 type cachedEntry struct {
@@ -210,14 +221,45 @@ func (w *cachedWalk) dirty() bool { return w.changed || len(w.used) != len(w.old
 
 func (w *cachedWalk) stat(dir string) (fs.FileInfo, statKey, error) {
 	if w.last.dir != dir || w.last.dir == "" {
-		fi, err := w.inner.statDir(dir)
-		var key statKey
-		if err == nil {
-			key = statKeyOf(fi)
+		var r statResult
+		if rec := w.old[dir]; rec != nil && rec.now != nil {
+			r, rec.now = *rec.now, nil
+		} else {
+			r = statOf(w.inner, dir)
 		}
-		w.last.dir, w.last.fi, w.last.key, w.last.err = dir, fi, key, err
+		w.last.dir, w.last.fi, w.last.key, w.last.err = dir, r.fi, r.key, r.err
 	}
 	return w.last.fi, w.last.key, w.last.err
+}
+
+func statOf(fsys walkFS, dir string) statResult {
+	fi, err := fsys.statDir(dir)
+	r := statResult{fi: fi, err: err}
+	if err == nil {
+		r.key = statKeyOf(fi)
+	}
+	return r
+}
+
+// prestat stats every folder the cache holds, several at a time, before the walk asks for them one by one:
+// in an unchanged tree those stats are all a keystroke costs besides reading the cache, and there are as
+// many as folders listed (in a workspace of 100,000 runs, tens of thousands of them).
+func (w *cachedWalk) prestat() {
+	recs := make([]*folderRec, 0, len(w.old))
+	for _, r := range w.old {
+		recs = append(recs, r)
+	}
+	workers := min(4*runtime.GOMAXPROCS(0), 16, len(recs)/256+1)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() {
+			for _, r := range recs[i*len(recs)/workers : (i+1)*len(recs)/workers] {
+				st := statOf(w.inner, r.path)
+				r.now = &st
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // valid: rec may stand for the folder whose stat is key now.
@@ -323,9 +365,12 @@ func openWalkCache(dir, key string, create bool) (*walkCacheFile, bool) {
 		d.Close()
 		return nil, false
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxWalkCacheBytes+1))
-	if err != nil || len(data) > maxWalkCacheBytes {
-		data = nil
+	var data []byte
+	if fi, err := f.Stat(); err == nil && fi.Size() <= maxWalkCacheBytes {
+		data = make([]byte, fi.Size())
+		if _, err := io.ReadFull(f, data); err != nil {
+			data = nil
+		}
 	}
 	c.folders, err = decodeWalkCache(data, key)
 	if err != nil {

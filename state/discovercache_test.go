@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -218,12 +219,15 @@ func (f frozenInfo) Sys() any { return f.st }
 // countingFS counts the reads that reach the file system.
 type countingFS struct {
 	osFS
+	mu           sync.Mutex
 	stats, lists []string
 	stateEnvs    []string
 }
 
 func (c *countingFS) statDir(dir string) (fs.FileInfo, error) {
+	c.mu.Lock()
 	c.stats = append(c.stats, dir)
+	c.mu.Unlock()
 	return c.osFS.statDir(dir)
 }
 func (c *countingFS) readDir(dir string) ([]fs.DirEntry, error) {
