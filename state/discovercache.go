@@ -46,7 +46,7 @@ import (
 // and every action walk the tree itself, so no write rests on a cached guess.
 
 // racyMargin: a listing whose folder's mtime is not this much older than the listing is not reused.
-var racyMargin = 2 * time.Second
+const racyMargin = 2 * time.Second
 
 // maxWalkCacheBytes caps a cache file, read or written: above it, the walk is not worth keeping.
 const maxWalkCacheBytes = 64 << 20
@@ -72,8 +72,8 @@ func DefaultWalkCacheDir() string {
 }
 
 // DiscoverNamedCached is DiscoverNamed answered, where it can be, from the walk cache of the same paths and
-// depth (see above), for completion alone. It finds the same runs as DiscoverNamed, except a run folder of a
-// name named refuses that lost its state.env since: it may still be returned.
+// depth (see above), for completion alone. It finds the same runs as DiscoverNamed, except runs inside a run
+// folder of a name named refuses that lost its state.env since the cache learnt it had one.
 func DiscoverNamedCached(paths []string, maxDepth int, named func(folder string) bool, c WalkCache) ([]Location, error) {
 	return discoverCached(paths, maxDepth, named, c, osFS{})
 }
@@ -201,6 +201,7 @@ type cachedWalk struct {
 	old     map[string]*folderRec
 	used    map[string]*folderRec
 	changed bool
+	reused  int // records of old that were used
 	// last is the last folder stat'ed: the walk stats a folder, then lists it, and a look at a child's own
 	// listing (holdsStateEnv) comes just before the walk of that child.
 	last struct {
@@ -216,8 +217,10 @@ func newCachedWalk(inner walkFS, old map[string]*folderRec) *cachedWalk {
 	return &cachedWalk{inner: inner, now: time.Now, old: old, used: make(map[string]*folderRec, len(old))}
 }
 
-// dirty: the next cache differs from the one read (a listing taken, a fact learnt, a folder no longer met).
-func (w *cachedWalk) dirty() bool { return w.changed || len(w.used) != len(w.old) }
+// dirty: the cache is worth writing again: a listing was taken or a fact learnt, or a quarter of the folders
+// it holds were not met. Typing on narrows the prefix, and the run folders of the longer one are a few of
+// those the cache holds: they cost a stat each until the next write, which is cheaper than writing it all.
+func (w *cachedWalk) dirty() bool { return w.changed || len(w.old)-w.reused > len(w.old)/4 }
 
 func (w *cachedWalk) stat(dir string) (fs.FileInfo, statKey, error) {
 	if w.last.dir != dir || w.last.dir == "" {
@@ -276,6 +279,9 @@ func (w *cachedWalk) readDir(dir string) ([]fs.DirEntry, error) {
 	fi, key, err := w.stat(dir)
 	if err == nil && fi.IsDir() {
 		if rec := w.old[dir]; rec != nil && w.valid(rec, key) {
+			if w.used[dir] == nil {
+				w.reused++
+			}
 			w.used[dir] = rec
 			return rec.list(), nil
 		}
@@ -300,17 +306,18 @@ func (w *cachedWalk) holdsStateEnv(parentDir, name string) bool {
 		}
 	}
 	dir := childPath(parentDir, name)
-	has := false
 	if rec := w.old[dir]; rec != nil {
 		// A folder listed before, perhaps as a run of a name asked for then: its listing, if it holds, says.
+		// The file already holds what it says, so learning it again is no reason to write the file.
 		if _, key, err := w.stat(dir); err == nil && w.valid(rec, key) {
-			has = rec.holdsStateEnv()
-		} else {
-			has = w.inner.holdsStateEnv(parentDir, name)
+			has := rec.holdsStateEnv()
+			if has && e != nil {
+				e.runSeen = true
+			}
+			return has
 		}
-	} else {
-		has = w.inner.holdsStateEnv(parentDir, name)
 	}
+	has := w.inner.holdsStateEnv(parentDir, name)
 	if has && e != nil {
 		e.runSeen = true
 		w.changed = true
