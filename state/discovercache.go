@@ -5,9 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"runwatch/state/cachedir"
 )
 
 // Completing a run id walks the roots on every TAB, and in a tree of 100,000 runs the walk alone lists
@@ -327,7 +325,7 @@ func (w *cachedWalk) holdsStateEnv(parentDir, name string) bool {
 
 // walkCacheFile is an open cache folder, checked, and what its file for one key held.
 type walkCacheFile struct {
-	dir     *os.File
+	dir     *cachedir.Dir
 	name    string
 	key     string
 	folders map[string]*folderRec
@@ -337,112 +335,52 @@ type walkCacheFile struct {
 func (c *walkCacheFile) close() { c.dir.Close() }
 
 // openWalkCache opens the cache folder (making it, 0700, when create is set) and reads the file for key.
-// ok is false when the folder or the file is refused: then the cache is neither read nor written. A file
-// that is missing or unreadable as a cache gives no folders, and will be replaced.
+// ok is false when the folder or the file is refused (cachedir): then the cache is neither read nor
+// written, and completion quietly walks the tree. A file that is missing, too large or unreadable as a
+// cache gives no folders, and will be replaced.
 func openWalkCache(dir, key string, create bool) (*walkCacheFile, bool) {
-	if create {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, false
-		}
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, false
-	}
-	d := os.NewFile(uintptr(fd), dir)
-	if !ours(d, true) {
-		d.Close()
+	d, ok := cachedir.Open(dir, create)
+	if !ok {
 		return nil, false
 	}
 	sum := sha256.Sum256([]byte(key))
-	c := &walkCacheFile{dir: d, name: "walk-" + hex.EncodeToString(sum[:16]), key: key}
-	fd, err = unix.Openat(int(d.Fd()), c.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ENOENT) {
-		c.folders, c.isNew = map[string]*folderRec{}, true
+	c := &walkCacheFile{dir: d, name: "walk-" + hex.EncodeToString(sum[:16]), key: key, folders: map[string]*folderRec{}}
+	data, err := d.ReadFile(c.name, maxWalkCacheBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.isNew = true
+		return c, true
+	case errors.Is(err, cachedir.ErrRefused):
+		d.Close()
+		return nil, false
+	case err != nil:
 		return c, true
 	}
-	if err != nil {
-		// ELOOP is a link where the file should be: refused, as is any file we cannot open.
-		d.Close()
-		return nil, false
-	}
-	f := os.NewFile(uintptr(fd), c.name)
-	defer f.Close()
-	if !ours(f, false) {
-		d.Close()
-		return nil, false
-	}
-	var data []byte
-	if fi, err := f.Stat(); err == nil && fi.Size() <= maxWalkCacheBytes {
-		data = make([]byte, fi.Size())
-		if _, err := io.ReadFull(f, data); err != nil {
-			data = nil
-		}
-	}
-	c.folders, err = decodeWalkCache(data, key)
-	if err != nil {
-		c.folders = map[string]*folderRec{}
+	if folders, err := decodeWalkCache(data, key); err == nil {
+		c.folders = folders
 	}
 	return c, true
 }
 
-// ours: an open cache folder (or file) is a real one of ours that no one else may write. Unlike the config's
-// check (config.trusted), nothing is told to the person: completion quietly walks the tree instead.
-func ours(f *os.File, wantDir bool) bool {
-	var st unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &st) != nil {
-		return false
-	}
-	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
-	if wantDir != isDir || !wantDir && st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return false
-	}
-	return int(st.Uid) == os.Geteuid() && st.Mode&0o022 == 0
-}
-
-// save replaces the cache file with folders: a temp file beside it, then a rename, so a reader sees the
-// old cache or the new. Not fsynced: losing a cache costs one walk. Failures leave the old file.
+// save replaces the cache file with folders (whole: a reader sees the old cache or the new). Failures leave
+// the old file.
 func (c *walkCacheFile) save(folders map[string]*folderRec) {
 	data := encodeWalkCache(folders, c.key)
 	if len(data) > maxWalkCacheBytes {
 		return
 	}
-	dirfd := int(c.dir.Fd())
-	tmp := fmt.Sprintf(".%s.%d.%d.tmp", c.name, os.Getpid(), time.Now().UnixNano())
-	fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close()); err != nil || unix.Renameat(dirfd, tmp, dirfd, c.name) != nil {
-		unix.Unlinkat(dirfd, tmp, 0)
-	}
+	_ = c.dir.WriteFile(c.name, data) // a cache: one not written costs the next keystroke a walk
 	if c.isNew {
-		c.removeUnused()
+		// When a cache file is made, so a keystroke in a known tree lists no folder.
+		c.dir.RemoveUnused(func(name string) bool {
+			return strings.HasPrefix(name, "walk-") || strings.HasPrefix(name, ".walk-")
+		}, unusedFor)
 	}
 }
 
-// unusedFor: a cache file (of roots given once, a folder TAB was pressed in) not written for this long goes.
+// unusedFor: a cache file (of roots given once, a folder TAB was pressed in) not written for this long goes,
+// with the temp files a killed completion left.
 const unusedFor = 30 * 24 * time.Hour
-
-// removeUnused removes the cache files, and temp files a killed completion left, that no keystroke wrote
-// for unusedFor. It runs when a cache file is made, so a keystroke in a known tree lists no folder.
-func (c *walkCacheFile) removeUnused() {
-	entries, err := c.dir.ReadDir(-1)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, "walk-") && !strings.HasPrefix(name, ".walk-") || !e.Type().IsRegular() {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > unusedFor {
-			unix.Unlinkat(int(c.dir.Fd()), name, 0)
-		}
-	}
-}
 
 // The file: walkCacheMagic, then uvarint-length-prefixed fields (names are bytes, any but '/' and NUL):
 // the key; the count of folders; per folder its path (as the length it shares with the previous path and

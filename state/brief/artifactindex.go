@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"runwatch/state/cachedir"
 )
 
 // A brief checks every artifact a run.log's `artifact integrity` blocks recorded, and those blocks can sit
@@ -310,6 +312,9 @@ func defaultIndexDir() string {
 	return filepath.Join(base, "runwatch", "artifact-index")
 }
 
+// maxIndexFileBytes caps an index file, read or written: an index is a few bytes an artifact recorded.
+const maxIndexFileBytes = 64 << 20
+
 func indexFileName(path string) string {
 	sum := sha256.Sum256([]byte(path))
 	return hex.EncodeToString(sum[:16]) + ".json"
@@ -326,7 +331,12 @@ func (s *indexStore) get(path string, id fileIdentity) (*artifactIndex, bool) {
 	if dir == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, indexFileName(path)))
+	d, ok := cachedir.Open(dir, false)
+	if !ok {
+		return nil, false
+	}
+	data, err := d.ReadFile(indexFileName(path), maxIndexFileBytes)
+	d.Close()
 	if err != nil {
 		return nil, false
 	}
@@ -356,18 +366,16 @@ func (s *indexStore) put(x *artifactIndex, from *artifactIndex) {
 		return
 	}
 	data, err := json.Marshal(x)
-	if err != nil || os.MkdirAll(dir, 0o700) != nil {
+	if err != nil || len(data) > maxIndexFileBytes {
 		return
 	}
-	// A cache file: temp and rename so a reader never sees half of one; losing it costs one full scan.
-	tmp, err := os.CreateTemp(dir, ".index-*")
-	if err != nil {
+	d, ok := cachedir.Open(dir, true)
+	if !ok {
 		return
 	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, indexFileName(x.Path))) != nil {
-		_ = os.Remove(tmp.Name()) // best effort: a stray temp file in the cache is harmless
-		return
+	defer d.Close()
+	// Whole or not at all, so a reader never sees half of one; losing it costs one full scan.
+	if d.WriteFile(indexFileName(x.Path), data) == nil {
+		x.persisted = x.State.Offset
 	}
-	x.persisted = x.State.Offset
 }

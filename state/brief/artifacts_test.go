@@ -359,3 +359,59 @@ func TestArtifactScanAcrossChunkBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// An index folder that others may write, or an index file that is a link, is neither read nor written
+// (cachedir): an index planted there could make a brief report artifacts the log never recorded.
+func TestArtifactIndexNotOursAloneIsNeitherReadNorWritten(t *testing.T) {
+	dir := useIndexDir(t)
+	path := filepath.Join(t.TempDir(), "run.log")
+	filler := strings.Repeat("[2026-02-15T01:50:00Z] stage_progress stage=S1 detail=yyyyyyyyyyyyyyyyyyyyyyyy\n", 2000)
+	writeFile(t, path, integrityBlock("2026-02-15T01:58:34Z", "S1", "/r/a.json")+filler)
+	if _, err := scanArtifactBlocks(path); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("index files %v, want one", files)
+	}
+	index := files[0]
+	written, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullScan := func(what string) {
+		t.Helper()
+		forgetIndexes() // as a new process would start
+		appendFile(t, path, integrityBlock("2026-02-15T02:01:00Z", "S3", "/r/b.json"))
+		fi, _ := os.Stat(path)
+		before := scannedBytes.Load()
+		got, err := scanArtifactBlocks(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read := scannedBytes.Load() - before; read < fi.Size() {
+			t.Errorf("%s: the brief read %d of the log's %d bytes: it used the index", what, read, fi.Size())
+		}
+		if want, _ := scanArtifactBlocksByLine(path); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: scanned %+v, want %+v", what, got, want)
+		}
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	fullScan("a folder others may write")
+	if now, _ := os.ReadFile(index); string(now) != string(written) {
+		t.Errorf("the index in a folder others may write was written again")
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "planted.json")
+	if err := os.Rename(index, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, index); err != nil {
+		t.Fatal(err)
+	}
+	fullScan("an index file that is a link")
+}
