@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -130,11 +131,17 @@ func (u Usual) String() string {
 
 // History learns, from the runs as they are read, how long each stage of each task usually takes: a stage
 // counts once it has completed with a known start and end (skipped counts as no time). Each run's
-// contribution is replaced when it is read again and dropped when it goes, so memory is bounded by the
-// runs. Safe for concurrent use.
+// contribution is replaced when it is read again and dropped when it goes (Observe, Forget), so memory is
+// bounded by the runs; or it is kept for good (Keep). Safe for concurrent use.
 type History struct {
 	mu    sync.Mutex
 	byRun map[string]contribution
+	// kept is what Keep was given: a sample a stage that counts, sorted by task, stage and duration once
+	// Usual needs it (keptSorted); names numbers the tasks and stage keys it names, nameOf is the reverse.
+	kept       []keptSample
+	keptSorted bool
+	names      map[string]uint32
+	nameOf     []string
 	// stats caches the sorted samples of a (task, stage) until a contribution to that task changes.
 	stats   map[string]map[string][]time.Duration
 	version uint64
@@ -145,9 +152,29 @@ type contribution struct {
 	stages map[string]time.Duration // upper-case stage key → duration
 }
 
+// keptSample is one duration Keep was given: 16 bytes without a pointer, of task and stage names[task],
+// names[stage] (upper case).
+type keptSample struct {
+	task, stage uint32
+	d           time.Duration
+}
+
 // NewHistory returns an empty history.
 func NewHistory() *History {
-	return &History{byRun: map[string]contribution{}, stats: map[string]map[string][]time.Duration{}}
+	return &History{byRun: map[string]contribution{}, names: map[string]uint32{}, stats: map[string]map[string][]time.Duration{}}
+}
+
+func contributionOf(r *Run) contribution {
+	c := contribution{task: TaskOf(r), stages: map[string]time.Duration{}}
+	for _, s := range r.Stages {
+		switch {
+		case s.Status == StageSkipped:
+			c.stages[strings.ToUpper(s.Key)] = 0
+		case s.Status == StageCompleted && s.StartedAt != nil && s.CompletedAt != nil && !s.CompletedAt.Before(*s.StartedAt):
+			c.stages[strings.ToUpper(s.Key)] = s.CompletedAt.Sub(*s.StartedAt)
+		}
+	}
+	return c
 }
 
 // TaskOf is the name a run's durations are learned under: resumable TASK_NAME (its title when unset),
@@ -170,15 +197,7 @@ func (h *History) Observe(r *Run) bool {
 	if h == nil || r.Remote != nil {
 		return false
 	}
-	c := contribution{task: TaskOf(r), stages: map[string]time.Duration{}}
-	for _, s := range r.Stages {
-		switch {
-		case s.Status == StageSkipped:
-			c.stages[strings.ToUpper(s.Key)] = 0
-		case s.Status == StageCompleted && s.StartedAt != nil && s.CompletedAt != nil && !s.CompletedAt.Before(*s.StartedAt):
-			c.stages[strings.ToUpper(s.Key)] = s.CompletedAt.Sub(*s.StartedAt)
-		}
-	}
+	c := contributionOf(r)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	old, had := h.byRun[r.Key()]
@@ -199,6 +218,79 @@ func (h *History) Observe(r *Run) bool {
 	}
 	h.version++
 	return true
+}
+
+// Keep records what run r says about its stages for good: it cannot be replaced nor forgotten, and what
+// stays of r is 16 bytes a stage that counts, without its key or a pointer: for a reader that reads each
+// run once and judges them all once every one is read (status over 100,000 runs kept a key and two maps a
+// run). A task's name and a stage's key stay once, however many runs name them. Each run must be given
+// once, and not also to Observe.
+func (h *History) Keep(r *Run) {
+	if h == nil || r.Remote != nil {
+		return
+	}
+	c := contributionOf(r)
+	if len(c.stages) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	task := h.name(c.task)
+	for k, d := range c.stages {
+		h.kept = append(h.kept, keptSample{task: task, stage: h.name(k), d: d})
+	}
+	h.keptSorted = false
+	delete(h.stats, c.task)
+	h.version++
+}
+
+// name is s's number in names, given it if it has none. The name kept is a copy: a task and a stage's key
+// may be cut from the bytes of a run file, which they would keep whole.
+func (h *History) name(s string) uint32 {
+	if n, ok := h.names[s]; ok {
+		return n
+	}
+	n := uint32(len(h.nameOf))
+	s = strings.Clone(s)
+	h.names[s] = n
+	h.nameOf = append(h.nameOf, s)
+	return n
+}
+
+// keptOf is the samples Keep was given of task (of stage too when stage is not nil, upper case), sorted by
+// stage and duration.
+func (h *History) keptOf(task string, stage *string) []keptSample {
+	t, ok := h.names[task]
+	if !ok {
+		return nil
+	}
+	if !h.keptSorted {
+		slices.SortFunc(h.kept, func(a, b keptSample) int {
+			if a.task != b.task {
+				return cmp.Compare(a.task, b.task)
+			}
+			if a.stage != b.stage {
+				return cmp.Compare(a.stage, b.stage)
+			}
+			return cmp.Compare(a.d, b.d)
+		})
+		h.keptSorted = true
+	}
+	lo, hi := uint64(t)<<32, uint64(t+1)<<32
+	if stage != nil {
+		st, ok := h.names[*stage]
+		if !ok {
+			return nil
+		}
+		lo, hi = lo|uint64(st), lo|uint64(st)+1
+	}
+	at := func(k uint64) int {
+		i, _ := slices.BinarySearchFunc(h.kept, k, func(s keptSample, k uint64) int {
+			return cmp.Compare(uint64(s.task)<<32|uint64(s.stage), k)
+		})
+		return i
+	}
+	return h.kept[at(lo):at(hi)]
 }
 
 // Forget drops the contribution of the run with key (a run that went away).
@@ -232,9 +324,23 @@ func (h *History) Usual(task, stage string) Usual {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	stage = strings.ToUpper(stage)
+	if len(h.byRun) == 0 {
+		// Only kept samples: they are sorted in place, and nothing a task is cached (over 100,000 runs of
+		// as many tasks a cache would hold every sample again, in a map a task).
+		ks := h.keptOf(task, &stage)
+		if len(ks) == 0 {
+			return Usual{}
+		}
+		q := func(q float64) time.Duration { return ks[nearestRank(len(ks), q)].d }
+		return Usual{Median: q(0.5), P90: q(0.9), Low: q(0.25), High: q(0.75), Runs: len(ks)}
+	}
 	per, ok := h.stats[task]
 	if !ok {
 		per = map[string][]time.Duration{}
+		for _, k := range h.keptOf(task, nil) {
+			per[h.nameOf[k.stage]] = append(per[h.nameOf[k.stage]], k.d)
+		}
 		for _, c := range h.byRun {
 			if c.task != task {
 				continue
@@ -248,7 +354,7 @@ func (h *History) Usual(task, stage string) Usual {
 		}
 		h.stats[task] = per
 	}
-	ds := per[strings.ToUpper(stage)]
+	ds := per[stage]
 	if len(ds) == 0 {
 		return Usual{}
 	}
@@ -257,8 +363,13 @@ func (h *History) Usual(task, stage string) Usual {
 
 // quantile of sorted samples, by the nearest rank (a duration that some run really took).
 func quantile(sorted []time.Duration, q float64) time.Duration {
-	i := int(q*float64(len(sorted))+0.5) - 1
-	return sorted[max(0, min(len(sorted)-1, i))]
+	return sorted[nearestRank(len(sorted), q)]
+}
+
+// nearestRank is the index of quantile q among n sorted samples.
+func nearestRank(n int, q float64) int {
+	i := int(q*float64(n)+0.5) - 1
+	return max(0, min(n-1, i))
 }
 
 func mapsEqual(a, b map[string]time.Duration) bool {

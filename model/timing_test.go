@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -197,3 +198,55 @@ type deadProcs struct{}
 
 func (deadProcs) Alive(int) bool                  { return false }
 func (deadProcs) StartTime(int) (time.Time, bool) { return time.Time{}, false }
+
+// Keep (status: each run once, for good) says what Observe says of the same runs, whatever order they come
+// in, for every task and stage, and mixed with runs observed.
+func TestHistoryKeepSaysWhatObserveSays(t *testing.T) {
+	var runs []Run
+	for i := range 60 {
+		r := pastRun(fmt.Sprintf("r%02d", i), time.Duration(1+i%7)*time.Minute, time.Duration(1+i%3)*time.Second)
+		r.Resumable.TaskName = []string{"mine", "theirs", "other"}[i%3]
+		if i%5 == 0 {
+			r.Stages[1].Status = StageSkipped // counts as no time
+		}
+		if i%11 == 0 {
+			r.Stages[0].CompletedAt = nil // does not count
+		}
+		runs = append(runs, r)
+	}
+	observed := NewHistory()
+	for i := range runs {
+		observed.Observe(&runs[i])
+	}
+	kept, reversed, mixed := NewHistory(), NewHistory(), NewHistory()
+	for i := range runs {
+		kept.Keep(&runs[i])
+		reversed.Keep(&runs[len(runs)-1-i])
+		if i%2 == 0 {
+			mixed.Keep(&runs[i])
+		} else {
+			mixed.Observe(&runs[i])
+		}
+	}
+	for _, task := range []string{"resumable:mine", "resumable:theirs", "resumable:other", "resumable:none"} {
+		for _, stage := range []string{"S1", "s2", "S3"} {
+			want := observed.Usual(task, stage)
+			for name, h := range map[string]*History{"kept": kept, "kept in reverse": reversed, "mixed": mixed} {
+				if got := h.Usual(task, stage); got != want {
+					t.Errorf("%s %s %s: %+v, observed %+v", name, task, stage, got, want)
+				}
+			}
+		}
+	}
+	if u := kept.Usual("resumable:mine", "s1"); !u.Known() || u.Runs != 18 {
+		t.Fatalf("the runs kept of task mine's S1: %+v, want 18 of its 20 (two lack an end)", u)
+	}
+	// A run kept after Usual was asked counts at the next ask.
+	more := pastRun("late", time.Hour, time.Hour)
+	more.Resumable.TaskName = "other"
+	kept.Keep(&more)
+	observed.Observe(&more)
+	if u, want := kept.Usual("resumable:other", "S1"), observed.Usual("resumable:other", "S1"); u != want || u.Runs != 19 {
+		t.Fatalf("after one more run kept: %+v, observed %+v (want 19 runs: 18 and the late one)", u, want)
+	}
+}
