@@ -99,22 +99,22 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	if elsewhere != nil {
 		env.Elsewhere = elsewhere
 	}
-	var locs []state.Location
+	format := o.output
+	if format == "" {
+		format = "table"
+	}
+	// The document streams, one run at a time, each read as soon as it is found; each run is judged by the
+	// clock and the history once every run is read (statusOut), so the order they are read in does not
+	// matter (formats.md C.3).
+	out := newStatusOut(format, env.Now, env.Liveness)
+	defer out.close()
 	if len(local) > 0 || len(roots) == 0 {
-		locs, err = state.Discover(local, cfg.MaxDepth)
+		err = state.LoadEachFound(local, cfg.MaxDepth, env, out.add)
 	}
 	unreadable, err := state.SplitUnreadable(err)
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	format := o.output
-	if format == "" {
-		format = "table"
-	}
-	// The document streams, one run at a time; each run is judged by the clock and the history once every
-	// run is read (statusOut), so the order they are read in does not matter (formats.md C.3).
-	out := newStatusOut(format, env.Now, env.Liveness)
-	state.LoadEach(locs, env, func(_ int, r model.Run) { out.add(r) })
 	var hosts []model.HostHealth
 	if len(roots) > 0 {
 		var remoteRuns []model.Run

@@ -23,8 +23,8 @@ import (
 // statusOut takes the runs of one status command as they are read, in any order and from several
 // goroutines, and writes them afterwards in the order asked for, holding one run at a time: each run is
 // encoded as it arrives and its bytes go to a spill file; only what the order and the exit code need stays
-// in memory (about a hundred bytes a run). A status over 100,000 runs held every one of them until it
-// printed (476 MiB; -o json 773 MiB).
+// in memory: a statusRec, its id and its state file's path (statusRec says how many bytes). A status over
+// 100,000 runs held every one of them until it printed (476 MiB; -o json 773 MiB).
 //
 // What the clock and the history decide of a run (its timing, orphaned or quiet: model.JudgeTime) waits
 // until every run is read, so it rests on the whole history, as the dashboard's judgement does once it has
@@ -43,6 +43,7 @@ type statusOut struct {
 	mu    sync.Mutex
 	spill spill
 	recs  []statusRec
+	names strings.Builder // each run's state file path and id (statusRec.key, .id)
 	err   error
 
 	// The write pass's buffers and the stages' hole marks, used by it alone.
@@ -50,15 +51,29 @@ type statusOut struct {
 	stageMarks [][]byte
 }
 
-// statusRec is what stays of a run once it is encoded.
+// statusRec is what stays in memory of a run once it is encoded: 72 bytes, and its state file's path and
+// its id in statusOut.names (the id costs nothing when the path holds it, as a run's folder name is). It
+// holds no pointer, so the collector has nothing in it to scan, however many runs there are.
 type statusRec struct {
-	order runOrder
-	off   int64
-	n     int
+	off int64
+	n   int
 	// facts is the length of the run's TimeFacts, spilled just before its encoding (at off-facts); 0 for a
 	// run judged already (one read over ssh).
-	facts  int
-	failed bool // an error status counts: HasErrors of a run that is not archived
+	facts int
+	// What runOrder needs: the rank, the time of the last change (time.Time.Unix and .Nanosecond: the same
+	// instant without its *time.Location), the key and the id (where they are in names).
+	rank          int
+	updated       int64
+	key, id       int
+	keyLen, idLen uint32
+	updatedNanos  int32
+	failed        bool // an error status counts: HasErrors of a run that is not archived
+}
+
+// order is rec's runOrder; names is statusOut.names, which holds its key and id.
+func (rec *statusRec) order(names string) runOrder {
+	return runOrder{rank: rec.rank, updated: time.Unix(rec.updated, int64(rec.updatedNanos)),
+		key: names[rec.key : rec.key+int(rec.keyLen)], id: names[rec.id : rec.id+int(rec.idLen)]}
 }
 
 func newStatusOut(format string, now time.Time, rules model.LivenessRules) *statusOut {
@@ -68,7 +83,7 @@ func newStatusOut(format string, now time.Time, rules model.LivenessRules) *stat
 // add takes a run as read here (its judgement time-free, FinalizeRun): it teaches the history, and is
 // judged by the clock and the history once every run is read. Safe for concurrent use.
 func (o *statusOut) add(r model.Run) {
-	o.history.Observe(&r)
+	o.history.Keep(&r)
 	facts, err := json.Marshal(model.FactsOf(&r))
 	if err != nil {
 		o.fail(err)
@@ -91,7 +106,8 @@ func (o *statusOut) fail(err error) {
 
 func (o *statusOut) put(r model.Run, facts []byte) {
 	fillEmptyLists(&r)
-	rec := statusRec{order: orderOf(&r), failed: r.HasErrors() && !r.Archived}
+	rec := statusRec{rank: r.Attention.Rank, updated: r.UpdatedAt.Unix(), updatedNanos: int32(r.UpdatedAt.Nanosecond()),
+		failed: r.HasErrors() && !r.Archived}
 	var b []byte
 	var err error
 	switch o.format {
@@ -120,6 +136,16 @@ func (o *statusOut) put(r model.Run, facts []byte) {
 		o.err = errors.Join(o.err, err)
 		return
 	}
+	key := r.Key()
+	rec.key, rec.keyLen = o.names.Len(), uint32(len(key))
+	o.names.WriteString(key)
+	if i := strings.LastIndex(key, r.ID); i >= 0 {
+		rec.id = rec.key + i
+	} else {
+		rec.id = o.names.Len()
+		o.names.WriteString(r.ID)
+	}
+	rec.idLen = uint32(len(r.ID))
 	o.recs = append(o.recs, rec)
 }
 
@@ -138,6 +164,9 @@ func (o *statusOut) judge(rec statusRec, buf []byte) (model.Run, []byte, error) 
 	model.TimingAt(&j, o.now)
 	return j, buf, nil
 }
+
+// close frees the spill file when write is not called (it closes it itself).
+func (o *statusOut) close() { o.spill.close() }
 
 // write sorts the runs by `by` and writes the document; failed reports whether any run has an error.
 func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int) (failed bool, err error) {
@@ -158,7 +187,7 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 			if j, buf, err = o.judge(*r, buf); err != nil {
 				return failed, err
 			}
-			r.order.rank = j.Attention.Rank
+			r.rank = j.Attention.Rank
 		}
 		if !table {
 			continue
@@ -181,7 +210,8 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 		}
 		natural.widen(row)
 	}
-	sort.Slice(o.recs, func(i, j int) bool { return o.recs[i].order.less(by, o.recs[j].order) })
+	names := o.names.String()
+	sort.Slice(o.recs, func(i, j int) bool { return o.recs[i].order(names).less(by, o.recs[j].order(names)) })
 	switch o.format {
 	case "json":
 		return failed, o.writeJSON(w, head)
@@ -475,9 +505,11 @@ func (s *spill) read(off int64, n int, buf []byte) ([]byte, error) {
 	return buf, err
 }
 
+// close frees the file; it may be called again.
 func (s *spill) close() {
 	if s.f != nil {
 		s.f.Close()
+		s.f, s.w = nil, nil
 	}
 }
 
