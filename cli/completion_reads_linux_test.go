@@ -242,3 +242,30 @@ func TestCompletionAnswersTheSameWithoutAUsableCache(t *testing.T) {
 		t.Errorf("a cache was written in a folder of mode 0777: %v", entries)
 	}
 }
+
+// status with a path it cannot take (missing, a file that is no run's) says so before it reads any run of the
+// others: streaming reads each run as it is found, and over 10,000 runs `status ROOT notes.txt` read them all
+// for 10 s before its usage error.
+func TestStatusWithAPathItCannotTakeReadsNoRun(t *testing.T) {
+	root := resumabletest.Copy(t)
+	w := watchOpens(t, root)
+	notARun := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notARun, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{filepath.Join(t.TempDir(), "no-such-root"), notARun} {
+		code, out, errOut := run(t, "status", root, bad)
+		if code != exitUsage || !strings.Contains(errOut, bad) || out != "" {
+			t.Errorf("status ROOT %s: exit %d, stdout %q, stderr %q; want exit %d naming it", bad, code, out, errOut, exitUsage)
+		}
+		if opened := w.drain(t); len(opened) > 0 {
+			t.Errorf("status read %q before saying it cannot take %s", opened, bad)
+		}
+	}
+	if code, out, _ := run(t, "status", root); code == exitUsage || !strings.Contains(out, resumabletest.Mining) {
+		t.Errorf("status ROOT: exit %d, %q (the watch hears nothing?)", code, out)
+	}
+	if opened := w.drain(t); len(opened) == 0 {
+		t.Error("status ROOT opened nothing under the root: the watch hears nothing")
+	}
+}

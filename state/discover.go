@@ -166,34 +166,59 @@ func discoverTo(paths []string, maxDepth int, named func(string) bool, fsys walk
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	d := discoverer{seenDirs: map[fileID]bool{}, seenLocs: map[locKey]struct{}{}, locSeed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		maxDepth: maxDepth, named: named, fs: fsys, found: found}
+	d := newDiscoverer(maxDepth, named, fsys, found)
 	var errs []error
 	for _, p := range paths {
-		abs, err := filepath.Abs(p)
+		abs, isDir, err := d.root(p)
 		if err != nil {
 			errs = append(errs, err)
-			continue
+		} else if isDir {
+			d.walk(abs, 0)
 		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p, err))
-			continue
-		}
-		if !st.IsDir() {
-			// A state file or manifest given directly: take its run.
-			if err := d.visitFile(filepath.Dir(abs), filepath.Base(abs)); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", p, err))
-			}
-			continue
-		}
-		d.walk(abs, 0)
 	}
 	sort.Slice(d.locs, func(i, j int) bool { return d.locs[i].StatePath < d.locs[j].StatePath })
 	for _, u := range d.unreadable {
 		errs = append(errs, u)
 	}
 	return d.locs, errors.Join(errs...)
+}
+
+func newDiscoverer(maxDepth int, named func(string) bool, fsys walkFS, found func(Location)) *discoverer {
+	return &discoverer{seenDirs: map[fileID]bool{}, seenLocs: map[locKey]struct{}{}, locSeed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		maxDepth: maxDepth, named: named, fs: fsys, found: found}
+}
+
+// root resolves path p as given to discovery: a folder to walk (isDir), or a state file or manifest given
+// directly, whose run it takes; err names p and why discovery cannot take it.
+func (d *discoverer) root(p string) (abs string, isDir bool, err error) {
+	if abs, err = filepath.Abs(p); err != nil {
+		return "", false, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", p, err)
+	}
+	if st.IsDir() {
+		return abs, true, nil
+	}
+	if err := d.visitFile(filepath.Dir(abs), filepath.Base(abs)); err != nil {
+		return "", false, fmt.Errorf("%s: %w", p, err)
+	}
+	return abs, false, nil
+}
+
+// CheckRoots is the error Discover would give for paths it cannot take at all (missing, a file that is no
+// run's), found without walking any folder: a caller that streams the runs as they are found says so at
+// once, not after reading every run of the other paths.
+func CheckRoots(paths []string) error {
+	d := newDiscoverer(DefaultMaxDepth, nil, osFS{}, func(Location) {})
+	var errs []error
+	for _, p := range paths {
+		if _, _, err := d.root(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 type fileID struct{ dev, ino uint64 }
