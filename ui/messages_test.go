@@ -16,6 +16,8 @@ import (
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
+	"runwatch/ui/overlay"
+	"runwatch/ui/text"
 )
 
 func footerMessage(m Model) string {
@@ -143,22 +145,57 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 	if sel := m.detail.Selection(); sel.Kind != app.RowStage || sel.Stage != "M2" {
 		t.Fatalf("the focus is on %+v, not stage M2", sel)
 	}
-	m = send(t, m, press("?"))
-	screen := plain(m)
-	// The overlay may set two groups side by side, so a key's mark is what follows its own sentence.
-	marked := func(desc string) bool {
-		i := strings.Index(screen, desc)
-		if i < 0 {
-			t.Fatalf("help lacks %q:\n%s", desc, screen)
+	// The change keys act on the Detail's selection from every pane, so help says the same from the
+	// Detail, the timeline and the runs list.
+	for _, pane := range []string{"detail", "timeline", "runs"} {
+		m = send(t, m, press("?"))
+		screen := plain(m)
+		// The overlay may set two groups side by side, so a key's mark is what follows its own sentence.
+		marked := func(desc string) bool {
+			i := strings.Index(screen, desc)
+			if i < 0 {
+				t.Fatalf("help lacks %q:\n%s", desc, screen)
+			}
+			return strings.HasPrefix(strings.TrimLeft(screen[i+len(desc):], " "), keys.NotHereMark)
 		}
-		return strings.HasPrefix(strings.TrimLeft(screen[i+len(desc):], " "), keys.NotHereMark)
+		if !marked("retry failed phase") {
+			t.Errorf("from the %s: R retry is not marked %s on a resumable run's stage:\n%s", pane, keys.NotHereMark, screen)
+		}
+		for _, desc := range []string{"clear stale lock(s)", "step run forward"} {
+			if marked(desc) {
+				t.Errorf("from the %s: %q is marked %s on the run's current stage:\n%s", pane, desc, keys.NotHereMark, screen)
+			}
+		}
+		m = send(t, m, press("esc"))
+		m = send(t, m, press("tab"))
 	}
-	if !marked("retry failed phase") {
-		t.Errorf("R retry is not marked %s on a resumable run's stage:\n%s", keys.NotHereMark, screen)
-	}
-	for _, desc := range []string{"clear stale lock(s)", "step run forward"} {
-		if marked(desc) {
-			t.Errorf("%q is marked %s on the run's current stage:\n%s", desc, keys.NotHereMark, screen)
+}
+
+// Help is wrapped to the pane at every width the README tries, never cut: at 80 columns the install key's
+// description and half the legend ended at the border. Every word of every key's description and of the
+// legend is there, and no line is wider than the pane.
+func TestHelpIsWrappedNotCut(t *testing.T) {
+	m := newTestModel(t, 80, 24, sampleRuns(), app.Options{})
+	for _, size := range [][2]int{{198, 58}, {118, 38}, {78, 22}, {48, 18}} {
+		w, h := size[0], size[1]
+		content := overlay.NewHelp(m.app, nil).Content(w, h)
+		joined := " " + strings.Join(strings.Fields(strings.Join(content, " ")), " ") + " "
+		for _, l := range content {
+			if text.VisibleWidth(l) > w {
+				t.Errorf("%d columns: a help line is %d wide: %q", w, text.VisibleWidth(l), l)
+			}
+		}
+		var want []string
+		for _, b := range m.app.Keys.Bindings {
+			want = append(want, b.Help)
+		}
+		want = append(want, overlay.Legend...)
+		for _, l := range want {
+			for _, word := range strings.Fields(l) {
+				if !strings.Contains(joined, " "+word+" ") {
+					t.Errorf("%d columns: help lacks %q (of %q)", w, word, l)
+				}
+			}
 		}
 	}
 }

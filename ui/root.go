@@ -6,7 +6,9 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -307,6 +309,26 @@ func (m *Model) paneAt(x, y int) (app.Pane, bool) {
 	return 0, false
 }
 
+// changeKeys act on the Detail pane's selection whichever pane has the focus (handleKey), as brief acts on
+// its run, so whether they apply is the Detail's to say from every pane.
+var changeKeys = []string{keys.ActUnlock, keys.ActStep, keys.ActTick, keys.ActRetry, keys.ActPause, keys.ActUndo}
+
+// helpNotHere is what ? marks "(not here)": what the focused pane says of its own keys, and the Detail's word
+// on the keys that act on its selection. From the timeline, R on a stage that cannot be retried was unmarked.
+func (m *Model) helpNotHere(focused app.Component) map[string]bool {
+	no := map[string]bool{}
+	if n, ok := focused.(interface{ NotHere() map[string]bool }); ok {
+		maps.Copy(no, n.NotHere())
+	}
+	detail := m.detail.NotHere()
+	for _, act := range append(changeKeys, keys.ActBrief) {
+		if detail[act] {
+			no[act] = true
+		}
+	}
+	return no
+}
+
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	a := m.app
 	a.Msgs.KeyPressed()
@@ -328,11 +350,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if slices.Contains(changeKeys, act) {
+		return app.RequestAction(a, act, m.detail.Selection())
+	}
 	switch act {
 	case keys.ActQuit:
 		return app.QuitCmd()
 	case keys.ActHelp:
-		m.push(overlay.NewHelp(a, focused))
+		m.push(overlay.NewHelp(a, m.helpNotHere(focused)))
 		return nil
 	case keys.ActMessage:
 		if a.Msgs.Last.Text == "" {
@@ -351,8 +376,6 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// The timeline's search keys work from any pane and take the focus there, so the match is seen.
 		m.setFocus(app.PaneTimeline)
 		return m.tl.Update(msg)
-	case keys.ActUnlock, keys.ActStep, keys.ActTick, keys.ActRetry, keys.ActPause, keys.ActUndo:
-		return app.RequestAction(a, act, m.detail.Selection())
 	case keys.ActBrief:
 		return app.ShowBrief(a)
 	case keys.ActLaunch:

@@ -372,7 +372,7 @@ func (k KeyMap) HelpLines(notHere map[string]bool) []string {
 	}
 	for _, b := range k.Bindings {
 		if notHere[b.Action] {
-			out = append(out, "", NotHereMark+": the key does not apply to the item focused when help opened.")
+			out = append(out, "", NotHereMark+": the key does not apply, when help opened, to what it acts on (the change keys: the Detail's selection).")
 			break
 		}
 	}

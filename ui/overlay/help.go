@@ -18,19 +18,16 @@ import (
 // legend of the glyphs and columns. It is generated from the keymap, so what it lists is what works.
 type Help struct {
 	app *app.App
-	// notHere is what the focused component said cannot apply to its focused item when ? was pressed.
+	// notHere is what cannot apply to the focused item when ? was pressed (the root decides: helpNotHere).
 	notHere map[string]bool
 	view    scrollView
 	w, h    int
 	done    bool
 }
 
-func NewHelp(a *app.App, focused app.Component) *Help {
-	hv := &Help{app: a, view: newScrollView(nil, false)}
-	if n, ok := focused.(interface{ NotHere() map[string]bool }); ok {
-		hv.notHere = n.NotHere()
-	}
-	return hv
+// NewHelp lists every key, marking "(not here)" the actions in notHere.
+func NewHelp(a *app.App, notHere map[string]bool) *Help {
+	return &Help{app: a, view: newScrollView(nil, false), notHere: notHere}
 }
 
 func (hv *Help) Done() bool { return hv.done }
@@ -82,6 +79,7 @@ func (hv *Help) Content(w, h int) []string {
 	lines := hv.app.Keys.HelpLines(hv.notHere)
 	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
 	// and the legend fit without scrolling.
+	twoColumns := false
 	if len(lines)+len(Legend)+1 > h && w >= 100 {
 		// Split at the blank line between groups that makes the columns most even, and give the left
 		// column the width its longest line needs: split at the middle's first blank, the left column held
@@ -121,11 +119,21 @@ func (hv *Help) Content(w, h int) []string {
 				}
 				merged = append(merged, text.PadRight(l, colW)+r)
 			}
-			lines = merged
+			lines, twoColumns = merged, true
 		}
 	}
+	if !twoColumns {
+		// One column as wide as the pane: a line is wrapped, never cut (at 80 columns the install key's
+		// description and half the legend ended at the border).
+		lines = wrapHelp(lines, w)
+	}
 	lines = append(lines, "")
-	return append(lines, Legend...)
+	for _, l := range Legend {
+		// A legend line goes on under its own start.
+		lead := len(l) - len(strings.TrimLeft(l, " "))
+		lines = append(lines, wrapUnder(l, w, lead+2)...)
+	}
+	return lines
 }
 
 func (hv *Help) View() string {
@@ -141,15 +149,21 @@ const helpKeyW = 17
 func wrapHelp(lines []string, w int) []string {
 	var out []string
 	for _, l := range lines {
-		if text.VisibleWidth(l) <= w || w <= helpKeyW+8 {
-			out = append(out, text.Truncate(l, w))
-			continue
-		}
-		parts := text.WrapText(l, w)
-		out = append(out, parts[0])
-		for _, c := range text.WrapText(strings.Join(parts[1:], " "), w-helpKeyW) {
-			out = append(out, strings.Repeat(" ", helpKeyW)+c)
-		}
+		out = append(out, wrapUnder(l, w, helpKeyW)...)
+	}
+	return out
+}
+
+// wrapUnder wraps one line to w cells, its further lines indented by indent; where that leaves too little
+// room it is cut.
+func wrapUnder(l string, w, indent int) []string {
+	if text.VisibleWidth(l) <= w || w <= indent+8 {
+		return []string{text.Truncate(l, w)}
+	}
+	parts := text.WrapText(l, w)
+	out := []string{parts[0]}
+	for _, c := range text.WrapText(strings.Join(parts[1:], " "), w-indent) {
+		out = append(out, strings.Repeat(" ", indent)+c)
 	}
 	return out
 }
