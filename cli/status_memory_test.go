@@ -2,9 +2,9 @@ package cli
 
 import (
 	"runtime"
-	"runtime/metrics"
 	"testing"
 
+	"runwatch/heaptest"
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state"
@@ -39,10 +39,10 @@ func TestStatusHoldsFewBytesPerRun(t *testing.T) {
 	if smallRuns != n || bigRuns != 4*n {
 		t.Fatalf("read %d and %d runs, want %d and %d", smallRuns, bigRuns, n, 4*n)
 	}
-	live := (int64(big.live) - int64(small.live)) / int64(bigRuns-smallRuns)
-	scan := (int64(big.scan) - int64(small.scan)) / int64(bigRuns-smallRuns)
+	live := (int64(big.Live) - int64(small.Live)) / int64(bigRuns-smallRuns)
+	scan := (int64(big.Scan) - int64(small.Scan)) / int64(bigRuns-smallRuns)
 	t.Logf("live heap: %d KiB over %d runs (%d KiB scannable), %d KiB over %d (%d KiB): %d bytes a run, %d scannable",
-		small.live>>10, smallRuns, small.scan>>10, big.live>>10, bigRuns, big.scan>>10, live, scan)
+		small.Live>>10, smallRuns, small.Scan>>10, big.Live>>10, bigRuns, big.Scan>>10, live, scan)
 	if live > 700 || scan > 100 {
 		t.Errorf("status holds %d bytes a run, %d of them scannable; at most 700 and 100", live, scan)
 	}
@@ -50,7 +50,7 @@ func TestStatusHoldsFewBytesPerRun(t *testing.T) {
 
 // statusLiveAfterReading reads the runs under paths into a statusOut as status does and returns the live
 // heap once they are all read, after a collection, with the statusOut still held, and the runs read.
-func statusLiveAfterReading(t *testing.T, env model.Env, paths ...string) (heapBytes, int) {
+func statusLiveAfterReading(t *testing.T, env model.Env, paths ...string) (heaptest.Bytes, int) {
 	t.Helper()
 	out := newStatusOut("json", env.Now, env.Liveness)
 	defer out.close()
@@ -60,17 +60,7 @@ func statusLiveAfterReading(t *testing.T, env model.Env, paths ...string) (heapB
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	h := heapNow()
+	h := heaptest.Now()
 	runtime.KeepAlive(out)
 	return h, len(out.recs)
-}
-
-type heapBytes struct{ live, scan uint64 }
-
-// heapNow is the live heap after a collection, and the part of it the collector scans for pointers.
-func heapNow() heapBytes {
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}}
-	metrics.Read(s)
-	return heapBytes{s[0].Value.Uint64(), s[1].Value.Uint64()}
 }

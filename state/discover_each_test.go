@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"testing"
+
+	"runwatch/heaptest"
 )
 
 // DiscoverEach holds what it needs to take a run once (the folders walked, a hash of each state file
@@ -19,9 +19,9 @@ func TestDiscoverEachHoldsFewBytesPerRun(t *testing.T) {
 	const n = 1000
 	small, big := runsTree(t, n), runsTree(t, 4*n)
 	a, b := discoverHeapAtLast(t, small, n), discoverHeapAtLast(t, big, 4*n)
-	live, scan := (int64(b.live)-int64(a.live))/(3*n), (int64(b.scan)-int64(a.scan))/(3*n)
+	live, scan := (int64(b.Live)-int64(a.Live))/(3*n), (int64(b.Scan)-int64(a.Scan))/(3*n)
 	t.Logf("heap as the last run is found: %d KiB of %d runs (%d KiB scannable), %d KiB of %d (%d KiB): %d bytes a run, %d scannable",
-		a.live>>10, n, a.scan>>10, b.live>>10, 4*n, b.scan>>10, live, scan)
+		a.Live>>10, n, a.Scan>>10, b.Live>>10, 4*n, b.Scan>>10, live, scan)
 	if live > 250 || scan > 16 {
 		t.Errorf("discovery holds %d bytes a run, %d of them scannable; at most 250 and 16", live, scan)
 	}
@@ -43,23 +43,13 @@ func runsTree(t *testing.T, n int) string {
 	return root
 }
 
-type heapBytes struct{ live, scan uint64 }
-
-// heapNow is the live heap after a collection, and the part of it the collector scans for pointers.
-func heapNow() heapBytes {
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}}
-	metrics.Read(s)
-	return heapBytes{s[0].Value.Uint64(), s[1].Value.Uint64()}
-}
-
-func discoverHeapAtLast(t *testing.T, root string, n int) heapBytes {
+func discoverHeapAtLast(t *testing.T, root string, n int) heaptest.Bytes {
 	t.Helper()
 	found := 0
-	var at heapBytes
+	var at heaptest.Bytes
 	err := DiscoverEach([]string{root}, 0, func(Location) {
 		if found++; found == n {
-			at = heapNow()
+			at = heaptest.Now()
 		}
 	})
 	if err != nil {
