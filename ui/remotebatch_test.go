@@ -4,10 +4,12 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"runwatch/heaptest"
 	"runwatch/model"
 	"runwatch/ui/app"
 )
@@ -79,5 +81,70 @@ func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
 	case <-fetched:
 		t.Error("the history was fetched again with nothing missed")
 	default:
+	}
+}
+
+// Issue 37.2: a host that adds a run, streams its log and removes it, over and over, made the dashboard keep
+// every such log (8 MiB each) for good: 1.09 GB after 100 cycles. A run gone takes its log with it, all the
+// remote logs together are bounded, and the log of a run still held loses no line meanwhile.
+func TestRemoteLogsGoWithTheirRunsAndAreBoundedInTotal(t *testing.T) {
+	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostLive, Since: testNow}}
+	remoteRun := func(name string) model.Run {
+		dir := "/far/" + name
+		return model.Run{ID: name, Kind: model.KindResumable, Status: model.StatusRunning, StatePath: dir + "/state.env", Dir: dir,
+			Log: &model.LogRef{Path: dir + "/run.log"}, Remote: &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/far"}}
+	}
+	logKey := func(r model.Run) string { return app.RemoteLogKey(r) }
+	line := strings.Repeat("x", 1000)
+	mib := func(from int64) []model.LogEntry { // about 1 MiB of entries
+		es := make([]model.LogEntry, 1000)
+		for i := range es {
+			es[i] = model.LogEntry{Message: fmt.Sprintf("%d %s", i, line), Offset: from + int64(i)*1001} // its own bytes, as read from the wire
+		}
+		return es
+	}
+	keeper := remoteRun("a-keeper") // first in the list, so the run selected
+	m := newTestModel(t, 120, 30, nil, app.Options{})
+	m = send(t, m, app.BatchMsg{Changed: []model.Run{keeper}, Hosts: hosts, At: testNow})
+	before := heaptest.Now()
+	const cycles = 150
+	for i := range cycles {
+		r := remoteRun(fmt.Sprintf("churn-%d", i))
+		m = send(t, m, app.BatchMsg{Changed: []model.Run{r}, Hosts: hosts, At: testNow, Appended: []app.LogAppend{
+			{Path: logKey(r), Entries: mib(0)},
+			{Path: logKey(keeper), Entries: []model.LogEntry{{Message: fmt.Sprintf("keeper line %d", i), Offset: int64(i) * 100}}}}})
+		m = send(t, m, app.BatchMsg{Removed: []string{r.Key()}, Hosts: hosts, At: testNow})
+	}
+	after := heaptest.Now()
+	if held := m.app.RemoteLogBytes(); held > 1<<20 {
+		t.Errorf("after %d add/stream/remove cycles the remote logs hold %d bytes, with one run left", cycles, held)
+	}
+	if grew := int64(after.Live) - int64(before.Live); grew > 32<<20 {
+		t.Errorf("after %d add/stream/remove cycles the live heap grew by %d MiB", cycles, grew>>20)
+	}
+	if got := m.app.RemoteLines(keeper); len(got) != cycles || got[0] != "keeper line 0" || got[cycles-1] != fmt.Sprintf("keeper line %d", cycles-1) {
+		t.Errorf("the run still held lost lines: %d of %d kept", len(got), cycles)
+	}
+
+	// Many runs held at once, each streaming its most: all of them together stay within the total, and the
+	// selected run's log is never the one dropped.
+	var held []model.Run
+	for i := range 12 {
+		held = append(held, remoteRun(fmt.Sprintf("held-%d", i)))
+	}
+	m = send(t, m, app.BatchMsg{Changed: held, Hosts: hosts, At: testNow})
+	if m.app.Selected != keeper.Key() {
+		t.Fatalf("selected %q, want %q", m.app.Selected, keeper.Key())
+	}
+	for _, r := range held {
+		for from := int64(0); from < 8<<20; from += 1 << 20 {
+			m = send(t, m, app.BatchMsg{Hosts: hosts, At: testNow, Appended: []app.LogAppend{{Path: logKey(r), Entries: mib(from)}}})
+		}
+	}
+	if got := m.app.RemoteLogBytes(); got > 64<<20 {
+		t.Errorf("12 runs streaming 8 MiB each: the remote logs hold %d MiB together", got>>20)
+	}
+	if got := m.app.RemoteLines(keeper); len(got) != cycles {
+		t.Errorf("the selected run's log was dropped: %d of %d lines kept", len(got), cycles)
 	}
 }

@@ -133,6 +133,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		for _, r := range msg.Runs {
 			a.Runs[r.Key()] = judged(r)
 		}
+		a.ForgetRemoteLogs(nil, true)
 		a.Health = msg.Health
 		if msg.Health.Err != "" {
 			// The reason belongs on the first frame, not only after the first change batch.
@@ -209,11 +210,19 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	// While runs are still arriving, a selection nobody moved from the top stays at the top, so the list
 	// does not end up scrolled to wherever the first run read happens to sort.
 	keepTop := (a.Health.Loading > 0 || msg.Health.Loading > 0) && m.list.Cursor() == 0
+	// The logs of remote runs that go (or whose log moves) go with them, once this batch's are kept.
+	var gone []string
 	for _, r := range msg.Changed {
+		if old := app.RemoteLogKey(a.Runs[r.Key()]); old != "" && old != app.RemoteLogKey(r) {
+			gone = append(gone, old)
+		}
 		a.Runs[r.Key()] = judged(r)
 		m.list.Forget(r.Key())
 	}
 	for _, p := range msg.Removed {
+		if old := app.RemoteLogKey(a.Runs[p]); old != "" {
+			gone = append(gone, old)
+		}
 		delete(a.Runs, p)
 		m.list.Forget(p)
 	}
@@ -227,6 +236,7 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 			a.Fail(errors.New("watcher: " + msg.Health.Err))
 		}
 	}
+	a.ForgetRemoteLogs(gone, false)
 	if len(msg.Changed) > 0 || len(msg.Removed) > 0 || len(msg.Appended) > 0 {
 		a.LastChange = msg.At
 	}

@@ -36,9 +36,12 @@ type App struct {
 	// remoteLogs holds the logs of remote runs, by ssh://host/path (remotelog.go): the log file itself is
 	// on the other machine.
 	remoteLogs map[string]*remoteLog
-	Health     Health
-	LastChange time.Time
-	Loaded     bool
+	// remoteLogBytes is what remoteLogs' entries hold; remoteUse counts their uses (the last is the newest).
+	remoteLogBytes int
+	remoteUse      uint64
+	Health         Health
+	LastChange     time.Time
+	Loaded         bool
 
 	Selected string // Run.Key of the selected run
 	Focus    Pane

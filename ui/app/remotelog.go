@@ -19,10 +19,16 @@ import (
 type RemoteLogFunc func(ctx context.Context, run model.Run) ([]model.LogEntry, error)
 
 // maxRemoteLogEntries and maxRemoteLogBytes bound what is kept of each remote run's log: its host decides
-// how much it sends, and this is the most it can make us hold for one log.
+// how much it sends, and this is the most it can make us hold for one log. maxRemoteLogsBytes bounds all of
+// them together, each log counted with logOverhead besides its entries, so that also bounds how many logs are
+// kept: a host with many runs (or one that adds, streams and removes runs over and over) cannot multiply the
+// per-log bound. Past it the logs least recently used are dropped whole (never the selected run's): their
+// lines are still on the host, and opening such a run's timeline fetches its tail again.
 const (
 	maxRemoteLogEntries = 20_000
 	maxRemoteLogBytes   = 8 << 20
+	maxRemoteLogsBytes  = 64 << 20
+	logOverhead         = 512
 )
 
 // remoteLog is a remote run's log as far as it is known here: the tail fetched when its timeline was opened
@@ -34,6 +40,9 @@ type remoteLog struct {
 	fetchedAt time.Time
 	fetching  bool
 	err       string
+	// size is what entries hold (entrySize); used orders the logs for dropping (App.remoteUse).
+	size int
+	used uint64
 }
 
 func (l *remoteLog) upsert(more []model.LogEntry) {
@@ -54,17 +63,20 @@ func (l *remoteLog) upsert(more []model.LogEntry) {
 			l.entries[i] = e
 		}
 	}
-	over := max(len(l.entries)-maxRemoteLogEntries, 0)
-	size := 0
-	for i := len(l.entries) - 1; i >= over; i-- {
-		if size += entrySize(l.entries[i]); size > maxRemoteLogBytes {
-			over = i + 1
-			break
-		}
+	l.trim()
+}
+
+// trim keeps the newest entries within the per-log bounds and sets size.
+func (l *remoteLog) trim() {
+	start, size := len(l.entries), 0
+	for start > 0 && len(l.entries)-start < maxRemoteLogEntries && size+entrySize(l.entries[start-1]) <= maxRemoteLogBytes {
+		start--
+		size += entrySize(l.entries[start])
 	}
-	if over > 0 {
-		l.entries = append([]model.LogEntry(nil), l.entries[over:]...)
+	if start > 0 {
+		l.entries = append([]model.LogEntry(nil), l.entries[start:]...)
 	}
+	l.size = size
 }
 
 func entrySize(e model.LogEntry) int {
@@ -78,27 +90,104 @@ func entrySize(e model.LogEntry) int {
 	return n
 }
 
-func (a *App) remoteLog(key string) *remoteLog {
+// remoteLog is the log kept under key, made when there is none (created says so), marked as just used.
+func (a *App) remoteLog(key string) (l *remoteLog, created bool) {
 	if a.remoteLogs == nil {
 		a.remoteLogs = map[string]*remoteLog{}
 	}
-	l := a.remoteLogs[key]
+	l = a.remoteLogs[key]
 	if l == nil {
-		l = &remoteLog{}
+		l, created = &remoteLog{}, true
 		a.remoteLogs[key] = l
 	}
-	return l
+	a.remoteUse++
+	l.used = a.remoteUse
+	return l, created
 }
 
-// KeepRemoteLogs merges streamed log entries of remote runs.
+// change runs fn on the log kept under key and keeps the total held up to date.
+func (a *App) changeRemoteLog(key string, fn func(l *remoteLog)) (created bool) {
+	l, created := a.remoteLog(key)
+	before := l.size
+	fn(l)
+	a.remoteLogBytes += l.size - before
+	return created
+}
+
+// RemoteLogBytes is what the remote logs hold together, as bounded by maxRemoteLogsBytes.
+func (a *App) RemoteLogBytes() int { return a.remoteLogBytes + logOverhead*len(a.remoteLogs) }
+
+// KeepRemoteLogs merges streamed log entries of remote runs. A log no held run has is not kept (the entries
+// of a run that went in the same batch), so the logs kept are at most one for each run shown.
 func (a *App) KeepRemoteLogs(appended []LogAppend) {
+	var created []string
 	for _, ap := range appended {
-		l := a.remoteLog(ap.Path)
-		if ap.Truncated || ap.Rotated {
-			// The host reads the log again from its start: what was kept is another file's, or gone.
-			l.entries = nil
+		if a.changeRemoteLog(ap.Path, func(l *remoteLog) {
+			if ap.Truncated || ap.Rotated {
+				// The host reads the log again from its start: what was kept is another file's, or gone.
+				l.entries = nil
+			}
+			l.upsert(ap.Entries)
+		}) {
+			created = append(created, ap.Path)
 		}
-		l.upsert(ap.Entries)
+	}
+	a.ForgetRemoteLogs(created, false)
+	a.boundRemoteLogs()
+}
+
+// ForgetRemoteLogs drops the kept logs among keys that no held run has as its log: called with the log keys
+// of runs removed (or whose log moved), so a run gone takes its log with it. all asks of every kept log.
+func (a *App) ForgetRemoteLogs(keys []string, all bool) {
+	ask := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := a.remoteLogs[k]; ok {
+			ask[k] = true
+		}
+	}
+	if all {
+		for k := range a.remoteLogs {
+			ask[k] = true
+		}
+	}
+	if len(ask) == 0 {
+		return
+	}
+	for _, r := range a.Runs {
+		if r.Remote != nil {
+			delete(ask, RemoteLogKey(r))
+		}
+	}
+	for k := range ask {
+		a.dropRemoteLog(k)
+	}
+}
+
+func (a *App) dropRemoteLog(key string) {
+	if l, ok := a.remoteLogs[key]; ok {
+		a.remoteLogBytes -= l.size
+		delete(a.remoteLogs, key)
+	}
+}
+
+// boundRemoteLogs drops the least recently used logs, never the selected run's, while all of them together
+// hold more than maxRemoteLogsBytes.
+func (a *App) boundRemoteLogs() {
+	selected := ""
+	if r, ok := a.SelectedRun(); ok {
+		selected = RemoteLogKey(r)
+	}
+	for a.RemoteLogBytes() > maxRemoteLogsBytes {
+		oldest, at := "", uint64(0)
+		for k, l := range a.remoteLogs {
+			if k != selected && (oldest == "" || l.used < at) {
+				oldest, at = k, l.used
+			}
+		}
+		if oldest == "" {
+			return
+		}
+		a.dropRemoteLog(oldest)
 	}
 }
 
@@ -144,7 +233,7 @@ func (a *App) FetchRemoteTail(run model.Run) tea.Cmd {
 	if key == "" || a.Opts.RemoteLog == nil {
 		return nil
 	}
-	l := a.remoteLog(key)
+	l, _ := a.remoteLog(key)
 	if l.fetching {
 		return nil
 	}
@@ -169,15 +258,20 @@ func (a *App) FetchRemoteTail(run model.Run) tea.Cmd {
 	}
 }
 
-// TookRemoteTail merges a fetched tail.
+// TookRemoteTail merges a fetched tail (unless its run went while it was fetched).
 func (a *App) TookRemoteTail(msg RemoteTailMsg) {
-	l := a.remoteLog(msg.Key)
-	l.fetching = false
-	l.fetchedAt = time.Now()
-	if msg.err != nil {
-		l.err = fmt.Sprintf("the log's history could not be fetched: %v", msg.err)
-		return
+	created := a.changeRemoteLog(msg.Key, func(l *remoteLog) {
+		l.fetching = false
+		l.fetchedAt = time.Now()
+		if msg.err != nil {
+			l.err = fmt.Sprintf("the log's history could not be fetched: %v", msg.err)
+			return
+		}
+		l.err = ""
+		l.upsert(msg.entries)
+	})
+	if created {
+		a.ForgetRemoteLogs([]string{msg.Key}, false)
 	}
-	l.err = ""
-	l.upsert(msg.entries)
+	a.boundRemoteLogs()
 }
