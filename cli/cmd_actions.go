@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/charmbracelet/x/term"
 
 	"runwatch/model"
 	"runwatch/remote"
@@ -114,9 +114,9 @@ const (
 var (
 	actionStdin     io.Reader = os.Stdin
 	stdinIsTerminal           = func() bool {
-		// A character device is not enough: /dev/null is one. Only a tty answers TCGETS.
-		_, err := unix.IoctlGetTermios(int(os.Stdin.Fd()), unix.TCGETS)
-		return err == nil
+		// A character device is not enough: /dev/null is one. Only a tty answers the termios ioctl (TCGETS on
+		// Linux, TIOCGETA on the BSDs and macOS), which term asks.
+		return term.IsTerminal(os.Stdin.Fd())
 	}
 )
 

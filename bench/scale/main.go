@@ -378,35 +378,8 @@ func maxOf(v []float64) float64 {
 	return m
 }
 
-// pty is a pseudo-terminal the dashboard runs in, as it would in a terminal pane.
+// pty is a pseudo-terminal the dashboard runs in, as it would in a terminal pane (openPTY: pty_linux.go).
 type pty struct{ master, slave *os.File }
-
-func openPTY(cols, rows int) (*pty, error) {
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		return nil, err
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	if err := unix.IoctlSetWinsize(int(s.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: uint16(rows), Col: uint16(cols)}); err != nil {
-		m.Close()
-		s.Close()
-		return nil, err
-	}
-	return &pty{master: m, slave: s}, nil
-}
 
 // dashboard is a runwatch process in a pty whose output is searched as it arrives.
 type dashboard struct {

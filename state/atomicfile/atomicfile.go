@@ -4,22 +4,26 @@
 // instead of silently overwritten.
 //
 // Every operation goes through a Root: the run root opened once (at plan time) and held until the action is
-// done. Names below it are resolved from that descriptor with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS)
-// (or, where the kernel lacks openat2, component by component with O_NOFOLLOW), so a folder swapped for a
-// symlink, or a root renamed away, cannot redirect a write. Go's os.Root does not serve here: it follows
-// symlinks that stay inside the root, has no RENAME_EXCHANGE, and gives no descriptor for the directory.
+// done. Names below it are resolved from that descriptor, on Linux with openat2(RESOLVE_BENEATH|
+// RESOLVE_NO_SYMLINKS), elsewhere (or where the kernel lacks openat2) component by component with
+// O_NOFOLLOW, so a folder swapped for a symlink, or a root renamed away, cannot redirect a write. Go's
+// os.Root does not serve here: it follows symlinks that stay inside the root, has no exchanging rename, and
+// gives no descriptor for the directory.
 //
-// Replace is temp file in the same directory → write → keep mode → fsync → precondition check →
-// rename(RENAME_EXCHANGE) → check of the bytes it displaced → directory fsync. Nothing becomes visible
-// before the precondition holds, so a refused write is never seen by anyone. A writer that takes no lock can
-// still land its own rename between the check and ours; the exchange hands back what we displaced, and
-// Replace reports those bytes (Displaced) so the caller can say exactly what was overwritten and keep it for
-// undo. Append is for run.log, which is never replaced because its writers keep appending to the inode they
+// Replace is temp file in the same directory → write → keep mode → fsync → precondition check → swap
+// (Linux's RENAME_EXCHANGE, macOS's RENAME_SWAP; a plain rename elsewhere) → check of the bytes it displaced
+// → directory fsync. Nothing becomes visible before the precondition holds, so a refused write is never seen
+// by anyone. A writer that takes no lock can still land its own rename between the check and ours; the swap
+// hands back what we displaced, and Replace reports those bytes (Displaced) so the caller can say exactly
+// what was overwritten and keep it for undo (CanReportDisplaced: not where only a plain rename exists).
+// Append is for run.log, which is never replaced because its writers keep appending to the inode they
 // opened.
 //
 // This file holds the file operations (Read, Check, Replace, CreateExclusive, Append, RemoveIfUnchanged) and
 // their errors; root.go the root handle and the resolution of names beneath it; temp.go the names of temp
-// and quarantine files and their leftovers.
+// and quarantine files and their leftovers. The platform halves: resolve_openat2.go (Linux) and
+// resolve_walk.go (elsewhere), swap_linux.go, swap_darwin.go and swap_other.go. The build tag portable
+// forces the other halves on Linux, so `go test -tags portable` tests them here.
 package atomicfile
 
 import (
@@ -307,14 +311,14 @@ func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, 
 	return displaced, syncFD(d.fd, path)
 }
 
-// exchange puts the temp file in place with RENAME_EXCHANGE, which leaves the replaced file at the temp
-// name, and reports the replaced bytes when they are not the ones checked. They are never swapped back:
-// our file has been visible since the rename, and a writer may already have read it. Filesystems without
-// RENAME_EXCHANGE get a plain rename (then a write between check and rename cannot be seen; the window is
-// microseconds wide).
+// exchange puts the temp file in place by swapping it with the target (swap, per platform), which leaves the
+// replaced file at the temp name, and reports the replaced bytes when they are not the ones checked. They are
+// never swapped back: our file has been visible since the rename, and a writer may already have read it.
+// Where no swap is possible (CanReportDisplaced, or a filesystem without one) a plain rename is used: then a
+// write between check and rename cannot be seen; the window is microseconds wide.
 func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot) (*Displaced, error) {
-	err := unix.Renameat2(d.fd, tmpName, d.fd, base, unix.RENAME_EXCHANGE)
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
+	swapped, err := swap(d, tmpName, base)
+	if !swapped && err == nil {
 		if err := unix.Renameat(d.fd, tmpName, d.fd, base); err != nil {
 			return nil, fmt.Errorf("rename temp file over %s: %w", want.Path, err)
 		}

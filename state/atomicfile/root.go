@@ -53,32 +53,20 @@ func (r *Root) Rel(path string) (string, error) {
 	return rel, nil
 }
 
-// noOpenat2 is set once openat2 turns out to be missing (old kernels, some sandboxes); tests set it to run
-// the component walk.
+// noOpenat2 makes openRel take the component walk even where openat2 exists: set once openat2 turns out to
+// be missing (old kernels, some sandboxes), and by tests to run the walk.
 var noOpenat2 atomic.Bool
 
-// resolveFlags: stay beneath the root, follow no link of any kind.
-const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
-
 // openRel opens rel beneath the root without following any link. Every open carries O_NOFOLLOW and
-// O_CLOEXEC; callers add O_NONBLOCK so a FIFO cannot block the open.
+// O_CLOEXEC; callers add O_NONBLOCK so a FIFO cannot block the open. Linux resolves the whole name in the
+// kernel (openBeneath, resolve_openat2.go); elsewhere, or when that is unavailable, the walk opens one
+// component at a time, which refuses the same links and climbs.
 func (r *Root) openRel(rel string, flags int, mode uint32) (*os.File, error) {
 	flags |= unix.O_CLOEXEC | unix.O_NOFOLLOW
 	full := filepath.Join(r.path, rel)
 	if !noOpenat2.Load() {
-		for range 16 {
-			fd, err := unix.Openat2(int(r.f.Fd()), rel, &unix.OpenHow{Flags: uint64(flags), Mode: uint64(mode), Resolve: resolveFlags})
-			switch {
-			case err == nil:
-				return os.NewFile(uintptr(fd), full), nil
-			case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
-				continue // EAGAIN: a rename raced the lookup; the kernel asks to retry
-			case errors.Is(err, unix.ENOSYS):
-				noOpenat2.Store(true)
-			default:
-				return nil, r.pathErr("open", full, err)
-			}
-			break
+		if f, done, err := r.openBeneath(rel, full, flags, mode); done {
+			return f, err
 		}
 	}
 	dirRel, base := filepath.Split(rel)
@@ -190,7 +178,8 @@ func (r *Root) Lstat(path string) (Info, error) {
 }
 
 func infoOf(st *unix.Stat_t) Info {
-	return Info{Mode: modeOf(st.Mode), Nlink: uint64(st.Nlink), UID: st.Uid, Size: st.Size,
+	// Mode is a uint16 on darwin and FreeBSD, Nlink a uint16 on darwin.
+	return Info{Mode: modeOf(uint32(st.Mode)), Nlink: uint64(st.Nlink), UID: st.Uid, Size: st.Size,
 		MTime: time.Unix(st.Mtim.Unix())}
 }
 
