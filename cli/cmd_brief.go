@@ -16,6 +16,7 @@ import (
 	"runwatch/state/brief"
 	"runwatch/state/envfile"
 	"runwatch/state/jonggrang"
+	"runwatch/termsafe"
 	"runwatch/ui"
 )
 
@@ -179,7 +180,7 @@ func remoteBrief(root remote.Root, asJSON bool, cfg config.Config, stdout, stder
 		return exitNoRun
 	}
 	if asJSON {
-		_, _ = stdout.Write(terminalSafeJSON(out))
+		_, _ = stdout.Write(termsafe.JSON(out))
 		return exitOK
 	}
 	_, _ = io.WriteString(stdout, strings.Join(ui.SanitizeLines(strings.TrimRight(string(out), "\n")), "\n")+"\n")

@@ -10,13 +10,13 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/envfile"
+	"runwatch/termsafe"
 	"runwatch/ui"
 )
 
@@ -278,38 +278,11 @@ func (s sanitizingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// terminalSafeJSON escapes, in encoded JSON, the runes encoding/json leaves raw that a terminal acts on, that
-// reorder text or that hide in it: DEL, C1 controls (some terminals take U+009B as CSI), bidi controls and
-// zero-width characters. Every JSON parser reads the same strings; a person who pipes --json straight to a
-// terminal sees \u escapes instead of effects.
-func terminalSafeJSON(b []byte) []byte {
-	plain := true
-	for _, c := range b {
-		if c >= 0x7f {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return b
-	}
-	out := make([]byte, 0, len(b)+16)
-	for _, r := range string(b) {
-		if (r >= 0x7f && r <= 0x9f) || r == 0x061c || r == 0x180e || (r >= 0x200b && r <= 0x200f) ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2060 && r <= 0x2069) || r == 0xfeff {
-			out = fmt.Appendf(out, `\u%04x`, r)
-			continue
-		}
-		out = utf8.AppendRune(out, r)
-	}
-	return out
-}
-
-// terminalSafeJSONWriter applies terminalSafeJSON to each Write; json.Encoder writes one whole value a call.
+// terminalSafeJSONWriter applies termsafe.JSON to each Write; json.Encoder writes one whole value a call.
 type terminalSafeJSONWriter struct{ w io.Writer }
 
 func (t terminalSafeJSONWriter) Write(p []byte) (int, error) {
-	if _, err := t.w.Write(terminalSafeJSON(p)); err != nil {
+	if _, err := t.w.Write(termsafe.JSON(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

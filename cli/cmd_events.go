@@ -16,6 +16,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state/runlog"
+	"runwatch/termsafe"
 	"runwatch/watch"
 )
 
@@ -417,7 +418,7 @@ func (e *eventWriter) line(v any) error {
 	if len(b) > 2 && b[0] == '{' {
 		b = append([]byte(fmt.Sprintf(`{"protocol":%d,`, remote.ProtocolVersion)), b[1:]...)
 	}
-	_, err = e.out.Write(terminalSafeJSON(append(b, '\n')))
+	_, err = e.out.Write(termsafe.JSON(append(b, '\n')))
 	return err
 }
 

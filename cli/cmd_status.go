@@ -23,6 +23,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
+	"runwatch/termsafe"
 	"runwatch/ui"
 )
 
@@ -203,13 +204,13 @@ func snapshot(runs []model.Run, env model.Env) model.Snapshot {
 }
 
 // writeSnapshotJSON writes what json.Encoder with a two-space indent writes for snap, through
-// terminalSafeJSON, encoding the runs on every core: with a thousand runs, encoding and indenting the
+// termsafe.JSON, encoding the runs on every core: with a thousand runs, encoding and indenting the
 // document costs as much as reading the runs did.
 func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 	if len(snap.Runs) == 0 {
 		b, err := json.MarshalIndent(snap, "", "  ")
 		if err == nil {
-			_, err = w.Write(terminalSafeJSON(append(b, '\n')))
+			_, err = w.Write(termsafe.JSON(append(b, '\n')))
 		}
 		return err
 	}
@@ -238,7 +239,7 @@ func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 				if err == nil {
 					b = appendIndentedJSON(make([]byte, 0, 2*len(b)), b, "    ", "  ") // indented runs come to about 1.65x
 				}
-				parts[i], errs[i] = terminalSafeJSON(b), err
+				parts[i], errs[i] = termsafe.JSON(b), err
 			}
 		}()
 	}
@@ -247,7 +248,7 @@ func writeSnapshotJSON(w io.Writer, snap model.Snapshot) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	bw.Write(terminalSafeJSON(head))
+	bw.Write(termsafe.JSON(head))
 	bw.WriteString("[\n")
 	for i, p := range parts {
 		bw.WriteString("    ")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/termsafe"
 	"runwatch/ui"
 )
 
@@ -222,7 +223,7 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 			if run, err = o.runJSON(r); err != nil {
 				return failed, err
 			}
-			bw.Write(terminalSafeJSON(run))
+			bw.Write(termsafe.JSON(run))
 			bw.WriteByte('\n')
 		}
 		return failed, bw.Flush()
@@ -317,7 +318,7 @@ func (o *statusOut) writeJSON(w io.Writer, head model.Snapshot) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	bw.Write(terminalSafeJSON(doc))
+	bw.Write(termsafe.JSON(doc))
 	bw.WriteString("[\n")
 	var ind []byte
 	for i, r := range o.recs {
@@ -328,7 +329,7 @@ func (o *statusOut) writeJSON(w io.Writer, head model.Snapshot) error {
 		// As writeSnapshotJSON encodes a run: compact, then indented one level into the document.
 		ind = appendIndentedJSON(ind[:0], run, "    ", "  ")
 		bw.WriteString("    ")
-		bw.Write(terminalSafeJSON(ind))
+		bw.Write(termsafe.JSON(ind))
 		if i < len(o.recs)-1 {
 			bw.WriteByte(',')
 		}

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-
-	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/model"
+	"runwatch/termsafe"
 )
 
 // Notification is what one delivery says: one transition, or a summary of several.
@@ -103,40 +101,9 @@ func plural(n int, one, many string) string {
 const maxPlain = 300
 
 // Plain makes untrusted text (a run id, a reason read from run files) fit to travel inside an escape
-// sequence or a tmux message: escape sequences are removed, every other control character (C0, DEL, C1,
-// including BEL and ST that end an OSC) and bidi control becomes a space, runs of blanks become one, and the
-// text is cut to maxPlain runes. The result has no byte below 0x20, no 0x7f and no U+0080–U+009F, so it can
-// neither end the sequence it travels in nor start another. ui.Sanitize keeps such characters visible in
-// caret notation for the screen; a notification has no grid to show them in, so they go.
-func Plain(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if strings.ContainsAny(s, "\x1b\u009b\u009d\u0090\u0098\u009e\u009f") {
-		s = ansi.Strip(s)
-	}
-	var b strings.Builder
-	n, space := 0, false
-	for _, r := range s {
-		if unicode.IsControl(r) || unicode.IsSpace(r) || isBidi(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if n == maxPlain {
-			b.WriteString("…")
-			break
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
-
-func isBidi(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
-}
+// sequence or a tmux message (termsafe.Plain), cut to maxPlain runes. ui.Sanitize keeps such characters
+// visible for the screen; a notification has no grid to show them in, so they go.
+func Plain(s string) string { return termsafe.Plain(s, maxPlain) }
 
 // Event is a transition as a line of `runwatch events` (type "attention") and of `runwatch notify --json`.
 type Event struct {

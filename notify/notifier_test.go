@@ -25,7 +25,7 @@ func hostile() model.Run {
 }
 
 // controls finds every byte or rune that could end or start a sequence.
-var controls = regexp.MustCompile("[\x00-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]")
+var controls = regexp.MustCompile("[\x00-\x1f\x7f\u0080-\u009f\u00ad\u061c\u180e\u200b-\u200c\u200e-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 func TestPlainLeavesNoControls(t *testing.T) {
 	r := hostile()

@@ -10,21 +10,22 @@ import (
 	"unicode/utf8"
 
 	"runwatch/model"
+	"runwatch/termsafe"
 	"runwatch/ui/app"
-	"runwatch/ui/text"
 )
 
 // hostile strings: every kind of sequence a log line or a run file could carry to act on a terminal.
 var hostile = []string{
-	"\x1b]52;c;cm0gLXJmIH4=\x07clip",           // clipboard write
-	"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", // hyperlink
-	"\x1b[2J\x1b[Hclear",                       // clear screen, cursor home
-	"\x1bP+q544e\x1b\\dcs",                     // DCS (termcap query)
-	"\x1b_Gi=1;AAAA\x1b\\apc",                  // APC (graphics)
-	"\u009b31mc1csi\u009d0;title\u009c",        // 8-bit CSI and OSC
-	"bell\x07bs\x08cr\rnl\nesc\x1b",            // C0 controls, lone ESC
-	"\xff\xfe invalid utf8",                    // invalid UTF-8
-	"rtl\u202eoverride",                        // bidi override
+	"\x1b]52;c;cm0gLXJmIH4=\x07clip",                // clipboard write
+	"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\",      // hyperlink
+	"\x1b[2J\x1b[Hclear",                            // clear screen, cursor home
+	"\x1bP+q544e\x1b\\dcs",                          // DCS (termcap query)
+	"\x1b_Gi=1;AAAA\x1b\\apc",                       // APC (graphics)
+	"\u009b31mc1csi\u009d0;title\u009c",             // 8-bit CSI and OSC
+	"bell\x07bs\x08cr\rnl\nesc\x1b",                 // C0 controls, lone ESC
+	"\xff\xfe invalid utf8",                         // invalid UTF-8
+	"rtl\u202eoverride",                             // bidi override
+	"zw\u200bsp\u2060wj\ufeffbom\u180emvs\u00adshy", // zero-width and other hidden format characters
 	"tab\there",
 }
 
@@ -114,7 +115,7 @@ func assertOnlySGR(t *testing.T, frame string) {
 		t.Fatal("frame is not valid UTF-8")
 	}
 	for _, r := range frame {
-		if (r >= 0x80 && r <= 0x9f) || text.IsBidiControl(r) {
+		if r >= 0x80 && termsafe.Hidden(r) {
 			t.Fatalf("control rune %U in frame", r)
 		}
 	}

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"runwatch/termsafe"
 )
 
 // maxValueRunes caps one untrusted value inside a sentence: a brief is pasted into an agent, so a runaway
@@ -32,27 +33,10 @@ func oneLine(s string) string {
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteByte(' ')
 		default:
-			writeVisible(&b, r)
+			termsafe.WriteEscaped(&b, r)
 		}
 	}
 	return b.String()
-}
-
-// writeVisible writes r, or an escape for it when it would act on the terminal or reorder text.
-func writeVisible(b *strings.Builder, r rune) {
-	switch {
-	case r < 0x20 || r == 0x7f:
-		fmt.Fprintf(b, `\x%02x`, r)
-	case r >= 0x80 && r < 0xa0, isBidiControl(r):
-		fmt.Fprintf(b, `\u%04x`, r)
-	default:
-		b.WriteRune(r)
-	}
-}
-
-func isBidiControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f ||
-		r == 0x061c || (unicode.Is(unicode.Cf, r) && r != 0x200d && r != 0xfe0f)
 }
 
 // neutralize is the last pass over a whole rendered document: every line break stays, anything else that
@@ -69,7 +53,7 @@ func neutralize(doc string) string {
 		case r == '\n':
 			b.WriteByte('\n')
 		default:
-			writeVisible(&b, r)
+			termsafe.WriteEscaped(&b, r)
 		}
 	}
 	return b.String()

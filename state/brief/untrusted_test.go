@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"runwatch/model"
+	"runwatch/termsafe"
 )
 
 // hostile puts attacker-shaped text in every field a run file controls.
@@ -30,7 +31,7 @@ func checkInert(t *testing.T, md string) {
 		t.Fatal("invalid UTF-8 in the brief")
 	}
 	for _, r := range md {
-		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidiControl(r) {
+		if r != '\n' && termsafe.Hidden(r) {
 			t.Fatalf("control character %U reached the brief:\n%q", r, md)
 		}
 	}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"runwatch/notify"
+	"runwatch/state/resumable/resumabletest"
+	"runwatch/termsafe"
+	"runwatch/tmuxsafe"
+)
+
+// unsafeClasses is one sample of every class termsafe.Hidden stands for (and of the sequences removed
+// whole), each to be carried in a run folder's name: the id every surface prints.
+var unsafeClasses = []struct {
+	name, sample string
+	marked       bool // a single rune that Screen, JSON and the brief each show as a mark
+}{
+	{"C0 bell", "\a", true}, {"C0 backspace", "\b", true}, {"DEL", "\x7f", true}, {"C1 NEL", "\u0085", true},
+	{"C1 CSI", "\u009b31m", false}, {"CSI", "\x1b[2J", false}, {"OSC 52", "\x1b]52;c;ZXZpbA==\a", false},
+	{"bidi override", "\u202e", true}, {"bidi isolate", "\u2066", true}, {"arabic letter mark", "\u061c", true},
+	{"zero width space", "\u200b", true}, {"word joiner", "\u2060", true}, {"BOM", "\ufeff", true},
+	{"mongolian vowel separator", "\u180e", true}, {"soft hyphen", "\u00ad", true}, {"invalid UTF-8", "\xff", false},
+}
+
+// mark finds what each output writes for a hidden rune: caret notation or <U+XXXX> on a screen, \xNN or
+// \uNNNN in the brief and in JSON.
+var mark = regexp.MustCompile(`\\[bfnrt]|\^[@-_?]|<U\+[0-9A-F]{4}>|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}`)
+
+// TestEveryUnsafeClassIsTreatedAlikeEverywhere feeds each class through the status table, wide and json,
+// the brief in Markdown and JSON, events, and a notification and its tmux message: none lets a hidden rune
+// through as it is, and each output that shows marks shows one where the rune was. The dashboard's frame
+// gets the same samples in ui.TestHostileTextNeverReachesTerminal.
+func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	fixture := filepath.Join(resumabletest.Copy(t), "reports", resumabletest.Sphinx)
+	root := t.TempDir()
+	for i, c := range unsafeClasses {
+		dir := filepath.Join(root, fmt.Sprintf("cls%02d-a%sb-20260215T000000Z", i, c.sample))
+		resumabletest.CopyDir(t, fixture, dir)
+	}
+	run := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		within(t, strings.Join(args, " "), func() { dispatch(args, &out, &errOut) })
+		noHidden(t, strings.Join(args[:len(args)-1], " ")+" stderr", errOut.String())
+		return out.String()
+	}
+	surfaces := map[string]string{
+		"status":         run("status", root),
+		"status -o wide": run("status", "-o", "wide", root),
+		"status --json":  run("status", "--json", root),
+		"events":         run("events", "--timeout", "1ms", root),
+	}
+	for i, c := range unsafeClasses {
+		dir := filepath.Join(root, fmt.Sprintf("cls%02d-a%sb-20260215T000000Z", i, c.sample))
+		surfaces["brief "+c.name] = run("brief", dir)
+		surfaces["brief --json "+c.name] = run("brief", "--json", dir)
+		plain := notify.Plain(filepath.Base(dir))
+		surfaces["notification "+c.name] = plain
+		surfaces["tmux message "+c.name] = tmuxsafe.Message(plain)
+	}
+	for what, out := range surfaces {
+		noHidden(t, what, out)
+	}
+	for i, c := range unsafeClasses {
+		if !c.marked {
+			continue
+		}
+		id := regexp.MustCompile(fmt.Sprintf(`cls%02d-a(.*?)b-2026`, i))
+		for _, what := range []string{"status", "status -o wide", "status --json", "events", "brief " + c.name, "brief --json " + c.name} {
+			m := id.FindStringSubmatch(surfaces[what])
+			switch {
+			case m == nil:
+				t.Errorf("%s: the run of %s is not shown:\n%s", what, c.name, surfaces[what])
+			case !mark.MatchString(m[1]):
+				t.Errorf("%s shows %s as %q, not as a mark", what, c.name, m[1])
+			}
+		}
+		if got := notify.Plain(fmt.Sprintf("cls%02d-a%sb", i, c.sample)); got != fmt.Sprintf("cls%02d-a b", i) {
+			t.Errorf("notification of %s: %q, want the rune as a space", c.name, got)
+		}
+	}
+}
+
+func noHidden(t *testing.T, what, out string) {
+	t.Helper()
+	for _, r := range out {
+		if r != '\n' && r != '\t' && termsafe.Hidden(r) {
+			t.Errorf("%s: hidden rune %U reached the output:\n%q", what, r, out)
+			return
+		}
+	}
+	if !utf8.ValidString(out) {
+		t.Errorf("%s: invalid UTF-8", what)
+	}
+}

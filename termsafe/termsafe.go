@@ -1,0 +1,214 @@
+// Package termsafe is the one rule for untrusted text (run files, remote hosts, configs) on its way to a
+// terminal: which runes may not reach it as they are (Hidden), and what each kind of output makes of them.
+//
+//   - Screen: the dashboard and plain-text commands. Escape sequences go whole; every other control or
+//     hidden rune is shown in caret notation or as <U+XXXX>, so it stays visible without acting.
+//   - Plain: notifications and tmux messages, which have no grid to show a mark in: they become a space.
+//   - JSON: encoded JSON whose strings keep every rune a parser reads back, with hidden ones \u-escaped.
+//   - WriteEscaped: Markdown (the brief), where a mark must read as text: \xNN or \uNNNN.
+//
+// A rune is hidden when printing it as is could act on a terminal (C0, DEL, C1 controls), reorder the text
+// around it (bidi controls) or hide inside a word (zero-width spaces, word joiners, the BOM, U+180E, the
+// soft hyphen: every Unicode format character but ZERO WIDTH JOINER, which only joins emoji).
+package termsafe
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Hidden reports whether r must not reach a terminal as it is.
+func Hidden(r rune) bool {
+	switch {
+	case r < 0x20 || r == 0x7f:
+		return true
+	case r < 0x80:
+		return false
+	case r <= 0x9f:
+		return true
+	case r == 0x200d: // ZERO WIDTH JOINER: joins emoji; Screen drops it with the other width joiners
+		return false
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// tabWidth is where tab stops fall, as in every terminal's default.
+const tabWidth = 8
+
+// Screen makes untrusted text safe to print in a terminal cell grid. Escape sequences (CSI, OSC including
+// clipboard writes and hyperlinks, DCS, SOS, PM, APC, two-byte ESC sequences and their 8-bit C1 forms) are
+// removed whole, because printing them visibly would flood a log line with noise while the text around them
+// is what people want to read. Every other hidden rune is shown in caret notation (^G, ^H, ^M, ^?) or as
+// <U+XXXX>, so its presence stays visible without it acting on the terminal or reordering the line. Invalid
+// UTF-8 becomes U+FFFD, newlines become ^J (callers that want lines split them first, see ScreenLines) and
+// tabs expand to the next 8-column stop.
+func Screen(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	col := 0
+	emit := func(str string) {
+		b.WriteString(str)
+		col += ansi.StringWidth(str)
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == 0x1b {
+			i = skipEscape(s, i)
+			continue
+		}
+		if c < 0x80 {
+			switch {
+			case c == '\t':
+				n := tabWidth - col%tabWidth
+				b.WriteString(strings.Repeat(" ", n))
+				col += n
+			case c < 0x20:
+				emit("^" + string(rune(c+'@')))
+			case c == 0x7f:
+				emit("^?")
+			default:
+				b.WriteByte(c)
+				col++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			emit("\uFFFD")
+			i++
+			continue
+		}
+		switch {
+		case r <= 0x9f:
+			// 8-bit C1 controls: the introducers start sequences exactly like ESC [ / ESC ] / ESC P do.
+			if end, ok := skipC1Sequence(s, i+size, r); ok {
+				i = end
+				continue
+			}
+			emit(fmt.Sprintf("<U+%04X>", r))
+		case Hidden(r):
+			emit(fmt.Sprintf("<U+%04X>", r))
+		case isWidthJoiner(r):
+			// Dropped: terminals disagree on what these do to width. The grapheme-aware measure lipgloss
+			// uses counts a ZWJ emoji sequence, an emoji with VS16 or a skin tone as one 2-cell glyph, while
+			// tmux 3.3 and wcwidth-based terminals draw ❤️ in 1 cell and 👍🏽 in 4, which moves every pane
+			// border after it. Without them each emoji stands alone and every measure agrees.
+		default:
+			emit(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// ScreenLines splits untrusted multi-line text into Screen lines; a trailing CR of each line (CRLF files)
+// is dropped rather than shown.
+func ScreenLines(s string) []string {
+	parts := strings.Split(s, "\n")
+	for i, p := range parts {
+		parts[i] = Screen(strings.TrimSuffix(p, "\r"))
+	}
+	return parts
+}
+
+// Plain makes untrusted text fit to travel inside an escape sequence or a tmux message: escape sequences
+// are removed, every other hidden rune and every blank becomes a space, runs of spaces become one, and the
+// text is cut to maxRunes runes (then "…"). The result has no byte below 0x20, no 0x7f and no
+// U+0080–U+009F, so it can neither end the sequence it travels in nor start another.
+func Plain(s string, maxRunes int) string {
+	var b strings.Builder
+	n, space := 0, false
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			i = skipEscape(s, i)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x80 && r <= 0x9f {
+			if end, ok := skipC1Sequence(s, i+size, r); ok {
+				i = end
+				continue
+			}
+		}
+		i += size
+		if r == utf8.RuneError && size <= 1 {
+			r = '\uFFFD'
+		}
+		if Hidden(r) || unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if n == maxRunes {
+			b.WriteString("…")
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// JSON escapes, in encoded JSON (valid UTF-8, as encoding/json writes it), the hidden runes encoding/json
+// leaves raw: DEL, C1 controls, bidi controls and the other format characters. Every JSON parser reads the
+// same strings back; a person who pipes --json straight to a terminal sees \u escapes instead of effects.
+func JSON(b []byte) []byte {
+	plain := true
+	for _, c := range b {
+		if c >= 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for _, r := range string(b) {
+		if r >= 0x7f && Hidden(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+			continue
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return out
+}
+
+// WriteEscaped writes r to b, or when r is hidden its escape as text a reader can see: \xNN for C0 and
+// DEL, \uNNNN for the rest.
+func WriteEscaped(b *strings.Builder, r rune) {
+	switch {
+	case r < 0x20 || r == 0x7f:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case Hidden(r):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.WriteRune(r)
+	}
+}
+
+// isPlain is the fast path: printable ASCII needs no work, and most log text is exactly that.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// isWidthJoiner: ZERO WIDTH JOINER, the variation selectors, and the emoji skin-tone modifiers.
+func isWidthJoiner(r rune) bool {
+	return r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || (r >= 0x1f3fb && r <= 0x1f3ff)
+}
