@@ -224,6 +224,9 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	for _, note := range p.Recovered {
 		fmt.Fprintf(stderr, "runwatch %s: recovered: %s\n", c.name, note)
 	}
+	for _, note := range p.Raced {
+		fmt.Fprintf(stderr, "runwatch %s: raced: %s\n", c.name, note)
+	}
 	var over *action.OverwroteError
 	switch {
 	case errors.As(err, &over):

@@ -154,7 +154,7 @@ func TestExitCodesTable(t *testing.T) {
 	cases[exitAppliedUnaudit] = [][]string{{"check", unjournaled, "CB_S2_B", "--yes"}}
 	elsewhere := map[int]string{
 		exitEventsInterrupted: "needs a signal: TestEventsInterruptedWhileWaiting",
-		exitAppliedOver:       "needs a writer racing the rename: state/action TestDisplacedWriteReportedAndUndoable, and the code's use in cmd_actions.go",
+		exitAppliedOver:       "needs a writer racing the rename whose file cannot be put back (a failed RENAME_EXCHANGE): the code's use in cmd_actions.go",
 	}
 	for _, e := range exitCodes {
 		if elsewhere[e.code] != "" {

@@ -23,7 +23,7 @@ var exitCodes = []exitCode{
 	{exitEventsTimeout, "events --timeout passed before --until was reached"},
 	{exitAppliedUnaudit, "an action was applied but not fully recorded: the audit line or the journal entry is " +
 		"missing (stderr names which, and the action id)"},
-	{exitAppliedOver, "an action was applied over a concurrent writer's change: theirs is kept in the journal " +
-		"and 'runwatch undo' puts it back"},
+	{exitAppliedOver, "an action was applied over a concurrent writer's change that could not be put back: " +
+		"theirs is kept in the journal and 'runwatch undo' puts it back"},
 	{exitEventsInterrupted, "events was interrupted while waiting for --until"},
 }

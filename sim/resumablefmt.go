@@ -14,6 +14,20 @@ import (
 // sorted, one KEY="value" per line with only \ and " escaped, written to <file>.tmp and renamed into place
 // (os.replace). Like envfiles.py it skips the `bash -n` check, and like every helper it does not fsync.
 func writeEnvFile(path string, kv map[string]string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, EnvFileBytes(kv), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// EnvFileBytes is what the resumable helpers write for kv: keys sorted, one KEY="value" per line with only \
+// and " escaped.
+func EnvFileBytes(kv map[string]string) []byte {
 	keys := make([]string, 0, len(kv))
 	for k := range kv {
 		keys = append(keys, k)
@@ -25,26 +39,28 @@ func writeEnvFile(path string, kv map[string]string) error {
 		v = strings.ReplaceAll(v, `"`, `\"`)
 		fmt.Fprintf(&b, "%s=\"%s\"\n", k, v)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
+	return b.Bytes()
 }
 
-// readEnvFile reads back a state.env as the convention's own readers do (envfiles.py): blank lines, comments
-// and lines without '=' are skipped, the key and value are trimmed, one pair of double quotes is stripped and
-// \" and \\ are unescaped, a later duplicate wins. The simulator re-reads its runs before every invocation so
-// that changes a person made in between (ticks, steps) are kept, as the real tools keep them.
+// readEnvFile reads back a state.env as the convention's own readers do (ParseEnvFile). The simulator
+// re-reads its runs before every invocation so that changes a person made in between (ticks, steps) are
+// kept, as the real tools keep them.
 func readEnvFile(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	kv, err := ParseEnvFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return kv, nil
+}
+
+// ParseEnvFile reads a state.env as the convention's own readers do (envfiles.py, state_tool.py): blank
+// lines, comments and lines without '=' are skipped, the key and value are trimmed, one pair of double quotes
+// is stripped and \" and \\ are unescaped, a later duplicate wins.
+func ParseEnvFile(data []byte) (map[string]string, error) {
 	kv := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -65,7 +81,7 @@ func readEnvFile(path string) (map[string]string, error) {
 		kv[k] = v
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	return kv, nil
 }

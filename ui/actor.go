@@ -100,6 +100,10 @@ func (s statePlan) Apply(typed string) (string, error) {
 	if len(p.Recovered) > 0 {
 		recovered = " · recovered: " + strings.Join(p.Recovered, "; ")
 	}
+	if len(p.Raced) > 0 {
+		// A writer landed during the rename; its change was kept and ours made on it.
+		recovered += " · raced: " + strings.Join(p.Raced, "; ")
+	}
 	switch {
 	case action.Applied(err):
 		// Made, but with something the person must know (audit line missing, a concurrent write replaced).

@@ -95,6 +95,8 @@ type FileChange struct {
 	New  []byte
 	// Remove deletes the file (claimed by quarantine rename, verified, then removed) instead of writing New.
 	Remove bool
+	// redo makes the same edit on a writer's newer bytes (raced.go); nil where the action does not.
+	redo redoFunc
 }
 
 // Plan is a computed action, ready to preview and apply.
@@ -125,6 +127,9 @@ type Plan struct {
 	ID string
 	// Recovered says what Apply found and finished of earlier actions a crash interrupted.
 	Recovered []string
+	// Raced says what Apply did when a writer that takes no lock landed between its last check and its
+	// rename: the writer's file put back and the same edit made on it (raced.go).
+	Raced []string
 
 	opts       Options
 	undoes     string
@@ -341,5 +346,6 @@ func IsRefusal(err error) bool {
 	var r *Refused
 	var c *atomicfile.ChangedError
 	var u *atomicfile.UnsafePathError
-	return errors.As(err, &r) || errors.As(err, &c) || errors.As(err, &u)
+	var b *PutBackError
+	return errors.As(err, &r) || errors.As(err, &c) || errors.As(err, &u) || errors.As(err, &b)
 }

@@ -232,6 +232,16 @@ func Apply(p *Plan, ao ApplyOptions) error {
 		} else {
 			var d *atomicfile.Displaced
 			d, err = p.root.Replace(f.Snap, f.New, rec.Temp)
+			if err == nil && d != nil && d.PutBack {
+				// A writer landed between the check and the rename; its file is back in place.
+				d, err = p.redoRaced(jp, &in, i, d)
+				var pb *PutBackError
+				if errors.As(err, &pb) {
+					entry.Raced = err.Error()
+				} else {
+					entry.Raced = strings.Join(p.Raced, "; ")
+				}
+			}
 			if d != nil {
 				overwrote = append(overwrote, f.Path)
 				rec.Displaced = true
@@ -239,6 +249,13 @@ func Apply(p *Plan, ao ApplyOptions) error {
 			}
 		}
 		if err != nil {
+			if i == 0 && entry.Raced != "" {
+				// Our bytes were in place for a moment: the journal says so, with no file to undo.
+				entry.Files = nil
+				entry.Summary = "not applied (a writer's change was put back): " + entry.Summary
+				p.journal(jp, entry, false)
+				return err
+			}
 			if i == 0 {
 				journal.RemoveIntent(jp, p.ID)
 				return err

@@ -161,7 +161,7 @@ func (p *Plan) finishManifest(m *manifest, e *edits) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", m.path, err)
 	}
-	p.Files = []FileChange{{Path: m.path, Snap: m.snap, Old: m.data, New: newData}}
+	p.Files = []FileChange{{Path: m.path, Snap: m.snap, Old: m.data, New: newData, redo: yamlRedo(m.root, e.out)}}
 	return nil
 }
 

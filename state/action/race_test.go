@@ -187,8 +187,8 @@ func TestRaceHarness(t *testing.T) {
 		if err != nil {
 			continue // planned from a torn read, or nothing to do: nothing to measure
 		}
-		newHash := atomicfile.Hash(p.Files[0].New)
 		err = Apply(p, ApplyOptions{})
+		newHash := atomicfile.Hash(p.Files[0].New) // the bytes made again on a writer's newer ones, when it raced
 		p.Close()
 		out := outcomes[target]
 		var oe *OverwroteError

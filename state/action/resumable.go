@@ -100,8 +100,12 @@ func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, er
 
 // editEnv is how an action writes an env file: the keys it sets plus the file's own bookkeeping keys
 // (stampSets), so that no runwatch write leaves them behind.
-func (p *Plan) editEnv(path string, f *envfile.File, sets []model.KV) ([]byte, error) {
-	return editEnv(path, f, append(sets, p.stampSets(path, f)...))
+// The redo is the same edit for a writer's newer bytes (raced.go); it reads f before the edit changes it.
+func (p *Plan) editEnv(path string, f *envfile.File, sets []model.KV) ([]byte, redoFunc, error) {
+	sets = append(sets, p.stampSets(path, f)...)
+	redo := envRedo(path, f, sets)
+	out, err := editEnv(path, f, sets)
+	return out, redo, err
 }
 
 // editEnv sets keys in an env file keeping every other byte, then parses the result and checks that exactly
@@ -277,11 +281,11 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 		sets = append(sets, model.KV{Key: "CURRENT_STAGE", Value: next})
 		sets = append(sets, hintSets(rs.state, cur, next, p)...)
 	}
-	newState, err := p.editEnv(run.StatePath, rs.state, sets)
+	newState, redo, err := p.editEnv(run.StatePath, rs.state, sets)
 	if err != nil {
 		return err
 	}
-	p.Files = []FileChange{{Path: rs.statePath, Snap: rs.stateSnap, Old: rs.stateData, New: newState}}
+	p.Files = []FileChange{{Path: rs.statePath, Snap: rs.stateSnap, Old: rs.stateData, New: newState, redo: redo}}
 	fields := []string{kv("stage", cur)}
 	if next != "" {
 		fields = append(fields, kv("next", next))
@@ -471,11 +475,11 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 			}
 		}
 	}
-	newData, err := p.editEnv(rs.checklistPath, rs.checklist, []model.KV{{Key: found.Key, Value: want}})
+	newData, redo, err := p.editEnv(rs.checklistPath, rs.checklist, []model.KV{{Key: found.Key, Value: want}})
 	if err != nil {
 		return err
 	}
-	p.Files = []FileChange{{Path: rs.checklistPath, Snap: rs.checkSnap, Old: rs.checkData, New: newData}}
+	p.Files = []FileChange{{Path: rs.checklistPath, Snap: rs.checkSnap, Old: rs.checkData, New: newData, redo: redo}}
 	verb := "tick"
 	if !done {
 		verb = "untick"

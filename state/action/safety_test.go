@@ -298,10 +298,10 @@ func TestAuditFailureAfterApplyIsDistinct(t *testing.T) {
 	}
 }
 
-// Item 3: a writer that takes no lock lands its rename between runwatch's check and rename: the action is
-// applied and says so honestly (what was overwritten, where the bytes are, how to undo), and undo restores
-// the writer's bytes.
-func TestDisplacedWriteReportedAndUndoable(t *testing.T) {
+// Item 3 (issue 37 row 14): a writer that takes no lock lands its rename between runwatch's check and rename:
+// its file is put back, the same edit is made on its bytes, and that is said (Raced, the journal); undo
+// restores the writer's bytes.
+func TestDisplacedWriteRedoneAndUndoable(t *testing.T) {
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
 	}
@@ -313,19 +313,29 @@ func TestDisplacedWriteReportedAndUndoable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	landed := false
 	atomicfile.TestHookBeforeRename = func() {
-		tmp := mp + ".agent"
-		mustWrite(t, tmp, theirs)
-		os.Rename(tmp, mp)
+		if !landed { // once: the writer's one update
+			landed = true
+			tmp := mp + ".agent"
+			mustWrite(t, tmp, theirs)
+			os.Rename(tmp, mp)
+		}
 	}
 	err = Apply(p, ApplyOptions{})
 	atomicfile.TestHookBeforeRename = nil
-	var oe *OverwroteError
-	if !errors.As(err, &oe) || !Applied(err) || !strings.Contains(err.Error(), "runwatch undo") || !strings.Contains(err.Error(), p.ID) {
-		t.Fatalf("err = %v", err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(err.Error(), "nothing was written") {
-		t.Fatal("claims nothing was written although the change is in place")
+	if got := mustRead(t, mp); !strings.Contains(got, "context_usage: 0.77") || !strings.Contains(got, "status: running") {
+		t.Fatalf("the file holds\n%s\nwant the writer's update with the resume made on it", got)
+	}
+	if len(p.Raced) != 1 || !strings.Contains(p.Raced[0], "put back") || !strings.Contains(p.Raced[0], mp) {
+		t.Fatalf("Raced = %q", p.Raced)
+	}
+	entries, _, _ := journal.Read(o.JournalPath)
+	if len(entries) != 1 || entries[0].Raced == "" || len(entries[0].Files) != 1 || string(entries[0].Files[0].Old) != theirs {
+		t.Fatalf("journal %+v: want the entry to keep the writer's bytes as old and say it raced", entries)
 	}
 	u, err := PlanUndo(load(t, mp, o.Env), o)
 	if err != nil {
@@ -515,4 +525,54 @@ func TestUndoOfUnlockTakesOverOwnDeadLock(t *testing.T) {
 	mustWrite(t, lock, strings.Replace(own, `"tool": "runwatch", `, "", 1))
 	p, err = PlanUndo(load(t, sp, o.Env), o)
 	refused(t, p, err, "exists again")
+}
+
+// Issue 37 row 14: a writer lands its rename between runwatch's check and rename with the item already
+// changed (it ticked it itself): runwatch's edit no longer applies to the writer's bytes, so the writer's
+// file is put back and stays, the action reports that it was not applied (as a refusal, with what changed
+// and how long runwatch's bytes were in place), the journal says so with no file to undo, and no audit
+// line claims the change.
+func TestDisplacedWriteEditNoLongerAppliesPutsBack(t *testing.T) {
+	if !atomicfile.CanReportDisplaced {
+		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
+	}
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	cp := filepath.Join(filepath.Dir(sp), "checklist.state.env")
+	logPath := filepath.Join(filepath.Dir(sp), "run.log")
+	theirs := strings.Replace(checklistEnv, `CB_S3_VERIFY_GREEN="0"`, `CB_S3_VERIFY_GREEN="1"`, 1) + "W_1=\"1\"\n"
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logBefore := mustRead(t, logPath)
+	atomicfile.TestHookBeforeRename = func() {
+		mustWrite(t, cp+".tmp", theirs)
+		os.Rename(cp+".tmp", cp)
+	}
+	err = Apply(p, ApplyOptions{})
+	atomicfile.TestHookBeforeRename = nil
+	var pb *PutBackError
+	if !errors.As(err, &pb) || Applied(err) || !IsRefusal(err) || !errors.Is(err, atomicfile.ErrChanged) {
+		t.Fatalf("err = %v, want a put back refusal", err)
+	}
+	for _, want := range []string{"not applied", "put back", `CB_S3_VERIFY_GREEN is now "1", not "0" as planned`, "in place for"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the report %q does not say %q", err, want)
+		}
+	}
+	if got := mustRead(t, cp); got != theirs {
+		t.Fatalf("the file holds\n%s\nwant the writer's bytes", got)
+	}
+	if got := mustRead(t, logPath); got != logBefore {
+		t.Fatalf("run.log gained %q for an action not applied", strings.TrimPrefix(got, logBefore))
+	}
+	entries, _, _ := journal.Read(o.JournalPath)
+	if len(entries) != 1 || len(entries[0].Files) != 0 || !strings.Contains(entries[0].Raced, "not applied") {
+		t.Fatalf("journal %+v: want one entry without files saying it was not applied", entries)
+	}
+	if _, err := PlanUndo(load(t, sp, o.Env), o); err == nil || !strings.Contains(err.Error(), "no action") {
+		t.Fatalf("undo after a put back: %v, want nothing to undo", err)
+	}
 }

@@ -14,8 +14,10 @@
 // (Linux's RENAME_EXCHANGE, macOS's RENAME_SWAP; a plain rename elsewhere) → check of the bytes it displaced
 // → directory fsync. Nothing becomes visible before the precondition holds, so a refused write is never seen
 // by anyone. A writer that takes no lock can still land its own rename between the check and ours; the swap
-// hands back what we displaced, and Replace reports those bytes (Displaced) so the caller can say exactly
-// what was overwritten and keep it for undo (CanReportDisplaced: not where only a plain rename exists).
+// hands back what we displaced, which is swapped straight back into place (Displaced.PutBack: the caller
+// makes its edit again on the writer's bytes), or, when that cannot be done, reported so the caller can say
+// exactly what was overwritten and keep it for undo (CanReportDisplaced: not where only a plain rename
+// exists).
 // Append is for run.log, which is never replaced because its writers keep appending to the inode they
 // opened.
 //
@@ -133,20 +135,45 @@ func checkInfo(path string, info Info, checkOwner, singleLink bool) error {
 // Exists=false and no error, so "the file must still be absent" is a precondition too. The open is
 // non-blocking and refuses anything but a regular file.
 func (r *Root) Read(path string) ([]byte, Snapshot, error) {
+	data, snap, _, err := r.readIno(path)
+	return data, snap, err
+}
+
+// readIno is Read, also giving the inode number of the file read (0 when missing).
+func (r *Root) readIno(path string) ([]byte, Snapshot, uint64, error) {
 	snap := Snapshot{Path: path}
 	rel, err := r.Rel(path)
 	if err != nil {
-		return nil, snap, err
+		return nil, snap, 0, err
 	}
 	f, err := r.openRel(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, snap, nil
+		return nil, snap, 0, nil
 	}
 	if err != nil {
-		return nil, snap, err
+		return nil, snap, 0, err
 	}
 	defer f.Close()
-	return readOpen(f, path, snap)
+	data, snap, err := readOpen(f, path, snap)
+	return data, snap, inoOf(int(f.Fd())), err
+}
+
+// inoOf is the inode number of an open file (0 when it cannot be had).
+func inoOf(fd int) uint64 {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// inoAt is the inode number of name in d, not following a link (0 when it cannot be had).
+func inoAt(d dirFD, name string) uint64 {
+	var st unix.Stat_t
+	if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return 0
+	}
+	return st.Ino
 }
 
 // OpenRead opens a regular file beneath the root for reading, non-blocking and without following links.
@@ -200,16 +227,22 @@ func readOpen(f *os.File, path string, snap Snapshot) ([]byte, Snapshot, error) 
 // Check re-reads want.Path and reports a *ChangedError unless it still matches want. The hash decides; size
 // and mtime are reported to say what moved.
 func (r *Root) Check(want Snapshot) error {
-	_, got, err := r.Read(want.Path)
+	_, err := r.check(want)
+	return err
+}
+
+// check is Check, also giving the inode number of the file found holding the checked bytes.
+func (r *Root) check(want Snapshot) (uint64, error) {
+	_, got, ino, err := r.readIno(want.Path)
 	if err != nil {
 		var u *UnsafePathError
 		var nr *NotRegularError
 		if errors.As(err, &u) || errors.As(err, &nr) {
-			return err
+			return 0, err
 		}
-		return &ChangedError{Path: want.Path, Detail: "cannot re-read it: " + err.Error()}
+		return 0, &ChangedError{Path: want.Path, Detail: "cannot re-read it: " + err.Error()}
 	}
-	return compare(want, got)
+	return ino, compare(want, got)
 }
 
 func compare(want, got Snapshot) error {
@@ -232,13 +265,20 @@ func compare(want, got Snapshot) error {
 	return nil
 }
 
-// Displaced is what a Replace overwrote that was not what the user saw: a writer that takes no lock renamed
-// its own file over the target between the last check and our rename. The bytes are handed back so the
-// caller can say what was overwritten and keep them for undo.
+// Displaced is what a Replace found at the name instead of the bytes it checked: a writer that takes no lock
+// renamed its own file over the target (or wrote into it) between the last check and our rename.
+//
+// PutBack says the writer's file was exchanged back into place at once (CAS: only when what came out was
+// our own file, or the writer's newer one), so the write did not happen: the name holds the writer's bytes,
+// ours were in place for Visible (microseconds), and the caller may redo its edit on what is there now. A
+// put back that could not be done leaves PutBack false: our write stands, and Data is what it replaced, for
+// the caller to report and keep for undo.
 type Displaced struct {
-	Path   string
-	Data   []byte
-	SHA256 string
+	Path    string
+	Data    []byte
+	SHA256  string
+	PutBack bool
+	Visible time.Duration
 }
 
 // TestHookBeforeRename, when set (by tests only, this package's and state/action's), runs between the
@@ -248,8 +288,8 @@ var TestHookBeforeRename func()
 // Replace atomically replaces want.Path with data, if and only if the file still matches want (a file that
 // did not exist must still not exist); tmpName (NewTempName) is the temp file's name beside it. The file mode
 // is kept. On any failure before the rename the temp file is removed and the target is untouched: nothing of
-// a refused write was ever visible. A non-nil Displaced means the write happened but replaced bytes that
-// appeared after the last check.
+// a refused write was ever visible. A non-nil Displaced means bytes that appeared after the last check were
+// found at the rename: put back (the write undone) or, when that failed, replaced.
 func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, error) {
 	path := want.Path
 	d, base, err := r.dir(path)
@@ -282,10 +322,12 @@ func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, 
 	if err := tmp.Sync(); err != nil {
 		return nil, fmt.Errorf("fsync temp file for %s: %w", path, err)
 	}
+	ours := inoOf(fd)
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("close temp file for %s: %w", path, err)
 	}
-	if err := r.Check(want); err != nil {
+	checked, err := r.check(want)
+	if err != nil {
 		return nil, err
 	}
 	if TestHookBeforeRename != nil {
@@ -303,7 +345,7 @@ func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, 
 		unix.Unlinkat(d.fd, tmpName, 0)
 		return nil, syncFD(d.fd, path)
 	}
-	displaced, err := r.exchange(d, tmpName, base, want)
+	displaced, err := r.exchange(d, tmpName, base, want, checked, fileID{ours, Hash(data)})
 	if err != nil {
 		return nil, err
 	}
@@ -311,12 +353,23 @@ func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, 
 	return displaced, syncFD(d.fd, path)
 }
 
+// fileID is how putBack knows a file that comes out of an exchange: its inode, and its bytes' hash when
+// they must be the same too ("" when the inode is enough).
+type fileID struct {
+	ino uint64
+	sum string
+}
+
 // exchange puts the temp file in place by swapping it with the target (swap, per platform), which leaves the
-// replaced file at the temp name, and reports the replaced bytes when they are not the ones checked. They are
-// never swapped back: our file has been visible since the rename, and a writer may already have read it.
-// Where no swap is possible (CanReportDisplaced, or a filesystem without one) a plain rename is used: then a
-// write between check and rename cannot be seen; the window is microseconds wide.
-func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot) (*Displaced, error) {
+// replaced file at the temp name. When that is not the file checked (another inode: a rename landed; or
+// other bytes: written in place), a writer landed between check and rename, and its file is swapped straight
+// back (putBack): a rename is seen by its inode with one fstatat, so ours is in place for three system calls
+// (microseconds), and a writer that reads again only after its own rename has landed (state_tool.py starts a
+// process per update) does not see it. Keeping ours and making the edit again on the writer's bytes would
+// leave the writer's update out of the file for the milliseconds that takes. Where no swap is possible
+// (CanReportDisplaced, or a filesystem without one) a plain rename is used: then a write between check and
+// rename cannot be seen; the window is microseconds wide.
+func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot, checked uint64, ours fileID) (*Displaced, error) {
 	swapped, err := swap(d, tmpName, base)
 	if !swapped && err == nil {
 		if err := unix.Renameat(d.fd, tmpName, d.fd, base); err != nil {
@@ -330,34 +383,90 @@ func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot) (*Displace
 	if err != nil {
 		return nil, fmt.Errorf("rename temp file over %s: %w", want.Path, err)
 	}
+	in := time.Now()
 	defer unix.Unlinkat(d.fd, tmpName, 0)
-	fd, err := unix.Openat(d.fd, tmpName, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	tried := false
+	if ino := inoAt(d, tmpName); checked != 0 && ino != 0 && ino != checked {
+		tried = true
+		if back := putBack(d, tmpName, base, want.Path, ours, ino, in); back != nil {
+			return back, nil
+		}
+	}
+	data, sum, err := readAt(d, tmpName, want.Path)
 	if err != nil {
 		return &Displaced{Path: want.Path}, nil
 	}
-	f := os.NewFile(uintptr(fd), tmpName)
-	defer f.Close()
-	data, got, err := readOpen(f, want.Path, Snapshot{Path: want.Path})
-	if err != nil {
-		return &Displaced{Path: want.Path}, nil
-	}
-	if got.SHA256 == want.SHA256 {
+	if sum == want.SHA256 {
 		return nil, nil
 	}
-	// A writer that writes in place (truncate, then write) may still be writing into the inode we displaced:
-	// read it again until two reads a moment apart agree, so the bytes kept for undo are its whole write.
-	for range 10 {
-		time.Sleep(2 * time.Millisecond)
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			break
+	if !tried {
+		if back := putBack(d, tmpName, base, want.Path, ours, inoAt(d, tmpName), in); back != nil {
+			return back, nil
 		}
-		again, _, err := readOpen(f, want.Path, Snapshot{Path: want.Path})
-		if err != nil || bytes.Equal(again, data) {
-			break
-		}
-		data = again
 	}
-	return &Displaced{Path: want.Path, Data: data, SHA256: Hash(data)}, nil
+	return &Displaced{Path: want.Path, Data: data, SHA256: sum}, nil
+}
+
+// putBack exchanges the writer's file (inode theirs, at tmpName) back to base, and checks that what came
+// out is ours. If it is not, the writer renamed (or wrote into ours) a newer file while ours was in place:
+// that one goes to the name in turn, up to a bound. It returns nil when the first exchange back fails: ours
+// stays in place, and the caller reports what it replaced.
+func putBack(d dirFD, tmpName, base, path string, ours fileID, theirs uint64, in time.Time) *Displaced {
+	expect := ours
+	for round := 0; ; round++ {
+		if testHookPutBack != nil {
+			testHookPutBack(round)
+		}
+		swapped, _ := swap(d, tmpName, base)
+		if !swapped && round == 0 {
+			return nil
+		}
+		visible := time.Since(in)
+		if !swapped || round == 8 {
+			// The writer's newest file is at tmpName and the name holds an older one of its own: the newest
+			// goes to the name the plain way (the older file, which it superseded, goes).
+			unix.Renameat(d.fd, tmpName, d.fd, base)
+			return putBackDone(d, base, path, visible)
+		}
+		out := inoAt(d, tmpName)
+		if out == expect.ino {
+			if expect.sum == "" {
+				return putBackDone(d, base, path, visible)
+			}
+			if _, sum, err := readAt(d, tmpName, path); err == nil && sum == expect.sum {
+				return putBackDone(d, base, path, visible)
+			}
+		}
+		// A newer file of the writer's came out (a rename, or a write into ours while it was in place): it
+		// goes to the name, and the one just placed there must come out next.
+		expect = fileID{ino: theirs}
+		theirs = out
+	}
+}
+
+// putBackDone describes a put back: the bytes now at the name (the writer's).
+func putBackDone(d dirFD, base, path string, visible time.Duration) *Displaced {
+	data, sum, _ := readAt(d, base, path)
+	return &Displaced{Path: path, Data: data, SHA256: sum, PutBack: true, Visible: visible}
+}
+
+// testHookPutBack, set by this package's tests, runs before each exchange back, to play a writer that lands
+// again while ours is in place.
+var testHookPutBack func(round int)
+
+// readAt reads the file at name in d (a name of ours: the temp file) without following links or blocking.
+func readAt(d dirFD, name, path string) ([]byte, string, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	data, got, err := readOpen(f, path, Snapshot{Path: path})
+	if err != nil {
+		return nil, "", err
+	}
+	return data, got.SHA256, nil
 }
 
 func syncFD(fd int, path string) error {

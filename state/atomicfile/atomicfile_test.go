@@ -285,10 +285,10 @@ func TestRemoveIfUnchanged(t *testing.T) {
 	noTemps(t, dir)
 }
 
-// A writer that takes no lock renames its file in between our check and our rename: ours is in place (it
-// was visible from the rename on, so it is never swapped back), and their bytes are handed back so the
-// caller can report them and keep them for undo.
-func TestReplaceReportsWriteDuringRename(t *testing.T) {
+// A writer that takes no lock renames its file in between our check and our rename: the exchange hands
+// its file back, and it is exchanged straight back into place, so the writer's update stays and ours is
+// reported as not written (the caller redoes its edit on the writer's bytes).
+func TestReplacePutsBackWriteDuringRename(t *testing.T) {
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "MANIFEST.yaml"))
 	write(t, p, "status: running\n", 0o644)
@@ -314,11 +314,49 @@ func TestReplaceReportsWriteDuringRename(t *testing.T) {
 		noTemps(t, dir)
 		return
 	}
-	if d == nil || string(d.Data) != "status: completed\n" || d.SHA256 != Hash(d.Data) {
-		t.Fatalf("displaced = %+v, want the agent's bytes", d)
+	if d == nil || !d.PutBack || string(d.Data) != "status: completed\n" || d.SHA256 != Hash(d.Data) || d.Visible <= 0 {
+		t.Fatalf("displaced = %+v, want the agent's bytes put back", d)
 	}
-	if got := read(t, p); got != "status: paused\n" {
-		t.Fatalf("file holds %q", got)
+	if got := read(t, p); got != "status: completed\n" {
+		t.Fatalf("file holds %q, want the agent's bytes back", got)
+	}
+	noTemps(t, dir)
+}
+
+// The writer lands again while ours is in place for the exchange back: its newer file is what ends at the
+// name, not the older one of its own that the first exchange handed us.
+func TestPutBackKeepsTheWritersNewestFile(t *testing.T) {
+	if !CanReportDisplaced {
+		t.Skip("this build renames plainly: nothing comes back to put back (CanReportDisplaced)")
+	}
+	dir := t.TempDir()
+	p := real(t, filepath.Join(dir, "state.env"))
+	write(t, p, "A=0\n", 0o644)
+	r := openRoot(t, dir)
+	_, snap, _ := r.Read(p)
+	agent := func(v string) {
+		tmp := filepath.Join(dir, "state.env.tmp")
+		write(t, tmp, v, 0o644)
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	TestHookBeforeRename = func() { agent("A=1\n") }
+	testHookPutBack = func(round int) {
+		if round == 0 {
+			agent("A=2\n") // ours is at the name now, its first file at our temp name
+		}
+	}
+	defer func() { TestHookBeforeRename, testHookPutBack = nil, nil }()
+	d, err := r.Replace(snap, []byte("A=ours\n"), NewTempName("state.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d == nil || !d.PutBack {
+		t.Fatalf("displaced = %+v, want put back", d)
+	}
+	if got := read(t, p); got != "A=2\n" {
+		t.Fatalf("file holds %q, want the writer's newest", got)
 	}
 	noTemps(t, dir)
 }

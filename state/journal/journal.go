@@ -73,6 +73,9 @@ type Entry struct {
 	Undoes string `json:"undoes,omitempty"`
 	// Recovered says that a later action finished this one after a crash, and what it found.
 	Recovered string `json:"recovered,omitempty"`
+	// Raced says that a writer that takes no lock landed between runwatch's last check and its rename: its
+	// file was put back, and the same edit made on it (Files as written) or not applied (no Files).
+	Raced string `json:"raced,omitempty"`
 }
 
 // Intent is an action about to change files, written before the first change (see the package comment).
@@ -407,7 +410,7 @@ func FindUndoable(path, run string) (found *Entry, torn int, err error) {
 			undone[e.Undoes] = true
 			return true
 		}
-		if undone[e.ID] || len(e.Files) == 0 && e.Recovered != "" {
+		if undone[e.ID] || len(e.Files) == 0 && (e.Recovered != "" || e.Raced != "") {
 			return true
 		}
 		found = &e
