@@ -511,7 +511,7 @@ func TestReadmeTourInTmux(t *testing.T) {
 	d.waitText("Needs you: phase 4 skill-discovery is marked running but nothing has run it for")
 	d.waitText("press X")
 
-	// 7. esc clears the filter; ? shows keys and legend; q quits.
+	// 7. esc clears the filter; ? shows keys and legend; q closes the help, then quits.
 	d.send("esc")
 	time.Sleep(500 * time.Millisecond) // a lone ESC followed at once by a key reads as alt+key
 	d.waitScreen("the whole list", func(s string) bool { return allRuns.MatchString(s) })
@@ -519,7 +519,7 @@ func TestReadmeTourInTmux(t *testing.T) {
 	d.waitText("Help · ")
 	d.send("G") // the legend follows the keys; on a short screen it is below them
 	d.waitText("Legend")
-	d.send("?")
+	d.send("q") // as in less: q closes what is open, and quits only from the panes
 	d.waitText("focus Runs")
 	d.send("q")
 	d.waitExit(exitFile)

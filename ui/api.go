@@ -45,6 +45,10 @@ type (
 
 const (
 	ActBack     = keys.ActBack
+	ActBottom   = keys.ActBottom
+	ActHelp     = keys.ActHelp
+	ActOpen     = keys.ActOpen
+	ActTop      = keys.ActTop
 	ActBrief    = keys.ActBrief
 	ActDown     = keys.ActDown
 	ActFilter   = keys.ActFilter

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -343,6 +344,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	a := m.app
 	a.Msgs.KeyPressed()
 	if o := m.top(); o != nil {
+		if closesOverlay(a.Keys, o, msg) {
+			if c, ok := o.(app.Closer); ok {
+				c.Close()
+			}
+			m.pop()
+			return nil
+		}
 		cmd := o.Update(msg)
 		if o.Done() {
 			m.pop()
@@ -415,6 +423,17 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return focused.Update(msg)
+}
+
+// closesOverlay says a key closes the top overlay rather than quitting: the quit key, as in less, man and
+// k9s, closes what is open; a ctrl chord bound to quit (ctrl+c) still quits from anywhere, and an overlay
+// reading text (a search prompt, a confirmation word) gets its q typed.
+func closesOverlay(ks keys.KeyMap, o app.Overlay, msg tea.KeyPressMsg) bool {
+	if ks.Of(msg) != keys.ActQuit || strings.HasPrefix(msg.String(), "ctrl+") {
+		return false
+	}
+	c, ok := o.(app.Capturer)
+	return !ok || !c.Capturing()
 }
 
 // judged makes sure a run carries its attention. The readers' FinalizeRun sets it; a run built another

@@ -29,3 +29,9 @@ type Overlay interface {
 type Capturer interface {
 	Capturing() bool
 }
+
+// Closer is an overlay that has something to say or undo when closed other than by its own keys (a
+// confirmation says nothing was changed); the root closes the top overlay this way when q is pressed.
+type Closer interface {
+	Close()
+}

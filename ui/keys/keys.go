@@ -108,7 +108,7 @@ func defaultBindings() []Binding {
 		{Action: ActMessage, Keys: []string{"i"}, Help: "read the last message in full", Short: "message", Group: "view"},
 		{Action: ActMute, Keys: []string{"m"}, Help: "mute / unmute notifications for this session", Short: "mute", Group: "view"},
 		{Action: ActHelp, Keys: []string{"?"}, Help: "toggle help", Short: "help", Group: "view"},
-		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit", Short: "quit", Group: "view"},
+		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit (q over help, a pager or a dialog closes it)", Short: "quit", Group: "view"},
 		{Action: ActWrap, Keys: []string{"w"}, Help: "wrap long lines on / off", Short: "wrap", Group: "view"},
 		{Action: ActScrollLeft, Keys: []string{"left", "h"}, Help: "scroll left (wrap off)", Short: "left", Group: "view"},
 		{Action: ActScrollRight, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)", Short: "right", Group: "view"},

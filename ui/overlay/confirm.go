@@ -119,6 +119,12 @@ func (c *Confirm) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// Capturing is true while the dialog reads the word that confirms a dangerous change: q is typed there.
+func (c *Confirm) Capturing() bool { return c.word != "" }
+
+// Close cancels, as n and esc do.
+func (c *Confirm) Close() { c.cancel() }
+
 func (c *Confirm) cancel() {
 	c.done = true
 	c.app.Note("cancelled: nothing was changed")

@@ -58,6 +58,12 @@ func NewStepChoice(a *app.App, req app.ActionRequest, reason string, options []s
 
 func (c *StepChoice) Done() bool { return c.done }
 
+// Close cancels, as n and esc do.
+func (c *StepChoice) Close() {
+	c.done = true
+	c.app.Note("cancelled: nothing was changed")
+}
+
 func (c *StepChoice) SetSize(w, h int) { c.w, c.h = max(20, w-4), h }
 
 func (c *StepChoice) Update(msg tea.Msg) tea.Cmd {
@@ -67,8 +73,7 @@ func (c *StepChoice) Update(msg tea.Msg) tea.Cmd {
 	}
 	k := km.String()
 	if k == "esc" || k == "ctrl+c" || k == "q" || k == "n" {
-		c.done = true
-		c.app.Note("cancelled: nothing was changed")
+		c.Close()
 		return nil
 	}
 	if len(k) == 1 && k[0] >= '1' && int(k[0]-'0') <= len(c.options) {

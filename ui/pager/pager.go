@@ -111,6 +111,9 @@ func (p *Pager) SetSize(w, h int) {
 
 func (p *Pager) Done() bool { return p.done }
 
+// Capturing is true while the search prompt reads a pattern: q is typed there, not a way out.
+func (p *Pager) Capturing() bool { return p.typing }
+
 // Update handles the pager's keys.
 func (p *Pager) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
