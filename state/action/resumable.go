@@ -448,6 +448,7 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 	}
 	var found *model.KV
 	var names []string
+	var short []model.KV // items whose part after CB_<STAGE>_ is key
 	for _, e := range rs.checklist.Entries() {
 		if strings.HasPrefix(strings.ToUpper(e.Key), "CB_") {
 			names = append(names, e.Key)
@@ -455,7 +456,20 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 				e := e
 				found = &e
 			}
+			if st, ok := model.StageForChecklistKey(e.Key, stageIDs(run)); ok && strings.EqualFold(e.Key[len("CB_")+len(st)+1:], key) {
+				short = append(short, e)
+			}
 		}
+	}
+	if found == nil && len(short) == 1 {
+		found = &short[0]
+	}
+	if found == nil && len(short) > 1 {
+		var keys []string
+		for _, e := range short {
+			keys = append(keys, e.Key)
+		}
+		return refusef("%q names %d checklist items of %s (%s): give the whole key", key, len(short), rs.checklistPath, strings.Join(keys, ", "))
 	}
 	if found == nil {
 		return refusef("%s has no checklist item %q (items: %s)", rs.checklistPath, key, strings.Join(names, ", "))
