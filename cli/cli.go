@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"runwatch/remote"
+	"runwatch/suggest"
 )
 
 // command is one subcommand. Each lives in its own cmd_<name>.go and registers itself, so subcommands can be
@@ -93,7 +94,7 @@ func unknownCommand(arg string, stderr io.Writer) (code int, handled bool) {
 	if _, isRemote, _ := remote.Parse(arg); isRemote {
 		return 0, false // host:path, a remote root: the dashboard follows it (or says what is wrong with it)
 	}
-	if near := nearest(arg, commandNames(false)); len(near) > 0 {
+	if near := suggest.Nearest(arg, commandNames(false)); len(near) > 0 {
 		fmt.Fprintf(stderr, "runwatch: %q is not a runwatch command, nor a file or folder here.\n", arg)
 		fmt.Fprintf(stderr, "Did you mean %s?\n", orList(quoteAll(near)))
 		return exitUsage, true

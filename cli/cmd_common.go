@@ -43,19 +43,12 @@ func (c *commonFlags) resolve() (config.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if c.staleAfter > 0 {
-		cfg.StaleAfter = config.Duration(c.staleAfter)
-	}
-	if c.orphanAfter > 0 {
-		cfg.OrphanAfter = config.Duration(c.orphanAfter)
-	}
-	if c.quietAfter > 0 {
-		cfg.QuietAfter = config.Duration(c.quietAfter)
-	}
-	if c.maxDepth > 0 {
-		cfg.MaxDepth = c.maxDepth
-	}
+	cfg.Apply(c.overrides())
 	return cfg, nil
+}
+
+func (c *commonFlags) overrides() config.Overrides {
+	return config.Overrides{StaleAfter: c.staleAfter, OrphanAfter: c.orphanAfter, QuietAfter: c.quietAfter, MaxDepth: c.maxDepth}
 }
 
 // scanPaths picks what to scan: paths from the command line, else the config's roots, else the defaults.

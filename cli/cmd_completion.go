@@ -12,6 +12,7 @@ import (
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/state"
+	"runwatch/suggest"
 )
 
 // What a command's positional arguments are, for completion (command.completeArgs).
@@ -108,7 +109,7 @@ func runCompletion(args []string, stdout, stderr io.Writer) int {
 	script, ok := completionScripts[args[0]]
 	if !ok {
 		msg := fmt.Sprintf("no completion for %q; there is bash, zsh and fish", args[0])
-		if near := nearest(args[0], []string{"bash", "zsh", "fish"}); len(near) > 0 {
+		if near := suggest.Nearest(args[0], []string{"bash", "zsh", "fish"}); len(near) > 0 {
 			msg += "; did you mean " + orList(near) + "?"
 		}
 		return usageError(stderr, "completion", "%s", msg)

@@ -116,21 +116,8 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 2
 	}
-	if opts.StaleAfter > 0 {
-		cfg.StaleAfter = config.Duration(opts.StaleAfter)
-	}
-	if opts.OrphanAfter > 0 {
-		cfg.OrphanAfter = config.Duration(opts.OrphanAfter)
-	}
-	if opts.QuietAfter > 0 {
-		cfg.QuietAfter = config.Duration(opts.QuietAfter)
-	}
-	if opts.MaxDepth > 0 {
-		cfg.MaxDepth = opts.MaxDepth
-	}
-	if opts.Poll > 0 {
-		cfg.Poll = config.Duration(opts.Poll)
-	}
+	cfg.Apply(config.Overrides{StaleAfter: opts.StaleAfter, OrphanAfter: opts.OrphanAfter, QuietAfter: opts.QuietAfter,
+		Poll: opts.Poll, MaxDepth: opts.MaxDepth})
 	readOnly := opts.ReadOnly || cfg.ReadOnly
 	if readOnly {
 		brief.ReadOnlyCache()

@@ -23,6 +23,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
+	"runwatch/suggest"
 	"runwatch/termsafe"
 	"runwatch/ui"
 )
@@ -165,7 +166,7 @@ func oneOf(flagName, value string, choices []string) error {
 		}
 	}
 	msg := fmt.Sprintf("%s %q is not %s", flagName, value, orList(choices))
-	if near := nearest(value, choices); len(near) > 0 {
+	if near := suggest.Nearest(value, choices); len(near) > 0 {
 		msg += "; did you mean " + orList(near) + "?"
 	}
 	return errors.New(msg)

@@ -77,19 +77,6 @@ func TestErrorsAPersonCanActOn(t *testing.T) {
 	}
 }
 
-func TestNearest(t *testing.T) {
-	names := commandNames(false)
-	for word, want := range map[string]string{
-		"stauts": "status", "statsu": "status", "stat": "status", "brief": "brief", "breif": "brief",
-		"chek": "check", "undoo": "undo", "completoin": "completion", "x": "", "delete": "",
-	} {
-		got := strings.Join(nearest(word, names), ",")
-		if got != want {
-			t.Errorf("nearest(%q) = %q, want %q", word, got, want)
-		}
-	}
-}
-
 // helperProcess runs the test binary as runwatch (see TestMain) with no terminal at all: stdin /dev/null,
 // stdout a pipe, and a new session, so /dev/tty cannot be opened either.
 func helperProcess(t *testing.T, args ...string) *exec.Cmd {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"runwatch/suggest"
 )
 
 func init() {
@@ -35,7 +37,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	c, ok := commands[args[0]]
 	if !ok || c.hidden {
 		msg := fmt.Sprintf("%q is not a runwatch command", args[0])
-		if near := nearest(args[0], commandNames(false)); len(near) > 0 {
+		if near := suggest.Nearest(args[0], commandNames(false)); len(near) > 0 {
 			msg += "; did you mean " + orList(quoteAll(near)) + "?"
 		}
 		return usageError(stderr, "help", "%s", msg)

@@ -206,7 +206,7 @@ func Load(path string) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return cfg, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return cfg, fmt.Errorf("config %s: %s", path, explainDecode(err))
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
@@ -216,6 +216,9 @@ func Load(path string) (Config, error) {
 		cfg.KeyLines = keyLines(&doc)
 	}
 	if err := cfg.programsFound(&doc); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := cfg.checkDocument(&doc); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil

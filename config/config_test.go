@@ -25,7 +25,7 @@ poll: 2s
 theme: light
 read_only: true
 keys:
-  step: [S, ctrl+s]
+  step: [S, f6]
 resume_command:
   resumable: "opencode run --resume {{.Dir}}"
 notify:
@@ -41,7 +41,7 @@ notify:
 		t.Fatal(err)
 	}
 	if len(c.Roots) != 2 || c.MaxDepth != 3 || c.StaleAfter.D() != 45*time.Minute || c.Poll.D() != 2*time.Second ||
-		c.Theme != "light" || !c.ReadOnly || c.Keys["step"][1] != "ctrl+s" || c.Path != p ||
+		c.Theme != "light" || !c.ReadOnly || c.Keys["step"][1] != "f6" || c.Path != p ||
 		!strings.Contains(c.ResumeCommand["resumable"], "{{.Dir}}") {
 		t.Fatalf("unexpected config %+v", c)
 	}
@@ -63,12 +63,33 @@ func TestLoadErrorsNameFileAndProblem(t *testing.T) {
 		"notify:\n  desktop: growl\n":         `line 2: "growl" is not a desktop notification protocol`,
 		"notify:\n  command: 'x {{.Nope}}'\n": "notify.command",
 		"notify:\n  sound: on\n":              "sound",
+		// Checked at load by every command, not only by the dashboard or at X.
+		"keys:\n  step: [S]\n  unlock: [S]\n":          `key "S" is bound to both "unlock" and "step"`,
+		"keys:\n  setp: [S]\n":                         `line 2: unknown action "setp" (did you mean "step"?)`,
+		"resume_command:\n  resumable: 'x {{.Dri}}'\n": `line 2: resume_command.resumable`,
 	}
 	for content, want := range cases {
 		p := writeConfig(t, content)
 		_, err := Load(p)
 		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v; want it to name %s and contain %q", content, err, p, want)
+		}
+	}
+}
+
+// TestUnknownKeysSayWhatWasMeant: an unknown key is named with its section, the key meant when one is close,
+// and the keys the section takes, not yaml's "field rots not found in type config.Config".
+func TestUnknownKeysSayWhatWasMeant(t *testing.T) {
+	for content, want := range map[string]string{
+		"rots: [/a]\n":            `line 1: unknown key "rots" (did you mean "roots"?); the keys there are keys, max_depth, notify,`,
+		"notify:\n  bel: on\n":    `line 2: unknown key "bel" under notify: (did you mean "bell"?); the keys there are bell, command,`,
+		"ssh:\n  comand: [ssh]\n": `line 2: unknown key "comand" under ssh: (did you mean "command"?)`,
+		"colour: red\n":           `line 1: unknown key "colour"; the keys there are`,
+	} {
+		p := writeConfig(t, content)
+		_, err := Load(p)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "config.Config") {
+			t.Errorf("%q: error %v\nwant it to contain %q", content, err, want)
 		}
 	}
 }

@@ -115,7 +115,7 @@ func TestRelativeProgramsAreRefused(t *testing.T) {
 }
 
 func TestKeyLines(t *testing.T) {
-	cfg, err := Load(writeConfig(t, "theme: auto\nkeys:\n  copy: [c]\n  unlock: [y]\n"))
+	cfg, err := Load(writeConfig(t, "theme: auto\nkeys:\n  copy: [c]\n  unlock: [u]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"strings"
 	"syscall"
@@ -32,6 +33,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/brief"
+	"runwatch/suggest"
 	"runwatch/tmuxsafe"
 )
 
@@ -141,8 +143,39 @@ func Prepare(templates map[string]string, run model.Run, env model.Env) (*Comman
 		WindowName: windowName(run.ID)}, nil
 }
 
-// Check parses a template without rendering it, so a config loader can report a bad one at load time.
-func Check(tmpl string) error { return CheckArgv("resume_command", tmpl) }
+// Check parses a resume command template and renders it over a sample run, so a config loader reports a
+// bad one, or a misspelt field, at load time and not when a person presses X; errors start with name.
+func Check(name, tmpl string) error {
+	if err := CheckArgv(name, tmpl); err != nil {
+		return err
+	}
+	sample := model.Run{ID: "sample-20260101T000000Z", Kind: model.KindResumable, Dir: "/sample", StatePath: "/sample/state.env",
+		Resumable: &model.ResumableDetail{}}
+	_, err := Argv(name, tmpl, NewData(sample, model.Env{}))
+	if m := unknownField.FindStringSubmatch(fmt.Sprint(err)); m != nil {
+		fields := dataFields()
+		msg := fmt.Sprintf("%s: no field .%s", name, m[1])
+		if near := suggest.Nearest(m[1], fields); len(near) > 0 {
+			msg += " (did you mean ." + strings.Join(near, " or .") + "?)"
+		}
+		return fmt.Errorf("%s; the fields are .%s", msg, strings.Join(fields, " ."))
+	}
+	return err
+}
+
+var unknownField = regexp.MustCompile(`can't evaluate field (\w+) in type launch\.Data`)
+
+// dataFields are the names a template can use, read from Data itself so the list cannot fall behind.
+func dataFields() []string {
+	t := reflect.TypeFor[Data]()
+	var out []string
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() {
+			out = append(out, f.Name)
+		}
+	}
+	return append(out, "Brief")
+}
 
 // Render splits tmpl into words and renders each over d into one argument.
 func Render(tmpl string, d Data) ([]string, error) { return Argv("resume_command", tmpl, d) }

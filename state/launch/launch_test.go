@@ -56,12 +56,21 @@ func TestSplitWords(t *testing.T) {
 		if _, err := splitWords(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
-		if err := Check(bad); err == nil {
+		if err := Check("resume_command", bad); err == nil {
 			t.Errorf("Check(%q): no error", bad)
 		}
 	}
-	if err := Check(`claude {{.NoSuchFunc | nofunc}}`); err == nil || !strings.Contains(err.Error(), "resume_command") {
+	if err := Check("resume_command", `claude {{.NoSuchFunc | nofunc}}`); err == nil || !strings.Contains(err.Error(), "resume_command") {
 		t.Errorf("Check of an undefined function: %v", err)
+	}
+	// A misspelt field parses; it is found by rendering over a sample run.
+	if err := Check("resume_command.resumable", `opencode {{.RepoRot}}`); err == nil || !strings.Contains(err.Error(), "RepoRot") {
+		t.Errorf("Check of a misspelt field: %v", err)
+	}
+	for _, good := range []string{`claude {{.Brief}}`, `sh -c "cd \"$1\" && exec opencode" sh {{.RepoRoot}}`, `x {{index .Keys "RUN_ID"}} {{.CurrentStageName}}`} {
+		if err := Check("resume_command", good); err != nil {
+			t.Errorf("Check(%q): %v", good, err)
+		}
 	}
 }
 

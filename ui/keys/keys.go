@@ -4,12 +4,15 @@ package keys
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"runwatch/suggest"
 )
 
 // Action names are the keys of the config file's `keys:` map.
@@ -156,7 +159,12 @@ func NewKeyMapAt(overrides map[string][]string, lines map[string]int, readOnly b
 	for _, name := range names {
 		i, ok := known[name]
 		if !ok {
-			errs = append(errs, at(name)+fmt.Sprintf("unknown action %q", name))
+			msg := fmt.Sprintf("unknown action %q", name)
+			if near := suggest.Nearest(name, slices.Collect(maps.Keys(known))); len(near) > 0 {
+				sort.Strings(near)
+				msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(near, `" or "`))
+			}
+			errs = append(errs, at(name)+msg)
 			continue
 		}
 		keys := overrides[name]
