@@ -224,163 +224,205 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 	if rank == nil {
 		rank = func(string) int { return 0 }
 	}
-	less := func(a, b string) bool {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra < rb
-		}
-		return NaturalLess(a, b)
-	}
 	n := len(ids)
-	out := StageOrder{Source: "none", Next: map[string]string{}}
-	index := make(map[string]int, n)
+	o := &orderer{ids: ids, ev: ev, rank: rank, n: n, index: make(map[string]int, n),
+		out: StageOrder{Source: "none", Next: map[string]string{}}}
 	for i, id := range ids {
-		index[strings.ToUpper(id)] = i
+		o.index[strings.ToUpper(id)] = i
 	}
-	lookup := func(ref string) (int, bool) {
-		i, ok := index[strings.ToUpper(strings.TrimSpace(ref))]
-		return i, ok
+	switch {
+	case n == 0:
+		o.out.IDs = []string{}
+		return o.out
+	case n == 1:
+		o.out.IDs = []string{ids[0]}
+		o.out.Next[ids[0]] = ""
+		o.out.Source = "single stage"
+		return o.out
 	}
-	if n == 0 {
-		out.IDs = []string{}
-		return out
+	if o.settledByChain() {
+		return o.out
 	}
-	if n == 1 {
-		out.IDs = []string{ids[0]}
-		out.Next[ids[0]] = ""
-		out.Source = "single stage"
-		return out
+	if n > maxOrderedStages {
+		o.out.IDs = append([]string(nil), ids...)
+		sort.SliceStable(o.out.IDs, func(i, j int) bool { return o.less(o.out.IDs[i], o.out.IDs[j]) })
+		o.out.Uncertain = append([]string(nil), o.out.IDs...)
+		o.out.Evidence = append(o.out.Evidence, fmt.Sprintf("%d stages are too many to order from evidence", n))
+		return o.out
 	}
-	contradicted := map[int]bool{}
-	for ci, c := range ev.Chains {
+	o.relate()
+	certain := o.certain()
+	o.nextStages()
+	o.display(certain)
+	o.summarise()
+	return o.out
+}
+
+// orderer holds one derivation: the stages, the evidence, and the relation built from it.
+type orderer struct {
+	ids   []string
+	ev    OrderEvidence
+	rank  func(id string) int
+	n     int
+	index map[string]int // upper-cased id → position in ids
+	out   StageOrder
+
+	contradicted map[int]bool // chains a Next or strong edge contradicts
+	rel          [][]bool     // rel[a][b]: a comes before b
+	next         map[int]int  // b comes right after a
+	sources      map[string]bool
+}
+
+func (o *orderer) less(a, b string) bool {
+	if ra, rb := o.rank(a), o.rank(b); ra != rb {
+		return ra < rb
+	}
+	return NaturalLess(a, b)
+}
+
+func (o *orderer) lookup(ref string) (int, bool) {
+	i, ok := o.index[strings.ToUpper(strings.TrimSpace(ref))]
+	return i, ok
+}
+
+// settledByChain takes the first chain that names every stage and no stronger evidence contradicts.
+func (o *orderer) settledByChain() bool {
+	o.contradicted = map[int]bool{}
+	for ci, c := range o.ev.Chains {
 		seen := map[int]bool{}
 		var order []int
 		for _, ref := range c.IDs {
-			if i, ok := lookup(ref); ok && !seen[i] {
+			if i, ok := o.lookup(ref); ok && !seen[i] {
 				seen[i] = true
 				order = append(order, i)
 			}
 		}
-		if len(order) != n {
+		if len(order) != o.n {
 			continue
 		}
 		if c.Checked {
-			if why := chainContradiction(order, ids, ev, lookup); why != "" {
-				contradicted[ci] = true
-				out.Conflicts = append(out.Conflicts, chainSays(c)+" is not used: "+why)
+			if why := chainContradiction(order, o.ids, o.ev, o.lookup); why != "" {
+				o.contradicted[ci] = true
+				o.out.Conflicts = append(o.out.Conflicts, chainSays(c)+" is not used: "+why)
 				continue
 			}
 		}
-		out.Source = c.Source
-		out.Evidence = append(out.Evidence, chainSays(c))
+		o.out.Source = c.Source
+		o.out.Evidence = append(o.out.Evidence, chainSays(c))
 		for k, i := range order {
-			out.IDs = append(out.IDs, ids[i])
-			if k+1 < n {
-				out.Next[ids[i]] = ids[order[k+1]]
+			o.out.IDs = append(o.out.IDs, o.ids[i])
+			if k+1 < o.n {
+				o.out.Next[o.ids[i]] = o.ids[order[k+1]]
 			} else {
-				out.Next[ids[i]] = ""
+				o.out.Next[o.ids[i]] = ""
 			}
 		}
-		return out
-	}
-
-	if n > maxOrderedStages {
-		out.IDs = append([]string(nil), ids...)
-		sort.SliceStable(out.IDs, func(i, j int) bool { return less(out.IDs[i], out.IDs[j]) })
-		out.Uncertain = append([]string(nil), out.IDs...)
-		out.Evidence = append(out.Evidence, fmt.Sprintf("%d stages are too many to order from evidence", n))
-		return out
-	}
-
-	rel := make([][]bool, n) // rel[a][b]: a comes before b
-	for i := range rel {
-		rel[i] = make([]bool, n)
-	}
-	sources := map[string]bool{}
-	add := func(a, b int, source string) bool {
-		if a == b || rel[a][b] {
-			return true
-		}
-		if rel[b][a] {
-			return false
-		}
-		var from, to []int
-		for x := 0; x < n; x++ {
-			if x == a || rel[x][a] {
-				from = append(from, x)
-			}
-			if x == b || rel[b][x] {
-				to = append(to, x)
-			}
-		}
-		for _, x := range from {
-			for _, y := range to {
-				rel[x][y] = true
-			}
-		}
-		sources[source] = true
 		return true
 	}
-	conflict := func(e OrderEdge, what string) {
-		out.Conflicts = append(out.Conflicts, fmt.Sprintf("%s (%s) contradicts stronger evidence; ignored", what, e.Source))
-	}
+	return false
+}
 
-	next := map[int]int{}
-	for _, e := range ev.Next {
-		a, okA := lookup(e.A)
-		b, okB := lookup(e.B)
+// add records a before b and everything that follows from it; false when the evidence already says the
+// opposite.
+func (o *orderer) add(a, b int, source string) bool {
+	if a == b || o.rel[a][b] {
+		return true
+	}
+	if o.rel[b][a] {
+		return false
+	}
+	var from, to []int
+	for x := 0; x < o.n; x++ {
+		if x == a || o.rel[x][a] {
+			from = append(from, x)
+		}
+		if x == b || o.rel[b][x] {
+			to = append(to, x)
+		}
+	}
+	for _, x := range from {
+		for _, y := range to {
+			o.rel[x][y] = true
+		}
+	}
+	o.sources[source] = true
+	return true
+}
+
+func (o *orderer) conflict(e OrderEdge, what string) {
+	o.out.Conflicts = append(o.out.Conflicts, fmt.Sprintf("%s (%s) contradicts stronger evidence; ignored", what, e.Source))
+}
+
+// relate builds the relation from the evidence, strongest first: Next edges, the partial chains, Before
+// edges, then what "right after" implies.
+func (o *orderer) relate() {
+	n, ids := o.n, o.ids
+	o.rel = make([][]bool, n)
+	for i := range o.rel {
+		o.rel[i] = make([]bool, n)
+	}
+	o.sources = map[string]bool{}
+	o.next = map[int]int{}
+	for _, e := range o.ev.Next {
+		a, okA := o.lookup(e.A)
+		b, okB := o.lookup(e.B)
 		if !okA || !okB || a == b {
 			continue
 		}
-		if prev, ok := next[a]; ok && prev != b {
-			conflict(e, fmt.Sprintf("%s next %s, where %s was already said to follow it", ids[a], ids[b], ids[prev]))
+		if prev, ok := o.next[a]; ok && prev != b {
+			o.conflict(e, fmt.Sprintf("%s next %s, where %s was already said to follow it", ids[a], ids[b], ids[prev]))
 			continue
 		}
-		if !add(a, b, e.Source) {
-			conflict(e, fmt.Sprintf("%s next %s", ids[a], ids[b]))
+		if !o.add(a, b, e.Source) {
+			o.conflict(e, fmt.Sprintf("%s next %s", ids[a], ids[b]))
 			continue
 		}
-		next[a] = b
+		o.next[a] = b
 	}
 	edge := func(e OrderEdge) {
-		a, okA := lookup(e.A)
-		b, okB := lookup(e.B)
-		if okA && okB && !add(a, b, e.Source) {
-			conflict(e, fmt.Sprintf("%s before %s", ids[a], ids[b]))
+		a, okA := o.lookup(e.A)
+		b, okB := o.lookup(e.B)
+		if okA && okB && !o.add(a, b, e.Source) {
+			o.conflict(e, fmt.Sprintf("%s before %s", ids[a], ids[b]))
 		}
 	}
-	for ci, c := range ev.Chains {
-		if contradicted[ci] {
+	for ci, c := range o.ev.Chains {
+		if o.contradicted[ci] {
 			continue
 		}
 		for k := 0; k+1 < len(c.IDs); k++ {
 			edge(OrderEdge{A: c.IDs[k], B: c.IDs[k+1], Source: c.Source})
 		}
 	}
-	for _, e := range ev.Before {
+	for _, e := range o.ev.Before {
 		edge(e)
 	}
 	// "B right after A" also places B before everything known to follow A, and A after everything known to
 	// precede B.
 	for changed := true; changed; {
 		changed = false
-		for a, b := range next {
+		for a, b := range o.next {
 			for c := 0; c < n; c++ {
 				if c == a || c == b {
 					continue
 				}
-				if rel[a][c] && !rel[b][c] && add(b, c, "next") {
+				if o.rel[a][c] && !o.rel[b][c] && o.add(b, c, "next") {
 					changed = true
 				}
-				if rel[c][b] && !rel[c][a] && add(c, a, "next") {
+				if o.rel[c][b] && !o.rel[c][a] && o.add(c, a, "next") {
 					changed = true
 				}
 			}
 		}
 	}
+}
 
-	// The stages marked uncertain are the fewest whose removal leaves every other pair ordered: a stage the
-	// evidence never places (finalize, never started) is marked, not the chain the evidence does order.
-	// Greedy: drop the stage with the fewest known relations among those still kept, until all are ordered.
+// certain marks the stages whose place is settled. The stages marked uncertain are the fewest whose
+// removal leaves every other pair ordered: a stage the evidence never places (finalize, never started) is
+// marked, not the chain the evidence does order. Greedy: drop the stage with the fewest known relations
+// among those still kept, until all are ordered.
+func (o *orderer) certain() []bool {
+	n := o.n
 	certain := make([]bool, n)
 	for i := range certain {
 		certain[i] = true
@@ -396,7 +438,7 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 				if j == i || !certain[j] {
 					continue
 				}
-				if rel[i][j] || rel[j][i] {
+				if o.rel[i][j] || o.rel[j][i] {
 					related++
 				} else {
 					unrelated++
@@ -404,22 +446,27 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 			}
 			if unrelated > 0 {
 				open = true
-				if worst < 0 || related < worstRel || (related == worstRel && less(ids[worst], ids[i])) {
+				if worst < 0 || related < worstRel || (related == worstRel && o.less(o.ids[worst], o.ids[i])) {
 					worst, worstRel = i, related
 				}
 			}
 		}
 		if !open {
-			break
+			return certain
 		}
 		certain[worst] = false
 	}
+}
+
+// nextStages fills out.Next with each stage's known successor: a Next edge, "" when the stage is known to
+// be last, or the one stage the relation puts right after it.
+func (o *orderer) nextStages() {
+	n, rel, ids := o.n, o.rel, o.ids
 	for i := 0; i < n; i++ {
-		if b, ok := next[i]; ok {
-			out.Next[ids[i]] = ids[b]
+		if b, ok := o.next[i]; ok {
+			o.out.Next[ids[i]] = ids[b]
 			continue
 		}
-		after := -1
 		last := true
 		for j := 0; j < n && last; j++ {
 			if j != i && !rel[j][i] {
@@ -427,7 +474,7 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 			}
 		}
 		if last {
-			out.Next[ids[i]] = ""
+			o.out.Next[ids[i]] = ""
 			continue
 		}
 		for j := 0; j < n; j++ {
@@ -441,18 +488,18 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 				}
 			}
 			if ok {
-				after = j
+				o.out.Next[ids[i]] = ids[j]
 				break
 			}
 		}
-		if after >= 0 {
-			out.Next[ids[i]] = ids[after]
-		}
 	}
+}
 
-	// Display: a topological order of what is known, the tie-break choosing among stages free to go next.
+// display is a topological order of what is known, the tie-break choosing among stages free to go next.
+func (o *orderer) display(certain []bool) {
+	n, ids := o.n, o.ids
 	placed := make([]bool, n)
-	for len(out.IDs) < n {
+	for len(o.out.IDs) < n {
 		best := -1
 		for i := 0; i < n; i++ {
 			if placed[i] {
@@ -460,7 +507,7 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 			}
 			free := true
 			for j := 0; j < n && free; j++ {
-				if !placed[j] && rel[j][i] {
+				if !placed[j] && o.rel[j][i] {
 					free = false
 				}
 			}
@@ -471,7 +518,7 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 				best = i
 				continue
 			}
-			ri, rb := rank(ids[i]), rank(ids[best])
+			ri, rb := o.rank(ids[i]), o.rank(ids[best])
 			switch {
 			case ri != rb:
 				if ri < rb {
@@ -486,15 +533,19 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 			}
 		}
 		placed[best] = true
-		out.IDs = append(out.IDs, ids[best])
+		o.out.IDs = append(o.out.IDs, ids[best])
 	}
-	for _, id := range out.IDs {
-		if i, _ := lookup(id); !certain[i] {
-			out.Uncertain = append(out.Uncertain, id)
+	for _, id := range o.out.IDs {
+		if i, _ := o.lookup(id); !certain[i] {
+			o.out.Uncertain = append(o.out.Uncertain, id)
 		}
 	}
+}
+
+// summarise says which kinds of evidence ordered the stages.
+func (o *orderer) summarise() {
 	var used []string
-	for s := range sources {
+	for s := range o.sources {
 		if s != "next" {
 			used = append(used, s)
 		}
@@ -503,14 +554,13 @@ func DeriveStageOrder(ids []string, ev OrderEvidence, rank func(id string) int) 
 	switch len(used) {
 	case 0:
 	case 1:
-		out.Source = used[0]
+		o.out.Source = used[0]
 	default:
-		out.Source = "evidence"
+		o.out.Source = "evidence"
 	}
 	for _, s := range used {
-		out.Evidence = append(out.Evidence, "order from "+s)
+		o.out.Evidence = append(o.out.Evidence, "order from "+s)
 	}
-	return out
 }
 
 func chainSays(c OrderChain) string {
