@@ -309,6 +309,76 @@ func orderStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 	for i, s := range run.Stages {
 		ids[i] = s.Key
 	}
+	ev := orderEvidence(run, det, in, ids)
+	cur, _ := det.Value("CURRENT_STAGE")
+	byKey := map[string]model.Stage{}
+	for _, s := range run.Stages {
+		byKey[strings.ToUpper(s.Key)] = s
+	}
+	curKey := ""
+	if c := findStage(run, cur); c != nil {
+		curKey = c.Key
+	}
+	// The tie-break only places stages nothing orders, for display: done ones first, then the current one.
+	rank := func(id string) int {
+		switch {
+		case byKey[strings.ToUpper(id)].Status.Done():
+			return 0
+		case id == curKey:
+			return 1
+		}
+		return 2
+	}
+	order := model.DeriveStageOrder(ids, ev, rank)
+	if len(order.Uncertain) > 0 {
+		// Only where the other files leave the order open is the plan read: it is prose a person wrote, so
+		// it settles the order only where it names every stage in one order and no log line or state key
+		// contradicts it.
+		chain, note := planChain(run.StatePath, det, ids)
+		if chain != nil {
+			ev.Chains = append(ev.Chains, *chain)
+			order = model.DeriveStageOrder(ids, ev, rank)
+			for _, c := range order.Conflicts {
+				if strings.HasPrefix(c, chain.Says) {
+					note = c
+				}
+			}
+		}
+		det.PlanNote = note
+	}
+	applyOrder(run, det, order, byKey)
+}
+
+// applyOrder puts run's stages in the derived order and records what decided it.
+func applyOrder(run *model.Run, det *model.ResumableDetail, order model.StageOrder, byKey map[string]model.Stage) {
+	for i, k := range order.IDs {
+		run.Stages[i] = byKey[strings.ToUpper(k)]
+	}
+	uncertain := map[string]bool{}
+	for _, k := range order.Uncertain {
+		uncertain[strings.ToUpper(k)] = true
+	}
+	for i := range run.Stages {
+		run.Stages[i].OrderUnknown = uncertain[strings.ToUpper(run.Stages[i].Key)]
+	}
+	det.StageOrderSource = order.Source
+	det.StageOrderUncertain = len(order.Uncertain) > 0
+	det.StageOrderEvidence = append(order.Evidence, order.Conflicts...)
+	if det.PlanNote != "" && order.Source != "plan" && !planNamed(order.Conflicts) {
+		det.StageOrderEvidence = append(det.StageOrderEvidence, det.PlanNote)
+	}
+	det.StageNext = order.Next
+	if det.StageOrderUncertain {
+		det.StageOrderEvidence = append(det.StageOrderEvidence, "the place of "+strings.Join(order.Uncertain, ", ")+
+			" is not settled by the files")
+	}
+}
+
+// orderEvidence gathers what the files and the config say about the order of ids: chains (the config's
+// stage_order, STAGE_ORDER, stage_schema, natural ids), Next edges (run.log's next=, LAST_COMPLETED_STAGE →
+// CURRENT_STAGE) and Before edges (stage_start and stage_complete lines, checkpoint times), references
+// resolved to stage keys.
+func orderEvidence(run *model.Run, det *model.ResumableDetail, in stageInputs, ids []string) model.OrderEvidence {
 	var ev model.OrderEvidence
 	names := []string{det.TaskName, run.ID}
 	if rule, ok, ambiguous := model.MatchStageOrder(in.config, names...); ok {
@@ -375,71 +445,16 @@ func orderStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 	// References may name a stage by its flag stem (S_BETA) or in another case: resolve them to stage keys.
 	for ci := range ev.Chains {
 		c := &ev.Chains[ci]
-		ids := make([]string, len(c.IDs))
+		keys := make([]string, len(c.IDs))
 		for i, ref := range c.IDs {
-			ids[i] = ref
+			keys[i] = ref
 			if st := findStage(run, ref); st != nil {
-				ids[i] = st.Key
+				keys[i] = st.Key
 			}
 		}
-		c.IDs = ids
+		c.IDs = keys
 	}
-	byKey := map[string]model.Stage{}
-	for _, s := range run.Stages {
-		byKey[strings.ToUpper(s.Key)] = s
-	}
-	curKey := ""
-	if c := findStage(run, cur); c != nil {
-		curKey = c.Key
-	}
-	// The tie-break only places stages nothing orders, for display: done ones first, then the current one.
-	rank := func(id string) int {
-		switch {
-		case byKey[strings.ToUpper(id)].Status.Done():
-			return 0
-		case id == curKey:
-			return 1
-		}
-		return 2
-	}
-	order := model.DeriveStageOrder(ids, ev, rank)
-	if len(order.Uncertain) > 0 {
-		// Only where the other files leave the order open is the plan read: it is prose a person wrote, so
-		// it settles the order only where it names every stage in one order and no log line or state key
-		// contradicts it.
-		chain, note := planChain(run.StatePath, det, ids)
-		if chain != nil {
-			ev.Chains = append(ev.Chains, *chain)
-			order = model.DeriveStageOrder(ids, ev, rank)
-			for _, c := range order.Conflicts {
-				if strings.HasPrefix(c, chain.Says) {
-					note = c
-				}
-			}
-		}
-		det.PlanNote = note
-	}
-	for i, k := range order.IDs {
-		run.Stages[i] = byKey[strings.ToUpper(k)]
-	}
-	uncertain := map[string]bool{}
-	for _, k := range order.Uncertain {
-		uncertain[strings.ToUpper(k)] = true
-	}
-	for i := range run.Stages {
-		run.Stages[i].OrderUnknown = uncertain[strings.ToUpper(run.Stages[i].Key)]
-	}
-	det.StageOrderSource = order.Source
-	det.StageOrderUncertain = len(order.Uncertain) > 0
-	det.StageOrderEvidence = append(order.Evidence, order.Conflicts...)
-	if det.PlanNote != "" && order.Source != "plan" && !planNamed(order.Conflicts) {
-		det.StageOrderEvidence = append(det.StageOrderEvidence, det.PlanNote)
-	}
-	det.StageNext = order.Next
-	if det.StageOrderUncertain {
-		det.StageOrderEvidence = append(det.StageOrderEvidence, "the place of "+strings.Join(order.Uncertain, ", ")+
-			" is not settled by the files")
-	}
+	return ev
 }
 
 // planNamed reports whether the conflicts already say why the plan was not used.
