@@ -104,15 +104,32 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string, storm ti
 	fmt.Printf("startup: %d runs read, watched and printed in %s (process start → watch-health line)\n",
 		runs, ms(ready.Sub(started)))
 
-	// Idle first, before any change has warmed anything up: nothing is written for the whole interval.
+	if err := measureIdle(cmd.Process.Pid, runs, idle); err != nil {
+		return err
+	}
+	replace, appendLat, err := measureChanges(dirs, n, gap, lines)
+	if err != nil {
+		return err
+	}
+	report("state.env atomic replace → run-changed line", replace)
+	report("run.log append → log-appended line", appendLat)
+	if storm > 0 {
+		return logStorm(cmd.Process.Pid, filepath.Join(dirs[0], "run.log"), storm, rate, lines)
+	}
+	return nil
+}
+
+// measureIdle prints the CPU the events process spends over idle with nothing written, before any change
+// has warmed anything up.
+func measureIdle(pid, runs int, idle time.Duration) error {
 	time.Sleep(time.Second)
-	before, err := cpuTicks(cmd.Process.Pid)
+	before, err := cpuTicks(pid)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	time.Sleep(idle)
-	after, err := cpuTicks(cmd.Process.Pid)
+	after, err := cpuTicks(pid)
 	if err != nil {
 		return err
 	}
@@ -122,8 +139,13 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string, storm ti
 	fmt.Printf("idle: %d runs, %s quiet: %.3f s CPU (%.3f%% of one core), utime+stime %d ticks at %.0f Hz\n",
 		runs, elapsed.Round(time.Millisecond), cpu, 100*cpu/elapsed.Seconds(), after-before, hz)
 
+	return nil
+}
+
+// measureChanges makes n changes, alternating a state.env replace and a run.log append over dirs, and
+// returns how long each took to come out as its events line.
+func measureChanges(dirs []string, n int, gap time.Duration, lines <-chan line) (replace, appendLat []time.Duration, err error) {
 	stage := map[string]string{}
-	var replace, appendLat []time.Duration
 	for i := range n {
 		dir := dirs[i%len(dirs)]
 		next := "S2"
@@ -134,17 +156,17 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string, storm ti
 		sp := filepath.Join(dir, "state.env")
 		tmp := filepath.Join(dir, ".state.env.tmp-bench")
 		if err := os.WriteFile(tmp, []byte(stateEnv(dir, next)), 0o644); err != nil {
-			return err
+			return nil, nil, err
 		}
 		t0 := time.Now()
 		if err := os.Rename(tmp, sp); err != nil {
-			return err
+			return nil, nil, err
 		}
 		t1, err := waitFor(lines, 10*time.Second, func(e event) bool {
 			return e.Type == "run-changed" && e.Run.StatePath == sp && e.Run.CurrentStage == next
 		})
 		if err != nil {
-			return fmt.Errorf("replace %d: %w", i, err)
+			return nil, nil, fmt.Errorf("replace %d: %w", i, err)
 		}
 		replace = append(replace, t1.Sub(t0))
 		time.Sleep(gap)
@@ -153,13 +175,13 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string, storm ti
 		logPath := filepath.Join(dir, "run.log")
 		f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		t0 = time.Now()
 		_, err = fmt.Fprintf(f, "[2026-03-01T00:00:00Z] %s\n", marker)
 		f.Close()
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		t1, err = waitFor(lines, 10*time.Second, func(e event) bool {
 			if e.Type != "log-appended" || e.Path != logPath {
@@ -173,17 +195,12 @@ func run(bin string, runs, n int, gap, idle time.Duration, poll string, storm ti
 			return false
 		})
 		if err != nil {
-			return fmt.Errorf("append %d: %w", i, err)
+			return nil, nil, fmt.Errorf("append %d: %w", i, err)
 		}
 		appendLat = append(appendLat, t1.Sub(t0))
 		time.Sleep(gap)
 	}
-	report("state.env atomic replace → run-changed line", replace)
-	report("run.log append → log-appended line", appendLat)
-	if storm > 0 {
-		return logStorm(cmd.Process.Pid, filepath.Join(dirs[0], "run.log"), storm, rate, lines)
-	}
-	return nil
+	return replace, appendLat, nil
 }
 
 // logStorm appends rate lines per second (in writes of 1,000 lines, as a busy writer flushes) to one log for
