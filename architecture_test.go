@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPackagesKeepTheirLayers checks docs/ARCHITECTURE.md's layer table against `go list`: every package is
+// in a layer, and imports only leaves, lower layers, or its own tree in its own layer.
+func TestPackagesKeepTheirLayers(t *testing.T) {
+	layers := readLayers(t, "docs/ARCHITECTURE.md")
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "runwatch"
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		if pkg == "" {
+			pkg = module
+		}
+		layer, ok := layerOf(layers, pkg)
+		if !ok {
+			t.Errorf("package %s is in no layer of docs/ARCHITECTURE.md: add it to the table", pkg)
+			continue
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			dep, ours := strings.CutPrefix(imp, module+"/")
+			if !ours {
+				continue
+			}
+			depLayer, ok := layerOf(layers, dep)
+			switch {
+			case !ok:
+				// reported as its own package
+			case layer == 0:
+				t.Errorf("%s is a leaf (layer 0) but imports %s", pkg, dep)
+			case depLayer == 0 || depLayer < layer:
+			case depLayer == layer && tree(dep) == tree(pkg):
+			case depLayer == layer:
+				t.Errorf("%s imports %s: both are in layer %d but in different trees; only a lower layer may be imported", pkg, dep, layer)
+			default:
+				t.Errorf("%s (layer %d) imports %s (layer %d): a package imports only lower layers", pkg, layer, dep, depLayer)
+			}
+		}
+	}
+	if seen < 30 {
+		t.Fatalf("only %d packages checked: go list or the table was not read right", seen)
+	}
+}
+
+// readLayers reads the table between the layers markers: a pattern ("state", "state/*") → its layer.
+func readLayers(t *testing.T, path string) map[string]int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	layers := map[string]int{}
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "<!-- layers:start"):
+			in = true
+			continue
+		case strings.HasPrefix(line, "<!-- layers:end"):
+			in = false
+		}
+		cells := strings.Split(line, "|")
+		if !in || len(cells) < 4 {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(cells[1]))
+		if err != nil {
+			continue // the header and its rule
+		}
+		for _, p := range strings.Split(cells[2], ",") {
+			layers[strings.Trim(strings.TrimSpace(p), "`")] = n
+		}
+	}
+	if len(layers) == 0 {
+		t.Fatalf("%s: no layer table between the layers markers", path)
+	}
+	return layers
+}
+
+// layerOf finds pkg's layer: its own row, else the nearest tree/* row above it.
+func layerOf(layers map[string]int, pkg string) (int, bool) {
+	if n, ok := layers[pkg]; ok {
+		return n, true
+	}
+	for p := pkg; strings.Contains(p, "/"); {
+		p = p[:strings.LastIndex(p, "/")]
+		if n, ok := layers[p+"/*"]; ok {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+func tree(pkg string) string {
+	top, _, _ := strings.Cut(pkg, "/")
+	return top
+}
