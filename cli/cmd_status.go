@@ -38,9 +38,10 @@ func init() {
 		about: "Scans each PATH (default: the config's roots, else the current directory and " +
 			"$OPENCODE_CONFIG_DIR/reports) once and prints the runs in the dashboard's order: the runs that need " +
 			"you first, each with the reason. On a terminal the table fits its width (the run id is cut last, in " +
-			"its middle); piped, nothing is cut. " +
+			"its middle); piped, or with -o wide (as kubectl's), nothing is cut. " +
 			"-o json prints the stable document (schema 1: fields are added, never renamed), -o jsonl one run a " +
-			"line. Exit 1 when some run has a stop condition or a folder could not be read.",
+			"line. Exit 1 when some run needs you (a stop condition); exit 6 when a folder could not be read, a host " +
+			"could not be reached or the document could not be written, whatever the runs say.",
 		examples: []example{
 			{"what needs you, under the current directory", "runwatch status"},
 			{"more columns: kind, locks, the command that settles each run, problems, folder", "runwatch status -o wide ~/.config/opencode/reports"},
@@ -132,13 +133,14 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	head := snapshot([]model.Run{}, env)
 	head.Hosts = hosts
 	width := 0
-	if format != "json" && format != "jsonl" {
+	if format == "table" {
+		// Only the table fits the terminal: -o wide exists to add columns, so, as kubectl's, it never cuts.
 		width, _ = terminalWidth(stdout)
 	}
 	failed, err := out.write(stdout, o.sort, head, width)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch status: %v\n", err)
-		return exitProblems
+		return exitIncomplete
 	}
 	// A folder that could not be listed may hide runs: say which, and do not report "all read".
 	for _, u := range unreadable {
@@ -152,7 +154,10 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		}
 		hostFailed = hostFailed || h.State != model.HostLive
 	}
-	if len(unreadable) > 0 || hostFailed || failed {
+	if len(unreadable) > 0 || hostFailed {
+		return exitIncomplete
+	}
+	if failed {
 		return exitProblems
 	}
 	return exitOK

@@ -141,6 +141,7 @@ func TestExitCodesTable(t *testing.T) {
 	cases[exitAppliedUnaudit] = [][]string{{"check", unjournaled, "CB_S2_B", "--yes"}}
 	elsewhere := map[int]string{
 		exitEventsInterrupted: "needs a signal: TestEventsInterruptedWhileWaiting",
+		exitIncomplete:        "needs a terminal and a full disk: TestStatusExitCodesInTerminal",
 		exitAppliedOver:       "needs a writer racing the rename whose file cannot be put back (a failed RENAME_EXCHANGE): the code's use in cmd_actions.go",
 	}
 	for _, e := range exitCodes {
@@ -164,7 +165,7 @@ func TestExitCodesTable(t *testing.T) {
 		documented[e.code] = true
 	}
 	for _, c := range []int{exitOK, exitProblems, exitUsage, exitRefused, exitNoRun, exitEventsFailed, exitEventsTimeout,
-		exitEventsInterrupted, exitAppliedUnaudit, exitAppliedOver} {
+		exitEventsInterrupted, exitAppliedUnaudit, exitAppliedOver, exitIncomplete} {
 		if !documented[c] {
 			t.Errorf("exit code %d is used but not in the exit code table", c)
 		}

@@ -6,6 +6,9 @@ const (
 	exitOK       = 0
 	exitProblems = 1 // the command ran and found a problem: see exitCodes
 	exitUsage    = 2
+	// exitIncomplete is status's failure, apart from 1 (a run needs you) as git diff --exit-code keeps 1 for
+	// "differs": a script can tell a normal day from a document that is missing runs.
+	exitIncomplete = 6
 )
 
 type exitCode struct {
@@ -15,8 +18,8 @@ type exitCode struct {
 
 var exitCodes = []exitCode{
 	{exitOK, "success: printed, applied (or --dry-run previewed), or events --until reached"},
-	{exitProblems, "the command ran but met a problem: status found a run with a stop condition or a folder it " +
-		"could not read; an action was refused (gate not met, live lock, changed on disk, read-only); brief " +
+	{exitProblems, "the command ran but met a problem: status found a run that needs you (a stop condition); " +
+		"an action was refused (gate not met, live lock, changed on disk, read-only); brief " +
 		"found no such run, or RUN is ambiguous; events could not start watching"},
 	{exitUsage, "usage: an unknown command or flag, a bad flag value, a PATH that does not exist, a bad " +
 		"config file, or no terminal for the dashboard"},
@@ -25,5 +28,7 @@ var exitCodes = []exitCode{
 		"missing (stderr names which, and the action id)"},
 	{exitAppliedOver, "an action was applied over a concurrent writer's change that could not be put back: " +
 		"theirs is kept in the journal and 'runwatch undo' puts it back"},
+	{exitIncomplete, "status could not give the whole picture: a folder it could not read, a host it could not " +
+		"reach, or a document it could not finish writing (a full disk); stderr says which. It wins over 1"},
 	{exitEventsInterrupted, "events was interrupted while waiting for --until"},
 }

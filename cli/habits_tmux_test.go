@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"runwatch/sim"
 	"runwatch/ui"
 )
 
@@ -125,5 +126,74 @@ func TestCheckShortItem(t *testing.T) {
 	}
 	if envValue(cl, "CB_S3_A") != "0" {
 		t.Fatal("the ambiguous check wrote")
+	}
+}
+
+// inPane runs a shell command line in a fresh tmux pane of w×h (a real terminal) and returns what it
+// printed, wrapped lines joined, and its exit code.
+func inPane(t *testing.T, w, h int, env []string, line string) (string, int) {
+	t.Helper()
+	d := newTmuxDemo(t)
+	d.env = append(d.env, env...)
+	d.must("new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "demo", line+"; echo EXIT=$?; sleep 600")
+	d.waitText("EXIT=")
+	out := d.must("capture-pane", "-p", "-J", "-S", "-", "-t", "demo")
+	i := strings.LastIndex(out, "EXIT=")
+	var code int
+	fmt.Sscanf(out[i:], "EXIT=%d", &code)
+	return out[:i], code
+}
+
+// demoWorkspace is the demo's runs as written before the simulator moves them.
+func demoWorkspace(t *testing.T) *sim.Workspace {
+	t.Helper()
+	ws, err := sim.NewWorkspaceWith(filepath.Join(t.TempDir(), "ws"), sim.Options{Seed: sim.DefaultSeed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// TestStatusWideNeverCutsOnTerminal is point 3: on a 120-column terminal, -o wide keeps every column whole
+// (kubectl's -o wide): NEXT, PROBLEMS and DIR are there, the command and the folder in full.
+func TestStatusWideNeverCutsOnTerminal(t *testing.T) {
+	ws := demoWorkspace(t)
+	out, code := inPane(t, 120, 40, nil, realBinary(t)+" status -o wide "+strings.Join(ws.Paths(), " "))
+	if code != exitProblems {
+		t.Errorf("exit %d, want %d (demo runs need you)", code, exitProblems)
+	}
+	for _, h := range []string{"NEXT", "PROBLEMS", "DIR"} {
+		if !strings.Contains(out, h) {
+			t.Errorf("-o wide at 120 columns has no %s column:\n%s", h, out)
+		}
+	}
+	if strings.Contains(out, "…") {
+		t.Errorf("-o wide cut a cell:\n%s", out)
+	}
+	if !strings.Contains(out, ws.Dir) {
+		t.Errorf("-o wide does not show the run folders whole (%s):\n%s", ws.Dir, out)
+	}
+}
+
+// TestStatusExitCodesInTerminal is point 12: 0 when no run needs you, 1 when one does, 6 when status could not give
+// the whole picture (here: the disk is full under its output), whatever the runs say.
+func TestStatusExitCodesInTerminal(t *testing.T) {
+	ws := demoWorkspace(t)
+	bin := realBinary(t)
+	paths := strings.Join(ws.Paths(), " ")
+	calm := filepath.Dir(actionRun(t))
+	cases := []struct {
+		line string
+		want int
+	}{
+		{bin + " status " + calm, exitOK},
+		{bin + " status " + paths, exitProblems},
+		{bin + " status " + paths + " >/dev/full", exitIncomplete},
+		{bin + " status -o json " + calm + " >/dev/full", exitIncomplete},
+	}
+	for _, c := range cases {
+		if out, code := inPane(t, 120, 40, nil, c.line); code != c.want {
+			t.Errorf("%s: exit %d, want %d\n%s", c.line, code, c.want, out)
+		}
 	}
 }
