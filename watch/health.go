@@ -3,10 +3,14 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
 )
+
+// eventsName names what reports changes: fsnotify's backend on this system.
+var eventsName = map[bool]string{true: "inotify", false: "kqueue"}[runtime.GOOS == "linux"]
 
 // currentHealth says how well changes are seen right now (mode, watch count, every reason a folder is polled
 // or a change may have been missed); last is when data last changed.
@@ -22,22 +26,29 @@ func (w *Watcher) currentHealth(last time.Time) Health {
 	polled := w.tree.polled
 	switch {
 	case polled == 0:
-		h.Mode = "inotify"
+		h.Mode = eventsName
 	case polled == len(w.tree.dirs) || w.fsw == nil:
 		h.Mode = "polling " + w.pollIvl.String()
 	default:
 		h.Mode = "mixed"
 	}
 	var notes []string
+	if b := w.tree.fds; b.over > 0 {
+		notes = append(notes, fmt.Sprintf("%d folders did not fit the %d descriptors watching may hold (half the open-file limit, %d): polling them every %s",
+			b.over, b.limit, b.soft, w.pollIvl))
+	}
 	if w.tree.limitErr != nil {
-		what := "watch limit (fs.inotify.max_user_watches)"
-		if errors.Is(w.tree.limitErr, syscall.EMFILE) {
-			what = "instance limit (fs.inotify.max_user_instances)"
+		what := "inotify watch limit (fs.inotify.max_user_watches)"
+		switch {
+		case watchCostsDescriptors && errors.Is(w.tree.limitErr, syscall.EMFILE):
+			what = "open-file limit (RLIMIT_NOFILE)"
+		case errors.Is(w.tree.limitErr, syscall.EMFILE):
+			what = "inotify instance limit (fs.inotify.max_user_instances)"
 		}
-		notes = append(notes, fmt.Sprintf("inotify %s reached: polling %d folders every %s", what, polled, w.pollIvl))
+		notes = append(notes, fmt.Sprintf("%s reached: polling %d folders every %s", what, polled, w.pollIvl))
 	}
 	for _, name := range sortedKeys(w.tree.remoteSeen) {
-		notes = append(notes, fmt.Sprintf("%s filesystem: polling every %s (inotify cannot see remote changes)", name, w.pollIvl))
+		notes = append(notes, fmt.Sprintf("%s filesystem: polling every %s (%s cannot see remote changes)", name, w.pollIvl, eventsName))
 	}
 	if w.tree.otherErr != nil {
 		notes = append(notes, w.tree.otherErr.Error())

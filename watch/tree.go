@@ -56,9 +56,13 @@ type dirNode struct {
 	// budget is how many levels below this directory are still watched (0: this one only).
 	budget int
 	// polled: inotify could not or must not watch it, so the poll timer compares stats instead.
-	polled  bool
-	id      fileID
-	entries map[string]fileStat
+	polled bool
+	// fds: the descriptors its watch holds on kqueue (fdbudget.go); overBudget: polled because they did
+	// not fit.
+	fds        int
+	overBudget bool
+	id         fileID
+	entries    map[string]fileStat
 }
 
 // Budgets of the directories whose depth is fixed by the conventions rather than by the scan depth.
@@ -95,13 +99,14 @@ type tree struct {
 	limitErr   error          // the first ENOSPC/EMFILE, kept for health
 	remoteSeen map[string]int // remote filesystem name → polled directories on it
 	otherErr   error
+	fds        fdBudget
 }
 
 func newTree(fsw *fsnotify.Watcher, forcePoll bool) *tree {
 	return &tree{
 		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().Add(-mtimeSlack).UnixNano(),
 		dirs: map[string]*dirNode{}, ids: map[fileID]string{}, wanted: map[string]int{},
-		remoteSeen: map[string]int{},
+		remoteSeen: map[string]int{}, fds: newFDBudget(),
 	}
 }
 
@@ -245,6 +250,15 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 		t.polled++
 		return true
 	}
+	cost := 0
+	if t.fds.limit > 0 {
+		if cost = t.fds.cost(dir); t.fds.used+cost > t.fds.limit {
+			t.fds.over++
+			node.overBudget, node.polled = true, true
+			t.polled++
+			return true
+		}
+	}
 	var err error
 	if t.watchLimit > 0 && t.watches >= t.watchLimit {
 		err = errWatchLimit
@@ -254,6 +268,8 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 	switch {
 	case err == nil:
 		t.watches++
+		node.fds = cost
+		t.fds.used += cost
 		return true
 	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
 		return false
@@ -277,6 +293,10 @@ func (t *tree) remove(dir string) {
 		if p != dir && !strings.HasPrefix(p, prefix) {
 			continue
 		}
+		if node.overBudget {
+			t.fds.over--
+		}
+		t.fds.used -= node.fds
 		if node.polled {
 			t.polled--
 		} else if t.fsw != nil {
@@ -296,15 +316,22 @@ func (t *tree) remove(dir string) {
 func (t *tree) refresh(path string) (now fileStat, exists, wasDir bool) {
 	parent, ok := t.dirs[filepath.Dir(path)]
 	name := filepath.Base(path)
+	had := false
 	if ok {
-		wasDir = parent.entries[name].dir
+		var before fileStat
+		before, had = parent.entries[name]
+		wasDir = before.dir
 	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		if ok {
 			delete(parent.entries, name)
+			t.fdsFollow(parent, had, false)
 		}
 		return fileStat{}, false, wasDir
+	}
+	if ok {
+		t.fdsFollow(parent, had, true)
 	}
 	now = statOf(fi)
 	if fi.Mode()&fs.ModeSymlink != 0 {
@@ -316,6 +343,17 @@ func (t *tree) refresh(path string) (now fileStat, exists, wasDir bool) {
 		parent.entries[name] = now
 	}
 	return now, true, wasDir
+}
+
+// fdsFollow keeps the descriptor count of a kqueue-watched folder as fsnotify does: an entry that appears
+// gets a watch, one that goes releases it.
+func (t *tree) fdsFollow(parent *dirNode, had, exists bool) {
+	if t.fds.limit == 0 || parent.polled || had == exists {
+		return
+	}
+	d := map[bool]int{true: 1, false: -1}[exists]
+	parent.fds += d
+	t.fds.used += d
 }
 
 // scan compares one directory's entries with its snapshot and reports the differences as changes. New

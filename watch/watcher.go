@@ -64,7 +64,8 @@ type Options struct {
 
 // Health is how well the watcher can see changes, for the footer and the events stream.
 type Health struct {
-	// Mode is "inotify", "polling 2s" (every directory compared by stat at that interval) or "mixed".
+	// Mode is "inotify" ("kqueue" on macOS and the BSDs), "polling 2s" (every directory compared by stat at
+	// that interval) or "mixed".
 	Mode       string    `json:"mode"`
 	Err        string    `json:"error,omitempty"`
 	LastChange time.Time `json:"last_change"`
