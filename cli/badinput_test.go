@@ -505,7 +505,7 @@ func TestBadInputRunLog(t *testing.T) {
 			wantCode := exitOK
 			if tc.name == "escapes" {
 				// Its entries are stage_blocked lines for S2, the current stage: the latest word on it is
-				// "blocked", a stop condition (formats.md C.1), whose text must reach the terminal inert.
+				// "blocked", a stop condition (docs/FORMATS.md C.1), whose text must reach the terminal inert.
 				p := expectProblem(t, r, want{model.CodeStageBlocked, model.SeverityError, file, []string{"stage S2 is blocked"}, false})
 				if s := ui.Sanitize(p.Message); strings.ContainsAny(s, "\x1b\x07\x08\r\u009b\u009d\u202e") {
 					t.Errorf("problem text acts on a terminal: %q", s)

@@ -217,7 +217,7 @@ func resolveRunIn(arg string, cfg config.Config) (state.Location, []state.Locati
 }
 
 // withRunID finds the resumable runs whose state.env says RUN_ID=arg: the id the run's own files and log
-// lines use (formats.md B.1), which is not always the end of the folder's name.
+// lines use (docs/FORMATS.md B.1), which is not always the end of the folder's name.
 func withRunID(locs []state.Location, arg string) []state.Location {
 	var out []state.Location
 	for _, l := range locs {

@@ -398,7 +398,7 @@ type logEvent struct {
 	Rotated   bool             `json:"rotated,omitempty"`
 	Skipped   int              `json:"skipped,omitempty"`
 	// Continued: entries[0] is the previous line's last entry of this log again (same offset and time), now
-	// with the continuation lines a later write appended to it (formats.md C.1); it replaces that entry.
+	// with the continuation lines a later write appended to it (docs/FORMATS.md C.1); it replaces that entry.
 	Continued bool `json:"continued,omitempty"`
 }
 

@@ -108,7 +108,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	}
 	// The document streams, one run at a time, each read as soon as it is found; each run is judged by the
 	// clock and the history once every run is read (statusOut), so the order they are read in does not
-	// matter (formats.md C.3).
+	// matter (docs/FORMATS.md C.3).
 	if err := state.CheckRoots(local); err != nil {
 		// Said before any run is read: over 100,000 runs a mistyped path would otherwise wait for all of them.
 		return usageError(stderr, "status", "%v", err)

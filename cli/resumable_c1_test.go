@@ -13,7 +13,7 @@ import (
 	"runwatch/state/resumable/resumabletest"
 )
 
-// The fixtures of formats.md C.1 (testdata/resumable-c1), written the way the real writers write them.
+// The fixtures of docs/FORMATS.md C.1 (testdata/resumable-c1), written the way the real writers write them.
 const (
 	c1Mining   = "iso26262-mining-20260301T101500Z"                     // the mining tool: lower-case stages, no stage_start
 	c1Quality  = "iso26262-extraction-quality-pr1-pr1-20260302T090000Z" // S_EQ<n>_DONE with CURRENT_STAGE="EQ1"

@@ -47,7 +47,7 @@ type Config struct {
 	ResumeCommand map[string]string `yaml:"resume_command"`
 	// Notify configures notifications: which channels, and whether completions and the start-up state count.
 	Notify Notify `yaml:"notify"`
-	// StageOrder names the stage order of resumable tasks whose writer keeps it in code (formats.md C.1):
+	// StageOrder names the stage order of resumable tasks whose writer keeps it in code (docs/FORMATS.md C.1):
 	// a glob over TASK_NAME or the run folder's name → stage ids in order, kept in file order.
 	StageOrder StageOrders `yaml:"stage_order"`
 

@@ -493,7 +493,7 @@ type Checkpoint struct {
 }
 
 // LedgerRow is a recorded commit: an entry of artifacts/commits/commit-ledger.json, or one commit of a stage
-// in artifacts/evidence/stage-commit-ledger.json (formats.md C.1).
+// in artifacts/evidence/stage-commit-ledger.json (docs/FORMATS.md C.1).
 type LedgerRow struct {
 	Checkpoint string     `json:"stage_checkpoint"`
 	SHA        string     `json:"commit_sha"`

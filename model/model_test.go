@@ -144,7 +144,7 @@ func TestDeriveStatusPrecedence(t *testing.T) {
 		{"awaiting input", Run{Kind: KindJonggrang, RawStatus: "failed", Stages: []Stage{{Key: "6", Status: StageFailed, Error: "Awaiting human input (brainstorming)"}}}, StatusAwaitingInput},
 		{"failed", Run{Kind: KindJonggrang, RawStatus: "failed", Stages: []Stage{{Key: "8", Status: StageFailed, Error: "boom"}}}, StatusFailed},
 		{"jonggrang paused", Run{Kind: KindJonggrang, RawStatus: "paused", Stages: stages(StagePending)}, StatusPaused},
-		// in_progress is a reopened run waiting to be resumed (formats.md C.2), not a claim that anything runs.
+		// in_progress is a reopened run waiting to be resumed (docs/FORMATS.md C.2), not a claim that anything runs.
 		{"jonggrang in_progress, nothing live", Run{Kind: KindJonggrang, RawStatus: "in_progress", Stages: stages(StageCompleted, StagePending)}, StatusPaused},
 		{"jonggrang in_progress under a live lock", Run{Kind: KindJonggrang, RawStatus: "in_progress", Stages: stages(StageCompleted, StageRunning), Locks: []Lock{{Verdict: VerdictLive}}}, StatusRunning},
 		{"jonggrang in_progress, live group", Run{Kind: KindJonggrang, ID: "f1", RawStatus: "in_progress", Stages: stages(StagePending),

@@ -155,7 +155,7 @@ func StageForChecklistKey(key string, stageIDs []string) (string, bool) {
 }
 
 // StageOrderRule names the stage order of the resumable runs whose task matches Pattern (a path.Match glob
-// over TASK_NAME or the run folder's name), for writers that keep their order in code (formats.md C.1).
+// over TASK_NAME or the run folder's name), for writers that keep their order in code (docs/FORMATS.md C.1).
 type StageOrderRule struct {
 	Pattern string   `json:"pattern"`
 	Stages  []string `json:"stages"`

@@ -12,7 +12,7 @@ var miningStages = []string{"anchor", "extract", "finalize", "ingest", "normaliz
 
 const miningOrder = "ingest, extract, normalize, anchor, publish, verify, finalize"
 
-// The mining run's plan, with the two lines formats.md C.1 quotes from the real one among its usual text.
+// The mining run's plan, with the two lines docs/FORMATS.md C.1 quotes from the real one among its usual text.
 func TestOrderFromTheMiningPlan(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join("..", "testdata", "resumable-c1", "repo", "plans",
 		"2026-02-15-hierarchical-pdf-mining-corpus-plan.md"))

@@ -26,7 +26,7 @@ const (
 	// A resumable 0|1 flag (<STAGE>_DONE, finalization, push) holding another value; it counts as 0.
 	CodeFlagValue = "flag-value-invalid"
 
-	// Stop conditions (formats.md B.8) and convention rules.
+	// Stop conditions (docs/FORMATS.md B.8) and convention rules.
 	CodeStageDoneChecklistIncomplete = "stage-done-checklist-incomplete"
 	CodeCurrentStageUnknown          = "current-stage-unknown"
 	CodeArtifactMissing              = "artifact-missing"

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Times keep the file's text in JSON (formats.md C.2): js-yaml writes toISOString values, always with three
+// Times keep the file's text in JSON (docs/FORMATS.md C.2): js-yaml writes toISOString values, always with three
 // fractional digits ('…T04:50:15.120Z'), and Go's time encoding drops trailing zeros ('…15.12Z'), so output
 // would no longer match the file a script compares it with. The model keeps time.Time for every rule and the
 // text beside it; MarshalJSON writes the text where there is one.

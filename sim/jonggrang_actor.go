@@ -428,7 +428,7 @@ func (a *jonggrangActor) planTester(key string) {
 	})
 }
 
-// compactionState is .ephemeral/compaction-state.json as the gate writes it (formats.md A.6).
+// compactionState is .ephemeral/compaction-state.json as the gate writes it (docs/FORMATS.md A.6).
 type compactionState struct {
 	Status    string  `json:"status"`
 	Ratio     float64 `json:"ratio"`

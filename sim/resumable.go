@@ -21,7 +21,7 @@ type stageDef struct {
 	Items []string
 }
 
-// logStyle picks which of the real tools' run.log vocabularies a run uses (formats.md B.5).
+// logStyle picks which of the real tools' run.log vocabularies a run uses (docs/FORMATS.md B.5).
 type logStyle int
 
 const (

@@ -64,7 +64,7 @@ func TestWorkspaceScenariosReadAsIntended(t *testing.T) {
 		ws.AwaitingInput: model.StatusAwaitingInput,
 		ws.Completed:     model.StatusCompleted,
 		// The writer stopped at the stage's gate and logged stage_blocked: a stop condition, not a pause
-		// (formats.md C.1).
+		// (docs/FORMATS.md C.1).
 		ws.Paused:   model.StatusBlocked,
 		ws.DeadLock: model.StatusStalled,
 		// Running as far as its files say; the clock makes it orphaned (below).

@@ -1,5 +1,5 @@
 // Package sim simulates the two run-root conventions' writers, for `runwatch demo`, tests and benchmarks. It
-// writes files the way the real writers do (formats.md): jonggrang rewrites MANIFEST.yaml whole and
+// writes files the way the real writers do (docs/FORMATS.md): jonggrang rewrites MANIFEST.yaml whole and
 // non-atomically in js-yaml's style and creates and deletes agent lock files; resumable writes sorted,
 // double-quoted env files through <file>.tmp and a rename, appends to run.log, and holds LOCK_FILE for the
 // length of an invocation.

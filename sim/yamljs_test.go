@@ -8,7 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The expected text is what js-yaml 4 dump(x, {lineWidth: -1}) prints for the same object (formats.md A.2):
+// The expected text is what js-yaml 4 dump(x, {lineWidth: -1}) prints for the same object (docs/FORMATS.md A.2):
 // integer-like keys first and single-quoted, '6.5' after '17', timestamps single-quoted, lists indented under
 // their key, empty collections inline, a map inside a list starting on the dash line.
 func TestDumpYAMLMatchesJSYAMLStyle(t *testing.T) {

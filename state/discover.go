@@ -310,7 +310,7 @@ func (d *discoverer) walk(dir string, depth int) {
 		isRun = true
 	} else if !isRun && !hasStateFile && stateTravelledWithout(dir, entries) {
 		// A run folder that reached this machine without its state (state.env is gitignored): a run whose
-		// state is missing, listed so, not "no run" (formats.md C.1).
+		// state is missing, listed so, not "no run" (docs/FORMATS.md C.1).
 		d.add(Location{Kind: model.KindResumable, Dir: dir, StatePath: filepath.Join(dir, "state.env"), Archived: archived})
 		isRun = true
 	}
@@ -379,7 +379,7 @@ func (d *discoverer) jonggrangProject(projectRoot string) {
 	}
 }
 
-// IsFeatureRun reports whether a jonggrang feature folder, given its entries, is a run (formats.md C.2). It
+// IsFeatureRun reports whether a jonggrang feature folder, given its entries, is a run (docs/FORMATS.md C.2). It
 // is when it holds MANIFEST.yaml; when it holds run files without one (progress.txt, jonggrang-tasks.json,
 // NN-*.json phase outputs: the manifest was lost); and when it is empty, which is what createManifest leaves
 // for a moment between its mkdir and its write (the reader and the watcher give it the re-read grace). It is

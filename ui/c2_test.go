@@ -18,7 +18,7 @@ import (
 )
 
 // Where the runs table names the current phase, it names it whole: the real phase names run to 19 cells
-// (formats.md C.2).
+// (docs/FORMATS.md C.2).
 func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
 	// The C.2 fixtures have short run names, so the table has room for the stage in its long form.
 	locs, err := state.Discover([]string{"../testdata/jonggrang-c2"}, 8)

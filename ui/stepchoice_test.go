@@ -16,7 +16,7 @@ import (
 	"runwatch/ui/text"
 )
 
-// The mining tool's run (formats.md C.1 fixture): its files do not say what follows verify. The dashboard
+// The mining tool's run (docs/FORMATS.md C.1 fixture): its files do not say what follows verify. The dashboard
 // marks the stages whose place is open, shows the checkpoints and the reopen warning, and S offers the open
 // stages as a choice (step --to); the choice goes through the usual confirmation with the diff.
 func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {

@@ -128,7 +128,7 @@ func replaceAtomically(t testing.TB, path, content string) {
 	}
 }
 
-// resumableState is a state.env in the written style (sorted, double-quoted), as formats.md B.2 shows.
+// resumableState is a state.env in the written style (sorted, double-quoted), as docs/FORMATS.md B.2 shows.
 func resumableState(dir, stage string) string {
 	s1Done := 0
 	if stage != "S1" {

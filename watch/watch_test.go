@@ -501,7 +501,7 @@ func TestStateFileGoneForAMomentKeepsTheRun(t *testing.T) {
 }
 
 // A run folder whose state.env is deleted keeps its run.log: it is still a run, whose state is missing
-// (formats.md C.1: folders travel without state.env), not a removed one.
+// (docs/FORMATS.md C.1: folders travel without state.env), not a removed one.
 func TestStateFileDeletedForGoodLeavesARunWithoutState(t *testing.T) {
 	root, _, sp := reportsRoot(t)
 	v := newView(t, Options{Paths: []string{root}, grace: 20 * time.Millisecond})

@@ -12,7 +12,7 @@ import (
 	"runwatch/model"
 )
 
-// The fixtures of formats.md C.2, written by js-yaml 4 (testdata/jonggrang-c2/_gen/gen.js).
+// The fixtures of docs/FORMATS.md C.2, written by js-yaml 4 (testdata/jonggrang-c2/_gen/gen.js).
 const (
 	c2Reopened = "reopened-cart-mlopc001"
 	c2Review   = "design-review-mlopc002"

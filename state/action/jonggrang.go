@@ -34,7 +34,7 @@ type manifest struct {
 	phases map[string]*yaml.Node
 }
 
-// readManifest plans only from a read that is whole (formats.md C.2): the bytes parse, carry none of the
+// readManifest plans only from a read that is whole (docs/FORMATS.md C.2): the bytes parse, carry none of the
 // marks of a prefix cut at a line end (jonggrang.TornReasons: active_phases naming phases the file lacks, the
 // keys the writer always writes missing), and a second read a moment later gives the same bytes. jonggrang
 // writes the file in place without a lock, so any single read may be the first part of a write in progress,

@@ -219,7 +219,7 @@ func doneKey(s model.Stage) string {
 }
 
 // planResumableStep: gate on the current stage's CB items, then mark it done and move to the next stage. The
-// next stage comes from evidence (run.Resumable.StageNext, formats.md C.1) or from the person (to); when
+// next stage comes from evidence (run.Resumable.StageNext, docs/FORMATS.md C.1) or from the person (to); when
 // neither names it the step is refused: no write rests on a guessed order.
 func planResumableStep(p *Plan, run model.Run, to string) error {
 	rs, err := p.readResumable(run, true)

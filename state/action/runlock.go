@@ -17,7 +17,7 @@ import (
 	"runwatch/state/atomicfile"
 )
 
-// lockPayload is the resumable convention's lock content (formats.md B.6): one line of JSON with sorted keys,
+// lockPayload is the resumable convention's lock content (docs/FORMATS.md B.6): one line of JSON with sorted keys,
 // in Python's json.dumps spacing as the mining tool writes it, plus tool=runwatch so people (and runwatch's
 // own takeover) can tell. run_id is the state's RUN_ID: the real tools release a lock only when it matches.
 func (p *Plan) lockPayload() []byte {

@@ -11,12 +11,12 @@ import (
 )
 
 // writerStamps are the keys a writer sets on every save of the file that holds them: the mining tool's
-// state.py sets LAST_UPDATED_AT_UTC each time it writes state.env (formats.md C.1). A runwatch write to a file
+// state.py sets LAST_UPDATED_AT_UTC each time it writes state.env (docs/FORMATS.md C.1). A runwatch write to a file
 // holding one sets it too, so the file never claims it was last written before runwatch's change. A key the
 // file does not hold is not added: its writer does not keep it there.
 var writerStamps = []string{"LAST_UPDATED_AT_UTC"}
 
-// stampLayouts are the timestamp spellings seen in the convention's files (formats.md B.3: STARTED_AT_UTC is
+// stampLayouts are the timestamp spellings seen in the convention's files (docs/FORMATS.md B.3: STARTED_AT_UTC is
 // written both ways), tried in order; the first is the mining tool's, used when the old value is in none.
 var stampLayouts = []string{
 	"2006-01-02T15:04:05Z",

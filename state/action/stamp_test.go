@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The mining tool sets LAST_UPDATED_AT_UTC on every save of state.env (formats.md C.1). Every runwatch write
+// The mining tool sets LAST_UPDATED_AT_UTC on every save of state.env (docs/FORMATS.md C.1). Every runwatch write
 // to a file holding it sets it too, in the spelling and quoting the file already uses, and the confirmation's
 // diff shows it; a file without the key does not get one; undo restores the bytes exactly, stamp included.
 func TestWritesKeepTheWritersTimestamp(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package brief builds resume briefs: what an interrupted run has done, where it restarts, what to retry,
 // what is stale, and what must be resolved first, following each convention's own resume protocol
-// (formats.md A.9, B.8, B.9).
+// (docs/FORMATS.md A.9, B.8, B.9).
 //
 // Use:
 //

@@ -33,7 +33,7 @@ type ResumableBrief struct {
 	Artifacts    ArtifactReport `json:"artifacts"`
 }
 
-// Window is the resume window of formats.md B.8. Code is "A".."D", or "" when nothing is left to resume.
+// Window is the resume window of docs/FORMATS.md B.8. Code is "A".."D", or "" when nothing is left to resume.
 type Window struct {
 	Code     string   `json:"code"`
 	Name     string   `json:"name"`

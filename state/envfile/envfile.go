@@ -2,7 +2,7 @@
 // without disturbing them: every line keeps its raw bytes, so an edit changes exactly one value and nothing
 // else moves (comments, key order, quoting style, export prefixes, line endings, a BOM).
 //
-// Syntax (formats.md B.2 plus its PROPOSAL):
+// Syntax (docs/FORMATS.md B.2: what the writers write, and what hand-written templates hold):
 //   - one KEY=VALUE per line, split at the first '=', key and value trimmed of ASCII blanks;
 //   - blank lines and lines starting with '#' are kept and ignored; lines without '=' are kept and skipped,
 //     exactly as the upstream readers skip them;

@@ -48,7 +48,7 @@ func readJSONFile(path string, v any, probs *problemSink) bool {
 	return true
 }
 
-// feedbackFile is .ephemeral/feedback-loop-state.json (formats.md A.5).
+// feedbackFile is .ephemeral/feedback-loop-state.json (docs/FORMATS.md A.5).
 type feedbackFile struct {
 	Active          bool                                   `json:"active"`
 	Iteration       int                                    `json:"iteration"`
@@ -152,7 +152,7 @@ func readFeedback(root string, probs *problemSink) (*model.FeedbackGate, *model.
 	return g, gate
 }
 
-// compactionFile is .ephemeral/compaction-state.json (formats.md A.6), from the gate or from hooks.
+// compactionFile is .ephemeral/compaction-state.json (docs/FORMATS.md A.6), from the gate or from hooks.
 type compactionFile struct {
 	Status    string   `json:"status"`
 	Ratio     float64  `json:"ratio"`
@@ -220,7 +220,7 @@ func readSessionRoles(root string, probs *problemSink) map[string]string {
 	return roles
 }
 
-// orchestrationFile is .ephemeral/orchestration-run.json, written by the web server (formats.md A.8).
+// orchestrationFile is .ephemeral/orchestration-run.json, written by the web server (docs/FORMATS.md A.8).
 type orchestrationFile struct {
 	Status string              `json:"status"`
 	Groups []orchestrationItem `json:"groups"`

@@ -15,7 +15,7 @@ import (
 	"runwatch/state/procinfo"
 )
 
-// fixtureSrc is the committed project tree of formats.md "Fixture A".
+// fixtureSrc is the committed project tree of docs/FORMATS.md "Fixture A".
 const fixtureSrc = "../../testdata/jonggrang"
 
 const (

@@ -20,7 +20,7 @@ import (
 // LockDir is where a project's agent locks live: <project>/.jonggrang/locks.
 func LockDir(projectRoot string) string { return filepath.Join(projectRoot, ".jonggrang", "locks") }
 
-// ParseLock reads the bytes of a .jonggrang/locks/<agent_id>.lock file (formats.md A.4:
+// ParseLock reads the bytes of a .jonggrang/locks/<agent_id>.lock file (docs/FORMATS.md A.4:
 // {"agent_id","files","acquired_at","pid"} written by JSON.stringify). It never fails: bytes that are not a
 // lock object set ParseError, which judges the lock stale, as the convention's own cleanup does. The holder
 // falls back to the agent id in the file name.

@@ -61,7 +61,7 @@ type syntaxError struct{ err error }
 
 func (e *syntaxError) Error() string { return e.err.Error() }
 
-// knownRunStatus are the run status values the convention writes or reads (formats.md A.2).
+// knownRunStatus are the run status values the convention writes or reads (docs/FORMATS.md A.2).
 var knownRunStatus = map[string]bool{"running": true, "completed": true, "failed": true, "in_progress": true, "paused": true}
 
 // knownPhaseStatus maps phase status words to the model. in_progress is the run-level word for running.

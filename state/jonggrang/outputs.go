@@ -25,7 +25,7 @@ const maxOutputFiles = 500
 // summaryItems bounds the per-role lists drawn into summary lines.
 const summaryItems = 5
 
-// outputHeader is the header every phase output file starts with (formats.md A.3).
+// outputHeader is the header every phase output file starts with (docs/FORMATS.md A.3).
 type outputHeader struct {
 	Phase     json.RawMessage `json:"phase"`
 	Role      string          `json:"role"`

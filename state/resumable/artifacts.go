@@ -46,7 +46,7 @@ func artifactRoot(rf runFiles, det *model.ResumableDetail) string {
 }
 
 // loadArtifacts reads checkpoints, both commit-ledger shapes and the bootstrap summary's stage_schema before
-// the stages are built: they are evidence of stage order and of which stages exist (formats.md C.1).
+// the stages are built: they are evidence of stage order and of which stages exist (docs/FORMATS.md C.1).
 func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail) (stageSchema []string) {
 	root := artifactRoot(rf, det)
 	if root == "" {

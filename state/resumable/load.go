@@ -1,4 +1,4 @@
-// Package resumable reads runs of the "resumable-execution" convention (formats.md Convention B): a run
+// Package resumable reads runs of the "resumable-execution" convention (docs/FORMATS.md Convention B): a run
 // folder holding state.env, checklist.state.env, run.log, artifacts/ and a lock at the path in LOCK_FILE.
 //
 // Load never panics and never reads a whole run.log: it takes the log's size and the bounded scan of its stage
@@ -20,7 +20,7 @@ import (
 	"runwatch/state/runlog"
 )
 
-// runFiles are the paths of one run, derived from the state file's name (formats.md B.1).
+// runFiles are the paths of one run, derived from the state file's name (docs/FORMATS.md B.1).
 type runFiles struct {
 	id         string
 	dir        string

@@ -13,7 +13,7 @@ import (
 	"runwatch/state/runlog"
 )
 
-// Stage ids of every scheme in formats.md B.3: S1, M14, M9B, R1B, CR12, EQ0, C6. Underscores never occur in
+// Stage ids of every scheme in docs/FORMATS.md B.3: S1, M14, M9B, R1B, CR12, EQ0, C6. Underscores never occur in
 // them, which is what keeps bookkeeping keys such as PHASE_8_COMMIT4_DONE out.
 var stageIDPattern = regexp.MustCompile(`^[A-Za-z]{1,4}[0-9]+[A-Za-z]{0,2}$`)
 
@@ -110,7 +110,7 @@ func buildStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 		if st.DoneKey != "" {
 			done, _ = flagValue(values[st.DoneKey])
 		} else if st.ChecklistDone != nil {
-			// Some plans keep only <STAGE>_CHECKLIST_DONE (formats.md B.8, run discovery).
+			// Some plans keep only <STAGE>_CHECKLIST_DONE (docs/FORMATS.md B.8, run discovery).
 			done = *st.ChecklistDone
 		}
 		if done {
@@ -164,7 +164,7 @@ func stagesFromEvidence(run *model.Run, det *model.ResumableDetail, in stageInpu
 	}
 }
 
-// spellStages keeps each stage id as the files spell it (formats.md C.1): CURRENT_STAGE first, then the other
+// spellStages keeps each stage id as the files spell it (docs/FORMATS.md C.1): CURRENT_STAGE first, then the other
 // state keys that name stages, STAGE_ORDER, run.log and checkpoints. A named stage that nothing spells takes the
 // style of the named stages that are spelled (the mining tool's lower case, or the flag's own EQ1), lower case
 // when none is.
@@ -299,7 +299,7 @@ func orderSettledWithoutLog(runID string, det *model.ResumableDetail, in stageIn
 	return true
 }
 
-// orderStages orders the stages from evidence only (formats.md C.1), never from a guess: a chain that names
+// orderStages orders the stages from evidence only (docs/FORMATS.md C.1), never from a guess: a chain that names
 // every stage (the config's stage_order, STAGE_ORDER, stage_schema, ids that all carry their number under
 // one prefix) settles it; otherwise the relations that run.log, the checkpoints' times and
 // LAST_COMPLETED_STAGE → CURRENT_STAGE establish are combined, and the stages whose place they leave open are
@@ -467,7 +467,7 @@ func planNamed(conflicts []string) bool {
 	return false
 }
 
-// runIDSuffix is the date-style run id that ends a run folder's name (formats.md B.1).
+// runIDSuffix is the date-style run id that ends a run folder's name (docs/FORMATS.md B.1).
 var runIDSuffix = regexp.MustCompile(`-?[0-9]{8}T[0-9]{6}Z$`)
 
 // OrderAdvice says how a person settles a stage order the files do not: the config key (with the order as
@@ -588,7 +588,7 @@ func checklistStage(key string, index map[string]int) (int, bool) {
 }
 
 // checkConsistency flags the stop condition "a stage marked done while required checklist keys are
-// incomplete" (every CB_<STAGE>_* present counts as required, formats.md B.4).
+// incomplete" (every CB_<STAGE>_* present counts as required, docs/FORMATS.md B.4).
 func checkConsistency(run *model.Run, checklistPath string) {
 	for _, st := range run.Stages {
 		for _, item := range st.Checklist {
@@ -679,7 +679,7 @@ func currentFromLog(run *model.Run, ev runlog.StageEvidence) {
 }
 
 // checkCheckpoints warns on each stage marked done without its checkpoint when the run's writer reopens such
-// stages. The mining tool (the only writer that writes CONTROL_RUN_ROOT, formats.md B.3) runs
+// stages. The mining tool (the only writer that writes CONTROL_RUN_ROOT, docs/FORMATS.md B.3) runs
 // reconcile_resume on every start: it sets S_<STAGE>_DONE and every CB_<STAGE>_* back to 0, silently, for a
 // done stage whose artifacts/checkpoints/<stage>.done.json is missing.
 func checkCheckpoints(run *model.Run, det *model.ResumableDetail) {

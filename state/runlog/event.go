@@ -6,7 +6,7 @@ import (
 	"runwatch/model"
 )
 
-// The writers have no fixed vocabulary (formats.md B.5), so events are recognised by shape:
+// The writers have no fixed vocabulary (docs/FORMATS.md B.5), so events are recognised by shape:
 //
 //   - `stage_start stage=EQ1`, `lock-acquired pid=1`: a first token with _ or - is the event. Event names are
 //     normalised to lower snake case (`lock-acquired` → `lock_acquired`) so consumers match one spelling;

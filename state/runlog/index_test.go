@@ -18,7 +18,7 @@ import (
 	"runwatch/model"
 )
 
-// realisticLog returns a log in the shape of formats.md B.5 of at least size bytes: entries with
+// realisticLog returns a log in the shape of docs/FORMATS.md B.5 of at least size bytes: entries with
 // continuation blocks, blocked stages and failures, stale locks, completions, CRLF lines, and now and then
 // a long line (longLine bytes; 0 for none).
 func realisticLog(size int, seed int64, longLine int) string {

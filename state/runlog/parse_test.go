@@ -11,7 +11,7 @@ import (
 	"runwatch/model"
 )
 
-// sampleLog is the irm example of formats.md B.5 plus the other event shapes listed there.
+// sampleLog is the irm example of docs/FORMATS.md B.5 plus the other event shapes listed there.
 const sampleLog = `[2026-02-15T01:50:43Z] run bootstrapped
   run_id=20260215T014733Z
   lock_file=/cfg/reports/irm/run.lock

@@ -18,7 +18,7 @@ import (
 // the middle of a huge log is skipped.
 const stageWindow = 1 << 20
 
-// StageEvidence is what a run.log says about its stages (formats.md C.1), from the bounded scan described at
+// StageEvidence is what a run.log says about its stages (docs/FORMATS.md C.1), from the bounded scan described at
 // StageStartOrder.
 type StageEvidence struct {
 	// Starts and Completes are the stages of stage_start / stage_complete entries (any of the spellings of
@@ -461,7 +461,7 @@ func ReadStageTail(path string) (StageEvidence, bool) {
 	return ev, true
 }
 
-// conventionEvents are events only the resumable convention's writers log (formats.md B.5).
+// conventionEvents are events only the resumable convention's writers log (docs/FORMATS.md B.5).
 var conventionEvents = map[string]bool{
 	"run_bootstrap": true, "bootstrap": true, "lock_acquired": true, "lock_released": true, "stage_start": true,
 	"stage_complete": true, "stage_blocked": true, "stage_artifact_integrity": true, "phase_commit": true,
