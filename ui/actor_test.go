@@ -11,8 +11,10 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/state/atomicfile"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui/app"
+	"runwatch/ui/keys"
 )
 
 // TestUnlockAndUndoThroughKeys drives the real planner from the dashboard keys on a private copy of the
@@ -123,5 +125,45 @@ func TestRecoveryOfATornJournalIsSaid(t *testing.T) {
 	if got := m.app.Msgs.Last.Text; !strings.HasPrefix(got, "done: ") || !strings.Contains(got, "recovered: ") ||
 		!strings.Contains(got, "cut short by a crash") || !strings.Contains(got, journal) {
 		t.Errorf("the outcome %q does not say the torn journal line was found", got)
+	}
+}
+
+// Issue 37 row 14 in the dashboard: a writer that takes no lock renames its checklist between the last check
+// and the rename of a tick confirmed in the dialog; the outcome says that it raced and that the tick was
+// made on the writer's version, whose update stays.
+func TestTickRacingAWriterSaysSo(t *testing.T) {
+	if !atomicfile.CanReportDisplaced {
+		t.Skip("this build renames plainly: a write landing in between is overwritten unseen")
+	}
+	dir := resumabletest.MinimalRun(t, t.TempDir(), "race-20261201T080000Z")
+	checklist := filepath.Join(dir, "checklist.state.env")
+	locs, err := state.Discover([]string{dir}, 1)
+	if err != nil || len(locs) != 1 {
+		t.Fatalf("discover %s: %v %v", dir, locs, err)
+	}
+	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
+		func() model.Env { return state.NewEnv(0) })
+	plan, err := actor.Plan(app.ActionRequest{Action: keys.ActTick, Run: state.Load(locs[0], state.NewEnv(0)), Item: "CB_S2_B", Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	landed := false
+	atomicfile.TestHookBeforeRename = func() {
+		if !landed {
+			landed = true
+			os.WriteFile(checklist+".tmp", []byte("CB_S1_A=\"1\"\nCB_S2_B=\"0\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\nW_1=\"1\"\n"), 0o644)
+			os.Rename(checklist+".tmp", checklist)
+		}
+	}
+	defer func() { atomicfile.TestHookBeforeRename = nil }()
+	got, err := plan.Apply("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, "done: ") || !strings.Contains(got, "raced: another writer replaced") || !strings.Contains(got, "the same edit was made on it") {
+		t.Errorf("the outcome %q does not say the tick raced a writer", got)
+	}
+	if data, _ := os.ReadFile(checklist); string(data) != "CB_S1_A=\"1\"\nCB_S2_B=\"1\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\nW_1=\"1\"\n" {
+		t.Errorf("checklist holds %q, want the writer's W_1 and the tick", data)
 	}
 }
