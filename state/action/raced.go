@@ -56,7 +56,7 @@ func (e *PutBackError) Is(target error) bool { return target == atomicfile.ErrCh
 func (p *Plan) redoRaced(jp string, in *journal.Intent, i int, d *atomicfile.Displaced) (*atomicfile.Displaced, error) {
 	f := &p.Files[i]
 	visible := d.Visible
-	why := fmt.Sprintf("runwatch does not make a %s again on bytes it did not plan from", p.Action)
+	why := fmt.Sprintf("%s is made only on the bytes it was planned from", p.Action)
 	for attempt := 0; attempt < redoAttempts && f.redo != nil; attempt++ {
 		cur, snap, err := p.root.Read(f.Path)
 		if err != nil {

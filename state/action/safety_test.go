@@ -576,3 +576,70 @@ func TestDisplacedWriteEditNoLongerAppliesPutsBack(t *testing.T) {
 		t.Fatalf("undo after a put back: %v, want nothing to undo", err)
 	}
 }
+
+// The same for a manifest: the writer's rename that lands during a resume has already moved the run on (its
+// status is no longer paused), so the resume no longer applies; the writer's manifest stays, and the
+// refusal names the path that moved.
+func TestDisplacedManifestWhoseStatusMovedPutsBack(t *testing.T) {
+	if !atomicfile.CanReportDisplaced {
+		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
+	}
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	theirs := strings.NewReplacer("status: paused\n", "status: completed\n", "current_phase: 6\n", "current_phase: 7\n").Replace(manifestPaused)
+	o := opts(t, fixedEnv())
+	p, err := PlanResume(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atomicfile.TestHookBeforeRename = func() {
+		mustWrite(t, mp+".agent", theirs)
+		os.Rename(mp+".agent", mp)
+	}
+	err = Apply(p, ApplyOptions{})
+	atomicfile.TestHookBeforeRename = nil
+	var pb *PutBackError
+	if !errors.As(err, &pb) || !strings.Contains(err.Error(), `status is now "completed", not "paused" as planned`) {
+		t.Fatalf("err = %v, want a put back naming the status", err)
+	}
+	if got := mustRead(t, mp); got != theirs {
+		t.Fatalf("the manifest holds\n%s\nwant the writer's", got)
+	}
+}
+
+// An undo restores exact bytes, so it is never made again on a writer's: a writer's rename landing during an
+// undo's rename is put back and the undo is not applied.
+func TestDisplacedUndoPutsBack(t *testing.T) {
+	if !atomicfile.CanReportDisplaced {
+		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
+	}
+	root := t.TempDir()
+	sp := makeResumable(t, root)
+	cp := filepath.Join(filepath.Dir(sp), "checklist.state.env")
+	o := opts(t, fixedEnv())
+	p, err := PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREEN", true, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(p, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := PlanUndo(load(t, sp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := mustRead(t, cp) + "W_1=\"1\"\n"
+	atomicfile.TestHookBeforeRename = func() {
+		mustWrite(t, cp+".tmp", theirs)
+		os.Rename(cp+".tmp", cp)
+	}
+	err = Apply(u, ApplyOptions{})
+	atomicfile.TestHookBeforeRename = nil
+	var pb *PutBackError
+	if !errors.As(err, &pb) || !strings.Contains(err.Error(), "undo is made only on the bytes it was planned from") {
+		t.Fatalf("err = %v, want the undo put back", err)
+	}
+	if got := mustRead(t, cp); got != theirs {
+		t.Fatalf("the checklist holds\n%s\nwant the writer's", got)
+	}
+}
