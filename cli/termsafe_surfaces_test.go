@@ -26,6 +26,7 @@ var unsafeClasses = []struct {
 	{"bidi override", "\u202e", true}, {"bidi isolate", "\u2066", true}, {"arabic letter mark", "\u061c", true},
 	{"zero width space", "\u200b", true}, {"word joiner", "\u2060", true}, {"BOM", "\ufeff", true},
 	{"mongolian vowel separator", "\u180e", true}, {"soft hyphen", "\u00ad", true}, {"invalid UTF-8", "\xff", false},
+	{"zero width joiner", "\u200d", false}, // the screen drops it with emoji's other width joiners
 }
 
 // mark finds what each output writes for a hidden rune: caret notation or <U+XXXX> on a screen, \xNN or

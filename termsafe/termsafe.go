@@ -9,7 +9,8 @@
 //
 // A rune is hidden when printing it as is could act on a terminal (C0, DEL, C1 controls), reorder the text
 // around it (bidi controls) or hide inside a word (zero-width spaces, word joiners, the BOM, U+180E, the
-// soft hyphen: every Unicode format character but ZERO WIDTH JOINER, which only joins emoji).
+// soft hyphen, the zero-width joiners: every Unicode format character). Screen drops ZERO WIDTH JOINER with
+// the other width joiners of emoji sequences rather than marking it.
 package termsafe
 
 import (
@@ -30,8 +31,6 @@ func Hidden(r rune) bool {
 		return false
 	case r <= 0x9f:
 		return true
-	case r == 0x200d: // ZERO WIDTH JOINER: joins emoji; Screen drops it with the other width joiners
-		return false
 	}
 	return unicode.Is(unicode.Cf, r)
 }
@@ -94,13 +93,13 @@ func Screen(s string) string {
 				continue
 			}
 			emit(fmt.Sprintf("<U+%04X>", r))
+		case isWidthJoiner(r):
+			// Dropped, ZERO WIDTH JOINER too: terminals disagree on what these do to width. The grapheme-aware
+			// measure lipgloss uses counts a ZWJ emoji sequence, an emoji with VS16 or a skin tone as one
+			// 2-cell glyph, while tmux 3.3 and wcwidth-based terminals draw ❤️ in 1 cell and 👍🏽 in 4, which
+			// moves every pane border after it. Without them each emoji stands alone and every measure agrees.
 		case Hidden(r):
 			emit(fmt.Sprintf("<U+%04X>", r))
-		case isWidthJoiner(r):
-			// Dropped: terminals disagree on what these do to width. The grapheme-aware measure lipgloss
-			// uses counts a ZWJ emoji sequence, an emoji with VS16 or a skin tone as one 2-cell glyph, while
-			// tmux 3.3 and wcwidth-based terminals draw ❤️ in 1 cell and 👍🏽 in 4, which moves every pane
-			// border after it. Without them each emoji stands alone and every measure agrees.
 		default:
 			emit(s[i : i+size])
 		}
