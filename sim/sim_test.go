@@ -418,8 +418,10 @@ func snapshotTree(t *testing.T, ws *sim.Workspace) map[string]string {
 		}
 		rel, _ := filepath.Rel(ws.Dir, path)
 		s := strings.ReplaceAll(string(data), ws.Dir, "<ws>")
-		s = strings.ReplaceAll(s, strconv.Itoa(ws.DeadPID), "<pid>")
-		s = strings.ReplaceAll(s, strconv.Itoa(os.Getpid()), "<self>")
+		// Whole numbers only: a pid's digits inside a sha or a size are not the pid, and replacing them made
+		// two workspaces differ whenever one's dead pid happened to occur there.
+		s = regexp.MustCompile(`\b`+strconv.Itoa(ws.DeadPID)+`\b`).ReplaceAllString(s, "<pid>")
+		s = regexp.MustCompile(`\b`+strconv.Itoa(os.Getpid())+`\b`).ReplaceAllString(s, "<self>")
 		out[rel] = s
 		return nil
 	})
