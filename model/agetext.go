@@ -22,18 +22,27 @@ type ageText struct {
 // newAgeText builds the text for the instant now.
 func newAgeText(head string, from time.Time, tail string, ahead bool, now time.Time) ageText {
 	a := ageText{head: head, tail: tail, from: from, ahead: ahead}
-	a.was = a.at(now)
+	a.was = a.render(now, HumanDuration)
 	return a
 }
 
 func (a ageText) set() bool { return !a.from.IsZero() }
 
+// at is the text for a screen drawn at now: an age reads as HumanAge words it, a time left in full.
 func (a ageText) at(now time.Time) string {
+	if a.ahead {
+		return a.render(now, HumanDuration)
+	}
+	return a.render(now, HumanAge)
+}
+
+// render words the age with how; the text as judged (was, what status prints) keeps its seconds.
+func (a ageText) render(now time.Time, how func(time.Duration) string) string {
 	d := now.Sub(a.from)
 	if a.ahead {
 		d = -d
 	}
-	return a.head + HumanDuration(max(0, d)) + a.tail
+	return a.head + how(max(0, d)) + a.tail
 }
 
 // within is a for a longer text s built from a's text as judged (a reason quoting a lock's reasons): the

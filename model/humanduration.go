@@ -47,6 +47,29 @@ func HumanDurationShrinks(d time.Duration) time.Duration {
 	return d%humanUnit(d) + 1
 }
 
+// HumanAge is how the dashboard words an age, the time since something was seen: HumanDuration, except
+// that under a minute it reads "<1m". What an age tells (fresh, or gone quiet) the seconds do not; and a
+// text that changes every second costs the terminal a frame every second (Bubble Tea's renderer then ticks
+// half a second after each, thirty frames for one), in the first minute after every change. status, a
+// snapshot, keeps its seconds.
+func HumanAge(d time.Duration) string {
+	if d >= 0 && d < time.Minute {
+		return "<1m"
+	}
+	return HumanDuration(d)
+}
+
+// HumanAgeGrows is how long an age of d takes to read differently in HumanAge (HumanDurationGrows for it).
+func HumanAgeGrows(d time.Duration) time.Duration {
+	switch {
+	case d >= 0 && d < time.Minute:
+		return time.Minute - d
+	case d < 0 && d > -time.Second:
+		return -d // "0s" until it reaches 0 and reads "<1m"
+	}
+	return HumanDurationGrows(d)
+}
+
 // humanWidth is len(HumanDuration(d)) without building the text.
 func humanWidth(d time.Duration) int {
 	if d < 0 {

@@ -26,6 +26,23 @@ func TestHumanDurationChangesExactlyWhenItsTextDoes(t *testing.T) {
 	}
 }
 
+// An age reads "<1m" for its whole first minute, and changes exactly when its text does, as HumanDuration.
+func TestHumanAgeChangesExactlyWhenItsTextDoes(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, time.Second, 59*time.Second + 1, time.Minute - 1, time.Minute, time.Hour,
+		49 * time.Hour, -1, -999 * time.Millisecond, -time.Second, -90 * time.Second} {
+		g := HumanAgeGrows(d)
+		if g <= 0 || HumanAge(d+g-1) != HumanAge(d) || HumanAge(d+g) == HumanAge(d) {
+			t.Errorf("age %v: reads %q until +%v, then %q at +%v", d, HumanAge(d+g-1), g-1, HumanAge(d+g), g)
+		}
+	}
+	if got := HumanAge(59 * time.Second); got != "<1m" {
+		t.Errorf("59s reads %q", got)
+	}
+	if got := HumanAge(61 * time.Second); got != "1m" {
+		t.Errorf("61s reads %q", got)
+	}
+}
+
 func TestHumanWidthGrows(t *testing.T) {
 	for _, d := range []time.Duration{0, 5 * time.Second, 50 * time.Minute, 90 * time.Minute, 9*time.Hour + 59*time.Minute, 100 * time.Hour} {
 		g := HumanWidthGrows(d, 1000*time.Hour)

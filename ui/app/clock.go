@@ -59,21 +59,22 @@ func (a *App) ChangesWithin(at time.Time, slack time.Duration) {
 	}
 }
 
-// AgeChanges registers an age of d (now) shown by HumanDuration: it reads differently at the end of its
-// unit, and may lag by half a unit. (Not a whole one: woken just before its next change, it would wake
-// again just after, and a count of seconds would step by two.)
+// AgeChanges registers an age of d (now) shown by HumanAge: it reads differently at the end of its unit
+// (under a minute, at the minute), and may lag by half a unit. (Not a whole one: woken just before its next
+// change, it would wake again just after, and a count of minutes would step by two.)
 func (a *App) AgeChanges(now time.Time, d time.Duration) {
-	a.ChangesWithin(now.Add(model.HumanDurationGrows(d)), model.HumanDurationUnit(d)/2)
+	a.ChangesWithin(now.Add(model.HumanAgeGrows(d)), model.HumanDurationUnit(d)/2)
 }
 
-// Age is HumanDuration of the time since t, registered to be drawn again when it reads differently.
+// Age is HumanAge of the time since t, registered to be drawn again when it reads differently.
 func (a *App) Age(now, t time.Time) string { return a.Growing(now, now.Sub(t), true) }
 
-// Growing is HumanDuration(d) of a duration that grows with the clock while running (a stage not yet
-// completed), registered to be drawn again when it reads differently.
+// Growing is a duration that grows with the clock while running (a stage not yet completed): HumanAge while
+// it grows, registered to be drawn again when it reads differently; HumanDuration once it has stopped.
 func (a *App) Growing(now time.Time, d time.Duration, running bool) string {
 	if running {
 		a.AgeChanges(now, d)
+		return model.HumanAge(d)
 	}
 	return model.HumanDuration(d)
 }

@@ -123,7 +123,7 @@ func (c *runCells) refreshAgo(now time.Time) {
 	case c.updated.After(now):
 		c.agoUntil = c.updated // "now" until then
 	default:
-		c.agoUntil = now.Add(model.HumanDurationGrows(now.Sub(c.updated)))
+		c.agoUntil = now.Add(model.HumanAgeGrows(now.Sub(c.updated)))
 	}
 	a := ago(now, c.updated)
 	c.text[colChanged] = [2]string{a, a}
@@ -144,7 +144,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 		why = text.Sanitize(c.att.ReasonAt(now))
 		short = why
 		if from := c.att.AgeFrom(); !from.IsZero() && !from.After(now) {
-			c.whyUntil = now.Add(model.HumanDurationGrows(now.Sub(from)))
+			c.whyUntil = now.Add(model.HumanAgeGrows(now.Sub(from)))
 			c.whySlack = model.HumanDurationUnit(now.Sub(from)) - 1
 		}
 	case c.eta != nil:
@@ -561,7 +561,7 @@ func ago(now, t time.Time) string {
 	if t.After(now) {
 		return "now" // clock skew between writer and reader: never show a future time as an age
 	}
-	return model.HumanDuration(now.Sub(t))
+	return model.HumanAge(now.Sub(t))
 }
 
 func kindShort(k model.Kind) string {

@@ -501,7 +501,7 @@ func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool)
 	if e.HasTime {
 		stamp := e.Time.UTC().Format("15:04:05")
 		if !tl.absolute {
-			stamp = model.HumanDuration(now.Sub(e.Time))
+			stamp = model.HumanAge(now.Sub(e.Time))
 			if d := strings.IndexByte(stamp, 'd'); len(stamp) > timeW && d > 0 {
 				stamp = stamp[:d+1] // 274d23h: past 99 days the hours give way, so the column keeps its width
 			}
