@@ -203,6 +203,21 @@ func benchStageStartOrder(b *testing.B, size int) {
 	}
 }
 
+// BenchmarkReadStageTail: status's look at a run.log whose stage order the files settle, on a log of a few
+// hundred realistic entries (32 KiB), which it reads whole.
+func BenchmarkReadStageTail(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "run.log")
+	if err := os.WriteFile(path, []byte(realisticLog(32<<10, 18, 0)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ev, ok := ReadStageTail(path); !ok || len(ev.Latest) == 0 {
+			b.Fatal("no stages")
+		}
+	}
+}
+
 // BenchmarkNextErrorNone: e on a 64 MiB log with no error entry at all, so every byte is looked at (the
 // level words are looked for as literals; only lines holding one are parsed).
 func BenchmarkNextErrorNone(b *testing.B) {

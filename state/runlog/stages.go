@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,7 +43,8 @@ type StageEvidence struct {
 	undone map[string]bool
 }
 
-// maxRecentStageEvents bounds the stage entries kept per log for cancellation by a later undo.
+// maxRecentStageEvents is how many of the latest stage entries of a log at least are kept for cancellation
+// by a later undo (at most twice as many are).
 const maxRecentStageEvents = 256
 
 // StageEvent is one stage entry: its event (stage_start, stage_complete, stage_blocked), stage id as written
@@ -177,7 +179,16 @@ func ReadStageEvidence(path string) (StageEvidence, bool) {
 // the last whole line, where the next scan must begin. A partial last line is left for the next scan, when
 // its newline has arrived.
 func scanStages(f *os.File, lo, hi int64, cutStart bool, ev *StageEvidence) int64 {
-	buf := make([]byte, hi-lo)
+	var buf []byte
+	if hi-lo <= StageTailWindow {
+		// status reads one tail a run: the buffer is taken again, not allocated each time (what is kept of
+		// the entries is copied out of it by ParseEntries).
+		p := scanBufs.Get().(*[]byte)
+		defer scanBufs.Put(p)
+		buf = (*p)[:hi-lo]
+	} else {
+		buf = make([]byte, hi-lo)
+	}
 	n, err := readFull(f, buf, lo)
 	if err != nil {
 		return lo
@@ -192,6 +203,12 @@ func scanStages(f *os.File, lo, hi int64, cutStart bool, ev *StageEvidence) int6
 	}
 	return max(end, lo)
 }
+
+// scanBufs are read buffers of StageTailWindow bytes for scanStages.
+var scanBufs = sync.Pool{New: func() any {
+	b := make([]byte, StageTailWindow)
+	return &b
+}}
 
 func appendFirst(list []string, id string) []string {
 	for _, x := range list {
@@ -221,17 +238,23 @@ func (ev *StageEvidence) add(e model.LogEntry) {
 		se.ActionID = fieldOf(e.Fields, "action_id")
 	}
 	ev.recent = append(ev.recent, se)
-	if len(ev.recent) > maxRecentStageEvents {
+	if len(ev.recent) > 2*maxRecentStageEvents {
+		// The oldest entries are folded into base a window at a time, not one by one: base is shared with
+		// the evidence's copies and is cloned to be written, and recent is copied to drop its front; per
+		// entry, both made a log of stage entries cost its length times the window.
 		if ev.base == nil {
 			ev.base = &StageEvidence{}
 		} else {
 			b := ev.base.clone()
 			ev.base = &b
 		}
-		if old := ev.recent[0]; old.ActionID == "" || !ev.undone[old.ActionID] {
-			ev.base.apply(old)
+		fold := len(ev.recent) - maxRecentStageEvents
+		for _, old := range ev.recent[:fold] {
+			if old.ActionID == "" || !ev.undone[old.ActionID] {
+				ev.base.apply(old)
+			}
 		}
-		ev.recent = append([]StageEvent(nil), ev.recent[1:]...)
+		ev.recent = append([]StageEvent(nil), ev.recent[fold:]...)
 	}
 	ev.apply(se)
 }
@@ -385,7 +408,10 @@ const maxEntryLines = 64
 
 // stageEntries parses, in file order, the entries of b whose lines hold a stage keyword.
 func stageEntries(b []byte) []model.LogEntry {
-	heads := map[int]bool{}
+	// The stamped lines of the entries hit, in the order the keywords find them: sorted and each kept once
+	// below (a slice, not a set: most logs hit a few entries, and a map cost an allocation a hit).
+	var headsArr [64]int
+	heads := headsArr[:0]
 	for _, kw := range stageKeywords {
 		for pos := 0; pos < len(b); {
 			k := bytes.Index(b[pos:], kw)
@@ -397,7 +423,9 @@ func stageEntries(b []byte) []model.LogEntry {
 			// A continuation line belongs to the entry above it: walk back to that entry's stamped line.
 			for h, steps := ls, 0; steps < maxEntryLines; steps++ {
 				if hasStamp(b[h:]) {
-					heads[h] = true
+					if len(heads) == 0 || heads[len(heads)-1] != h {
+						heads = append(heads, h)
+					}
 					break
 				}
 				if h == 0 {
@@ -412,13 +440,10 @@ func stageEntries(b []byte) []model.LogEntry {
 			pos = at + le + 1
 		}
 	}
-	starts := make([]int, 0, len(heads))
-	for h := range heads {
-		starts = append(starts, h)
-	}
-	sort.Ints(starts)
+	slices.Sort(heads)
+	heads = slices.Compact(heads)
 	var out []model.LogEntry
-	for _, h := range starts {
+	for _, h := range heads {
 		end := h
 		for i := 0; i < maxEntryLines && end < len(b); i++ {
 			nl := bytes.IndexByte(b[end:], '\n')
