@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -108,6 +108,8 @@ const (
 	exitRefused        = 1
 	exitAppliedUnaudit = 4
 	exitAppliedOver    = 5
+	// exitNotAsShown: --expect named other bytes than the plan starts from now (a change since the preview).
+	exitNotAsShown = 7
 )
 
 // Where confirmations are read from; tests replace them.
@@ -144,9 +146,11 @@ const actionAbout = "\n\nRUN is a run directory, a state file, or a unique prefi
 	"is journaled, and 'runwatch undo RUN' restores it while nothing else has touched the file."
 
 type actionFlags struct {
-	set                          *flagSet
-	dryRun, yes, force, readOnly *bool
-	reason                       *string
+	set                                  *flagSet
+	dryRun, yes, force, readOnly, asJSON *bool
+	reason                               *string
+	// expect is --expect, what the preview confirmed started from (file → digest): see expectWord.
+	expect expectFlag
 	// to is --to STAGE (step only): where a resumable run moves when its files leave the order open.
 	to     *string
 	common commonFlags
@@ -162,12 +166,53 @@ func defineActionFlags(fs *flagSet, to bool) *actionFlags {
 	o.reason = fs.String("reason", "", "why, recorded in the audit line and the journal")
 	o.force = fs.Bool("force", false, "clear an unknown lock without typing its holder; edit files owned by another user")
 	o.readOnly = fs.Bool("read-only", false, "refuse every change")
+	o.asJSON = fs.Bool("json", false, "with --dry-run: print the plan as JSON, with what it starts from for --expect")
+	fs.Var(&o.expect, "expect", "apply only if the plan starts from the bytes a --dry-run --json showed (`F:SUM`: a file and its sha256, one per file)")
 	o.common.register(fs.FlagSet)
 	return o
 }
 
+// expectFlag is --expect, given once for each file a preview starts from.
+type expectFlag map[string]string
+
+func (e *expectFlag) String() string { return "" }
+
+func (e *expectFlag) Set(v string) error {
+	file, digest, ok := strings.Cut(v, ":")
+	if !ok || !isDigest(file) || (digest != action.Absent && !isDigest(digest)) {
+		return fmt.Errorf("want F:SUM (a file and its sha256) as a --dry-run --json printed it, got %q", v)
+	}
+	if *e == nil {
+		*e = expectFlag{}
+	}
+	(*e)[file] = digest
+	return nil
+}
+
+func isDigest(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// expectWord is the --expect value for one file a plan starts from: what expectFlag reads back.
+func expectWord(s action.Start) string { return "--expect=" + s.File + ":" + s.SHA256 }
+
+// planJSON is what an action's --dry-run --json prints: what the dashboard, or runwatch on another machine,
+// shows a person, and what the plan starts from, to hand back as --expect with the confirmation.
+type planJSON struct {
+	Action  string `json:"action"`
+	Run     string `json:"run"`
+	Summary string `json:"summary"`
+	Preview string `json:"preview"`
+	// Confirm is the word a person must type to apply the plan (a lock whose liveness is unknown), if any.
+	Confirm string         `json:"confirm,omitempty"`
+	Starts  []action.Start `json:"starts"`
+}
+
 func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.Writer) int {
 	dryRun, yes, reason, force, readOnly, common := o.dryRun, o.yes, o.reason, o.force, o.readOnly, o.common
+	if *o.asJSON && !*dryRun {
+		return usageError(stderr, c.name, "--json goes with --dry-run: it prints the plan")
+	}
 	if len(pos) == 0 {
 		return usageError(stderr, c.name, "RUN is missing: give a run directory or the start of a run id")
 	}
@@ -184,11 +229,7 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
 		return usageError(stderr, c.name, "%v", err)
 	} else if isRemote {
-		// The words as given: the flags that were set, then the positional arguments.
-		var args []string
-		o.set.Visit(func(f *flag.Flag) { args = append(args, "--"+o.set.longName(f.Name)+"="+f.Value.String()) })
-		args = append(args, pos...)
-		return runRemoteAction(c.name, args, root, pos[0], cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly}, stdout, stderr)
+		return runRemoteAction(remoteCallOf(c.name, o, root, pos), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly}, stdout, stderr)
 	}
 	loc, err := resolveRun(pos[0], cfg)
 	if err != nil {
@@ -197,16 +238,32 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	}
 	env := reachingEnv(cfg)
 	run := state.Load(loc, env)
-	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly}
+	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly, Expect: o.expect}
 	var p *action.Plan
 	if o.to != nil && *o.to != "" {
 		p, err = c.planTo(run, *o.to, opts)
 	} else {
 		p, err = c.plan(run, pos[1:], opts)
 	}
-	if err != nil {
+	var notShown *action.NotAsShownError
+	switch {
+	case errors.As(err, &notShown):
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		return exitNotAsShown
+	case err != nil:
 		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
 		return exitRefused
+	case *o.asJSON:
+		defer p.Close()
+		out := planJSON{Action: c.name, Run: run.ID, Summary: p.Summary, Preview: p.Preview(), Starts: p.Starts()}
+		if p.Confirm.Kind == action.ConfirmTyped {
+			out.Confirm = p.Confirm.Word
+		}
+		if err := json.NewEncoder(terminalSafeJSONWriter{stdout}).Encode(out); err != nil {
+			fmt.Fprintf(stderr, "runwatch %s: %v\n", c.name, err)
+			return exitRefused
+		}
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s %s: %s\n", c.name, run.ID, p.Summary)
 	io.WriteString(stdout, p.Preview())

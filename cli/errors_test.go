@@ -139,6 +139,8 @@ func TestExitCodesTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases[exitAppliedUnaudit] = [][]string{{"check", unjournaled, "CB_S2_B", "--yes"}}
+	zeros := strings.Repeat("0", 64)
+	cases[exitNotAsShown] = [][]string{{"check", healthy, "CB_S2_VERIFY_GREEN", "--yes", "--expect=" + zeros + ":" + zeros}}
 	elsewhere := map[int]string{
 		exitEventsInterrupted: "needs a signal: TestEventsInterruptedWhileWaiting",
 		exitIncomplete:        "needs a terminal and a full disk: TestStatusExitCodesInTerminal",
@@ -165,7 +167,7 @@ func TestExitCodesTable(t *testing.T) {
 		documented[e.code] = true
 	}
 	for _, c := range []int{exitOK, exitProblems, exitUsage, exitRefused, exitNoRun, exitEventsFailed, exitEventsTimeout,
-		exitEventsInterrupted, exitAppliedUnaudit, exitAppliedOver, exitIncomplete} {
+		exitEventsInterrupted, exitAppliedUnaudit, exitAppliedOver, exitIncomplete, exitNotAsShown} {
 		if !documented[c] {
 			t.Errorf("exit code %d is used but not in the exit code table", c)
 		}

@@ -30,5 +30,7 @@ var exitCodes = []exitCode{
 		"theirs is kept in the journal and 'runwatch undo' puts it back"},
 	{exitIncomplete, "status could not give the whole picture: a folder it could not read, a host it could not " +
 		"reach, or a document it could not finish writing (a full disk); stderr says which. It wins over 1"},
+	{exitNotAsShown, "an action was refused because a file it changes no longer holds the bytes its preview " +
+		"started from (--expect, sent by the dashboard and by actions on ssh:// runs): nothing was written"},
 	{exitEventsInterrupted, "events was interrupted while waiting for --until"},
 }

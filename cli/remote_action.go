@@ -3,6 +3,8 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,43 +14,52 @@ import (
 )
 
 // runRemoteAction carries out an action on a run on another machine through that machine's runwatch: the
-// plan is asked for with --dry-run and shown here, the confirmation is asked here, and the change is made
-// there with --yes, so the locks, compare-and-swap, journal and audit line all happen where the files are.
-// args are the command's arguments as given; run is the remote RUN among them.
-func runRemoteAction(name string, args []string, run remote.Root, runArg string, cfg config.Config, local remoteActionFlags,
-	stdout, stderr io.Writer) int {
-	path := run.Path
-	if strings.HasPrefix(path, "-") {
-		path = "./" + path // never an option to the remote runwatch
-	}
-	fwd := forwardArgs(args, runArg, path)
+// plan is asked for with --dry-run --json and shown here, the confirmation is asked here, and the change is
+// made there with --yes and --expect (what the plan shown started from), so the locks, compare-and-swap,
+// journal and audit line all happen where the files are, and only to the bytes the person saw.
+func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local remoteActionFlags, stdout, stderr io.Writer) int {
 	if local.readOnly || cfg.ReadOnly {
-		fwd = append(fwd, "--read-only")
+		call.flags = append(call.flags, "--read-only")
 	}
 	s := sshFor(cfg)
 	ctx := context.Background()
-	call := func(extra ...string) int {
-		out, errb, code, err := s.Run(ctx, run, append(append([]string{name}, fwd...), extra...)...)
-		stdout.Write(out)
+	do := func(flags ...string) (out []byte, code int) {
+		out, errb, code, err := s.Run(ctx, run, call.argv(flags...)...)
 		if err != nil {
-			fmt.Fprintf(stderr, "runwatch %s: %s: %v\n", name, run.Label(), err)
-			return exitRefused
+			fmt.Fprintf(stderr, "runwatch %s: %s: %v\n", call.name, run.Label(), err)
+			return nil, exitRefused
 		}
 		if code == 255 || code == 127 {
-			fmt.Fprintf(stderr, "runwatch %s: %s\n", name, remote.Explain(run, code, errb))
-			return exitRefused
+			fmt.Fprintf(stderr, "runwatch %s: %s\n", call.name, remote.Explain(run, code, errb))
+			return nil, exitRefused
 		}
 		stderr.Write(errb)
-		return code
+		return out, code
 	}
+	// Nothing is applied (--dry-run), or nothing is shown before applying (--yes): the host's words as they are.
 	if local.dryRun || local.yes {
-		return call()
-	}
-	if code := call("--dry-run"); code != exitOK {
+		flag := "--yes"
+		if local.dryRun {
+			flag = "--dry-run"
+		}
+		out, code := do(flag)
+		stdout.Write(out)
 		return code
 	}
+	out, code := do("--dry-run", "--json")
+	if code != exitOK {
+		stdout.Write(out)
+		return code
+	}
+	plan, err := readRemotePlan(out)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch %s: refused: %s: %v\n", call.name, run.Label(), err)
+		return exitRefused
+	}
+	fmt.Fprintf(stdout, "%s %s: %s\n", call.name, plan.Run, plan.Summary)
+	io.WriteString(stdout, plan.Preview)
 	if !stdinIsTerminal() {
-		fmt.Fprintf(stderr, "runwatch %s: refused: no terminal to confirm on; pass --yes to apply on %s\n", name, run.Label())
+		fmt.Fprintf(stderr, "runwatch %s: refused: no terminal to confirm on; pass --yes to apply on %s\n", call.name, run.Label())
 		return exitRefused
 	}
 	fmt.Fprintf(stdout, "Apply this change on %s? [y/N] ", run.Label())
@@ -56,10 +67,30 @@ func runRemoteAction(name string, args []string, run remote.Root, runArg string,
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 	default:
-		fmt.Fprintf(stderr, "runwatch %s: refused: not confirmed\n", name)
+		fmt.Fprintf(stderr, "runwatch %s: refused: not confirmed\n", call.name)
 		return exitRefused
 	}
-	return call("--yes")
+	out, code = do(append([]string{"--yes"}, plan.expect()...)...)
+	stdout.Write(out)
+	return code
+}
+
+// readRemotePlan reads what a host's --dry-run --json printed.
+func readRemotePlan(out []byte) (planJSON, error) {
+	var p planJSON
+	if err := json.Unmarshal(out, &p); err != nil {
+		return p, fmt.Errorf("its runwatch's plan is not JSON (%v): upgrade it with runwatch install", err)
+	}
+	return p, nil
+}
+
+// expect is the --expect words that hold the host to the bytes this plan starts from.
+func (p planJSON) expect() []string {
+	words := make([]string, 0, len(p.Starts))
+	for _, s := range p.Starts {
+		words = append(words, expectWord(s))
+	}
+	return words
 }
 
 // remoteActionFlags are the action flags runwatch looks at itself before handing an action to another machine.
@@ -67,23 +98,17 @@ type remoteActionFlags struct {
 	dryRun, yes, readOnly bool
 }
 
-// forwardArgs is what the remote runwatch gets: the same words, with RUN as the remote path and without
-// --config, which names a file on this machine.
-func forwardArgs(args []string, runArg, path string) []string {
-	var out []string
-	replaced := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--config" || a == "-config":
-			i++
-			continue
-		case strings.HasPrefix(a, "--config=") || strings.HasPrefix(a, "-config="):
-			continue
-		case a == runArg && !replaced:
-			a, replaced = path, true
+// remoteCallOf is the command a remote runwatch gets for an action typed here: the flags set, less those
+// runwatch here decides (--config names a file on this machine; --dry-run, --yes, --json and --expect are
+// what runRemoteAction asks for), then RUN as the path on its host and the other words, after `--`.
+func remoteCallOf(name string, o *actionFlags, run remote.Root, pos []string) remoteCall {
+	call := remoteCall{name: name, words: append([]string{run.Path}, pos[1:]...)}
+	o.set.Visit(func(f *flag.Flag) {
+		switch long := o.set.longName(f.Name); long {
+		case "config", "dry-run", "yes", "json", "expect":
+		default:
+			call.flags = append(call.flags, "--"+long+"="+f.Value.String())
 		}
-		out = append(out, a)
-	}
-	return out
+	})
+	return call
 }

@@ -78,12 +78,15 @@ func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, errb, code, err := f.ssh.Run(ctx, root, call.argv("--dry-run")...)
+	out, errb, code, err := f.ssh.Run(ctx, root, call.argv("--dry-run", "--json")...)
 	if err != nil || code != 0 {
 		return nil, fmt.Errorf("%s refused on %s: %s", req.Action, root.Label(), remoteFailure(root, code, out, errb, err))
 	}
-	summary, preview, _ := strings.Cut(strings.TrimSuffix(string(out), "(dry run: nothing written)\n"), "\n")
-	p := &remotePlan{ssh: f.ssh, root: root, call: call, summary: summary, preview: preview}
+	shown, err := readRemotePlan(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s refused on %s: %w", req.Action, root.Label(), err)
+	}
+	p := &remotePlan{ssh: f.ssh, root: root, call: call, summary: shown.Summary, preview: shown.Preview, expect: shown.expect()}
 	if req.Action == ui.ActUnlock {
 		// A lock on a host nobody here can judge still needs its holder typed, as it does locally; the
 		// typed word then stands for --force on the remote command line. So does one judged stale here on a
@@ -202,6 +205,8 @@ type remotePlan struct {
 	call             remoteCall
 	summary, preview string
 	typed            string
+	// expect holds the host to the bytes the preview started from (--expect).
+	expect []string
 }
 
 func (p *remotePlan) Summary() string           { return p.summary + " (on " + p.root.Label() + ")" }
@@ -213,7 +218,7 @@ func (p *remotePlan) Apply(typed string) (string, error) {
 		return "", fmt.Errorf("not confirmed: type %q exactly", p.typed)
 	}
 	host, _ := os.Hostname()
-	flags := []string{"--yes", "--reason=from the runwatch dashboard on " + host}
+	flags := append([]string{"--yes", "--reason=from the runwatch dashboard on " + host}, p.expect...)
 	if p.typed != "" {
 		flags = append(flags, "--force")
 	}

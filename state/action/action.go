@@ -67,6 +67,9 @@ type Options struct {
 	ReadOnly bool
 	// JournalPath overrides $XDG_STATE_HOME/runwatch/journal.jsonl.
 	JournalPath string
+	// Expect, when not nil, is what the preview the person confirmed started from (Plan.Starts: File →
+	// SHA256): a plan made now from other bytes, or of other files, is refused with *NotAsShownError.
+	Expect map[string]string
 }
 
 // ConfirmKind is how a person must confirm a plan before Apply.
@@ -347,5 +350,6 @@ func IsRefusal(err error) bool {
 	var c *atomicfile.ChangedError
 	var u *atomicfile.UnsafePathError
 	var b *PutBackError
-	return errors.As(err, &r) || errors.As(err, &c) || errors.As(err, &u) || errors.As(err, &b)
+	var n *NotAsShownError
+	return errors.As(err, &r) || errors.As(err, &c) || errors.As(err, &u) || errors.As(err, &b) || errors.As(err, &n)
 }

@@ -87,7 +87,11 @@ func plan(act string, run model.Run, opts Options, build func(*Plan) error) (*Pl
 	if err != nil {
 		return p, err
 	}
-	if err := build(p); err != nil {
+	err = build(p)
+	if err == nil {
+		err = p.checkExpect()
+	}
+	if err != nil {
 		p.Files = nil
 		p.LogLine = ""
 		return p, p.refuse(err)
