@@ -34,6 +34,10 @@ func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local 
 			return nil, exitRefused
 		}
 		stderr.Write(errb)
+		if code == exitUsage {
+			fmt.Fprintf(stderr, "runwatch %s: %s: its runwatch may be older than this one: upgrade it (%s)\n",
+				call.name, run.Label(), remote.InstallHint(run))
+		}
 		return out, code
 	}
 	// Nothing is applied (--dry-run), or nothing is shown before applying (--yes): the host's words as they are.

@@ -196,6 +196,11 @@ func remoteFailure(root remote.Root, code int, out, errb []byte, err error) stri
 	if _, after, ok := strings.Cut(msg, "refused: "); ok {
 		msg = after
 	}
+	if code == exitUsage {
+		// What runwatch here sends is well formed: a runwatch there that calls it a usage error is older
+		// (it knows no --json or --expect, say).
+		msg += "; its runwatch may be older than this one: upgrade it (" + remote.InstallHint(root) + ")"
+	}
 	return msg
 }
 
