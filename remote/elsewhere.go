@@ -209,12 +209,31 @@ func (e *Elsewhere) askFact(c connection, host string, pid int) factAnswer {
 		a.fact = f.Procs[0]
 	}
 	e.mu.Lock()
-	e.facts[factKey{c.label, pid}] = a
+	e.keepFact(factKey{c.label, pid}, a)
 	if err == nil && !model.SameHost(f.Host, host) {
 		e.names[c.label] = nameAnswer{name: f.Host, at: a.at}
 	}
 	e.mu.Unlock()
 	return a
+}
+
+// maxFacts bounds the process facts kept: the pids asked about come from lock files, which any host's runs
+// can fill with ever new ones. An answer dropped is asked for again when a lock needs it.
+const maxFacts = 4096
+
+// keepFact keeps a, dropping the oldest answers past maxFacts. Callers hold mu.
+func (e *Elsewhere) keepFact(k factKey, a factAnswer) {
+	e.facts[k] = a
+	for len(e.facts) > maxFacts {
+		var oldest factKey
+		first := true
+		for k, f := range e.facts {
+			if first || f.at.Before(e.facts[oldest].at) {
+				oldest, first = k, false
+			}
+		}
+		delete(e.facts, oldest)
+	}
 }
 
 // find is the connection whose machine calls itself host; why names the machines that could not say.
