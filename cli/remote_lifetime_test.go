@@ -168,9 +168,9 @@ func TestDashboardOverSSHLeavesNothingBehind(t *testing.T) {
 // control path, its recorded owner dead) is never used by the next runwatch: it is stopped, its socket
 // removed, and the next command reaches alpha itself.
 func TestAStaleMasterIsNotUsed(t *testing.T) {
-	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	name := "alpha"
 	bin := buildRunwatch(t)
-	fleet := sshtest.NewNamed(t, filepath.Dir(bin), map[string]string{"alpha": name, "beta": "beta-" + name}, "alpha", "beta")
+	fleet := sshtest.NewNamed(t, filepath.Dir(bin), map[string]string{"alpha": name, "beta": "beta"}, "alpha", "beta")
 	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())

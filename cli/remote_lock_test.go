@@ -62,7 +62,7 @@ func statusLock(t *testing.T, dir string) model.Lock {
 // stale when the pid is not running there (and then cleared after a y/N), live when it is (and then never
 // cleared), and unknown, with why, while the machine is down.
 func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
-	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	name := "alpha" // the machine calls itself by the name it is reached as
 	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
 	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-held-20261201T080000Z")
 	lock := filepath.Join(dir, "run.lock")
@@ -114,7 +114,7 @@ func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
 // A watcher judges such a lock there too, without waiting on the network: the holder exiting on that
 // machine turns the run from running to stalled here.
 func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
-	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	name := "alpha" // the machine calls itself by the name it is reached as
 	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
 	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-watched-20261201T080000Z")
 	n := fleet.Holder("alpha")
@@ -160,7 +160,7 @@ func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
 // its reason and Detail; its unlock is a plain y/N while the pid is dead there, refused while it lives
 // there, and the verdict falls back to unknown, with why, when alpha goes down.
 func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
-	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
+	name := "alpha" // the machine calls itself by the name it is reached as
 	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
 	local := t.TempDir()
 	dir := resumabletest.MinimalRun(t, local, "irm-held-20261201T080000Z")
@@ -202,7 +202,7 @@ func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
 // A run on alpha whose lock names beta (a disk they share): alpha's runwatch cannot reach beta and calls it
 // unknown, runwatch here reaches both and judges it on beta, and the run's status follows.
 func TestARemoteRunsLockNamingAThirdMachineIsJudgedThere(t *testing.T) {
-	alphaName, betaName := fmt.Sprintf("alpha-box-%d", os.Getpid()), fmt.Sprintf("beta-box-%d", os.Getpid())
+	alphaName, betaName := "alpha", "beta"
 	fleet := sshFleetNamed(t, map[string]string{"alpha": alphaName, "beta": betaName}, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
 	dir := resumabletest.MinimalRun(t, rootA, "irm-shared-20261201T080000Z")
@@ -246,25 +246,35 @@ func TestARemoteRunsLockNamingAThirdMachineIsJudgedThere(t *testing.T) {
 	}
 }
 
-// Issue 22.5: a host's name is only its word. When two destinations call themselves the machine a local
-// lock names, neither may judge it: the lock stays unknown (an impostor answering "not running" would make
-// it stale and clearable with a y), with both named in the reasons, and unlock still needs --force.
-func TestANameTwoHostsClaimJudgesNoLock(t *testing.T) {
-	name := fmt.Sprintf("alpha-box-%d", os.Getpid())
-	sshFleetNamed(t, map[string]string{"alpha": name, "evil": name}, "alpha", "evil")
+// Issue 22.5 and 37.12: a host's name is only its word. A destination that calls itself the machine a lock
+// names, but is reached by another name, may not judge it: the lock stays unknown, "cannot check gpu9 from
+// here" (an impostor answering "not running" made it stale and clearable with a y), and unlock still needs
+// --force. One that calls itself a reached machine's name is not heard either: that machine judges.
+func TestAHostsWordAloneJudgesNoLock(t *testing.T) {
+	fleet := sshFleetNamed(t, map[string]string{"alpha": "alpha", "evil": "gpu9"}, "alpha", "evil")
 	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-claim-20261201T080000Z")
 	lock := filepath.Join(dir, "run.lock")
-	resumabletest.WriteEnvLock(t, lock, resumabletest.DeadPID(t), name, time.Now())
+	resumabletest.WriteEnvLock(t, lock, resumabletest.DeadPID(t), "gpu9", time.Now())
 
 	l := statusLock(t, dir)
 	why := strings.Join(l.Reasons, "; ")
-	if l.Verdict != model.VerdictUnknown || l.JudgedOn != "" || !strings.Contains(why, "alpha, evil all call themselves "+name) {
-		t.Fatalf("a name two hosts claim: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
+	if l.Verdict != model.VerdictUnknown || l.JudgedOn != "" || !strings.Contains(why, "evil calls itself gpu9") ||
+		!strings.Contains(why, "cannot check gpu9 from here") {
+		t.Fatalf("a lock of gpu9, which only evil claims to be: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
 	}
 	if code, _, errOut := runCmd("unlock", dir, "--yes"); code == exitOK {
 		t.Fatalf("unlock --yes cleared a lock nobody could judge: %s", errOut)
 	}
 	if _, err := os.Stat(lock); err != nil {
 		t.Fatalf("the lock is gone: %v", err)
+	}
+
+	// evil restarted calling itself alpha: alpha, reached by that name, is the one that judges.
+	fleet.Servers["evil"].Hostname = "alpha"
+	fleet.Kill("evil")
+	fleet.Start("evil")
+	resumabletest.WriteEnvLock(t, lock, fleet.PID("alpha"), "alpha", time.Now())
+	if l := statusLock(t, dir); l.Verdict != model.VerdictLive || l.JudgedOn != "alpha" {
+		t.Fatalf("a lock of alpha, which evil claims too: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
 	}
 }

@@ -236,8 +236,9 @@ func (e *Elsewhere) keepFact(k factKey, a factAnswer) {
 	}
 }
 
-// find is the connection whose machine calls itself host; why names the machines that could not say.
-// Without wait it only starts asking the names it lacks.
+// find is the connection reached as host (its ssh destination's host names it) whose machine calls itself
+// host; why names the machines that could not say, or that call themselves host under another name. Without
+// wait it only starts asking the names it lacks.
 func (e *Elsewhere) find(host string, wait bool) (*connection, string) {
 	done := e.learnNames()
 	if wait {
@@ -255,7 +256,14 @@ func (e *Elsewhere) find(host string, wait bool) (*connection, string) {
 			unanswered = append(unanswered, fmt.Sprintf("asking %s its host name", c.label))
 		case a.err != nil:
 			unanswered = append(unanswered, fmt.Sprintf("%s did not say its host name: %v", c.label, a.err))
-		case model.SameHost(a.name, host):
+		case !model.SameHost(a.name, host):
+		case !model.SameHost(c.root.Host, host):
+			// Its word alone: a machine reached by another name (an alias, an address, or another machine
+			// altogether) that says it is host may not judge host's locks, or one host could make any
+			// machine's locks stale and clearable with a y.
+			unanswered = append(unanswered, fmt.Sprintf("%s calls itself %s, but runwatch reaches it as %s: cannot check %s from here",
+				c.label, host, c.root.Host, host))
+		default:
 			found = i
 			claims = append(claims, c.label)
 		}

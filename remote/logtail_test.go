@@ -62,7 +62,7 @@ func TestLogTailAndTheStreamAgreeOnOffsets(t *testing.T) {
 // A run on alpha whose lock names beta is judged here on beta, and judged again on a timer: the holder
 // exiting on beta changes nothing alpha would send, yet the run turns from running to stalled here.
 func TestWatchJudgesAThirdMachinesLockAgainOnATimer(t *testing.T) {
-	alphaName, betaName := fmt.Sprintf("alpha-box-%d", os.Getpid()), fmt.Sprintf("beta-box-%d", os.Getpid())
+	alphaName, betaName := "alpha", "beta" // each calls itself by the name it is reached as
 	fleet := sshtest.NewNamed(t, binDir, map[string]string{"alpha": alphaName, "beta": betaName}, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
 	dir := resumabletest.MinimalRun(t, rootA, "irm-shared-20261201T080000Z")
