@@ -24,8 +24,10 @@ func init() {
 			"runwatch asks HOST its system and architecture (uname -sm); when they are this binary's, it copies itself " +
 			"to DIR on HOST under a temporary name, checks that it runs there (runwatch version), and renames it into " +
 			"place, so a runwatch already there is replaced whole or not at all. It says when DIR is not on the PATH " +
-			"that ssh commands get on HOST, and what to add. A host of another architecture gets the go build line " +
-			"that makes a runwatch for it. A runwatch on HOST that has an action in progress (a pending intent in its " +
+			"that ssh commands get on HOST, and what to add. For a host of another system (macOS, FreeBSD) or architecture, " +
+			"this very version is built for it first, when a Go toolchain is here and the clean git checkout this runwatch " +
+			"was built from still is (GOOS and GOARCH of the host, CGO_ENABLED=0), and that build is copied with the same " +
+			"checks; otherwise runwatch prints the commands that build and copy it. A runwatch on HOST that has an action in progress (a pending intent in its " +
 			"journal) is not replaced.",
 		examples: []example{
 			{"install on build1, asking first", "runwatch install build1"},
@@ -178,9 +180,13 @@ type installPlan struct {
 	summary string // one line, for the command line
 	what    string // this binary: its version, platform and size
 	old     string // the runwatch there it replaces ("" when none)
+	cleanup func() // removes a binary built for the host (install_build.go)
 }
 
-func (p *installPlan) close() { p.bin.Close() }
+func (p *installPlan) close() {
+	p.bin.Close()
+	p.cleanup()
+}
 
 func (p *installPlan) Summary() string { return "Install this runwatch on " + p.host.Label() }
 func (p *installPlan) Preview() string {
@@ -202,7 +208,7 @@ func (p *installPlan) Apply(string) (string, error) {
 
 // prepareInstall asks host what it is and what it has, and returns the copy to make, or (done) what to say
 // when there is nothing to copy, or why it is refused.
-func prepareInstall(s remote.SSH, host remote.Root, dir string) (*installPlan, string, error) {
+func prepareInstall(s remote.SSH, host remote.Root, dir string) (p *installPlan, done string, err error) {
 	label := host.Label()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -225,12 +231,8 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (*installPlan, s
 	switch {
 	case !ok:
 		return nil, "", fmt.Errorf("%s is %q, a system runwatch is not built for", label, uname)
-	case goos != "linux":
-		return nil, "", fmt.Errorf("%s is %s (%s/%s): runwatch runs on Linux only (its writes use openat2 and renameat2)", label, uname, goos, goarch)
-	case goos != runtime.GOOS || goarch != runtime.GOARCH:
-		return nil, "", fmt.Errorf("%s is %s (%s/%s), this runwatch is %s/%s: refusing to copy it there. Build one for it from a "+
-			"checkout of runwatch and copy that:\n  GOOS=%s GOARCH=%s go build -o runwatch-%s-%s .\n  scp runwatch-%s-%s %s:%s/runwatch",
-			label, uname, goos, goarch, runtime.GOOS, runtime.GOARCH, goos, goarch, goos, goarch, goos, goarch, host.Dest(), dir)
+	case goos != "linux" && goos != "darwin" && goos != "freebsd":
+		return nil, "", fmt.Errorf("%s is %s (%s/%s): runwatch is built for Linux, macOS and FreeBSD only (README, Platforms)", label, uname, goos, goarch)
 	}
 
 	dirWord := installDirWord(dir)
@@ -253,16 +255,32 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (*installPlan, s
 		return nil, "", fmt.Errorf("%s: its runwatch has %d action(s) in progress or left half done by a crash (intents in %s): "+
 			"not replacing it now; the next action on that run finishes it; then run this again", label, n, facts["pendingdir"])
 	}
-	ours := strings.Split(strings.TrimSpace(ownVersion()), "\n")
+	exe, version, from, cleanup := "", ownVersion(), "", func() {}
+	if goos != runtime.GOOS || goarch != runtime.GOARCH {
+		bin, v, built, tmp, err := crossBuild(goos, goarch)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s is %s (%s/%s), this runwatch is %s/%s, and it cannot build this version for it here: %v. "+
+				"Build it and copy it there:\n%s", label, uname, goos, goarch, runtime.GOOS, runtime.GOARCH, err, crossCommands(goos, goarch, host.Dest(), dir))
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		defer func() {
+			if p == nil {
+				cleanup()
+			}
+		}()
+		exe, version, from = bin, v, ", "+built
+	}
+	ours := strings.Split(strings.TrimSpace(version), "\n")
 	if facts["existing"] == "yes" && strings.Join(theirs, "\n") == strings.Join(ours, "\n") {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s:%s/runwatch is this runwatch already (%s)\n", label, where, ours[0])
 		pathAdvice(&b, label, where, facts["onpath"])
 		return nil, b.String(), nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, "", fmt.Errorf("cannot find this runwatch's own binary: %v", err)
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, "", fmt.Errorf("cannot find this runwatch's own binary: %v", err)
+		}
 	}
 	f, err := os.Open(exe)
 	if err != nil {
@@ -273,7 +291,7 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (*installPlan, s
 		f.Close()
 		return nil, "", fmt.Errorf("cannot read this runwatch's own binary: %v", err)
 	}
-	what := fmt.Sprintf("%s, %s/%s, %.1f MB", ours[0], goos, goarch, float64(st.Size())/1e6)
+	what := fmt.Sprintf("%s, %s/%s, %.1f MB%s", ours[0], goos, goarch, float64(st.Size())/1e6, from)
 	summary := fmt.Sprintf("Copy %s (%s) to %s:%s/runwatch", exe, what, label, where)
 	old := ""
 	if facts["existing"] == "yes" {
@@ -283,7 +301,7 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (*installPlan, s
 		}
 		summary += ", replacing " + old + " there"
 	}
-	return &installPlan{ssh: s, host: host, dirWord: dirWord, where: where, bin: f, size: st.Size(), summary: summary, what: what, old: old}, "", nil
+	return &installPlan{ssh: s, host: host, dirWord: dirWord, where: where, bin: f, size: st.Size(), summary: summary, what: what, old: old, cleanup: cleanup}, "", nil
 }
 
 // apply makes the copy and says what was installed, and whether ssh commands there will find it.

@@ -25,7 +25,11 @@ type installer struct {
 
 func newInstaller(t *testing.T, hostBin string) *installer {
 	t.Helper()
-	bin := buildRunwatch(t)
+	return newInstallerOf(t, hostBin, buildRunwatch(t))
+}
+
+func newInstallerOf(t *testing.T, hostBin, bin string) *installer {
+	t.Helper()
 	fleet := sshtest.New(t, hostBin, "alpha")
 	return &installer{t: t, bin: bin, fleet: fleet, env: append(os.Environ(),
 		"RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "), "XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"),
@@ -93,20 +97,116 @@ func TestInstallOnAHostWithoutRunwatch(t *testing.T) {
 	}
 }
 
-// Issue 25.2: a host of another architecture is refused with the go build line that makes one for it.
-func TestInstallRefusesAnotherArchitecture(t *testing.T) {
+// Issue 34: without a Go toolchain here, a host of another architecture is refused with the exact commands
+// that build this version for it and copy it there.
+func TestInstallWithoutToolchainPrintsTheCommands(t *testing.T) {
 	hostBin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(hostBin, "uname"), []byte("#!/bin/sh\necho Linux aarch64\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeScript(t, filepath.Join(hostBin, "uname"), "#!/bin/sh\necho Linux aarch64\n")
 	in := newInstaller(t, hostBin)
+	in.env = append(in.env, "PATH="+pathWith(t, "ssh"))
 	code, out, errOut := in.run("install", "alpha", "--yes")
-	if code != exitRefused || !strings.Contains(errOut, "GOOS=linux GOARCH=arm64 go build -o runwatch-linux-arm64 .") {
+	if code != exitRefused || !strings.Contains(errOut, "there is no Go toolchain here") ||
+		!strings.Contains(errOut, "GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -o runwatch-linux-arm64 .\n  scp runwatch-linux-arm64 alpha:~/.local/bin/runwatch") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(in.fleet.Dir, "alpha-home", ".local", "bin", "runwatch")); err == nil {
 		t.Fatal("copied to a host of another architecture")
 	}
+}
+
+// Issue 34: a host whose uname says Darwin arm64 gets this very version built for darwin/arm64 (from the clean
+// checkout this runwatch was built from) and sent there, where the same checks as for any copy run on it. The
+// host is this Linux machine with a fake uname, so the copy's run check must refuse it (a Mach-O binary does
+// not run here), leaving nothing in place; a spy chmod on the host's PATH keeps the bytes that arrived, and
+// `go version -m` says they are darwin/arm64 of the same revision.
+func TestInstallBuildsForADarwinHost(t *testing.T) {
+	src, rev := cleanCheckout(t)
+	bin := filepath.Join(t.TempDir(), "runwatch")
+	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".") // records the revision, whatever GOFLAGS says
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	hostBin, arrived := t.TempDir(), filepath.Join(t.TempDir(), "arrived")
+	chmod, err := exec.LookPath("chmod")
+	if err != nil {
+		t.Skip("no chmod")
+	}
+	writeScript(t, filepath.Join(hostBin, "uname"), "#!/bin/sh\necho Darwin arm64\n")
+	writeScript(t, filepath.Join(hostBin, "chmod"), fmt.Sprintf("#!/bin/sh\nfor a; do last=$a; done\ncp \"$last\" %s\nexec %s \"$@\"\n", arrived, chmod))
+	in := newInstallerOf(t, hostBin, bin)
+	code, out, errOut := in.run("install", "alpha", "--yes")
+	if code != exitRefused || !strings.Contains(errOut, "the copied runwatch does not run there") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	vm, err := exec.Command("go", "version", "-m", arrived).CombinedOutput()
+	if err != nil || !strings.Contains(string(vm), "GOOS=darwin") || !strings.Contains(string(vm), "GOARCH=arm64") ||
+		!strings.Contains(string(vm), "CGO_ENABLED=0") || !strings.Contains(string(vm), "vcs.revision="+rev) || !strings.Contains(string(vm), "vcs.modified=false") {
+		t.Fatalf("what arrived on the host: %v\n%s", err, vm)
+	}
+	if _, err := os.Stat(filepath.Join(in.fleet.Dir, "alpha-home", ".local", "bin", "runwatch")); err == nil {
+		t.Fatal("a runwatch that does not run there was put in place")
+	}
+}
+
+func writeScript(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pathWith is a PATH holding only the named tools.
+func pathWith(t *testing.T, tools ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, tool := range tools {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("no %s", tool)
+		}
+		if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// cleanCheckout copies this checkout's files as they are now (tracked and untracked, not ignored) into a new
+// git repository with one commit, so a runwatch built there records a clean revision, as one built from a
+// fresh clone does, whatever state the working tree is in.
+func cleanCheckout(t *testing.T) (dir, rev string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	list, err := exec.Command("git", "-C", "..", "ls-files", "-co", "--exclude-standard", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	dir = t.TempDir()
+	for _, name := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
+		data, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			continue // deleted in the working tree
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "snapshot"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, strings.TrimSpace(string(head))
 }
 
 // Issue 25.2: a target folder that cannot be written is a clear error naming it.
