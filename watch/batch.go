@@ -36,23 +36,15 @@ func (w *Watcher) loop() {
 	}
 	reconcileT := time.NewTimer(every)
 	defer reconcileT.Stop()
-	livenessEvery := livenessInterval
-	if w.opts.liveness > 0 {
-		livenessEvery = w.opts.liveness
-	}
-	livenessT := time.NewTimer(livenessEvery)
-	livenessOn := true
-	livenessAt := time.Now().Add(livenessEvery) // when the armed liveness timer fires
-	defer livenessT.Stop()
+	live := newLivenessTimer(w.opts.liveness)
+	defer live.t.Stop()
 	for {
 		if !pollOn && w.tree.polled > 0 {
 			pollT.Reset(w.pollIvl)
 			pollOn = true
 		}
-		if w.livenessWanted && (!livenessOn || time.Until(livenessAt) > livenessEvery) {
-			// Off, or armed for a lock's acquired_at far ahead: a run tracked since may need it sooner.
-			livenessT.Reset(livenessEvery)
-			livenessOn, livenessAt = true, time.Now().Add(livenessEvery)
+		if w.livenessWanted {
+			live.want()
 		}
 		w.livenessWanted = false
 		select {
@@ -93,83 +85,121 @@ func (w *Watcher) loop() {
 			}
 			w.flush()
 		case <-pollT.C:
-			// Only directories inotify does not cover.
-			pollOn = false
-			if w.tree.polled > 0 {
-				var ch []change
-				for _, d := range w.tree.polledDirs() {
-					w.tree.scan(d, &ch)
-				}
-				if len(ch) > 0 {
-					w.addChanges(ch)
-					w.flush()
-				}
-			}
-			if w.tree.polled > 0 {
-				pollT.Reset(w.pollIvl)
-				pollOn = true
-			}
-		case now := <-livenessT.C:
-			// A holder that crashed leaves its lock file untouched: no event will ever say so. Re-judging is
-			// a kill(pid, 0) per lock and a clock comparison; a run is read again only if a verdict flips.
-			// Runs whose locks only wait for an acquired_at in the future to come are judged when it comes,
-			// not every interval: a workspace dated ahead (or a skewed clock) kept the timer judging thousands
-			// of locks, a kill(pid, 0) each, every 2 s (issue 26).
-			env := w.runs.env
-			env.Now = now
-			livenessOn = false
-			var comes time.Time // the earliest acquired_at still to come
-			judged := 0
-			for sp, tr := range w.runs.runs {
-				poll := model.JudgementNeedsPolling(&tr.run, env)
-				at := model.JudgementComesAt(&tr.run)
-				if !poll && (at.IsZero() || now.Before(at)) {
-					if !at.IsZero() && (comes.IsZero() || at.Before(comes)) {
-						comes = at
-					}
-					continue
-				}
-				livenessOn = livenessOn || poll
-				judged++
-				if model.JudgementOutdated(&tr.run, env) {
-					w.force[sp] = true
-				}
-			}
-			if w.opts.livenessPass != nil {
-				w.opts.livenessPass(judged)
-			}
-			switch {
-			case livenessOn:
-				livenessT.Reset(livenessEvery)
-				livenessAt = now.Add(livenessEvery)
-			case !comes.IsZero():
-				livenessT.Reset(max(0, comes.Sub(now)))
-				livenessOn, livenessAt = true, comes
-			}
-			if len(w.force) > 0 {
-				w.flush()
-			}
+			pollOn = w.pollDirs(pollT)
+		case now := <-live.t.C:
+			w.judgeLiveness(now, live)
 		case <-reconcileT.C:
-			// The safety net: compare every watched directory with what we last saw, by stat only.
-			start := time.Now()
-			var ch []change
-			for _, d := range w.tree.allDirs() {
-				w.tree.scan(d, &ch)
-			}
-			next := every
-			if w.opts.reconcile <= 0 {
-				// Over 10,000 runs one scan lists and stats every folder (hundreds of milliseconds, and the
-				// collection its garbage costs): at a fixed 30 s it was most of an idle dashboard's CPU. Spaced
-				// by its own cost, it takes at most 1/reconcileShare of the time however big the tree.
-				next = max(every, reconcileShare*time.Since(start))
-			}
-			reconcileT.Reset(next)
-			w.addChanges(ch)
-			if len(ch) > 0 || (w.lastErr != "" && time.Since(w.lastErrAt) >= errShownFor) {
-				w.flush() // also takes an old passing error off the health line
-			}
+			reconcileT.Reset(w.reconcile(every))
 		}
 	}
+}
+
+// pollDirs scans the directories inotify does not cover, and says whether the poll timer is armed again.
+func (w *Watcher) pollDirs(pollT *time.Timer) bool {
+	if w.tree.polled == 0 {
+		return false
+	}
+	var ch []change
+	for _, d := range w.tree.polledDirs() {
+		w.tree.scan(d, &ch)
+	}
+	if len(ch) > 0 {
+		w.addChanges(ch)
+		w.flush()
+	}
+	if w.tree.polled > 0 {
+		pollT.Reset(w.pollIvl)
+		return true
+	}
+	return false
+}
+
+// livenessTimer re-judges the locks whose verdict time alone can change; it runs only while some does.
+type livenessTimer struct {
+	t     *time.Timer
+	every time.Duration
+	on    bool
+	at    time.Time // when the armed timer fires
+}
+
+func newLivenessTimer(every time.Duration) *livenessTimer {
+	if every <= 0 {
+		every = livenessInterval
+	}
+	return &livenessTimer{t: time.NewTimer(every), every: every, on: true, at: time.Now().Add(every)}
+}
+
+// want arms the timer for a run tracked since it was last set: when it is off, or armed for a lock's
+// acquired_at far ahead.
+func (l *livenessTimer) want() {
+	if !l.on || time.Until(l.at) > l.every {
+		l.t.Reset(l.every)
+		l.on, l.at = true, time.Now().Add(l.every)
+	}
+}
+
+// judgeLiveness re-judges the runs whose lock verdicts the clock can change. A holder that crashed leaves
+// its lock file untouched: no event will ever say so. Re-judging is a kill(pid, 0) per lock and a clock
+// comparison; a run is read again only if a verdict flips. Runs whose locks only wait for an acquired_at in
+// the future to come are judged when it comes, not every interval: a workspace dated ahead (or a skewed
+// clock) kept the timer judging thousands of locks, a kill(pid, 0) each, every 2 s (issue 26).
+func (w *Watcher) judgeLiveness(now time.Time, l *livenessTimer) {
+	env := w.runs.env
+	env.Now = now
+	l.on = false
+	var comes time.Time // the earliest acquired_at still to come
+	judged := 0
+	for sp, tr := range w.runs.runs {
+		poll := model.JudgementNeedsPolling(&tr.run, env)
+		at := model.JudgementComesAt(&tr.run)
+		if !poll && (at.IsZero() || now.Before(at)) {
+			if !at.IsZero() && (comes.IsZero() || at.Before(comes)) {
+				comes = at
+			}
+			continue
+		}
+		l.on = l.on || poll
+		judged++
+		if model.JudgementOutdated(&tr.run, env) {
+			w.force[sp] = true
+		}
+	}
+	if w.opts.livenessPass != nil {
+		w.opts.livenessPass(judged)
+	}
+	switch {
+	case l.on:
+		l.t.Reset(l.every)
+		l.at = now.Add(l.every)
+	case !comes.IsZero():
+		l.t.Reset(max(0, comes.Sub(now)))
+		l.on, l.at = true, comes
+	}
+	if len(w.force) > 0 {
+		w.flush()
+	}
+}
+
+// reconcile is the safety net: it compares every watched directory with what was last seen, by stat only,
+// and returns when to do it again.
+func (w *Watcher) reconcile(every time.Duration) time.Duration {
+	start := time.Now()
+	var ch []change
+	for _, d := range w.tree.allDirs() {
+		w.tree.scan(d, &ch)
+	}
+	next := every
+	if w.opts.reconcile <= 0 {
+		// Over 10,000 runs one scan lists and stats every folder (hundreds of milliseconds, and the
+		// collection its garbage costs): at a fixed 30 s it was most of an idle dashboard's CPU. Spaced by
+		// its own cost, it takes at most 1/reconcileShare of the time however big the tree.
+		next = max(every, reconcileShare*time.Since(start))
+	}
+	w.addChanges(ch)
+	if len(ch) > 0 || (w.lastErr != "" && time.Since(w.lastErrAt) >= errShownFor) {
+		w.flush() // also takes an old passing error off the health line
+	}
+	return next
 }
 
 // noteEvent records one inotify event. New directories are watched at once (and scanned, so files made
@@ -258,41 +288,81 @@ func (w *Watcher) flush() {
 		w.batchT.Stop()
 		w.armed = false
 	}
-
-	dirty := map[string]bool{}
+	f := &flushing{w: w, now: now, dirty: map[string]bool{}, followUps: w.force, rediscover: map[string]bool{},
+		logsToRead: map[string]bool{}, vanished: map[string]bool{}, u: Update{At: now}}
 	for sp := range w.force {
-		dirty[sp] = true
+		f.dirty[sp] = true
 		delete(w.rereads, sp)
 	}
-	followUps := w.force
 	w.force = map[string]bool{}
-	rediscover := map[string]bool{}
-	logsToRead := map[string]bool{}
-	vanished := map[string]bool{}
-
 	if w.rescanAll {
 		w.rescanAll = false
-		var ch []change
-		for _, d := range w.tree.allDirs() {
-			w.tree.scan(d, &ch)
-		}
-		for _, c := range ch {
-			batch[c.path] |= c.op
-			if c.wasDir {
-				goneDirs[c.path] = true
+		f.rescanAll(batch, goneDirs)
+	}
+	f.classify(batch, goneDirs)
+	for sp := range f.followUps {
+		// The grace for a vanished state file is over and it is still gone: let discovery decide whether
+		// the folder is still a run.
+		if tr, ok := w.runs.runs[sp]; ok {
+			if _, err := os.Stat(sp); errors.Is(err, os.ErrNotExist) {
+				f.rediscover[tr.loc.Dir] = true
 			}
 		}
-		for _, r := range w.runs.roots {
-			rediscover[r] = true
-		}
-		for sp := range w.runs.runs {
-			dirty[sp] = true
-		}
-		for p := range w.logs {
-			logsToRead[p] = true
+	}
+	f.discover()
+	w.rewatchRoots(&f.synth)
+	f.readLogs()
+	f.reload()
+	w.armReread(now)
+	if len(f.synth) > 0 {
+		// Folders that became watched during this batch: what they hold goes through the next one.
+		w.addChanges(f.synth)
+	}
+	w.rejudge(now, &f.u)
+	w.armJudge(now)
+	w.publish(now, f.u)
+}
+
+// flushing is one flush under way: what it found to do, and the Update it builds.
+type flushing struct {
+	w          *Watcher
+	now        time.Time
+	dirty      map[string]bool // state files to read again
+	followUps  map[string]bool // forced: a grace or a re-read came due
+	rediscover map[string]bool // folders where runs may have appeared or vanished
+	logsToRead map[string]bool
+	vanished   map[string]bool // state files gone, shown as they were until their grace ends
+	synth      []change        // changes the next batch must see
+	u          Update
+}
+
+// rescanAll stats every watched folder again, and reads every run and log, after events were lost.
+func (f *flushing) rescanAll(batch map[string]fsnotify.Op, goneDirs map[string]bool) {
+	w := f.w
+	var ch []change
+	for _, d := range w.tree.allDirs() {
+		w.tree.scan(d, &ch)
+	}
+	for _, c := range ch {
+		batch[c.path] |= c.op
+		if c.wasDir {
+			goneDirs[c.path] = true
 		}
 	}
+	for _, r := range w.runs.roots {
+		f.rediscover[r] = true
+	}
+	for sp := range w.runs.runs {
+		f.dirty[sp] = true
+	}
+	for p := range w.logs {
+		f.logsToRead[p] = true
+	}
+}
 
+// classify sorts the batch's paths into runs to read, folders to rediscover and logs to read.
+func (f *flushing) classify(batch map[string]fsnotify.Op, goneDirs map[string]bool) {
+	w := f.w
 	for path, op := range batch {
 		st, exists, wasDir := w.tree.refresh(path)
 		isDir := (exists && st.dir) || (!exists && (wasDir || goneDirs[path]))
@@ -300,76 +370,76 @@ func (w *Watcher) flush() {
 		structural := op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0
 		switch {
 		case structural && isDir:
-			rediscover[path] = true
+			f.rediscover[path] = true
 		case structural && known && !exists:
 			// A run's state file vanished. An editor's save or a writer's replace usually puts it back
 			// within milliseconds: decide after a grace period rather than flash the run away and back.
-			w.scheduleAt(path, now.Add(w.grace))
-			vanished[path] = true
+			w.scheduleAt(path, f.now.Add(w.grace))
+			f.vanished[path] = true
 		case structural && isStateName(filepath.Base(path)) && !known:
-			rediscover[filepath.Dir(path)] = true
+			f.rediscover[filepath.Dir(path)] = true
 		}
-		w.runs.affected(path, isDir, dirty)
+		w.runs.affected(path, isDir, f.dirty)
 		if _, ok := w.logs[path]; ok {
-			logsToRead[path] = true
+			f.logsToRead[path] = true
 		}
 	}
+}
 
-	for sp := range followUps {
-		// The grace for a vanished state file is over and it is still gone: let discovery decide whether
-		// the folder is still a run.
-		if tr, ok := w.runs.runs[sp]; ok {
-			if _, err := os.Stat(sp); errors.Is(err, os.ErrNotExist) {
-				rediscover[tr.loc.Dir] = true
-			}
-		}
-	}
-
-	u := Update{At: now}
-	var synth []change
-	for _, d := range topmost(rediscover) {
+// discover finds the runs that appeared or vanished under the folders to rediscover, and reads the new ones.
+func (f *flushing) discover() {
+	w := f.w
+	for _, d := range topmost(f.rediscover) {
 		added, removed := w.runs.rediscover(d)
 		for _, sp := range removed {
-			w.removeRun(sp, &u)
-			delete(dirty, sp)
+			w.removeRun(sp, &f.u)
+			delete(f.dirty, sp)
 		}
 		for _, loc := range added {
 			run := w.runs.load(loc)
-			w.trackRun(loc, run, false, &synth)
-			delete(dirty, loc.StatePath)
+			w.trackRun(loc, run, false, &f.synth)
+			delete(f.dirty, loc.StatePath)
 			if manifestNotYet(run) {
 				w.unshown[loc.StatePath] = true
-				w.scheduleAt(loc.StatePath, now.Add(w.grace))
+				w.scheduleAt(loc.StatePath, f.now.Add(w.grace))
 				continue
 			}
 			if needsReread(run) {
-				w.scheduleReread(loc.StatePath, now)
+				w.scheduleReread(loc.StatePath, f.now)
 				continue
 			}
-			u.Changed = append(u.Changed, run)
+			f.u.Changed = append(f.u.Changed, run)
 			delete(w.unshown, loc.StatePath)
 			if tr := w.runs.runs[loc.StatePath]; tr.logPath != "" {
-				logsToRead[tr.logPath] = true
+				f.logsToRead[tr.logPath] = true
 			}
 		}
 	}
+}
+
+// rewatchRoots watches each root again where it is not watched: a deleted root is watched for its return
+// (for a state file given directly: its folder).
+func (w *Watcher) rewatchRoots(synth *[]change) {
 	for _, r := range w.runs.roots {
-		// A deleted root is watched for its return (for a state file given directly: its folder).
 		if _, ok := w.tree.dirs[r]; ok {
 			continue
 		}
 		st, err := os.Stat(r)
 		switch {
 		case err == nil && !st.IsDir():
-			w.tree.ensure(filepath.Dir(r), 0, &synth)
+			w.tree.ensure(filepath.Dir(r), 0, synth)
 		case err != nil && w.runs.isFileRoot(r):
-			w.tree.ensure(filepath.Dir(r), 0, &synth)
+			w.tree.ensure(filepath.Dir(r), 0, synth)
 		default:
-			w.tree.ensure(r, w.opts.MaxDepth, &synth)
+			w.tree.ensure(r, w.opts.MaxDepth, synth)
 		}
 	}
+}
 
-	for _, p := range sortedKeys(logsToRead) {
+// readLogs reads what was appended to each log to read; a run whose log grew is read again too.
+func (f *flushing) readLogs() {
+	w := f.w
+	for _, p := range sortedKeys(f.logsToRead) {
 		lt, ok := w.logs[p]
 		if !ok {
 			continue
@@ -380,56 +450,55 @@ func (w *Watcher) flush() {
 		}
 		if lt.f.More() {
 			// A big append is handed over in pieces; the next batch reads on.
-			synth = append(synth, change{path: p, op: fsnotify.Write})
+			f.synth = append(f.synth, change{path: p, op: fsnotify.Write})
 		}
 		if len(entries) == 0 && !truncated && !rotated {
 			continue
 		}
-		u.Appended = append(u.Appended, LogAppend{Path: p, Entries: entries, Truncated: truncated, Rotated: rotated})
+		f.u.Appended = append(f.u.Appended, LogAppend{Path: p, Entries: entries, Truncated: truncated, Rotated: rotated})
 		// The run reflects its log too (size, last activity, stage order from stage_start lines): read it
 		// again, once per batch however many lines arrived.
 		for _, sp := range lt.owners {
-			dirty[sp] = true
+			f.dirty[sp] = true
 		}
 	}
+}
 
-	for _, sp := range sortedKeys(dirty) {
+// reload reads each dirty run once, and shows it when it changed.
+func (f *flushing) reload() {
+	w := f.w
+	for _, sp := range sortedKeys(f.dirty) {
 		tr, ok := w.runs.runs[sp]
 		if !ok {
 			continue
 		}
 		if _, err := os.Stat(tr.loc.Dir); errors.Is(err, os.ErrNotExist) {
-			w.removeRun(sp, &u)
+			w.removeRun(sp, &f.u)
 			continue
 		}
-		if vanished[sp] {
+		if f.vanished[sp] {
 			continue // shown as it was until the grace period ends
 		}
 		run := w.runs.load(tr.loc)
 		old := tr.run
-		w.trackRun(tr.loc, run, false, &synth)
-		if w.unshown[sp] && manifestNotYet(run) && !followUps[sp] {
+		w.trackRun(tr.loc, run, false, &f.synth)
+		if w.unshown[sp] && manifestNotYet(run) && !f.followUps[sp] {
 			continue // still within the grace of a brand-new feature folder
 		}
-		if needsReread(run) && !followUps[sp] {
+		if needsReread(run) && !f.followUps[sp] {
 			// Probably read mid-write: look again shortly before showing the error.
-			w.scheduleReread(sp, now)
+			w.scheduleReread(sp, f.now)
 			continue
 		}
-		if !reflect.DeepEqual(old, run) || followUps[sp] || w.unshown[sp] {
-			u.Changed = append(u.Changed, run)
+		if !reflect.DeepEqual(old, run) || f.followUps[sp] || w.unshown[sp] {
+			f.u.Changed = append(f.u.Changed, run)
 			delete(w.unshown, sp)
 		}
 	}
-	w.armReread(now)
-	if len(synth) > 0 {
-		// Folders that became watched during this batch: what they hold goes through the next one.
-		w.addChanges(synth)
-	}
+}
 
-	w.rejudge(now, &u)
-	w.armJudge(now)
-
+// publish hands u on with the watcher's health, unless nothing changed and the health did not move.
+func (w *Watcher) publish(now time.Time, u Update) {
 	changed := len(u.Changed) > 0 || len(u.Removed) > 0 || len(u.Appended) > 0
 	last := w.health.LastChange
 	if changed {
