@@ -229,7 +229,7 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
 		return usageError(stderr, c.name, "%v", err)
 	} else if isRemote {
-		return runRemoteAction(remoteCallOf(c.name, o, root, pos), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly}, stdout, stderr)
+		return runRemoteAction(remoteCallOf(c.name, o, root, pos), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly, asJSON: *o.asJSON}, stdout, stderr)
 	}
 	loc, err := resolveRun(pos[0], cfg)
 	if err != nil {

@@ -42,11 +42,14 @@ func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local 
 	}
 	// Nothing is applied (--dry-run), or nothing is shown before applying (--yes): the host's words as they are.
 	if local.dryRun || local.yes {
-		flag := "--yes"
-		if local.dryRun {
-			flag = "--dry-run"
+		flags := []string{"--yes"}
+		switch {
+		case local.dryRun && local.asJSON:
+			flags = []string{"--dry-run", "--json"}
+		case local.dryRun:
+			flags = []string{"--dry-run"}
 		}
-		out, code := do(flag)
+		out, code := do(flags...)
 		stdout.Write(out)
 		return code
 	}
@@ -99,7 +102,7 @@ func (p planJSON) expect() []string {
 
 // remoteActionFlags are the action flags runwatch looks at itself before handing an action to another machine.
 type remoteActionFlags struct {
-	dryRun, yes, readOnly bool
+	dryRun, yes, readOnly, asJSON bool
 }
 
 // remoteCallOf is the command a remote runwatch gets for an action typed here: the flags set, less those

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,13 @@ func TestRemoteCommandLineWordsStayWords(t *testing.T) {
 	code := dispatch([]string{"unlock", "--dry-run", "ssh://alpha" + dir, "--", "--force"}, &out, &errOut)
 	if code != exitRefused || !strings.Contains(errOut.String(), `has no lock "--force"`) {
 		t.Fatalf("unlock -- --force: exit %d, want a refusal naming the lock --force\n%s%s", code, out.String(), errOut.String())
+	}
+	// The plan as JSON, as the host prints it, with what it starts from.
+	out.Reset()
+	errOut.Reset()
+	code = dispatch([]string{"unlock", "--dry-run", "--json", "ssh://alpha" + dir}, &out, &errOut)
+	var plan planJSON
+	if err := json.Unmarshal(out.Bytes(), &plan); code != exitOK || err != nil || len(plan.Starts) != 1 || !strings.HasSuffix(plan.Starts[0].Path, "run.lock") {
+		t.Fatalf("unlock --dry-run --json: exit %d, %v\n%s%s", code, err, out.String(), errOut.String())
 	}
 }
