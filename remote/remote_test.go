@@ -104,7 +104,9 @@ type collector struct {
 
 func (c *collector) until(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
+	// Generous: a condition met ends the wait at once, and under load (35 on two cores) a host streaming
+	// 70 MiB to a race-instrumented reader took more than a minute.
+	deadline := time.After(4 * time.Minute)
 	for !ok() {
 		select {
 		case u := <-c.w.Updates():
