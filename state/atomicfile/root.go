@@ -144,7 +144,7 @@ func (r *Root) dir(path string) (dirFD, string, error) {
 // their errno, so errors.Is(err, fs.ErrNotExist) works.
 func (r *Root) pathErr(op, full string, err error) error {
 	switch {
-	case errors.Is(err, unix.ELOOP):
+	case linkRefused(err):
 		return &UnsafePathError{Path: full, Reason: "a symlink lies on the way to it (a folder or the file itself was swapped for a link?); runwatch never follows links below the run root when writing"}
 	case errors.Is(err, unix.EXDEV):
 		return &UnsafePathError{Path: full, Reason: "it leads outside the run root " + r.path}
