@@ -17,7 +17,9 @@ import (
 // limit it replaces; above, the heap may grow by factor-1 of what is live before the next collection, as
 // GOGC would allow.
 type gcPolicy struct {
-	// percent is the GOGC to set; 0 keeps the runtime's. GOGC in the environment overrides it.
+	// percent is the GOGC to set; 0 keeps the runtime's, -1 turns it off so the soft limit alone paces the
+	// collector (never while GOMEMLIMIT in the environment overrides the limit). GOGC in the environment
+	// overrides it.
 	percent int
 	// floor is the least soft limit, factor the multiple of the live heap it follows above that, headroom
 	// what it lets the heap grow past the live heap, whatever that is: the limit is the largest of the three.
@@ -35,20 +37,22 @@ var dashboardGC = gcPolicy{floor: 56 << 20, factor: 1.5}
 // statusGC: status streams its document, and what it keeps of each run holds no pointer (statusRec, the
 // history's samples, discovery's seen sets); the rest of its live heap is caches of a bounded size. So a
 // collection costs about as much at 1,000 runs as at 100,000, and the heap need not grow in proportion to
-// what is live: it may grow by a fixed 32 MiB past it (the garbage of a few hundred runs read) before the
-// next. Under GOGC 100 alone it grew by as much as was live: 161 MiB of RSS over 100,000 runs, 94 MiB with
-// this limit (a shared machine); below 32 MiB live GOGC still collects first. (GOGC 400, while status held
-// every run, took 121 MiB over 10,000 runs, GOGC 100 60 MiB.)
-var statusGC = gcPolicy{headroom: 32 << 20}
+// what is live. GOGC is off and the soft limit alone paces the collector: the heap may grow by a fixed
+// 32 MiB past what is live (the garbage of a few hundred runs read) before the next collection, whatever
+// is live. Under GOGC 100 beside this limit, a live heap of a few MiB was collected every few MiB
+// allocated: 36 to 215 collections over 1,200 runs (issue 35), a fifth of status's time; now a handful.
+// (GOGC 100 alone grew by as much as was live: 161 MiB of RSS over 100,000 runs, 94 MiB with this limit.)
+var statusGC = gcPolicy{percent: -1, headroom: 32 << 20}
 
 // apply sets the policy for this process and returns what undoes it (tests run commands in one process).
 func (p gcPolicy) apply() (restore func()) {
 	var undo []func()
-	if p.percent != 0 && os.Getenv("GOGC") == "" {
+	limited := (p.factor > 0 || p.headroom > 0) && os.Getenv("GOMEMLIMIT") == ""
+	if p.percent != 0 && os.Getenv("GOGC") == "" && (p.percent > 0 || limited) {
 		old := debug.SetGCPercent(p.percent)
 		undo = append(undo, func() { debug.SetGCPercent(old) })
 	}
-	if (p.factor > 0 || p.headroom > 0) && os.Getenv("GOMEMLIMIT") == "" {
+	if limited {
 		old := debug.SetMemoryLimit(-1)
 		stop := &atomic.Bool{}
 		p.follow()

@@ -59,6 +59,28 @@ func TestGCPolicyRestores(t *testing.T) {
 	}
 }
 
+// status turns GOGC off only while its soft limit paces the collector: with GOMEMLIMIT set by the user the
+// limit is theirs, and GOGC off beside it would let the heap grow up to it.
+func TestStatusKeepsGOGCUnderTheUsersMemoryLimit(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	undo := statusGC.apply()
+	got := debug.SetGCPercent(100)
+	undo()
+	if got != 100 {
+		t.Errorf("GOGC under the user's GOMEMLIMIT: %d, want 100", got)
+	}
+	t.Setenv("GOMEMLIMIT", "")
+	undo = statusGC.apply()
+	got = debug.SetGCPercent(-1)
+	undo()
+	if got != -1 {
+		t.Errorf("GOGC under status's own limit: %d, want off (-1)", got)
+	}
+}
+
 var sink []byte
 
 // afterCleanups waits until the limit has been set again after the last collection (cleanups run on their
