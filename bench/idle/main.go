@@ -1,10 +1,11 @@
 // Command idle measures what an idle dashboard costs (issue 26): CPU (utime+stime from /proc/PID/stat) and
 // wake-ups (voluntary and involuntary context switches of every thread, /proc/PID/task/*/status) over an
-// interval in which nothing changes, with RSS, for the real binary in tmux, at several workspace sizes. Beside
-// it, as peers in the same run: `top` (its own idle cost, refreshing every 3 s) and a Bubble Tea program that
-// does nothing (./bench/idle/bare: the library's floor).
+// interval in which nothing changes, with RSS, for the real binary in tmux, at several workspace sizes: over
+// the first minute after it has loaded (its "updated … ago" under a minute old) and in the steady state after
+// it (issue 35). Beside it, as peers in the same run: `top` (its own idle cost, refreshing every 3 s) and a
+// Bubble Tea program that does nothing (./bench/idle/bare: the library's floor).
 //
-//	go run ./bench/idle                                   # 6, 1200 and 10000 runs, 30 s each
+//	go run ./bench/idle                                   # 6, 1200 and 10000 runs, the first minute and 30 s after
 //	go run ./bench/idle -old /tmp/runwatch-old -rounds 2  # before and after, alternating
 //
 // The machine is shared: each size measures every binary back to back, the rounds alternate them, and the
@@ -80,8 +81,8 @@ func run(newBin, oldBin, sizes, dir string, dur, settle time.Duration, rounds in
 			target{name: "top", argv: func(string) []string { return []string{"top"} }, loaded: always},
 			target{name: "bare Bubble Tea", argv: func(string) []string { return []string{bare} }, loaded: always})
 	}
-	fmt.Printf("idle interval %s after loading + %s; %s\n", dur, settle, loadavg())
-	fmt.Printf("| runs | what | CPU (share of a core) | wake-ups/s (ctx switches, all threads) | RSS | load |\n|---:|---|---:|---:|---:|---|\n")
+	fmt.Printf("first minute: from %s after loading to 60 s; steady: %s from 65 s after loading; %s\n", settle, dur, loadavg())
+	fmt.Printf("| runs | what | first minute: CPU (share of a core) | wake-ups/s | steady: CPU | wake-ups/s (ctx switches, all threads) | RSS | load |\n|---:|---|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
@@ -96,12 +97,12 @@ func run(newBin, oldBin, sizes, dir string, dur, settle time.Duration, rounds in
 				if n != firstSize(sizes) && (t.name == "top" || t.name == "bare Bubble Tea") && r > 0 {
 					continue
 				}
-				m, err := measure(t, ws, dur, settle)
+				first, m, err := measure(t, ws, dur, settle)
 				if err != nil {
-					fmt.Printf("| %d | %s | %v | | | |\n", n, t.name, err)
+					fmt.Printf("| %d | %s | %v | | | | | |\n", n, t.name, err)
 					continue
 				}
-				fmt.Printf("| %d | %s | %.3f%% | %.1f | %.1f MiB | %s |\n", n, t.name, m.cpu, m.wakes, m.rssMiB, loadavg())
+				fmt.Printf("| %d | %s | %.3f%% | %.1f | %.3f%% | %.1f | %.1f MiB | %s |\n", n, t.name, first.cpu, first.wakes, m.cpu, m.wakes, m.rssMiB, loadavg())
 			}
 		}
 	}
@@ -156,7 +157,10 @@ func tmux(args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-func measure(t target, ws string, dur, settle time.Duration) (result, error) {
+// measure runs t in tmux and measures it twice once it has loaded: over the first minute (from settle on),
+// when the dashboard's "updated … ago" is under a minute old, and over dur from 65 s on, when every age it
+// shows reads in minutes or more.
+func measure(t target, ws string, dur, settle time.Duration) (first, steady result, err error) {
 	argv := t.argv(ws)
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
@@ -165,16 +169,16 @@ func measure(t target, ws string, dur, settle time.Duration) (result, error) {
 	session := "idle"
 	_, _ = tmux("kill-session", "-t", session)
 	if out, err := tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "exec "+strings.Join(quoted, " ")); err != nil {
-		return result{}, fmt.Errorf("tmux: %v: %s", err, out)
+		return result{}, result{}, fmt.Errorf("tmux: %v: %s", err, out)
 	}
 	defer func() { _, _ = tmux("kill-server") }()
 	pidText, err := tmux("display-message", "-p", "-t", session, "#{pane_pid}")
 	if err != nil {
-		return result{}, err
+		return result{}, result{}, err
 	}
 	pid, err := strconv.Atoi(pidText)
 	if err != nil {
-		return result{}, fmt.Errorf("pane pid %q: %w", pidText, err)
+		return result{}, result{}, fmt.Errorf("pane pid %q: %w", pidText, err)
 	}
 	deadline := time.Now().Add(10 * time.Minute)
 	for {
@@ -184,17 +188,29 @@ func measure(t target, ws string, dur, settle time.Duration) (result, error) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return result{}, fmt.Errorf("not loaded after 10 minutes (title %q)", title)
+			return result{}, result{}, fmt.Errorf("not loaded after 10 minutes (title %q)", title)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	loaded := time.Now()
 	time.Sleep(settle)
+	first, err = window(pid, time.Until(loaded.Add(time.Minute)))
+	if err != nil {
+		return result{}, result{}, err
+	}
+	time.Sleep(time.Until(loaded.Add(65 * time.Second)))
+	steady, err = window(pid, dur)
+	return first, steady, err
+}
+
+// window measures pid's CPU share, wake-ups and RSS over the next d.
+func window(pid int, d time.Duration) (result, error) {
 	cpu0, sw0, err := sample(pid)
 	if err != nil {
 		return result{}, err
 	}
 	t0 := time.Now()
-	time.Sleep(dur)
+	time.Sleep(d)
 	cpu1, sw1, err := sample(pid)
 	if err != nil {
 		return result{}, err

@@ -1,5 +1,6 @@
 // Command scale measures runwatch over a workspace of many runs, each figure beside its floor in the same run
-// (issue 16): `status --json` against `find … | xargs cat` of the state files it reads, warm and cold cache;
+// (issue 16): `status --json` against `find … | xargs cat` of the state files it reads (and issue 35's read
+// floor: the state files, locks, manifests and run.logs, found once and read whole), warm and cold cache;
 // the dashboard's first frame and its memory; `brief` of a run whose run.log is 2 GiB.
 //
 //	go run ./bench/scale                      # 1,000 resumable + 200 jonggrang runs, 3 rounds
@@ -7,6 +8,7 @@
 //	go run ./bench/scale -runs 10000 -skip frame,brief                           # the 10,000-run point
 //	go run ./bench/scale -runs 100000 -rounds 1 -cold=false -skip frame,brief    # 100,000
 //	go run ./bench/scale -log-lines 100       # every resumable run.log at least 100 lines
+//	go run ./bench/scale -log-lines 400 -skip frame,brief -old /tmp/rw-old   # issue 35's workload, before and after
 //	go run ./bench/scale -stages 40 -phases 200   # 40 stages a resumable run, 200 phases a manifest
 //
 // The floor of status is what it reads: when strace is installed, the files and folders one `status --json`
@@ -40,6 +42,7 @@ import (
 
 type config struct {
 	bin                  string
+	old                  []string
 	dir                  string
 	resumable, jonggrang int
 	rounds               int
@@ -54,6 +57,7 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.bin, "bin", "", "runwatch binary (default: go build the module in the current directory)")
+	old := flag.String("old", "", "comma-separated older runwatch binaries whose status is timed in each round beside -bin's (before and after, alternating)")
 	flag.StringVar(&c.dir, "dir", filepath.Join(os.TempDir(), "runwatch-scale"), "workspace folder (generated once, reused)")
 	flag.IntVar(&c.resumable, "resumable", 1000, "resumable run folders in the workspace")
 	flag.IntVar(&c.jonggrang, "jonggrang", 200, "jonggrang features in the workspace (25 to a project)")
@@ -73,6 +77,11 @@ func main() {
 		c.jonggrang = *runs - c.resumable
 	}
 	c.logSize = int64(*logGiB * (1 << 30))
+	for _, b := range strings.Split(*old, ",") {
+		if b != "" {
+			c.old = append(c.old, b)
+		}
+	}
 	c.skip = map[string]bool{}
 	for _, s := range strings.Split(*skip, ",") {
 		if s != "" {
@@ -218,8 +227,10 @@ func measureStatus(c config, ws string) error {
 	} else {
 		fmt.Printf("floor: strace not usable (%v): a find of the state files instead\n", err)
 	}
+	read := readFloor(ws)
 	fmt.Printf("\n## status --json over %d runs (floor: %d files, %d KiB)\n", c.resumable+c.jonggrang, files, bytes>>10)
 	fmt.Printf("floor: sh -c %q\n", floor)
+	fmt.Printf("read floor: sh -c %q\n", read)
 	modes := []string{"warm"}
 	if c.cold {
 		if err := dropCaches(); err != nil {
@@ -229,11 +240,14 @@ func measureStatus(c config, ws string) error {
 		}
 	}
 	for _, mode := range modes {
-		var floors, runs, ratios []float64
-		fmt.Printf("%-5s %5s %12s %12s %14s %14s %7s\n", mode, "round", "floor wall", "floor cpu", "status wall", "status cpu", "ratio")
+		var floors, reads, runs, ratios, readRatios []float64
+		fmt.Printf("%-5s %5s %12s %12s %12s %14s %14s %7s %7s\n", mode, "round", "floor wall", "floor cpu", "read floor", "status wall", "status cpu", "ratio", "/read")
 		if mode == "warm" {
 			// One untimed pass of each, so both start from a warm cache.
 			if _, err := timeCmd("sh", "-c", floor); err != nil {
+				return err
+			}
+			if _, err := timeCmd("sh", "-c", read); err != nil {
 				return err
 			}
 			if _, err := timeCmd(c.bin, "status", "--json", ws); err != nil {
@@ -255,19 +269,52 @@ func measureStatus(c config, ws string) error {
 					return err
 				}
 			}
+			rf, err := timeCmd("sh", "-c", read)
+			if err != nil {
+				return err
+			}
+			if mode == "cold" {
+				if err := dropCaches(); err != nil {
+					return err
+				}
+			}
 			s, err := timeCmd(c.bin, "status", "--json", ws)
 			if err != nil {
 				return err
 			}
-			ratio := float64(s.wall) / float64(f.wall)
-			floors, runs, ratios = append(floors, ms(f.wall)), append(runs, ms(s.wall)), append(ratios, ratio)
-			fmt.Printf("%-5s %5d %10.1fms %10.1fms %12.1fms %12.1fms %6.2fx  status peak RSS %.1f MiB\n", mode, r, ms(f.wall), ms(f.cpu), ms(s.wall), ms(s.cpu), ratio,
-				float64(s.maxRSS)/1024)
+			for _, bin := range c.old {
+				if mode == "cold" {
+					if err := dropCaches(); err != nil {
+						return err
+					}
+				}
+				o, err := timeCmd(bin, "status", "--json", ws)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("%-5s %5d old %s: %.1f ms wall, %.1f ms cpu, %.2fx the read floor, peak RSS %.1f MiB\n", mode, r, bin, ms(o.wall), ms(o.cpu),
+					float64(o.wall)/float64(rf.wall), float64(o.maxRSS)/1024)
+			}
+			ratio, readRatio := float64(s.wall)/float64(f.wall), float64(s.wall)/float64(rf.wall)
+			floors, reads, runs = append(floors, ms(f.wall)), append(reads, ms(rf.wall)), append(runs, ms(s.wall))
+			ratios, readRatios = append(ratios, ratio), append(readRatios, readRatio)
+			fmt.Printf("%-5s %5d %10.1fms %10.1fms %10.1fms %12.1fms %12.1fms %6.2fx %6.2fx  status peak RSS %.1f MiB\n", mode, r, ms(f.wall), ms(f.cpu),
+				ms(rf.wall), ms(s.wall), ms(s.cpu), ratio, readRatio, float64(s.maxRSS)/1024)
 		}
-		fmt.Printf("%-5s floor median %.1f ms, status median %.1f ms, ratio median %.2fx (range %.2f–%.2fx); goal ≤ 3x\n",
-			mode, median(floors), median(runs), median(ratios), minOf(ratios), maxOf(ratios))
+		fmt.Printf("%-5s floor median %.1f ms, read floor %.1f ms, status median %.1f ms, ratio median %.2fx (range %.2f–%.2fx), "+
+			"to the read floor %.2fx (range %.2f–%.2fx); goal ≤ 3x the read floor\n",
+			mode, median(floors), median(reads), median(runs), median(ratios), minOf(ratios), maxOf(ratios),
+			median(readRatios), minOf(readRatios), maxOf(readRatios))
 	}
 	return nil
+}
+
+// readFloor is issue 35's floor: the bytes status needs read once, nothing listed twice (the strace floor
+// also lists every folder with ls -f, which flatters the ratio): every state file, lock, manifest and
+// run.log, found by one find and read whole by cat.
+func readFloor(ws string) string {
+	return fmt.Sprintf(`find %s \( -name '*.env' -o -name MANIFEST.yaml -o -name run.log -o -name '*.lock' \) -print0 | xargs -0 cat > /dev/null`,
+		shellQuote(ws))
 }
 
 // straceFloor is the honest floor of status: the regular files one `status --json` opens, each read whole
