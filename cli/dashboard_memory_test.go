@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/heaptest"
+	"runwatch/sim"
+	"runwatch/ui"
+	"runwatch/watch"
+)
+
+// The dashboard's bytes a run: what the watcher (its tree of watched folders and their entries, its run
+// trackers) and the screen (every run, its cached row) hold once every run is shown: the live heap after a
+// collection with one tree of runs and with four times as many, the difference a run, as status's
+// (TestStatusHoldsFewBytesPerRun). 21 KB a run here, 16 KB of it scannable (issue 35's 10,000-run dashboard
+// took 297 MB of RSS). Where it goes, at 1,600 runs: the runs as read (about half: stages, state.env's keys,
+// judgement, history), the watcher's tree of folders with an entry a file (a fifth), its trackers and the
+// rows' cells. The bound is a little above what it holds now, so what a change adds a run is seen.
+func TestDashboardHoldsFewBytesPerRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("watches 2,000 generated runs")
+	}
+	const n = 400
+	one, more := t.TempDir(), t.TempDir()
+	if _, err := sim.GenerateRuns(one, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.GenerateRuns(more, 4*n); err != nil {
+		t.Fatal(err)
+	}
+	small := dashboardLive(t, n, one)
+	big := dashboardLive(t, 4*n, more)
+	live := (int64(big.Live) - int64(small.Live)) / (3 * n)
+	scan := (int64(big.Scan) - int64(small.Scan)) / (3 * n)
+	t.Logf("the dashboard holds %d bytes a run, %d of them scannable (%d KiB over %d runs, %d KiB over %d)",
+		live, scan, small.Live>>10, n, big.Live>>10, 4*n)
+	if live > dashboardBytesPerRun || scan > dashboardScanPerRun {
+		t.Errorf("the dashboard holds %d bytes a run, %d of them scannable; at most %d and %d",
+			live, scan, dashboardBytesPerRun, dashboardScanPerRun)
+	}
+}
+
+// What the dashboard may hold a run (see TestDashboardHoldsFewBytesPerRun).
+const (
+	dashboardBytesPerRun = 24 << 10
+	dashboardScanPerRun  = 18 << 10
+)
+
+// dashboardLive watches dir as the dashboard does and feeds its batches to the screen until it shows want
+// runs; it returns the live heap then, watcher and screen still held.
+func dashboardLive(t *testing.T, want int, dir string) heaptest.Bytes {
+	t.Helper()
+	w, err := watch.New(watch.Options{Paths: []string{dir}, Progressive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var m tea.Model = ui.New(ui.Options{Theme: "mono", Now: time.Now})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 45})
+	shown := map[string]bool{}
+	loading := true
+	deadline := time.After(5 * time.Minute)
+	// Every run shown and the load over, then the batches that follow it (re-reads, judgements) until two
+	// seconds pass without one: what is held then is what an idle dashboard holds.
+	for len(shown) < want || loading {
+		select {
+		case u := <-w.Updates():
+			for _, r := range u.Changed {
+				shown[r.Key()] = true
+			}
+			for _, k := range u.Removed {
+				delete(shown, k)
+			}
+			loading = u.Health.Loading > 0
+			m, _ = m.Update(ui.FromWatch(u))
+			_ = m.View()
+		case <-deadline:
+			t.Fatalf("the dashboard showed %d of %d runs after 5 minutes (loading: %v)", len(shown), want, loading)
+		}
+	}
+	for settled := false; !settled; {
+		select {
+		case u := <-w.Updates():
+			m, _ = m.Update(ui.FromWatch(u))
+			_ = m.View()
+		case <-time.After(2 * time.Second):
+			settled = true
+		}
+	}
+	h := heaptest.Now()
+	runtime.KeepAlive(m)
+	runtime.KeepAlive(w)
+	return h
+}
