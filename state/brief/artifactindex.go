@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"runwatch/state/cachedir"
+	"runwatch/state/safefile"
 )
 
 // A brief checks every artifact a run.log's `artifact integrity` blocks recorded, and those blocks can sit
@@ -196,15 +197,11 @@ func skipLine(f *os.File) (int64, bool, error) {
 // order; a later block for the same path replaces the earlier one's stage. It reads only what an index of an
 // earlier scan of this log does not cover.
 func scanArtifactBlocks(path string) ([]recordedArtifact, error) {
-	f, err := os.Open(path)
+	f, fi, err := safefile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	id := logIdentity(fi)
 	start := scanState{}
 	idx, ok := indexes.get(path, id)

@@ -18,6 +18,7 @@ import (
 	"runwatch/model"
 	"runwatch/state/envfile"
 	"runwatch/state/runlog"
+	"runwatch/state/safefile"
 )
 
 // runFiles are the paths of one run, derived from the state file's name (docs/FORMATS.md B.1).
@@ -235,16 +236,16 @@ func readEnv(run *model.Run, path string, codes envCodes, what string, missingSe
 // readLogRef records the log's size without reading it, and reports whether it is a regular file that may
 // be scanned.
 func readLogRef(run *model.Run, path string, mtimes *[]time.Time) bool {
-	fi, err := os.Stat(path)
+	fi, err := safefile.Stat(path)
+	var nr *safefile.NotRegularError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return false
+	case errors.As(err, &nr):
+		run.AddProblem(model.SeverityWarning, model.CodeLogUnreadable, path, fmt.Sprintf("log %s is %v; it is not read", path, err))
+		return false
 	case err != nil:
 		run.AddProblem(model.SeverityWarning, model.CodeLogUnreadable, path, fmt.Sprintf("log %s cannot be read: %v", path, err))
-		return false
-	case !fi.Mode().IsRegular():
-		run.AddProblem(model.SeverityWarning, model.CodeLogUnreadable, path,
-			fmt.Sprintf("log %s is %v; it is not read", path, &envfile.NotRegularError{Mode: fi.Mode()}))
 		return false
 	}
 	run.Log = &model.LogRef{Path: path, SizeBytes: fi.Size()}

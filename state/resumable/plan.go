@@ -63,7 +63,7 @@ func ReadPlan(statePath string, keys []model.KV) Plan {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case errors.As(err, &nr):
-			pl.Note = fmt.Sprintf("the plan %s is %s, so it is not read", c, safefile.Describe(nr.Mode))
+			pl.Note = fmt.Sprintf("the plan %s is %s, so it is not read", c, nr.Kind())
 		case errors.Is(err, safefile.ErrTooLarge):
 			pl.Note = fmt.Sprintf("the plan %s is not read: %v", c, err)
 		case err != nil:

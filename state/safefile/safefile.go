@@ -11,13 +11,26 @@ import (
 	"syscall"
 )
 
-// NotRegularError refuses a path that is a directory, FIFO, device or socket.
+// NotRegularError refuses a path that is a directory, FIFO, device or socket, or a file of a kernel
+// filesystem (FS, e.g. /proc/kmsg), which claims to be regular but is no bytes on a disk.
 type NotRegularError struct {
 	Mode fs.FileMode
+	FS   string
 }
 
 func (e *NotRegularError) Error() string {
+	if e.FS != "" {
+		return fmt.Sprintf("not a regular file on disk (%s)", e.Kind())
+	}
 	return fmt.Sprintf("not a regular file (%s)", Describe(e.Mode))
+}
+
+// Kind names what the path is, the way a person would.
+func (e *NotRegularError) Kind() string {
+	if e.FS != "" {
+		return "a file of the kernel's " + e.FS + ", which runwatch does not read: reading it can wait forever or consume what it holds"
+	}
+	return Describe(e.Mode)
 }
 
 // Describe names a file type the way a person would.
@@ -54,30 +67,85 @@ func (e *SizeError) Error() string {
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *SizeError) Is(target error) bool { return target == ErrTooLarge }
 
-// Open opens a regular file for reading. The type is checked before opening (that is what keeps a FIFO from
-// blocking the open), the open is non-blocking in case the path was swapped in between, and the type is
-// checked again on the descriptor. OS errors pass through unchanged (errors.Is(err, fs.ErrNotExist) works).
+// Open opens a regular file on disk for reading, and nothing else, whatever the path claims: the type and
+// the filesystem are checked before opening (a FIFO would block the open; /proc/kmsg says it is a regular
+// file and blocks the read), the open is non-blocking in case the path was swapped in between, and both are
+// checked again on the descriptor. The descriptor is then made blocking before Go sees it, so Go never
+// parks a read in its netpoller (it does for any pollable file opened non-blocking): a read of a file on
+// disk returns. OS errors pass through unchanged (errors.Is(err, fs.ErrNotExist) works).
 func Open(path string) (*os.File, fs.FileInfo, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fi, &NotRegularError{Mode: fi.Mode()}
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fi, err := Stat(path)
 	if err != nil {
 		return nil, fi, err
 	}
+	var fd int
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fi, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	fail := func(err error) (*os.File, fs.FileInfo, error) {
+		syscall.Close(fd)
+		return nil, fi, err
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fail(&fs.PathError{Op: "fstat", Path: path, Err: err})
+	}
+	if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG {
+		return fail(&NotRegularError{Mode: modeOf(uint32(st.Mode))})
+	}
+	if kind := pseudoFSOfFD(fd); kind != "" {
+		return fail(&NotRegularError{Mode: fi.Mode(), FS: kind})
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		return fail(&fs.PathError{Op: "fcntl", Path: path, Err: err})
+	}
+	f := os.NewFile(uintptr(fd), path)
 	if fi, err = f.Stat(); err != nil {
 		f.Close()
 		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fi, &NotRegularError{Mode: fi.Mode()}
-	}
 	return f, fi, nil
+}
+
+// Stat is os.Stat that refuses what Open refuses (*NotRegularError), for a reader that looks before it
+// reads, or reads later: a log whose size is taken now and whose lines are read when shown.
+func Stat(path string) (fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return fi, &NotRegularError{Mode: fi.Mode()}
+	}
+	if kind := pseudoFSOf(path); kind != "" {
+		return fi, &NotRegularError{Mode: fi.Mode(), FS: kind}
+	}
+	return fi, nil
+}
+
+// modeOf turns a raw st_mode's type bits into the fs.FileMode that Describe names.
+func modeOf(m uint32) fs.FileMode {
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return fs.ModeDir
+	case syscall.S_IFIFO:
+		return fs.ModeNamedPipe
+	case syscall.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		return fs.ModeDevice
+	case syscall.S_IFSOCK:
+		return fs.ModeSocket
+	case syscall.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return fs.ModeIrregular
 }
 
 // Read reads a whole regular file of at most limit bytes. It never reads more than limit+1 bytes, whatever

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -62,18 +63,26 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// A file whose size says less than it holds (procfs says 0) is read to its end, and still not past the limit.
-func TestReadBeyondTheStatedSize(t *testing.T) {
-	want, err := os.ReadFile("/proc/self/cmdline")
-	if err != nil || len(want) == 0 {
-		t.Skipf("no /proc/self/cmdline: %v", err)
+// A file of /proc or /sys says it is regular (procfs says size 0), and it is refused before it is opened:
+// /proc/kmsg answers poll, so a read of it waits in Go's netpoller until the kernel logs, and consumes it.
+func TestKernelFilesAreRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the filesystem magic is checked on Linux only")
 	}
-	data, fi, err := Read("/proc/self/cmdline", 1<<20)
-	if err != nil || fi.Size() != 0 || string(data) != string(want) {
-		t.Fatalf("data %q (size said %d), err %v; want %q", data, fi.Size(), err, want)
-	}
-	if _, _, err := Read("/proc/self/cmdline", int64(len(want)-1)); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("limit %d below the %d bytes held: err %v", len(want)-1, len(want), err)
+	for _, path := range []string{"/proc/self/cmdline", "/proc/kmsg", "/sys/kernel/uevent_seqnum"} {
+		fi, err := os.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // not on this machine, or not readable by this user
+		}
+		done(t, func() {
+			var nr *NotRegularError
+			if _, _, err := Read(path, 1<<20); !errors.As(err, &nr) || nr.FS == "" || !strings.Contains(err.Error(), "not a regular file on disk") {
+				t.Errorf("Read(%s): %v, want it refused as a kernel file", path, err)
+			}
+			if _, err := Stat(path); !errors.As(err, &nr) || nr.FS == "" {
+				t.Errorf("Stat(%s): %v, want it refused as a kernel file", path, err)
+			}
+		})
 	}
 }
 
