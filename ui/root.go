@@ -186,6 +186,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case app.CopiedMsg:
 		m.copied(msg)
 	case app.AppliedMsg:
+		delete(a.Applying, msg.Run)
 		if msg.Err != nil {
 			a.Fail(msg.Err)
 		} else {

@@ -139,8 +139,10 @@ type Plan struct {
 	logMissing bool
 	root       *atomicfile.Root
 	pending    []journal.Intent
-	lockRunID  string
-	takeover   string // why the run lock found at plan time is runwatch's own dead one, taken over at apply
+	// journalLock is the journal's lock while Apply holds it, from before the first change to the entry.
+	journalLock *journal.Lock
+	lockRunID   string
+	takeover    string // why the run lock found at plan time is runwatch's own dead one, taken over at apply
 }
 
 // ApplyOptions are the person's answers at apply time.

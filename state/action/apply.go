@@ -150,7 +150,19 @@ func Apply(p *Plan, ao ApplyOptions) error {
 	if err != nil {
 		return fmt.Errorf("no journal, so nothing was written: %w", err)
 	}
+	// The journal's lock is taken first and held to the end: an action that could not journal its entry
+	// must not have changed anything yet. Its wait is bounded, and a refusal names the holder.
+	jl, err := journal.Acquire(jp, journal.LockWait)
+	if err != nil {
+		return fmt.Errorf("%w; nothing was changed", err)
+	}
+	p.journalLock = jl
+	defer func() {
+		p.journalLock = nil
+		jl.Release()
+	}()
 	p.recoverPending(jp)
+	p.setAsideOrphans(jp)
 	p.removeLeftovers(p.touched()...)
 	// Every file this action touches is looked at before the lock is taken, without opening it: a FIFO,
 	// device or linked log planted since the plan refuses the action here, and nothing waits or is held.
@@ -312,7 +324,7 @@ func (p *Plan) journal(jp string, e journal.Entry, logged bool) error {
 	for i := range e.Files {
 		e.Files[i].Temp, e.Files[i].Claim = "", ""
 	}
-	repaired, err := journal.Append(jp, e)
+	repaired, err := p.appendJournal(jp, e)
 	if repaired != "" {
 		p.Recovered = append(p.Recovered, repaired)
 	}
@@ -321,6 +333,14 @@ func (p *Plan) journal(jp string, e journal.Entry, logged bool) error {
 	}
 	journal.RemoveIntent(jp, e.ID)
 	return nil
+}
+
+// appendJournal appends e under the lock Apply holds, or takes the lock for it (Recover).
+func (p *Plan) appendJournal(jp string, e journal.Entry) (string, error) {
+	if p.journalLock != nil {
+		return p.journalLock.Append(e)
+	}
+	return journal.Append(jp, e)
 }
 
 func newID(now time.Time) string {
@@ -349,7 +369,7 @@ func (p *Plan) recoverPending(jp string) {
 			continue
 		}
 		if filepath.Clean(in.Root) != p.root.Path() {
-			p.Recovered = append(p.Recovered, fmt.Sprintf("%s %s was interrupted by a crash under %s, not this run root; left as it is", in.Action, in.ID, in.Root))
+			p.setAside(jp, in, fmt.Sprintf("it was interrupted by a crash under %s, not this run root", in.Root))
 			continue
 		}
 		logged := in.Planned == "" || p.logHas(in.LogPath, in.LogOffset, in.ID)
@@ -403,7 +423,7 @@ func (p *Plan) recoverPending(jp string) {
 		for i := range e.Files {
 			e.Files[i].Temp, e.Files[i].Claim = "", ""
 		}
-		repaired, err := journal.Append(jp, e)
+		repaired, err := p.appendJournal(jp, e)
 		if repaired != "" {
 			p.Recovered = append(p.Recovered, repaired)
 		}

@@ -483,9 +483,10 @@ func TestJournalFailureIsReportedAfterApply(t *testing.T) {
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	o := opts(t, fixedEnv())
-	if err := os.MkdirAll(o.JournalPath, 0o700); err != nil { // journal.jsonl is a folder: appends fail
-		t.Fatal(err)
-	}
+	// The journal is opened and locked before the first change; its append fails after it (the write
+	// fails as on a full disk).
+	journal.AppendHook = func(f *os.File, _ []byte) { f.Close() }
+	defer func() { journal.AppendHook = nil }()
 	p, err := PlanResume(load(t, mp, o.Env), o)
 	if err != nil {
 		t.Fatal(err)
@@ -500,5 +501,28 @@ func TestJournalFailureIsReportedAfterApply(t *testing.T) {
 	}
 	if pending, _, _ := journal.Pending(o.JournalPath, ""); len(pending) != 1 || pending[0].ID != p.ID {
 		t.Fatalf("pending intents %+v, want the one of %s", pending, p.ID)
+	}
+}
+
+// A journal that cannot be opened (journal.jsonl is a folder) refuses the action before anything changes:
+// the journal is opened and locked before the first change.
+func TestAnUnusableJournalRefusesBeforeAnyChange(t *testing.T) {
+	root := t.TempDir()
+	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
+	o := opts(t, fixedEnv())
+	if err := os.MkdirAll(o.JournalPath, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanResume(load(t, mp, o.Env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := mustRead(t, mp)
+	err = Apply(p, ApplyOptions{})
+	if err == nil || Applied(err) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if mustRead(t, mp) != before {
+		t.Fatal("changed a file although the journal cannot be written")
 	}
 }

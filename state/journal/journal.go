@@ -31,6 +31,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // File is one file an action changed.
@@ -52,6 +53,8 @@ type File struct {
 	// recovery knows exactly which leftovers are this action's.
 	Temp  string `json:"temp,omitempty"`
 	Claim string `json:"claim,omitempty"`
+	// PathRaw holds Path's bytes when they are not UTF-8 (see seal); Path then holds a readable stand-in.
+	PathRaw []byte `json:"path_raw,omitempty"`
 }
 
 // Entry is one applied action.
@@ -76,6 +79,9 @@ type Entry struct {
 	// Raced says that a writer that takes no lock landed between runwatch's last check and its rename: its
 	// file was put back, and the same edit made on it (Files as written) or not applied (no Files).
 	Raced string `json:"raced,omitempty"`
+	// RunRaw and LogLineRaw hold Run's and LogLine's bytes when they are not UTF-8 (see seal).
+	RunRaw     []byte `json:"run_raw,omitempty"`
+	LogLineRaw []byte `json:"log_line_raw,omitempty"`
 }
 
 // Intent is an action about to change files, written before the first change (see the package comment).
@@ -92,6 +98,67 @@ type Intent struct {
 	PID       int       `json:"pid"`
 	PIDStart  time.Time `json:"pid_start,omitempty"`
 	OwnerHost string    `json:"owner_host"`
+	// RootRaw, LogPathRaw and PlannedRaw hold their fields' bytes when they are not UTF-8 (see seal).
+	RootRaw    []byte `json:"root_raw,omitempty"`
+	LogPathRaw []byte `json:"log_path_raw,omitempty"`
+	PlannedRaw []byte `json:"planned_log_line_raw,omitempty"`
+}
+
+// A path may hold any bytes but NUL, and encoding/json writes a string's invalid UTF-8 as U+FFFD: a run
+// folder named with a Latin-1 byte would be journaled as another name, so undo would find nothing and a
+// crash's intent would never be matched to its run. seal keeps each such field whole in a _raw sidecar
+// (base64, as []byte is) and leaves a readable stand-in in the field; unseal puts the bytes back. Journals
+// written before the sidecars read as they always did.
+func sealed(s string, raw *[]byte) string {
+	*raw = nil
+	if utf8.ValidString(s) {
+		return s
+	}
+	*raw = []byte(s)
+	return standIn(s)
+}
+
+// standIn is what a field holding s says in the journal: s itself when it is UTF-8.
+func standIn(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+func unsealed(s string, raw []byte) string {
+	if raw != nil {
+		return string(raw)
+	}
+	return s
+}
+
+func (e Entry) seal() Entry {
+	e.Run = sealed(e.Run, &e.RunRaw)
+	e.LogLine = sealed(e.LogLine, &e.LogLineRaw)
+	e.Files = append([]File(nil), e.Files...)
+	for i := range e.Files {
+		e.Files[i].Path = sealed(e.Files[i].Path, &e.Files[i].PathRaw)
+	}
+	return e
+}
+
+func (e *Entry) unseal() {
+	e.Run, e.RunRaw = unsealed(e.Run, e.RunRaw), nil
+	e.LogLine, e.LogLineRaw = unsealed(e.LogLine, e.LogLineRaw), nil
+	for i := range e.Files {
+		e.Files[i].Path, e.Files[i].PathRaw = unsealed(e.Files[i].Path, e.Files[i].PathRaw), nil
+	}
+}
+
+func (in Intent) seal() Intent {
+	in.Entry = in.Entry.seal()
+	in.Root = sealed(in.Root, &in.RootRaw)
+	in.LogPath = sealed(in.LogPath, &in.LogPathRaw)
+	in.Planned = sealed(in.Planned, &in.PlannedRaw)
+	return in
+}
+
+func (in *Intent) unseal() {
+	in.Entry.unseal()
+	in.Root, in.RootRaw = unsealed(in.Root, in.RootRaw), nil
+	in.LogPath, in.LogPathRaw = unsealed(in.LogPath, in.LogPathRaw), nil
+	in.Planned, in.PlannedRaw = unsealed(in.Planned, in.PlannedRaw), nil
 }
 
 // PendingDir is where intents wait: pending/ beside the journal.
@@ -102,7 +169,7 @@ func PendingDir(journalPath string) string {
 // WriteIntent makes in durable before the action changes anything: written whole to a temp name, fsynced,
 // renamed to <id>.json, directory fsynced.
 func WriteIntent(journalPath string, in Intent) error {
-	data, err := json.Marshal(in)
+	data, err := json.Marshal(in.seal())
 	if err != nil {
 		return fmt.Errorf("journal intent: %w", err)
 	}
@@ -167,6 +234,21 @@ func RemoveIntent(journalPath, id string) error {
 	return err
 }
 
+// SetAside moves an intent that cannot be finished to pending/unfinished/, where it is kept for a person
+// to read and no longer counts as an action in progress (install counts pending/*.json). It returns the
+// new path.
+func SetAside(journalPath, id string) (string, error) {
+	dir := filepath.Join(PendingDir(journalPath), "unfinished")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	to := filepath.Join(dir, id+".json")
+	if err := os.Rename(filepath.Join(PendingDir(journalPath), id+".json"), to); err != nil {
+		return "", err
+	}
+	return to, syncDir(PendingDir(journalPath))
+}
+
 // Pending returns the intents waiting for run (every run when run is ""), oldest first. An intent file that
 // does not decode is reported by name.
 func Pending(journalPath, run string) ([]Intent, []string, error) {
@@ -195,6 +277,7 @@ func Pending(journalPath, run string) ([]Intent, []string, error) {
 			bad = append(bad, name+": not an intent")
 			continue
 		}
+		in.unseal()
 		if run == "" || in.Run == run {
 			out = append(out, in)
 		}
@@ -249,11 +332,13 @@ var entryStart = []byte(`{"id":`)
 // at the line's last entryStart, is taken (torn reports that the line held more than it).
 func parseLine(line []byte) (e Entry, ok, torn bool) {
 	if json.Unmarshal(line, &e) == nil && e.ID != "" {
+		e.unseal()
 		return e, true, false
 	}
 	if i := bytes.LastIndex(line, entryStart); i > 0 {
 		var glued Entry
 		if json.Unmarshal(line[i:], &glued) == nil && glued.ID != "" {
+			glued.unseal()
 			return glued, true, true
 		}
 	}
@@ -285,27 +370,86 @@ func DefaultPath() (string, error) {
 	return filepath.Join(base, "runwatch", "journal.jsonl"), nil
 }
 
-// Append adds e as one line. The journal is private (0600): it holds old file contents. repaired says, when
-// not empty, that the journal ended in a line a crash cut short; e was written on a fresh line after it.
+// LockWait bounds how long an action waits for the journal's lock. Appends take milliseconds; a holder
+// that keeps it longer is not runwatch at work (a `flock journal.jsonl sleep 600`, a stuck backup).
+var LockWait = 15 * time.Second
+
+// Lock is the journal open and exclusively locked: appenders take turns, so the end one of them reads is the
+// end it appends to, and an action that holds it from before its first change to its journal entry cannot
+// be left half way by someone else holding it. A killed holder's lock goes with its descriptor.
+type Lock struct {
+	f    *os.File
+	path string
+}
+
+// BusyError is a journal lock not had within LockWait. Holders names who holds it, when the system says.
+type BusyError struct {
+	Path    string
+	Waited  time.Duration
+	Holders string
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("the journal %s is locked by %s, still after %s; wait for it to finish, or end it", e.Path, e.Holders, e.Waited)
+}
+
+// Acquire opens the journal (creating it, private: it holds old file contents) and takes its lock, waiting
+// at most wait, then failing with a *BusyError that names the holder.
+func Acquire(path string, wait time.Duration) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("journal dir: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("journal %s is not a regular file", path)
+	}
+	deadline := time.Now().Add(wait)
+	pause := 5 * time.Millisecond
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &Lock{f: f, path: path}, nil
+		}
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			f.Close()
+			return nil, fmt.Errorf("lock journal %s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			holders := lockHolders(f)
+			f.Close()
+			return nil, &BusyError{Path: path, Waited: wait, Holders: holders}
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 200*time.Millisecond)
+	}
+}
+
+// Release gives the lock up.
+func (l *Lock) Release() error { return l.f.Close() }
+
+// Append adds e as one line, taking the lock for it (see Lock.Append).
 func Append(path string, e Entry) (repaired string, err error) {
-	line, err := json.Marshal(e)
+	l, err := Acquire(path, LockWait)
+	if err != nil {
+		return "", err
+	}
+	defer l.Release()
+	return l.Append(e)
+}
+
+// Append adds e as one line to the journal l holds. repaired says, when not empty, that the journal ended in
+// a line a crash cut short; e was written on a fresh line after it.
+func (l *Lock) Append(e Entry) (repaired string, err error) {
+	path, f := l.path, l.f
+	line, err := json.Marshal(e.seal())
 	if err != nil {
 		return "", fmt.Errorf("journal entry: %w", err)
 	}
 	line = append(line, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("journal dir: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("open journal: %w", err)
-	}
-	defer f.Close()
-	// Appenders take turns, so the end one of them reads is the end it appends to; a killed holder's lock
-	// goes with its descriptor.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("lock journal %s: %w", path, err)
-	}
 	st, err := f.Stat()
 	if err != nil {
 		return "", fmt.Errorf("journal %s: %w", path, err)
@@ -330,7 +474,7 @@ func Append(path string, e Entry) (repaired string, err error) {
 	if err := f.Sync(); err != nil {
 		return repaired, fmt.Errorf("fsync journal %s: %w", path, err)
 	}
-	return repaired, f.Close()
+	return repaired, nil
 }
 
 // AppendHook, for the crash harness only, is called with the journal open and locked, just before line is
@@ -388,8 +532,9 @@ const backwardChunk = 64 << 10
 // whole history. A line that is not a whole entry is skipped, as Read skips it, and counted in torn (the
 // lines passed that name run, or may have: a torn line can end before its run).
 func FindUndoable(path, run string) (found *Entry, torn int, err error) {
-	// The run as it appears in a line, JSON-quoted: lines of other runs are passed over undecoded.
-	needle, err := json.Marshal(run)
+	// The run as it appears in a line, JSON-quoted: lines of other runs are passed over undecoded. A run
+	// that is not UTF-8 appears as its stand-in, shared by other such names: the decoded bytes decide.
+	needle, err := json.Marshal(standIn(run))
 	if err != nil {
 		return nil, 0, err
 	}

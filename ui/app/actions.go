@@ -59,6 +59,10 @@ func RequestAction(a *App, act string, sel RowID) tea.Cmd {
 		a.Fail(fmt.Errorf("read-only: %s is disabled", act))
 		return nil
 	}
+	if a.Applying[run.Key()] {
+		a.Fail(fmt.Errorf("%s: an action on %s is still being applied; wait for its outcome", act, text.Sanitize(run.ID)))
+		return nil
+	}
 	req := ActionRequest{Action: act, Run: run}
 	switch act {
 	case keys.ActStep:

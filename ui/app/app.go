@@ -31,6 +31,9 @@ type App struct {
 	Actor Actor
 
 	Runs map[string]model.Run // by Run.Key
+	// Applying holds the runs (by Run.Key) with a confirmed action not yet finished: no other action on
+	// them starts meanwhile (one may wait on a lock for its bound).
+	Applying map[string]bool
 	// hosts is the health of each remote host, as the remote watcher last said.
 	Hosts []model.HostHealth
 	// remoteLogs holds the logs of remote runs, by ssh://host/path (remotelog.go): the log file itself is

@@ -115,7 +115,7 @@ func RequestLaunch(a *App) tea.Cmd {
 
 // ApplyCmd runs a confirmed plan: a foreground launch hands the terminal to the command with the dashboard
 // suspended and restored afterwards; everything else applies in a command.
-func ApplyCmd(p Planned, typed string) tea.Cmd {
+func ApplyCmd(p Planned, typed string, run string) tea.Cmd {
 	if l, ok := p.(launchPlan); ok {
 		if fg := l.foreground(); fg != nil {
 			argv := l.cmd.String()
@@ -129,6 +129,6 @@ func ApplyCmd(p Planned, typed string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		s, err := p.Apply(typed)
-		return AppliedMsg{Summary: s, Err: err}
+		return AppliedMsg{Summary: s, Err: err, Run: run}
 	}
 }

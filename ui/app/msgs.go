@@ -61,6 +61,8 @@ type PlanMsg struct {
 type AppliedMsg struct {
 	Summary string
 	Err     error
+	// Run is the key of the run the action was on ("" for a launch or an install).
+	Run string
 }
 
 // PagerMsg opens a pager overlay: a resume brief, a message read whole, a timeline entry (enter), how to

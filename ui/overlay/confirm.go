@@ -136,7 +136,16 @@ func (c *Confirm) apply() tea.Cmd {
 	if c.word != "" {
 		typed = c.typed.Value()
 	}
-	return app.ApplyCmd(c.planned, typed)
+	run := ""
+	if c.req.Run.Dir != "" && c.req.Action != keys.ActLaunch {
+		run = c.req.Run.Key()
+		if c.app.Applying == nil {
+			c.app.Applying = map[string]bool{}
+		}
+		c.app.Applying[run] = true
+		c.app.Note("applying: " + c.planned.Summary() + "…")
+	}
+	return app.ApplyCmd(c.planned, typed, run)
 }
 
 func (c *Confirm) ShortHelp() []key.Binding {
