@@ -33,7 +33,7 @@ var runParts = map[string]func(r model.Run) []string{
 		var out []string
 		for _, s := range r.Stages {
 			if s.Status == model.StageFailed {
-				out = append(out, s.Key)
+				out = append(out, dataWord(s.Key))
 			}
 		}
 		return out
@@ -42,7 +42,7 @@ var runParts = map[string]func(r model.Run) []string{
 		var out []string
 		for _, l := range r.Locks {
 			if l.Verdict != model.VerdictLive {
-				out = append(out, filepath.Base(l.Path))
+				out = append(out, dataWord(filepath.Base(l.Path)))
 			}
 		}
 		return out
@@ -55,7 +55,7 @@ func checklistItems(r model.Run, done bool) []string {
 	for _, s := range r.Stages {
 		for _, it := range s.Checklist {
 			if it.Done == done {
-				out = append(out, it.Key)
+				out = append(out, dataWord(it.Key))
 			}
 		}
 	}
@@ -125,17 +125,25 @@ func runCompletion(args []string, stdout, stderr io.Writer) int {
 // newline is left out here; the scripts printed now ask __complete0, which carries it whole.
 func runComplete(args []string, stdout, stderr io.Writer) int {
 	for _, c := range completionsFor(args) {
-		if !strings.Contains(c, "\n") {
+		if !strings.Contains(c, "\n") && !heldTabs(c) {
 			fmt.Fprintln(stdout, c)
 		}
 	}
 	return exitOK
 }
 
+// completeTabsEnv=1 is set by the zsh script printed now: it reads a candidate's description from the last
+// TAB, so a word holding a TAB can be offered whole (see dataWord).
+const completeTabsEnv = "RUNWATCH_COMPLETE_TABS"
+
 // runComplete0 is runComplete with every candidate ended by a NUL, a newline in it kept.
 func runComplete0(args []string, stdout, stderr io.Writer) int {
 	var b strings.Builder
+	tabs := os.Getenv(completeTabsEnv) == "1"
 	for _, c := range completionsFor(args) {
+		if heldTabs(c) && !tabs {
+			continue
+		}
 		b.WriteString(c)
 		b.WriteByte(0)
 	}
@@ -284,7 +292,7 @@ func knownRunIDs(configPath, prefix string) []string {
 	for _, l := range locs {
 		if id := locationID(l); strings.HasPrefix(id, prefix) && !seen[id] {
 			seen[id] = true
-			ids = append(ids, id)
+			ids = append(ids, dataWord(id))
 		}
 	}
 	sort.Strings(ids)
@@ -351,11 +359,35 @@ func isBoolFlag(fl *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
+// A candidate is "word" or "word<TAB>description", and a name from a run's files (a folder, an item, a
+// phase, a lock) may hold a TAB itself: such a word always carries a description, maybe empty, and the
+// description is what follows the last TAB. Read at the first TAB, "h0-victim<TAB>tail" would be offered as
+// "h0-victim", another run's id.
+func dataWord(w string) string {
+	if strings.Contains(w, "\t") {
+		return w + "\t"
+	}
+	return w
+}
+
+// candidateWord is the word of a candidate, without its description.
+func candidateWord(c string) string {
+	if i := strings.LastIndexByte(c, '\t'); i >= 0 {
+		return c[:i]
+	}
+	return c
+}
+
+// heldTabs says whether a candidate's word holds a TAB. Only the bash and zsh scripts printed now read the
+// description from the last TAB; fish cannot put a TAB in a candidate at all and splits at the first, as
+// scripts printed by earlier versions do: for them such a candidate is left out, never offered cut short.
+func heldTabs(c string) bool { return strings.Contains(candidateWord(c), "\t") }
+
 // filterPrefix keeps the candidates that start with prefix (the part before a tab), and completeFiles.
 func filterPrefix(cands []string, prefix string) []string {
 	var out []string
 	for _, c := range cands {
-		word, _, _ := strings.Cut(c, "\t")
+		word := candidateWord(c)
 		if c == completeFiles || strings.HasPrefix(word, prefix) {
 			out = append(out, c)
 		}
@@ -377,7 +409,7 @@ _runwatch() {
         if [[ $rec == :files$'\t'* ]]; then
             files=1 cur=${rec#:files$'\t'}
         else
-            cands+=("${rec%%$'\t'*}")
+            cands+=("${rec%$'\t'*}")
         fi
     done < <(runwatch __complete-bash "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
     if (( files )); then
@@ -401,12 +433,13 @@ _runwatch() {
     local -a cands
     # the words as typed, one level of quoting removed ((Q) unquotes, it does not expand); the candidates
     # come NUL-terminated ((0) splits there), so a newline in a name stays inside its candidate
-    for line in "${(@0)$(runwatch __complete0 "${(@Q)words[2,CURRENT]}" 2>/dev/null)}"; do
+    # the description follows a candidate's last tab (a name may hold one), hence %, not %%
+    for line in "${(@0)$(RUNWATCH_COMPLETE_TABS=1 runwatch __complete0 "${(@Q)words[2,CURRENT]}" 2>/dev/null)}"; do
         [[ -z $line ]] && continue
         if [[ $line == :files ]]; then
             files=1
         else
-            cands+=("${line%%$'\t'*}")
+            cands+=("${line%$'\t'*}")
         fi
     done
     (( ${#cands} )) && compadd -- "${cands[@]}"

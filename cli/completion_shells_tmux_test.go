@@ -23,9 +23,14 @@ var hostileRunNames = []string{
 	"h6 x1", "h6 x2", // share a prefix with a space: the shell inserts it quoted, and TAB goes on from there
 	// a line-based answer splits it into "h8 a", a run that is not there, and "h0-victim", another's id
 	hostileNewlineName,
+	// read up to its first TAB it is "hb-victim": runwatch would be given another name (another run's id)
+	hostileTabName,
 }
 
-const hostileNewlineName = "h8 a\nh0-victim"
+const (
+	hostileNewlineName = "h8 a\nh0-victim"
+	hostileTabName     = "hb-victim\ttail"
+)
 
 const (
 	hostilePhase = "h9-$(touch${IFS}PWN)"
@@ -36,18 +41,22 @@ const (
 type completionCase struct {
 	typed []string // text typed before each TAB
 	want  []string
+	// notIn is a shell the case cannot hold for: fish has no way to offer a candidate with a TAB in it
+	// (it splits there), so runwatch leaves such a name out for it (TestCompletionNeverCutsAtATab).
+	notIn string
 }
 
 func hostileCompletionCases() []completionCase {
 	var cases []completionCase
 	for _, n := range hostileRunNames[:5] {
-		cases = append(cases, completionCase{[]string{"runwatch brief " + n[:2]}, []string{"brief", n}})
+		cases = append(cases, completionCase{typed: []string{"runwatch brief " + n[:2]}, want: []string{"brief", n}})
 	}
 	return append(cases,
-		completionCase{[]string{"runwatch brief h6", "2"}, []string{"brief", "h6 x2"}},
-		completionCase{[]string{"runwatch brief h8"}, []string{"brief", hostileNewlineName}},
-		completionCase{[]string{"runwatch retry hfeat h9"}, []string{"retry", "hfeat", hostilePhase}},
-		completionCase{[]string{"runwatch unlock hfeat h7"}, []string{"unlock", "hfeat", hostileLock}},
+		completionCase{typed: []string{"runwatch brief h6", "2"}, want: []string{"brief", "h6 x2"}},
+		completionCase{typed: []string{"runwatch brief h8"}, want: []string{"brief", hostileNewlineName}},
+		completionCase{typed: []string{"runwatch brief hb"}, want: []string{"brief", hostileTabName}, notIn: "fish"},
+		completionCase{typed: []string{"runwatch retry hfeat h9"}, want: []string{"retry", "hfeat", hostilePhase}},
+		completionCase{typed: []string{"runwatch unlock hfeat h7"}, want: []string{"unlock", "hfeat", hostileLock}},
 	)
 }
 
@@ -216,6 +225,9 @@ func TestCompletionQuotesHostileNamesInRealShells(t *testing.T) {
 			prompt := func(l string) bool { return l == "$ " }
 			p.waitLine("the prompt", prompt)
 			for _, c := range hostileCompletionCases() {
+				if c.notIn == shell {
+					continue
+				}
 				os.Remove(argv)
 				for _, typed := range c.typed {
 					p.tmux("send-keys", "-t", "sh", "-l", typed)
@@ -244,6 +256,40 @@ func TestCompletionQuotesHostileNamesInRealShells(t *testing.T) {
 				p.waitLine("the prompt after "+inserted, prompt)
 			}
 		})
+	}
+}
+
+// A run folder name with a TAB is never offered cut at it: bash and zsh offer it whole (TestCompletion-
+// QuotesHostileNamesInRealShells), and fish, which splits every candidate at its first TAB, is not offered
+// it at all, by the script printed now or by one saved from an earlier version (both ask __complete0).
+func TestCompletionNeverCutsAtATab(t *testing.T) {
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Skip("fish is not installed (.ci/run installs it)")
+	}
+	configHome := hostileCompletionWorkspace(t)
+	home := t.TempDir()
+	cmd := exec.Command(fish, "--no-config", "-c", "runwatch completion fish | source; complete -C 'runwatch brief hb'")
+	cmd.Env = append(os.Environ(), "PATH="+runwatchOnPath(t)+":"+os.Getenv("PATH"), "XDG_CONFIG_HOME="+configHome, "HOME="+home,
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("fish: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "hb-victim") {
+		t.Errorf("fish offers %q for a run named %q", out, hostileTabName)
+	}
+	// The protocol itself: for the scripts that read the first TAB, left out; for zsh's, whole.
+	t.Setenv("XDG_CONFIG_HOME", configHome)
+	if _, got, _ := run(t, "__complete0", "brief", "hb"); strings.Contains(got, "hb-victim") {
+		t.Errorf("__complete0 offers %q", got)
+	}
+	if _, got, _ := run(t, "__complete", "brief", "hb"); strings.Contains(got, "hb-victim") {
+		t.Errorf("__complete offers %q", got)
+	}
+	t.Setenv(completeTabsEnv, "1")
+	if _, got, _ := run(t, "__complete0", "brief", "hb"); got != hostileTabName+"\t\x00" {
+		t.Errorf("__complete0 for zsh answers %q, want %q", got, hostileTabName+"\t\x00")
 	}
 }
 
