@@ -226,8 +226,9 @@ func Load(path string) (Config, error) {
 
 // trusted refuses a config another user could have written, as ssh refuses such a ~/.ssh/config: the file
 // names commands runwatch runs (ssh.command, notify.command, resume_command). It must be owned by the user
-// (or root) and writable by nobody else, and so must its folder, unless that folder is sticky (/tmp): there
-// only a file's owner can replace it.
+// (or root) and writable by nobody else, and so must every folder on its path, as given and with its links
+// resolved (ssh's StrictModes): whoever can rename an entry of any of them can put another file in its
+// place. A sticky folder (/tmp) is the exception: there only an entry's owner can rename it.
 func trusted(path string, fi fs.FileInfo) error {
 	me := os.Geteuid()
 	owner := func(fi fs.FileInfo) int {
@@ -244,21 +245,46 @@ func trusted(path string, fi fs.FileInfo) error {
 	if m := fi.Mode().Perm(); m&0o022 != 0 {
 		return fmt.Errorf("config %s: mode %04o lets group or others write it; %s (chmod go-w %s)", path, m, fix, path)
 	}
-	dir := filepath.Dir(path)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	seen := map[string]bool{}
+	for _, p := range []string{abs, resolved} {
+		for dir := filepath.Dir(p); !seen[dir]; dir = filepath.Dir(dir) {
+			seen[dir] = true
+			if err := trustedFolder(path, dir, filepath.Dir(abs), owner, me, fix); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// trustedFolder checks one folder on a config's path (see trusted).
+func trustedFolder(path, dir, own string, owner func(fs.FileInfo) int, me int, fix string) error {
+	which := "its folder " + dir
+	if dir != own {
+		which = "the folder " + dir + " on its path"
+	}
 	di, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("config %s: its folder: %w", path, err)
+		return fmt.Errorf("config %s: %s: %w", path, which, err)
 	}
 	if di.Mode()&os.ModeSticky != 0 {
 		return nil
 	}
 	if uid := owner(di); uid != me && uid != 0 {
-		return fmt.Errorf("config %s: its folder %s is owned by uid %d, not by you (uid %d), who could replace the file; %s",
-			path, dir, uid, me, fix)
+		return fmt.Errorf("config %s: %s is owned by uid %d, not by you (uid %d), who could replace the file; %s",
+			path, which, uid, me, fix)
 	}
 	if m := di.Mode().Perm(); m&0o022 != 0 {
-		return fmt.Errorf("config %s: its folder %s has mode %04o, so group or others could replace the file; %s (chmod go-w %s)",
-			path, dir, m, fix, dir)
+		return fmt.Errorf("config %s: %s has mode %04o, so group or others could replace the file; %s (chmod go-w %s)",
+			path, which, m, fix, dir)
 	}
 	return nil
 }

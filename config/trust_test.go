@@ -123,3 +123,57 @@ func TestKeyLines(t *testing.T) {
 		t.Errorf("key lines %v", cfg.KeyLines)
 	}
 }
+
+// Every folder on the config's path is checked, as ssh's StrictModes does, with links resolved: a link
+// from a safe folder into a folder others can write, or a grandparent others can write, lets them replace
+// the file as surely as its own folder would.
+func TestConfigPathFoldersOthersCouldWriteAreRefused(t *testing.T) {
+	const body = "notify:\n  command: /bin/true\n"
+	t.Run("link into a folder others can write", func(t *testing.T) {
+		open := filepath.Join(t.TempDir(), "open")
+		if err := os.Mkdir(open, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		real := filepath.Join(open, "real.yaml")
+		if err := os.WriteFile(real, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(open, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.Symlink(real, link); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(link)
+		for _, w := range []string{link, "the folder " + open + " on its path", "mode 0777"} {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("error %v does not say %q", err, w)
+			}
+		}
+	})
+	t.Run("grandparent others can write", func(t *testing.T) {
+		gp := filepath.Join(t.TempDir(), "gp")
+		path := filepath.Join(gp, "runwatch", "config.yaml")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(gp, 0o757); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path)
+		for _, w := range []string{path, "the folder " + gp + " on its path", "mode 0757"} {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("error %v does not say %q", err, w)
+			}
+		}
+		// The default path is checked the same way: a missing config is no error, one there is.
+		t.Setenv("XDG_CONFIG_HOME", gp)
+		if _, err := Load(""); err == nil {
+			t.Error("the default config under a grandparent others can write was loaded")
+		}
+	})
+}
