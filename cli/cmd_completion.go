@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"runwatch/config"
@@ -166,7 +167,7 @@ func completions(before []string, cur string) []string {
 	c.define(fs)
 	haveCommand := false
 	var positional []string
-	configPath := ""
+	var src typedConfig
 	for i := 0; i < len(before); i++ {
 		w := before[i]
 		if w == "--" {
@@ -174,11 +175,15 @@ func completions(before []string, cur string) []string {
 			break
 		}
 		if strings.HasPrefix(w, "-") && len(w) > 1 {
-			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			if name == "read-only" {
+				on, err := strconv.ParseBool(value)
+				src.readOnly = src.readOnly || !hasValue || err != nil || on
+			}
 			if fl := fs.Lookup(name); fl != nil && !isBoolFlag(fl) && !hasValue && i+1 < len(before) {
 				i++
 				if name == "config" {
-					configPath = before[i]
+					src.path = before[i]
 				}
 			}
 			continue
@@ -199,14 +204,14 @@ func completions(before []string, cur string) []string {
 		prev := before[len(before)-1]
 		if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") {
 			if fl := fs.Lookup(strings.TrimLeft(prev, "-")); fl != nil && !isBoolFlag(fl) {
-				return filterPrefix(flagValues(fs.longName(fl.Name), configPath, cur), cur)
+				return filterPrefix(flagValues(fs.longName(fl.Name), src, cur), cur)
 			}
 		}
 	}
 	if strings.HasPrefix(cur, "-") {
 		if name, value, ok := strings.Cut(strings.TrimLeft(cur, "-"), "="); ok {
 			var out []string
-			for _, v := range flagValues(name, configPath, value) {
+			for _, v := range flagValues(name, src, value) {
 				if v != completeFiles {
 					out = append(out, "--"+name+"="+v)
 				}
@@ -231,7 +236,7 @@ func completions(before []string, cur string) []string {
 	for _, kind := range c.completeArgs {
 		if kind == argRunPart {
 			if parts := runParts[c.name]; parts != nil && len(positional) == 1 {
-				if r, ok := loadRunQuietly(positional[0], configPath); ok {
+				if r, ok := loadRunQuietly(positional[0], src); ok {
 					out = append(out, parts(r)...)
 				}
 			}
@@ -242,7 +247,7 @@ func completions(before []string, cur string) []string {
 			out = append(out, completeFiles)
 		case argRuns:
 			if len(positional) == 0 {
-				out = append(out, knownRunIDs(configPath, cur)...)
+				out = append(out, knownRunIDs(src, cur)...)
 				if strings.ContainsAny(cur, "/.~") {
 					out = append(out, completeFiles)
 				}
@@ -260,9 +265,17 @@ func completions(before []string, cur string) []string {
 	return filterPrefix(out, cur)
 }
 
+// typedConfig is what the words typed before the one being completed say about the configuration: the
+// --config named, and whether --read-only is among them (then the completion writes nothing either, not
+// even the walk cache).
+type typedConfig struct {
+	path     string
+	readOnly bool
+}
+
 // flagValues are the values a flag takes, where they can be listed (those that start with typed, where
 // listing all would cost); other flags' values are typed freely.
-func flagValues(name, configPath, typed string) []string {
+func flagValues(name string, src typedConfig, typed string) []string {
 	switch name {
 	case "output":
 		return statusFormats
@@ -271,7 +284,7 @@ func flagValues(name, configPath, typed string) []string {
 	case "until":
 		return strings.Split(statusList(), ", ")
 	case "run":
-		return knownRunIDs(configPath, typed)
+		return knownRunIDs(src, typed)
 	case "config", "debug", "dir":
 		return []string{completeFiles}
 	}
@@ -282,8 +295,8 @@ func flagValues(name, configPath, typed string) []string {
 // from folder names alone: a completion must answer at once, and in a tree of 100,000 runs listing every run
 // folder took seconds (state.DiscoverNamed reads no run and lists only the folders the prefix may name, and
 // its walk cache spares even those listings while the folders are unchanged).
-func knownRunIDs(configPath, prefix string) []string {
-	locs, ok := runsNamed(configPath, func(id string) bool { return strings.HasPrefix(id, prefix) })
+func knownRunIDs(src typedConfig, prefix string) []string {
+	locs, ok := runsNamed(src, func(id string) bool { return strings.HasPrefix(id, prefix) })
 	if !ok {
 		return nil
 	}
@@ -303,8 +316,8 @@ func knownRunIDs(configPath, prefix string) []string {
 // the caller filters by id). A remote root would cost a connection: not for a keystroke. The walk is
 // answered from the walk cache where the folders' stats show it holds (state.DiscoverNamedCached): the
 // candidates of a keystroke, never what a command acts on, which finds and reads its run itself.
-func runsNamed(configPath string, named func(folder string) bool) ([]state.Location, bool) {
-	cfg, err := config.Load(configPath)
+func runsNamed(src typedConfig, named func(folder string) bool) ([]state.Location, bool) {
+	cfg, err := config.Load(src.path)
 	if err != nil {
 		return nil, false
 	}
@@ -312,7 +325,7 @@ func runsNamed(configPath string, named func(folder string) bool) ([]state.Locat
 	if err != nil {
 		return nil, false
 	}
-	locs, _ := state.DiscoverNamedCached(local, cfg.MaxDepth, named, state.WalkCache{Dir: state.DefaultWalkCacheDir(), ReadOnly: cfg.ReadOnly})
+	locs, _ := state.DiscoverNamedCached(local, cfg.MaxDepth, named, state.WalkCache{Dir: state.DefaultWalkCacheDir(), ReadOnly: cfg.ReadOnly || src.readOnly})
 	return locs, true
 }
 
@@ -320,8 +333,8 @@ func runsNamed(configPath string, named func(folder string) bool) ([]state.Locat
 // A path is resolved as the commands resolve it; an id only by folder names, exactly or as the start of one
 // (as resolveRun does, without its look into every state.env for a RUN_ID that is no folder's name: that read
 // every run for a keystroke), and only that run is read.
-func loadRunQuietly(arg, configPath string) (model.Run, bool) {
-	cfg, err := config.Load(configPath)
+func loadRunQuietly(arg string, src typedConfig) (model.Run, bool) {
+	cfg, err := config.Load(src.path)
 	if err != nil {
 		return model.Run{}, false
 	}
@@ -331,7 +344,7 @@ func loadRunQuietly(arg, configPath string) (model.Run, bool) {
 			return model.Run{}, false
 		}
 	} else {
-		locs, ok := runsNamed(configPath, func(id string) bool { return strings.HasPrefix(id, arg) })
+		locs, ok := runsNamed(src, func(id string) bool { return strings.HasPrefix(id, arg) })
 		if !ok {
 			return model.Run{}, false
 		}

@@ -114,6 +114,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "status", "%v", err)
 	}
 	out := newStatusOut(format, env.Now, env.Liveness)
+	out.spill.readOnly, out.spill.warn = cfg.ReadOnly, stderr
 	defer out.close()
 	if len(local) > 0 || len(roots) == 0 {
 		err = state.LoadEachFound(local, cfg.MaxDepth, env, out.add)

@@ -105,6 +105,13 @@ func (o *statusOut) fail(err error) {
 	o.mu.Unlock()
 }
 
+// spillFailed records the spill's failure once (it fails every run after it the same way). o.mu is held.
+func (o *statusOut) spillFailed(err error) {
+	if !errors.Is(o.err, err) {
+		o.err = errors.Join(o.err, err)
+	}
+}
+
 func (o *statusOut) put(r model.Run, facts []byte) {
 	fillEmptyLists(&r)
 	rec := statusRec{rank: r.Attention.Rank, updated: r.UpdatedAt.Unix(), updatedNanos: int32(r.UpdatedAt.Nanosecond()),
@@ -128,13 +135,13 @@ func (o *statusOut) put(r model.Run, facts []byte) {
 	if facts != nil {
 		rec.facts = len(facts)
 		if _, err = o.spill.append(facts); err != nil {
-			o.err = errors.Join(o.err, err)
+			o.spillFailed(err)
 			return
 		}
 	}
 	rec.n = len(b)
 	if rec.off, err = o.spill.append(b); err != nil {
-		o.err = errors.Join(o.err, err)
+		o.spillFailed(err)
 		return
 	}
 	key := r.Key()
@@ -458,24 +465,44 @@ func (a runOrder) less(by string, b runOrder) bool {
 // spill holds encoded runs until they are written in order: a temporary file, removed as soon as it is
 // made so nothing is left behind even if status is killed; in memory where no file can be made.
 type spill struct {
+	// readOnly: no temp file is made (read-only writes nothing): an anonymous memory file where the system
+	// has one (memfd, Linux), else memory.
+	readOnly bool
+	// warn is told once when the spill moves to memory (the temp folder is full, or failed).
+	warn io.Writer
+
 	f       *os.File
 	tried   bool
 	size    int64
-	flushed int64 // of size, what the file holds (the rest waits in w)
-	mem     []byte
-	w       *bufio.Writer
+	flushed int64  // of size, what the file holds; the rest waits in buf
+	buf     []byte // written to the file at flushed when it is full
+	mem     []byte // everything, when there is no file
+	err     error  // the file failed and what it held could not be read back
+}
+
+const spillBuffer = 256 << 10
+
+func (s *spill) open() {
+	if s.readOnly {
+		s.f = memoryFile("runwatch-status")
+		return
+	}
+	if f, err := os.CreateTemp("", "runwatch-status-*"); err == nil {
+		if os.Remove(f.Name()) == nil {
+			s.f = f
+		} else {
+			f.Close()
+		}
+	}
 }
 
 func (s *spill) append(b []byte) (int64, error) {
 	if !s.tried {
 		s.tried = true
-		if f, err := os.CreateTemp("", "runwatch-status-*"); err == nil {
-			if os.Remove(f.Name()) == nil {
-				s.f, s.w = f, bufio.NewWriterSize(f, 256<<10)
-			} else {
-				f.Close()
-			}
-		}
+		s.open()
+	}
+	if s.err != nil {
+		return 0, s.err
 	}
 	off := s.size
 	s.size += int64(len(b))
@@ -483,20 +510,53 @@ func (s *spill) append(b []byte) (int64, error) {
 		s.mem = append(s.mem, b...)
 		return off, nil
 	}
-	_, err := s.w.Write(b)
-	return off, err
+	s.buf = append(s.buf, b...)
+	if len(s.buf) >= spillBuffer {
+		s.flush()
+	}
+	return off, s.err
+}
+
+// flush writes buf to the file. A write that fails (the temp folder is full: ENOSPC, EDQUOT) moves
+// everything to memory, once, and says so once: the status is still whole, it costs memory instead.
+func (s *spill) flush() {
+	if s.f == nil || len(s.buf) == 0 {
+		return
+	}
+	_, err := s.f.WriteAt(s.buf, s.flushed)
+	if err == nil {
+		s.flushed += int64(len(s.buf))
+		s.buf = s.buf[:0]
+		return
+	}
+	mem := make([]byte, s.flushed, s.size+spillBuffer)
+	if _, rerr := s.f.ReadAt(mem, 0); rerr != nil && !errors.Is(rerr, io.EOF) {
+		s.err = fmt.Errorf("the temporary file that holds the runs while they are sorted failed (%v) and could not be read back (%v)", err, rerr)
+		return
+	}
+	s.mem = append(mem, s.buf...)
+	s.buf = nil
+	s.f.Close()
+	s.f = nil
+	if s.warn != nil {
+		fmt.Fprintf(s.warn, "runwatch status: the temporary folder %s cannot take the runs while they are sorted (%v); "+
+			"they are kept in memory instead (free some space there, or set TMPDIR to a folder with room)\n", os.TempDir(), err)
+	}
 }
 
 // read returns the n bytes at off, in buf's storage when it is big enough.
 func (s *spill) read(off int64, n int, buf []byte) ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.f != nil && off+int64(n) > s.flushed {
+		s.flush()
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
 	if s.f == nil {
 		return s.mem[off : off+int64(n)], nil
-	}
-	if off+int64(n) > s.flushed {
-		if err := s.w.Flush(); err != nil {
-			return nil, err
-		}
-		s.flushed = s.size
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)
@@ -510,7 +570,7 @@ func (s *spill) read(off int64, n int, buf []byte) ([]byte, error) {
 func (s *spill) close() {
 	if s.f != nil {
 		s.f.Close()
-		s.f, s.w = nil, nil
+		s.f, s.buf = nil, nil
 	}
 }
 
