@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"runwatch/model"
@@ -101,21 +99,16 @@ func (h Hook) Run(ctx context.Context, n Notification) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out limitedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	// The hook runs in a process group of its own, and the timeout kills the whole group: a hook that is a
-	// shell script leaves its children (a sleep, a curl) running past it otherwise.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// A hook that leaves a child holding its output open must not keep us waiting past the timeout.
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	left, err := runHook(ctx, argv, &out)
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("notify.command %s: killed after %s, with every process it started", argv[0], timeout)
+	case err == nil && len(left) > 0:
+		return fmt.Errorf("notify.command %s exited leaving %d process(es) running (%s); they were ended: a hook must not leave work in the background",
+			argv[0], len(left), strings.Join(left, ", "))
 	case err == nil:
 		return nil
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("notify.command %s: killed after %s", argv[0], timeout)
 	}
 	msg := strings.TrimSpace(out.String())
 	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {

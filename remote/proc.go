@@ -5,62 +5,20 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
+	"runwatch/childproc"
 	"runwatch/state/procinfo"
 )
 
-// Nothing runwatch starts over ssh may outlive it, however it ends: q and SIGTERM stop the children
-// through their contexts, but SIGHUP (a closed terminal), SIGKILL or a crash run no Go code at all. The
-// kernel's parent-death signal covers those: each child asks for SIGTERM when its parent dies. Linux sends
-// it when the *thread* that forked the child exits, not the process, and the Go runtime may end threads;
-// so every child is started from one goroutine locked to its own thread for the life of runwatch.
-
-type spawnRequest struct {
-	cmd  *exec.Cmd
-	done chan error
-}
-
-var spawner struct {
-	once sync.Once
-	reqs chan spawnRequest
-}
-
-// startChild starts c from the spawner's thread, with the parent-death signal and a process group of its
-// own (so stopping it never signals the dashboard's terminal).
-func startChild(c *exec.Cmd) error {
-	if c.SysProcAttr == nil {
-		c.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	c.SysProcAttr.Setpgid = true
-	setParentDeathSignal(c.SysProcAttr)
-	spawner.once.Do(func() {
-		spawner.reqs = make(chan spawnRequest)
-		go func() {
-			// Never unlocked: the thread lives as long as this goroutine, which lives as long as runwatch.
-			runtime.LockOSThread()
-			for r := range spawner.reqs {
-				r.done <- r.cmd.Start()
-			}
-		}()
-	})
-	done := make(chan error, 1)
-	spawner.reqs <- spawnRequest{c, done}
-	return <-done
-}
+// Nothing runwatch starts over ssh may outlive it, however it ends: childproc starts each child with the
+// parent-death signal and a process group of its own.
+func startChild(c *exec.Cmd) error { return childproc.Start(c) }
 
 // runChild is c.Run with startChild.
-func runChild(c *exec.Cmd) error {
-	if err := startChild(c); err != nil {
-		return err
-	}
-	return c.Wait()
-}
+func runChild(c *exec.Cmd) error { return childproc.Run(c) }
 
 // A master's owner is recorded next to its socket: the pid and start time of the runwatch that started it.
 // A master whose owner is gone is left over (from a runwatch killed before this rule, or one whose master

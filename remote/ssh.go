@@ -196,8 +196,7 @@ func (s SSH) checkControl(r Root) error {
 // terminal. Start it with Start (startChild), never c.Start, so that it dies with runwatch.
 func (s SSH) command(ctx context.Context, argv []string) *exec.Cmd {
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeathSignal(c.SysProcAttr)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // startChild adds the parent-death signal
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
 	// If something still holds the output pipes after ssh exits, do not wait for it forever.
 	c.WaitDelay = 2 * time.Second

@@ -1,4 +1,6 @@
-package remote
+//go:build linux
+
+package childproc
 
 import "syscall"
 
