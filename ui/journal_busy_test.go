@@ -3,10 +3,8 @@ package ui
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/state/journal"
+	"runwatch/state/journal/journaltest"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui/app"
 )
@@ -22,9 +21,6 @@ import (
 // says it is applying and starts no other action on that run; the wait ends at its bound with the holder
 // named, and nothing was changed.
 func TestAnActionWaitingOnTheJournalIsSaidAndAlone(t *testing.T) {
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("no flock(1) here (util-linux)")
-	}
 	root := resumabletest.Copy(t)
 	runDir := resumabletest.Run(root, resumabletest.Mining)
 	locs, err := state.Discover([]string{runDir}, 1)
@@ -35,20 +31,7 @@ func TestAnActionWaitingOnTheJournalIsSaidAndAlone(t *testing.T) {
 	if err := os.WriteFile(jp, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	holder := exec.Command("flock", jp, "sleep", "600")
-	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() }()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if locks, _ := os.ReadFile("/proc/locks"); strings.Contains(string(locks), fmt.Sprintf(" %d ", holder.Process.Pid)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("flock(1) never took the journal's lock")
-		}
-	}
+	holderPID, _ := journaltest.HoldWithFlock(t, jp)
 	defer func(w time.Duration) { journal.LockWait = w }(journal.LockWait)
 	journal.LockWait = time.Second
 	lock := filepath.Join(runDir, "lock", "active.lock")
@@ -81,7 +64,7 @@ func TestAnActionWaitingOnTheJournalIsSaidAndAlone(t *testing.T) {
 		t.Errorf("the apply took %s, past the journal lock's bound", took)
 	}
 	got := m.app.Msgs.ErrText()
-	for _, want := range []string{"locked by pid " + fmt.Sprint(holder.Process.Pid) + " (flock)", "nothing was changed"} {
+	for _, want := range []string{"locked by pid " + fmt.Sprint(holderPID) + " (flock)", "nothing was changed"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the outcome %q does not say %q", got, want)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"runwatch/state/journal"
+	"runwatch/state/journal/journaltest"
 )
 
 // A run folder whose name is not UTF-8 (Latin-1 é): any bytes but NUL and / may name one.
@@ -80,10 +81,9 @@ func TestLatin1CrashChild(t *testing.T) {
 	Apply(p, ApplyOptions{})
 }
 
-// A crash in the middle of an action on a run whose path is not UTF-8 leaves an intent that the next
-// action on that run finds and finishes (the audit line appended, the entry journaled, the intent gone).
-func TestACrashOnANonUTF8RunIsRecovered(t *testing.T) {
-	sp, jp := makeLatin1Run(t)
+// crashOn runs TestLatin1CrashChild on the run sp with the journal jp, and checks it was killed mid-action.
+func crashOn(t *testing.T, sp, jp string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLatin1CrashChild$")
 	cmd.Env = append(os.Environ(), latin1CrashChildEnv+"="+sp, latin1CrashChildEnv+"_JOURNAL="+jp)
 	out, err := cmd.CombinedOutput()
@@ -91,6 +91,13 @@ func TestACrashOnANonUTF8RunIsRecovered(t *testing.T) {
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the child was not killed mid-action: %v\n%s", err, out)
 	}
+}
+
+// A crash in the middle of an action on a run whose path is not UTF-8 leaves an intent that the next
+// action on that run finds and finishes (the audit line appended, the entry journaled, the intent gone).
+func TestACrashOnANonUTF8RunIsRecovered(t *testing.T) {
+	sp, jp := makeLatin1Run(t)
+	crashOn(t, sp, jp)
 	intents, bad, err := journal.Pending(jp, sp)
 	if err != nil || len(bad) > 0 || len(intents) != 1 {
 		t.Fatalf("intents for %q: %d (bad %v, err %v); want the killed action's", sp, len(intents), bad, err)
@@ -118,32 +125,11 @@ func TestACrashOnANonUTF8RunIsRecovered(t *testing.T) {
 // An action refuses, changing nothing, when something else holds the journal's lock past the bound (a
 // real `flock journal.jsonl sleep 600`), and names the holder; once it lets go the same action applies.
 func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("no flock(1) here (util-linux)")
-	}
 	sp, jp := makeLatin1Run(t)
 	if err := os.WriteFile(jp, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	holder := exec.Command("flock", jp, "sleep", "600")
-	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // sleep inherits the lock: end the group
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	end := func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() }
-	defer end()
-	// flock(1) holds the lock once /proc/locks lists its pid on the journal.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		locks, _ := os.ReadFile("/proc/locks")
-		if strings.Contains(string(locks), fmt.Sprintf(" %d ", holder.Process.Pid)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("flock(1) never took the journal's lock")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	holderPID, release := journaltest.HoldWithFlock(t, jp)
 	defer func(w time.Duration) { journal.LockWait = w }(journal.LockWait)
 	journal.LockWait = time.Second
 
@@ -172,7 +158,7 @@ func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
 	if took := time.Since(started); took > 30*time.Second {
 		t.Errorf("the refusal took %s, past its bound", took)
 	}
-	for _, want := range []string{jp, fmt.Sprintf("pid %d (flock)", holder.Process.Pid), "nothing was changed"} {
+	for _, want := range []string{jp, fmt.Sprintf("pid %d (flock)", holderPID), "nothing was changed"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q does not say %q", err, want)
 		}
@@ -184,7 +170,7 @@ func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
 		t.Errorf("the refused action left %d intent(s)", len(left))
 	}
 
-	end()
+	release()
 	p, err = PlanStep(load(t, sp, o.Env), o)
 	if err != nil {
 		t.Fatal(err)
@@ -200,11 +186,7 @@ func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
 // is pending), and its bytes are kept.
 func TestAnIntentThatCannotBeFinishedIsSetAside(t *testing.T) {
 	sp, jp := makeLatin1Run(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLatin1CrashChild$")
-	cmd.Env = append(os.Environ(), latin1CrashChildEnv+"="+sp, latin1CrashChildEnv+"_JOURNAL="+jp)
-	if out, err := cmd.CombinedOutput(); err == nil {
-		t.Fatalf("the child was not killed mid-action:\n%s", out)
-	}
+	crashOn(t, sp, jp)
 	intents, _, _ := journal.Pending(jp, "")
 	if len(intents) != 1 {
 		t.Fatalf("%d intents, want the killed action's", len(intents))
