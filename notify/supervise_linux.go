@@ -39,9 +39,12 @@ func init() {
 // runHook runs argv under the supervisor, its output to out, stopped (with everything it started) when ctx
 // ends. left names the processes the hook left running when it ended by itself (they were ended).
 func runHook(ctx context.Context, argv []string, out io.Writer) (left []string, err error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("cannot start the hook's supervisor (runwatch itself): %w", err)
+	// This very binary, even once `runwatch install` has replaced the file it was started from.
+	self := "/proc/self/exe"
+	if _, err := os.Stat(self); err != nil {
+		if self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("cannot start the hook's supervisor (runwatch itself): %w", err)
+		}
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
