@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"runwatch/state/journal"
 )
 
 // actionRun writes a small resumable run and returns its dir.
@@ -129,10 +131,9 @@ func TestActionUsage(t *testing.T) {
 // change is on disk), and says what is missing.
 func TestActionAppliedButNotRecordedExits4(t *testing.T) {
 	dir := actionRun(t)
-	journalPath := filepath.Join(os.Getenv("XDG_STATE_HOME"), "runwatch", "journal.jsonl")
-	if err := os.MkdirAll(journalPath, 0o700); err != nil { // a folder where the journal file should be
-		t.Fatal(err)
-	}
+	// The journal is opened and locked before the first change; its append fails after it (as on a full disk).
+	journal.AppendHook = func(f *os.File, _ []byte) { f.Close() }
+	defer func() { journal.AppendHook = nil }()
 	code, out, errOut := runCmd("check", dir, "CB_S2_B", "--yes")
 	if code != exitAppliedUnaudit || code == exitRefused || !strings.Contains(out, "applied") || !strings.Contains(errOut, "journal could not be written") {
 		t.Fatalf("code %d stdout %q stderr %q", code, out, errOut)

@@ -224,7 +224,8 @@ func TestANewlineInARunNameIsNeverTwoCandidates(t *testing.T) {
 		t.Errorf("__complete0 brief h: %q, want %q whole among them", got, hostileNewlineName)
 	}
 	for _, n := range hostileRunNames {
-		if !slices.Contains(got, n) {
+		// A name holding a TAB is left out of __complete0 unless the script reads past it (TestCompletionNeverCutsAtATab).
+		if !slices.Contains(got, n) && n != hostileTabName {
 			t.Errorf("__complete0 brief h: %q lacks %q", got, n)
 		}
 	}

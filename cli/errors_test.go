@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"runwatch/state/journal"
 	"runwatch/state/resumable/resumabletest"
 )
 
@@ -133,11 +134,15 @@ func TestExitCodesTable(t *testing.T) {
 		exitUsage:         {{"stauts"}, {"status", "--jsn"}, {"status", "/no/such/path"}, {healthy}},
 		exitEventsTimeout: {{"events", "--timeout", "10ms", "--until", "completed", "--run", "irm", healthy}},
 	}
-	// A folder where the journal file should be: the change is applied, its journal entry cannot be written.
+	// The change is applied, and its journal entry's write fails (as on a full disk): the journal is opened
+	// and locked before the first change, so only its append can fail after it.
 	unjournaled := actionRun(t)
-	if err := os.MkdirAll(filepath.Join(os.Getenv("XDG_STATE_HOME"), "runwatch", "journal.jsonl"), 0o700); err != nil {
-		t.Fatal(err)
+	journal.AppendHook = func(f *os.File, line []byte) {
+		if bytes.Contains(line, []byte(unjournaled)) {
+			f.Close()
+		}
 	}
+	defer func() { journal.AppendHook = nil }()
 	cases[exitAppliedUnaudit] = [][]string{{"check", unjournaled, "CB_S2_B", "--yes"}}
 	zeros := strings.Repeat("0", 64)
 	cases[exitNotAsShown] = [][]string{{"check", healthy, "CB_S2_VERIFY_GREEN", "--yes", "--expect=" + zeros + ":" + zeros}}
