@@ -79,13 +79,15 @@ func (a *App) Growing(now time.Time, d time.Duration, running bool) string {
 	return model.HumanDuration(d)
 }
 
-// Countdown is HumanDuration of the time left until t (never below 0), registered likewise.
+// Countdown is HumanAge of the time left until t (never below 0), registered likewise: under a minute it
+// reads "<1m" and does not change. A host reconnecting in a countdown of seconds drew a frame each second
+// for as long as it stayed down (bench/fleet: 1.2% of a core and ~200 wake-ups/s with one host of two down).
 func (a *App) Countdown(now, t time.Time) string {
 	d := max(0, t.Sub(now))
-	if s := model.HumanDurationShrinks(d); s > 0 {
-		a.ChangesWithin(now.Add(s), model.HumanDurationUnit(d)/2)
+	if d >= time.Minute {
+		a.ChangesWithin(now.Add(model.HumanDurationShrinks(d)), model.HumanDurationUnit(d)/2)
 	}
-	return model.HumanDuration(d)
+	return model.HumanAge(d)
 }
 
 // BeginFrame forgets what the last frame registered; endFrame sets the alarm for what this one did.
