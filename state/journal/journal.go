@@ -32,6 +32,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"runwatch/state/safefile"
 )
 
 // File is one file an action changed.
@@ -492,12 +494,17 @@ type BadLine struct {
 
 // Read returns every entry in order, and the lines it had to skip. A missing journal is empty.
 func Read(path string) ([]Entry, []BadLine, error) {
-	data, err := os.ReadFile(path)
+	f, _, err := safefile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read journal %s: %w", path, err)
 	}
 	var entries []Entry
 	var bad []BadLine
@@ -567,12 +574,12 @@ func FindUndoable(path, run string) (found *Entry, torn int, err error) {
 // scanBackwards calls visit with each non-blank line from the last to the first, until visit returns false.
 // A missing journal has no lines.
 func scanBackwards(path string, visit func([]byte) bool) error {
-	f, err := os.Open(path)
+	f, _, err := safefile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("journal %s: %w", path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
