@@ -246,7 +246,9 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 		w.setHealth(c.label, func(h *HostHealth) {
 			h.State, h.Error, h.Since, h.RetryAt = state, err.Error(), now, &retry
 		})
-		// What the host showed last stays on screen, marked with when it stopped being current.
+		// What the host showed last stays on screen, marked with when it stopped being current; runs marked
+		// by an earlier try are on screen so already (sent again with every try, a host of 1,000 runs staying
+		// down had the dashboard take all of them in again each time).
 		var stale []model.Run
 		for k, r := range known {
 			if r.Remote.StaleSince == nil {
@@ -254,8 +256,8 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 				ref.StaleSince = &now
 				r.Remote = &ref
 				known[k] = r
+				stale = append(stale, r)
 			}
-			stale = append(stale, r)
 		}
 		sortRuns(stale)
 		w.judge.send(c.label, stale, func(judged []model.Run) bool {
