@@ -131,20 +131,8 @@ var ownStart = func() time.Time {
 // re-check the preconditions, write the intent, change the files, append the audit line, journal the entry,
 // release the lock. An error means nothing was changed, unless Applied(err) says otherwise.
 func Apply(p *Plan, ao ApplyOptions) error {
-	if p == nil {
-		return refusef("no plan")
-	}
-	if p.opts.ReadOnly {
-		return refusef("read-only mode: %s is not allowed", p.Action)
-	}
-	if p.Refusal != nil {
-		return p.Refusal
-	}
-	if p.root == nil {
-		return refusef("the plan holds no run root; plan the action again")
-	}
-	if p.Confirm.Kind == ConfirmTyped && !p.opts.Force && ao.Typed != p.Confirm.Word {
-		return refusef("not confirmed: type %q exactly to clear a lock whose liveness is unknown (or use --force)", p.Confirm.Word)
+	if err := p.confirmed(ao); err != nil {
+		return err
 	}
 	jp, err := p.journalPath()
 	if err != nil {
@@ -164,17 +152,8 @@ func Apply(p *Plan, ao ApplyOptions) error {
 	p.recoverPending(jp)
 	p.setAsideOrphans(jp)
 	p.removeLeftovers(p.touched()...)
-	// Every file this action touches is looked at before the lock is taken, without opening it: a FIFO,
-	// device or linked log planted since the plan refuses the action here, and nothing waits or is held.
-	for _, f := range p.Files {
-		if err := p.root.CheckFile(f.Path, !p.opts.Force, false); err != nil {
-			return err
-		}
-	}
-	if p.LogLine != "" {
-		if err := p.root.CheckFile(p.LogPath, !p.opts.Force, true); err != nil {
-			return err
-		}
+	if err := p.checkFiles(); err != nil {
+		return err
 	}
 	if p.LockPath != "" {
 		release, err := p.takeRunLock()
@@ -194,6 +173,74 @@ func Apply(p *Plan, ao ApplyOptions) error {
 			return err
 		}
 	}
+	entry, in := p.intent()
+	// The intent is durable before the first file changes: a crash from here on is finished or reported
+	// by the next action on this run.
+	if err := journal.WriteIntent(jp, in); err != nil {
+		return fmt.Errorf("the journal's intent could not be written, so nothing was changed: %w", err)
+	}
+	logged, overwrote, err := p.changeFiles(jp, &entry, &in)
+	if err != nil {
+		return err
+	}
+	if testHookChanged != nil {
+		testHookChanged(p)
+	}
+	var auditErr error
+	if p.LogLine != "" && !logged {
+		if err := p.root.Append(p.LogPath, []byte(p.LogLine), !p.opts.Force); err != nil {
+			auditErr = &AuditError{LogPath: p.LogPath, Line: p.LogLine, ID: p.ID, Err: err}
+		} else {
+			logged = true
+		}
+	}
+	jerr := p.journal(jp, entry, logged)
+	if len(overwrote) > 0 {
+		return &OverwroteError{ID: p.ID, RunID: p.RunID, Files: overwrote, Journaled: jerr == nil}
+	}
+	if auditErr != nil {
+		return auditErr
+	}
+	return jerr
+}
+
+// confirmed refuses a plan that may not be applied as it stands: none, read-only, refused when planned,
+// without its run root, or without the typed word its confirmation asks.
+func (p *Plan) confirmed(ao ApplyOptions) error {
+	switch {
+	case p == nil:
+		return refusef("no plan")
+	case p.opts.ReadOnly:
+		return refusef("read-only mode: %s is not allowed", p.Action)
+	case p.Refusal != nil:
+		return p.Refusal
+	case p.root == nil:
+		return refusef("the plan holds no run root; plan the action again")
+	case p.Confirm.Kind == ConfirmTyped && !p.opts.Force && ao.Typed != p.Confirm.Word:
+		return refusef("not confirmed: type %q exactly to clear a lock whose liveness is unknown (or use --force)", p.Confirm.Word)
+	}
+	return nil
+}
+
+// checkFiles looks at every file this action touches before the lock is taken, without opening it: a
+// FIFO, device or linked log planted since the plan refuses the action here, and nothing waits or is held.
+func (p *Plan) checkFiles() error {
+	for _, f := range p.Files {
+		if err := p.root.CheckFile(f.Path, !p.opts.Force, false); err != nil {
+			return err
+		}
+	}
+	if p.LogLine != "" {
+		if err := p.root.CheckFile(p.LogPath, !p.opts.Force, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// intent is the journal entry this action will write and the intent that precedes it: each file's old
+// bytes, new hash and the temp or claim name its change goes through.
+func (p *Plan) intent() (journal.Entry, journal.Intent) {
 	entry := journal.Entry{
 		ID: p.ID, When: p.opts.now(), Who: p.opts.user(), Host: p.opts.Env.Host, Action: p.Action,
 		Run: p.RunPath, RunID: p.RunID, Summary: p.Summary, Reason: p.opts.Reason, Undoes: p.undoes,
@@ -219,19 +266,17 @@ func Apply(p *Plan, ao ApplyOptions) error {
 		entry.Files = append(entry.Files, rec)
 	}
 	in.Entry = entry
-	// The intent is durable before the first file changes: a crash from here on is finished or reported
-	// by the next action on this run.
-	if err := journal.WriteIntent(jp, in); err != nil {
-		return fmt.Errorf("the journal's intent could not be written, so nothing was changed: %w", err)
-	}
-	logged := false
-	var overwrote []string
+	return entry, in
+}
+
+// changeFiles makes each file's change, in order: whether the audit line was appended on the way (the
+// resumable convention logs a lock's payload before it goes), and the files whose displaced bytes were
+// kept. On an error the journal says what was changed before it, if anything.
+func (p *Plan) changeFiles(jp string, entry *journal.Entry, in *journal.Intent) (logged bool, overwrote []string, err error) {
 	for i, f := range p.Files {
 		rec := &entry.Files[i]
-		var err error
 		if f.Remove {
 			err = p.root.RemoveIfUnchanged(f.Snap, rec.Claim, func() error {
-				// The resumable convention logs the lock's payload before it goes.
 				if p.LogLine == "" || logged {
 					return nil
 				}
@@ -246,7 +291,7 @@ func Apply(p *Plan, ao ApplyOptions) error {
 			d, err = p.root.Replace(f.Snap, f.New, rec.Temp)
 			if err == nil && d != nil && d.PutBack {
 				// A writer landed between the check and the rename; its file is back in place.
-				d, err = p.redoRaced(jp, &in, i, d)
+				d, err = p.redoRaced(jp, in, i, d)
 				var pb *PutBackError
 				if errors.As(err, &pb) {
 					entry.Raced = err.Error()
@@ -260,42 +305,25 @@ func Apply(p *Plan, ao ApplyOptions) error {
 				rec.Old, rec.OldSHA256 = d.Data, d.SHA256
 			}
 		}
-		if err != nil {
-			if i == 0 && entry.Raced != "" {
-				// Our bytes were in place for a moment: the journal says so, with no file to undo.
-				entry.Files = nil
-				entry.Summary = "not applied (a writer's change was put back): " + entry.Summary
-				p.journal(jp, entry, false)
-				return err
-			}
-			if i == 0 {
-				journal.RemoveIntent(jp, p.ID)
-				return err
-			}
+		if err == nil {
+			continue
+		}
+		switch {
+		case i == 0 && entry.Raced != "":
+			// Our bytes were in place for a moment: the journal says so, with no file to undo.
+			entry.Files = nil
+			entry.Summary = "not applied (a writer's change was put back): " + entry.Summary
+			p.journal(jp, *entry, false)
+		case i == 0:
+			journal.RemoveIntent(jp, p.ID)
+		default:
 			entry.Files = entry.Files[:i]
-			p.journal(jp, entry, logged)
-			return fmt.Errorf("%w (the %d file(s) before it were changed and are in the journal as %s)", err, i, p.ID)
+			p.journal(jp, *entry, logged)
+			err = fmt.Errorf("%w (the %d file(s) before it were changed and are in the journal as %s)", err, i, p.ID)
 		}
+		return logged, overwrote, err
 	}
-	if testHookChanged != nil {
-		testHookChanged(p)
-	}
-	var auditErr error
-	if p.LogLine != "" && !logged {
-		if err := p.root.Append(p.LogPath, []byte(p.LogLine), !p.opts.Force); err != nil {
-			auditErr = &AuditError{LogPath: p.LogPath, Line: p.LogLine, ID: p.ID, Err: err}
-		} else {
-			logged = true
-		}
-	}
-	jerr := p.journal(jp, entry, logged)
-	if len(overwrote) > 0 {
-		return &OverwroteError{ID: p.ID, RunID: p.RunID, Files: overwrote, Journaled: jerr == nil}
-	}
-	if auditErr != nil {
-		return auditErr
-	}
-	return jerr
+	return logged, overwrote, nil
 }
 
 // recheckWhole re-checks at apply that a manifest edit starts from, and produces, a whole manifest: the
