@@ -55,6 +55,11 @@ func TestParse(t *testing.T) {
 		{"ssh://-oProxyCommand=x/srv", true, Root{}, "may not start with '-'"},
 		{"-oProxyCommand=x:/srv", true, Root{}, "may not start with '-'"},
 		{"ssh://h:99999/srv", true, Root{}, "not a port number"},
+		// Issue 37.17: the path is the path, whatever it holds.
+		{"ssh://build1/srv/a#b?c=d", true, Root{Host: "build1", Path: "/srv/a#b?c=d"}, ""},
+		{"ssh://build1/srv/100%25 #1", true, Root{Host: "build1", Path: "/srv/100%25 #1"}, ""},
+		{"ssh://build1/~/r?#", true, Root{Host: "build1", Path: "r?#"}, ""},
+		{"ssh://build1#x/srv", true, Root{}, "not a valid ssh:// root"},
 	}
 	for _, c := range cases {
 		got, remote, err := Parse(c.in)

@@ -4,6 +4,7 @@
 package remote
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -73,12 +74,21 @@ func (r Root) String() string {
 // argument that is a local path: anything that exists here, or whose part before the first colon holds a
 // slash (./a:b), as scp decides. A remote-looking argument that is malformed is an error.
 func Parse(arg string) (Root, bool, error) {
-	if strings.HasPrefix(arg, "ssh://") {
-		u, err := url.Parse(arg)
-		if err != nil {
+	if rest, ok := strings.CutPrefix(arg, "ssh://"); ok {
+		// The path is everything after the host, as written: a folder name may hold # or ?, which a URL
+		// parser would take for a fragment or a query and cut off, and % (no escapes: String writes none).
+		authority, path := rest, ""
+		if slash := strings.IndexByte(rest, '/'); slash >= 0 {
+			authority, path = rest[:slash], rest[slash:]
+		}
+		u, err := url.Parse("ssh://" + authority)
+		if err != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+			if err == nil {
+				err = errors.New("the host part holds ? or #")
+			}
 			return Root{}, true, fmt.Errorf("%q is not a valid ssh:// root: %v", arg, err)
 		}
-		r := Root{Host: u.Hostname(), Port: u.Port(), Path: u.Path}
+		r := Root{Host: u.Hostname(), Port: u.Port(), Path: path}
 		if u.User != nil {
 			r.User = u.User.Username()
 		}
