@@ -3,6 +3,10 @@ package cli
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -106,32 +110,50 @@ func installDirWord(dir string) string {
 	return `"$HOME"/` + remote.ShellQuote(dir)
 }
 
-// The probe says, one key=value a line, where DIR is, which runwatch is there (its version lines), which one
-// ssh commands find on the PATH, and how many intents wait in that host's journal.
+// installPending counts, into n, the intents in that host's journal (pending/, beside it): whole ones
+// (*.json) and ones being written (.*.tmp). The probe and the copy both run it.
+const installPending = `p="${XDG_STATE_HOME:-$HOME/.local/state}/runwatch/pending"
+n=0
+for f in "$p"/*.json "$p"/.*.tmp; do [ -e "$f" ] && n=$((n+1)); done
+`
+
+// The probe says, one key=value a line, where DIR is, which runwatch is there (its version lines and the
+// SHA-256 of its bytes, with whichever of sha256sum, shasum or sha256 the host has), which one ssh commands
+// find on the PATH, and how many intents wait in that host's journal.
 const installProbe = `d=%s
 echo "dir=$d"
-if [ -x "$d/runwatch" ]; then "$d/runwatch" version 2>/dev/null | sed 's/^/version=/'; echo "existing=yes"; fi
+if [ -x "$d/runwatch" ]; then
+  "$d/runwatch" version </dev/null 2>/dev/null | sed 's/^/version=/'
+  echo "existing=yes"
+  s=
+  if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum < "$d/runwatch")
+  elif command -v shasum >/dev/null 2>&1; then s=$(shasum -a 256 < "$d/runwatch")
+  elif command -v sha256 >/dev/null 2>&1; then s=$(sha256 -q < "$d/runwatch"); fi
+  echo "sha256=${s%%%% *}"
+fi
 echo "onpath=$(command -v runwatch 2>/dev/null)"
-p="${XDG_STATE_HOME:-$HOME/.local/state}/runwatch/pending"
-n=0
-for f in "$p"/*.json; do [ -e "$f" ] && n=$((n+1)); done
-echo "pendingdir=$p"
+` + installPending + `echo "pendingdir=$p"
 echo "pending=$n"
 `
 
-// The copy: under a temporary name in DIR, checked whole (its size) and runnable there before the rename
-// that replaces the runwatch there, if any, in one step.
-const installCopy = `d=%s
+// The copy: the binary, uploaded first to a random name in the session's folder (%[2]s), goes under a
+// temporary name in DIR, is checked whole (its size) and runnable there, and the journal is checked for
+// intents again, right before the rename that replaces the runwatch there, if any, in one step: an action
+// that began while the person answered stops it (exit 5).
+const installCopy = `d=%[1]s
+u=%[2]s
+t=
+trap 'rm -f "$u"; [ -z "$t" ] || rm -f "$t"' EXIT
 mkdir -p "$d" || exit 3
 t=$(mktemp "$d/.runwatch.XXXXXX") || exit 3
-trap 'rm -f "$t"' EXIT
-cat > "$t" || exit 3
-[ "$(wc -c < "$t" | tr -d ' ')" = %d ] || { echo "the copy on the host is not whole" >&2; exit 4; }
+cat "$u" > "$t" || exit 3
+[ "$(wc -c < "$t" | tr -d ' ')" = %[3]d ] || { echo "the copy on the host is not whole" >&2; exit 4; }
 chmod 755 "$t" || exit 3
-"$t" version > /dev/null || { echo "the copied runwatch does not run there" >&2; exit 4; }
+"$t" version </dev/null > /dev/null || { echo "the copied runwatch does not run there" >&2; exit 4; }
+` + installPending + `[ "$n" = 0 ] || { echo "pendingdir=$p"; echo "pending=$n"; exit 5; }
 mv -f "$t" "$d/runwatch" || exit 3
-trap - EXIT
-"$d/runwatch" version | sed -n '1s/^/version=/p'
+t=
+"$d/runwatch" version </dev/null | sed -n '1s/^/version=/p'
 echo "onpath=$(command -v runwatch 2>/dev/null)"
 `
 
@@ -213,11 +235,11 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (p *installPlan,
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	script := func(sh string) (string, string, int, error) {
-		out, errb, code, err := s.Script(ctx, host, sh, nil)
+		out, errb, code, err := s.Script(ctx, host, sh)
 		return string(out), string(errb), code, err
 	}
 
-	uname, errb, code, err := script("uname -sm")
+	uname, errb, code, err := script("uname -sm </dev/null")
 	switch {
 	case err != nil:
 		return nil, "", fmt.Errorf("%s: %v", label, err)
@@ -240,27 +262,17 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (p *installPlan,
 	if err != nil || code != 0 {
 		return nil, "", fmt.Errorf("%s: %s", label, firstNonEmpty(errString(err), remote.Explain(host, code, []byte(errb))))
 	}
-	facts := map[string]string{}
-	var theirs []string
-	for _, line := range strings.Split(probe, "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		if k == "version" {
-			theirs = append(theirs, v)
-			continue
-		}
-		facts[k] = v
-	}
+	facts, theirs := installFacts(probe)
 	where := facts["dir"]
-	if n, _ := strconv.Atoi(facts["pending"]); n > 0 {
-		return nil, "", fmt.Errorf("%s: its runwatch has %d action(s) in progress or left half done by a crash (intents in %s): "+
-			"not replacing it now; the next action on that run finishes it; then run this again", label, n, facts["pendingdir"])
+	if err := pendingRefusal(label, facts); err != nil {
+		return nil, "", err
 	}
 	exe, version, from, cleanup := "", ownVersion(), "", func() {}
 	if goos != runtime.GOOS || goarch != runtime.GOARCH {
 		bin, v, built, tmp, err := crossBuild(goos, goarch)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s is %s (%s/%s), this runwatch is %s/%s, and it cannot build this version for it here: %v. "+
-				"Build it and copy it there:\n%s", label, uname, goos, goarch, runtime.GOOS, runtime.GOARCH, err, crossCommands(goos, goarch, host.Dest(), dir))
+				"Build it and copy it there (in sh, bash or zsh):\n%s", label, uname, goos, goarch, runtime.GOOS, runtime.GOARCH, err, crossCommands(goos, goarch, host, dir))
 		}
 		cleanup = func() { os.RemoveAll(tmp) }
 		defer func() {
@@ -271,12 +283,6 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (p *installPlan,
 		exe, version, from = bin, v, ", "+built
 	}
 	ours := strings.Split(strings.TrimSpace(version), "\n")
-	if facts["existing"] == "yes" && strings.Join(theirs, "\n") == strings.Join(ours, "\n") {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s:%s/runwatch is this runwatch already (%s)\n", label, where, ours[0])
-		pathAdvice(&b, label, where, facts["onpath"])
-		return nil, b.String(), nil
-	}
 	if exe == "" {
 		if exe, err = os.Executable(); err != nil {
 			return nil, "", fmt.Errorf("cannot find this runwatch's own binary: %v", err)
@@ -286,12 +292,21 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (p *installPlan,
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot read this runwatch's own binary: %v", err)
 	}
-	st, err := f.Stat()
+	sum := sha256.New()
+	size, err := io.Copy(sum, f)
 	if err != nil {
 		f.Close()
 		return nil, "", fmt.Errorf("cannot read this runwatch's own binary: %v", err)
 	}
-	what := fmt.Sprintf("%s, %s/%s, %.1f MB%s", ours[0], goos, goarch, float64(st.Size())/1e6, from)
+	// The same bytes, not the same version text: two builds of (devel) or (modified) say the same and differ.
+	if facts["existing"] == "yes" && facts["sha256"] == hex.EncodeToString(sum.Sum(nil)) {
+		f.Close()
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s:%s/runwatch is this runwatch already (%s, the same bytes)\n", label, where, ours[0])
+		pathAdvice(&b, host, where, facts["onpath"])
+		return nil, b.String(), nil
+	}
+	what := fmt.Sprintf("%s, %s/%s, %.1f MB%s", ours[0], goos, goarch, float64(size)/1e6, from)
 	summary := fmt.Sprintf("Copy %s (%s) to %s:%s/runwatch", exe, what, label, where)
 	old := ""
 	if facts["existing"] == "yes" {
@@ -299,9 +314,35 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (p *installPlan,
 		if len(theirs) > 0 {
 			old = theirs[0]
 		}
+		if len(theirs) > 0 && strings.Join(theirs, "\n") == strings.Join(ours, "\n") {
+			old += " (another build: other bytes)"
+		}
 		summary += ", replacing " + old + " there"
 	}
-	return &installPlan{ssh: s, host: host, dirWord: dirWord, where: where, bin: f, size: st.Size(), summary: summary, what: what, old: old, cleanup: cleanup}, "", nil
+	return &installPlan{ssh: s, host: host, dirWord: dirWord, where: where, bin: f, size: size, summary: summary, what: what, old: old, cleanup: cleanup}, "", nil
+}
+
+// installFacts reads the key=value lines of the probe or the copy; the version lines, in order, apart.
+func installFacts(out string) (facts map[string]string, versions []string) {
+	facts = map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		if k == "version" {
+			versions = append(versions, v)
+			continue
+		}
+		facts[k] = v
+	}
+	return facts, versions
+}
+
+// pendingRefusal refuses to replace a runwatch whose journal has intents (installPending counted them).
+func pendingRefusal(label string, facts map[string]string) error {
+	if n, _ := strconv.Atoi(facts["pending"]); n > 0 {
+		return fmt.Errorf("%s: its runwatch has %d action(s) in progress or left half done by a crash (intents in %s): "+
+			"not replacing it now; the next action on that run finishes it; then run this again", label, n, facts["pendingdir"])
+	}
+	return nil
 }
 
 // apply makes the copy and says what was installed, and whether ssh commands there will find it.
@@ -312,8 +353,23 @@ func (p *installPlan) apply() (string, error) {
 	if _, err := p.bin.Seek(0, io.SeekStart); err != nil {
 		return "", err
 	}
-	outb, errbb, code, err := p.ssh.Script(ctx, p.host, fmt.Sprintf(installCopy, p.dirWord, p.size), p.bin)
+	// The binary goes up first, on its own, under a random name: a fixed line (Upload), never a word of DIR.
+	var rnd [16]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", err
+	}
+	upload := ".runwatch-install-" + hex.EncodeToString(rnd[:])
+	if errb, code, err := p.ssh.Upload(ctx, p.host, upload, p.bin); err != nil || code != 0 {
+		// Whatever part of it arrived is removed; if even that fails, it is a file in the home there, named.
+		_, _, _, _ = p.ssh.Script(ctx, p.host, "rm -f "+upload)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", label, err)
+		}
+		return "", fmt.Errorf("%s: cannot upload the binary to ~/%s there: %s", label, upload, remote.Explain(p.host, code, errb))
+	}
+	outb, errbb, code, err := p.ssh.Script(ctx, p.host, fmt.Sprintf(installCopy, p.dirWord, upload, p.size))
 	out, errb := string(outb), string(errbb)
+	after, _ := installFacts(out)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("%s: %v", label, err)
@@ -321,22 +377,25 @@ func (p *installPlan) apply() (string, error) {
 		return "", fmt.Errorf("%s: %s; whether the copy was made is unknown: run this again", label, remote.Explain(p.host, code, errbb))
 	case code == 3:
 		return "", fmt.Errorf("cannot write to %s:%s: %s", label, p.where, firstNonEmpty(lastLine(errb), "no reason given"))
+	case code == 5:
+		return "", pendingRefusal(label, after)
 	case code != 0:
 		return "", fmt.Errorf("%s: %s", label, firstNonEmpty(lastLine(errb), fmt.Sprintf("the copy failed (exit %d)", code)))
 	}
-	after := map[string]string{}
-	for _, line := range strings.Split(out, "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		after[k] = v
+	_, versions := installFacts(out)
+	version := ""
+	if len(versions) > 0 {
+		version = versions[0]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "installed %s:%s/runwatch: %s\n", label, p.where, after["version"])
-	pathAdvice(&b, label, p.where, after["onpath"])
+	fmt.Fprintf(&b, "installed %s:%s/runwatch: %s\n", label, p.where, version)
+	pathAdvice(&b, p.host, p.where, after["onpath"])
 	return b.String(), nil
 }
 
 // pathAdvice says whether the runwatch ssh commands find on host is the one in dir, and if not what to add.
-func pathAdvice(w io.Writer, label, dir, onPath string) {
+// dir is what the host said: each line to paste quotes it for where it is pasted.
+func pathAdvice(w io.Writer, host remote.Root, dir, onPath string) {
 	if onPath == dir+"/runwatch" {
 		return
 	}
@@ -344,9 +403,37 @@ func pathAdvice(w io.Writer, label, dir, onPath string) {
 	if onPath != "" {
 		found = "finds " + onPath
 	}
+	label := host.Label()
 	fmt.Fprintf(w, "note: %s is not on the PATH that ssh commands get on %s (which %s). Add it there where a "+
-		"non-interactive shell reads it (~/.bashrc before any early return, or ~/.zshenv):\n  export PATH=%q:\"$PATH\"\n"+
-		"or name it in runwatch's config here: ssh: {runwatch: %s/runwatch}\n", dir, label, found, dir, dir)
+		"non-interactive shell reads it (for sh, bash or zsh: ~/.bashrc before any early return, or ~/.zshenv):\n  %s\n",
+		dir, label, found, exportPathLine(dir))
+	prog := dir + "/runwatch"
+	if remote.CheckProgram(prog) == nil {
+		fmt.Fprintf(w, "or name it in runwatch's config here: ssh: {runwatch: %s}\n", yamlString(prog))
+	} else {
+		fmt.Fprintf(w, "(runwatch's config cannot name it as ssh.runwatch: %v)\n", remote.CheckProgram(prog))
+	}
+}
+
+// exportPathLine is the line that puts dir first on PATH, for sh, bash or zsh, which is where it is pasted:
+// dir quoted for them (never Go's %q, whose "…" leaves $(…) and backticks to the shell).
+func exportPathLine(dir string) string { return "export PATH=" + remote.ShellQuote(dir) + `:"$PATH"` }
+
+// yamlString is s as a YAML double-quoted scalar, which is pasted into runwatch's config: JSON's string
+// escapes are YAML's.
+func yamlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// scpLine is the command, for sh, bash or zsh, that copies the local file to dir/runwatch on host: the
+// destination one word quoted for them (scp then reads it as a path; ~/ is the home there).
+func scpLine(host remote.Root, file, dir string) string {
+	port := ""
+	if host.Port != "" {
+		port = "-P " + host.Port + " "
+	}
+	return "scp " + port + remote.ShellQuote(file) + " " + remote.ShellQuote(host.Dest()+":"+dir+"/runwatch")
 }
 
 // ownVersion is what `runwatch version` prints for this binary.

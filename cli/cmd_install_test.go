@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"runwatch/remote"
 	"runwatch/remote/sshtest"
 	"runwatch/state/resumable/resumabletest"
+
+	"go.yaml.in/yaml/v3"
 	"runwatch/ui"
 )
 
@@ -30,7 +33,12 @@ func newInstaller(t *testing.T, hostBin string) *installer {
 
 func newInstallerOf(t *testing.T, hostBin, bin string) *installer {
 	t.Helper()
-	fleet := sshtest.New(t, hostBin, "alpha")
+	return newInstallerWith(t, hostBin, bin, sshtest.Options{}, "alpha")
+}
+
+func newInstallerWith(t *testing.T, hostBin, bin string, opts sshtest.Options, aliases ...string) *installer {
+	t.Helper()
+	fleet := sshtest.NewWith(t, hostBin, opts, aliases...)
 	return &installer{t: t, bin: bin, fleet: fleet, env: append(os.Environ(),
 		"RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "), "XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"),
 		"XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())}
@@ -78,7 +86,7 @@ func TestInstallOnAHostWithoutRunwatch(t *testing.T) {
 	code, out, errOut := in.run("install", "alpha", "--yes")
 	if code != 0 || !strings.Contains(out, "installed alpha:"+home+"/.local/bin/runwatch") ||
 		!strings.Contains(out, home+"/.local/bin is not on the PATH that ssh commands get on alpha (which finds no runwatch)") ||
-		!strings.Contains(out, `export PATH="`+home+`/.local/bin":"$PATH"`) {
+		!strings.Contains(out, "export PATH="+remote.ShellQuote(home+"/.local/bin")+`:"$PATH"`) {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
 	}
 	if !sameBytes(t, in.bin, filepath.Join(home, ".local", "bin", "runwatch")) {
@@ -343,5 +351,150 @@ func TestInstallDirWithHostileNameRunsNothing(t *testing.T) {
 				t.Fatalf("%s/%s exists: a word of --dir ran on the host", where, pwn)
 			}
 		}
+	}
+}
+
+// Issue 37.1: install's scripts reach the host before runwatch is there, so they too must pass a login
+// shell that is not sh: it reads only `sh -s` and `cat > .runwatch-install-…`. Under dash, bash, zsh, fish
+// and tcsh, a --dir with a hostile name gets the binary, nothing runs, and no upload is left in the home.
+func TestInstallUnderEveryLoginShell(t *testing.T) {
+	shells := loginShells(t)
+	var aliases []string
+	for a := range shells {
+		aliases = append(aliases, a)
+	}
+	in := newInstallerWith(t, t.TempDir(), buildRunwatch(t), sshtest.Options{Shells: shells}, aliases...)
+	for _, alias := range aliases {
+		dir := filepath.Join(t.TempDir(), fishHostile+" $(touch PWN1) `touch PWN2`; touch PWN3")
+		code, out, errOut := in.run("install", alias, "--yes", "--dir", dir)
+		if code != 0 || !strings.Contains(out, "installed "+alias+":"+dir+"/runwatch") {
+			t.Errorf("%s: install --dir %q: exit %d\n%s%s", alias, dir, code, out, errOut)
+			continue
+		}
+		if !sameBytes(t, in.bin, filepath.Join(dir, "runwatch")) {
+			t.Errorf("%s: the binary is not at %s", alias, dir)
+		}
+		home := in.fleet.Home(alias)
+		if left, _ := filepath.Glob(filepath.Join(home, ".runwatch-install-*")); len(left) > 0 {
+			t.Errorf("%s: uploads left in the home: %v", alias, left)
+		}
+		for _, where := range []string{home, in.fleet.Dir, "/tmp"} {
+			if pwn, _ := filepath.Glob(filepath.Join(where, "PWN*")); len(pwn) > 0 {
+				t.Errorf("%s: %v exist: a word of --dir ran on the host", alias, pwn)
+			}
+		}
+	}
+}
+
+// Issue 37.7: "already there" is decided by the bytes. Another build that prints the same version (a
+// (devel) or (modified) build) is replaced; the same bytes are not copied again.
+func TestInstallReplacesAnotherBuildOfTheSameVersion(t *testing.T) {
+	hostBin := t.TempDir()
+	in := newInstaller(t, hostBin)
+	b, err := os.ReadFile(in.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	there := filepath.Join(hostBin, "runwatch")
+	// A byte more at the end of the ELF file: it runs, and says the same version, and is not this binary.
+	if err := os.WriteFile(there, append(b, '\n'), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := in.run("install", "alpha", "--yes", "--dir", hostBin)
+	if code != 0 || !strings.Contains(out, "(another build: other bytes) there") || !sameBytes(t, in.bin, there) {
+		t.Fatalf("another build of the same version: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = in.run("install", "alpha", "--yes", "--dir", hostBin)
+	if code != 0 || !strings.Contains(out, "is this runwatch already") || !strings.Contains(out, "the same bytes") {
+		t.Fatalf("the same bytes: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// Issue 37.8: an action that begins on the host after install asked (while the person answers) still stops
+// the replacement: the copy script counts the intents again right before its rename. Here the intent
+// appears during the copy itself (the host's chmod, which only the copy runs, writes it).
+func TestInstallRechecksPendingActionsAtTheCopy(t *testing.T) {
+	hostBin := t.TempDir()
+	old := filepath.Join(hostBin, "runwatch")
+	oldScript := []byte("#!/bin/sh\necho 'runwatch v0.1.0'\n")
+	if err := os.WriteFile(old, oldScript, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chmod := "#!/bin/sh\np=\"$XDG_STATE_HOME/runwatch/pending\"\nmkdir -p \"$p\" && echo '{}' > \"$p/a1.json\"\nexec /bin/chmod \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(hostBin, "chmod"), []byte(chmod), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := newInstaller(t, hostBin)
+	code, out, errOut := in.run("install", "alpha", "--yes", "--dir", hostBin)
+	pending := filepath.Join(in.fleet.StateHome("alpha"), "runwatch", "pending")
+	if code != exitRefused || !strings.Contains(errOut, "1 action(s) in progress") || !strings.Contains(errOut, pending) {
+		t.Fatalf("an intent that appeared after the probe: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(old); string(b) != string(oldScript) {
+		t.Fatal("replaced while an intent was pending")
+	}
+	if left, _ := filepath.Glob(filepath.Join(hostBin, ".runwatch.*")); len(left) > 0 {
+		t.Errorf("temporary copies left: %v", left)
+	}
+	if left, _ := filepath.Glob(filepath.Join(in.fleet.Home("alpha"), ".runwatch-install-*")); len(left) > 0 {
+		t.Errorf("uploads left: %v", left)
+	}
+}
+
+// Issue 37.13: what install prints to paste is quoted for where it is pasted. The folder is the host's
+// answer: the export line, run by sh, puts exactly that folder on PATH and runs nothing (Go's %q, before,
+// left $(…) and backticks to the shell); the scp line is the words meant; the config line is offered only
+// for a folder ssh.runwatch accepts, as YAML.
+func TestInstallAdviceIsQuotedForWhereItIsPasted(t *testing.T) {
+	cwd := t.TempDir()
+	dir := "/srv/b $(touch PWN1) `touch PWN2`; touch PWN3 'q\"*?[x] \\ $HOME"
+	var b strings.Builder
+	pathAdvice(&b, remote.Root{Host: "build1"}, dir, "")
+	var export string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "export PATH=") {
+			export = strings.TrimSpace(l)
+		}
+	}
+	if export == "" || !strings.Contains(b.String(), "for sh, bash or zsh") {
+		t.Fatalf("no export line for sh, bash or zsh in:\n%s", b.String())
+	}
+	words := func(line string) []string {
+		t.Helper()
+		c := exec.Command("sh", "-c", line+"\nprintf '%s\\n' \"$PATH\"")
+		c.Dir = cwd
+		c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + cwd}
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sh -c %q: %v\n%s", line, err, out)
+		}
+		return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	}
+	if got := words(export); len(got) != 1 || got[0] != dir+":/usr/bin:/bin" {
+		t.Errorf("the pasted line set PATH to %q, want the folder first", got)
+	}
+	if strings.Contains(b.String(), "ssh: {runwatch:") || !strings.Contains(b.String(), "config cannot name it") {
+		t.Errorf("a config line offered for a folder ssh.runwatch refuses:\n%s", b.String())
+	}
+	scp := scpLine(remote.Root{Host: "build1", Port: "2222"}, "runwatch-linux-arm64", dir)
+	if got := words("set -- " + scp + "\nPATH=$(printf '%s|' \"$@\")"); len(got) != 1 ||
+		got[0] != "scp|-P|2222|runwatch-linux-arm64|build1:"+dir+"/runwatch|" {
+		t.Errorf("the scp line %q is the words %q", scp, got)
+	}
+	for _, pwn := range []string{"PWN1", "PWN2", "PWN3"} {
+		if _, err := os.Stat(filepath.Join(cwd, pwn)); err == nil {
+			t.Errorf("pasting a line ran %s", pwn)
+		}
+	}
+
+	b.Reset()
+	pathAdvice(&b, remote.Root{Host: "build1"}, "/opt/rw-1.2/bin", "")
+	var cfg struct {
+		SSH struct{ Runwatch string } `yaml:"ssh"`
+	}
+	_, line, _ := strings.Cut(b.String(), "config here: ")
+	line, _, _ = strings.Cut(line, "\n")
+	if err := yaml.Unmarshal([]byte(line), &cfg); err != nil || cfg.SSH.Runwatch != "/opt/rw-1.2/bin/runwatch" {
+		t.Errorf("the config line %q reads as %+v, %v", line, cfg, err)
 	}
 }

@@ -109,8 +109,9 @@ func crossBuild(goos, goarch string) (bin, version, from, tmp string, err error)
 	return bin, versionText(info, goos+"/"+goarch), fmt.Sprintf("built here from %s at %.12s", dir, rev), tmp, nil
 }
 
-// crossCommands are the commands that build this version for goos/goarch and copy it to host's dir by hand.
-func crossCommands(goos, goarch, dest, dir string) string {
+// crossCommands are the commands, for sh, bash or zsh, that build this version for goos/goarch and copy it
+// to host's dir by hand.
+func crossCommands(goos, goarch string, host remote.Root, dir string) string {
 	src, rev := "RUNWATCH-CHECKOUT", ""
 	if d, ok := ownSourceDir(); ok {
 		src = d
@@ -128,6 +129,6 @@ func crossCommands(goos, goarch, dest, dir string) string {
 		fmt.Fprintf(&b, "  git checkout %s\n", rev)
 	}
 	fmt.Fprintf(&b, "  GOOS=%s GOARCH=%s CGO_ENABLED=0 go build -o runwatch-%s-%s .\n", goos, goarch, goos, goarch)
-	fmt.Fprintf(&b, "  scp runwatch-%s-%s %s:%s/runwatch", goos, goarch, dest, dir)
+	b.WriteString("  " + scpLine(host, "runwatch-"+goos+"-"+goarch, dir))
 	return b.String()
 }

@@ -185,7 +185,7 @@ func remoteFailure(root remote.Root, code int, out, errb []byte, err error) stri
 	if err != nil {
 		return err.Error()
 	}
-	if code == 255 || code == 127 {
+	if code == 255 || code == 127 || remote.Predates(code, errb) {
 		return remote.Explain(root, code, errb)
 	}
 	msg := strings.TrimSpace(string(errb))

@@ -34,7 +34,14 @@ func procArgs() map[int][]string {
 		if err != nil || len(b) == 0 {
 			continue
 		}
-		out[pid] = strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		// A remote runwatch gets its words encoded (remote.ArgvCommand): the test reads them decoded.
+		if len(args) == 3 && args[1] == remote.ArgvCommand {
+			if words, err := remote.DecodeArgv(args[2]); err == nil {
+				args = append(args[:1], words...)
+			}
+		}
+		out[pid] = args
 	}
 	return out
 }

@@ -354,7 +354,8 @@ func TestRemoteWordsThatLookLikeFlagsStayWords(t *testing.T) {
 func TestDashboardBriefComesFromTheHostAndLaunchIsRefused(t *testing.T) {
 	bin := buildRunwatch(t)
 	wrap := t.TempDir()
-	script := fmt.Sprintf("#!/bin/sh\n[ \"$1\" = brief ] && echo 'ANSWERED-ON-THE-HOST'\nexec %q \"$@\"\n", bin)
+	script := fmt.Sprintf("#!/bin/sh\n[ \"$1\" = %[2]s ] && eval \"set -- $(%[1]q %[2]s --sh \"$2\")\"\n"+
+		"[ \"$1\" = brief ] && echo 'ANSWERED-ON-THE-HOST'\nexec %[1]q \"$@\"\n", bin, remote.ArgvCommand)
 	if err := os.WriteFile(filepath.Join(wrap, "runwatch"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"runwatch/notify"
+	"runwatch/remote"
 	"runwatch/state/launch"
 	"runwatch/state/safefile"
 	"runwatch/watch"
@@ -123,7 +124,8 @@ type SSHConfig struct {
 	// Command is ssh and its options as words, e.g. [ssh, -F, ~/.ssh/fleet_config]; default [ssh].
 	// RUNWATCH_SSH_COMMAND overrides it.
 	Command []string `yaml:"command"`
-	// Runwatch is the program run on remote hosts: "runwatch" (found on the remote PATH) by default.
+	// Runwatch is the program run on remote hosts: "runwatch" (found on the remote PATH) by default. Every
+	// login shell reads it, so it is made of safe characters only (remote.CheckProgram).
 	Runwatch string `yaml:"runwatch"`
 }
 
@@ -317,6 +319,13 @@ func (c *Config) programsFound(doc *yaml.Node) error {
 				return err
 			}
 		}
+	}
+	if err := remote.CheckProgram(c.SSH.Runwatch); err != nil {
+		where := ""
+		if line := lineOf(doc, "ssh", "runwatch"); line > 0 {
+			where = fmt.Sprintf("line %d: ", line)
+		}
+		return fmt.Errorf("%sssh.runwatch: %v", where, err)
 	}
 	if len(c.SSH.Command) > 0 {
 		return check("ssh.command", c.SSH.Command[0])

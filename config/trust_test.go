@@ -114,6 +114,24 @@ func TestRelativeProgramsAreRefused(t *testing.T) {
 	}
 }
 
+// Issue 37.1: ssh.runwatch is the one word of ours a host's login shell reads, so it is made of characters
+// no shell gives a meaning to; anything else is refused with the file, the line and what to write.
+func TestRemoteProgramMustBeSafeWords(t *testing.T) {
+	for _, bad := range []string{"x';touch /tmp/PWN;'", "~/bin/runwatch", "run watch", "$HOME/runwatch", "-oX", "a\\'b"} {
+		path := writeConfig(t, "theme: auto\nssh:\n  runwatch: \""+strings.ReplaceAll(bad, `\`, `\\`)+"\"\n")
+		_, err := Load(path)
+		if err == nil || !strings.Contains(err.Error(), "config "+path+": line 3: ssh.runwatch: the remote program") ||
+			!strings.Contains(err.Error(), "/opt/runwatch/bin/runwatch") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	for _, ok := range []string{"runwatch", "/opt/runwatch-1.2/bin/runwatch", "bin/runwatch_x"} {
+		if cfg, err := Load(writeConfig(t, "ssh:\n  runwatch: "+ok+"\n")); err != nil || cfg.SSH.Runwatch != ok {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
 func TestKeyLines(t *testing.T) {
 	cfg, err := Load(writeConfig(t, "theme: auto\nkeys:\n  copy: [c]\n  unlock: [u]\n"))
 	if err != nil {

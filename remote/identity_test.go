@@ -57,13 +57,14 @@ func fakeEvents(t *testing.T, byRoot map[string]string) string {
 	}
 	script := fmt.Sprintf(`#!/bin/sh
 keepAlive() { while printf '%%s\n' '{"protocol":1,"type":"watch-health","health":{}}'; do sleep 1; done; }
+[ "$1" = %[3]s ] && eval "set -- $(%[2]s %[3]s --sh "$2")"
 for a; do last=$a; done
 if [ "$1" = events ]; then
   case "$last" in
-%s  esac
+%[1]s  esac
 fi
-exec %s "$@"
-`, cases.String(), shellQuote(filepath.Join(binDir, "runwatch")))
+exec %[2]s "$@"
+`, cases.String(), shellQuote(filepath.Join(binDir, "runwatch")), ArgvCommand)
 	if err := os.WriteFile(filepath.Join(wrap, "runwatch"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func ownerAlive(sock string) bool {
 func (s SSH) dropStale(r Root, sock string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_ = runChild(s.command(ctx, append(s.base(r), "-O", "exit", r.Dest())))
+	_ = runChild(s.command(ctx, append(s.base(r, true), "-O", "exit", r.Dest())))
 	_ = os.Remove(sock)
 	_ = os.Remove(ownerPath(sock))
 }

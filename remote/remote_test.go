@@ -1,10 +1,12 @@
 package remote
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,14 +88,75 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestArgvQuotesRemoteWords(t *testing.T) {
+// Issue 37.1: the line a login shell reads holds no word of ours: the program, the entry point and the
+// encoded words, each a SafeWord, which decode back to exactly the words given.
+func TestArgvSendsOnlySafeWords(t *testing.T) {
 	s := SSH{Command: []string{"ssh", "-F", "/cfg"}, ControlDir: "/run/rw"}
-	argv := s.Argv(Root{Host: "h", Port: "2222", Path: "/x"}, "events", "--", "/srv/my runs", "it's")
+	args := []string{"events", "--", "/srv/my runs", "it's", `x\';touch /tmp/PWN;\'`, "h8 a\nh0-victim", "", "-h", "\xff\x00"[:1]}
+	argv := s.Argv(Root{Host: "h", Port: "2222", Path: "/x"}, args...)
 	got := strings.Join(argv, " ")
-	for _, want := range []string{"ssh -F /cfg -o BatchMode=yes", "ControlPath=/run/rw/", "ControlMaster=no", "-p 2222 h -- ", `runwatch events -- '/srv/my runs' 'it'\''s'`} {
+	for _, want := range []string{"ssh -F /cfg -o BatchMode=yes", "ControlPath=/run/rw/", "ControlMaster=no", "-p 2222 h -- "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("argv %q lacks %q", got, want)
 		}
+	}
+	line := argv[len(argv)-1]
+	words := strings.Split(line, " ")
+	if len(words) != 3 || words[0] != "runwatch" || words[1] != ArgvCommand {
+		t.Fatalf("remote line %q, want runwatch %s WORD", line, ArgvCommand)
+	}
+	for _, w := range words {
+		if !SafeWord(w) {
+			t.Errorf("remote line %q: %q is not a safe word", line, w)
+		}
+	}
+	back, err := DecodeArgv(words[2])
+	if err != nil || !slices.Equal(back, args) {
+		t.Fatalf("decoded %q, %v; want %q", back, err, args)
+	}
+	stream := s.StreamCmd(context.Background(), Root{Host: "h"}, args...).Args
+	if l := stream[len(stream)-1]; l != "env "+StdinLinkEnv+"=1 "+line {
+		t.Errorf("stream's remote line %q, want the same words after env", l)
+	}
+	for _, bad := range []string{"", "a", "YQ", "!!"} {
+		if w, err := DecodeArgv(bad); err == nil {
+			t.Errorf("DecodeArgv(%q) = %q, want an error", bad, w)
+		}
+	}
+}
+
+// Issue 37.16: the stream is a connection of its own. ssh keeps the first value of an option, so what
+// counts is what `ssh -G` says it will use: no control socket for the stream, the master's for an action.
+func TestStreamUsesNoControlSocket(t *testing.T) {
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("ssh not installed")
+	}
+	cfg := filepath.Join(t.TempDir(), "ssh_config")
+	if err := os.WriteFile(cfg, []byte("Host *\n  ControlPath /from/the/user/config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := SSH{Command: []string{"ssh", "-F", cfg}, ControlDir: t.TempDir()}
+	r := Root{Host: "h", Path: "/x"}
+	resolved := func(argv []string) string {
+		t.Helper()
+		// -G prints the options ssh would use, after the destination's place in argv: put it first.
+		g := append([]string{argv[0], "-G"}, argv[1:len(argv)-2]...)
+		out, err := exec.Command(g[0], g[1:]...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", g, err, out)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if v, ok := strings.CutPrefix(l, "controlpath "); ok {
+				return v
+			}
+		}
+		return "(none)"
+	}
+	if got := resolved(s.StreamCmd(context.Background(), r, "events").Args); got != "(none)" && got != "none" {
+		t.Errorf("the stream uses the control socket %q", got)
+	}
+	if got := resolved(s.Argv(r, "status")); got != s.ControlPath(r) {
+		t.Errorf("an action uses the control socket %q, want the master's %q", got, s.ControlPath(r))
 	}
 }
 
@@ -265,6 +328,13 @@ func eventsProcesses(root string) []int {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
+		if len(args) == 3 && args[1] == ArgvCommand {
+			words, err := DecodeArgv(args[2])
+			if err != nil {
+				continue
+			}
+			args = append(args[:1], words...)
+		}
 		if len(args) >= 2 && filepath.Base(args[0]) == "runwatch" && args[1] == "events" && args[len(args)-1] == root {
 			pids = append(pids, pid)
 		}

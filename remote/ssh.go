@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -61,28 +62,89 @@ func FromEnv(configCommand []string, remote string) SSH {
 	return s
 }
 
-// Argv is the ssh command line that runs runwatch with args on root's host. ssh joins the remote words
-// with spaces for the remote shell, so each is quoted here; nothing from a run file is ever among them.
+// Argv is the ssh command line that runs runwatch with args on root's host. ssh hands the remote words to the
+// login shell there, whichever it is (sh, bash, zsh, fish, tcsh each quote differently), so no word of ours
+// is among them: the line is fixed (RemoteLine) and args travel encoded in one word of safe characters.
 func (s SSH) Argv(r Root, args ...string) []string {
 	// ControlMaster=no uses the master's socket when a watcher's stream holds one (see MasterCmd), and
 	// connects on its own when none does.
-	argv := s.base(r, "-o", "ControlMaster=no")
-	return append(argv, r.Dest(), "--", s.remoteWords(args))
+	argv := s.base(r, true, "-o", "ControlMaster=no")
+	return append(argv, r.Dest(), "--", s.RemoteLine(false, args))
 }
 
-func (s SSH) remoteWords(args []string) string {
-	remote := s.Remote
-	if remote == "" {
-		remote = "runwatch"
+// ArgvCommand is the hidden entry point of the remote runwatch: `runwatch __argv WORD` decodes WORD
+// (EncodeArgv) and runs the command it holds, as if those words had been given.
+const ArgvCommand = "__argv"
+
+// RemoteLine is the one command line any login shell reads from us to run the remote runwatch with args:
+// the program (checked at config load to be SafeWord), ArgvCommand, and args encoded, all characters that
+// mean nothing to any shell. exitWithStdin adds StdinLinkEnv through env, a fixed word too.
+func (s SSH) RemoteLine(exitWithStdin bool, args []string) string {
+	line := s.program() + " " + ArgvCommand + " " + EncodeArgv(args)
+	if exitWithStdin {
+		line = "env " + StdinLinkEnv + "=1 " + line
 	}
-	words := []string{shellQuote(remote)}
+	return line
+}
+
+func (s SSH) program() string {
+	if s.Remote == "" {
+		return "runwatch"
+	}
+	return s.Remote
+}
+
+// EncodeArgv is args, each ended by a NUL, in base64url without padding: [A-Za-z0-9_-] only, so the word
+// reaches the remote runwatch as it left, whatever shell passes it on. DecodeArgv reads it back.
+func EncodeArgv(args []string) string {
+	var b strings.Builder
 	for _, a := range args {
-		words = append(words, shellQuote(a))
+		b.WriteString(a)
+		b.WriteByte(0)
 	}
-	return strings.Join(words, " ")
+	return base64.RawURLEncoding.EncodeToString([]byte(b.String()))
 }
 
-func (s SSH) base(r Root, extra ...string) []string {
+// DecodeArgv reads what EncodeArgv wrote; anything else is an error.
+func DecodeArgv(word string) ([]string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(word)
+	if err != nil {
+		return nil, fmt.Errorf("the encoded command is not base64url: %v", err)
+	}
+	if len(raw) == 0 || raw[len(raw)-1] != 0 {
+		return nil, errors.New("the encoded command does not end its last word with a NUL")
+	}
+	return strings.Split(string(raw[:len(raw)-1]), "\x00"), nil
+}
+
+// SafeWord says whether s is made only of characters no login shell gives a meaning to ([A-Za-z0-9._/-]),
+// so it may stand as it is in a command line for any of them. It does not start with '-', which a program
+// would take for an option.
+func SafeWord(s string) bool {
+	if s == "" || s[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '/' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckProgram refuses a remote runwatch program (the config's ssh.runwatch) that is not a SafeWord: it is
+// the one word of ours a host's login shell reads, and each shell would read another one differently.
+func CheckProgram(prog string) error {
+	if prog == "" || SafeWord(prog) {
+		return nil
+	}
+	return fmt.Errorf("the remote program %q may hold only letters, digits and . _ / - (and not start with -), as every "+
+		"login shell reads it alike: name it on the host's PATH (runwatch) or by a plain absolute path (/opt/runwatch/bin/runwatch)", prog)
+}
+
+// base is ssh with our options; withControl adds the master's socket (ControlPath) and extra, which a
+// stream, a connection of its own, must not have: ssh keeps the first ControlPath it is given.
+func (s SSH) base(r Root, withControl bool, extra ...string) []string {
 	cmd := s.Command
 	if len(cmd) == 0 {
 		cmd = []string{"ssh"}
@@ -94,7 +156,7 @@ func (s SSH) base(r Root, extra ...string) []string {
 		"-o", "ServerAliveCountMax=2",
 		"-o", "ConnectTimeout=10",
 	)
-	if s.ControlDir != "" {
+	if withControl && s.ControlDir != "" {
 		argv = append(argv, "-o", "ControlPath="+s.ControlPath(r))
 		argv = append(argv, extra...)
 	}
@@ -108,10 +170,8 @@ func (s SSH) base(r Root, extra ...string) []string {
 // as a client of a ControlMaster, or as the master itself, was seen to stall after its first line (the
 // master moves the session's output off fd 1 and stopped relaying it), and a watcher must never stall.
 func (s SSH) StreamCmd(ctx context.Context, r Root, args ...string) *exec.Cmd {
-	argv := s.base(r)
-	// env, not VAR=value: it reads the same in every login shell (fish, csh); a runwatch that does not
-	// know the variable ignores it.
-	argv = append(argv, "-o", "ControlPath=none", r.Dest(), "--", "env "+StdinLinkEnv+"=1 "+s.remoteWords(args))
+	argv := s.base(r, false)
+	argv = append(argv, "-o", "ControlPath=none", r.Dest(), "--", s.RemoteLine(true, args))
 	return s.command(ctx, argv)
 }
 
@@ -138,7 +198,7 @@ func (s SSH) MasterCmd(ctx context.Context, r Root) (*exec.Cmd, error) {
 	}
 	if _, err := os.Lstat(path); err == nil {
 		checkCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		alive := runChild(s.command(checkCtx, append(s.base(r), "-O", "check", r.Dest()))) == nil
+		alive := runChild(s.command(checkCtx, append(s.base(r, true), "-O", "check", r.Dest()))) == nil
 		cancel()
 		if alive && ownerAlive(path) {
 			return nil, nil // another running runwatch's master serves this host already
@@ -149,7 +209,7 @@ func (s SSH) MasterCmd(ctx context.Context, r Root) (*exec.Cmd, error) {
 	if err := writeOwner(path); err != nil {
 		return nil, fmt.Errorf("ssh control folder: %w", err)
 	}
-	argv := s.base(r, "-o", "ControlMaster=yes", "-o", "ControlPersist=no")
+	argv := s.base(r, true, "-o", "ControlMaster=yes", "-o", "ControlPersist=no")
 	argv = append(argv, "-N", r.Dest())
 	c := s.command(ctx, argv)
 	if err := startChild(c); err != nil {
@@ -170,6 +230,9 @@ func (s SSH) ControlPath(r Root) string {
 // Cmd makes the exec.Cmd for Argv, once the control folder and any socket at root's control path are
 // known to be ours: ssh would otherwise hand the command, and our stdio, to whoever listens there.
 func (s SSH) Cmd(ctx context.Context, r Root, args ...string) (*exec.Cmd, error) {
+	if err := CheckProgram(s.Remote); err != nil {
+		return nil, err
+	}
 	if err := s.checkControl(r); err != nil {
 		return nil, err
 	}
@@ -216,17 +279,76 @@ func (s SSH) Run(ctx context.Context, r Root, args ...string) (stdout, stderr []
 	return collect(c)
 }
 
-// Script runs a POSIX sh script on root's host (not runwatch), with stdin as its input when set. Every
-// word in script that is not the script's own must be quoted with ShellQuote.
-func (s SSH) Script(ctx context.Context, r Root, script string, stdin io.Reader) (stdout, stderr []byte, code int, err error) {
+// Script runs a POSIX sh script on root's host (not runwatch). The login shell there reads only `sh -s`, a
+// fixed line, and sh reads the script from stdin, so the login shell parses none of it: words of ours in
+// the script are quoted for sh with ShellQuote. The script's commands must not read stdin (it is the
+// script's rest): give them </dev/null. Data for the script goes first to the host with Upload.
+func (s SSH) Script(ctx context.Context, r Root, script string) (stdout, stderr []byte, code int, err error) {
 	if err := s.checkControl(r); err != nil {
 		return nil, nil, -1, err
 	}
-	argv := s.base(r, "-o", "ControlMaster=no")
-	// The login shell there reads one word, sh -c 'script', whichever shell it is.
-	c := s.command(ctx, append(argv, r.Dest(), "--", "sh -c "+shellQuote(script)))
-	c.Stdin = stdin
+	argv := s.base(r, true, "-o", "ControlMaster=no")
+	c := s.command(ctx, append(argv, r.Dest(), "--", "sh -s"))
+	// exit ends sh before it would read past the script, whatever the script left unfinished.
+	c.Stdin = strings.NewReader(script + "\nexit $?\n")
 	return collect(c)
+}
+
+// Upload writes data to name in the home folder of the ssh session on root's host, with a fixed line
+// (`cat > name`) that every login shell reads alike: name must be a SafeWord without a slash. Data cannot
+// share stdin with a script: sh reads its script in blocks and would swallow the start of the data.
+func (s SSH) Upload(ctx context.Context, r Root, name string, data io.Reader) (stderr []byte, code int, err error) {
+	if !SafeWord(name) || strings.Contains(name, "/") {
+		return nil, -1, fmt.Errorf("upload: %q is not a plain name of safe characters", name)
+	}
+	if err := s.checkControl(r); err != nil {
+		return nil, -1, err
+	}
+	argv := s.base(r, true, "-o", "ControlMaster=no")
+	c := s.command(ctx, append(argv, r.Dest(), "--", "cat > "+name))
+	c.Stdin = data
+	_, stderr, code, err = collect(c)
+	return stderr, code, err
+}
+
+// FixedCmd is the ssh command that runs words on root's host through the master's socket when there is
+// one, with a terminal of its own there when tty is set (ssh -t), for a caller that starts it with its own
+// stdio (a tmux attach). Each word must be a SafeWord, or a tmux pane id (%N: no login shell here gives a
+// % before digits a meaning in an argument), so the login shell reads the line as it was written.
+func (s SSH) FixedCmd(ctx context.Context, r Root, tty bool, words ...string) (*exec.Cmd, error) {
+	if len(words) == 0 {
+		return nil, errors.New("no command to run")
+	}
+	for _, w := range words {
+		if !SafeWord(w) && !paneID(w) {
+			return nil, fmt.Errorf("%q cannot be sent to a remote shell as it is (letters, digits and . _ / - only)", w)
+		}
+	}
+	if err := s.checkControl(r); err != nil {
+		return nil, err
+	}
+	argv := s.base(r, true, "-o", "ControlMaster=no")
+	if tty {
+		argv = append(argv, "-t")
+	}
+	argv = append(argv, r.Dest(), "--", strings.Join(words, " "))
+	if tty {
+		// In the terminal's foreground process group, where it may read the terminal: not s.command's own group.
+		return exec.CommandContext(ctx, argv[0], argv[1:]...), nil
+	}
+	return s.command(ctx, argv), nil
+}
+
+func paneID(w string) bool {
+	if len(w) < 2 || w[0] != '%' {
+		return false
+	}
+	for _, c := range []byte(w[1:]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // collect runs c and returns its output, capped, with its exit code.
@@ -287,13 +409,23 @@ func (s SSH) FetchBrief(ctx context.Context, root Root, path string) (string, er
 	return string(out), nil
 }
 
-// ShellQuote quotes one word for the remote shell: the one rule for every word runwatch sends there.
+// ShellQuote quotes one word for a POSIX sh: for a Script's words, which sh reads (never a login shell),
+// and for a line a person pastes into sh, bash or zsh.
 func ShellQuote(s string) string { return shellQuote(s) }
+
+// Predates says a remote runwatch failed because it is older than ArgvCommand: it takes the word for an
+// unknown command and says so, quoted, with a usage error.
+func Predates(code int, stderr []byte) bool {
+	return code == 2 && bytes.Contains(stderr, []byte(`"`+ArgvCommand+`"`))
+}
 
 // Explain turns a failed remote command into one message a person can act on.
 func Explain(r Root, code int, stderr []byte) string {
 	msg := lastLine(stderr)
 	switch {
+	case Predates(code, stderr):
+		return fmt.Sprintf("%s: its runwatch is older than this one (it does not know %s, which carries every command this one sends): upgrade the one on %s (%s)",
+			r.Label(), ArgvCommand, r.Label(), InstallHint(r))
 	case code == 255:
 		if msg == "" {
 			msg = "ssh failed"

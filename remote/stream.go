@@ -294,6 +294,9 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 	args := append([]string{"events"}, opts.Args...)
 	args = append(args, "--")
 	args = append(args, c.paths...)
+	if err := CheckProgram(w.ssh.Remote); err != nil {
+		return false, &hostFailure{msg: c.label + ": " + err.Error()}
+	}
 	cmd := w.ssh.StreamCmd(ctx, c.root, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -347,6 +350,9 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 		return live, fmt.Errorf("%s: the remote runwatch stopped", c.label)
 	}
 	msg := Explain(c.root, code, stderr.Bytes())
+	if Predates(code, stderr.Bytes()) {
+		return live, &hostFailure{msg: msg}
+	}
 	if code != 255 && (code == 2 || strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "not a runwatch command")) {
 		return live, &hostFailure{msg: fmt.Sprintf("%s: its runwatch is older than this one (it does not know events as this one runs it): upgrade the one on %s (%s)",
 			c.label, c.label, InstallHint(c.root))}

@@ -26,12 +26,16 @@ type Server struct {
 	// Hostname, when set, is the host name the server and its sessions see (a UTS namespace of their own),
 	// so the server is another machine by name: what a lock written there says.
 	Hostname string
-	dir      string
-	conf     string
-	cmd      *exec.Cmd
-	log      bytes.Buffer
-	logMu    sync.Mutex // the log's own: Kill holds mu while Wait waits for the log's last write
-	mu       sync.Mutex
+	// Shell, when set, is the login shell sshd runs the session's command with (see NewWith).
+	Shell string
+	// passwd is the copy of /etc/passwd the server sees when Shell is set.
+	passwd string
+	dir    string
+	conf   string
+	cmd    *exec.Cmd
+	log    bytes.Buffer
+	logMu  sync.Mutex // the log's own: Kill holds mu while Wait waits for the log's last write
+	mu     sync.Mutex
 }
 
 // Fleet is a set of servers sharing one client key and one ssh_config.
@@ -63,6 +67,37 @@ func New(t testing.TB, binDir string, aliases ...string) *Fleet {
 // make a UTS namespace (root, as in CI); the test skips without it.
 func NewNamed(t testing.TB, binDir string, hostnames map[string]string, aliases ...string) *Fleet {
 	t.Helper()
+	return NewWith(t, binDir, Options{Hostnames: hostnames}, aliases...)
+}
+
+// Options are what some servers of a fleet have of their own.
+type Options struct {
+	// Hostnames gives servers a host name of their own (alias → name), as NewNamed.
+	Hostnames map[string]string
+	// Shells gives servers a login shell of their own (alias → program path): sshd runs every command
+	// through the user's login shell from the passwd entry, so the server sees a copy of /etc/passwd with
+	// that shell for the current user (and its home folder as the home), bound over the real one in a mount
+	// namespace of its own. It needs root (as in CI); the test skips without it.
+	Shells map[string]string
+}
+
+// NewWith is New with options per server.
+func NewWith(t testing.TB, binDir string, opts Options, aliases ...string) *Fleet {
+	t.Helper()
+	hostnames := opts.Hostnames
+	if len(opts.Shells) > 0 {
+		if os.Geteuid() != 0 {
+			t.Skip("a test sshd with a login shell of its own needs root (a mount namespace to show it its own /etc/passwd)")
+		}
+		for a, sh := range opts.Shells {
+			if _, err := os.Stat(sh); err != nil {
+				t.Skipf("login shell for %s: %v", a, err)
+			}
+		}
+		if out, err := exec.Command("unshare", "--mount", "true").CombinedOutput(); err != nil {
+			t.Skipf("cannot give a test sshd a login shell of its own (unshare --mount: %v %s)", err, bytes.TrimSpace(out))
+		}
+	}
 	if len(hostnames) > 0 {
 		if out, err := exec.Command("unshare", "--uts", "true").CombinedOutput(); err != nil {
 			t.Skipf("cannot give a test sshd a host name of its own (unshare --uts: %v %s)", err, bytes.TrimSpace(out))
@@ -99,7 +134,7 @@ func NewNamed(t testing.TB, binDir string, hostnames map[string]string, aliases 
 	var conf strings.Builder
 	ports := freePorts(t, len(aliases))
 	for i, a := range aliases {
-		s := &Server{Alias: a, Port: ports[i], dir: dir, Hostname: hostnames[a]}
+		s := &Server{Alias: a, Port: ports[i], dir: dir, Hostname: hostnames[a], Shell: opts.Shells[a]}
 		f.Servers[a] = s
 		fmt.Fprintf(&conf, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n"+
 			"  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n",
@@ -118,6 +153,12 @@ func NewNamed(t testing.TB, binDir string, hostnames map[string]string, aliases 
 		if err := os.WriteFile(s.conf, []byte(sc), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		if s.Shell != "" {
+			s.passwd = filepath.Join(dir, a+".passwd")
+			if err := writePasswd(s.passwd, u.Username, filepath.Join(dir, a+"-home"), s.Shell); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	f.Config = filepath.Join(dir, "ssh_config")
 	if err := os.WriteFile(f.Config, []byte(conf.String()), 0o600); err != nil {
@@ -134,6 +175,32 @@ func NewNamed(t testing.TB, binDir string, hostnames map[string]string, aliases 
 	return f
 }
 
+// writePasswd copies /etc/passwd with user's home and login shell replaced.
+func writePasswd(path, user, home, shell string) error {
+	b, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(b), "\n")
+	found := false
+	for i, l := range lines {
+		f := strings.Split(l, ":")
+		if len(f) == 7 && f[0] == user {
+			f[5], f[6] = home, shell
+			lines[i] = strings.Join(f, ":")
+			found = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("%s has no line for %s", "/etc/passwd", user)
+	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+}
+
+// Home is the home folder of the server's sessions (HOME, and with a login shell of its own the folder
+// they start in).
+func (f *Fleet) Home(alias string) string { return filepath.Join(f.Dir, alias+"-home") }
+
 // SSHCommand is the ssh command line a test gives runwatch (RUNWATCH_SSH_COMMAND).
 func (f *Fleet) SSHCommand() []string { return []string{"ssh", "-F", f.Config} }
 
@@ -146,10 +213,22 @@ func (f *Fleet) Start(alias string) {
 	s.log.Reset()
 	s.logMu.Unlock()
 	cmd := exec.Command(SSHD(), "-D", "-e", "-f", s.conf)
-	if s.Hostname != "" {
-		// sh sets the name inside the new namespace, then becomes sshd, so the pid is still sshd's.
-		cmd = exec.Command("unshare", "--uts", "--", "sh", "-c", `hostname "$0" && exec "$@"`, s.Hostname,
-			SSHD(), "-D", "-e", "-f", s.conf)
+	if s.Hostname != "" || s.passwd != "" {
+		// sh sets the name and binds the passwd copy inside the new namespaces, then becomes sshd, so the pid
+		// is still sshd's. unshare makes the mount namespace's propagation private: the host's /etc/passwd
+		// is untouched.
+		unshare := []string{"unshare"}
+		script := ""
+		if s.Hostname != "" {
+			unshare = append(unshare, "--uts")
+			script += `hostname "$0" && `
+		}
+		if s.passwd != "" {
+			unshare = append(unshare, "--mount")
+			script += `mount --bind "$1" /etc/passwd && `
+		}
+		unshare = append(unshare, "--", "sh", "-c", script+`shift && exec "$@"`, s.Hostname, s.passwd, SSHD(), "-D", "-e", "-f", s.conf)
+		cmd = exec.Command(unshare[0], unshare[1:]...)
 	}
 	out := syncBuffer{mu: &s.logMu, b: &s.log}
 	cmd.Stdout, cmd.Stderr = out, out
