@@ -114,7 +114,7 @@ func TestInstallWithoutToolchainPrintsTheCommands(t *testing.T) {
 	in.env = append(in.env, "PATH="+pathWith(t, "ssh"))
 	code, out, errOut := in.run("install", "alpha", "--yes")
 	if code != exitRefused || !strings.Contains(errOut, "there is no Go toolchain here") ||
-		!strings.Contains(errOut, "GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -o runwatch-linux-arm64 .\n  scp runwatch-linux-arm64 alpha:~/.local/bin/runwatch") {
+		!strings.Contains(errOut, "GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -o runwatch-linux-arm64 .\n  scp runwatch-linux-arm64 'alpha:~/.local/bin/runwatch'") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(in.fleet.Dir, "alpha-home", ".local", "bin", "runwatch")); err == nil {
