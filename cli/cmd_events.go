@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"runwatch/config"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state/runlog"
@@ -111,81 +112,21 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	if err != nil {
 		return usageError(stderr, "events", "%v", err)
 	}
-
-	var (
-		snap         []model.Run
-		localUpdates <-chan watch.Update
-		localHealth  *watch.Health
-	)
-	reached := elsewhereFor(cfg, roots)
-	if len(local) > 0 || len(roots) == 0 {
-		var elsewhere model.Elsewhere
-		if reached != nil {
-			elsewhere = reached.Watching(elsewhereMaxAge)
-		}
-		w, err := watch.New(watch.Options{
-			Paths: local, MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
-			StageOrders: stageOrders(cfg), Elsewhere: elsewhere,
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "runwatch events: %v\n", err)
-			return exitEventsFailed
-		}
-		defer w.Close()
-		snap, localUpdates = w.Snapshot(), w.Updates()
-		h := w.Health()
-		localHealth = &h
+	src, err := openEventSources(cfg, common, local, roots, *poll)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch events: %v\n", err)
+		return exitEventsFailed
 	}
-	var remoteUpdates <-chan remote.Update
-	if len(roots) > 0 {
-		args := common.remoteArgs()
-		if *poll > 0 {
-			args = append(args, "--poll", poll.String())
-		}
-		rw := remote.Watch(sshFor(cfg), roots, remote.Options{Args: args, Elsewhere: reached, JudgeEvery: elsewhereMaxAge, StaleAfter: cfg.StaleAfter.D()})
-		defer rw.Close()
-		remoteUpdates = rw.Updates()
-	}
+	defer src.close()
 	// Before the first line, so that a signal sent once a line is seen is always handled here.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	em := &eventWriter{out: stdout, known: map[string]model.Run{}}
-	var target *runTarget
-	if *runArg != "" {
-		target = &runTarget{arg: *runArg, status: model.RunStatus(*until)}
-		if abs, err := filepath.Abs(*runArg); err == nil {
-			if _, err := os.Stat(abs); err == nil {
-				target.path = abs
-			}
-		}
+	st := &eventStream{em: &eventWriter{out: stdout, known: map[string]model.Run{}}, target: newRunTarget(*runArg, *until)}
+	if code, done := st.start(src, stderr); done {
+		return code
 	}
-
-	now := time.Now()
-	for _, r := range snap {
-		if err := em.runLine(r, now); err != nil {
-			return em.failed(stderr, err)
-		}
-	}
-	if target != nil {
-		if err := target.check(snap); err != nil {
-			return usageError(stderr, "events", "%v", err)
-		}
-		if !target.matched {
-			fmt.Fprintf(stderr, "runwatch events: no run matches %q yet; waiting for it to appear\n", target.arg)
-		}
-	}
-	att := newAttentionWriter(snap, now)
-	if localHealth != nil {
-		if err := em.healthLine(*localHealth, now); err != nil {
-			return em.failed(stderr, err)
-		}
-	}
-	if target != nil && target.reached(em.known) {
-		return exitOK
-	}
-
 	done := make(chan struct{})
 	defer close(done)
 	gone := readerGone(stdout, done)
@@ -197,37 +138,16 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 		deadline = t.C
 	}
 	for {
+		var code int
+		var end bool
 		select {
-		case ru := <-remoteUpdates:
-			if err := em.update(ru.Update); err != nil {
-				return em.failed(stderr, err)
-			}
-			if ru.Initial {
-				// What a host has when first reached is the state at start, as the local snapshot is:
-				// primed, not reported as runs that just entered needing you.
-				att.tracker.Prime(ru.Changed, ru.At)
-			} else if err := att.lines(em, ru.Update); err != nil {
-				return em.failed(stderr, err)
-			}
-			if err := em.hostLines(ru.Hosts, ru.At); err != nil {
-				return em.failed(stderr, err)
-			}
-			if target != nil && target.reached(em.known) {
-				return exitOK
-			}
-		case u, ok := <-localUpdates:
+		case ru := <-src.remoteUpdates:
+			code, end = st.remote(ru, stderr)
+		case u, ok := <-src.localUpdates:
 			if !ok {
 				return exitOK
 			}
-			if err := em.update(u); err != nil {
-				return em.failed(stderr, err)
-			}
-			if err := att.lines(em, u); err != nil {
-				return em.failed(stderr, err)
-			}
-			if target != nil && target.reached(em.known) {
-				return exitOK
-			}
+			code, end = st.local(u, stderr)
 		case <-gone:
 			return exitOK // nobody reads: the pipe or connection the lines went to is gone
 		case <-stdinGone:
@@ -236,12 +156,144 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			fmt.Fprintf(stderr, "runwatch events: timed out after %s\n", *timeout)
 			return exitEventsTimeout
 		case <-sigs:
-			if target != nil {
+			if st.target != nil {
 				return exitEventsInterrupted
 			}
 			return exitOK
 		}
+		if end {
+			return code
+		}
 	}
+}
+
+// eventSources are what events follows: the local watcher's first snapshot, health and updates, and the
+// remote hosts' updates.
+type eventSources struct {
+	snap          []model.Run
+	localHealth   *watch.Health
+	localUpdates  <-chan watch.Update
+	remoteUpdates <-chan remote.Update
+	closers       []func()
+}
+
+// close stops the sources, the last opened first.
+func (s *eventSources) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+func openEventSources(cfg config.Config, common commonFlags, local []string, roots []remote.Root, poll time.Duration) (*eventSources, error) {
+	src := &eventSources{}
+	reached := elsewhereFor(cfg, roots)
+	if len(local) > 0 || len(roots) == 0 {
+		var elsewhere model.Elsewhere
+		if reached != nil {
+			elsewhere = reached.Watching(elsewhereMaxAge)
+		}
+		w, err := watch.New(watch.Options{
+			Paths: local, MaxDepth: cfg.MaxDepth, Poll: poll, StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
+			StageOrders: stageOrders(cfg), Elsewhere: elsewhere,
+		})
+		if err != nil {
+			return nil, err
+		}
+		src.closers = append(src.closers, func() { w.Close() })
+		src.snap, src.localUpdates = w.Snapshot(), w.Updates()
+		h := w.Health()
+		src.localHealth = &h
+	}
+	if len(roots) > 0 {
+		args := common.remoteArgs()
+		if poll > 0 {
+			args = append(args, "--poll", poll.String())
+		}
+		rw := remote.Watch(sshFor(cfg), roots, remote.Options{Args: args, Elsewhere: reached, JudgeEvery: elsewhereMaxAge, StaleAfter: cfg.StaleAfter.D()})
+		src.closers = append(src.closers, func() { rw.Close() })
+		src.remoteUpdates = rw.Updates()
+	}
+	return src, nil
+}
+
+// newRunTarget is the run --run names and the status --until waits for, or nil.
+func newRunTarget(runArg, until string) *runTarget {
+	if runArg == "" {
+		return nil
+	}
+	target := &runTarget{arg: runArg, status: model.RunStatus(until)}
+	if abs, err := filepath.Abs(runArg); err == nil {
+		if _, err := os.Stat(abs); err == nil {
+			target.path = abs
+		}
+	}
+	return target
+}
+
+// eventStream writes events' lines: the runs, their attention transitions, and whether --until is reached.
+type eventStream struct {
+	em     *eventWriter
+	att    *attentionWriter
+	target *runTarget
+}
+
+// start writes the first snapshot and the watcher's health; done says the command ends there, with code.
+func (st *eventStream) start(src *eventSources, stderr io.Writer) (code int, done bool) {
+	now := time.Now()
+	for _, r := range src.snap {
+		if err := st.em.runLine(r, now); err != nil {
+			return st.em.failed(stderr, err), true
+		}
+	}
+	if st.target != nil {
+		if err := st.target.check(src.snap); err != nil {
+			return usageError(stderr, "events", "%v", err), true
+		}
+		if !st.target.matched {
+			fmt.Fprintf(stderr, "runwatch events: no run matches %q yet; waiting for it to appear\n", st.target.arg)
+		}
+	}
+	st.att = newAttentionWriter(src.snap, now)
+	if src.localHealth != nil {
+		if err := st.em.healthLine(*src.localHealth, now); err != nil {
+			return st.em.failed(stderr, err), true
+		}
+	}
+	if st.reached() {
+		return exitOK, true
+	}
+	return 0, false
+}
+
+func (st *eventStream) reached() bool { return st.target != nil && st.target.reached(st.em.known) }
+
+// remote writes a host's update; end says the command ends, with code.
+func (st *eventStream) remote(ru remote.Update, stderr io.Writer) (code int, end bool) {
+	if err := st.em.update(ru.Update); err != nil {
+		return st.em.failed(stderr, err), true
+	}
+	if ru.Initial {
+		// What a host has when first reached is the state at start, as the local snapshot is: primed, not
+		// reported as runs that just entered needing you.
+		st.att.tracker.Prime(ru.Changed, ru.At)
+	} else if err := st.att.lines(st.em, ru.Update); err != nil {
+		return st.em.failed(stderr, err), true
+	}
+	if err := st.em.hostLines(ru.Hosts, ru.At); err != nil {
+		return st.em.failed(stderr, err), true
+	}
+	return exitOK, st.reached()
+}
+
+// local writes the local watcher's update; end says the command ends, with code.
+func (st *eventStream) local(u watch.Update, stderr io.Writer) (code int, end bool) {
+	if err := st.em.update(u); err != nil {
+		return st.em.failed(stderr, err), true
+	}
+	if err := st.att.lines(st.em, u); err != nil {
+		return st.em.failed(stderr, err), true
+	}
+	return exitOK, st.reached()
 }
 
 func statusList() string {
