@@ -71,11 +71,35 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		if c, ok := commands[args[0]]; ok {
 			return runCommand(c, args[1:], stdout, stderr)
 		}
+		if c, i, ok := commandAfterFlags(args); ok {
+			return runCommand(c, append(append([]string{}, args[:i]...), args[i+1:]...), stdout, stderr)
+		}
 		if code, handled := unknownCommand(args[0], stderr); handled {
 			return code
 		}
 	}
 	return runCommand(commands[defaultCommand], args, stdout, stderr)
+}
+
+// commandAfterFlags finds a command named after flags (`runwatch --config F status`): as with git's and
+// kubectl's global flags, the flags are that command's, and the word is the command, not a path to watch.
+// i is the command's index in args.
+func commandAfterFlags(args []string) (c command, i int, ok bool) {
+	if !strings.HasPrefix(args[0], "-") {
+		return command{}, 0, false
+	}
+	fs := newFlagSet(defaultCommand)
+	commands[defaultCommand].define(fs)
+	fs.SetOutput(io.Discard)
+	if fs.Parse(args) != nil || fs.NArg() == 0 {
+		return command{}, 0, false
+	}
+	i = len(args) - fs.NArg()
+	if args[i-1] == "--" {
+		return command{}, 0, false // `--` says what follows are paths
+	}
+	c, ok = commands[args[i]]
+	return c, i, ok && args[i] != defaultCommand
 }
 
 // unknownCommand answers a first argument that is neither a command, a flag, nor an existing path: git's
