@@ -208,6 +208,13 @@ func usageError(stderr io.Writer, name, format string, args ...any) int {
 	return exitUsage
 }
 
+// configError reports a config that cannot be used: the message names the file, the line and the fix, and
+// the command's usage, which is not what is wrong, is not printed after it.
+func configError(stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", progName(name), err)
+	return exitUsage
+}
+
 // progName is how messages of a command start: "runwatch status", or "runwatch" for the dashboard.
 func progName(name string) string {
 	if name == defaultCommand || name == "" {

@@ -224,7 +224,7 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	}
 	cfg, err := common.resolve()
 	if err != nil {
-		return usageError(stderr, c.name, "%v", err)
+		return configError(stderr, c.name, err)
 	}
 	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
 		return usageError(stderr, c.name, "%v", err)

@@ -62,7 +62,7 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	}
 	cfg, err := common.resolve()
 	if err != nil {
-		return usageError(stderr, "brief", "%v", err)
+		return configError(stderr, "brief", err)
 	}
 	if cfg.ReadOnly {
 		brief.ReadOnlyCache()

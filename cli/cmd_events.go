@@ -100,7 +100,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	}
 	cfg, err := common.resolve()
 	if err != nil {
-		return usageError(stderr, "events", "%v", err)
+		return configError(stderr, "events", err)
 	}
 	if *poll == 0 {
 		*poll = cfg.Poll.D()

@@ -54,7 +54,7 @@ func defineInstall(fs *flagSet) runFunc {
 		}
 		cfg, err := common.resolve()
 		if err != nil {
-			return usageError(stderr, "install", "%v", err)
+			return configError(stderr, "install", err)
 		}
 		host, err := installHost(args[0])
 		if err != nil {

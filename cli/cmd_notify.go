@@ -118,7 +118,7 @@ func defineNotify(fs *flagSet) runFunc {
 func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.Duration, stdout, stderr io.Writer) int {
 	cfg, err := common.resolve()
 	if err != nil {
-		return usageError(stderr, "notify", "%v", err)
+		return configError(stderr, "notify", err)
 	}
 	if err := watch.CheckPoll(*poll); err != nil {
 		return usageError(stderr, "notify", "--%v", err)

@@ -91,7 +91,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := o.common.resolve()
 	if err != nil {
-		return usageError(stderr, "status", "%v", err)
+		return configError(stderr, "status", err)
 	}
 	local, roots, err := splitRoots(paths, cfg)
 	if err != nil {

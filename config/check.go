@@ -74,12 +74,28 @@ var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type
 
 // explainDecode rewrites a decode error for a person: an unknown key is named with the section it is in,
 // the key meant when one is close, and the keys that section takes.
-func explainDecode(err error) string {
+func explainDecode(err error, data []byte) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	// yaml.v3 lists type errors under a heading, one indented line each: one error reads as one line.
 	if rest, ok := strings.CutPrefix(msg, "unmarshal errors:\n  "); ok && !strings.Contains(rest, "\n") {
 		msg = rest
 	}
+	msg = wrongType.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := wrongType.FindStringSubmatch(m)
+		line, found, want := sub[1], sub[2], sub[3]
+		what := map[string]string{"[]string": "a list, such as [a, b]", "int": "a whole number", "bool": "true or false",
+			"string": "a word or quoted text", "map[string][]string": "a mapping of names to lists"}[want]
+		if what == "" {
+			what = want
+		}
+		key := ""
+		if n, err := strconv.Atoi(line); err == nil {
+			if k := keyAtLine(data, n); k != "" {
+				key = k + ": "
+			}
+		}
+		return fmt.Sprintf("line %s: %swant %s, found %s", line, key, what, found)
+	})
 	return unknownField.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := unknownField.FindStringSubmatch(m)
 		line, key, typ := sub[1], sub[2], sub[3]
@@ -95,6 +111,34 @@ func explainDecode(err error) string {
 		}
 		return fmt.Sprintf("line %s: %s%s; the keys there are %s", line, where, hint, strings.Join(known, ", "))
 	})
+}
+
+// wrongType is how yaml.v3 reports a value of the wrong kind: `cannot unmarshal !!str `four` into int`.
+var wrongType = regexp.MustCompile("line (\\d+): cannot unmarshal !!\\w+ (`[^`]*`|[^ ]+) into (\\S+)")
+
+// keyAtLine is the mapping key written on line n of the document, or "".
+func keyAtLine(data []byte, n int) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return ""
+	}
+	var find func(*yaml.Node) string
+	find = func(node *yaml.Node) string {
+		if node.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(node.Content); i += 2 {
+				if node.Content[i].Line == n {
+					return node.Content[i].Value
+				}
+			}
+		}
+		for _, c := range node.Content {
+			if k := find(c); k != "" {
+				return k
+			}
+		}
+		return ""
+	}
+	return find(&doc)
 }
 
 // sectionOf names the config section each struct is read from.

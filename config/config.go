@@ -20,6 +20,7 @@ import (
 	"runwatch/remote"
 	"runwatch/state/launch"
 	"runwatch/state/safefile"
+	"runwatch/suggest"
 	"runwatch/watch"
 )
 
@@ -208,14 +209,14 @@ func Load(path string) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return cfg, fmt.Errorf("config %s: %s", path, explainDecode(err))
-	}
-	if err := cfg.validate(); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+		return cfg, fmt.Errorf("config %s: %s", path, explainDecode(err, data))
 	}
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) == nil {
 		cfg.KeyLines = keyLines(&doc)
+	}
+	if err := cfg.validate(&doc); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	if err := cfg.programsFound(&doc); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
@@ -378,7 +379,7 @@ func keyLines(doc *yaml.Node) map[string]int {
 	return out
 }
 
-func (c *Config) validate() error {
+func (c *Config) validate(doc *yaml.Node) error {
 	okTheme := false
 	for _, t := range Themes {
 		if c.Theme == t {
@@ -386,11 +387,15 @@ func (c *Config) validate() error {
 		}
 	}
 	if !okTheme {
-		return fmt.Errorf("theme %q: want one of %s", c.Theme, strings.Join(Themes, ", "))
+		msg := fmt.Sprintf("%stheme %q: want one of %s", lineAt(doc, "theme"), c.Theme, strings.Join(Themes, ", "))
+		if near := suggest.Nearest(c.Theme, Themes); len(near) > 0 {
+			msg += fmt.Sprintf(" (did you mean %q?)", near[0])
+		}
+		return errors.New(msg)
 	}
 	for kind := range c.ResumeCommand {
 		if kind != "jonggrang" && kind != "resumable" {
-			return fmt.Errorf("resume_command: unknown convention %q (want jonggrang or resumable)", kind)
+			return fmt.Errorf("%sresume_command: unknown convention %q (want jonggrang or resumable)", lineAt(doc, "resume_command", kind), kind)
 		}
 	}
 	if c.Notify.Command != "" {
@@ -402,7 +407,7 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.MaxDepth < 0 {
-		return fmt.Errorf("max_depth %d is negative", c.MaxDepth)
+		return fmt.Errorf("%smax_depth %d is negative", lineAt(doc, "max_depth"), c.MaxDepth)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func writeConfig(t *testing.T, content string) string {
@@ -85,6 +87,10 @@ func TestUnknownKeysSayWhatWasMeant(t *testing.T) {
 		"notify:\n  bel: on\n":    `line 2: unknown key "bel" under notify: (did you mean "bell"?); the keys there are bell, command,`,
 		"ssh:\n  comand: [ssh]\n": `line 2: unknown key "comand" under ssh: (did you mean "command"?)`,
 		"colour: red\n":           `line 1: unknown key "colour"; the keys there are`,
+		"roots: /tmp/x\n":         "line 1: roots: want a list, such as [a, b], found `/tmp/x`",
+		"max_depth: four\n":       "line 1: max_depth: want a whole number, found `four`",
+		"read_only: yes please\n": "line 1: read_only: want true or false, found `yes please`",
+		"theme: darkk\n":          `line 1: theme "darkk": want one of auto, dark, light, mono (did you mean "dark"?)`,
 	} {
 		p := writeConfig(t, content)
 		_, err := Load(p)
@@ -124,7 +130,7 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		if err := c.validate(); err != nil {
+		if err := c.validate(&yaml.Node{}); err != nil {
 			t.Fatalf("accepted a config that fails validation: %v", err)
 		}
 	})
