@@ -62,6 +62,9 @@ func TestUncheckOfDoneStageRefused(t *testing.T) {
 	refused(t, p, err, "stage S1 is already marked done", "S1_DONE=1")
 	p, err = PlanCheck(load(t, sp, o.Env), "CB_S9_NOPE", true, o)
 	refused(t, p, err, "no checklist item", "CB_S3_VERIFY_GREEN")
+	// A typo names the item meant, as commands, flags and config keys do.
+	p, err = PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREN", true, o)
+	refused(t, p, err, "no checklist item", "did you mean CB_S3_VERIFY_GREEN?")
 }
 
 // startSleeper is a real, living process whose pid a lock can name.

@@ -12,6 +12,7 @@ import (
 	"runwatch/state/atomicfile"
 	"runwatch/state/envfile"
 	"runwatch/state/resumable"
+	"runwatch/suggest"
 )
 
 // resumableState is what a resumable action read: state.env (and checklist.state.env when needed).
@@ -472,7 +473,11 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 		return refusef("%q names %d checklist items of %s (%s): give the whole key", key, len(short), rs.checklistPath, strings.Join(keys, ", "))
 	}
 	if found == nil {
-		return refusef("%s has no checklist item %q (items: %s)", rs.checklistPath, key, strings.Join(names, ", "))
+		hint := ""
+		if near := suggest.Nearest(key, names); len(near) > 0 {
+			hint = fmt.Sprintf("; did you mean %s?", strings.Join(near, " or "))
+		}
+		return refusef("%s has no checklist item %q%s (items: %s)", rs.checklistPath, key, hint, strings.Join(names, ", "))
 	}
 	want := "0"
 	if done {
