@@ -1,0 +1,164 @@
+// Package fleet measures one dashboard over a fleet of hosts (issue 35): N real sshd servers on this machine
+// (remote/sshtest), each with its own runs, and the dashboard over all of them in tmux: the time to the first
+// frame that lists every run, its idle CPU and RSS, and what a host that drops does to the others: the
+// dashboard's cost in the half minute after the drop and once the host's retries have backed off. (A host
+// that lags or floods is not measured yet.) A test so it can use sshtest's servers; it runs only when asked:
+//
+//	RUNWATCH_FLEET=8 RUNWATCH_FLEET_RUNS=1000 go test ./bench/fleet -run TestFleet -v -timeout 30m
+package fleet
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/remote/sshtest"
+	"runwatch/sim"
+)
+
+func TestFleet(t *testing.T) {
+	hosts, _ := strconv.Atoi(os.Getenv("RUNWATCH_FLEET"))
+	if hosts <= 0 {
+		t.Skip("set RUNWATCH_FLEET=N (and RUNWATCH_FLEET_RUNS, default 1000) to measure a dashboard over N hosts")
+	}
+	runs := 1000
+	if n, err := strconv.Atoi(os.Getenv("RUNWATCH_FLEET_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	binDir := t.TempDir()
+	bin := filepath.Join(binDir, "runwatch")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var aliases []string
+	for i := range hosts {
+		aliases = append(aliases, fmt.Sprintf("h%d", i+1))
+	}
+	fleet := sshtest.New(t, binDir, aliases...)
+	args := []string{bin, "--read-only"}
+	for _, a := range aliases {
+		dir := t.TempDir()
+		if _, err := sim.GenerateRuns(dir, runs); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "ssh://"+a+dir)
+	}
+	total := hosts * runs
+	t.Logf("%d hosts × %d runs; %s", hosts, runs, loadavg())
+
+	socket := fmt.Sprintf("runwatch-fleet-%d", os.Getpid())
+	tmux := func(a ...string) string {
+		out, _ := exec.Command("tmux", append([]string{"-L", socket}, a...)...).CombinedOutput()
+		return strings.TrimSpace(string(out))
+	}
+	t.Cleanup(func() { tmux("kill-server") })
+	cmd := "exec env RUNWATCH_SSH_COMMAND='" + strings.Join(fleet.SSHCommand(), " ") + "' " + strings.Join(args, " ")
+	t0 := time.Now()
+	tmux("new-session", "-d", "-s", "fleet", "-x", "160", "-y", "45", cmd)
+	pid, err := strconv.Atoi(tmux("display-message", "-p", "-t", "fleet", "#{pane_pid}"))
+	if err != nil {
+		t.Fatal("no dashboard pane")
+	}
+	// The title counts the runs listed ("runwatch: 8000 runs …"); every one listed is the first full frame.
+	count := regexp.MustCompile(`runwatch: (\d+) runs`)
+	listed := func() int {
+		m := count.FindStringSubmatch(tmux("display-message", "-p", "-t", "fleet", "#{pane_title}"))
+		if m == nil {
+			return 0
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	deadline := time.Now().Add(10 * time.Minute)
+	for listed() < total {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 minutes the dashboard lists %d of %d runs; screen:\n%s", listed(), total, tmux("capture-pane", "-p", "-t", "fleet"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("first frame listing all %d runs: %s; %s", total, time.Since(t0).Round(10*time.Millisecond), loadavg())
+
+	time.Sleep(65 * time.Second) // past the first minute: every age in minutes
+	cpu, wakes := window(t, pid, 30*time.Second)
+	t.Logf("idle, 30 s from 65 s after: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", cpu, wakes, rssMiB(pid), loadavg())
+
+	// A host drops: its sshd killed. The others' runs stay listed; the dashboard's cost while it retries.
+	fleet.Kill(aliases[0])
+	time.Sleep(5 * time.Second)
+	cpu, wakes = window(t, pid, 30*time.Second)
+	t.Logf("%s dropped: %d runs listed, %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", aliases[0], listed(), cpu, wakes,
+		rssMiB(pid), loadavg())
+	if n := listed(); n < total-runs {
+		t.Errorf("with %s down the dashboard lists %d runs, fewer than the other hosts' %d", aliases[0], n, total-runs)
+	}
+	// And once its retries have backed off to their longest (30 s): what a host staying down costs.
+	time.Sleep(30 * time.Second)
+	cpu, wakes = window(t, pid, 60*time.Second)
+	t.Logf("%s down, 65 s on, over 60 s: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", aliases[0], cpu, wakes, rssMiB(pid), loadavg())
+}
+
+// window is pid's CPU share (percent of a core) and context switches a second over the next d.
+func window(t *testing.T, pid int, d time.Duration) (float64, float64) {
+	t.Helper()
+	c0, s0 := sample(t, pid)
+	t0 := time.Now()
+	time.Sleep(d)
+	c1, s1 := sample(t, pid)
+	el := time.Since(t0)
+	return 100 * float64(c1-c0) / float64(el), float64(s1-s0) / el.Seconds()
+}
+
+// sample is pid's CPU time (utime+stime, in USER_HZ ticks of 10 ms) and its threads' context switches.
+func sample(t *testing.T, pid int) (time.Duration, int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	ut, _ := strconv.ParseInt(rest[11], 10, 64)
+	st, _ := strconv.ParseInt(rest[12], 10, 64)
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	var sw int64
+	for _, task := range tasks {
+		b, err := os.ReadFile(task)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				sw += n
+			}
+		}
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, sw
+}
+
+func rssMiB(pid int) float64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && k == "VmRSS" {
+			n, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			return float64(n) / 1024
+		}
+	}
+	return 0
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "load unknown"
+	}
+	return "load " + strings.Join(f[:3], " ")
+}
