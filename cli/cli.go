@@ -141,7 +141,7 @@ func runCommand(c command, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		return flagError(stderr, c, fs, err)
+		return flagError(stderr, c, fs, err, args)
 	}
 	if c.paths {
 		for _, p := range pos {

@@ -169,6 +169,7 @@ func defineActionFlags(fs *flagSet, to bool) *actionFlags {
 	o.asJSON = fs.Bool("json", false, "with --dry-run: print the plan as JSON, with what it starts from for --expect")
 	fs.Var(&o.expect, "expect", "apply only if the plan starts from the bytes a --dry-run --json showed (`F:SUM`: a file and its sha256, one per file)")
 	o.common.register(fs.FlagSet)
+	o.common.registerRunRoots(fs.FlagSet)
 	return o
 }
 
@@ -218,7 +219,7 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	}
 	if extra := len(pos) - 1; extra < c.minArgs || extra > c.maxArgs {
 		if c.args == "" {
-			return usageError(stderr, c.name, "takes only RUN, got also %q", pos[1:])
+			return usageError(stderr, c.name, "%s", oneRunOnly(pos))
 		}
 		return usageError(stderr, c.name, "expects RUN %s, got %q", c.args, pos)
 	}

@@ -46,6 +46,7 @@ func defineBrief(fs *flagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print the brief as JSON (schema 1) instead of Markdown")
 	var common commonFlags
 	common.register(fs.FlagSet)
+	common.registerRunRoots(fs.FlagSet)
 	return func(args []string, stdout, stderr io.Writer) int {
 		return runBrief(args, *asJSON, common, stdout, stderr)
 	}
@@ -58,7 +59,7 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	}
 	target := rest[0]
 	if len(rest) > 1 {
-		return usageError(stderr, "brief", "one RUN only, got also %q", rest[1:])
+		return usageError(stderr, "brief", "%s", oneRunOnly(rest))
 	}
 	cfg, err := common.resolve()
 	if err != nil {

@@ -27,23 +27,55 @@ type commonFlags struct {
 	orphanAfter time.Duration
 	quietAfter  time.Duration
 	maxDepth    int
+	runRoots    rootList // --root, for the commands that take RUN (registerRunRoots)
+}
+
+// rootList is a flag given once per folder (--root A --root B).
+type rootList []string
+
+func (r *rootList) String() string { return strings.Join(*r, ",") }
+
+func (r *rootList) Set(s string) error {
+	if s == "" {
+		return errors.New("an empty folder")
+	}
+	*r = append(*r, s)
+	return nil
+}
+
+// registerRunRoots adds --root to a command that takes RUN: where to look for a RUN given as the start of a
+// run id, in place of the config's roots.
+func (c *commonFlags) registerRunRoots(fs *flag.FlagSet) {
+	fs.Var(&c.runRoots, "root", "look for RUN under `DIR` instead of the config's roots (repeatable); the current directory is looked in too")
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.configPath, "config", "", "read the config from `FILE` (default $XDG_CONFIG_HOME/runwatch/config.yaml)")
+	c.registerConfig(fs)
 	fs.DurationVar(&c.staleAfter, "stale-after", 0, "age after which a jonggrang lock without a pid is stale (default 30m)")
 	fs.DurationVar(&c.orphanAfter, "orphan-after", 0, "how long a jonggrang phase marked running may go unwritten with nothing alive to run it before it is orphaned (default 5m)")
 	fs.DurationVar(&c.quietAfter, "quiet-after", 0, "how long a run held by a live process may stay silent when no past run says how long its stage takes (default 60m)")
 	fs.IntVar(&c.maxDepth, "max-depth", 0, "how many directory levels to scan below each path (default 4)")
 }
 
+// registerConfig is --config alone, for a command that reads no runs (install).
+func (c *commonFlags) registerConfig(fs *flag.FlagSet) {
+	fs.StringVar(&c.configPath, "config", "", "read the config from `FILE` (default $XDG_CONFIG_HOME/runwatch/config.yaml)")
+}
+
 // resolve loads the config and applies flags over it: flags > config > defaults.
 func (c *commonFlags) resolve() (config.Config, error) {
+	if c.maxDepth < 0 {
+		// As the config's max_depth is: 0 is the default, and no depth is below it.
+		return config.Config{}, fmt.Errorf("--max-depth %d is negative", c.maxDepth)
+	}
 	cfg, err := config.Load(c.configPath)
 	if err != nil {
 		return cfg, err
 	}
 	cfg.Apply(c.overrides())
+	if len(c.runRoots) > 0 {
+		cfg.Roots = append([]string(nil), c.runRoots...)
+	}
 	return cfg, nil
 }
 
@@ -189,13 +221,41 @@ func resolveRunIn(arg string, cfg config.Config) (state.Location, []state.Locati
 				locs = own
 			}
 		}
-		loc, err := pickOne(arg, locs)
+		loc, err := pickOne(arg, locs, nil)
 		return loc, nil, err
 	}
-	locs, err := state.Discover(scanPaths(nil, cfg), cfg.MaxDepth)
+	searched := scanPaths(nil, cfg)
+	locs, err := state.Discover(searched, cfg.MaxDepth)
+	pick := matchRun(locs, arg)
+	if len(pick) == 0 {
+		// Standing in a run's folder (or above it), its id works even when the config names other roots.
+		if cwd, cerr := os.Getwd(); cerr == nil && !coveredBy(cwd, searched) {
+			searched = append(searched, cwd)
+			more, merr := state.Discover([]string{cwd}, cfg.MaxDepth)
+			locs, pick = append(locs, more...), matchRun(more, arg)
+			err = errors.Join(err, merr)
+		}
+	}
 	if len(locs) == 0 && err != nil {
 		return state.Location{}, nil, err
 	}
+	loc, err := pickOne(arg, pick, searched)
+	return loc, locs, err
+}
+
+// coveredBy says dir is one of roots (as given or absolute), so a walk of roots already saw it.
+func coveredBy(dir string, roots []string) bool {
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil && abs == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// matchRun is the runs of locs that RUN (arg) names: those whose id is arg, else those whose id starts with
+// it or whose state.env says RUN_ID=arg.
+func matchRun(locs []state.Location, arg string) []state.Location {
 	var exact, prefix []state.Location
 	for _, l := range locs {
 		id := locationID(l)
@@ -206,14 +266,13 @@ func resolveRunIn(arg string, cfg config.Config) (state.Location, []state.Locati
 			prefix = append(prefix, l)
 		}
 	}
-	pick := prefix
 	if len(exact) > 0 {
-		pick = exact
-	} else if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
-		pick = byRunID
+		return exact
 	}
-	loc, err := pickOne(arg, pick)
-	return loc, locs, err
+	if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
+		return byRunID
+	}
+	return prefix
 }
 
 // withRunID finds the resumable runs whose state.env says RUN_ID=arg: the id the run's own files and log
@@ -245,10 +304,23 @@ func locationID(l state.Location) string {
 	return filepath.Base(l.Dir)
 }
 
-func pickOne(arg string, locs []state.Location) (state.Location, error) {
+// pickOne is the one run of locs, or why not; searched are the roots RUN was looked for under, which "no
+// such run" names (nil: RUN was a path).
+func pickOne(arg string, locs []state.Location, searched []string) (state.Location, error) {
 	switch len(locs) {
 	case 0:
-		return state.Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id", errNoRun, arg)
+		if len(searched) == 0 {
+			return state.Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id", errNoRun, arg)
+		}
+		where := make([]string, len(searched))
+		for i, r := range searched {
+			where[i] = r
+			if abs, err := filepath.Abs(r); err == nil && abs != r {
+				where[i] = r + " (" + abs + ")"
+			}
+		}
+		return state.Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id under %s; "+
+			"--root DIR looks elsewhere", errNoRun, arg, strings.Join(where, ", "))
 	case 1:
 		return locs[0], nil
 	}
@@ -279,4 +351,16 @@ func (t terminalSafeJSONWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// oneRunOnly says a command that takes one RUN got more; a further word that is a folder was most likely
+// meant as where to look (runwatch brief sphinx ws), which --root says.
+func oneRunOnly(pos []string) string {
+	msg := fmt.Sprintf("one RUN only, got also %q", pos[1:])
+	for _, p := range pos[1:] {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return msg + fmt.Sprintf("; to look for %q under %s, give --root %s", pos[0], p, p)
+		}
+	}
+	return msg
 }

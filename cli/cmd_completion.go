@@ -223,6 +223,11 @@ func completions(before []string, cur string) []string {
 			_, usage := flag.UnquoteUsage(fs.Lookup(name))
 			out = append(out, "--"+name+"\t"+usage)
 		}
+		// Every command takes --help; before any command, --version is runwatch's too (dispatch).
+		out = append(out, "--help\tshow the help and examples")
+		if !haveCommand && len(positional) == 0 {
+			out = append(out, "--version\tprint the version")
+		}
 		return filterPrefix(out, cur)
 	}
 	if !haveCommand && len(positional) == 0 {
@@ -360,7 +365,7 @@ func loadRunQuietly(arg string, src typedConfig) (model.Run, bool) {
 		if len(exact) == 0 {
 			exact = prefix
 		}
-		if loc, err = pickOne(arg, exact); err != nil {
+		if loc, err = pickOne(arg, exact, nil); err != nil {
 			return model.Run{}, false
 		}
 	}

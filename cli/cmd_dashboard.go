@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -71,7 +73,7 @@ func defineDashboard(fs *flagSet) runFunc {
 	var common commonFlags
 	common.register(fs.FlagSet)
 	readOnly := fs.Bool("read-only", false, "remove every key that changes run state")
-	noMouse := fs.Bool("no-mouse", false, "leave the mouse to the terminal: no wheel scrolling, text selection without shift")
+	noMouse := fs.Bool("no-mouse", false, "leave the mouse to the terminal: no wheel scrolling or clicks, text selection without shift")
 	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
 	debug := fs.String("debug", "", "append messages and frame timings to `FILE`")
 	var nf notifyFlags
@@ -248,6 +250,19 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		go ui.RelayRemote(p, rw, notifier.observe)
 	}
 
+	// A terminal that closes (tmux kill-session, a closed window) sends SIGHUP, which Bubble Tea leaves to
+	// Go's default, an exit that skips every cleanup: the demo left its workspace behind. It ends the
+	// program as q does, so the callers' cleanups run.
+	hup, ended := make(chan os.Signal, 1), make(chan struct{})
+	signal.Notify(hup, syscall.SIGHUP)
+	defer func() { signal.Stop(hup); close(ended) }()
+	go func() {
+		select {
+		case <-hup:
+			p.Kill()
+		case <-ended:
+		}
+	}()
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 1

@@ -47,7 +47,7 @@ func defineInstall(fs *flagSet) runFunc {
 	dir := fs.String("dir", defaultInstallDir, "the `DIR` on HOST to install into (~/ is HOST's home)")
 	yes := fs.Bool("yes", false, "do not ask for confirmation")
 	var common commonFlags
-	common.register(fs.FlagSet)
+	common.registerConfig(fs.FlagSet) // the run-reading flags (--max-depth, --stale-after …) mean nothing here
 	return func(args []string, stdout, stderr io.Writer) int {
 		if len(args) != 1 {
 			return usageError(stderr, "install", "takes one HOST, got %d arguments", len(args))

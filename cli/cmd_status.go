@@ -55,7 +55,7 @@ func init() {
 // Status output formats and sort orders, as --output and --sort take them.
 var (
 	statusFormats = []string{"table", "wide", "json", "jsonl"}
-	statusSorts   = []string{"attention", "id", "updated", "path"}
+	statusSorts   = []string{"attention", "name", "id", "updated", "path"}
 )
 
 type statusOptions struct {
@@ -70,7 +70,7 @@ func defineStatus(fs *flagSet) runFunc {
 	fs.alias("o", "output")
 	fs.BoolVar(&o.json, "json", false, "same as --output json (kept for scripts)")
 	fs.StringVar(&o.sort, "sort", "attention", "the `ORDER` of the runs: attention (the dashboard's: those that need you first), "+
-		"id, updated (most recent first) or path (by state file)")
+		"name or id (the dashboard's name order: by run id), updated (most recent first) or path (by state file)")
 	o.common.register(fs.FlagSet)
 	return func(paths []string, stdout, stderr io.Writer) int { return runStatus(o, paths, stdout, stderr) }
 }

@@ -70,12 +70,15 @@ func (f *flagSet) names() []string {
 }
 
 // flagError reports a flag the command cannot parse, in the house style, once.
-func flagError(stderr io.Writer, c command, fs *flagSet, err error) int {
+func flagError(stderr io.Writer, c command, fs *flagSet, err error, args []string) int {
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
-		msg = "unknown flag " + dashed(name)
+		msg = "unknown flag " + asTyped(name, args)
+		if (name == "v" || name == "V") && c.name == defaultCommand {
+			msg += "; for the version: runwatch --version"
+		}
 		if near := suggest.Nearest(name, fs.names()); len(near) > 0 {
 			for i := range near {
 				near[i] = "--" + near[i]
@@ -102,6 +105,20 @@ func flagError(stderr io.Writer, c command, fs *flagSet, err error) int {
 		}
 	}
 	return usageError(stderr, c.name, "%s", msg)
+}
+
+// asTyped is an unknown flag as the command line wrote it (-rf, not --rf: the flag package drops the dashes).
+func asTyped(name string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		word, _, _ := strings.Cut(a, "=")
+		if strings.HasPrefix(word, "-") && strings.TrimLeft(word, "-") == name {
+			return word
+		}
+	}
+	return dashed(name)
 }
 
 func dashed(name string) string {

@@ -112,7 +112,7 @@ func remoteCallOf(name string, o *actionFlags, run remote.Root, pos []string) re
 	call := remoteCall{name: name, words: append([]string{run.Path}, pos[1:]...)}
 	o.set.Visit(func(f *flag.Flag) {
 		switch long := o.set.longName(f.Name); long {
-		case "config", "dry-run", "yes", "json", "expect":
+		case "config", "dry-run", "yes", "json", "expect", "root": // root: where RUN is looked for here
 		default:
 			call.flags = append(call.flags, "--"+long+"="+f.Value.String())
 		}
