@@ -52,7 +52,7 @@ func (b Brief) Markdown() string {
 
 	w.section("Where to restart")
 	if b.Current != nil {
-		w.bullet("Current " + word + " (from the state file): " + refLine(*b.Current))
+		w.bullet("Current " + word + " (from the state file): " + w.refOnce(*b.Current))
 	} else {
 		w.bullet("Current " + word + ": none recorded")
 	}
@@ -61,7 +61,7 @@ func (b Brief) Markdown() string {
 	}
 	switch {
 	case b.Restart != nil:
-		w.bullet("Restart at: " + refLine(*b.Restart))
+		w.bullet("Restart at: " + w.refOnce(*b.Restart))
 	case b.Progress.Total == 0:
 		w.bullet("Restart at: unknown, no " + word + "s could be read")
 	default:
@@ -131,7 +131,24 @@ func (b Brief) Markdown() string {
 	return neutralize(w.String())
 }
 
-type mdWriter struct{ strings.Builder }
+type mdWriter struct {
+	strings.Builder
+	said map[string]bool // the stage lines written whole (refOnce)
+}
+
+// refOnce is a stage's line the first time the brief says it, and its name and status after: a failed
+// current stage was said whole four times (Where to restart, Restart at, Failed, Still to do).
+func (w *mdWriter) refOnce(r StageRef) string {
+	s := refLine(r)
+	if w.said[s] {
+		return r.label() + " — " + oneLine(r.Status) + " (above)"
+	}
+	if w.said == nil {
+		w.said = map[string]bool{}
+	}
+	w.said[s] = true
+	return s
+}
 
 func (w *mdWriter) line(s string) { w.WriteString(s + "\n") }
 func (w *mdWriter) blank()        { w.WriteString("\n") }
@@ -197,7 +214,7 @@ func writeStages(w *mdWriter, title string, refs []StageRef) {
 	}
 	w.section(fmt.Sprintf("%s (%d)", title, len(refs)))
 	for _, r := range refs {
-		w.bullet(refLine(r))
+		w.bullet(w.refOnce(r))
 	}
 }
 
