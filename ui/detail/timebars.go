@@ -35,6 +35,10 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 			if st.StartedAt != nil {
 				s.ran = st.Duration(now)
 			}
+			if run.Status == model.StatusStalled {
+				// Nothing runs it: no usual length of what is left is drawn as if it were being spent.
+				break
+			}
 			if u.Known() {
 				s.rest = max(0, u.Median-s.ran)
 			} else {
@@ -75,7 +79,9 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 		case s.cur:
 			bar = t.Bold.Render(strings.Repeat("▓", cells(s.ran))) + t.Dim.Render(strings.Repeat("░", cells(s.rest)))
 			label = p.app.Growing(now, s.ran, s.ran > 0)
-			if s.unknown {
+			if run.Status == model.StatusStalled {
+				label += " " + string(model.StatusStalled)
+			} else if s.unknown {
 				bar += t.Dim.Render("?")
 			} else if s.rest > 0 {
 				label += " ~" + model.HumanDuration(s.rest)
