@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"runwatch/sim"
 	"runwatch/ui"
@@ -196,4 +197,405 @@ func TestStatusExitCodesInTerminal(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d\n%s", c.line, code, c.want, out)
 		}
 	}
+}
+
+// detailBorders are the Detail box's top and bottom border lines on screen.
+func detailBorders(s string) (top, bottom string) {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "Detail ") && top == "" {
+			top = l
+			for _, m := range lines[i+1:] {
+				if strings.HasPrefix(m, "╰") || strings.HasPrefix(m, "┗") {
+					return top, m
+				}
+			}
+		}
+	}
+	return top, bottom
+}
+
+// TestDetailBottomGoesToTheEndInTmux is point 5: G in Detail shows the end of the pane (no "↓ N more" left
+// on its border), as g shows the top.
+func TestDetailBottomGoesToTheEndInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 120, 40)
+	d.selectRun("iso26262")
+	d.focus("Detail")
+	d.press(ui.ActBottom)
+	d.waitScreen("G to reach the end of Detail", func(s string) bool {
+		top, bottom := detailBorders(s)
+		return strings.Contains(top, "↑") && bottom != "" && !strings.Contains(bottom, "more")
+	})
+	d.press(ui.ActTop)
+	d.waitScreen("g to reach the top of Detail", func(s string) bool {
+		top, bottom := detailBorders(s)
+		return !strings.Contains(top, "↑") && strings.Contains(bottom, "↓")
+	})
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+}
+
+// TestNotHereIsOneRuleInTmux is point 6: on a jonggrang run with no locks, help marks "(not here)" on every
+// change key the run refuses (U, space, R, P, I, not only R), the footer leaves them out, and pressing
+// them is refused with the rule's reason.
+func TestNotHereIsOneRuleInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 200, 60) // wide enough that no help line wraps
+	d.selectRun("fix-typo")
+	d.focus("Detail")
+	d.press(ui.ActHelp)
+	s := d.waitText("Help · ")
+	d.press(ui.ActBottom)
+	s += d.waitText("Legend")
+	for _, k := range []string{"U", "space", "R", "P", "I"} {
+		marked := false
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "  "+k+" ") && strings.Contains(l, "(not here)") {
+				marked = true
+			}
+		}
+		if !marked {
+			t.Errorf("help does not mark %s (not here) on a completed jonggrang run with no locks:\n%s", k, s)
+		}
+	}
+	d.press(ui.ActQuit)
+	d.waitText("focus Detail")
+	footer := d.screen()
+	footer = footer[strings.LastIndex(strings.TrimRight(footer, "\n"), "\n"):]
+	for _, hint := range []string{"U clear lock", "space tick", "R retry", "I install"} {
+		if strings.Contains(footer, hint) {
+			t.Errorf("the footer offers %q, which the run refuses: %s", hint, footer)
+		}
+	}
+	for _, c := range []struct{ key, says string }{
+		{"U", "holds no lock files"}, {"space", "checklists belong to resumable runs"},
+		{"R", "has no failed phase"}, {"I", "no host needs runwatch installed"},
+	} {
+		d.send(c.key)
+		d.waitText(c.says)
+		if strings.Contains(d.screen(), "[y/N]") {
+			t.Fatalf("%s opened a confirmation:\n%s", c.key, d.screen())
+		}
+	}
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+}
+
+// TestRunLookedUpWhereYouStandAndWhereSaid is point 4: a RUN prefix is also looked for under the current
+// directory, --root DIR (repeatable) says where to look, every "no such run" names the roots it searched, and
+// `brief sphinx ws` points at --root.
+func TestRunLookedUpWhereYouStandAndWhereSaid(t *testing.T) {
+	ws := demoWorkspace(t)
+	elsewhere := t.TempDir()
+	cfgHome := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfgHome, "runwatch"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgHome, "runwatch", "config.yaml"), []byte("roots: ["+elsewhere+"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_CONFIG_HOME=" + cfgHome, "XDG_STATE_HOME=" + t.TempDir(), "OPENCODE_CONFIG_DIR="}
+	runDir := filepath.Dir(only(t, filepath.Join(ws.Dir, "reports", "sphinx-traceability-migration-*", "state.env")))
+
+	// Standing in the run's folder, with the config's roots elsewhere.
+	if code, out, errOut := runReal(t, env, runDir, "brief", "sphinx"); code != 0 || !strings.Contains(out, "sphinx-traceability-migration") {
+		t.Errorf("brief sphinx in the run's folder: exit %d\n%s%s", code, out, errOut)
+	}
+	// Not found: the roots searched are named, the current directory too.
+	code, _, errOut := runReal(t, env, elsewhere, "brief", "no-such")
+	if code != exitNoRun || !strings.Contains(errOut, elsewhere) || !strings.Contains(errOut, "--root") {
+		t.Errorf("brief no-such: exit %d, want %d naming %s and --root:\n%s", code, exitNoRun, elsewhere, errOut)
+	}
+	code, _, errOut = runReal(t, env, t.TempDir(), "check", "no-such", "X", "--yes")
+	if code != exitRefused || !strings.Contains(errOut, elsewhere) {
+		t.Errorf("check no-such: exit %d, want %d naming %s:\n%s", code, exitRefused, elsewhere, errOut)
+	}
+	// --root, repeatable.
+	if code, out, errOut := runReal(t, env, t.TempDir(), "brief", "--root", elsewhere, "--root", ws.Dir, "sphinx"); code != 0 || !strings.Contains(out, "sphinx-traceability-migration") {
+		t.Errorf("brief --root %s --root %s sphinx: exit %d\n%s%s", elsewhere, ws.Dir, code, out, errOut)
+	}
+	// A folder after RUN was meant as where to look.
+	code, _, errOut = runReal(t, env, filepath.Dir(ws.Dir), "brief", "sphinx", "ws")
+	if code != exitUsage || !strings.Contains(errOut, "--root ws") {
+		t.Errorf("brief sphinx ws: exit %d, want %d pointing at --root ws:\n%s", code, exitUsage, errOut)
+	}
+}
+
+// TestDemoCleansUpOnHangupInTmux is point 13: the terminal closing (tmux kill-session sends SIGHUP) removes
+// the demo's temporary workspace, as q and SIGTERM do.
+func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
+	d := newTmuxDemo(t)
+	tmp := ""
+	for _, e := range d.env {
+		if v, ok := strings.CutPrefix(e, "TMPDIR="); ok {
+			tmp = v
+		}
+	}
+	d.must("new-session", "-d", "-x", "120", "-y", "40", "-s", "demo", realBinary(t)+" demo --speed 8")
+	d.waitScreen("the demo's runs", func(s string) bool { return jonggrangRows.MatchString(s) })
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {
+		t.Fatalf("TMPDIR holds %v while the demo runs, want its workspace", entries)
+	}
+	d.must("kill-session", "-t", "demo")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		entries, _ := os.ReadDir(tmp)
+		if len(entries) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("TMPDIR still holds %v a minute after the terminal closed", entries)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestBriefSaysTheFailedStageOnce is point 14: the failed current stage's line (status, start, error) is
+// said once; Restart at, Failed stages and Still to do name it.
+func TestBriefSaysTheFailedStageOnce(t *testing.T) {
+	ws := demoWorkspace(t)
+	out, code := inPane(t, 200, 60, nil, realBinary(t)+" brief --root "+ws.Dir+" sphinx")
+	if code != 0 {
+		t.Fatalf("brief: exit %d\n%s", code, out)
+	}
+	if n := strings.Count(out, "M2 — failed, started"); n != 1 {
+		t.Errorf("the failed stage's line is said %d times, want once:\n%s", n, out)
+	}
+	if n := strings.Count(out, "M2 — failed (above)"); n != 3 {
+		t.Errorf("Restart at, Failed stages and Still to do name M2 %d times, want 3:\n%s", n, out)
+	}
+}
+
+// TestStalledRunHasNoETAInTmux is point 10: once the demo's orphaned feature turns stalled, neither Detail
+// nor the runs list gives it an ETA, and its Time bar says stalled.
+func TestStalledRunHasNoETAInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 120, 40)
+	d.selectRun("docs")
+	d.waitText("left by") // running: the ETA of its past run
+	d.waitText("nothing has run it for")
+	d.focus("Detail")
+	// Down Detail to its Time section, half a page at a time.
+	for i := 0; !strings.Contains(d.screen(), "█ done"); i++ {
+		if i > 20 {
+			t.Fatalf("no Time section in Detail:\n%s", d.screen())
+		}
+		d.must("send-keys", "-t", "demo", "C-d")
+		time.Sleep(200 * time.Millisecond)
+	}
+	s := d.waitScreen("the stalled phase's Time bar", func(s string) bool { return strings.Contains(s, "stalled") && strings.Contains(s, "█ done") })
+	if strings.Contains(s, "left by") || strings.Contains(s, "m left") {
+		t.Errorf("the stalled run still shows an ETA:\n%s", s)
+	}
+	bar := false
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "skill-disc") && strings.Contains(l, "▓") && strings.Contains(l, "stalled") {
+			bar = true
+		}
+	}
+	if !bar {
+		t.Errorf("the stalled phase's Time bar does not say stalled:\n%s", s)
+	}
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+}
+
+// dashboardOn opens the real dashboard on dir at w×h in a private tmux.
+func dashboardOn(t *testing.T, w, h int, dir string, extra ...string) (*tmuxDemo, string) {
+	d := newTmuxDemo(t)
+	exitFile := filepath.Join(t.TempDir(), "exit")
+	d.must("new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "demo",
+		fmt.Sprintf("%s %s %s 2>%s.stderr; echo $? > %s", realBinary(t), strings.Join(extra, " "), dir, exitFile, exitFile))
+	d.waitText("focus Runs")
+	return d, exitFile
+}
+
+// TestTimelineHabitsInTmux is point 9: e/E wrap around as n/N do; a search does not follow into another
+// run's title (n takes it up there); t shows the date when the entries shown span days.
+func TestTimelineHabitsInTmux(t *testing.T) {
+	dir := actionRun(t)
+	log := "[2026-02-15T01:50:43Z] run bootstrapped\n[2026-02-15T23:10:00Z] stage_failed stage=S1 error=disk\n" +
+		"[2026-02-16T00:05:00Z] stage_start stage=S2\n[2026-02-16T00:06:00Z] lock_acquired pid=1\n"
+	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(dir), "irm-20260301T000000Z")
+	if err := os.CopyFS(other, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "run.log"), []byte("[2026-03-01T00:00:00Z] run bootstrapped\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, exitFile := dashboardOn(t, 120, 40, filepath.Dir(dir))
+	d.selectRun("20260215")
+	d.focus("Timeline")
+	// Following, the cursor is on the last entry: e goes round to the error above.
+	d.send("e")
+	d.waitText("search hit BOTTOM, continuing at TOP")
+	d.send("E")
+	d.waitText("search hit TOP, continuing at BOTTOM")
+	d.send("t")
+	d.waitText("Feb 15 23:10:00")
+	d.send("/")
+	d.typeText("lock")
+	d.send("enter")
+	d.waitText("/lock")
+	d.selectRun("20260301")
+	d.waitScreen("the other run's timeline", func(s string) bool { return strings.Contains(s, "Mar 01") || strings.Contains(s, "00:00:00") })
+	if s := d.screen(); strings.Contains(s, "/lock") {
+		t.Errorf("the search of one run is in another run's title:\n%s", s)
+	}
+	d.focus("Timeline")
+	d.send("n") // less's n in the next file: the last pattern, here
+	d.waitText("/lock")
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+}
+
+// TestSortHabitsInTmux is point 11: the column the runs are sorted by comes right after the name, and
+// `status --sort name` takes the dashboard's word.
+func TestSortHabitsInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 120, 40)
+	for _, want := range []string{"sorted by name", "sorted by last change"} {
+		d.send("s")
+		d.waitText(want)
+	}
+	header := ""
+	for _, l := range strings.Split(d.screen(), "\n") {
+		if strings.Contains(l, "NAME") {
+			header = l
+			break
+		}
+	}
+	if f := strings.Fields(strings.Trim(header, "┃│ ")); len(f) < 2 || f[0] != "NAME" || f[1] != "CHANGED" {
+		t.Errorf("sorted by last change, CHANGED is not right after NAME: %q", header)
+	}
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+
+	ws := demoWorkspace(t)
+	out, code := inPane(t, 200, 60, nil, realBinary(t)+" status --sort name "+ws.Dir)
+	if code != exitProblems || !strings.Contains(out, "fix-typo") {
+		t.Errorf("status --sort name: exit %d, want %d and the runs:\n%s", code, exitProblems, out)
+	}
+}
+
+// TestSmallHabits is point 15's command-line half, on the real binary: -v points at --version, an unknown
+// -rf is named as typed, install's help has no flags that read runs, --max-depth -1 is refused as the
+// config's is, and --<TAB> offers --help (and, before a command, --version).
+func TestSmallHabits(t *testing.T) {
+	env := []string{"XDG_CONFIG_HOME=" + t.TempDir()}
+	if code, _, errOut := runReal(t, env, "", "-v"); code != exitUsage || !strings.Contains(errOut, "--version") {
+		t.Errorf("runwatch -v: exit %d, stderr %q: no hint to --version", code, errOut)
+	}
+	if _, _, errOut := runReal(t, env, "", "status", "-rf"); !strings.Contains(errOut, "unknown flag -rf") {
+		t.Errorf("status -rf: %q, want it named as typed", errOut)
+	}
+	if _, out, _ := runReal(t, env, "", "install", "--help"); strings.Contains(out, "--max-depth") || strings.Contains(out, "--stale-after") || !strings.Contains(out, "--config") {
+		t.Errorf("install --help lists flags that read runs:\n%s", out)
+	}
+	if code, _, errOut := runReal(t, env, "", "status", "--max-depth", "-1", t.TempDir()); code != exitUsage || !strings.Contains(errOut, "--max-depth -1 is negative") {
+		t.Errorf("status --max-depth -1: exit %d, stderr %q", code, errOut)
+	}
+	if _, out, _ := runReal(t, env, "", "__complete", "--"); !strings.Contains(out, "--help") || !strings.Contains(out, "--version") {
+		t.Errorf("runwatch --<TAB>: %q, want --help and --version", out)
+	}
+	if _, out, _ := runReal(t, env, "", "__complete", "status", "--"); !strings.Contains(out, "--help") || strings.Contains(out, "--version") {
+		t.Errorf("runwatch status --<TAB>: %q, want --help, not --version", out)
+	}
+}
+
+// TestSmallHabitsInTmux is point 15's dashboard half: foo:bar gets the hint is:bogus gets, and the
+// confirmation's "j/k to scroll" goes once scrolled to the end.
+func TestSmallHabitsInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 80, 24)
+	d.press(ui.ActFilter)
+	d.typeText("foo:bar")
+	d.send("enter")
+	d.waitText("foo:bar left out")
+	d.selectRun("iso26262")
+	d.press(ui.ActUnlock)
+	s := d.waitText("[y/N]")
+	if !strings.Contains(s, "to scroll") {
+		t.Fatalf("at 80x24 the unlock's preview fits: nothing to scroll\n%s", s)
+	}
+	for range 60 {
+		d.send("j")
+	}
+	d.waitScreen("the hint to go at the end of the preview", func(s string) bool {
+		return strings.Contains(s, "[y/N]") && !strings.Contains(s, "to scroll")
+	})
+	d.send("n")
+	d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "[y/N]") })
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+}
+
+// clickAt sends a left click at cell (x, y) (0-based) as an xterm SGR mouse report, what the terminal sends
+// when the program asked for mouse reports.
+func (d *tmuxDemo) clickAt(x, y int) {
+	d.t.Helper()
+	d.must("send-keys", "-t", "demo", "-l", fmt.Sprintf("\x1b[<0;%d;%dM\x1b[<0;%d;%dm", x+1, y+1, x+1, y+1))
+}
+
+// TestClickSelectsAndFocusesInTmux is point 8: a click on a run's row selects it, a click on a pane
+// focuses it (k9s, lazygit, htop); --no-mouse asks the terminal for no mouse reports, so its own selection
+// works.
+func TestClickSelectsAndFocusesInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 120, 40)
+	if flag := strings.TrimSpace(d.must("display", "-p", "-t", "demo", "#{mouse_any_flag}")); flag != "1" {
+		t.Errorf("the dashboard asks for no mouse reports (mouse_any_flag %q)", flag)
+	}
+	row := -1
+	for i, l := range strings.Split(d.screen(), "\n") {
+		if strings.Contains(l, "fix-typo") {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatalf("no fix-typo row:\n%s", d.screen())
+	}
+	d.clickAt(10, row)
+	d.waitText("Detail fix-typo")
+	timeline := -1
+	for i, l := range strings.Split(d.screen(), "\n") {
+		if strings.Contains(l, "Timeline") {
+			timeline = i
+		}
+	}
+	d.clickAt(20, timeline+2)
+	d.waitText("focus Timeline")
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+
+	off, exitOff := dashboardOn(t, 120, 40, demoWorkspace(t).Dir, "--no-mouse")
+	if flag := strings.TrimSpace(off.must("display", "-p", "-t", "demo", "#{mouse_any_flag}")); flag != "0" {
+		t.Errorf("--no-mouse still asks for mouse reports (mouse_any_flag %q): the terminal's selection is lost", flag)
+	}
+	off.press(ui.ActQuit)
+	off.waitExit(exitOff)
+}
+
+// TestLayoutAtTheEdgesInTmux is point 7, in part: at 280 columns Detail and the timeline get two fifths of
+// the width (the runs took 210, Detail 64); at 120x40 help's left column is not wrapped beside a half-blank
+// right one.
+func TestLayoutAtTheEdgesInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 280, 50)
+	for _, l := range strings.Split(d.screen(), "\n") {
+		if i := strings.Index(l, "╭─ Detail "); i >= 0 {
+			if at := len([]rune(l[:i])); at > 280-280*2/5 {
+				t.Errorf("at 280 columns Detail starts at column %d: %d columns for it", at, 280-at)
+			}
+		}
+	}
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+
+	d, _, exitFile = startDemo(t, 120, 40)
+	d.press(ui.ActHelp)
+	s := d.waitText("Help · ")
+	if !strings.Contains(s, "go to bottom (timeline: follow)") {
+		t.Errorf("at 120x40 help wraps its left column:\n%s", s)
+	}
+	d.press(ui.ActQuit)
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
 }

@@ -70,8 +70,10 @@ func (m Model) paneRects() [app.PaneCount]rect {
 	case layoutWide:
 		// Runs down the left; detail over timeline on the right, so both get the width long log lines and
 		// error messages need (lazygit's arrangement).
-		// The runs pane is exactly as wide as its table with everything shown; the rest is Detail's.
-		runsW := m.wideRunsWidth()
+		// The runs pane is as wide as its table with everything shown, short of two fifths of the width
+		// kept for Detail and the timeline: at 280 columns the runs took 210, mostly the blank cells beside
+		// the few long reasons, while Detail and the timeline cut their lines at 64.
+		runsW := min(m.wideRunsWidth(), m.width-max(sideMin, m.width*2/5))
 		detailH := body * 55 / 100
 		r[app.PaneRuns] = rect{runsW, body}
 		r[app.PaneDetail] = rect{m.width - runsW, detailH}

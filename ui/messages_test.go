@@ -134,7 +134,7 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 
 // TestHelpMarksKeysNotHere (issue 24 point 5): `?` still lists every key, and marks "(not here)" those the
 // focused item cannot take, by the same decision as the footer: on a resumable run's failed current stage R
-// retry is marked, U and S are not.
+// retry is marked, and U too, the run holding no lock (issue 36 point 6: U was refused when pressed); S is not.
 func TestHelpMarksKeysNotHere(t *testing.T) {
 	rs := model.Run{ID: "resumable-failed-20261201T000000Z", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
@@ -158,10 +158,12 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 			}
 			return strings.HasPrefix(strings.TrimLeft(screen[i+len(desc):], " "), keys.NotHereMark)
 		}
-		if !marked("retry failed phase") {
-			t.Errorf("from the %s: R retry is not marked %s on a resumable run's stage:\n%s", pane, keys.NotHereMark, screen)
+		for _, desc := range []string{"retry failed phase", "clear stale lock(s)"} {
+			if !marked(desc) {
+				t.Errorf("from the %s: %q is not marked %s on a resumable run without locks:\n%s", pane, desc, keys.NotHereMark, screen)
+			}
 		}
-		for _, desc := range []string{"clear stale lock(s)", "step run forward"} {
+		for _, desc := range []string{"step run forward"} {
 			if marked(desc) {
 				t.Errorf("from the %s: %q is marked %s on the run's current stage:\n%s", pane, desc, keys.NotHereMark, screen)
 			}

@@ -196,6 +196,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmd = m.handleKey(msg)
 	case tea.MouseWheelMsg:
 		cmd = m.wheel(msg.Mouse())
+	case tea.MouseClickMsg:
+		m.click(msg.Mouse())
 	}
 	if a.Selected != before {
 		m.detail.SelectionChanged()
@@ -296,29 +298,59 @@ func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// click is a left click, as in k9s, lazygit and htop: on a pane it focuses the pane, on a run's row it
+// selects the run. Over an overlay it does nothing (the overlay has its keys). --no-mouse leaves clicks to
+// the terminal, for its own selection.
+func (m *Model) click(ms tea.Mouse) {
+	if ms.Button != tea.MouseLeft || m.top() != nil {
+		return
+	}
+	p, y, ok := m.paneAtLine(ms.X, ms.Y)
+	if !ok {
+		return
+	}
+	if c, isCap := m.pane(m.app.Focus).(app.Capturer); isCap && c.Capturing() {
+		return // a prompt is open: a click must not leave it half typed
+	}
+	if m.app.Focus != p {
+		m.setFocus(p)
+	}
+	if p == app.PaneRuns {
+		// The pane's top border, then its header line, then the rows.
+		m.list.ClickRow(y - 2)
+	}
+}
+
 // paneAt is the pane drawn at cell (x, y) of the terminal.
 func (m *Model) paneAt(x, y int) (app.Pane, bool) {
+	p, _, ok := m.paneAtLine(x, y)
+	return p, ok
+}
+
+// paneAtLine is the pane drawn at cell (x, y) of the terminal and the line of the pane it is (0: its top
+// border).
+func (m *Model) paneAtLine(x, y int) (app.Pane, int, bool) {
 	y -= headerLines
 	if y < 0 || y >= m.bodyHeight() {
-		return 0, false
+		return 0, 0, false
 	}
 	rs := m.paneRects()
 	if m.layoutKind() == layoutWide {
 		switch {
 		case x < rs[app.PaneRuns].w:
-			return app.PaneRuns, true
+			return app.PaneRuns, y, true
 		case y < rs[app.PaneDetail].h:
-			return app.PaneDetail, true
+			return app.PaneDetail, y, true
 		}
-		return app.PaneTimeline, true
+		return app.PaneTimeline, y - rs[app.PaneDetail].h, true
 	}
 	for p := app.Pane(0); p < app.PaneCount; p++ {
 		if y < rs[p].h {
-			return p, rs[p].h > 0
+			return p, y, rs[p].h > 0
 		}
 		y -= rs[p].h
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // changeKeys act on the Detail pane's selection whichever pane has the focus (handleKey), as brief acts on
@@ -333,7 +365,7 @@ func (m *Model) helpNotHere(focused app.Component) map[string]bool {
 		maps.Copy(no, n.NotHere())
 	}
 	detail := m.detail.NotHere()
-	for _, act := range append(changeKeys, keys.ActBrief) {
+	for _, act := range append(changeKeys, keys.ActBrief, keys.ActInstall) {
 		if detail[act] {
 			no[act] = true
 		}

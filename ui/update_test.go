@@ -366,6 +366,19 @@ func TestTypedConfirmationForUnknownLock(t *testing.T) {
 	actor := &recordingActor{typed: "lead"}
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 	m = send(t, m, press("j")) // pay-flow: lock of unknown liveness
+	// Unnamed, an unknown lock is not cleared (the planner clears only stale ones): U is refused at once,
+	// by the rule help and the footer follow (issue 36 point 6). On the lock's own row in Detail it asks.
+	m = send(t, m, press("U"))
+	if m.confirmDialog() != nil || !strings.Contains(m.app.Msgs.ErrText(), "no stale lock") {
+		t.Fatalf("U on a run whose only lock is unknown, from the runs: dialog %v, message %q", m.confirmDialog() != nil, m.app.Msgs.ErrText())
+	}
+	m = send(t, m, press("tab"))
+	for i := 0; m.detail.Selection().Kind != app.RowLock; i++ {
+		if i > 40 {
+			t.Fatal("no lock row in Detail")
+		}
+		m = send(t, m, press("j"))
+	}
 	m = send(t, m, press("U"))
 	if m.confirmDialog() == nil {
 		t.Fatal("no dialog")

@@ -4,6 +4,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -63,25 +64,17 @@ func RequestAction(a *App, act string, sel RowID) tea.Cmd {
 		a.Fail(fmt.Errorf("%s: an action on %s is still being applied; wait for its outcome", act, text.Sanitize(run.ID)))
 		return nil
 	}
+	if why := a.NotHere(act, sel); why != "" {
+		a.Fail(errors.New(why))
+		return nil
+	}
 	req := ActionRequest{Action: act, Run: run}
 	switch act {
 	case keys.ActStep:
 		req.Stage = run.CurrentStage
 	case keys.ActRetry:
-		req.Stage = sel.Stage
-		if st := run.Stage(req.Stage); st == nil || st.Status != model.StageFailed {
-			req.Stage = firstFailedStage(run)
-		}
-		if req.Stage == "" {
-			a.Fail(fmt.Errorf("retry: %s has no failed %s", text.Sanitize(run.ID), run.Kind.StageWord()))
-			return nil
-		}
+		req.Stage = RetryStage(run, sel)
 	case keys.ActTick:
-		if sel.Kind != RowItem {
-			a.Fail(fmt.Errorf("tick: move to a checklist item in Detail first (%s, then %s/%s)",
-				a.Keys.First(keys.ActNextPane), a.Keys.First(keys.ActDown), a.Keys.First(keys.ActUp)))
-			return nil
-		}
 		req.Stage, req.Item = sel.Stage, sel.Key
 		req.Check = !checklistValue(run, sel.Stage, sel.Key)
 	case keys.ActUnlock:
@@ -111,6 +104,22 @@ func RequestInstall(a *App) tea.Cmd {
 		a.Fail(fmt.Errorf("read-only: install is disabled"))
 		return nil
 	}
+	if why := a.NotHere(keys.ActInstall, RowID{}); why != "" {
+		a.Note(why)
+		return nil
+	}
+	target := InstallTarget(a)
+	a.Note("asking " + target + " what it is…")
+	req, actor := ActionRequest{Action: keys.ActInstall, Host: target}, a.Actor
+	return func() tea.Msg {
+		p, err := actor.Plan(req)
+		return PlanMsg{Req: req, Planned: p, Err: err}
+	}
+}
+
+// InstallTarget is the host install acts on: the selected run's host when it needs runwatch, else the
+// first one whose health line says so; "" when none does.
+func InstallTarget(a *App) string {
 	var target string
 	for _, h := range a.Hosts {
 		if NeedsInstall(h) && target == "" {
@@ -124,16 +133,7 @@ func RequestInstall(a *App) tea.Cmd {
 			}
 		}
 	}
-	if target == "" {
-		a.Note("no host needs runwatch installed (install is for a host whose line says runwatch install)")
-		return nil
-	}
-	a.Note("asking " + target + " what it is…")
-	req, actor := ActionRequest{Action: keys.ActInstall, Host: target}, a.Actor
-	return func() tea.Msg {
-		p, err := actor.Plan(req)
-		return PlanMsg{Req: req, Planned: p, Err: err}
-	}
+	return target
 }
 
 func firstFailedStage(run model.Run) string {

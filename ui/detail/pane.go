@@ -132,37 +132,9 @@ func (p *Pane) toggle(run model.Run, stage string) {
 	o[stage] = !o[stage]
 }
 
-// notHere is the actions that cannot apply to the focused row as it is now. It is the one place that
-// decides it: the footer leaves these keys out, and the help overlay marks them "(not here)".
-func (p *Pane) NotHere() map[string]bool {
-	run, ok := p.app.SelectedRun()
-	if !ok {
-		return keys.Set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
-	}
-	no := map[string]bool{}
-	sel := p.SelectionOf(run)
-	switch sel.Kind {
-	case app.RowItem:
-		// A done stage's items are its record: tick refuses them.
-		if st := run.Stage(sel.Stage); st != nil && (st.Status == model.StageCompleted || st.Status == model.StageSkipped) {
-			no[keys.ActTick] = true
-		}
-		no[keys.ActStep] = !strings.EqualFold(sel.Stage, run.CurrentStage)
-	case app.RowLock:
-		for _, l := range run.Locks {
-			if l.Path == sel.Key && l.Verdict == model.VerdictLive {
-				no[keys.ActUnlock] = true
-			}
-		}
-	case app.RowStage:
-		// Retry resets a failed jonggrang phase; a resumable run's failed stage is resumed by its agent.
-		if st := run.Stage(sel.Stage); st == nil || st.Status != model.StageFailed || run.Kind != model.KindJonggrang {
-			no[keys.ActRetry] = true
-		}
-		no[keys.ActStep] = !strings.EqualFold(sel.Stage, run.CurrentStage)
-	}
-	return no
-}
+// NotHere is the actions that cannot apply to the focused row as it is now, by app.NotHere, the one rule
+// the footer, the help overlay's "(not here)" and the refusal of a key pressed all follow.
+func (p *Pane) NotHere() map[string]bool { return p.app.NotHereSet(p.Selection()) }
 
 func (p *Pane) ShortHelp() []key.Binding {
 	k := p.app.Keys
@@ -284,8 +256,9 @@ func (p *Pane) move(act string) {
 		p.top = idx - h + 1
 	}
 	if act == keys.ActBottom {
-		// Show the end of the text, as long as the focused row stays on screen.
-		p.top = app.Clamp(len(rows)-h, 0, idx)
+		// The end of the text, as g shows its top: the last focusable row is focused, and the Time bars and
+		// problems below it are shown (it stopped at the last phase with "↓ 30 more" on the border).
+		p.top = max(0, len(rows)-h)
 	}
 	if act == keys.ActTop {
 		p.top = 0

@@ -176,7 +176,8 @@ func (c *Confirm) View() string {
 	shown := c.view.lines()
 	shown = shown[:min(len(shown), max(0, c.view.total()-c.view.vp.YOffset()))]
 	lines = append(lines, shown...)
-	if c.view.total() > len(shown) {
+	if c.view.vp.YOffset()+len(shown) < c.view.total() {
+		// Only while there is more below: scrolled to the end, the hint had nothing left to point at.
 		lines = append(lines, t.Dim.Render(fmt.Sprintf("… %d lines, j/k to scroll", c.view.total())))
 	}
 	lines = append(lines, "")

@@ -104,8 +104,15 @@ func (hv *Help) Content(w, h int) []string {
 			ln, rn := need(left), need(right)
 			colW := ln
 			if ln+rn > w {
-				// Both cannot be whole on one line: share the width by need, and wrap what is longer.
-				colW = w * ln / (ln + rn)
+				// Both cannot be whole on one line: the split that wraps least (shared by need, the left
+				// column wrapped at 120 columns while the right had 30 blank cells).
+				best, wrapped := 0, 0
+				for c := w / 3; c <= w-w/3; c++ {
+					l, r := len(wrapHelp(left, c-2)), len(wrapHelp(right, w-c))
+					if tall := max(l, r); best == 0 || tall < best || tall == best && l+r < wrapped {
+						best, wrapped, colW = tall, l+r, c
+					}
+				}
 			}
 			left, right = wrapHelp(left, colW-2), wrapHelp(right, w-colW)
 			merged := make([]string, 0, max(len(left), len(right)))

@@ -25,6 +25,9 @@ func parseFilter(s string) []filterTerm {
 		}
 		if f, v, ok := strings.Cut(w, ":"); ok && (f == "is" || f == "kind" || f == "has" || f == "host") {
 			t.field, w = f, v
+		} else if ok && v != "" && isFieldName(f) {
+			// foo:bar reads as a field no run has: said as is:bogus is, not searched for as text.
+			t.field = unknownField
 		}
 		if w == "" {
 			continue // a lone "!" or "is:" while typing matches everything
@@ -33,6 +36,19 @@ func parseFilter(s string) []filterTerm {
 		terms = append(terms, t)
 	}
 	return terms
+}
+
+// unknownField marks a word written as field:value whose field the filter does not have.
+const unknownField = "?"
+
+// isFieldName says f is written as a filter field would be: a word of letters.
+func isFieldName(f string) bool {
+	for _, r := range f {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return f != ""
 }
 
 // filterValues are the words each field takes (is: also takes any run status, or its start).
@@ -47,6 +63,12 @@ var filterValues = map[string][]string{
 // starts one of them (is:st while typing) is fine.
 func unknownTerms(terms []filterTerm) (out, words []string) {
 	for _, t := range terms {
+		if t.field == unknownField {
+			f, _, _ := strings.Cut(t.text, ":")
+			out = append(out, t.word+" left out: "+f+": is no filter field; the fields are is:, kind:, has: and host:")
+			words = append(words, t.word)
+			continue
+		}
 		vals, ok := filterValues[t.field]
 		if !ok {
 			continue

@@ -116,7 +116,10 @@ func (p *Pane) ShortHelp() []key.Binding {
 // act on. The footer leaves them out and the help overlay marks them "(not here)".
 func (p *Pane) NotHere() map[string]bool {
 	if _, ok := p.app.SelectedRun(); !ok || len(p.order) == 0 {
-		return keys.Set(keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActTick, keys.ActStep, keys.ActUnlock, keys.ActRetry, keys.ActPause, keys.ActUndo)
+		// No run in the list: app.NotHere's word on every key that acts on one.
+		no := keys.Set(app.RuledKeys...)
+		delete(no, keys.ActInstall)
+		return no
 	}
 	return nil
 }
@@ -205,6 +208,14 @@ func (p *Pane) setFilter(f string) {
 	p.filter = f
 	p.terms = parseFilter(f)
 	p.Resort()
+}
+
+// ClickRow selects the run on row i of the rows shown (0: the first under the header); nothing when there
+// is no run there.
+func (p *Pane) ClickRow(i int) {
+	if i >= 0 && i < p.rowsH() && p.top+i < len(p.order) {
+		p.moveTo(p.top + i)
+	}
 }
 
 func (p *Pane) moveTo(i int) {

@@ -460,7 +460,13 @@ steps:
 	for id := range ColCount {
 		if lay.show[id] && id != colWhy {
 			f := lay.form(id)
-			lay.cols = append(lay.cols, shownCol{id: id, form: f, width: ms.width[id][f]})
+			col := shownCol{id: id, form: f, width: ms.width[id][f]}
+			if id == colChanged && p.sortBy == SortChanged {
+				// The column the list is sorted by comes straight after the name, as the README says.
+				lay.cols = append([]shownCol{col}, lay.cols...)
+				continue
+			}
+			lay.cols = append(lay.cols, col)
 		}
 	}
 	return lay, w - max(0, left)

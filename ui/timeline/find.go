@@ -45,6 +45,10 @@ func (tl *timeline) setSearch(q string, regex, forward bool, h int) tea.Cmd {
 
 // findNext is n (same direction as the search) and N (the other way).
 func (tl *timeline) findNext(same bool, h int) tea.Cmd {
+	if tl.srch.re == nil && tl.last.pattern != "" {
+		// The search of the run left, taken up here.
+		return tl.setSearch(tl.last.pattern, tl.last.regex, tl.last.forward == same, h)
+	}
 	if tl.srch.re == nil {
 		tl.marker = "no search: press / first"
 		return nil
@@ -109,15 +113,11 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 		tl.marker = notFound(kind)
 		return nil
 	}
-	n := tl.src.Len()     // the log's lines, also when filtered: from is a log line
-	startWrapped := false // "next" from the last line starts over at the top: that is a wrap too
-	if kind == findMatch {
-		startWrapped = from < 0 || from >= n
-		from = (from%n + n) % n
-	} else if from < 0 || from >= n {
-		tl.marker = notFound(kind)
-		return nil
-	}
+	n := tl.src.Len() // the log's lines, also when filtered: from is a log line
+	// "next" from the last line starts over at the top: that is a wrap too. Errors wrap as matches do (n/N
+	// and e/E alike, as in less).
+	startWrapped := from < 0 || from >= n
+	from = (from%n + n) % n
 	if tl.cancel != nil {
 		tl.cancel()
 		tl.cancel = nil
@@ -128,7 +128,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 	if !async {
 		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward}
 		if kind == findError {
-			msg.line, msg.ok = src.Search(errorPattern, from, forward)
+			msg.line, msg.ok, msg.wrapped = wrapAround(n, from, forward, startWrapped, func(from int) (int, bool) { return src.Search(errorPattern, from, forward) })
 		} else if ms, ok := src.(*MemSource); ok {
 			hit, err := runlog.FindLines(ms.lines, re, from, forward)
 			msg.line, msg.ok, msg.wrapped = hit.Line, err == nil, hit.Wrapped || startWrapped
@@ -148,11 +148,11 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 		switch lf, isLF := src.(levelFinder); {
 		case kind == findError && isLF:
 			// NextLevel has no context; errors are common, so it returns soon in real logs.
-			msg.line, msg.ok = lf.NextLevel(from, model.LevelError, forward)
+			msg.line, msg.ok, msg.wrapped = wrapAround(n, from, forward, startWrapped, func(from int) (int, bool) { return lf.NextLevel(from, model.LevelError, forward) })
 		case kind == findError:
 			cs, _ := src.(contextSearcher)
 			if cs != nil {
-				msg.line, msg.ok = cs.SearchContext(ctx, errorPattern, from, forward)
+				msg.line, msg.ok, msg.wrapped = wrapAround(n, from, forward, startWrapped, func(from int) (int, bool) { return cs.SearchContext(ctx, errorPattern, from, forward) })
 			}
 		default:
 			hit, err := fd.Find(ctx, re, from, forward, prog)
@@ -163,9 +163,23 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 	return tea.Batch(search, tl.tickCmd())
 }
 
+// wrapAround is find from `from` to the end of n lines (the start, backward), then from the other end: the
+// second half of the search wraps.
+func wrapAround(n, from int, forward, wrapped bool, find func(from int) (int, bool)) (int, bool, bool) {
+	if line, ok := find(from); ok {
+		return line, true, wrapped
+	}
+	start := 0
+	if !forward {
+		start = n - 1
+	}
+	line, ok := find(start)
+	return line, ok, ok
+}
+
 func notFound(kind findKind) string {
 	if kind == findError {
-		return "no more errors"
+		return "no errors in the log"
 	}
 	return "pattern not found"
 }

@@ -133,6 +133,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			if pattern == "" {
 				// As in less and vim: enter on an empty prompt searches for the last pattern again.
 				pattern = p.srch.pattern
+				if pattern == "" {
+					pattern = p.last.pattern
+				}
 			}
 			return p.setSearch(pattern, p.InRegex, p.inForward, h)
 		case "tab":

@@ -44,8 +44,13 @@ type timeline struct {
 	top, cursor int
 	follow      bool
 	absolute    bool
+	days        bool // the entries shown are of more than one day: absolute times carry their date
 
-	srch   tlSearch
+	srch tlSearch
+	// last is the search of a run left (its pattern and kind): n and enter on an empty prompt search for it
+	// again in this run, as less does in the next file, but it is not this run's search until then (the
+	// title of another run read "/lock · no matches").
+	last   tlSearch
 	marker string // e.g. "log truncated", shown once in the title
 
 	seq    int                // the search whose answer is awaited
@@ -174,8 +179,16 @@ func (tl *timeline) readWindow(h int) {
 	}
 	tl.windowFrom = tl.top
 	tl.windowEntries = make([]model.LogEntry, len(tl.window))
+	tl.days = false
+	var day string
 	for i, raw := range tl.window {
-		tl.windowEntries[i] = parseLine(raw)
+		e := parseLine(raw)
+		tl.windowEntries[i] = e
+		if e.HasTime {
+			d := e.Time.UTC().Format(time.DateOnly)
+			tl.days = tl.days || day != "" && d != day
+			day = d
+		}
 	}
 }
 
@@ -387,8 +400,11 @@ func (tl *timeline) close() {
 	}
 	tl.srch.stopCount()
 	tl.srch.stopFilter()
-	srch := tlSearch{pattern: tl.srch.pattern, regex: tl.srch.regex, re: tl.srch.re, forward: tl.srch.forward}
-	*tl = timeline{follow: true, absolute: tl.absolute, srch: srch, wrap: tl.wrap, width: tl.width, height: tl.height}
+	last := tl.last
+	if tl.srch.pattern != "" {
+		last = tlSearch{pattern: tl.srch.pattern, regex: tl.srch.regex, forward: tl.srch.forward}
+	}
+	*tl = timeline{follow: true, absolute: tl.absolute, last: last, wrap: tl.wrap, width: tl.width, height: tl.height}
 }
 
 func (tl *timeline) move(act string, h int) {
@@ -458,11 +474,18 @@ func (tl *timeline) widest() int {
 }
 
 func (tl *timeline) TimeWidth() int {
+	if tl.absolute && tl.days {
+		return len(absoluteDayStamp)
+	}
 	if tl.absolute {
 		return 8
 	}
 	return 6
 }
+
+// absoluteDayStamp is t's time with its date, for entries of more than one day (21:14:08 then 00:03:11
+// read as one evening).
+const absoluteDayStamp = "Jan 02 15:04:05"
 
 // PrefixWidth is the time column and level glyph before each message.
 func (tl *timeline) PrefixWidth() int { return tl.TimeWidth() + 3 }
@@ -500,6 +523,9 @@ func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool)
 	var l *text.RichLine
 	if e.HasTime {
 		stamp := e.Time.UTC().Format("15:04:05")
+		if tl.days {
+			stamp = e.Time.UTC().Format(absoluteDayStamp)
+		}
 		if !tl.absolute {
 			stamp = model.HumanAge(now.Sub(e.Time))
 			if d := strings.IndexByte(stamp, 'd'); len(stamp) > timeW && d > 0 {

@@ -1,0 +1,110 @@
+// The one rule that says whether a key can act where the person is: the footer leaves out the keys it
+// refuses, help marks them "(not here)", and the key itself, pressed, is refused with its reason. Before
+// it, each kept its own list, and on a jonggrang run with no locks help marked only R while U, space and I
+// were refused when pressed.
+
+package app
+
+import (
+	"fmt"
+
+	"runwatch/model"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+)
+
+// RuledKeys are the keys NotHere decides: those that act on the selected run (the change keys on Detail's
+// selection), and install, which acts on a host.
+var RuledKeys = []string{keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActUnlock, keys.ActStep, keys.ActTick,
+	keys.ActRetry, keys.ActPause, keys.ActUndo, keys.ActInstall}
+
+// NotHere says why act cannot act on the selected run with Detail's focused row sel, or "" when it can. It
+// knows only what the run as read shows (its kind, locks, stages, hosts); the plan behind a key that passes
+// still reads the files and may refuse, with the files' reason.
+func (a *App) NotHere(act string, sel RowID) string {
+	if act == keys.ActInstall {
+		if InstallTarget(a) == "" {
+			return "no host needs runwatch installed (install is for a host whose line says runwatch install)"
+		}
+		return ""
+	}
+	run, ok := a.SelectedRun()
+	if !ok {
+		for _, k := range RuledKeys {
+			if k == act {
+				return "no run selected"
+			}
+		}
+		return ""
+	}
+	id := text.Sanitize(run.ID)
+	switch act {
+	case keys.ActTick:
+		if run.Kind != model.KindResumable {
+			return fmt.Sprintf("tick: %s is a jonggrang run; checklists belong to resumable runs", id)
+		}
+		if sel.Kind != RowItem {
+			return fmt.Sprintf("tick: move to a checklist item in Detail first (%s, then %s/%s)",
+				a.Keys.First(keys.ActNextPane), a.Keys.First(keys.ActDown), a.Keys.First(keys.ActUp))
+		}
+		if st := run.Stage(sel.Stage); st != nil && (st.Status == model.StageCompleted || st.Status == model.StageSkipped) {
+			return fmt.Sprintf("tick: stage %s is done; its items are its record", text.Sanitize(st.Key))
+		}
+	case keys.ActUnlock:
+		if len(run.Locks) == 0 {
+			return fmt.Sprintf("unlock: %s holds no lock files", id)
+		}
+		for _, l := range run.Locks {
+			if sel.Kind == RowLock && l.Path == sel.Key {
+				if l.Verdict == model.VerdictLive {
+					return "unlock: this lock is live: its holder still runs"
+				}
+				return ""
+			}
+		}
+		for _, l := range run.Locks {
+			if l.Verdict == model.VerdictStale {
+				return ""
+			}
+		}
+		return fmt.Sprintf("unlock: %s has no stale lock; an unknown one is cleared by selecting it in Detail", id)
+	case keys.ActRetry:
+		if run.Kind != model.KindJonggrang {
+			return fmt.Sprintf("retry: %s is a resumable run; its agent resumes a failed stage", id)
+		}
+		if RetryStage(run, sel) == "" {
+			return fmt.Sprintf("retry: %s has no failed %s", id, run.Kind.StageWord())
+		}
+	case keys.ActPause:
+		if run.Kind != model.KindJonggrang {
+			return fmt.Sprintf("pause: %s is a resumable run; between invocations it is already paused", id)
+		}
+		if run.Status == model.StatusCompleted || run.Archived {
+			return fmt.Sprintf("pause: %s is %s; nothing to pause", id, run.Status)
+		}
+	case keys.ActStep:
+		if run.Status == model.StatusCompleted || run.Archived {
+			return fmt.Sprintf("step: %s is %s; nothing to step", id, run.Status)
+		}
+	}
+	return ""
+}
+
+// NotHereSet is NotHere for every ruled key: the set the footer leaves out and help marks.
+func (a *App) NotHereSet(sel RowID) map[string]bool {
+	no := map[string]bool{}
+	for _, act := range RuledKeys {
+		if a.NotHere(act, sel) != "" {
+			no[act] = true
+		}
+	}
+	return no
+}
+
+// RetryStage is the stage R retries: the focused one when it failed, else the run's first failed one.
+func RetryStage(run model.Run, sel RowID) string {
+	if st := run.Stage(sel.Stage); st != nil && st.Status == model.StageFailed {
+		return st.Key
+	}
+	return firstFailedStage(run)
+}
