@@ -46,9 +46,11 @@ func (m Model) layoutKind() layoutKind {
 		return layoutTooSmall
 	case m.width < stackedMin:
 		return layoutSingle
-	case m.width-m.wideRunsWidth() < sideMin:
+	case m.width-m.wideRunsWidth() < max(sideMin, m.width*2/5):
 		// Beside Detail the table would have to give up what it shows at full width a column narrower:
-		// stacked, it keeps the whole width (a wider terminal never shows less).
+		// stacked, it keeps the whole width (a wider terminal never shows less). Detail and the timeline
+		// get two fifths of the width at least: at 280 columns the runs took 210, mostly blank cells beside
+		// a few long reasons, while Detail and the timeline cut their lines at 64.
 		return layoutStacked
 	}
 	return layoutWide
@@ -70,10 +72,8 @@ func (m Model) paneRects() [app.PaneCount]rect {
 	case layoutWide:
 		// Runs down the left; detail over timeline on the right, so both get the width long log lines and
 		// error messages need (lazygit's arrangement).
-		// The runs pane is as wide as its table with everything shown, short of two fifths of the width
-		// kept for Detail and the timeline: at 280 columns the runs took 210, mostly the blank cells beside
-		// the few long reasons, while Detail and the timeline cut their lines at 64.
-		runsW := min(m.wideRunsWidth(), m.width-max(sideMin, m.width*2/5))
+		// The runs pane is exactly as wide as its table with everything shown; the rest is Detail's.
+		runsW := m.wideRunsWidth()
 		detailH := body * 55 / 100
 		r[app.PaneRuns] = rect{runsW, body}
 		r[app.PaneDetail] = rect{m.width - runsW, detailH}

@@ -457,6 +457,12 @@ steps:
 			break steps
 		}
 	}
+	if more := min(max(0, left), ms.nameNeed-lay.nameW); more > 0 {
+		// A step the width cannot pay for leaves its cells to the name: at 50 columns names were cut to
+		// look-alike ends (fix-b…s-mx9aibey) beside blank cells.
+		lay.nameW += more
+		left -= more
+	}
 	for id := range ColCount {
 		if lay.show[id] && id != colWhy {
 			f := lay.form(id)
