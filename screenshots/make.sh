@@ -2,11 +2,13 @@
 # Regenerates the dashboard screenshots: the real model renders the demo workspace (fixed seed and clock) at fixed sizes (see
 # ui/screenshots_test.go), and freeze turns each frame into a PNG.
 #   screenshots/make.sh            (from the repository root)
-# Needs: go, and freeze (go install github.com/charmbracelet/freeze@v0.2.2).
+# Needs: go, freeze (go install github.com/charmbracelet/freeze@v0.2.2), rsvg-convert (librsvg2-bin) and the
+# DejaVu Sans Mono font.
 set -eu
 cd "$(dirname "$0")/.."
 freeze="${FREEZE:-$(command -v freeze || echo "$HOME/go/bin/freeze")}"
 [ -x "$freeze" ] || { echo "make.sh: freeze not found; go install github.com/charmbracelet/freeze@v0.2.2" >&2; exit 1; }
+command -v rsvg-convert >/dev/null || { echo "make.sh: rsvg-convert not found; apt-get install librsvg2-bin" >&2; exit 1; }
 frames="$(mktemp -d)"
 trap 'rm -rf "$frames"' EXIT
 RUNWATCH_SCREENSHOTS="$frames" go test ./ui -run '^TestScreenshots$' -count=1
@@ -19,7 +21,11 @@ for f in "$frames"/*.ansi; do
 	# on white made the names look faint when the theme draws them in the terminal's own colour).
 	bg=""
 	case "$name" in *-light) bg="--theme github --background #ffffff" ;; esac
+	# freeze v0.2.2's own PNG renderer crashes on some machines (unsafe.Slice: len out of range) and, where it
+	# does not, draws in a proportional font when JetBrains Mono is not installed: its SVG, in a monospace
+	# font that is (DejaVu Sans Mono), is made a PNG by rsvg-convert (librsvg2-bin).
 	# shellcheck disable=SC2086 # bg is four words or none
-	{ cat "$f"; printf '\n '; } | "$freeze" --language ansi --window --font.size 7 $bg -o "screenshots/$name.png"
+	{ cat "$f"; printf '\n '; } | "$freeze" --language ansi --window --font.size 7 --font.family "DejaVu Sans Mono" $bg -o "$frames/$name.svg" >/dev/null
+	rsvg-convert --zoom 4 "$frames/$name.svg" -o "screenshots/$name.png"
 	echo "screenshots/$name.png"
 done
