@@ -592,9 +592,23 @@ func TestLayoutAtTheEdgesInTmux(t *testing.T) {
 	d.press(ui.ActQuit)
 	d.waitExit(exitFile)
 
+	// At 80x24 the confirmation draws paths relative to the run's folder (its title names it), so the
+	// changed lines are above the fold.
+	d, _, exitFile = startDemo(t, 80, 24)
+	d.selectRun("iso26262")
+	d.press(ui.ActUnlock)
+	s := d.waitText("[y/N]")
+	if !strings.Contains(s, "--- lock/active.lock") || !strings.Contains(s, `-{"acquired_at_utc"`) || strings.Contains(s, "/reports/iso26262-mining-2026") && !strings.Contains(s, "Confirm unlock · in") {
+		t.Errorf("at 80x24 the confirmation spends its lines on absolute paths:\n%s", s)
+	}
+	d.send("n")
+	d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "[y/N]") })
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+
 	d, _, exitFile = startDemo(t, 120, 40)
 	d.press(ui.ActHelp)
-	s := d.waitText("Help · ")
+	s = d.waitText("Help · ")
 	if !strings.Contains(s, "go to bottom (timeline: follow)") {
 		t.Errorf("at 120x40 help wraps its left column:\n%s", s)
 	}

@@ -38,9 +38,19 @@ type Confirm struct {
 func NewConfirm(a *app.App, req app.ActionRequest, p app.Planned) *Confirm {
 	c := &Confirm{app: a, req: req, planned: p, word: p.TypedConfirmation()}
 	c.Preview = text.SanitizeLines(strings.TrimRight(p.Preview(), "\n"))
+	// Drawn with paths relative to the run's folder (the title names it): at 80x24 the absolute paths
+	// wrapped over the lines that were the point, and pushed the changed lines below the fold.
+	under := ""
+	if req.Run.Dir != "" {
+		under = text.Sanitize(req.Run.Dir) + "/"
+	}
 	var styled []string
 	for _, l := range c.Preview {
-		styled = append(styled, c.diffStyle(l).Render(l))
+		shown := l
+		if under != "" {
+			shown = strings.ReplaceAll(l, under, "")
+		}
+		styled = append(styled, c.diffStyle(l).Render(shown))
 	}
 	c.view = newScrollView(styled, true)
 	if c.word != "" {
@@ -182,7 +192,11 @@ func (c *Confirm) View() string {
 	}
 	lines = append(lines, "")
 	lines = append(lines, c.question()...)
-	return theme.Box(t, "Confirm "+c.req.Action, lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, c.view.scroll())
+	title := "Confirm " + c.req.Action
+	if c.req.Run.Dir != "" {
+		title += " · in " + text.Sanitize(c.req.Run.Dir)
+	}
+	return theme.Box(t, title, lines, min(c.w, inner+4), min(c.h, len(lines)+2), true, c.view.scroll())
 }
 
 // diffStyle styles a preview line by its unified-diff prefix; the +/- stays visible, so colour only doubles it.
