@@ -140,8 +140,8 @@ type mdWriter struct {
 // current stage was said whole four times (Where to restart, Restart at, Failed, Still to do).
 func (w *mdWriter) refOnce(r StageRef) string {
 	s := refLine(r)
-	if w.said[s] {
-		return r.label() + " — " + oneLine(r.Status) + " (above)"
+	if short := r.label() + " — " + oneLine(r.Status); w.said[s] && s != short {
+		return short + " (above)"
 	}
 	if w.said == nil {
 		w.said = map[string]bool{}
