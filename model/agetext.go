@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +18,10 @@ type ageText struct {
 	ahead bool
 	// was is the text as rendered when it was judged: how it is found inside longer texts built from it.
 	was string
+	// least, when set, is the threshold the age has passed to be said at all: an age that whole minutes
+	// would word shorter than it (90 s reads "1m") reads "over 90s", so the text never contradicts the
+	// rule that raised it.
+	least time.Duration
 }
 
 // newAgeText builds the text for the instant now.
@@ -27,6 +32,21 @@ func newAgeText(head string, from time.Time, tail string, ahead bool, now time.T
 }
 
 func (a ageText) set() bool { return !a.from.IsZero() }
+
+// newAgeTextPast is newAgeText for an age said because it passed least.
+func newAgeTextPast(head string, from time.Time, tail string, least time.Duration, now time.Time) ageText {
+	a := ageText{head: head, tail: tail, from: from, least: least}
+	a.was = a.render(now, HumanDuration)
+	return a
+}
+
+// exactly words a threshold without rounding it: 90 s is "90s", where HumanDuration reads "1m".
+func exactly(d time.Duration) string {
+	if d%time.Minute != 0 && d < time.Hour {
+		return fmt.Sprintf("%ds", int64(d/time.Second))
+	}
+	return HumanDuration(d)
+}
 
 // at is the text for a screen drawn at now: an age reads as HumanAge words it, a time left in full.
 func (a ageText) at(now time.Time) string {
@@ -41,6 +61,9 @@ func (a ageText) render(now time.Time, how func(time.Duration) string) string {
 	d := now.Sub(a.from)
 	if a.ahead {
 		d = -d
+	}
+	if a.least > 0 && d >= a.least && d >= time.Minute && d.Truncate(time.Minute) < a.least {
+		return a.head + "over " + exactly(a.least) + a.tail
 	}
 	return a.head + how(max(0, d)) + a.tail
 }

@@ -539,8 +539,8 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		}
 		r.Status = StatusStalled
 		at := Attention{NeedsYou: true, Rank: 0, Code: AttentionOrphaned, Action: ActionResume, Command: "runwatch brief " + shellWord(f.ID),
-			age: newAgeText(f.Label+" is marked running but nothing has run it for ", *f.ActiveAt,
-				"; the orchestrator is gone (no live agent lock, no live worker): resume it", false, now)}
+			age: newAgeTextPast(f.Label+" is marked running but nothing has run it for ", *f.ActiveAt,
+				"; the orchestrator is gone (no live agent lock, no live worker): resume it", after, now)}
 		at.Reason = at.age.was
 		r.Attention = at
 		return r
@@ -562,8 +562,8 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		return r
 	}
 	at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellWord(f.ID),
-		age: newAgeText(f.Who+" is alive but "+f.Label+" has been silent for ", *f.ActiveAt,
-			"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", false, now)}
+		age: newAgeTextPast(f.Who+" is alive but "+f.Label+" has been silent for ", *f.ActiveAt,
+			"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", after, now)}
 	at.Reason = at.age.was
 	r.Attention = at
 	return r

@@ -77,6 +77,30 @@ func TestOrphanedAfterGrace(t *testing.T) {
 	}
 }
 
+// TestAnAgeNeverReadsShorterThanItsThreshold (issue 36 point 10): with a 90 s grace, an orphan found at
+// 95 s read "nothing has run it for 1m" in whole minutes, less than the grace it had passed; it reads "for
+// over 90s" until whole minutes can say it.
+func TestAnAgeNeverReadsShorterThanItsThreshold(t *testing.T) {
+	rules := LivenessRules{OrphanAfter: 90 * time.Second}
+	r := orphanRun()
+	JudgeTime(&r, t0.Add(95*time.Second), rules, nil)
+	at := r.Attention
+	if at.Code != AttentionOrphaned {
+		t.Fatalf("past a 90s grace: %+v", at)
+	}
+	for _, c := range []struct {
+		at   time.Duration
+		want string
+	}{{95 * time.Second, "for over 90s;"}, {119 * time.Second, "for over 90s;"}, {2 * time.Minute, "for 2m;"}, {10 * time.Minute, "for 10m;"}} {
+		if got := at.ReasonAt(t0.Add(c.at)); !strings.Contains(got, c.want) {
+			t.Errorf("at %s: %q, want %q", c.at, got, c.want)
+		}
+	}
+	if !strings.Contains(at.Reason, "for over 90s;") {
+		t.Errorf("as judged (status): %q", at.Reason)
+	}
+}
+
 // quietRun is a resumable run of task mine at S1 (started at t0), held by live pid 4242, last written at t0.
 func quietRun(key string) Run {
 	r := Run{ID: key, Kind: KindResumable, StatePath: "/r/" + key + "/state.env", CurrentStage: "S1", ActiveAt: tp(0),
