@@ -10,7 +10,7 @@
 //
 //	c, err := launch.Prepare(cfg.ResumeCommand, run, env)  // errors.Is(err, launch.ErrNoTemplate): show launch.HowToConfigure
 //	confirm(c.String())                                    // the exact command, shell-quoted
-//	if c.InTmux { err = c.LaunchInTmux(ctx) }              // a new tmux window; the dashboard stays
+//	if c.InTmux { l, err = c.LaunchInTmux(ctx) }           // a new tmux window (l its pane); the dashboard stays
 //	else { return tea.ExecProcess(c.ForegroundCmd(), done) } // dashboard suspended, stdio attached, restored after
 //
 // RunForeground runs the same *exec.Cmd with given stdio, for callers outside Bubble Tea and for tests.
@@ -126,6 +126,8 @@ type Command struct {
 	InTmux bool
 	// WindowName names the tmux window.
 	WindowName string
+	// StatePath is the run's state file, which the record of a launch names.
+	StatePath string
 }
 
 // Prepare renders the template configured for run's convention.
@@ -140,7 +142,7 @@ func Prepare(templates map[string]string, run model.Run, env model.Env) (*Comman
 		return nil, err
 	}
 	return &Command{Kind: string(run.Kind), Template: tmpl, Argv: argv, Dir: d.WorkDir, InTmux: os.Getenv("TMUX") != "",
-		WindowName: windowName(run.ID)}, nil
+		WindowName: windowName(run.ID), StatePath: run.StatePath}, nil
 }
 
 // Check parses a resume command template and renders it over a sample run, so a config loader reports a
@@ -264,7 +266,8 @@ func (c *Command) TmuxArgs() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot find runwatch's own binary to start the window in %s: %w", c.Dir, err)
 	}
-	args := []string{"new-window", "-n", c.WindowName, "--"}
+	// -P -F: tmux prints the new pane, which the launch records so the run's agent can be found there.
+	args := []string{"new-window", "-P", "-F", "#{pane_id} #{pane_pid}", "-n", c.WindowName, "--"}
 	for _, a := range append([]string{self, InDirCommand, c.Dir, "--"}, c.Argv...) {
 		args = append(args, tmuxsafe.Arg(a))
 	}
@@ -292,25 +295,32 @@ func ExecInDir(args []string, stdin io.Reader, stderr io.Writer) int {
 	return 1
 }
 
-// LaunchInTmux opens the command in a new tmux window and returns once tmux has created it.
-func (c *Command) LaunchInTmux(ctx context.Context) error {
+// LaunchInTmux opens the command in a new tmux window and returns once tmux has created it, with the pane it
+// opened.
+func (c *Command) LaunchInTmux(ctx context.Context) (Launched, error) {
 	ctx, cancel := context.WithTimeout(ctx, tmuxTimeout)
 	defer cancel()
 	args, err := c.TmuxArgs()
 	if err != nil {
-		return err
+		return Launched{}, err
 	}
 	cmd := exec.CommandContext(ctx, "tmux", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	out, err := cmd.Output()
+	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return fmt.Errorf("tmux new-window: %s", msg)
+		return Launched{}, fmt.Errorf("tmux new-window: %s", msg)
 	}
-	return nil
+	l := Launched{StatePath: c.StatePath, At: time.Now().UTC()}
+	l.Socket, _, _ = strings.Cut(os.Getenv("TMUX"), ",")
+	if _, err := fmt.Sscanf(string(out), "%s %d", &l.PaneID, &l.PanePID); err != nil || !strings.HasPrefix(l.PaneID, "%") {
+		return Launched{}, fmt.Errorf("tmux new-window opened a window but did not say its pane (%q)", strings.TrimSpace(string(out)))
+	}
+	return l, nil
 }
 
 // String is the exact command, shell-quoted, for the confirmation.

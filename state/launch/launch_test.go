@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,6 +228,7 @@ func TestLaunchInTmux(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	tmux("new-session", "-d", "-s", "runwatch-test", "-x", "80", "-y", "20")
+	tmux("set-option", "-g", "remain-on-exit", "on") // the pane stays to be asked about once its command ends
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	pid := tmux("display-message", "-p", "-t", "runwatch-test", "#{pid}")
 	session := tmux("display-message", "-p", "-t", "runwatch-test", "#{session_id}")
@@ -244,10 +246,16 @@ func TestLaunchInTmux(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.LaunchInTmux(ctx); err != nil {
+	launched, err := c.LaunchInTmux(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	waitForFile(ctx, t, record, "the tmux window never ran the command")
+	// The launch says the pane it opened, as tmux lists it: what goto finds the agent by.
+	if got := tmux("display-message", "-p", "-t", launched.PaneID, "#{pane_id} #{pane_pid} #{window_name}"); got !=
+		fmt.Sprintf("%s %d %s", launched.PaneID, launched.PanePID, c.WindowName) || launched.Socket != sock || launched.StatePath != run.StatePath {
+		t.Fatalf("launch says %+v; tmux says %q", launched, got)
+	}
 	if got, want := readRecord(t, record), expectedArgs(run); !reflect.DeepEqual(got, want) {
 		t.Fatalf("recorded arguments\n%q\nwant\n%q", got, want)
 	}
@@ -263,7 +271,7 @@ func TestLaunchInTmux(t *testing.T) {
 	if err := os.Remove(record); err != nil {
 		t.Fatal(err)
 	}
-	if err := one.LaunchInTmux(ctx); err != nil {
+	if _, err := one.LaunchInTmux(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitForFile(ctx, t, record, "the one-word command never ran")
@@ -281,7 +289,7 @@ func TestLaunchInTmux(t *testing.T) {
 	if err := os.Remove(record); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.LaunchInTmux(ctx); err != nil {
+	if _, err := c.LaunchInTmux(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitForFile(ctx, t, record, "the command in the hostile folder never ran")
@@ -300,7 +308,7 @@ func TestLaunchInTmux(t *testing.T) {
 	}
 
 	t.Setenv("TMUX", filepath.Join(t.TempDir(), "no-server")+",1,0")
-	if err := c.LaunchInTmux(ctx); err == nil || !strings.Contains(err.Error(), "tmux") {
+	if _, err := c.LaunchInTmux(ctx); err == nil || !strings.Contains(err.Error(), "tmux") {
 		t.Fatalf("no tmux server: got %v, want an error naming tmux", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -91,4 +92,31 @@ func bootTime() (time.Time, bool) {
 		}
 	})
 	return boot, bootOK
+}
+
+// Parent returns pid's parent, from field 4 of /proc/<pid>/stat; false when it cannot be read (the process
+// is gone).
+func (System) Parent(pid int) (int, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	ppid, ok := statField(data, 4)
+	return int(ppid), ok
+}
+
+// Owner returns the user id pid runs as: the owner of /proc/<pid>, which the kernel sets to the process's
+// effective uid.
+func (System) Owner(pid int) (int, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat("/proc/"+strconv.Itoa(pid), &st); err != nil {
+		return 0, false
+	}
+	return int(st.Uid), true
 }

@@ -53,6 +53,8 @@ func ShowBrief(a *App) tea.Cmd {
 // dialog serves file changes and launches alike.
 type launchPlan struct {
 	cmd *launch.Command
+	// launches is where a launch in tmux is recorded (Options.Launches).
+	launches string
 }
 
 func (l launchPlan) Summary() string {
@@ -69,10 +71,19 @@ func (l launchPlan) Preview() string {
 func (l launchPlan) TypedConfirmation() string { return "" }
 
 func (l launchPlan) Apply(string) (string, error) {
-	if err := l.cmd.LaunchInTmux(context.Background()); err != nil {
+	opened, err := l.cmd.LaunchInTmux(context.Background())
+	if err != nil {
 		return "", err
 	}
-	return "opened tmux window " + l.cmd.WindowName, nil
+	done := "opened tmux window " + l.cmd.WindowName + " (pane " + opened.PaneID + ")"
+	if l.launches == "" {
+		return done, nil
+	}
+	// Recorded so the run's agent is found in that pane (goto) while it runs there.
+	if err := launch.Remember(l.launches, opened); err != nil {
+		return done, fmt.Errorf("%s, but the pane is not recorded for goto: %w", done, err)
+	}
+	return done, nil
 }
 
 // foreground is set when the command must take over the terminal (outside tmux).
@@ -99,7 +110,7 @@ func RequestLaunch(a *App) tea.Cmd {
 			run.ID, run.Remote.Host, run.Remote.Host))
 		return nil
 	}
-	templates, env := a.Opts.ResumeCommand, a.env()
+	templates, env, launches := a.Opts.ResumeCommand, a.env(), a.Opts.Launches
 	return func() tea.Msg {
 		c, err := launch.Prepare(templates, run, env)
 		if errors.Is(err, launch.ErrNoTemplate) {
@@ -109,7 +120,7 @@ func RequestLaunch(a *App) tea.Cmd {
 		if err != nil {
 			return PlanMsg{Req: ActionRequest{Action: keys.ActLaunch, Run: run}, Err: err}
 		}
-		return PlanMsg{Req: ActionRequest{Action: keys.ActLaunch, Run: run}, Planned: launchPlan{cmd: c}}
+		return PlanMsg{Req: ActionRequest{Action: keys.ActLaunch, Run: run}, Planned: launchPlan{cmd: c, launches: launches}}
 	}
 }
 

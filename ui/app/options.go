@@ -61,6 +61,9 @@ type Options struct {
 	Env func() model.Env
 	// ResumeCommand is the config's resume_command templates, by convention.
 	ResumeCommand map[string]string
+	// Launches is the record of launches in tmux (state/launch), where the go-to-agent key finds a launched
+	// run's pane; "" records none.
+	Launches string
 	// Copy puts text on the clipboard through something other than the terminal (tmux load-buffer); nil
 	// picks tmux when InTmux. Tests replace it.
 	Copy func(txt string) error
