@@ -132,7 +132,7 @@ func TestExitCodesTable(t *testing.T) {
 			{"status", jg}, {"brief", filepath.Join(t.TempDir(), "x")}, {"check", healthy, "CB_NO_SUCH_ITEM", "--yes"}, {"step", healthy, "--yes"},
 		},
 		exitUsage:         {{"stauts"}, {"status", "--jsn"}, {"status", "/no/such/path"}, {healthy}},
-		exitEventsTimeout: {{"events", "--timeout", "10ms", "--until", "completed", "--run", "irm", healthy}},
+		exitEventsTimeout: {{"events", "--timeout", "10ms", "--until", "completed", "--run", "irm", healthy}, {"goto", "--print", healthy}},
 	}
 	// The change is applied, and its journal entry's write fails (as on a full disk): the journal is opened
 	// and locked before the first change, so only its append can fail after it.
@@ -172,7 +172,7 @@ func TestExitCodesTable(t *testing.T) {
 		documented[e.code] = true
 	}
 	for _, c := range []int{exitOK, exitProblems, exitUsage, exitRefused, exitNoRun, exitEventsFailed, exitEventsTimeout,
-		exitEventsInterrupted, exitAppliedUnaudit, exitAppliedOver, exitIncomplete, exitNotAsShown} {
+		exitEventsInterrupted, exitAppliedUnaudit, exitAppliedOver, exitIncomplete, exitNotAsShown, exitNoAgent} {
 		if !documented[c] {
 			t.Errorf("exit code %d is used but not in the exit code table", c)
 		}

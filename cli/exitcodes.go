@@ -23,7 +23,8 @@ var exitCodes = []exitCode{
 		"found no such run, or RUN is ambiguous; events could not start watching"},
 	{exitUsage, "usage: an unknown command or flag, a bad flag value, a PATH that does not exist, a bad " +
 		"config file, or no terminal for the dashboard"},
-	{exitEventsTimeout, "events --timeout passed before --until was reached"},
+	{exitEventsTimeout, "events --timeout passed before --until was reached; goto found no pane of the run's agent " +
+		"(stderr says why)"},
 	{exitAppliedUnaudit, "an action was applied but not fully recorded: the audit line or the journal entry is " +
 		"missing (stderr names which, and the action id)"},
 	{exitAppliedOver, "an action was applied over a concurrent writer's change that could not be put back: " +

@@ -72,6 +72,19 @@ func (s SSH) Argv(r Root, args ...string) []string {
 	return append(argv, r.Dest(), "--", s.RemoteLine(false, args))
 }
 
+// AttachArgv is the ssh command line that attaches this terminal (-t) to tmux pane paneID of the server at
+// socket ("" for the default one) on root's host, through the watcher's ControlMaster when one is up. The
+// host's runwatch runs tmux (AttachCommand), so the socket and the pane travel encoded like any args.
+func (s SSH) AttachArgv(r Root, socket, paneID string) []string {
+	argv := s.base(r, true, "-o", "ControlMaster=no")
+	// BatchMode stays: the pane is reached with the keys the watcher uses, and never asks for a password.
+	return append(argv, "-t", r.Dest(), "--", s.RemoteLine(false, []string{AttachCommand, socket, paneID}))
+}
+
+// AttachCommand is the hidden command that becomes `tmux [-S SOCKET] attach -t PANE` on the host (SOCKET ""
+// for the default server).
+const AttachCommand = "__attach"
+
 // ArgvCommand is the hidden entry point of the remote runwatch: `runwatch __argv WORD` decodes WORD
 // (EncodeArgv) and runs the command it holds, as if those words had been given.
 const ArgvCommand = "__argv"

@@ -140,9 +140,11 @@ func NewWith(t testing.TB, binDir string, opts Options, aliases ...string) *Flee
 			"  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n",
 			a, s.Port, u.Username, f.key, filepath.Join(dir, "known_hosts"))
 		s.conf = filepath.Join(dir, a+".sshd_config")
+		// AcceptEnv TMUX_TMPDIR: a client sending it (ssh -o SetEnv=) makes a test's private tmux server the
+		// host's default one, where runwatch there looks for panes.
 		sc := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPasswordAuthentication no\n"+
 			"KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile %s\nSetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin HOME=%s XDG_STATE_HOME=%s XDG_CONFIG_HOME=%s\n"+
-			"PermitRootLogin prohibit-password\nMaxStartups 100\nMaxSessions 100\n",
+			"PermitRootLogin prohibit-password\nMaxStartups 100\nMaxSessions 100\nAcceptEnv TMUX_TMPDIR\n",
 			s.Port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, a+".pid"), binDir,
 			filepath.Join(dir, a+"-home"), filepath.Join(dir, a+"-state"), filepath.Join(dir, a+"-config"))
 		// A home of its own: the shell sshd runs a command in reads ~/.bashrc, and the real one may do

@@ -162,8 +162,10 @@ func Sockets() []string {
 // listTimeout bounds one tmux call: a server that does not answer is one that is not running for us.
 const listTimeout = 5 * time.Second
 
-// rowFormat is what list-panes prints per pane: the session name last, where a tab in it stays in it.
-const rowFormat = "#{pane_id}\t#{pane_pid}\t#{window_index}\t#{pane_index}\t#{session_name}"
+// rowFormat is what list-panes prints per pane: numbers split by spaces, then the session name, where a space
+// stays in the name. (Not tabs: a tmux client without a UTF-8 locale, as an ssh session often is, prints
+// a tab as '_'.)
+const rowFormat = "#{pane_id} #{pane_pid} #{window_index} #{pane_index} #{session_name}"
 
 // ListPanes lists the panes of the servers at sockets: one `tmux list-panes -a` each.
 func ListPanes(ctx context.Context, sockets []string) Panes {
@@ -188,8 +190,8 @@ func ListPanes(ctx context.Context, sockets []string) Panes {
 }
 
 func parseRow(line string) (tmuxRow, bool) {
-	f := strings.SplitN(line, "\t", 5)
-	if len(f) != 5 || !validPaneID(f[0]) {
+	f := strings.SplitN(line, " ", 5)
+	if len(f) != 5 || !ValidPaneID(f[0]) {
 		return tmuxRow{}, false
 	}
 	pid, err1 := strconv.Atoi(f[1])
@@ -201,8 +203,8 @@ func parseRow(line string) (tmuxRow, bool) {
 	return tmuxRow{Pane: Pane{PaneID: f[0], Window: win, Pane: pane, Session: f[4]}, panePID: pid}, true
 }
 
-// validPaneID is tmux's %N: the only form runwatch hands back to tmux as a target.
-func validPaneID(s string) bool {
+// ValidPaneID is tmux's %N: the only form runwatch hands back to tmux as a target.
+func ValidPaneID(s string) bool {
 	if len(s) < 2 || s[0] != '%' {
 		return false
 	}

@@ -326,3 +326,21 @@ func copyTree(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// A session name with spaces and non-ASCII comes back whole, in a process without a UTF-8 locale (as an ssh
+// session often is, where tmux would print a tab as '_').
+func TestSessionNameInCLocale(t *testing.T) {
+	f := setup(t)
+	s := newServer(t, f.tmpdir, "default")
+	s.run("new-session", "-d", "-s", "my wörk 1")
+	out := s.run("new-window", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", "my wörk 1:", "exec sleep 600")
+	paneID, p, _ := strings.Cut(out, " ")
+	pid, _ := strconv.Atoi(p)
+	t.Setenv("LANG", "C")
+	t.Setenv("LC_ALL", "C")
+	got, err := f.find(f.resumableRun(pid, time.Now()), "")
+	wantPane(t, got, err, s, paneID, pid)
+	if got.Session != "my wörk 1" {
+		t.Errorf("session %q", got.Session)
+	}
+}

@@ -16,7 +16,8 @@ import (
 func tmuxOutput(ctx context.Context, sock string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-S", sock}, args...)...)
+	// -u: session names come back as they are, whatever the locale (an ssh session often has none).
+	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-u", "-S", sock}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -51,7 +52,7 @@ func SwitchTo(ctx context.Context, p Pane) error {
 	if p.Socket != "" && p.Socket != cur {
 		return ErrOtherServer
 	}
-	if !validPaneID(p.PaneID) {
+	if !ValidPaneID(p.PaneID) {
 		return fmt.Errorf("%q is not a tmux pane id", p.PaneID)
 	}
 	// Each a command of its own, in one client call: a pane id is %N, which no tmux reader expands.
