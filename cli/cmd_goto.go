@@ -146,7 +146,7 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		return execAttach(pane.AttachArgv(), stderr)
 	case errors.Is(err, agentpane.ErrOtherServer):
 		fmt.Fprintf(stderr, "runwatch goto: %s is on another tmux server than this one; from outside tmux: %s\n",
-			ui.Sanitize(pane.Where()), shellLine(pane.AttachArgv()))
+			ui.Sanitize(pane.Where()), attachLine(pane.AttachArgv()))
 		return exitProblems
 	}
 	fmt.Fprintf(stderr, "runwatch goto: %v\n", ui.Sanitize(err.Error()))
@@ -167,17 +167,8 @@ func execAttach(argv []string, stderr io.Writer) int {
 	if err == nil {
 		err = syscall.Exec(path, argv, os.Environ())
 	}
-	fmt.Fprintf(stderr, "runwatch goto: cannot run %s: %v\n", shellLine(argv), err)
+	fmt.Fprintf(stderr, "runwatch goto: cannot run %s: %v\n", attachLine(argv), err)
 	return exitProblems
-}
-
-// shellLine is argv as a person would type it.
-func shellLine(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = ui.Sanitize(remote.ShellQuote(a))
-	}
-	return strings.Join(words, " ")
 }
 
 // localFinder finds agents of this machine's runs, with the launches the dashboard recorded.
@@ -244,3 +235,6 @@ func runAgentPane(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s\n", b)
 	return exitOK
 }
+
+// attachLine is the attaching command as a person types it, safe for the terminal (a host named its parts).
+func attachLine(argv []string) string { return ui.Sanitize(launch.ShellLine(argv)) }

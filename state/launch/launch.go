@@ -324,9 +324,13 @@ func (c *Command) LaunchInTmux(ctx context.Context) (Launched, error) {
 }
 
 // String is the exact command, shell-quoted, for the confirmation.
-func (c *Command) String() string {
-	parts := make([]string, len(c.Argv))
-	for i, a := range c.Argv {
+func (c *Command) String() string { return ShellLine(c.Argv) }
+
+// ShellLine is argv as a person would type it in a POSIX shell, each word quoted when it needs to be: what
+// runwatch shows of a command it runs, or of one it tells a person to run.
+func ShellLine(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
 		parts[i] = shellQuote(a)
 	}
 	return strings.Join(parts, " ")
