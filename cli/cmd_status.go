@@ -23,6 +23,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
+	"runwatch/state/agentpane"
 	"runwatch/suggest"
 	"runwatch/termsafe"
 	"runwatch/ui"
@@ -116,8 +117,21 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	out := newStatusOut(format, env.Now, env.Liveness)
 	out.spill.readOnly, out.spill.warn = cfg.ReadOnly, stderr
 	defer out.close()
+	add := out.add
+	if format == "json" || format == "jsonl" {
+		// Where each live holder's agent runs: the panes are listed once, on the first run that has one.
+		agents := agentpane.NewFinder(env, "")
+		add = func(r model.Run) {
+			if r.LiveHolder() {
+				if p, err := agents.Find(&r); err == nil {
+					r.AgentPane = &p
+				}
+			}
+			out.add(r)
+		}
+	}
 	if len(local) > 0 || len(roots) == 0 {
-		err = state.LoadEachFound(local, cfg.MaxDepth, env, out.add)
+		err = state.LoadEachFound(local, cfg.MaxDepth, env, add)
 	}
 	unreadable, err := state.SplitUnreadable(err)
 	if err != nil {
@@ -128,6 +142,9 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		var remoteRuns []model.Run
 		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, o.common.remoteArgs(), elsewhere, cfg.StaleAfter.D())
 		for _, r := range remoteRuns {
+			if r.AgentPane != nil && r.Remote != nil {
+				r.AgentPane.Host = r.Remote.Host // found by that host's runwatch, in a pane there
+			}
 			out.addJudged(r)
 		}
 	}

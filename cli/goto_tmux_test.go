@@ -12,81 +12,9 @@ import (
 
 	"runwatch/remote/sshtest"
 	"runwatch/state"
+	"runwatch/state/agentpane/agentpanetest"
 	"runwatch/state/resumable/resumabletest"
 )
-
-// gotoServer is a private tmux server started with -L in a TMUX_TMPDIR of the test's own: named "default",
-// it is the user's default server where goto looks.
-type gotoServer struct {
-	t      *testing.T
-	tmpdir string
-	name   string
-	Sock   string
-}
-
-func newGotoServer(t *testing.T, tmpdir, name, session string) *gotoServer {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
-	s := &gotoServer{t: t, tmpdir: tmpdir, name: name, Sock: filepath.Join(tmpdir, "tmux-"+strconv.Itoa(os.Getuid()), name)}
-	s.run("new-session", "-d", "-s", session, "-x", "100", "-y", "20")
-	t.Cleanup(func() { _ = s.cmd("kill-server").Run() })
-	return s
-}
-
-func (s *gotoServer) argv(args ...string) []string {
-	return append([]string{"tmux", "-L", s.name, "-f", "/dev/null"}, args...)
-}
-
-func (s *gotoServer) cmd(args ...string) *exec.Cmd {
-	a := s.argv(args...)
-	c := exec.Command(a[0], a[1:]...)
-	c.Env = append(withoutTmux(os.Environ()), "TMUX_TMPDIR="+s.tmpdir)
-	return c
-}
-
-func (s *gotoServer) run(args ...string) string {
-	s.t.Helper()
-	out, err := s.cmd(args...).CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// agent opens a window in session running `exec sleep 600`, the fake agent, and returns its pane and pid.
-func (s *gotoServer) agent(session string) (paneID string, pid int) {
-	s.t.Helper()
-	out := s.run("new-window", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", session+":", "exec sleep 600")
-	id, p, _ := strings.Cut(out, " ")
-	pid, err := strconv.Atoi(p)
-	if err != nil {
-		s.t.Fatalf("new-window said %q", out)
-	}
-	return id, pid
-}
-
-func (s *gotoServer) target(paneID string) string {
-	return s.run("display-message", "-p", "-t", paneID, "#{session_name}:#{window_index}.#{pane_index}")
-}
-
-// clientOn waits until a client of the server shows paneID.
-func (s *gotoServer) clientOn(paneID, what string) {
-	s.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		clients := s.run("list-clients", "-F", "#{pane_id}")
-		for _, c := range strings.Fields(clients) {
-			if c == paneID {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s: no client shows pane %s (clients show %q)", what, paneID, clients)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // gotoRun writes a resumable run whose lock is held by pid since acquired.
 func gotoRun(t *testing.T, pid int, acquired time.Time) string {
@@ -99,10 +27,7 @@ func gotoRun(t *testing.T, pid int, acquired time.Time) string {
 }
 
 func gotoEnv(t *testing.T) string {
-	tmpdir := t.TempDir()
-	t.Setenv("TMUX_TMPDIR", tmpdir)
-	t.Setenv("TMUX", "")
-	t.Setenv("TMUX_PANE", "")
+	tmpdir := agentpanetest.Setup(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	return tmpdir
@@ -111,20 +36,20 @@ func gotoEnv(t *testing.T) string {
 // goto --print and --json say where the agent is; with no agent, exit 3 and the reason.
 func TestGotoPrintsThePane(t *testing.T) {
 	tmpdir := gotoEnv(t)
-	s := newGotoServer(t, tmpdir, "default", "work")
-	paneID, pid := s.agent("work")
+	s := agentpanetest.New(t, tmpdir, "default", "work")
+	paneID, pid := s.Agent("work")
 	dir := gotoRun(t, pid, time.Now())
 
 	code, out, errOut := run(t, "goto", "--print", dir)
-	if code != exitOK || out != s.target(paneID)+" "+paneID+"\n" {
-		t.Fatalf("goto --print: exit %d, %q (stderr %q), want %q", code, out, errOut, s.target(paneID)+" "+paneID)
+	if code != exitOK || out != s.Target(paneID)+" "+paneID+"\n" {
+		t.Fatalf("goto --print: exit %d, %q (stderr %q), want %q", code, out, errOut, s.Target(paneID)+" "+paneID)
 	}
 	code, out, errOut = run(t, "goto", "--json", dir)
 	var got map[string]any
 	if code != exitOK || json.Unmarshal([]byte(out), &got) != nil {
 		t.Fatalf("goto --json: exit %d, %q (stderr %q)", code, out, errOut)
 	}
-	win, _ := strconv.Atoi(strings.TrimSuffix(strings.Split(s.target(paneID), ":")[1], ".0"))
+	win, _ := strconv.Atoi(strings.TrimSuffix(strings.Split(s.Target(paneID), ":")[1], ".0"))
 	want := map[string]any{"host": state.NewEnv(0).Host, "pid": float64(pid), "session": "work", "window": float64(win), "pane": float64(0), "pane_id": paneID}
 	if len(got) != len(want) {
 		t.Errorf("keys %v, want %v", got, want)
@@ -140,7 +65,7 @@ func TestGotoPrintsThePane(t *testing.T) {
 	if code != exitNoAgent || !strings.Contains(errOut, "no live holder") || !strings.Contains(errOut, "is not running") {
 		t.Errorf("dead holder: exit %d, stderr %q", code, errOut)
 	}
-	s.run("kill-server")
+	s.Run("kill-server")
 	code, _, errOut = run(t, "goto", "--print", dir)
 	if code != exitNoAgent || !strings.Contains(errOut, "tmux is not running") {
 		t.Errorf("no tmux: exit %d, stderr %q", code, errOut)
@@ -150,38 +75,38 @@ func TestGotoPrintsThePane(t *testing.T) {
 // Inside tmux, goto switches this client to the agent's pane; outside tmux it attaches a terminal to it.
 func TestGotoSwitchesOrAttaches(t *testing.T) {
 	tmpdir := gotoEnv(t)
-	s := newGotoServer(t, tmpdir, "default", "home")
-	home := s.run("display-message", "-p", "-t", "home", "#{pane_id}")
-	s.run("new-session", "-d", "-s", "agents")
-	paneID, pid := s.agent("agents")
+	s := agentpanetest.New(t, tmpdir, "default", "home")
+	home := s.Run("display-message", "-p", "-t", "home", "#{pane_id}")
+	s.Run("new-session", "-d", "-s", "agents")
+	paneID, pid := s.Agent("agents")
 	dir := gotoRun(t, pid, time.Now())
 	// The terminal a person looks at: a client of the server, attached to "home", inside a second server.
-	outer := newGotoServer(t, tmpdir, "outer", "term")
-	outer.run("new-window", "-t", "term:", strings.Join(s.argv("attach", "-t", "home"), " "))
-	s.clientOn(home, "the client never attached")
+	outer := agentpanetest.New(t, tmpdir, "outer", "term")
+	outer.Run("new-window", "-t", "term:", strings.Join(s.Argv("attach", "-t", "home"), " "))
+	s.ClientOn(home, "the client never attached")
 
 	t.Setenv("TMUX", s.Sock+",1,0")
 	t.Setenv("TMUX_PANE", home)
 	if code, out, errOut := run(t, "goto", dir); code != exitOK {
 		t.Fatalf("goto: exit %d, %q %q", code, out, errOut)
 	}
-	s.clientOn(paneID, "goto inside tmux")
+	s.ClientOn(paneID, "goto inside tmux")
 
 	// Outside tmux: runwatch becomes `tmux attach`, in a terminal of its own.
 	bin := buildRunwatch(t)
-	before := s.run("list-clients", "-F", "#{client_name}")
-	outer.run("new-window", "-t", "term:", "env -u TMUX -u TMUX_PANE TMUX_TMPDIR="+tmpdir+" XDG_CONFIG_HOME="+os.Getenv("XDG_CONFIG_HOME")+
+	before := s.Run("list-clients", "-F", "#{client_name}")
+	outer.Run("new-window", "-t", "term:", "env -u TMUX -u TMUX_PANE TMUX_TMPDIR="+tmpdir+" XDG_CONFIG_HOME="+os.Getenv("XDG_CONFIG_HOME")+
 		" "+bin+" goto "+dir+"; sleep 600")
-	for deadline := time.Now().Add(30 * time.Second); s.run("list-clients", "-F", "#{client_name}") == before; {
+	for deadline := time.Now().Add(30 * time.Second); s.Run("list-clients", "-F", "#{client_name}") == before; {
 		if time.Now().After(deadline) {
-			t.Fatalf("goto outside tmux never attached:\n%s", outer.run("capture-pane", "-p", "-t", "term:"))
+			t.Fatalf("goto outside tmux never attached:\n%s", outer.Run("capture-pane", "-p", "-t", "term:"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := len(strings.Fields(s.run("list-clients", "-F", "#{pane_id}"))); n != 2 {
+	if n := len(strings.Fields(s.Run("list-clients", "-F", "#{pane_id}"))); n != 2 {
 		t.Fatalf("%d clients, want 2", n)
 	}
-	s.clientOn(paneID, "goto outside tmux")
+	s.ClientOn(paneID, "goto outside tmux")
 }
 
 // A remote run's pane is found by its host's runwatch, and goto inside tmux opens a window here running ssh
@@ -191,8 +116,8 @@ func TestGotoRemoteRun(t *testing.T) {
 	fleet := sshFleet(t, "alpha")
 	// The host's default tmux server is the test's own: ssh sends the folder, sshtest accepts it.
 	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " ")+" -o SetEnv=TMUX_TMPDIR="+tmpdir)
-	s := newGotoServer(t, tmpdir, "default", "work")
-	paneID, pid := s.agent("work")
+	s := agentpanetest.New(t, tmpdir, "default", "work")
+	paneID, pid := s.Agent("work")
 	dir := gotoRun(t, pid, time.Now())
 	target := "ssh://alpha" + dir
 
@@ -201,18 +126,18 @@ func TestGotoRemoteRun(t *testing.T) {
 	if code != exitOK || json.Unmarshal([]byte(out), &got) != nil || got["host"] != "alpha" || got["pane_id"] != paneID || got["pid"] != float64(pid) {
 		t.Fatalf("goto --json %s: exit %d, %q (stderr %q)", target, code, out, errOut)
 	}
-	if code, out, _ := run(t, "goto", "--print", target); code != exitOK || out != s.target(paneID)+" "+paneID+"\n" {
+	if code, out, _ := run(t, "goto", "--print", target); code != exitOK || out != s.Target(paneID)+" "+paneID+"\n" {
 		t.Fatalf("goto --print: exit %d, %q", code, out)
 	}
 
 	// From a tmux here (another server), goto opens a window that attaches to the pane over ssh.
-	here := newGotoServer(t, tmpdir, "here", "me")
+	here := agentpanetest.New(t, tmpdir, "here", "me")
 	t.Setenv("TMUX", here.Sock+",1,0")
 	if code, out, errOut := run(t, "goto", target); code != exitOK {
 		t.Fatalf("goto: exit %d, %q %q", code, out, errOut)
 	}
-	s.clientOn(paneID, "the window goto opened")
-	if w := here.run("list-windows", "-t", "me", "-F", "#{window_name}"); !strings.Contains(w, "agent alpha") {
+	s.ClientOn(paneID, "the window goto opened")
+	if w := here.Run("list-windows", "-t", "me", "-F", "#{window_name}"); !strings.Contains(w, "agent alpha") {
 		t.Errorf("windows here: %q", w)
 	}
 
@@ -259,5 +184,73 @@ func TestGotoHostileHostAnswer(t *testing.T) {
 	code, _, errOut = run(t, "goto", "--print", "ssh://alpha/runs/x")
 	if code != exitNoAgent || strings.Contains(errOut, "\x1b") || !strings.Contains(errOut, "on alpha: no live holder") {
 		t.Errorf("hostile reason: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// status --json carries each live holder's pane as agent_pane, and asks tmux once for the whole status, only
+// when some run has a live holder.
+func TestStatusJSONCarriesAgentPane(t *testing.T) {
+	tmpdir := gotoEnv(t)
+	s := agentpanetest.New(t, tmpdir, "default", "work")
+	root := t.TempDir()
+	var panes []string
+	for _, name := range []string{"irm-a-20261201T080000Z", "irm-b-20261201T080000Z"} {
+		paneID, pid := s.Agent("work")
+		panes = append(panes, paneID)
+		dir := resumabletest.MinimalRun(t, root, name)
+		resumabletest.WriteJSONLock(t, filepath.Join(dir, "run.lock"), pid, state.NewEnv(0).Host, time.Now())
+	}
+	resumabletest.MinimalRun(t, root, "irm-idle-20261201T080000Z")
+	idle := t.TempDir()
+	resumabletest.MinimalRun(t, idle, "irm-idle-20261201T080000Z")
+
+	// tmux, as status finds it on PATH, notes each call.
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, calls := t.TempDir(), filepath.Join(t.TempDir(), "calls")
+	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte("#!/bin/sh\necho \"$*\" >> "+calls+"\nexec "+real+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	listed := func() int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), "list-panes")
+	}
+
+	code, out, errOut := run(t, "status", "--json", root)
+	var snap struct {
+		Runs []struct {
+			ID        string          `json:"id"`
+			AgentPane json.RawMessage `json:"agent_pane"`
+		} `json:"runs"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &snap) != nil || len(snap.Runs) != 3 {
+		t.Fatalf("status: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	for _, r := range snap.Runs {
+		var p map[string]any
+		_ = json.Unmarshal(r.AgentPane, &p)
+		switch r.ID {
+		case "irm-a-20261201T080000Z", "irm-b-20261201T080000Z":
+			want := panes[0]
+			if r.ID[4] == 'b' {
+				want = panes[1]
+			}
+			if p["pane_id"] != want || p["session"] != "work" {
+				t.Errorf("%s: agent_pane %s, want pane %s", r.ID, r.AgentPane, want)
+			}
+		default:
+			if r.AgentPane != nil {
+				t.Errorf("%s has no live holder, yet agent_pane %s", r.ID, r.AgentPane)
+			}
+		}
+	}
+	if n := listed(); n != 1 {
+		t.Errorf("status listed tmux's panes %d times, want once", n)
+	}
+	if code, _, errOut := run(t, "status", "--json", idle); code != exitOK || listed() != 1 {
+		t.Errorf("no live holder: exit %d (%q), tmux listed %d times in all, want no more", code, errOut, listed())
 	}
 }

@@ -290,3 +290,22 @@ func shellWord(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// LiveHolder reports whether the run names a process of its own that runs, as it was read: a lock judged
+// live that names a pid, or a parallel worker marked running whose pid runs. Only such a run has an agent to
+// look for in a pane (state/agentpane judges the same again at the moment it looks).
+func (r *Run) LiveHolder() bool {
+	for _, l := range r.Locks {
+		if !l.Shared && l.Verdict == VerdictLive && l.PID > 0 {
+			return true
+		}
+	}
+	if r.Jonggrang != nil {
+		for _, g := range r.Jonggrang.Groups {
+			if g.PID > 0 && g.Alive && strings.EqualFold(g.Status, "running") {
+				return true
+			}
+		}
+	}
+	return false
+}

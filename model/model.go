@@ -100,6 +100,9 @@ type Run struct {
 	CrashSigns []string `json:"crash_signs,omitempty"`
 	// Remote is set on a run read on another machine by that machine's runwatch (see package remote).
 	Remote *RemoteRef `json:"remote,omitempty"`
+	// AgentPane is the tmux pane where the run's agent runs, as status found it (state/agentpane): looked for
+	// only for a run with a live holder, and only for status's JSON.
+	AgentPane *AgentPane `json:"agent_pane,omitempty"`
 	// Attention is whether the run needs a person, why, and what to do (see Judge). FinalizeRun sets it.
 	Attention Attention `json:"attention"`
 	// ActiveAt is the last time any file of the run runwatch reads was written (state, checklist, log,

@@ -24,40 +24,8 @@ import (
 	"runwatch/state/procinfo"
 )
 
-// Pane is where a run's agent is. Session is a tmux session name: untrusted text wherever it is shown.
-type Pane struct {
-	Host    string `json:"host"`
-	PID     int    `json:"pid"`
-	Session string `json:"session"`
-	Window  int    `json:"window"`
-	Pane    int    `json:"pane"`
-	PaneID  string `json:"pane_id"`
-	// Socket is the tmux server that holds the pane; attaching from outside tmux names it.
-	Socket string `json:"socket,omitempty"`
-	// Via says what named the process: "lock LOCKFILE", "worker FEATURE", "launched with X".
-	Via string `json:"via,omitempty"`
-}
-
-// Target is the pane as tmux's SESSION:WINDOW.PANE.
-func (p Pane) Target() string { return fmt.Sprintf("%s:%d.%d", p.Session, p.Window, p.Pane) }
-
-// Where is the pane in the words Detail shows: "pane %12 (work:3.1)", and the host when there is one.
-func (p Pane) Where() string {
-	s := "pane " + p.PaneID + " (" + p.Target() + ")"
-	if p.Host != "" {
-		s += " on " + p.Host
-	}
-	return s
-}
-
-// AttachArgv is the tmux command that attaches a terminal to the pane from outside tmux.
-func (p Pane) AttachArgv() []string {
-	argv := []string{"tmux"}
-	if p.Socket != "" {
-		argv = append(argv, "-S", p.Socket)
-	}
-	return append(argv, "attach", "-t", p.PaneID)
-}
+// Pane is where a run's agent is (model.AgentPane, so status --json carries it on the run).
+type Pane = model.AgentPane
 
 // NotFound is why no pane was found; the goto command exits 3 with it.
 type NotFound struct{ Reason string }

@@ -13,80 +13,10 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/agentpane"
+	"runwatch/state/agentpane/agentpanetest"
 	"runwatch/state/launch"
 	"runwatch/state/resumable/resumabletest"
 )
-
-// server is a private tmux server: started with -L in a TMUX_TMPDIR of the test's own, so that when its name
-// is "default" it is the user's default server as the finder looks for it.
-type server struct {
-	t    *testing.T
-	args []string
-	Sock string
-}
-
-func newServer(t *testing.T, tmpdir, name string) *server {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
-	s := &server{t: t, args: []string{"-L", name, "-f", "/dev/null"},
-		Sock: filepath.Join(tmpdir, "tmux-"+strconv.Itoa(os.Getuid()), name)}
-	s.run("new-session", "-d", "-s", "work", "-x", "80", "-y", "20")
-	t.Cleanup(func() { _ = s.cmd("kill-server").Run() })
-	return s
-}
-
-func (s *server) cmd(args ...string) *exec.Cmd {
-	c := exec.Command("tmux", append(append([]string{}, s.args...), args...)...)
-	c.Env = append(os.Environ(), "TMUX_TMPDIR="+filepath.Dir(filepath.Dir(s.Sock)), "TMUX=")
-	return c
-}
-
-func (s *server) run(args ...string) string {
-	s.t.Helper()
-	out, err := s.cmd(args...).CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// window opens a window running shell command line and returns its pane id and the pane's process.
-func (s *server) window(line string) (paneID string, pid int) {
-	s.t.Helper()
-	out := s.run("new-window", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", "work", line)
-	id, p, _ := strings.Cut(out, " ")
-	pid, err := strconv.Atoi(p)
-	if err != nil {
-		s.t.Fatalf("new-window said %q", out)
-	}
-	s.t.Cleanup(func() { _ = s.cmd("kill-pane", "-t", id).Run() })
-	return id, pid
-}
-
-func (s *server) target(paneID string) string {
-	return s.run("display-message", "-p", "-t", paneID, "#{session_name}:#{window_index}.#{pane_index}")
-}
-
-// nested opens a window whose shell starts the fake agent as its child and stays its parent; it returns the
-// agent's pid.
-func (s *server) nested(dir string) (paneID string, agent int) {
-	s.t.Helper()
-	f := filepath.Join(dir, "agent.pid")
-	paneID, _ = s.window("sleep 600 & echo $! > " + f + "; wait")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, err := os.ReadFile(f)
-		if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && n > 0 {
-			return paneID, n
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatal("the shell in the pane never started the agent")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 type fixture struct {
 	t      *testing.T
@@ -95,10 +25,11 @@ type fixture struct {
 }
 
 func setup(t *testing.T) *fixture {
-	tmpdir := t.TempDir()
-	t.Setenv("TMUX_TMPDIR", tmpdir)
-	t.Setenv("TMUX", "")
-	return &fixture{t: t, tmpdir: tmpdir, env: state.NewEnv(0)}
+	return &fixture{t: t, tmpdir: agentpanetest.Setup(t), env: state.NewEnv(0)}
+}
+
+func newServer(t *testing.T, tmpdir, name string) *agentpanetest.Server {
+	return agentpanetest.New(t, tmpdir, name, "work")
 }
 
 // resumableRun writes a resumable run whose lock names pid, taken at acquired, and loads it.
@@ -124,13 +55,13 @@ func (f *fixture) find(run model.Run, launches string) (agentpane.Pane, error) {
 	return agentpane.NewFinder(f.env, launches).Find(&run)
 }
 
-func wantPane(t *testing.T, got agentpane.Pane, err error, s *server, paneID string, pid int) {
+func wantPane(t *testing.T, got agentpane.Pane, err error, s *agentpanetest.Server, paneID string, pid int) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("no pane found: %v", err)
 	}
-	if got.PaneID != paneID || got.PID != pid || got.Target() != s.target(paneID) || got.Socket != s.Sock {
-		t.Fatalf("found %+v, want pane %s (%s) of pid %d on %s", got, paneID, s.target(paneID), pid, s.Sock)
+	if got.PaneID != paneID || got.PID != pid || got.Target() != s.Target(paneID) || got.Socket != s.Sock {
+		t.Fatalf("found %+v, want pane %s (%s) of pid %d on %s", got, paneID, s.Target(paneID), pid, s.Sock)
 	}
 }
 
@@ -151,14 +82,14 @@ func wantNotFound(t *testing.T, err error, words ...string) {
 func TestFindsResumableHolderInPane(t *testing.T) {
 	f := setup(t)
 	s := newServer(t, f.tmpdir, "default")
-	paneID, pid := s.window("exec sleep 600")
+	paneID, pid := s.Window("work", "exec sleep 600")
 	got, err := f.find(f.resumableRun(pid, time.Now()), "")
 	wantPane(t, got, err, s, paneID, pid)
 	if got.Via == "" || !strings.HasPrefix(got.Where(), "pane "+paneID+" (work:") {
 		t.Errorf("Where %q, Via %q", got.Where(), got.Via)
 	}
 
-	nestedID, agent := s.nested(t.TempDir())
+	nestedID, agent := s.Nested("work")
 	got, err = f.find(f.resumableRun(agent, time.Now()), "")
 	wantPane(t, got, err, s, nestedID, agent)
 
@@ -171,7 +102,7 @@ func TestFindsResumableHolderInPane(t *testing.T) {
 func TestFindsJonggrangAgentInPane(t *testing.T) {
 	f := setup(t)
 	s := newServer(t, f.tmpdir, "default")
-	paneID, agent := s.nested(t.TempDir())
+	paneID, agent := s.Nested("work")
 	root := filepath.Join(t.TempDir(), "app")
 	copyTree(t, "../../testdata/jonggrang", root)
 	lock := `{"agent_id":"developer-auth-001","files":["src/a.ts"],"acquired_at":"` +
@@ -192,7 +123,7 @@ func TestFindsJonggrangAgentInPane(t *testing.T) {
 func TestFindsLaunchedPane(t *testing.T) {
 	f := setup(t)
 	s := newServer(t, f.tmpdir, "default")
-	paneID, pid := s.window("exec sleep 600")
+	paneID, pid := s.Window("work", "exec sleep 600")
 	run := f.resumableRun(0, time.Time{})
 	launches := filepath.Join(t.TempDir(), "launches.jsonl")
 	if err := launch.Remember(launches, launch.Launched{StatePath: run.StatePath, Socket: s.Sock, PaneID: paneID, PanePID: pid, At: time.Now()}); err != nil {
@@ -203,7 +134,7 @@ func TestFindsLaunchedPane(t *testing.T) {
 	if got.Via != "launched with X" {
 		t.Errorf("via %q", got.Via)
 	}
-	s.run("kill-pane", "-t", paneID)
+	s.Run("kill-pane", "-t", paneID)
 	_, err = f.find(run, launches)
 	wantNotFound(t, err, "launched with X ("+paneID+") is closed", "no live holder")
 }
@@ -214,7 +145,7 @@ func TestFindsPaneOnTMUXServer(t *testing.T) {
 	newServer(t, f.tmpdir, "default")
 	other := newServer(t, f.tmpdir, "other")
 	t.Setenv("TMUX", other.Sock+",1,0")
-	paneID, pid := other.window("exec sleep 600")
+	paneID, pid := other.Window("work", "exec sleep 600")
 	got, err := f.find(f.resumableRun(pid, time.Now()), "")
 	wantPane(t, got, err, other, paneID, pid)
 }
@@ -234,7 +165,7 @@ func TestNotFoundReasons(t *testing.T) {
 	wantNotFound(t, err, "tmux is not running", filepath.Join(f.tmpdir, "tmux-"+strconv.Itoa(os.Getuid()), "default"))
 
 	s := newServer(t, f.tmpdir, "default")
-	_, reused := s.window("exec sleep 600")
+	_, reused := s.Window("work", "exec sleep 600")
 	_, err = f.find(f.resumableRun(reused, time.Now().Add(-time.Hour)), "")
 	wantNotFound(t, err, "no live holder", "pid reused")
 }
@@ -249,7 +180,7 @@ func TestAnotherUsersHolderIsNotFollowed(t *testing.T) {
 	}
 	f := setup(t)
 	s := newServer(t, f.tmpdir, "default")
-	_, pid := s.window("exec setpriv --reuid=65534 --regid=65534 --clear-groups sleep 600")
+	_, pid := s.Window("work", "exec setpriv --reuid=65534 --regid=65534 --clear-groups sleep 600")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil && strings.TrimSpace(string(b)) == "sleep" {
@@ -268,20 +199,10 @@ func TestAnotherUsersHolderIsNotFollowed(t *testing.T) {
 func TestSwitchTo(t *testing.T) {
 	f := setup(t)
 	s := newServer(t, f.tmpdir, "default")
-	home := s.run("display-message", "-p", "-t", "work", "#{pane_id}")
-	s.run("new-session", "-d", "-s", "agents", "-x", "80", "-y", "20")
-	paneID, pid := s.window("exec sleep 600")
-	s.run("move-window", "-s", paneID, "-t", "agents:")
-	// A client attached to the session "work", in a terminal of a second private server.
-	outer := newServer(t, f.tmpdir, "outer")
-	outer.run("new-window", "-t", "work", strings.Join(append(append([]string{"tmux"}, s.args...), "attach", "-t", "work"), " "))
-	clientPane := func() string { return strings.TrimSpace(s.run("list-clients", "-F", "#{pane_id}")) }
-	for deadline := time.Now().Add(30 * time.Second); clientPane() != home; {
-		if time.Now().After(deadline) {
-			t.Fatalf("the client never attached: %q", clientPane())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	home := s.Run("display-message", "-p", "-t", "work:", "#{pane_id}")
+	s.Run("new-session", "-d", "-s", "agents")
+	paneID, pid := s.Agent("agents")
+	s.Attach("work")
 	got, err := f.find(f.resumableRun(pid, time.Now()), "")
 	wantPane(t, got, err, s, paneID, pid)
 	t.Setenv("TMUX", s.Sock+",1,0")
@@ -289,10 +210,8 @@ func TestSwitchTo(t *testing.T) {
 	if err := agentpane.SwitchTo(context.Background(), got); err != nil {
 		t.Fatal(err)
 	}
-	if c := clientPane(); c != paneID {
-		t.Fatalf("the client shows pane %s, want %s", c, paneID)
-	}
-	if sess := s.run("list-clients", "-F", "#{client_session}"); sess != "agents" {
+	s.ClientOn(paneID, "after the switch")
+	if sess := s.Run("list-clients", "-F", "#{client_session}"); sess != "agents" {
 		t.Errorf("client session %q", sess)
 	}
 	got.Socket = other
@@ -327,20 +246,18 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-// A session name with spaces and non-ASCII comes back whole, in a process without a UTF-8 locale (as an ssh
-// session often is, where tmux would print a tab as '_').
+// A session name with spaces and non-ASCII comes back whole, also in a process whose locale is C (an ssh
+// session often has none).
 func TestSessionNameInCLocale(t *testing.T) {
 	f := setup(t)
 	s := newServer(t, f.tmpdir, "default")
-	s.run("new-session", "-d", "-s", "my wörk 1")
-	out := s.run("new-window", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", "my wörk 1:", "exec sleep 600")
-	paneID, p, _ := strings.Cut(out, " ")
-	pid, _ := strconv.Atoi(p)
+	s.Run("new-session", "-d", "-s", "my wörk 1")
+	paneID, pid := s.Agent("my wörk 1")
+	want := s.Target(paneID)
 	t.Setenv("LANG", "C")
 	t.Setenv("LC_ALL", "C")
 	got, err := f.find(f.resumableRun(pid, time.Now()), "")
-	wantPane(t, got, err, s, paneID, pid)
-	if got.Session != "my wörk 1" {
-		t.Errorf("session %q", got.Session)
+	if err != nil || got.PaneID != paneID || got.Target() != want || got.Session != "my wörk 1" {
+		t.Fatalf("found %+v (%v), want pane %s, %s", got, err, paneID, want)
 	}
 }
