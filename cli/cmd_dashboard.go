@@ -22,6 +22,7 @@ import (
 	"runwatch/remote"
 	"runwatch/state/action"
 	"runwatch/state/brief"
+	"runwatch/state/launch"
 	"runwatch/ui"
 	"runwatch/watch"
 )
@@ -216,10 +217,16 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		return 2
 	}
 
+	// Launches in tmux are recorded beside the journal, so goto finds a launched run's pane.
+	launches := launch.DefaultLaunches()
+	if opts.JournalPath != "" {
+		launches = launch.LaunchesFile(opts.JournalPath)
+	}
 	m := ui.New(ui.Options{
 		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Scanned: shownPaths(scanPaths(paths, cfg)), NoMouse: opts.NoMouse, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv, roots: roots},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(sshFor(cfg)), RemoteBrief: remoteBriefFetcher(sshFor(cfg)), Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
+		Launches: launches, FindAgent: dashboardAgents(cfg, launches),
 		Send: func(msg tea.Msg) { p.Send(msg) },
 	})
 	var popts []tea.ProgramOption

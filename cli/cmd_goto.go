@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"runwatch/config"
+	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/agentpane"
@@ -174,6 +175,24 @@ func execAttach(argv []string, stderr io.Writer) int {
 // localFinder finds agents of this machine's runs, with the launches the dashboard recorded.
 func localFinder(cfg config.Config) *agentpane.Finder {
 	return agentpane.NewFinder(envFor(cfg), launch.DefaultLaunches())
+}
+
+// dashboardAgents is the dashboard's FindAgent: a run of this machine here (with the launches at launches),
+// a remote run by its host's runwatch; with the command that attaches a terminal here to the pane.
+func dashboardAgents(cfg config.Config, launches string) ui.FindAgentFunc {
+	return func(ctx context.Context, run model.Run) (agentpane.Pane, []string, error) {
+		if run.Remote == nil {
+			p, err := agentpane.NewFinder(envFor(cfg), launches).Find(&run)
+			return p, p.AttachArgv(), err
+		}
+		root, _, err := remote.Parse(run.Remote.Root)
+		if err != nil {
+			return agentpane.Pane{}, nil, err
+		}
+		s := sshFor(cfg)
+		p, err := remoteAgent(ctx, s, root, run.StatePath)
+		return p, s.AttachArgv(root, p.Socket, p.PaneID), err
+	}
 }
 
 // remoteAgent asks root's host to find the pane of the run at path there.

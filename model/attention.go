@@ -291,6 +291,12 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// AgentSettles reports whether what settles the run is said to its agent rather than done by runwatch: the
+// question it waits on, a holder gone quiet to look at. The dashboard offers to go to the agent's pane then.
+func (a Attention) AgentSettles() bool {
+	return a.NeedsYou && (a.Code == AttentionAwaitingInput || a.Code == AttentionQuiet)
+}
+
 // LiveHolder reports whether the run names a process of its own that runs, as it was read: a lock judged
 // live that names a pid, or a parallel worker marked running whose pid runs. Only such a run has an agent to
 // look for in a pane (state/agentpane judges the same again at the moment it looks).

@@ -13,6 +13,7 @@ import (
 // interfaces through which it plans actions, reads logs and tells the time.
 type (
 	Options           = app.Options
+	FindAgentFunc     = app.FindAgentFunc
 	Pane              = app.Pane
 	Health            = app.Health
 	LogAppend         = app.LogAppend

@@ -133,7 +133,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 func isModelMsg(msg tea.Msg) bool {
 	switch msg.(type) {
 	case timeline.LogOpenedMsg, timeline.LogIndexedMsg, timeline.SearchDoneMsg, timeline.CountDoneMsg, timeline.FilterDoneMsg, app.PlanMsg, app.AppliedMsg, app.PagerMsg, app.CopiedMsg, app.SnapshotMsg, app.BatchMsg, app.ErrorMsg,
-		app.RemoteTailMsg:
+		app.RemoteTailMsg, app.AgentMsg:
 		return true
 	}
 	return false

@@ -156,6 +156,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmd = m.tl.Update(msg)
 	case app.RemoteTailMsg:
 		m.tl.TookRemoteTail(msg)
+	case app.AgentMsg:
+		cmd = a.TookAgent(msg)
 	case app.PlanMsg:
 		if msg.Err != nil {
 			var refused *action.Refused
@@ -201,6 +203,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	}
 	if a.Selected != before {
 		m.detail.SelectionChanged()
+	}
+	switch msg.(type) {
+	case app.SnapshotMsg, app.BatchMsg, tea.KeyPressMsg, tea.MouseWheelMsg:
+		// What Detail says of the agent follows the selection and the run's holders; a lookup per change.
+		cmd = tea.Batch(cmd, app.LookUpAgent(a))
 	}
 	if rs := m.paneRects(); rs != m.laidOut {
 		// The arrangement follows the runs (how many, how wide their table is), not only the terminal.
@@ -365,7 +372,7 @@ func (m *Model) helpNotHere(focused app.Component) map[string]bool {
 		maps.Copy(no, n.NotHere())
 	}
 	detail := m.detail.NotHere()
-	for _, act := range append(changeKeys, keys.ActBrief, keys.ActInstall) {
+	for _, act := range append(changeKeys, keys.ActBrief, keys.ActInstall, keys.ActAgent) {
 		if detail[act] {
 			no[act] = true
 		}
@@ -431,6 +438,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return app.ShowBrief(a)
 	case keys.ActLaunch:
 		return app.RequestLaunch(a)
+	case keys.ActAgent:
+		return app.GoToAgent(a)
 	case keys.ActInstall:
 		return app.RequestInstall(a)
 	case keys.ActCopy:

@@ -55,6 +55,9 @@ type App struct {
 
 	// alarm is the dashboard's one wake-up (clock.go).
 	alarm alarm
+
+	// agents is the last answer about where each run's agent is (agent.go).
+	agents map[string]agentAnswer
 }
 
 func (a *App) Now() time.Time { return a.Opts.Now() }

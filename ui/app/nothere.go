@@ -16,7 +16,7 @@ import (
 // RuledKeys are the keys NotHere decides: those that act on the selected run (the change keys on Detail's
 // selection), and install, which acts on a host.
 var RuledKeys = []string{keys.ActOpen, keys.ActCopy, keys.ActBrief, keys.ActUnlock, keys.ActStep, keys.ActTick,
-	keys.ActRetry, keys.ActPause, keys.ActUndo, keys.ActInstall}
+	keys.ActRetry, keys.ActPause, keys.ActUndo, keys.ActInstall, keys.ActAgent}
 
 // NotHere says why act cannot act on the selected run with Detail's focused row sel, or "" when it can. It
 // knows only what the run as read shows (its kind, locks, stages, hosts); the plan behind a key that passes
@@ -39,6 +39,10 @@ func (a *App) NotHere(act string, sel RowID) string {
 	}
 	id := text.Sanitize(run.ID)
 	switch act {
+	case keys.ActAgent:
+		if a.Opts.FindAgent == nil {
+			return "agent: this dashboard cannot look for agents' panes"
+		}
 	case keys.ActTick:
 		if run.Kind != model.KindResumable {
 			return fmt.Sprintf("tick: %s is a jonggrang run; checklists belong to resumable runs", id)

@@ -61,6 +61,8 @@ type Options struct {
 	Env func() model.Env
 	// ResumeCommand is the config's resume_command templates, by convention.
 	ResumeCommand map[string]string
+	// FindAgent finds where a run's agent runs (the agent key, Detail's agent line); nil looks for none.
+	FindAgent FindAgentFunc
 	// Launches is the record of launches in tmux (state/launch), where the go-to-agent key finds a launched
 	// run's pane; "" records none.
 	Launches string

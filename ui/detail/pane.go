@@ -159,6 +159,9 @@ func (p *Pane) ShortHelp() []key.Binding {
 	if b, ok := keys.AttentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !keys.ContainsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}
+	if b, ok := keys.AgentBinding(k, run.Attention); ok && !keys.ContainsBinding(out, b) {
+		out = append([]key.Binding{b}, out...)
+	}
 	return keys.AppendNew(out, k.BindingsOf(keys.ActCopy, keys.ActBrief, keys.ActBack, keys.ActHelp)...)
 }
 

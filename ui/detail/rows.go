@@ -31,6 +31,9 @@ func (p *Pane) attentionLine(run model.Run, w int) []string {
 	} else if at.Command != "" {
 		line += " → " + text.Sanitize(at.Command)
 	}
+	if b, ok := keys.AgentBinding(p.app.Keys, at); ok {
+		line += "; or press " + b.Help().Key + " to go to its agent"
+	}
 	var out []string
 	for _, l := range text.WrapText(line, w) {
 		out = append(out, t.Warn.Render(l))
@@ -71,6 +74,9 @@ func (p *Pane) Rows(run model.Run, w int) []detailRow {
 	}
 	if run.Title != "" && run.Title != run.ID {
 		add(text.Sanitize(run.Title))
+	}
+	if pane, ok := p.app.AgentOf(run); ok {
+		add(t.Dim.Render("agent: ") + text.Sanitize(pane.Where()))
 	}
 	if run.Archived {
 		add(t.Dim.Render("archived run (read-only history)"))

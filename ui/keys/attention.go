@@ -37,6 +37,15 @@ func AttentionBinding(k KeyMap, a model.Action) (key.Binding, bool) {
 	return k.Bound(act)
 }
 
+// AgentBinding is the go-to-agent key when what settles the run is said to its agent (model.AgentSettles):
+// the Needs-you line and the footer offer it beside the attention key.
+func AgentBinding(k KeyMap, at model.Attention) (key.Binding, bool) {
+	if !at.AgentSettles() {
+		return key.Binding{}, false
+	}
+	return k.Bound(ActAgent)
+}
+
 // attentionKeyAction maps model.Judge's action to the dashboard's keymap action.
 func attentionKeyAction(a model.Action) string {
 	switch a {

@@ -49,6 +49,7 @@ const (
 	ActScrollRight = "scroll_right"
 	ActLineStart   = "line_start"
 	ActLineEnd     = "line_end"
+	ActAgent       = "agent"
 
 	ActUnlock  = "unlock"
 	ActStep    = "step"
@@ -109,6 +110,7 @@ func defaultBindings() []Binding {
 		{Action: ActSort, Keys: []string{"s"}, Help: "sort runs: attention, name, last change", Short: "sort", Group: "view"},
 		{Action: ActHideDone, Keys: []string{"."}, Help: "hide / show completed and archived runs", Short: "hide done", Group: "view"},
 		{Action: ActMessage, Keys: []string{"i"}, Help: "read the last message in full", Short: "message", Group: "view"},
+		{Action: ActAgent, Keys: []string{"a"}, Help: "go to the tmux pane where the run's agent runs", Short: "agent", Group: "view"},
 		{Action: ActMute, Keys: []string{"m"}, Help: "mute / unmute notifications for this session", Short: "mute", Group: "view"},
 		{Action: ActHelp, Keys: []string{"?"}, Help: "toggle help", Short: "help", Group: "view"},
 		{Action: ActQuit, Keys: []string{"q", "ctrl+c"}, Help: "quit (q over help, a pager or a dialog closes it)", Short: "quit", Group: "view"},

@@ -109,6 +109,9 @@ func (p *Pane) ShortHelp() []key.Binding {
 	if b, ok := keys.AttentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
 		out = append(out, b)
 	}
+	if b, ok := keys.AgentBinding(k, run.Attention); ok {
+		out = append(out, b)
+	}
 	return keys.AppendNew(out, k.BindingsOf(keys.ActOpen, keys.ActFilter, keys.ActSort, keys.ActHideDone, keys.ActBrief, keys.ActNextPane, keys.ActHelp, keys.ActQuit)...)
 }
 
