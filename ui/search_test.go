@@ -274,6 +274,10 @@ func TestEnterOpensEntryWhole(t *testing.T) {
 	if rows := strings.Join(m.pagerRows(), "\n"); strings.Contains(rows, "after") || strings.Contains(rows, "…") {
 		t.Fatalf("pager shows more than the entry, or cuts it:\n%s", s)
 	}
+	// Its footer calls / what it does in a pager: search (it said "filter").
+	if !strings.Contains(s, "/ search") || strings.Contains(s, "/ filter") {
+		t.Fatalf("pager footer does not say / searches:\n%s", s)
+	}
 	m = send(t, m, press("/"))
 	for _, r := range "value" {
 		m = send(t, m, press(string(r)))

@@ -146,7 +146,10 @@ func (p *Pager) ShortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		}
 	}
-	out := k.BindingsOf(keys.ActDown, keys.ActUp, keys.ActPageDown, keys.ActFilter)
+	// In a pager the filter key searches (less, man), and its hint says so.
+	search := k.Binding(keys.ActFilter)
+	search.SetHelp(search.Help().Key, "search")
+	out := append(k.BindingsOf(keys.ActDown, keys.ActUp, keys.ActPageDown), search)
 	if p.re != nil {
 		out = append(out, k.BindingsOf(keys.ActNextMatch, keys.ActPrevMatch)...)
 	}
