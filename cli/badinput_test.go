@@ -25,6 +25,8 @@ import (
 	"runwatch/state"
 	"runwatch/state/runlog"
 	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/text"
 	"runwatch/watch"
 )
 
@@ -477,8 +479,8 @@ func TestBadInputRunLog(t *testing.T) {
 			}
 		}},
 		{"invalid-utf8", func(t *testing.T, lines []string) {
-			if len(lines) != 2 || ui.Sanitize(lines[1]) != "[2026-02-15T00:01:00Z] stage_start S1 note=\uFFFD\uFFFD\uFFFD( half \uFFFD\uFFFD" {
-				t.Errorf("lines %q, sanitised %q", lines, ui.Sanitize(lines[len(lines)-1]))
+			if len(lines) != 2 || text.Sanitize(lines[1]) != "[2026-02-15T00:01:00Z] stage_start S1 note=\uFFFD\uFFFD\uFFFD( half \uFFFD\uFFFD" {
+				t.Errorf("lines %q, sanitised %q", lines, text.Sanitize(lines[len(lines)-1]))
 			}
 		}},
 		{"no-trailing-newline", func(t *testing.T, lines []string) {
@@ -491,7 +493,7 @@ func TestBadInputRunLog(t *testing.T) {
 				t.Errorf("%d lines, want 8 entries with a continuation each", len(lines))
 			}
 			for _, l := range lines {
-				if s := ui.Sanitize(l); strings.ContainsAny(s, "\x1b\x07\x08\r\u009b\u009d\u202e") {
+				if s := text.Sanitize(l); strings.ContainsAny(s, "\x1b\x07\x08\r\u009b\u009d\u202e") {
 					t.Errorf("sanitised line still acts on a terminal: %q", s)
 				}
 			}
@@ -507,7 +509,7 @@ func TestBadInputRunLog(t *testing.T) {
 				// Its entries are stage_blocked lines for S2, the current stage: the latest word on it is
 				// "blocked", a stop condition (docs/FORMATS.md C.1), whose text must reach the terminal inert.
 				p := expectProblem(t, r, want{model.CodeStageBlocked, model.SeverityError, file, []string{"stage S2 is blocked"}, false})
-				if s := ui.Sanitize(p.Message); strings.ContainsAny(s, "\x1b\x07\x08\r\u009b\u009d\u202e") {
+				if s := text.Sanitize(p.Message); strings.ContainsAny(s, "\x1b\x07\x08\r\u009b\u009d\u202e") {
 					t.Errorf("problem text acts on a terminal: %q", s)
 				}
 				wantCode = exitProblems
@@ -576,7 +578,7 @@ func TestBadInputRunLog(t *testing.T) {
 // timelineLines opens a log the way the dashboard's timeline does and returns every line it would show.
 func timelineLines(t *testing.T, path string) []string {
 	t.Helper()
-	var src ui.LogSource
+	var src app.LogSource
 	var err error
 	within(t, "opening the timeline", func() { src, err = ui.OpenIndexedLog(path) })
 	if err != nil {
@@ -597,7 +599,7 @@ func refusedByTimeline(t *testing.T, path, kind string) {
 	t.Helper()
 	var err error
 	within(t, "opening the timeline", func() {
-		var src ui.LogSource
+		var src app.LogSource
 		if src, err = ui.OpenIndexedLog(path); err == nil {
 			src.Close()
 		}

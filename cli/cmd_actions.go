@@ -15,7 +15,8 @@ import (
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/action"
-	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
 )
 
 // The action subcommands: one code path with the dashboard keys (state/action).
@@ -31,7 +32,7 @@ type actionCommand struct {
 	planTo func(run model.Run, to string, opts action.Options) (*action.Plan, error)
 	// serves says whether the command does the dashboard's req, with which flags and which words after RUN:
 	// a remote run's dashboard action is this command run on its host.
-	serves func(req ui.ActionRequest) (flags, words []string, ok bool)
+	serves func(req app.ActionRequest) (flags, words []string, ok bool)
 }
 
 var actionCommands = []actionCommand{
@@ -39,52 +40,52 @@ var actionCommands = []actionCommand{
 		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
 			return action.PlanUnlock(r, optArg(a), o)
 		},
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) {
-			return nil, optWord(q.LockPath), q.Action == ui.ActUnlock
+		serves: func(q app.ActionRequest) ([]string, []string, bool) {
+			return nil, optWord(q.LockPath), q.Action == keys.ActUnlock
 		}},
 	{name: "step", summary: "mark the current stage done and move to the next, when its gate allows",
 		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanStep(r, o) },
 		to:   true, planTo: action.PlanStepTo,
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) {
+		serves: func(q app.ActionRequest) ([]string, []string, bool) {
 			if q.To != "" {
-				return []string{"--to=" + q.To}, nil, q.Action == ui.ActStep
+				return []string{"--to=" + q.To}, nil, q.Action == keys.ActStep
 			}
-			return nil, nil, q.Action == ui.ActStep
+			return nil, nil, q.Action == keys.ActStep
 		}},
 	{name: "check", summary: "tick a checklist item CB_<STAGE>_<ITEM> of a resumable run", args: "ITEM", minArgs: 1, maxArgs: 1,
 		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
 			return action.PlanCheck(r, a[0], true, o)
 		},
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) {
-			return nil, []string{q.Item}, q.Action == ui.ActTick && q.Check
+		serves: func(q app.ActionRequest) ([]string, []string, bool) {
+			return nil, []string{q.Item}, q.Action == keys.ActTick && q.Check
 		}},
 	{name: "uncheck", summary: "untick a checklist item (refused for a stage already marked done)", args: "ITEM", minArgs: 1, maxArgs: 1,
 		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
 			return action.PlanCheck(r, a[0], false, o)
 		},
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) {
-			return nil, []string{q.Item}, q.Action == ui.ActTick && !q.Check
+		serves: func(q app.ActionRequest) ([]string, []string, bool) {
+			return nil, []string{q.Item}, q.Action == keys.ActTick && !q.Check
 		}},
 	{name: "retry", summary: "reset a failed jonggrang phase to pending and the run to in_progress", args: "[PHASE]", maxArgs: 1,
 		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
 			return action.PlanRetry(r, optArg(a), o)
 		},
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) {
-			return nil, optWord(q.Stage), q.Action == ui.ActRetry
+		serves: func(q app.ActionRequest) ([]string, []string, bool) {
+			return nil, optWord(q.Stage), q.Action == keys.ActRetry
 		}},
 	{name: "pause", summary: "set a jonggrang run's status to paused",
 		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanPause(r, o) },
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) {
-			return nil, nil, q.Action == ui.ActPause && !q.Resume
+		serves: func(q app.ActionRequest) ([]string, []string, bool) {
+			return nil, nil, q.Action == keys.ActPause && !q.Resume
 		}},
 	{name: "resume", summary: "lift a jonggrang run's pause (in_progress; running under a live agent)",
 		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanResume(r, o) },
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) {
-			return nil, nil, q.Action == ui.ActPause && q.Resume
+		serves: func(q app.ActionRequest) ([]string, []string, bool) {
+			return nil, nil, q.Action == keys.ActPause && q.Resume
 		}},
 	{name: "undo", summary: "restore the bytes the run's last action replaced, if nothing changed them since",
 		plan:   func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanUndo(r, o) },
-		serves: func(q ui.ActionRequest) ([]string, []string, bool) { return nil, nil, q.Action == ui.ActUndo }},
+		serves: func(q app.ActionRequest) ([]string, []string, bool) { return nil, nil, q.Action == keys.ActUndo }},
 }
 
 func optWord(w string) []string {

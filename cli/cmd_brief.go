@@ -17,7 +17,7 @@ import (
 	"runwatch/state/envfile"
 	"runwatch/state/jonggrang"
 	"runwatch/termsafe"
-	"runwatch/ui"
+	"runwatch/ui/text"
 )
 
 func init() {
@@ -184,6 +184,6 @@ func remoteBrief(root remote.Root, asJSON bool, cfg config.Config, stdout, stder
 		_, _ = stdout.Write(termsafe.JSON(out))
 		return exitOK
 	}
-	_, _ = io.WriteString(stdout, strings.Join(ui.SanitizeLines(strings.TrimRight(string(out), "\n")), "\n")+"\n")
+	_, _ = io.WriteString(stdout, strings.Join(text.SanitizeLines(strings.TrimRight(string(out), "\n")), "\n")+"\n")
 	return exitOK
 }

@@ -17,7 +17,7 @@ import (
 	"runwatch/state"
 	"runwatch/state/envfile"
 	"runwatch/termsafe"
-	"runwatch/ui"
+	"runwatch/ui/text"
 )
 
 // commonFlags are the flags every subcommand that reads runs shares, so they mean the same everywhere.
@@ -337,7 +337,7 @@ func pickOne(arg string, locs []state.Location, searched []string) (state.Locati
 type sanitizingWriter struct{ w io.Writer }
 
 func (s sanitizingWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(s.w, strings.Join(ui.SanitizeLines(string(p)), "\n")); err != nil {
+	if _, err := io.WriteString(s.w, strings.Join(text.SanitizeLines(string(p)), "\n")); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -24,6 +24,8 @@ import (
 	"runwatch/state/brief"
 	"runwatch/state/launch"
 	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
 	"runwatch/watch"
 )
 
@@ -125,7 +127,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	if readOnly {
 		brief.ReadOnlyCache()
 	}
-	keys, err := ui.NewKeyMapAt(cfg.Keys, cfg.KeyLines, readOnly)
+	keys, err := keys.NewKeyMapAt(cfg.Keys, cfg.KeyLines, readOnly)
 	if err != nil {
 		where := "config"
 		if cfg.Path != "" {
@@ -222,7 +224,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	if opts.JournalPath != "" {
 		launches = launch.LaunchesFile(opts.JournalPath)
 	}
-	m := ui.New(ui.Options{
+	m := ui.New(app.Options{
 		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Scanned: shownPaths(scanPaths(paths, cfg)), NoMouse: opts.NoMouse, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv, roots: roots},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(sshFor(cfg)), RemoteBrief: remoteBriefFetcher(sshFor(cfg)), Debug: debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
@@ -250,7 +252,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		go ui.Relay(p, w, notifier.observe)
 	} else {
 		notifier.start(nil)
-		go p.Send(ui.SnapshotMsg{Health: ui.Health{Mode: "ssh"}, At: time.Now()})
+		go p.Send(app.SnapshotMsg{Health: app.Health{Mode: "ssh"}, At: time.Now()})
 	}
 	defer notifier.stop()
 	if rw != nil {
@@ -282,7 +284,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 const elsewhereMaxAge = 2 * time.Second
 
 // remoteLogFetcher fetches a remote run's log history from its host, for the timeline.
-func remoteLogFetcher(s remote.SSH) ui.RemoteLogFunc {
+func remoteLogFetcher(s remote.SSH) app.RemoteLogFunc {
 	return func(ctx context.Context, run model.Run) ([]model.LogEntry, error) {
 		if run.Remote == nil || run.Log == nil {
 			return nil, errors.New("the run has no log")

@@ -18,7 +18,8 @@ import (
 	"runwatch/state"
 	"runwatch/state/agentpane"
 	"runwatch/state/launch"
-	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/text"
 )
 
 func init() {
@@ -105,7 +106,7 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 	} else {
 		loc, err := resolveRun(target, cfg)
 		if err != nil {
-			fmt.Fprintf(stderr, "runwatch goto: %v\n", ui.Sanitize(err.Error()))
+			fmt.Fprintf(stderr, "runwatch goto: %v\n", text.Sanitize(err.Error()))
 			return exitNoRun
 		}
 		run := state.Load(loc, envFor(cfg))
@@ -125,14 +126,14 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		_ = json.NewEncoder(terminalSafeJSONWriter{stdout}).Encode(p)
 		return exitOK
 	case printOnly:
-		fmt.Fprintf(stdout, "%s %s\n", ui.Sanitize(pane.Target()), pane.PaneID)
+		fmt.Fprintf(stdout, "%s %s\n", text.Sanitize(pane.Target()), pane.PaneID)
 		return exitOK
 	}
 	if pane.Host != "" {
 		argv := sshFor(cfg).AttachArgv(root, pane.Socket, pane.PaneID)
 		if agentpane.CurrentSocket() != "" {
 			if err := agentpane.OpenWindow(ctx, "agent "+pane.Host, argv); err != nil {
-				fmt.Fprintf(stderr, "runwatch goto: %v\n", ui.Sanitize(err.Error()))
+				fmt.Fprintf(stderr, "runwatch goto: %v\n", text.Sanitize(err.Error()))
 				return exitProblems
 			}
 			return exitOK
@@ -147,15 +148,15 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		return execAttach(pane.AttachArgv(), stderr)
 	case errors.Is(err, agentpane.ErrOtherServer):
 		fmt.Fprintf(stderr, "runwatch goto: %s is on another tmux server than this one; from outside tmux: %s\n",
-			ui.Sanitize(pane.Where()), attachLine(pane.AttachArgv()))
+			text.Sanitize(pane.Where()), attachLine(pane.AttachArgv()))
 		return exitProblems
 	}
-	fmt.Fprintf(stderr, "runwatch goto: %v\n", ui.Sanitize(err.Error()))
+	fmt.Fprintf(stderr, "runwatch goto: %v\n", text.Sanitize(err.Error()))
 	return exitProblems
 }
 
 func noAgent(err error, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "runwatch goto: no agent pane: %s\n", ui.Sanitize(err.Error()))
+	fmt.Fprintf(stderr, "runwatch goto: no agent pane: %s\n", text.Sanitize(err.Error()))
 	if agentpane.IsNotFound(err) {
 		return exitNoAgent
 	}
@@ -179,7 +180,7 @@ func localFinder(cfg config.Config) *agentpane.Finder {
 
 // dashboardAgents is the dashboard's FindAgent: a run of this machine here (with the launches at launches),
 // a remote run by its host's runwatch; with the command that attaches a terminal here to the pane.
-func dashboardAgents(cfg config.Config, launches string) ui.FindAgentFunc {
+func dashboardAgents(cfg config.Config, launches string) app.FindAgentFunc {
 	return func(ctx context.Context, run model.Run) (agentpane.Pane, []string, error) {
 		if run.Remote == nil {
 			p, err := agentpane.NewFinder(envFor(cfg), launches).Find(&run)
@@ -256,4 +257,4 @@ func runAgentPane(args []string, stdout, stderr io.Writer) int {
 }
 
 // attachLine is the attaching command as a person types it, safe for the terminal (a host named its parts).
-func attachLine(argv []string) string { return ui.Sanitize(launch.ShellLine(argv)) }
+func attachLine(argv []string) string { return text.Sanitize(launch.ShellLine(argv)) }

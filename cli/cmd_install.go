@@ -191,7 +191,7 @@ func runInstall(host remote.Root, dir string, yes bool, cfg config.Config, stdou
 }
 
 // installPlan is a copy of this runwatch to a host, checked and waiting for its confirmation: the dashboard
-// shows it in its confirmation dialog (ui.Planned), the command line asks y/N.
+// shows it in its confirmation dialog (app.Planned), the command line asks y/N.
 type installPlan struct {
 	ssh     remote.SSH
 	host    remote.Root

@@ -14,7 +14,7 @@ import (
 	"runwatch/state/resumable/resumabletest"
 
 	"go.yaml.in/yaml/v3"
-	"runwatch/ui"
+	"runwatch/ui/keys"
 )
 
 // installer runs the real runwatch binary (install copies the binary it runs as) against a fleet whose
@@ -306,7 +306,7 @@ func TestDashboardInstallsOnAHostWithoutRunwatch(t *testing.T) {
 	}
 	exitFile := d.start(t, fmt.Sprintf("%s ssh://alpha%s", bin, root))
 	d.waitText("I install")
-	d.press(ui.ActInstall)
+	d.press(keys.ActInstall)
 	s := d.waitText("[y/N]")
 	if flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(s)), ""); !strings.Contains(flat, "toalpha:"+home+"/.local/bin/runwatch") || !strings.Contains(flat, "copy"+bin) {
 		t.Errorf("the confirmation does not say where the copy goes:\n%s", s)
@@ -319,7 +319,7 @@ func TestDashboardInstallsOnAHostWithoutRunwatch(t *testing.T) {
 	d.waitScreen("alpha live with its run", func(s string) bool {
 		return strings.Contains(s, "irm-dash-inst-20261201T080000Z") && strings.Contains(s, "● alpha")
 	})
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	if code := d.waitExit(exitFile); code != 0 {
 		t.Fatalf("exit %d", code)
 	}

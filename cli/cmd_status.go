@@ -26,7 +26,7 @@ import (
 	"runwatch/state/agentpane"
 	"runwatch/suggest"
 	"runwatch/termsafe"
-	"runwatch/ui"
+	"runwatch/ui/text"
 )
 
 func init() {
@@ -162,13 +162,13 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	}
 	// A folder that could not be listed may hide runs: say which, and do not report "all read".
 	for _, u := range unreadable {
-		fmt.Fprintf(stderr, "runwatch status: %s\n", ui.Sanitize(u.Error()))
+		fmt.Fprintf(stderr, "runwatch status: %s\n", text.Sanitize(u.Error()))
 	}
 	// A host that could not answer may hold runs that need someone: say so, and do not report "all read".
 	hostFailed := false
 	for _, h := range hosts {
 		if h.Error != "" {
-			fmt.Fprintf(stderr, "runwatch status: %s\n", ui.Sanitize(h.Error))
+			fmt.Fprintf(stderr, "runwatch status: %s\n", text.Sanitize(h.Error))
 		}
 		hostFailed = hostFailed || h.State != model.HostLive
 	}
@@ -389,7 +389,7 @@ func (t *statusTable) write(w io.Writer, rows [][]string) {
 	}
 	for i, row := range rows {
 		if t.cutID > 0 {
-			row[0] = ui.CutMiddle(row[0], t.cutID)
+			row[0] = text.CutMiddle(row[0], t.cutID)
 		}
 		kept := make([]string, 0, len(t.headers))
 		for col, cw := range t.widths {

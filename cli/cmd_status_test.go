@@ -15,7 +15,7 @@ import (
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state/resumable/resumabletest"
-	"runwatch/ui"
+	"runwatch/ui/text"
 )
 
 // fixtureWorkspace copies both fixture trees into a temp dir, with this host's name and a dead pid filled in.
@@ -313,7 +313,7 @@ func TestStatusSpeaksLikeTheDashboard(t *testing.T) {
 	}
 	for i, r := range snap.Runs {
 		// Piped, nothing is cut: the whole id and the whole reason are there.
-		if !strings.HasPrefix(lines[i+1], r.ID+" ") || !strings.HasSuffix(lines[i+1], ui.Sanitize(r.Attention.Reason)) {
+		if !strings.HasPrefix(lines[i+1], r.ID+" ") || !strings.HasSuffix(lines[i+1], text.Sanitize(r.Attention.Reason)) {
 			t.Errorf("line %d is not run %s ending in its reason %q:\n%s", i+1, r.ID, r.Attention.Reason, lines[i+1])
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"runwatch/heaptest"
 	"runwatch/sim"
 	"runwatch/ui"
+	"runwatch/ui/app"
 	"runwatch/watch"
 )
 
@@ -59,7 +60,7 @@ func dashboardLive(t *testing.T, want int, dir string) heaptest.Bytes {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var m tea.Model = ui.New(ui.Options{Theme: "mono", Now: time.Now})
+	var m tea.Model = ui.New(app.Options{Theme: "mono", Now: time.Now})
 	m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 45})
 	shown := map[string]bool{}
 	loading := true

@@ -14,7 +14,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state"
-	"runwatch/ui"
+	"runwatch/ui/keys"
 )
 
 // tmuxDemo drives the real runwatch binary in a real terminal: a tmux server on a private socket, so the
@@ -23,7 +23,7 @@ type tmuxDemo struct {
 	t      *testing.T
 	socket string
 	env    []string
-	keys   ui.KeyMap
+	keys   keys.KeyMap
 }
 
 func (d *tmuxDemo) tmux(args ...string) (string, error) {
@@ -109,7 +109,7 @@ func (d *tmuxDemo) focus(pane string) {
 		if strings.Contains(d.screen(), "focus "+pane) {
 			return
 		}
-		d.press(ui.ActNextPane)
+		d.press(keys.ActNextPane)
 		time.Sleep(150 * time.Millisecond)
 	}
 	d.waitText("focus " + pane)
@@ -120,14 +120,14 @@ func (d *tmuxDemo) selectRun(text string) {
 	d.t.Helper()
 	d.focus("Runs")
 	if regexp.MustCompile(`Runs \d+ of \d+ /`).MatchString(d.screen()) {
-		d.press(ui.ActBack) // clear the earlier filter
+		d.press(keys.ActBack) // clear the earlier filter
 		// A lone ESC followed at once by another key reads as alt+key; let the terminal parser time out.
 		time.Sleep(500 * time.Millisecond)
 		d.waitScreen("the filter to clear", func(s string) bool {
 			return !strings.Contains(s, " of ") || !regexp.MustCompile(`Runs \d+ of \d+ /`).MatchString(s)
 		})
 	}
-	d.press(ui.ActFilter)
+	d.press(keys.ActFilter)
 	d.typeText(text)
 	d.send("enter")
 	d.waitScreen("the runs pane filtered to "+text, func(s string) bool {
@@ -210,7 +210,7 @@ func newTmuxDemo(t *testing.T) *tmuxDemo {
 	}
 	home := t.TempDir()
 	d := &tmuxDemo{
-		t: t, socket: filepath.Join(home, "tmux.sock"), keys: ui.DefaultKeyMap(false),
+		t: t, socket: filepath.Join(home, "tmux.sock"), keys: keys.DefaultKeyMap(false),
 		// No user config (it could remap keys), a private journal, and TMPDIR where the test can see it.
 		env: append(withoutTmux(os.Environ()), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 			"XDG_STATE_HOME="+filepath.Join(home, "state"), "TMPDIR="+filepath.Join(home, "tmp"), "TERM=xterm-256color"),
@@ -258,7 +258,7 @@ func TestDemoInTmux(t *testing.T) {
 
 	// Stepping the paused run is refused while an item of its stage is open.
 	d.selectRun("sphinx")
-	d.press(ui.ActStep)
+	d.press(keys.ActStep)
 	d.waitText("refused")
 	if s := d.screen(); !strings.Contains(s, item) {
 		t.Errorf("the refusal does not name the open item %s:\n%s", item, s)
@@ -273,9 +273,9 @@ func TestDemoInTmux(t *testing.T) {
 		if i > 30 {
 			t.Fatalf("never reached %s in the detail pane:\n%s", item, d.screen())
 		}
-		d.press(ui.ActDown)
+		d.press(keys.ActDown)
 		time.Sleep(100 * time.Millisecond)
-		d.press(ui.ActTick)
+		d.press(keys.ActTick)
 		if !d.within(3*time.Second, func(s string) bool { return strings.Contains(s, "[y/N]") }) {
 			continue // not a checklist row
 		}
@@ -292,7 +292,7 @@ func TestDemoInTmux(t *testing.T) {
 	// The tick held the run lock for a moment; a step pressed before the dashboard has seen it go is
 	// rightly refused ("a live lock holds ..."). Press again once the dashboard has caught up.
 	for i := 0; ; i++ {
-		d.press(ui.ActStep)
+		d.press(keys.ActStep)
 		if d.within(5*time.Second, func(s string) bool { return strings.Contains(s, "[y/N]") }) {
 			break
 		}
@@ -305,11 +305,11 @@ func TestDemoInTmux(t *testing.T) {
 
 	// Clear the lock left by the dead process.
 	d.selectRun("mining")
-	d.press(ui.ActUnlock)
+	d.press(keys.ActUnlock)
 	d.waitText("is not running on")
 	d.confirm("clear the dead lock", func() bool { _, err := os.Stat(deadLock); return os.IsNotExist(err) })
 
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 
 	// On disk: the step and the tick, in the convention's style; the lock gone and its clearing logged.
@@ -375,7 +375,7 @@ func TestDemoInTmuxRemovesTempWorkspace(t *testing.T) {
 	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "runwatch-demo-") {
 		t.Fatalf("TMPDIR holds %v while the demo runs, want one runwatch-demo-* folder", entries)
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Errorf("TMPDIR still holds %v after the demo exited", entries)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"runwatch/sim"
-	"runwatch/ui"
+	"runwatch/ui/keys"
 )
 
 var (
@@ -88,21 +88,21 @@ func TestQClosesOverlayInTmux(t *testing.T) {
 		open  func()
 		title string
 	}{
-		{"brief", func() { d.press(ui.ActBrief) }, "Resume brief "},
-		{"help", func() { d.press(ui.ActHelp) }, "Help · "},
-		{"X help", func() { d.press(ui.ActLaunch) }, "No resume command configured"},
-		{"entry pager", func() { d.focus("Timeline"); d.press(ui.ActOpen) }, "Entry at line "},
+		{"brief", func() { d.press(keys.ActBrief) }, "Resume brief "},
+		{"help", func() { d.press(keys.ActHelp) }, "Help · "},
+		{"X help", func() { d.press(keys.ActLaunch) }, "No resume command configured"},
+		{"entry pager", func() { d.focus("Timeline"); d.press(keys.ActOpen) }, "Entry at line "},
 	}
 	for _, o := range open {
 		o.open()
 		d.waitText(o.title)
-		d.press(ui.ActQuit)
+		d.press(keys.ActQuit)
 		d.waitScreen("q to close the "+o.name, func(s string) bool { return !strings.Contains(s, o.title) })
 		if !alive(d, exitFile) {
 			t.Fatalf("q over the %s quit the dashboard:\n%s", o.name, d.screen())
 		}
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
 
@@ -221,17 +221,17 @@ func TestDetailBottomGoesToTheEndInTmux(t *testing.T) {
 	d, _, exitFile := startDemo(t, 120, 40)
 	d.selectRun("iso26262")
 	d.focus("Detail")
-	d.press(ui.ActBottom)
+	d.press(keys.ActBottom)
 	d.waitScreen("G to reach the end of Detail", func(s string) bool {
 		top, bottom := detailBorders(s)
 		return strings.Contains(top, "↑") && bottom != "" && !strings.Contains(bottom, "more")
 	})
-	d.press(ui.ActTop)
+	d.press(keys.ActTop)
 	d.waitScreen("g to reach the top of Detail", func(s string) bool {
 		top, bottom := detailBorders(s)
 		return !strings.Contains(top, "↑") && strings.Contains(bottom, "↓")
 	})
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
 
@@ -242,9 +242,9 @@ func TestNotHereIsOneRuleInTmux(t *testing.T) {
 	d, _, exitFile := startDemo(t, 200, 60) // wide enough that no help line wraps
 	d.selectRun("fix-typo")
 	d.focus("Detail")
-	d.press(ui.ActHelp)
+	d.press(keys.ActHelp)
 	s := d.waitText("Help · ")
-	d.press(ui.ActBottom)
+	d.press(keys.ActBottom)
 	s += d.waitText("Legend")
 	for _, k := range []string{"U", "space", "R", "P", "I"} {
 		marked := false
@@ -257,7 +257,7 @@ func TestNotHereIsOneRuleInTmux(t *testing.T) {
 			t.Errorf("help does not mark %s (not here) on a completed jonggrang run with no locks:\n%s", k, s)
 		}
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitText("focus Detail")
 	footer := d.screen()
 	footer = footer[strings.LastIndex(strings.TrimRight(footer, "\n"), "\n"):]
@@ -276,7 +276,7 @@ func TestNotHereIsOneRuleInTmux(t *testing.T) {
 			t.Fatalf("%s opened a confirmation:\n%s", c.key, d.screen())
 		}
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
 
@@ -397,7 +397,7 @@ func TestStalledRunHasNoETAInTmux(t *testing.T) {
 	if bar := barOf(s); !strings.Contains(bar, "stalled") || strings.Contains(bar, "░") {
 		t.Errorf("the stalled phase's Time bar is drawn as running (%q):\n%s", bar, s)
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
 
@@ -449,7 +449,7 @@ func TestTimelineHabitsInTmux(t *testing.T) {
 	d.focus("Timeline")
 	d.send("n") // less's n in the next file: the last pattern, here
 	d.waitText("/lock")
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
 
@@ -471,7 +471,7 @@ func TestSortHabitsInTmux(t *testing.T) {
 	if f := strings.Fields(strings.Trim(header, "┃│ ")); len(f) < 2 || f[0] != "NAME" || f[1] != "CHANGED" {
 		t.Errorf("sorted by last change, CHANGED is not right after NAME: %q", header)
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 
 	ws := demoWorkspace(t)
@@ -510,12 +510,12 @@ func TestSmallHabits(t *testing.T) {
 // confirmation's "j/k to scroll" goes once scrolled to the end.
 func TestSmallHabitsInTmux(t *testing.T) {
 	d, _, exitFile := startDemo(t, 80, 24)
-	d.press(ui.ActFilter)
+	d.press(keys.ActFilter)
 	d.typeText("foo:bar")
 	d.send("enter")
 	d.waitText("foo:bar left out")
 	d.selectRun("iso26262")
-	d.press(ui.ActUnlock)
+	d.press(keys.ActUnlock)
 	s := d.waitText("[y/N]")
 	if !strings.Contains(s, "to scroll") {
 		t.Fatalf("at 80x24 the unlock's preview fits: nothing to scroll\n%s", s)
@@ -528,7 +528,7 @@ func TestSmallHabitsInTmux(t *testing.T) {
 	})
 	d.send("n")
 	d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "[y/N]") })
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
 
@@ -566,14 +566,14 @@ func TestClickSelectsAndFocusesInTmux(t *testing.T) {
 	}
 	d.clickAt(20, timeline+2)
 	d.waitText("focus Timeline")
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 
 	off, exitOff := dashboardOn(t, 120, 40, demoWorkspace(t).Dir, "--no-mouse")
 	if flag := strings.TrimSpace(off.must("display", "-p", "-t", "demo", "#{mouse_any_flag}")); flag != "0" {
 		t.Errorf("--no-mouse still asks for mouse reports (mouse_any_flag %q): the terminal's selection is lost", flag)
 	}
-	off.press(ui.ActQuit)
+	off.press(keys.ActQuit)
 	off.waitExit(exitOff)
 }
 
@@ -589,30 +589,30 @@ func TestLayoutAtTheEdgesInTmux(t *testing.T) {
 			}
 		}
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 
 	// At 80x24 the confirmation draws paths relative to the run's folder (its title names it), so the
 	// changed lines are above the fold.
 	d, _, exitFile = startDemo(t, 80, 24)
 	d.selectRun("iso26262")
-	d.press(ui.ActUnlock)
+	d.press(keys.ActUnlock)
 	s := d.waitText("[y/N]")
 	if !strings.Contains(s, "--- lock/active.lock") || !strings.Contains(s, `-{"acquired_at_utc"`) || strings.Contains(s, "/reports/iso26262-mining-2026") && !strings.Contains(s, "Confirm unlock · in") {
 		t.Errorf("at 80x24 the confirmation spends its lines on absolute paths:\n%s", s)
 	}
 	d.send("n")
 	d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "[y/N]") })
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 
 	d, _, exitFile = startDemo(t, 120, 40)
-	d.press(ui.ActHelp)
+	d.press(keys.ActHelp)
 	s = d.waitText("Help · ")
 	if !strings.Contains(s, "go to bottom (timeline: follow)") {
 		t.Errorf("at 120x40 help wraps its left column:\n%s", s)
 	}
-	d.press(ui.ActQuit)
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }

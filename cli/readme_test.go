@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"runwatch/ui"
+	"runwatch/ui/keys"
 )
 
 // The README's keys table is the keymap's own rendering: a key added or renamed without updating the README
@@ -23,7 +23,7 @@ func TestReadmeKeysTableIsTheKeymap(t *testing.T) {
 	}
 	section := readme[start:end]
 	section = strings.TrimSpace(section[strings.Index(section, "\n")+1:])
-	want := strings.TrimSpace(ui.DefaultKeyMap(false).MarkdownTable())
+	want := strings.TrimSpace(keys.DefaultKeyMap(false).MarkdownTable())
 	if section != want {
 		t.Fatalf("README keys table differs from the keymap; replace it with:\n%s", want)
 	}

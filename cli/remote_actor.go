@@ -11,13 +11,14 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote"
-	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
 )
 
 // fleetActor plans the dashboard's actions on local runs with the local actor, and on remote runs through
 // the remote runwatch: its --dry-run is the preview, and applying runs the same command with --yes there.
 type fleetActor struct {
-	local ui.Actor
+	local app.Actor
 	ssh   remote.SSH
 	// env judges a local run's locks again when an action is planned (nil: they are taken as shown).
 	env func() model.Env
@@ -25,8 +26,8 @@ type fleetActor struct {
 	roots []remote.Root
 }
 
-func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
-	if req.Action == ui.ActInstall {
+func (f fleetActor) Plan(req app.ActionRequest) (app.Planned, error) {
+	if req.Action == keys.ActInstall {
 		for _, r := range f.roots {
 			if r.Label() == req.Host {
 				p, done, err := prepareInstall(f.ssh, r, defaultInstallDir)
@@ -51,7 +52,7 @@ func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
 	}
-	if req.Action == ui.ActUnlock {
+	if req.Action == keys.ActUnlock {
 		for _, l := range req.Run.Locks {
 			if l.JudgedOn != "" && l.Verdict == model.VerdictLive && (req.LockPath == "" || l.Path == req.LockPath) {
 				return nil, fmt.Errorf("unlock refused: the lock %s is live (%s)", l.Path, strings.Join(l.Reasons, "; "))
@@ -87,7 +88,7 @@ func (f fleetActor) Plan(req ui.ActionRequest) (ui.Planned, error) {
 		return nil, fmt.Errorf("%s refused on %s: %w", req.Action, root.Label(), err)
 	}
 	p := &remotePlan{ssh: f.ssh, root: root, call: call, summary: shown.Summary, preview: shown.Preview, expect: shown.expect()}
-	if req.Action == ui.ActUnlock {
+	if req.Action == keys.ActUnlock {
 		// A lock on a host nobody here can judge still needs its holder typed, as it does locally; the
 		// typed word then stands for --force on the remote command line. So does one judged stale here on a
 		// third machine: the run's host still calls it unknown, and --force there rests on the person's word,
@@ -156,7 +157,7 @@ func remoteRunPath(run model.Run) string {
 	return run.Dir
 }
 
-// remoteBriefFetcher asks a remote run's host for its brief (ui.Options.RemoteBrief).
+// remoteBriefFetcher asks a remote run's host for its brief (app.Options.RemoteBrief).
 func remoteBriefFetcher(s remote.SSH) func(ctx context.Context, run model.Run) (string, error) {
 	return func(ctx context.Context, run model.Run) (string, error) {
 		if run.Remote == nil {
@@ -171,7 +172,7 @@ func remoteBriefFetcher(s remote.SSH) func(ctx context.Context, run model.Run) (
 }
 
 // remoteActionArgs is the subcommand that does req on the run's host, with the run named by its path there.
-func remoteActionArgs(req ui.ActionRequest) (remoteCall, error) {
+func remoteActionArgs(req app.ActionRequest) (remoteCall, error) {
 	run := remoteRunPath(req.Run)
 	for _, c := range actionCommands {
 		if flags, words, ok := c.serves(req); ok {

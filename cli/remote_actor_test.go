@@ -12,6 +12,8 @@ import (
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
 )
 
 // Every dashboard action on a remote run becomes the action subcommand that does it there, with the same
@@ -19,23 +21,23 @@ import (
 func TestDashboardActionsMapOntoTheSubcommands(t *testing.T) {
 	run := model.Run{Kind: model.KindResumable, Dir: "/r/irm-x", StatePath: "/r/irm-x/state.env"}
 	cases := []struct {
-		req  ui.ActionRequest
+		req  app.ActionRequest
 		want []string
 	}{
-		{ui.ActionRequest{Action: ui.ActUnlock}, []string{"unlock", "--dry-run", "--", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActUnlock, LockPath: "/r/irm-x/run.lock"}, []string{"unlock", "--dry-run", "--", "/r/irm-x", "/r/irm-x/run.lock"}},
-		{ui.ActionRequest{Action: ui.ActStep}, []string{"step", "--dry-run", "--", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActStep, To: "S3"}, []string{"step", "--to=S3", "--dry-run", "--", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActTick, Item: "CB_S1_A", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
-		{ui.ActionRequest{Action: ui.ActTick, Item: "CB_S1_A"}, []string{"uncheck", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
-		{ui.ActionRequest{Action: ui.ActRetry}, []string{"retry", "--dry-run", "--", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActRetry, Stage: "P2"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "P2"}},
+		{app.ActionRequest{Action: keys.ActUnlock}, []string{"unlock", "--dry-run", "--", "/r/irm-x"}},
+		{app.ActionRequest{Action: keys.ActUnlock, LockPath: "/r/irm-x/run.lock"}, []string{"unlock", "--dry-run", "--", "/r/irm-x", "/r/irm-x/run.lock"}},
+		{app.ActionRequest{Action: keys.ActStep}, []string{"step", "--dry-run", "--", "/r/irm-x"}},
+		{app.ActionRequest{Action: keys.ActStep, To: "S3"}, []string{"step", "--to=S3", "--dry-run", "--", "/r/irm-x"}},
+		{app.ActionRequest{Action: keys.ActTick, Item: "CB_S1_A", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
+		{app.ActionRequest{Action: keys.ActTick, Item: "CB_S1_A"}, []string{"uncheck", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
+		{app.ActionRequest{Action: keys.ActRetry}, []string{"retry", "--dry-run", "--", "/r/irm-x"}},
+		{app.ActionRequest{Action: keys.ActRetry, Stage: "P2"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "P2"}},
 		// Words from the host's files come after --: a phase or item named like a flag stays a word.
-		{ui.ActionRequest{Action: ui.ActRetry, Stage: "-h"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "-h"}},
-		{ui.ActionRequest{Action: ui.ActTick, Item: "--yes", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "--yes"}},
-		{ui.ActionRequest{Action: ui.ActPause}, []string{"pause", "--dry-run", "--", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActPause, Resume: true}, []string{"resume", "--dry-run", "--", "/r/irm-x"}},
-		{ui.ActionRequest{Action: ui.ActUndo}, []string{"undo", "--dry-run", "--", "/r/irm-x"}},
+		{app.ActionRequest{Action: keys.ActRetry, Stage: "-h"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "-h"}},
+		{app.ActionRequest{Action: keys.ActTick, Item: "--yes", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "--yes"}},
+		{app.ActionRequest{Action: keys.ActPause}, []string{"pause", "--dry-run", "--", "/r/irm-x"}},
+		{app.ActionRequest{Action: keys.ActPause, Resume: true}, []string{"resume", "--dry-run", "--", "/r/irm-x"}},
+		{app.ActionRequest{Action: keys.ActUndo}, []string{"undo", "--dry-run", "--", "/r/irm-x"}},
 	}
 	for _, c := range cases {
 		c.req.Run = run
@@ -44,13 +46,13 @@ func TestDashboardActionsMapOntoTheSubcommands(t *testing.T) {
 			t.Errorf("%+v: got %q, %v; want %q", c.req, call.argv("--dry-run"), err, c.want)
 		}
 	}
-	if _, err := remoteActionArgs(ui.ActionRequest{Action: ui.ActLaunch, Run: run}); err == nil {
+	if _, err := remoteActionArgs(app.ActionRequest{Action: keys.ActLaunch, Run: run}); err == nil {
 		t.Error("launch mapped onto a subcommand")
 	}
 	// A <name>.state.env run is named by its state file: several can share one folder.
 	named := run
 	named.StatePath = "/r/irm-x/b.state.env"
-	if call, _ := remoteActionArgs(ui.ActionRequest{Action: ui.ActStep, Run: named}); !reflect.DeepEqual(call.argv(), []string{"step", "--", "/r/irm-x/b.state.env"}) {
+	if call, _ := remoteActionArgs(app.ActionRequest{Action: keys.ActStep, Run: named}); !reflect.DeepEqual(call.argv(), []string{"step", "--", "/r/irm-x/b.state.env"}) {
 		got := call.argv()
 		t.Errorf("named state file: %q", got)
 	}
@@ -89,12 +91,12 @@ func TestUnlockPlanJudgesTheLockElsewhereAgain(t *testing.T) {
 	}
 	now := func() model.Env { return envWith(true) }
 	f := fleetActor{local: ui.NewActor(action.Options{Env: now()}, now), env: now}
-	if _, err := f.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: shown}); err == nil || !strings.Contains(err.Error(), "no stale lock") {
+	if _, err := f.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: shown}); err == nil || !strings.Contains(err.Error(), "no stale lock") {
 		t.Fatalf("planned on the verdict shown, not the one of the plan's time: %v", err)
 	}
 	stale := func() model.Env { return envWith(false) }
 	f = fleetActor{local: ui.NewActor(action.Options{Env: stale()}, stale), env: stale}
-	if p, err := f.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: shown}); err != nil || p.TypedConfirmation() != "" {
+	if p, err := f.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: shown}); err != nil || p.TypedConfirmation() != "" {
 		t.Fatalf("a lock stale on b: %v", err)
 	}
 }
@@ -107,7 +109,7 @@ func TestRemoteUnlockRefusedForALockJudgedLiveElsewhere(t *testing.T) {
 		Locks: []model.Lock{{Path: "/r/irm-x/run.lock", Host: "box-b", PID: 4242, Verdict: model.VerdictLive,
 			JudgedOn: "beta", Reasons: []string{"judged on beta: pid 4242 is running"}}}}
 	f := fleetActor{}
-	_, err := f.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: run})
+	_, err := f.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: run})
 	if err == nil || !strings.Contains(err.Error(), "live") || !strings.Contains(err.Error(), "judged on beta") {
 		t.Fatalf("unlock of a lock judged live on beta: %v, want a refusal naming it", err)
 	}

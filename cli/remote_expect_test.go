@@ -12,7 +12,8 @@ import (
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/state/resumable/resumabletest"
-	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
 )
 
 // changeThenAnswer is a person's answer typed after the run's files changed under the preview they read.
@@ -63,7 +64,7 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 
 	// The dashboard: preview, a change on disk, confirm.
 	f := fleetActor{ssh: sshFor(config.Config{})}
-	p, err := f.Plan(ui.ActionRequest{Action: ui.ActStep, Run: run})
+	p, err := f.Plan(app.ActionRequest{Action: keys.ActStep, Run: run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 	if after := string(mustReadFile(t, stateFile)); !strings.Contains(after, `S1_DONE="1"`) || !strings.Contains(after, "WRITER_NOTE") {
 		t.Fatalf("state.env after the confirmed step:\n%s", after)
 	}
-	p, err = f.Plan(ui.ActionRequest{Action: ui.ActUndo, Run: run})
+	p, err = f.Plan(app.ActionRequest{Action: keys.ActUndo, Run: run})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"runwatch/remote"
 	"runwatch/remote/sshtest"
 	"runwatch/state/resumable/resumabletest"
-	"runwatch/ui"
+	"runwatch/ui/keys"
 )
 
 // procArgs is every process's command line, by pid (zombies, whose command line is empty, are left out).
@@ -159,7 +159,7 @@ func TestDashboardOverSSHLeavesNothingBehind(t *testing.T) {
 			}
 			switch end {
 			case "q":
-				d.press(ui.ActQuit)
+				d.press(keys.ActQuit)
 				d.waitExit(exitFile)
 			case "SIGHUP":
 				_ = syscall.Kill(pid, syscall.SIGHUP)

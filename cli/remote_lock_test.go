@@ -15,7 +15,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote/sshtest"
 	"runwatch/state/resumable/resumabletest"
-	"runwatch/ui"
+	"runwatch/ui/keys"
 )
 
 // sshFleetNamed is sshFleet with servers that are other machines by name (alias → host name), and a config
@@ -179,13 +179,13 @@ func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
 	d.waitText(fmt.Sprintf("judged on alpha: pid %d is not running", dead))
 	d.waitText(fmt.Sprintf("lock held by dead pid %d on alpha", dead))
 
-	d.press(ui.ActUnlock)
+	d.press(keys.ActUnlock)
 	d.confirm("unlock", func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) })
 
 	live := fleet.PID("alpha")
 	resumabletest.WriteEnvLock(t, lock, live, name, time.Now())
 	d.waitText(fmt.Sprintf("judged on alpha: pid %d is running", live))
-	d.press(ui.ActUnlock)
+	d.press(keys.ActUnlock)
 	// Refused at the key, by the one not-here rule: the run's only lock is live there.
 	d.waitText("has no stale lock")
 	if _, err := os.Stat(lock); err != nil {
@@ -194,7 +194,7 @@ func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
 
 	fleet.Kill("alpha")
 	d.waitText("(alpha), which can") // "which cannot be asked now", wrapped
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	if code := d.waitExit(exitFile); code != 0 {
 		t.Fatalf("exit %d", code)
 	}

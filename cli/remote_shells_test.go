@@ -14,7 +14,8 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/remote/sshtest"
-	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
 )
 
 // fishHostile is a name that POSIX quoting ('\”) does not protect under fish, which reads \' inside single
@@ -142,7 +143,7 @@ func hostileNamesThrough(t *testing.T, fleet *sshtest.Fleet, s remote.SSH, f fle
 			}
 			run := model.Run{Kind: model.KindResumable, ID: filepath.Base(dir), Dir: dir, StatePath: filepath.Join(dir, "state.env"),
 				Remote: &model.RemoteRef{Host: alias, Root: r.String()}}
-			p, err := f.Plan(ui.ActionRequest{Action: ui.ActTick, Item: "CB_S2_B", Check: true, Run: run})
+			p, err := f.Plan(app.ActionRequest{Action: keys.ActTick, Item: "CB_S2_B", Check: true, Run: run})
 			if err != nil {
 				t.Errorf("%s: planning a tick on %q: %v", alias, dir, err)
 				continue

@@ -19,7 +19,8 @@ import (
 	"runwatch/remote"
 	"runwatch/remote/sshtest"
 	"runwatch/state/resumable/resumabletest"
-	"runwatch/ui"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
 )
 
 // sshFleet starts real sshd servers named by aliases whose sessions find the runwatch under test on their
@@ -233,7 +234,7 @@ func TestDashboardOverSSHTwoHosts(t *testing.T) {
 	d.selectRun("host:alpha")
 	// Its timeline has the log's history, written before runwatch connected: fetched from alpha.
 	d.waitText("run_bootstrap mode=kickoff-new")
-	d.press(ui.ActStep)
+	d.press(keys.ActStep)
 	d.waitText("[y/N]")
 	if !strings.Contains(d.screen(), "alpha") {
 		t.Errorf("the confirmation does not say the change is made on alpha:\n%s", d.screen())
@@ -257,7 +258,7 @@ func TestDashboardOverSSHTwoHosts(t *testing.T) {
 		t.Fatalf("beta not live again:\n%s\n%s", d.screen(), ps)
 	}
 
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	if code := d.waitExit(exitFile); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -304,7 +305,7 @@ func TestUnlockOfARemoteRunsLockJudgedHere(t *testing.T) {
 	if len(run.Locks) != 1 || run.Locks[0].Verdict != model.VerdictStale || run.Locks[0].JudgedOn != remote.ThisMachine {
 		t.Fatalf("the lock as judged here: %+v", run.Locks)
 	}
-	p, err := fleetActor{ssh: s}.Plan(ui.ActionRequest{Action: ui.ActUnlock, Run: run})
+	p, err := fleetActor{ssh: s}.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,10 +333,10 @@ func TestRemoteWordsThatLookLikeFlagsStayWords(t *testing.T) {
 	run := model.Run{Kind: model.KindResumable, ID: "irm-dash-20261201T080000Z", Dir: dir, StatePath: filepath.Join(dir, "state.env"),
 		Remote: &model.RemoteRef{Host: "alpha", Root: "ssh://alpha" + root}}
 	f := fleetActor{ssh: sshFor(config.Config{})}
-	for _, req := range []ui.ActionRequest{
-		{Action: ui.ActRetry, Stage: "-h", Run: run},
-		{Action: ui.ActTick, Item: "-h", Check: true, Run: run},
-		{Action: ui.ActTick, Item: "--help", Check: true, Run: run},
+	for _, req := range []app.ActionRequest{
+		{Action: keys.ActRetry, Stage: "-h", Run: run},
+		{Action: keys.ActTick, Item: "-h", Check: true, Run: run},
+		{Action: keys.ActTick, Item: "--help", Check: true, Run: run},
 	} {
 		p, err := f.Plan(req)
 		if err == nil {
@@ -370,18 +371,18 @@ func TestDashboardBriefComesFromTheHostAndLaunchIsRefused(t *testing.T) {
 	d.waitScreen("alpha's run", func(s string) bool {
 		return strings.Contains(s, "irm-brief-20261201T080000Z") && strings.Contains(s, "● alpha")
 	})
-	d.press(ui.ActBrief)
+	d.press(keys.ActBrief)
 	s := d.waitText("ANSWERED-ON-THE-HOST")
 	if !strings.Contains(s, "from alpha") || !strings.Contains(s, "irm-brief-20261201T080000Z") {
 		t.Errorf("the brief's pager does not say it is alpha's:\n%s", s)
 	}
-	d.press(ui.ActBack)
+	d.press(keys.ActBack)
 	d.waitScreen("the pager closed", func(s string) bool { return !strings.Contains(s, "ANSWERED-ON-THE-HOST") })
-	d.press(ui.ActLaunch)
+	d.press(keys.ActLaunch)
 	if s := d.waitText("launch refused"); !strings.Contains(s, "is on alpha") {
 		t.Errorf("the refusal does not say where the run is:\n%s", s)
 	}
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	if code := d.waitExit(exitFile); code != 0 {
 		t.Fatalf("exit %d", code)
 	}

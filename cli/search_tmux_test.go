@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/state/resumable/resumabletest"
-	"runwatch/ui"
+	"runwatch/ui/keys"
 )
 
 // TestSearch1GiBLogInTmux is issue 14's end-to-end check: the real binary in tmux, following a generated
@@ -46,7 +46,7 @@ func TestSearch1GiBLogInTmux(t *testing.T) {
 	stream := watchGrowth(t, drawn)
 	d.waitText("▶ follow")
 	d.focus("Timeline")
-	d.press(ui.ActFilter)
+	d.press(keys.ActFilter)
 	d.typeText("zqxj")
 	d.waitText("zqxj")
 	before := stream.size()
@@ -90,7 +90,7 @@ func TestSearch1GiBLogInTmux(t *testing.T) {
 
 	// A search that takes seconds whatever the machine (a regexp with no literal part, read line by line,
 	// matching nothing) shows its spinner and progress, and esc cancels it; the cursor stays on the match.
-	d.press(ui.ActFilter)
+	d.press(keys.ActFilter)
 	d.must("send-keys", "-t", "demo", "C-u")
 	d.send("tab")
 	d.typeText("[q-z]{9}")

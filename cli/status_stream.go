@@ -18,7 +18,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/termsafe"
-	"runwatch/ui"
+	"runwatch/ui/text"
 )
 
 // statusOut takes the runs of one status command as they are read, in any order and from several
@@ -623,7 +623,7 @@ func statusRow(r model.Run, now time.Time, wide bool) []string {
 			problemSummary(r.Problems), r.Dir}
 	}
 	for i := range row {
-		row[i] = ui.Sanitize(row[i])
+		row[i] = text.Sanitize(row[i])
 	}
 	if r.Archived {
 		// History: its status word no longer matters (-o json keeps it).
@@ -641,15 +641,15 @@ func setJudgedCells(row []string, j model.Run, wide bool) {
 		status, reason, next = 2, 7, 8
 	}
 	if row[status] != "⌂ archived" {
-		row[status] = ui.Sanitize(j.Status.Glyph() + " " + string(j.Status))
+		row[status] = text.Sanitize(j.Status.Glyph() + " " + string(j.Status))
 	}
-	row[reason] = ui.Sanitize(j.Attention.Reason)
+	row[reason] = text.Sanitize(j.Attention.Reason)
 	if next >= 0 {
 		cmd := j.Attention.Command
 		if cmd == "" {
 			cmd = "-"
 		}
-		row[next] = ui.Sanitize(cmd)
+		row[next] = text.Sanitize(cmd)
 	}
 }
 

@@ -101,7 +101,7 @@ func plural(n int, one, many string) string {
 const maxPlain = 300
 
 // Plain makes untrusted text (a run id, a reason read from run files) fit to travel inside an escape
-// sequence or a tmux message (termsafe.Plain), cut to maxPlain runes. ui.Sanitize keeps such characters
+// sequence or a tmux message (termsafe.Plain), cut to maxPlain runes. text.Sanitize keeps such characters
 // visible for the screen; a notification has no grid to show them in, so they go.
 func Plain(s string) string { return termsafe.Plain(s, maxPlain) }
 

@@ -33,7 +33,7 @@ func TestDetailAgesInReasonsCountOnWithTheClock(t *testing.T) {
 	}
 
 	clock := &fakeClock{now: testNow}
-	m := newTestModel(t, 200, 60, []model.Run{run}, Options{Clock: clock, Now: clock.Now, Send: func(tea.Msg) {}})
+	m := newTestModel(t, 200, 60, []model.Run{run}, app.Options{Clock: clock, Now: clock.Now, Send: func(tea.Msg) {}})
 	count := func(frame, s string) int { return strings.Count(strings.Join(strings.Fields(frame), " "), s) }
 	frame := plain(m)
 	// The first line, the lock's reason, the problem and the crash sign.

@@ -36,6 +36,6 @@
 //	  ui/text   Sanitize (the one quoting helper before the terminal), width, cut, wrap, long styled lines
 //
 // To change how the timeline searches, work in ui/timeline (find.go, search.go); to add a column, in ui/runs
-// (runstable.go); a new overlay is an app.Overlay in ui/overlay that the root pushes on a message. What cli
-// uses of ui is in api.go (aliases of the leaves) and root.go (New, Options).
+// (runstable.go); a new overlay is an app.Overlay in ui/overlay that the root pushes on a message. cli
+// imports the leaves it needs (ui/app, ui/keys, ui/text) directly and takes New, NewActor and the relays from here.
 package ui
