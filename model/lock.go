@@ -70,7 +70,8 @@ func SameHost(a, b string) bool {
 	return short(a) == short(b)
 }
 
-// JudgeLock sets Verdict, Reasons and AgeSeconds on l by the SPEC rules. The judgement is always explained.
+// JudgeLock sets Verdict, Reasons and AgeSeconds on l by the rules docs/USAGE.md lists (its paragraph
+// "Lock verdicts"). The judgement is always explained.
 func JudgeLock(l *Lock, env Env) {
 	l.Reasons = nil
 	l.age = ageText{}

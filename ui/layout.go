@@ -14,7 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// Layout thresholds (SPEC "Dashboard conventions"). Where the runs pane goes beside Detail is not a fixed
+// Layout thresholds (docs/DASHBOARD.md says what each arrangement shows). Where the runs pane goes beside Detail is not a fixed
 // width: it is where the table can take every step of its rule (runstable.go) and Detail still gets sideMin.
 const (
 	stackedMin = 60

@@ -1,7 +1,7 @@
-// Command eventslat measures what SPEC.md promises for `runwatch events`: the time from a file change on
-// disk to the JSON line on the events process's stdout (p50/p99), and the CPU the process uses while nothing
-// changes. It builds runwatch (or takes -bin), makes a workspace of resumable runs in a temp dir, starts
-// `runwatch events` on it and reads its stdout through a pipe, exactly as a script would.
+// Command eventslat measures what docs/BENCHMARKS.md sets a goal for in `runwatch events`: the time from a
+// file change on disk to the JSON line on the events process's stdout (p50/p99), and the CPU the process uses
+// while nothing changes. It builds runwatch (or takes -bin), makes a workspace of resumable runs in a temp
+// dir, starts `runwatch events` on it and reads its stdout through a pipe, exactly as a script would.
 //
 //	go run ./bench/eventslat -runs 100 -n 300 -idle 10s
 package main

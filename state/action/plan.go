@@ -16,7 +16,7 @@ func PlanUnlock(run model.Run, which string, opts Options) (*Plan, error) {
 	return plan(ActUnlock, run, opts, func(p *Plan) error { return planUnlock(p, run, which) })
 }
 
-// PlanStep moves a run forward one stage (see SPEC "Actions" for each convention's rule).
+// PlanStep moves a run forward one stage (docs/USAGE.md, "Actions", gives each convention's rule).
 func PlanStep(run model.Run, opts Options) (*Plan, error) { return PlanStepTo(run, "", opts) }
 
 // PlanStepTo is PlanStep naming the stage a resumable run moves to, for when the files do not settle the

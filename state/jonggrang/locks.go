@@ -200,7 +200,7 @@ func readLocks(projectRoot string) ([]lockFile, error) {
 	return out, nil
 }
 
-// judge applies the SPEC lock rules, keeping the parse notes ParseLock found as extra reasons.
+// judge applies the lock rules (model.JudgeLock), keeping the parse notes ParseLock found as extra reasons.
 func judge(l model.Lock, env model.Env) model.Lock {
 	notes := l.Reasons
 	model.JudgeLock(&l, env)

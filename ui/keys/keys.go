@@ -62,7 +62,7 @@ const (
 )
 
 // Binding is one action with its keys. Help is generated from these, so what `?` shows is what works. Short
-// is the word the footer uses beside the key ("tick", "step"); Help is the sentence `?` and the README use.
+// is the word the footer uses beside the key ("tick", "step"); Help is the sentence `?` and docs/DASHBOARD.md use.
 type Binding struct {
 	Action   string
 	Keys     []string
@@ -73,7 +73,7 @@ type Binding struct {
 }
 
 // KeyMap resolves key presses to actions. Adding a feature's key is one line in defaultBindings: the config
-// names it, `?`, the README table and the footer hints pick it up from there.
+// names it, `?`, the keys table of docs/DASHBOARD.md and the footer hints pick it up from there.
 type KeyMap struct {
 	Bindings []Binding
 	byKey    map[string]string
@@ -392,7 +392,7 @@ func (k KeyMap) HelpLines(notHere map[string]bool) []string {
 	return out
 }
 
-// MarkdownTable renders the keymap as a Markdown table (for the README).
+// MarkdownTable renders the keymap as a Markdown table (for docs/DASHBOARD.md).
 func (k KeyMap) MarkdownTable() string {
 	var b strings.Builder
 	b.WriteString("| Keys | Action | Config name |\n|---|---|---|\n")

@@ -468,7 +468,7 @@ steps:
 			f := lay.form(id)
 			col := shownCol{id: id, form: f, width: ms.width[id][f]}
 			if id == colChanged && p.sortBy == SortChanged {
-				// The column the list is sorted by comes straight after the name, as the README says.
+				// The column the list is sorted by comes straight after the name, as docs/DASHBOARD.md says.
 				lay.cols = append([]shownCol{col}, lay.cols...)
 				continue
 			}
