@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -198,9 +197,7 @@ func scanStages(f *os.File, lo, hi int64, cutStart bool, ev *StageEvidence) int6
 		b = bytes.TrimPrefix(b, []byte("\ufeff")) // as ParseEntries does at the start of the file
 	}
 	end := lo + int64(bytes.LastIndexByte(buf[:n], '\n')+1)
-	for _, e := range stageEntries(completeLines(b, cutStart, true)) {
-		ev.add(e)
-	}
+	stageEntries(completeLines(b, cutStart, true), ev.add)
 	return max(end, lo)
 }
 
@@ -398,74 +395,97 @@ func completeLines(b []byte, cutStart, cutEnd bool) []byte {
 	return b
 }
 
-// stageKeywords are the words every stage entry holds in its first line or a continuation line (stage_*,
-// `X complete`, next_stage=), and the undo entry that cancels runwatch's own. Only entries with a hit are parsed: a real log holds thousands of other lines,
-// and this runs for every resumable run at startup.
-var stageKeywords = [][]byte{[]byte("stage"), []byte("complete"), []byte("start"), []byte("runwatch_undo")}
-
 // maxEntryLines bounds how far a stage entry's continuation lines are followed.
 const maxEntryLines = 64
 
-// stageEntries parses, in file order, the entries of b whose lines hold a stage keyword.
-func stageEntries(b []byte) []model.LogEntry {
-	// The stamped lines of the entries hit, in the order the keywords find them: sorted and each kept once
-	// below (a slice, not a set: most logs hit a few entries, and a map cost an allocation a hit).
-	var headsArr [64]int
-	heads := headsArr[:0]
-	for _, kw := range stageKeywords {
-		for pos := 0; pos < len(b); {
-			k := bytes.Index(b[pos:], kw)
-			if k < 0 {
-				break
-			}
-			at := pos + k
-			ls := bytes.LastIndexByte(b[:at], '\n') + 1
-			// A continuation line belongs to the entry above it: walk back to that entry's stamped line.
-			for h, steps := ls, 0; steps < maxEntryLines; steps++ {
-				if hasStamp(b[h:]) {
-					if len(heads) == 0 || heads[len(heads)-1] != h {
-						heads = append(heads, h)
-					}
-					break
-				}
-				if h == 0 {
-					break
-				}
-				h = bytes.LastIndexByte(b[:h-1], '\n') + 1
-			}
-			le := bytes.IndexByte(b[at:], '\n')
-			if le < 0 {
-				break
-			}
-			pos = at + le + 1
+// stageEntries calls fn, in file order, with each entry of b that may be a stage entry or an undo. Only the
+// first word after each line's stamp is looked at (mayBeStageEntry): the thousands of other lines of a real
+// log cost a search for their newline, nothing is allocated for them, and only the few entries whose first
+// word may name a stage event are parsed. (A search for the words stage, start and complete anywhere in the
+// log, before this, cost status a tenth of its CPU: those letters are everywhere.)
+func stageEntries(b []byte, fn func(model.LogEntry)) {
+	for ls := 0; ls < len(b); {
+		next := len(b)
+		if nl := bytes.IndexByte(b[ls:], '\n'); nl >= 0 {
+			next = ls + nl + 1
 		}
-	}
-	slices.Sort(heads)
-	heads = slices.Compact(heads)
-	var out []model.LogEntry
-	for _, h := range heads {
-		end := h
-		for i := 0; i < maxEntryLines && end < len(b); i++ {
+		if !mayBeStageEntry(b[ls:next]) {
+			ls = next
+			continue
+		}
+		// The entry runs to the next stamped line: its continuation lines may hold its fields (stage=).
+		end := next
+		for i := 1; i < maxEntryLines && end < len(b) && !hasStamp(b[end:]); i++ {
 			nl := bytes.IndexByte(b[end:], '\n')
 			if nl < 0 {
 				end = len(b)
 				break
 			}
 			end += nl + 1
-			if end < len(b) && hasStamp(b[end:]) {
-				break
-			}
 		}
-		data := b[h:end]
-		if len(data) > 0 && data[len(data)-1] != '\n' {
+		data := b[ls:end]
+		if data[len(data)-1] != '\n' {
 			data = append(data[:len(data):len(data)], '\n')
 		}
-		entries, _ := ParseEntries(data, 0)
-		if len(entries) > 0 && entries[0].HasTime {
-			out = append(out, entries[0])
+		if entries, _ := ParseEntries(data, 0); len(entries) > 0 && entries[0].HasTime {
+			fn(entries[0])
 		}
+		ls = end
 	}
-	return out
+}
+
+// mayBeStageEntry reports whether line may start an entry that StageEvidence.add keeps: its first word after
+// the stamp is a stage event (stage_start, Stage-Complete: eventOf's spellings) or runwatch_undo, or a stage id
+// followed by the word of one (`S1 complete`, whose event eventOf derives). The stamp itself is not judged
+// here: ParseEntries does that for the few lines that pass.
+func mayBeStageEntry(line []byte) bool {
+	if len(line) < 21 || line[0] != '[' {
+		return false
+	}
+	end := bytes.IndexByte(line[:min(len(line), stampProbe)], ']')
+	if end < 0 {
+		return false
+	}
+	first, rest := nextWord(line[end+1:])
+	if len(first) == 0 || !(isUpper(first[0]) || first[0] == 's' || first[0] == 'r') || len(first) > 16 {
+		return false
+	}
+	var low [16]byte
+	for i, c := range first {
+		switch {
+		case c == '-':
+			c = '_'
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	switch string(low[:len(first)]) {
+	case "stage_start", "stage_started", "stage_complete", "stage_completed", "stage_done", "stage_blocked",
+		"runwatch_undo":
+		return true
+	}
+	if !isStageID(string(first)) {
+		return false
+	}
+	second, _ := nextWord(rest)
+	switch string(second) {
+	case "start", "started", "complete", "completed", "done", "blocked":
+		return true
+	}
+	return false
+}
+
+// nextWord splits the first blank-separated word off b, as tokenize does (a line's CR and newline end it too).
+func nextWord(b []byte) (word, rest []byte) {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	n := 0
+	for n < len(b) && b[n] != ' ' && b[n] != '\t' && b[n] != '\r' && b[n] != '\n' {
+		n++
+	}
+	return b[:n], b[n:]
 }
 
 // StageTailWindow is how much of a log's end ReadStageTail reads: the writer stops right after the entry

@@ -1,9 +1,12 @@
 package runlog
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +61,78 @@ func TestUndoCancelsRunwatchLines(t *testing.T) {
 	stageScans.forget(path)
 	if again := read(); again.Latest["S2"].Event != "stage_blocked" || slices.Contains(again.Completes, "S2") {
 		t.Fatalf("fresh read: latest %+v completes %v", again.Latest["S2"], again.Completes)
+	}
+}
+
+// TestStageScanAllocatesNothingPerLine: the stage scan allocates for the stage entries it keeps, not for the
+// lines around them, even lines that name a stage (check_progress stage=M1, resume_target_stage=): a log
+// 16 times longer with the same stage entries costs the same allocations. (It cost one parse, several
+// allocations, per such line before: status does this for every run.)
+func TestStageScanAllocatesNothingPerLine(t *testing.T) {
+	dir := t.TempDir()
+	logOf := func(padding int) string {
+		var b strings.Builder
+		b.WriteString("[2026-11-08T20:57:00Z] run_bootstrap mode=kickoff-new run_id=20261108T205700Z\n")
+		for i := range padding {
+			fmt.Fprintf(&b, "[2026-11-08T20:58:00Z] check_progress stage=M1 item=conf_migrated files_checked=%d\n", i)
+			b.WriteString("  resume_target_stage=M1 restarted=complete\n")
+		}
+		b.WriteString("[2026-11-08T21:02:52Z] stage-complete M0 next=M1\n" +
+			"[2026-11-08T21:06:16Z] stage_start stage=M1\n")
+		path := filepath.Join(dir, fmt.Sprintf("run-%d.log", padding))
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if len(b.String()) > StageTailWindow {
+			t.Fatalf("log of %d bytes is past the tail window", b.Len())
+		}
+		return path
+	}
+	allocs := func(path string) float64 {
+		return testing.AllocsPerRun(20, func() {
+			if ev, ok := ReadStageTail(path); !ok || ev.Latest["M1"].Event != "stage_start" || ev.Latest["M0"].Event != "stage_complete" {
+				t.Fatalf("evidence of %s: %+v", path, ev.Latest)
+			}
+		})
+	}
+	short, long := allocs(logOf(25)), allocs(logOf(400))
+	if long > short {
+		t.Fatalf("ReadStageTail allocates %.0f times over 25 lines that are not stage entries and %.0f over 400", short, long)
+	}
+}
+
+// TestStageScanReadsEverySpelling: the stage scan finds each spelling of a stage entry that the entry parser
+// gives a stage event (docs/FORMATS.md B.5), including `S1 blocked` and `S2 done`, which name no stage word,
+// and a stage id given on a continuation line; and it keeps nothing from entries that only mention stages.
+func TestStageScanReadsEverySpelling(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.log")
+	log := "[2026-02-15T01:00:00Z] S1 blocked reason=disk\n" +
+		"[2026-02-15T01:01:00Z] S2 done\n" +
+		"[2026-02-15T01:02:00Z] Stage-Complete S3 next=S4\n" +
+		"[2026-02-15T01:03:00Z] stage_start\n  stage=S4\n  note=continued\n" +
+		"[2026-02-15T01:04:00Z] STAGE_STARTED stage=S5\n" +
+		"[2026-02-15T01:05:00Z] check_progress stage=S6 item=x\n" +
+		"[2026-02-15T01:06:00Z] S7 took 3 tries\n" +
+		"[2026-02-15T01:07:00Z] S8 artifact integrity\n  artifact=a.json\n" +
+		"  [2026-02-15T01:08:00Z] stage_start stage=S9\n" // indented: a continuation line, not an entry
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, read := range []func(string) (StageEvidence, bool){ReadStageTail, ReadStageEvidence} {
+		ev, ok := read(path)
+		if !ok {
+			t.Fatal("log not read")
+		}
+		want := map[string]string{"S1": "stage_blocked", "S2": "stage_done", "S3": "stage_complete", "S4": "stage_start", "S5": "stage_started"}
+		got := map[string]string{}
+		for k, e := range ev.Latest {
+			got[k] = e.Event
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("latest events %v, want %v", got, want)
+		}
+		if len(ev.Next) != 1 || ev.Next[0] != [2]string{"S3", "S4"} {
+			t.Fatalf("next %v, want [S3 S4]", ev.Next)
+		}
 	}
 }
