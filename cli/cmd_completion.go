@@ -13,6 +13,7 @@ import (
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/state"
+	"runwatch/status"
 	"runwatch/suggest"
 )
 
@@ -283,9 +284,9 @@ type typedConfig struct {
 func flagValues(name string, src typedConfig, typed string) []string {
 	switch name {
 	case "output":
-		return statusFormats
+		return status.Formats
 	case "sort":
-		return statusSorts
+		return status.Sorts
 	case "until":
 		return strings.Split(statusList(), ", ")
 	case "run":

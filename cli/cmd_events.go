@@ -17,6 +17,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state/runlog"
+	"runwatch/status"
 	"runwatch/termsafe"
 	"runwatch/watch"
 )
@@ -567,7 +568,7 @@ func (e *eventWriter) logOwner(path string) (model.Run, bool) {
 // normalizeRun gives a run the same JSON shape as status --json (empty lists as [], not null), so that a
 // consumer can treat both outputs alike and "changed" never reports null-versus-empty.
 func normalizeRun(r model.Run) model.Run {
-	return snapshot([]model.Run{r}, model.Env{Host: "-"}).Runs[0]
+	return status.Snapshot([]model.Run{r}, model.Env{Host: "-"}).Runs[0]
 }
 
 // changedFields lists the top-level JSON fields of a run whose values differ.

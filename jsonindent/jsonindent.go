@@ -1,13 +1,14 @@
-package cli
+// Package jsonindent indents json.Marshal's compact output as json.Indent does, without its validating scanner.
+package jsonindent
 
-// appendIndentedJSON appends src, compact valid JSON as json.Marshal writes it, to dst indented exactly as
+// Append appends src, compact valid JSON as json.Marshal writes it, to dst indented exactly as
 // json.Indent(dst, src, prefix, indent) would: a newline plus prefix plus one indent a level before every
 // element and closing bracket, a space after each colon, an empty object or array kept as {} or [].
 //
 // json.Indent runs its validating scanner over every byte, and over 1,200 runs that was a tenth of
 // `status --json`'s CPU; src here is json.Marshal's own output, already checked, so only strings need
-// following (punctuation inside them is copied as is). FuzzAppendIndentedJSON holds it to json.Indent.
-func appendIndentedJSON(dst, src []byte, prefix, indent string) []byte {
+// following (punctuation inside them is copied as is). FuzzAppend holds it to json.Indent.
+func Append(dst, src []byte, prefix, indent string) []byte {
 	depth := 0
 	open := false // the last byte opened an object or array: its newline waits for what comes next
 	for i := 0; i < len(src); i++ {
@@ -19,7 +20,7 @@ func appendIndentedJSON(dst, src []byte, prefix, indent string) []byte {
 		if open && c != '}' && c != ']' {
 			open = false
 			depth++
-			dst = appendJSONNewline(dst, prefix, indent, depth)
+			dst = appendNewline(dst, prefix, indent, depth)
 		}
 		switch c {
 		case '"':
@@ -41,12 +42,12 @@ func appendIndentedJSON(dst, src []byte, prefix, indent string) []byte {
 				open = false
 			} else {
 				depth--
-				dst = appendJSONNewline(dst, prefix, indent, depth)
+				dst = appendNewline(dst, prefix, indent, depth)
 			}
 			dst = append(dst, c)
 		case ',':
 			dst = append(dst, c)
-			dst = appendJSONNewline(dst, prefix, indent, depth)
+			dst = appendNewline(dst, prefix, indent, depth)
 		case ':':
 			dst = append(dst, c, ' ')
 		default:
@@ -56,7 +57,7 @@ func appendIndentedJSON(dst, src []byte, prefix, indent string) []byte {
 	return dst
 }
 
-func appendJSONNewline(dst []byte, prefix, indent string, depth int) []byte {
+func appendNewline(dst []byte, prefix, indent string, depth int) []byte {
 	dst = append(dst, '\n')
 	dst = append(dst, prefix...)
 	for range depth {

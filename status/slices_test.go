@@ -1,4 +1,4 @@
-package cli
+package status
 
 import (
 	"bytes"
@@ -71,13 +71,13 @@ func TestStatusStreamTableInSlicesIsTheWholeTable(t *testing.T) {
 	for _, format := range []string{"table", "wide"} {
 		for _, width := range []int{0, 120, 50} {
 			draw := func(per int) string {
-				o := newStatusOut(format, now, model.LivenessRules{})
+				o := NewOut(format, now, model.LivenessRules{})
 				o.slice = per
 				for _, r := range runs {
-					o.add(r)
+					o.Add(r)
 				}
 				var b bytes.Buffer
-				if _, err := o.write(&b, "id", model.Snapshot{}, width); err != nil {
+				if _, err := o.Print(&b, "id", model.Snapshot{}, width); err != nil {
 					t.Fatal(err)
 				}
 				return b.String()

@@ -1,4 +1,4 @@
-package cli
+package status
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state"
+	"runwatch/termsafe"
 )
 
 // The runs of status --json are encoded in parallel and stitched together; a parser and a diff must see
@@ -27,15 +28,16 @@ func TestWriteSnapshotJSONMatchesEncoder(t *testing.T) {
 	// A string a terminal would act on, to check the escaping of each stitched part.
 	runs[0].Title = "title \u009b31m with C1 and \u202e bidi <&>"
 	for _, rs := range [][]model.Run{runs, runs[:1], nil} {
-		snap := snapshot(append([]model.Run(nil), rs...), env)
-		var want bytes.Buffer
-		enc := json.NewEncoder(terminalSafeJSONWriter{&want})
+		snap := Snapshot(append([]model.Run(nil), rs...), env)
+		var encoded bytes.Buffer
+		enc := json.NewEncoder(&encoded)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(snap); err != nil {
 			t.Fatal(err)
 		}
+		want := bytes.NewBuffer(termsafe.JSON(encoded.Bytes()))
 		var got bytes.Buffer
-		if err := writeSnapshotJSON(&got, snap); err != nil {
+		if err := WriteSnapshotJSON(&got, snap); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
@@ -55,12 +57,12 @@ func TestWriteSnapshotJSONMatchesEncoder(t *testing.T) {
 func TestStatusJSONTimingHoldsNoNulls(t *testing.T) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	runs, env := orderRuns(t, now)
-	out := newStatusOut("json", env.Now, env.Liveness)
+	out := NewOut("json", env.Now, env.Liveness)
 	for _, r := range runs {
-		out.add(r)
+		out.Add(r)
 	}
 	var b bytes.Buffer
-	if _, err := out.write(&b, "attention", snapshot([]model.Run{}, env), 0); err != nil {
+	if _, err := out.Print(&b, "attention", Snapshot([]model.Run{}, env), 0); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -1,4 +1,4 @@
-package cli
+package status
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func orderRuns(t *testing.T, now time.Time) ([]model.Run, model.Env) {
 func TestStatusJudgesEachRunWithTheWholeHistoryInAnyReadOrder(t *testing.T) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	runs, env := orderRuns(t, now)
-	head := snapshot([]model.Run{}, env)
+	head := Snapshot([]model.Run{}, env)
 
 	// The judgement with the whole history, not streamed.
 	whole := make([]model.Run, len(runs))
@@ -75,22 +75,22 @@ func TestStatusJudgesEachRunWithTheWholeHistoryInAnyReadOrder(t *testing.T) {
 		model.JudgeTime(&whole[i], env.Now, env.Liveness, h)
 		model.TimingAt(&whole[i], env.Now)
 	}
-	snap := snapshot(whole, env)
+	snap := Snapshot(whole, env)
 	snap.Hosts = head.Hosts
 	var want bytes.Buffer
-	if err := writeSnapshotJSON(&want, snap); err != nil {
+	if err := WriteSnapshotJSON(&want, snap); err != nil {
 		t.Fatal(err)
 	}
 
 	stream := func(format, by string, order []int) string {
-		out := newStatusOut(format, env.Now, env.Liveness)
+		out := NewOut(format, env.Now, env.Liveness)
 		for _, i := range order {
 			r := runs[i]
 			r.Stages = append([]model.Stage(nil), runs[i].Stages...)
-			out.add(r)
+			out.Add(r)
 		}
 		var b bytes.Buffer
-		if _, err := out.write(&b, by, head, 0); err != nil {
+		if _, err := out.Print(&b, by, head, 0); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

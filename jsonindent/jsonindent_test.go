@@ -1,4 +1,4 @@
-package cli
+package jsonindent
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzAppendIndentedJSON: for every valid JSON document, compacted as json.Marshal leaves it, the indenter
+// FuzzAppend: for every valid JSON document, compacted as json.Marshal leaves it, the indenter
 // writes the same bytes as json.Indent.
-func FuzzAppendIndentedJSON(f *testing.F) {
+func FuzzAppend(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `{"a":[]}`, `{"a":{},"b":[{}],"c":[1,2,{"d":null}]}`, `"x"`, `12.5e3`, `[true,false,null]`,
 		`{"q":"a\"b\\c:{},[]","\u00e9":"\u2028 ,:"}`, `{"nested":[[[]],[[1]],{"x":{"y":{}}}]}`,
@@ -28,7 +28,7 @@ func FuzzAppendIndentedJSON(f *testing.F) {
 		if err := json.Indent(&want, compact.Bytes(), "    ", "  "); err != nil {
 			t.Fatal(err)
 		}
-		if got := appendIndentedJSON([]byte("kept"), compact.Bytes(), "    ", "  "); !bytes.Equal(got, append([]byte("kept"), want.Bytes()...)) {
+		if got := Append([]byte("kept"), compact.Bytes(), "    ", "  "); !bytes.Equal(got, append([]byte("kept"), want.Bytes()...)) {
 			t.Fatalf("%q:\ngot  %q\nwant %q", compact.Bytes(), got, want.Bytes())
 		}
 	})

@@ -1,4 +1,7 @@
-package cli
+// Package status is the engine of `runwatch status`: it takes runs as they are read, judges them by the
+// clock and the whole history once all are read, and writes them in the order asked for as the table, the
+// wide table, the JSON document or JSON lines, holding a few bytes a run.
+package status
 
 import (
 	"bufio"
@@ -16,12 +19,12 @@ import (
 	"sync"
 	"time"
 
+	"runwatch/jsonindent"
 	"runwatch/model"
 	"runwatch/termsafe"
-	"runwatch/ui/text"
 )
 
-// statusOut takes the runs of one status command as they are read, in any order and from several
+// Out takes the runs of one status command as they are read, in any order and from several
 // goroutines, and writes them afterwards in the order asked for, holding one run at a time: each run is
 // encoded as it arrives and its bytes go to a spill file; only what the order and the exit code need stays
 // in memory: a statusRec, its id and its state file's path (statusRec says how many bytes). A status over
@@ -33,7 +36,7 @@ import (
 // attention and timings go, and its model.TimeFacts (its stages' spans, a few hundred bytes) go to the spill
 // beside it. Once all are read each run is judged again from its facts to sort it, and once more as it is
 // written, filling its holes.
-type statusOut struct {
+type Out struct {
 	format  string // json, jsonl, table or wide
 	now     time.Time
 	rules   model.LivenessRules
@@ -53,7 +56,7 @@ type statusOut struct {
 }
 
 // statusRec is what stays in memory of a run once it is encoded: 72 bytes, and its state file's path and
-// its id in statusOut.names (the id costs nothing when the path holds it, as a run's folder name is). It
+// its id in Out.names (the id costs nothing when the path holds it, as a run's folder name is). It
 // holds no pointer, so the collector has nothing in it to scan, however many runs there are.
 type statusRec struct {
 	off int64
@@ -71,19 +74,19 @@ type statusRec struct {
 	failed        bool // an error status counts: HasErrors of a run that is not archived
 }
 
-// order is rec's runOrder; names is statusOut.names, which holds its key and id.
+// order is rec's runOrder; names is Out.names, which holds its key and id.
 func (rec *statusRec) order(names string) runOrder {
 	return runOrder{rank: rec.rank, updated: time.Unix(rec.updated, int64(rec.updatedNanos)),
 		key: names[rec.key : rec.key+int(rec.keyLen)], id: names[rec.id : rec.id+int(rec.idLen)]}
 }
 
-func newStatusOut(format string, now time.Time, rules model.LivenessRules) *statusOut {
-	return &statusOut{format: format, now: now, rules: rules, history: model.NewHistory(), holes: newHoleMarks(), slice: statusTableSlice}
+func NewOut(format string, now time.Time, rules model.LivenessRules) *Out {
+	return &Out{format: format, now: now, rules: rules, history: model.NewHistory(), holes: newHoleMarks(), slice: statusTableSlice}
 }
 
-// add takes a run as read here (its judgement time-free, FinalizeRun): it teaches the history, and is
+// Add takes a run as read here (its judgement time-free, FinalizeRun): it teaches the history, and is
 // judged by the clock and the history once every run is read. Safe for concurrent use.
-func (o *statusOut) add(r model.Run) {
+func (o *Out) Add(r model.Run) {
 	o.history.Keep(&r)
 	facts, err := json.Marshal(model.FactsOf(&r))
 	if err != nil {
@@ -96,23 +99,27 @@ func (o *statusOut) add(r model.Run) {
 	o.put(r, facts)
 }
 
-// addJudged takes a run judged already (read by another machine's runwatch), written as it came.
-func (o *statusOut) addJudged(r model.Run) { o.put(r, nil) }
+// SpillIn says where the runs wait until they are written: readOnly makes no temporary file (an anonymous
+// memory file, else memory), and warn is told once if the temporary folder fails and they move to memory.
+func (o *Out) SpillIn(readOnly bool, warn io.Writer) { o.spill.readOnly, o.spill.warn = readOnly, warn }
 
-func (o *statusOut) fail(err error) {
+// AddJudged takes a run judged already (read by another machine's runwatch), written as it came.
+func (o *Out) AddJudged(r model.Run) { o.put(r, nil) }
+
+func (o *Out) fail(err error) {
 	o.mu.Lock()
 	o.err = errors.Join(o.err, err)
 	o.mu.Unlock()
 }
 
 // spillFailed records the spill's failure once (it fails every run after it the same way). o.mu is held.
-func (o *statusOut) spillFailed(err error) {
+func (o *Out) spillFailed(err error) {
 	if !errors.Is(o.err, err) {
 		o.err = errors.Join(o.err, err)
 	}
 }
 
-func (o *statusOut) put(r model.Run, facts []byte) {
+func (o *Out) put(r model.Run, facts []byte) {
 	fillEmptyLists(&r)
 	rec := statusRec{rank: r.Attention.Rank, updated: r.UpdatedAt.Unix(), updatedNanos: int32(r.UpdatedAt.Nanosecond()),
 		failed: r.HasErrors() && !r.Archived}
@@ -159,7 +166,7 @@ func (o *statusOut) put(r model.Run, facts []byte) {
 
 // judge reads rec's facts back from the spill and judges the run by the clock and the whole history: a run
 // holding its status, attention and timings (model.TimeFacts.Judge, model.TimingAt).
-func (o *statusOut) judge(rec statusRec, buf []byte) (model.Run, []byte, error) {
+func (o *Out) judge(rec statusRec, buf []byte) (model.Run, []byte, error) {
 	buf, err := o.spill.read(rec.off-int64(rec.facts), rec.facts, buf)
 	if err != nil {
 		return model.Run{}, buf, err
@@ -173,11 +180,11 @@ func (o *statusOut) judge(rec statusRec, buf []byte) (model.Run, []byte, error) 
 	return j, buf, nil
 }
 
-// close frees the spill file when write is not called (it closes it itself).
-func (o *statusOut) close() { o.spill.close() }
+// Close frees the spill file when Print is not called (it closes it itself).
+func (o *Out) Close() { o.spill.close() }
 
-// write sorts the runs by `by` and writes the document; failed reports whether any run has an error.
-func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int) (failed bool, err error) {
+// Print sorts the runs by `by` and writes the document; failed reports whether any run has an error.
+func (o *Out) Print(w io.Writer, by string, head model.Snapshot, width int) (failed bool, err error) {
 	defer o.spill.close()
 	if o.err != nil {
 		return false, o.err
@@ -239,7 +246,7 @@ func (o *statusOut) write(w io.Writer, by string, head model.Snapshot, width int
 }
 
 // writeTable writes the table of the runs, per rows at a time read back from the spill.
-func (o *statusOut) writeTable(w io.Writer, natural columnWidths, wide bool, width, per int) error {
+func (o *Out) writeTable(w io.Writer, natural columnWidths, wide bool, width, per int) error {
 	if len(o.recs) == 0 {
 		_, err := fmt.Fprintln(w, noRunsLine)
 		return err
@@ -298,7 +305,7 @@ func readRow(b []byte) ([]string, error) {
 
 // runJSON is rec's run, compact, its holes filled by its judgement. What it returns is valid until the next
 // call: the write pass reuses its buffers (it runs alone, once every run is read).
-func (o *statusOut) runJSON(rec statusRec) ([]byte, error) {
+func (o *Out) runJSON(rec statusRec) ([]byte, error) {
 	b, err := o.spill.read(rec.off, rec.n, o.scratch.run)
 	if cap(b) > cap(o.scratch.run) && o.spill.f != nil {
 		o.scratch.run = b
@@ -314,11 +321,11 @@ func (o *statusOut) runJSON(rec statusRec) ([]byte, error) {
 	return o.scratch.out, err
 }
 
-// writeJSON writes the document as writeSnapshotJSON does, the runs read back from the spill in order.
-func (o *statusOut) writeJSON(w io.Writer, head model.Snapshot) error {
+// writeJSON writes the document as WriteSnapshotJSON does, the runs read back from the spill in order.
+func (o *Out) writeJSON(w io.Writer, head model.Snapshot) error {
 	head.Runs = []model.Run{}
 	if len(o.recs) == 0 {
-		return writeSnapshotJSON(w, head)
+		return WriteSnapshotJSON(w, head)
 	}
 	doc, err := documentHead(head)
 	if err != nil {
@@ -333,8 +340,8 @@ func (o *statusOut) writeJSON(w io.Writer, head model.Snapshot) error {
 		if err != nil {
 			return err
 		}
-		// As writeSnapshotJSON encodes a run: compact, then indented one level into the document.
-		ind = appendIndentedJSON(ind[:0], run, "    ", "  ")
+		// As WriteSnapshotJSON encodes a run: compact, then indented one level into the document.
+		ind = jsonindent.Append(ind[:0], run, "    ", "  ")
 		bw.WriteString("    ")
 		bw.Write(termsafe.JSON(ind))
 		if i < len(o.recs)-1 {
@@ -376,7 +383,7 @@ func (h holeMarks) timingMark() *model.RunTiming {
 }
 
 // stageMark is `,"timing":…` as the mark of stage i's timing encodes.
-func (o *statusOut) stageMark(i int) []byte {
+func (o *Out) stageMark(i int) []byte {
 	for len(o.stageMarks) <= i {
 		b, _ := json.Marshal(&model.StageTiming{Runs: -1 - len(o.stageMarks)}) // a plain struct: it always encodes
 		o.stageMarks = append(o.stageMarks, append([]byte(`,"timing":`), b...))
@@ -395,7 +402,7 @@ func (h holeMarks) cut(r *model.Run) {
 // fill appends to out the run's encoding b with its marks replaced by judgement j: in the order the
 // encoding has them (status, each stage's timing, attention, the run's timing), a timing that holds nothing
 // left out.
-func (o *statusOut) fill(out, b []byte, j model.Run) ([]byte, error) {
+func (o *Out) fill(out, b []byte, j model.Run) ([]byte, error) {
 	h := o.holes
 	rest := b
 	put := func(mark []byte, key string, v any, omit bool) error {
@@ -623,7 +630,7 @@ func statusRow(r model.Run, now time.Time, wide bool) []string {
 			problemSummary(r.Problems), r.Dir}
 	}
 	for i := range row {
-		row[i] = text.Sanitize(row[i])
+		row[i] = termsafe.Screen(row[i])
 	}
 	if r.Archived {
 		// History: its status word no longer matters (-o json keeps it).
@@ -641,15 +648,15 @@ func setJudgedCells(row []string, j model.Run, wide bool) {
 		status, reason, next = 2, 7, 8
 	}
 	if row[status] != "⌂ archived" {
-		row[status] = text.Sanitize(j.Status.Glyph() + " " + string(j.Status))
+		row[status] = termsafe.Screen(j.Status.Glyph() + " " + string(j.Status))
 	}
-	row[reason] = text.Sanitize(j.Attention.Reason)
+	row[reason] = termsafe.Screen(j.Attention.Reason)
 	if next >= 0 {
 		cmd := j.Attention.Command
 		if cmd == "" {
 			cmd = "-"
 		}
-		row[next] = text.Sanitize(cmd)
+		row[next] = termsafe.Screen(cmd)
 	}
 }
 
