@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"runwatch/config"
+	"runwatch/gcpolicy"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state/action"
@@ -115,7 +116,7 @@ var hasTerminal = func(stdout io.Writer) bool {
 
 // openDashboard runs the dashboard over paths until the user quits. It returns the exit code.
 func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) int {
-	defer dashboardGC.apply()()
+	defer gcpolicy.Dashboard.Apply()()
 	cfg, err := config.Load(opts.ConfigPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)

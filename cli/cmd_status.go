@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"runwatch/gcpolicy"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
@@ -60,7 +61,7 @@ func defineStatus(fs *flagSet) runFunc {
 }
 
 func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
-	defer statusGC.apply()()
+	defer gcpolicy.Status.Apply()()
 	if o.json {
 		if o.output != "table" && o.output != "json" {
 			return usageError(stderr, "status", "--json is --output json; it cannot go with --output %s", o.output)

@@ -1,4 +1,5 @@
-package cli
+// Package gcpolicy tunes the collector for a long command: a soft memory limit that follows the live heap.
+package gcpolicy
 
 import (
 	"math"
@@ -9,14 +10,14 @@ import (
 	"sync/atomic"
 )
 
-// gcPolicy is how a long command tunes the collector. A fixed soft memory limit is tuned for one size of
+// Policy is how a long command tunes the collector. A fixed soft memory limit is tuned for one size of
 // workspace and turns into a spinning collector on a bigger one: once the live heap passes it, every
 // allocation starts a collection (the dashboard at 10,000 runs under a fixed 56 MiB used 152% of a core,
 // forever). So the limit here follows the live heap: after every collection it is set again to
 // max(floor, factor × live), never below what is live. Below floor/factor of live heap this is the fixed
 // limit it replaces; above, the heap may grow by factor-1 of what is live before the next collection, as
 // GOGC would allow.
-type gcPolicy struct {
+type Policy struct {
 	// percent is the GOGC to set; 0 keeps the runtime's, -1 turns it off so the soft limit alone paces the
 	// collector (never while GOMEMLIMIT in the environment overrides the limit). GOGC in the environment
 	// overrides it.
@@ -29,12 +30,12 @@ type gcPolicy struct {
 	headroom int64
 }
 
-// dashboardGC: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
+// Dashboard: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
 // (≤ 80 MiB RSS at 1,200 runs, where the default GC let the heap reach twice what is live); above it the
 // heap may grow by half of what is live.
-var dashboardGC = gcPolicy{floor: 56 << 20, factor: 1.5}
+var Dashboard = Policy{floor: 56 << 20, factor: 1.5}
 
-// statusGC: status streams its document, and what it keeps of each run holds no pointer (statusRec, the
+// Status: status streams its document, and what it keeps of each run holds no pointer (status.statusRec, the
 // history's samples, discovery's seen sets); the rest of its live heap is caches of a bounded size. So a
 // collection costs about as much at 1,000 runs as at 100,000, and the heap need not grow in proportion to
 // what is live. GOGC is off and the soft limit alone paces the collector: the heap may grow by a fixed
@@ -42,10 +43,10 @@ var dashboardGC = gcPolicy{floor: 56 << 20, factor: 1.5}
 // is live. Under GOGC 100 beside this limit, a live heap of a few MiB was collected every few MiB
 // allocated: 36 to 215 collections over 1,200 runs (issue 35), a fifth of status's time; now a handful.
 // (GOGC 100 alone grew by as much as was live: 161 MiB of RSS over 100,000 runs, 94 MiB with this limit.)
-var statusGC = gcPolicy{percent: -1, headroom: 32 << 20}
+var Status = Policy{percent: -1, headroom: 32 << 20}
 
-// apply sets the policy for this process and returns what undoes it (tests run commands in one process).
-func (p gcPolicy) apply() (restore func()) {
+// Apply sets the policy for this process and returns what undoes it (tests run commands in one process).
+func (p Policy) Apply() (restore func()) {
 	var undo []func()
 	limited := (p.factor > 0 || p.headroom > 0) && os.Getenv("GOMEMLIMIT") == ""
 	if p.percent != 0 && os.Getenv("GOGC") == "" && (p.percent > 0 || limited) {
@@ -70,11 +71,11 @@ func (p gcPolicy) apply() (restore func()) {
 }
 
 // follow sets the soft limit from the live heap of the last collection.
-func (p gcPolicy) follow() {
+func (p Policy) follow() {
 	debug.SetMemoryLimit(p.limitFor(liveHeap()))
 }
 
-func (p gcPolicy) limitFor(live uint64) int64 {
+func (p Policy) limitFor(live uint64) int64 {
 	l := max(p.factor*float64(live), float64(live)+float64(p.headroom))
 	if l >= math.MaxInt64 {
 		return math.MaxInt64
@@ -85,7 +86,7 @@ func (p gcPolicy) limitFor(live uint64) int64 {
 // rearm runs follow once after the next collection and arms itself again: a cleanup on an object nothing
 // keeps runs after the collection that found it unreachable. An idle process allocates nothing, collects
 // only when the runtime forces it (every two minutes) and so wakes no more for this.
-func rearm(p gcPolicy, stop *atomic.Bool) {
+func rearm(p Policy, stop *atomic.Bool) {
 	// 32 bytes without pointers: not the tiny allocator's (under 16 bytes), whose blocks are shared with
 	// other objects and may never be freed.
 	sentinel := new([32]byte)

@@ -1,4 +1,4 @@
-package cli
+package gcpolicy
 
 import (
 	"runtime"
@@ -13,7 +13,7 @@ import (
 func TestDashboardSoftLimitIsNeverBelowTheLiveHeap(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("GOGC", "")
-	defer dashboardGC.apply()()
+	defer Dashboard.Apply()()
 
 	var held [][]byte
 	for step := 0; step < 12; step++ {
@@ -47,7 +47,7 @@ func TestGCPolicyRestores(t *testing.T) {
 	oldLimit := debug.SetMemoryLimit(-1)
 	oldPercent := debug.SetGCPercent(100)
 	debug.SetGCPercent(oldPercent)
-	gcPolicy{percent: 400, floor: 256 << 20, factor: 2}.apply()()
+	Policy{percent: 400, floor: 256 << 20, factor: 2}.Apply()()
 	for range 3 {
 		runtime.GC()
 	}
@@ -66,14 +66,14 @@ func TestStatusKeepsGOGCUnderTheUsersMemoryLimit(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "1GiB")
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
-	undo := statusGC.apply()
+	undo := Status.Apply()
 	got := debug.SetGCPercent(100)
 	undo()
 	if got != 100 {
 		t.Errorf("GOGC under the user's GOMEMLIMIT: %d, want 100", got)
 	}
 	t.Setenv("GOMEMLIMIT", "")
-	undo = statusGC.apply()
+	undo = Status.Apply()
 	got = debug.SetGCPercent(-1)
 	undo()
 	if got != -1 {
@@ -90,7 +90,7 @@ func afterCleanups(t *testing.T) (uint64, int64) {
 	live := liveHeap()
 	for range 2000 {
 		limit := debug.SetMemoryLimit(-1)
-		if limit >= dashboardGC.limitFor(live) {
+		if limit >= Dashboard.limitFor(live) {
 			return live, limit
 		}
 		time.Sleep(time.Millisecond)
@@ -108,12 +108,12 @@ func gcCycles() uint64 {
 // 100,000 runs GOGC's twice the live heap was 165 MiB of RSS), and the dashboard's policy is as it was.
 func TestStatusSoftLimitIsTheLiveHeapAndAFixedHeadroom(t *testing.T) {
 	for _, live := range []uint64{0, 8 << 20, 64 << 20, 1 << 30} {
-		if got, want := statusGC.limitFor(live), int64(live)+32<<20; got != want {
+		if got, want := Status.limitFor(live), int64(live)+32<<20; got != want {
 			t.Errorf("status, %d MiB live: limit %d MiB, want %d MiB", live>>20, got>>20, want>>20)
 		}
 	}
 	for live, want := range map[uint64]int64{0: 56 << 20, 32 << 20: 56 << 20, 64 << 20: 96 << 20} {
-		if got := dashboardGC.limitFor(live); got != want {
+		if got := Dashboard.limitFor(live); got != want {
 			t.Errorf("dashboard, %d MiB live: limit %d MiB, want %d MiB", live>>20, got>>20, want>>20)
 		}
 	}
