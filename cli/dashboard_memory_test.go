@@ -17,8 +17,8 @@ import (
 // The dashboard's bytes a run: what the watcher (its tree of watched folders and their entries, its run
 // trackers) and the screen (every run, its cached row) hold once every run is shown: the live heap after a
 // collection with one tree of runs and with four times as many, the difference a run, as status's
-// (TestStatusHoldsFewBytesPerRun). 21 KB a run here, 16 KB of it scannable (issue 35's 10,000-run dashboard
-// took 297 MB of RSS). Where it goes, at 1,600 runs: the runs as read (about half: stages, state.env's keys,
+// (TestStatusHoldsFewBytesPerRun); what it measures is in docs/BENCHMARKS.md, "Dashboard memory". Where it
+// goes, at 1,600 runs: the runs as read (about half: stages, state.env's keys,
 // judgement, history), the watcher's tree of folders with an entry a file (a fifth), its trackers and the
 // rows' cells. The bound is a little above what it holds now, so what a change adds a run is seen.
 func TestDashboardHoldsFewBytesPerRun(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 // Policy is how a long command tunes the collector. A fixed soft memory limit is tuned for one size of
 // workspace and turns into a spinning collector on a bigger one: once the live heap passes it, every
-// allocation starts a collection (the dashboard at 10,000 runs under a fixed 56 MiB used 152% of a core,
-// forever). So the limit here follows the live heap: after every collection it is set again to
+// allocation starts a collection, forever (docs/BENCHMARKS.md, "The collector's settings"). So the limit
+// here follows the live heap: after every collection it is set again to
 // max(floor, factor × live), never below what is live. Below floor/factor of live heap this is the fixed
 // limit it replaces; above, the heap may grow by factor-1 of what is live before the next collection, as
 // GOGC would allow.
@@ -31,7 +31,7 @@ type Policy struct {
 }
 
 // Dashboard: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
-// (≤ 80 MiB RSS at 1,200 runs, where the default GC let the heap reach twice what is live); above it the
+// for its RSS goal at 1,200 runs, where the default GC let the heap reach twice what is live; above it the
 // heap may grow by half of what is live.
 var Dashboard = Policy{floor: 56 << 20, factor: 1.5}
 
@@ -41,8 +41,8 @@ var Dashboard = Policy{floor: 56 << 20, factor: 1.5}
 // what is live. GOGC is off and the soft limit alone paces the collector: the heap may grow by a fixed
 // 32 MiB past what is live (the garbage of a few hundred runs read) before the next collection, whatever
 // is live. Under GOGC 100 beside this limit, a live heap of a few MiB was collected every few MiB
-// allocated: 36 to 215 collections over 1,200 runs (issue 35), a fifth of status's time; now a handful.
-// (GOGC 100 alone grew by as much as was live: 161 MiB of RSS over 100,000 runs, 94 MiB with this limit.)
+// allocated, and GOGC 100 alone let the heap grow by as much as was live (the figures of both are in
+// docs/BENCHMARKS.md, "The collector's settings").
 var Status = Policy{percent: -1, headroom: 32 << 20}
 
 // Apply sets the policy for this process and returns what undoes it (tests run commands in one process).

@@ -9,7 +9,7 @@ import (
 )
 
 // The dashboard at 10,000 runs holds more than any fixed limit tuned on 1,200: the soft limit must follow
-// the live heap up, or the collector runs without pause (152% of a core under the old fixed 56 MiB).
+// the live heap up, or the collector runs without pause (docs/BENCHMARKS.md, "The collector's settings").
 func TestDashboardSoftLimitIsNeverBelowTheLiveHeap(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("GOGC", "")
@@ -104,8 +104,8 @@ func gcCycles() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// status's limit follows the live heap by a fixed headroom: never below what is live, never twice it (at
-// 100,000 runs GOGC's twice the live heap was 165 MiB of RSS), and the dashboard's policy is as it was.
+// status's limit follows the live heap by a fixed headroom: never below what is live, never twice it (which
+// is what GOGC 100 allows), and the dashboard's policy is as it was.
 func TestStatusSoftLimitIsTheLiveHeapAndAFixedHeadroom(t *testing.T) {
 	for _, live := range []uint64{0, 8 << 20, 64 << 20, 1 << 30} {
 		if got, want := Status.limitFor(live), int64(live)+32<<20; got != want {

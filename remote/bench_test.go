@@ -14,7 +14,7 @@ import (
 
 // BenchmarkChangeToUpdate measures a state.env replace on disk to the batch that carries it, through a
 // local watcher and through a remote root over ssh on 127.0.0.1, in the same run: the difference is what
-// ssh and the second runwatch add (the goal: local latency + network RTT + at most 10 ms).
+// ssh and the second runwatch add (its goal is in docs/BENCHMARKS.md).
 //
 //	go test ./remote -run '^$' -bench ChangeToUpdate -benchtime 200x
 func BenchmarkChangeToUpdate(b *testing.B) {

@@ -37,7 +37,7 @@ func TestHostShownLiveAgainAfterAnActionAndARestart(t *testing.T) {
 
 // A host that stays down sends its runs once, marked stale, not again with each try to reconnect: every try
 // sent every run the host had shown, and a dashboard over 4 hosts of 1,000 runs, one down, took each of them
-// in again (bench/fleet: 1.4% of a core and 42 wake-ups/s in the half minute after the drop).
+// in again (what that cost, measured by bench/fleet, is in docs/BENCHMARKS.md's fleet section).
 func TestADownHostSendsItsStaleRunsOnce(t *testing.T) {
 	fleet := sshtest.New(t, binDir, "alpha")
 	root := t.TempDir()

@@ -11,9 +11,8 @@ import (
 )
 
 // status holds a few hundred bytes a run once it has read them, until it writes them (statusRec, its key
-// and id, the history's samples), none of them pointers: not the runs' locations, keys and maps. Over
-// 100,000 runs what it held grew to 142 MB live (358 MiB of RSS), about 1,400 bytes a run; the bound here is
-// 700. The live heap is measured after a collection once the runs of one tree are read, and once four
+// and id, the history's samples), none of them pointers: not the runs' locations, keys and maps, which made it
+// grow by more than a KiB a run (docs/BENCHMARKS.md, "status at 10,000 and 100,000 runs"). The live heap is measured after a collection once the runs of one tree are read, and once four
 // times as many are; what the readers' caches hold (at most 4,096 logs and manifests) is the same in both, as
 // every run was read once before. (What discovery holds while it walks: state's
 // TestDiscoverEachHoldsFewBytesPerRun.)

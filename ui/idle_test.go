@@ -177,7 +177,7 @@ func TestDashboardShowingNothingTimedSetsNoAlarm(t *testing.T) {
 }
 
 // A host reconnecting counts down to its next try in the footer: in seconds that drew a frame a second for
-// as long as the host stayed down (bench/fleet: 1.2% of a core and ~200 wake-ups/s, one host of two down).
+// as long as the host stayed down (what that cost, measured by bench/fleet, is in docs/BENCHMARKS.md).
 // Under a minute the countdown reads "<1m": its 45 seconds set no alarm.
 func TestReconnectingHostSetsNoAlarmASecond(t *testing.T) {
 	clock := &fakeClock{now: testNow}

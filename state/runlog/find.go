@@ -238,8 +238,8 @@ var errClosed = errors.New("log closed")
 
 // findGate lets background counts make way for the search a person waits for: a Counter pauses between
 // pieces while a Find runs. Two scans at once would take both cores of a small machine and leave the UI
-// goroutine waiting for a time slice (key → frame p99 ~150 ms measured that way during a 1 GiB search); one
-// at a time leaves it a core, and the search is not slowed by the count.
+// goroutine waiting for a time slice (docs/BENCHMARKS.md, "Searching a 1 GiB run.log", says what key → frame
+// was then); one at a time leaves it a core, and the search is not slowed by the count.
 type findGate struct {
 	mu      sync.Mutex
 	n       int

@@ -81,7 +81,7 @@ func (a *App) Growing(now time.Time, d time.Duration, running bool) string {
 
 // Countdown is HumanAge of the time left until t (never below 0), registered likewise: under a minute it
 // reads "<1m" and does not change. A host reconnecting in a countdown of seconds drew a frame each second
-// for as long as it stayed down (bench/fleet: 1.2% of a core and ~200 wake-ups/s with one host of two down).
+// for as long as it stayed down (what that cost, measured by bench/fleet, is in docs/BENCHMARKS.md).
 func (a *App) Countdown(now, t time.Time) string {
 	d := max(0, t.Sub(now))
 	if d >= time.Minute {
