@@ -105,8 +105,9 @@ func loadDemoWorkspace(t *testing.T) ([]model.Run, func() time.Time, func() mode
 		e.Now = now
 		return e
 	}
-	// The simulator writes some files at the wall clock, after the fixed one: such a run read "now" in
-	// CHANGED, where the program, whose clock is the simulator's, shows "0s". They are dated at the clock.
+	// The simulator writes some files at the wall clock, after the fixed one: such a run would read as changed
+	// in the future, where the program, whose clock is the simulator's, shows the age it prints for a change
+	// just made ("<1m"). They are dated at the clock.
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
