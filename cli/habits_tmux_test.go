@@ -616,3 +616,44 @@ func TestLayoutAtTheEdgesInTmux(t *testing.T) {
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
+
+// TestTimelineMarksUndoneEntriesInTmux is point 9's first part: the entries of an action runwatch undid
+// carry an "undone" mark in the timeline and in the entry's pager; the entries of an action that stands do
+// not.
+func TestTimelineMarksUndoneEntriesInTmux(t *testing.T) {
+	dir := actionRun(t)
+	for _, args := range [][]string{{"check", dir, "CB_S2_B", "--yes"}, {"undo", dir, "--yes"}, {"uncheck", dir, "CB_S2_A", "--yes"}} {
+		if code, _, errOut := runReal(t, nil, "", args...); code != 0 {
+			t.Fatalf("runwatch %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "run.log")); !bytes.Contains(log, []byte("runwatch_undo")) {
+		t.Fatalf("the undo wrote no runwatch_undo entry:\n%s", log)
+	}
+	d, exitFile := dashboardOn(t, 120, 40, filepath.Dir(dir))
+	d.focus("Timeline")
+	lineOf := func(s, text string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, text) {
+				return l
+			}
+		}
+		return ""
+	}
+	s := d.waitScreen("the timeline's entries", func(s string) bool { return lineOf(s, "key=CB_S2_A") != "" })
+	if l := lineOf(s, "key=CB_S2_B"); !strings.Contains(l, "undone") {
+		t.Errorf("the undone check's entry has no undone mark: %q\n%s", l, s)
+	}
+	if l := lineOf(s, "key=CB_S2_A"); strings.Contains(l, "undone") {
+		t.Errorf("the uncheck that stands is marked undone: %q", l)
+	}
+	// Following, the cursor is on the uncheck; two up is the undone check, whose pager says so.
+	d.send("k")
+	d.send("k")
+	d.press(ui.ActOpen)
+	d.waitText("undone: runwatch undid this action since")
+	d.press(ui.ActQuit)
+	d.waitScreen("the pager to close", func(s string) bool { return !strings.Contains(s, "Entry at line") })
+	d.press(ui.ActQuit)
+	d.waitExit(exitFile)
+}

@@ -3,6 +3,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -283,6 +284,26 @@ type Gate struct {
 type LogRef struct {
 	Path      string `json:"path"`
 	SizeBytes int64  `json:"size_bytes"`
+	// Undone are the ids of runwatch's actions that a later `runwatch_undo` entry undid (the latest 64,
+	// oldest first): the log's entries with tool=runwatch and one of these action_ids no longer hold.
+	Undone []string `json:"undone,omitempty"`
+}
+
+// IsUndone reports whether e is an entry runwatch wrote for an action that was undone since.
+func (l *LogRef) IsUndone(e LogEntry) bool {
+	if l == nil || len(l.Undone) == 0 {
+		return false
+	}
+	var tool, id string
+	for _, f := range e.Fields {
+		switch f.Key {
+		case "tool":
+			tool = f.Value
+		case "action_id":
+			id = f.Value
+		}
+	}
+	return tool == "runwatch" && id != "" && slices.Contains(l.Undone, id)
 }
 
 // LogEntry is one run.log entry: a `[timestamp] message` line and the continuation lines under it.

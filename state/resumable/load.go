@@ -130,6 +130,7 @@ func Load(statePath string, env model.Env) model.Run {
 		} else {
 			in.log, in.logOK = runlog.ReadStageEvidence(rf.log)
 		}
+		run.Log.Undone = in.log.Undone
 	}
 
 	buildStages(&run, det, in)

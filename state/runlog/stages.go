@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,6 +33,10 @@ type StageEvidence struct {
 	// Spans is each stage's latest start and the completion after it, keyed by the upper-case stage id: what
 	// durations are learned from (model.History).
 	Spans map[string]model.StageSpan
+	// Undone are the action ids that `runwatch_undo undoes=X` entries name, oldest first, the latest
+	// maxUndone of them: every entry of such an action (tool=runwatch action_id=X) was undone, and the
+	// timeline marks it so.
+	Undone []string
 
 	// The lines of an action runwatch undid say nothing about the run any more: a `runwatch_undo undoes=X`
 	// entry cancels the stage entries that carry action_id=X. To take them out after the fact, the latest
@@ -106,6 +111,7 @@ func (ev StageEvidence) clone() StageEvidence {
 		Next:      append([][2]string(nil), ev.Next...),
 		Latest:    make(map[string]StageEvent, len(ev.Latest)),
 		Spans:     make(map[string]model.StageSpan, len(ev.Spans)),
+		Undone:    append([]string(nil), ev.Undone...),
 		// recent is only ever appended to or replaced, so the copies may share its array.
 		recent: ev.recent[:len(ev.recent):len(ev.recent)],
 		base:   ev.base,
@@ -218,7 +224,9 @@ func appendFirst(list []string, id string) []string {
 
 func (ev *StageEvidence) add(e model.LogEntry) {
 	if e.Event == "runwatch_undo" {
-		ev.cancel(fieldOf(e.Fields, "undoes"))
+		id := fieldOf(e.Fields, "undoes")
+		ev.noteUndone(id)
+		ev.cancel(id)
 		return
 	}
 	stage := fieldOf(e.Fields, "stage")
@@ -254,6 +262,21 @@ func (ev *StageEvidence) add(e model.LogEntry) {
 		ev.recent = append([]StageEvent(nil), ev.recent[fold:]...)
 	}
 	ev.apply(se)
+}
+
+// maxUndone bounds StageEvidence.Undone: an undo names the run's last action, so the actions it undid are
+// recent, and a log of a million undo lines costs no more than this.
+const maxUndone = 64
+
+// noteUndone records id as undone, the newest last.
+func (ev *StageEvidence) noteUndone(id string) {
+	if id == "" || slices.Contains(ev.Undone, id) {
+		return
+	}
+	if len(ev.Undone) >= maxUndone {
+		ev.Undone = append(ev.Undone[:0:0], ev.Undone[len(ev.Undone)-maxUndone+1:]...)
+	}
+	ev.Undone = append(ev.Undone, id)
 }
 
 // cancel takes the stage entries of action id out of the evidence, as if they had never been written.

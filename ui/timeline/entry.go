@@ -5,6 +5,7 @@ package timeline
 
 import (
 	"fmt"
+	"runwatch/model"
 	"runwatch/ui/app"
 	"strings"
 
@@ -35,9 +36,9 @@ func (p *Pane) openEntry() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	src, pattern, regex := tl.src, tl.srch.pattern, tl.srch.regex
+	src, pattern, regex, runLog := tl.src, tl.srch.pattern, tl.srch.regex, tl.runLog
 	return func() tea.Msg {
-		title, txt, ok := readWholeEntry(src, line)
+		title, txt, ok := readWholeEntry(src, line, runLog)
 		if !ok {
 			return app.PagerMsg{Note: "no timeline entry here (the log changed?)"}
 		}
@@ -45,8 +46,9 @@ func (p *Pane) openEntry() tea.Cmd {
 	}
 }
 
-// readWholeEntry reads the entry holding line, with its title.
-func readWholeEntry(src app.LogSource, line int) (title, txt string, ok bool) {
+// readWholeEntry reads the entry holding line, with its title (which says when runLog has the entry's
+// action undone).
+func readWholeEntry(src app.LogSource, line int, runLog *model.LogRef) (title, txt string, ok bool) {
 	start := line
 	if es, ok := src.(entryStarter); ok {
 		start = es.EntryStart(line)
@@ -68,6 +70,9 @@ func readWholeEntry(src app.LogSource, line int) (title, txt string, ok bool) {
 		size += len(lines[i])
 	}
 	title = fmt.Sprintf("Entry at line %d, %d line(s)", start+1, len(lines))
+	if runLog.IsUndone(parseLine(lines[0])) {
+		title += " · " + undoneMark + ": runwatch undid this action since"
+	}
 	if cut {
 		title += fmt.Sprintf(" · over %d MiB: lines over %d KiB are cut", entryMaxBytes>>20, maxLineKiB)
 	}

@@ -218,6 +218,9 @@ func (p *Pane) Batch(msg app.BatchMsg) tea.Cmd {
 // resumable run's log is opened in a command.
 func (p *Pane) Sync() tea.Cmd {
 	run, ok := p.app.SelectedRun()
+	// Which of runwatch's actions were undone changes with the run (an undo appends its entry), not with
+	// the log's lines: the marks follow the run on every update.
+	defer func() { p.runLog = run.Log }()
 	if !ok {
 		if p.runPath != "" || p.src != nil {
 			p.close()

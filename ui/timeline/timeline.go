@@ -52,6 +52,9 @@ type timeline struct {
 	// title of another run read "/lock · no matches").
 	last   tlSearch
 	marker string // e.g. "log truncated", shown once in the title
+	// runLog is the selected run's log as last loaded: which of runwatch's actions were undone since
+	// (model.LogRef.IsUndone), whose entries are marked.
+	runLog *model.LogRef
 
 	seq    int                // the search whose answer is awaited
 	cancel context.CancelFunc // cancels that search
@@ -487,6 +490,9 @@ func (tl *timeline) TimeWidth() int {
 // read as one evening).
 const absoluteDayStamp = "Jan 02 15:04:05"
 
+// undoneMark is drawn before an entry of an action runwatch undid since.
+const undoneMark = "undone"
+
 // PrefixWidth is the time column and level glyph before each message.
 func (tl *timeline) PrefixWidth() int { return tl.TimeWidth() + 3 }
 
@@ -540,6 +546,13 @@ func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool)
 		var base *lipgloss.Style
 		if e.Level != model.LevelNone {
 			st := t.LevelStyle(e.Level)
+			base = &st
+		}
+		if tl.runLog.IsUndone(e) {
+			// The entry no longer holds: marked in the prefix, so it shows however far the line is scrolled,
+			// and drawn struck through.
+			prefix += t.Warn.Render(undoneMark) + " "
+			st := t.Dim.Strikethrough(true)
 			base = &st
 		}
 		if selected {
