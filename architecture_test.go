@@ -112,3 +112,18 @@ func tree(pkg string) string {
 	top, _, _ := strings.Cut(pkg, "/")
 	return top
 }
+
+// TestCLIKnowsNoConvention: cli is wiring; what it needs of a run's files (a RUN_ID, a task's name, a
+// feature's work type) it asks of state, which owns the conventions' readers (issue 33 point 5).
+func TestCLIKnowsNoConvention(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{range .Imports}}{{.}} {{end}}`, "./cli").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		switch imp {
+		case "runwatch/state/envfile", "runwatch/state/jonggrang", "runwatch/state/resumable":
+			t.Errorf("cli imports %s: ask state for what it needs of a run's files", imp)
+		}
+	}
+}

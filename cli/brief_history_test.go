@@ -13,86 +13,8 @@ import (
 	"runwatch/config"
 	"runwatch/state"
 	"runwatch/state/brief"
+	"runwatch/state/fixturetest"
 )
-
-// briefTaskRun writes a resumable run of task with stages S1–S3 under root: done stages take the given
-// lengths (from start, one after the other); a stage with no length is where the run stands, started at
-// start and not done.
-func briefTaskRun(t *testing.T, root, name, task string, start time.Time, lengths ...time.Duration) string {
-	t.Helper()
-	dir := filepath.Join(root, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var env, log strings.Builder
-	current := "S3"
-	at := start
-	for i, key := range []string{"S1", "S2", "S3"} {
-		done := "0"
-		switch {
-		case i < len(lengths):
-			done = "1"
-			fmt.Fprintf(&log, "[%s] stage_start stage=%s\n", at.UTC().Format(time.RFC3339), key)
-			at = at.Add(lengths[i])
-			fmt.Fprintf(&log, "[%s] stage_complete stage=%s\n", at.UTC().Format(time.RFC3339), key)
-		case i == len(lengths):
-			current = key
-			fmt.Fprintf(&log, "[%s] stage_start stage=%s\n", at.UTC().Format(time.RFC3339), key)
-		}
-		fmt.Fprintf(&env, "%s_DONE=%q\n", key, done)
-	}
-	fmt.Fprintf(&env, "CURRENT_STAGE=%q\nRUN_ID=%q\nTASK_NAME=%q\n", current, name, task)
-	for file, content := range map[string]string{"state.env": env.String(), "run.log": log.String()} {
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// briefFeature writes a jonggrang feature of work type under root's project: phase 13 took took13 from start,
-// phase 14 runs from then on, or took took14 when it is not zero (the feature completed).
-func briefFeature(t *testing.T, root, id, workType string, start time.Time, took13, took14 time.Duration) string {
-	t.Helper()
-	dir := filepath.Join(root, "proj", ".jonggrang", ".output", "features", id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ts := func(t time.Time) string { return "'" + t.UTC().Format("2006-01-02T15:04:05.000Z") + "'" }
-	status, end14, st14 := "running", "null", "running"
-	if took14 > 0 {
-		status, end14, st14 = "completed", ts(start.Add(took13+took14)), "completed"
-	}
-	manifest := fmt.Sprintf(`feature_id: %s
-description: Feature %s
-work_type: %s
-created_at: %s
-updated_at: %s
-status: %s
-current_phase: 14
-phases:
-  '13':
-    name: review
-    status: completed
-    started_at: %s
-    completed_at: %s
-  '14':
-    name: testing
-    status: %s
-    started_at: %s
-    completed_at: %s
-agents: {}
-validation:
-  review_passed: false
-  tests_passed: false
-  coverage_met: false
-locks: []
-`, id, id, workType, ts(start), ts(start), status, ts(start), ts(start.Add(took13)), st14, ts(start.Add(took13)), end14)
-	if err := os.WriteFile(filepath.Join(dir, "MANIFEST.yaml"), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // runwatch brief RUN learns the task's history from the runs of the configured roots, as the dashboard
 // does: the built program's brief, by id and by folder, Markdown and JSON, has the Time line the dashboard's
@@ -103,18 +25,18 @@ func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
 	// The stage started 3 days and 30 minutes ago: its "has run 3d0h" reads the same for half an hour.
 	now := time.Now()
 	for i, s2 := range []time.Duration{4 * time.Minute, 5 * time.Minute, 6 * time.Minute} {
-		briefTaskRun(t, root, fmt.Sprintf("brieftask-2026110%dT000000Z", i+1), "brief-task", now.Add(-time.Duration(10+i)*24*time.Hour),
+		fixturetest.TaskRun(t, root, fmt.Sprintf("brieftask-2026110%dT000000Z", i+1), "brief-task", now.Add(-time.Duration(10+i)*24*time.Hour),
 			2*time.Minute, s2, 4*time.Minute)
 	}
 	// Another task's run, whose S2 took an hour: not this task's history.
-	briefTaskRun(t, root, "othertask-20261101T000000Z", "other-task", now.Add(-9*24*time.Hour), 2*time.Minute, time.Hour, time.Minute)
-	live := briefTaskRun(t, root, "brieftask-20261130T000000Z", "brief-task", now.Add(-3*24*time.Hour-35*time.Minute), 5*time.Minute)
+	fixturetest.TaskRun(t, root, "othertask-20261101T000000Z", "other-task", now.Add(-9*24*time.Hour), 2*time.Minute, time.Hour, time.Minute)
+	live := fixturetest.TaskRun(t, root, "brieftask-20261130T000000Z", "brief-task", now.Add(-3*24*time.Hour-35*time.Minute), 5*time.Minute)
 	// Jonggrang: two MEDIUM features whose phase 14 took 7m and 9m, a SMALL one (20m), and a MEDIUM feature
 	// in phase 14 since 3 days.
-	briefFeature(t, root, "feat-a", "MEDIUM", now.Add(-10*24*time.Hour), 3*time.Minute, 7*time.Minute)
-	briefFeature(t, root, "feat-b", "medium", now.Add(-9*24*time.Hour), 3*time.Minute, 9*time.Minute)
-	briefFeature(t, root, "feat-c", "SMALL", now.Add(-8*24*time.Hour), 3*time.Minute, 20*time.Minute)
-	feature := briefFeature(t, root, "feat-live", "MEDIUM", now.Add(-3*24*time.Hour-33*time.Minute), 3*time.Minute, 0)
+	fixturetest.Feature(t, root, "feat-a", "MEDIUM", now.Add(-10*24*time.Hour), 3*time.Minute, 7*time.Minute)
+	fixturetest.Feature(t, root, "feat-b", "medium", now.Add(-9*24*time.Hour), 3*time.Minute, 9*time.Minute)
+	fixturetest.Feature(t, root, "feat-c", "SMALL", now.Add(-8*24*time.Hour), 3*time.Minute, 20*time.Minute)
+	feature := fixturetest.Feature(t, root, "feat-live", "MEDIUM", now.Add(-3*24*time.Hour-33*time.Minute), 3*time.Minute, 0)
 	cfgDir := t.TempDir()
 	cfg := filepath.Join(cfgDir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("roots: ["+root+"]\n"), 0o644); err != nil {

@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"runwatch/config"
@@ -14,8 +12,6 @@ import (
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/brief"
-	"runwatch/state/envfile"
-	"runwatch/state/jonggrang"
 	"runwatch/termsafe"
 	"runwatch/ui/text"
 )
@@ -101,64 +97,14 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	return exitOK
 }
 
-// taskHistory learns how long the stages of run's task usually take from the runs the dashboard would
-// read: those of the configured roots (rootRuns when RUN was found among them, else found again), and the
-// folder holding the run when it lies under none of them. Only runs that may be of the task are read: a
-// resumable run's TASK_NAME is in its state file, a few lines; a jonggrang feature's work_type is on a line
-// of its manifest (a feature whose line does not say is read). Their locks are judged here only: nothing is
-// asked over ssh for them.
+// taskHistory is state.TaskHistory over the local roots of the config (or the defaults): what the dashboard
+// would read.
 func taskHistory(run model.Run, loc state.Location, rootRuns []state.Location, cfg config.Config) *model.History {
-	h := model.NewHistory()
-	h.Observe(&run)
 	local, _, err := remote.Split(scanPaths(nil, cfg))
 	if err != nil {
 		local = nil
 	}
-	if rootRuns == nil {
-		rootRuns, _ = state.Discover(local, cfg.MaxDepth) // a folder that cannot be read holds no history
-	}
-	under := false
-	for _, root := range local {
-		if abs, err := filepath.Abs(root); err == nil && (loc.Dir == abs || strings.HasPrefix(loc.Dir, abs+string(filepath.Separator))) {
-			under = true
-		}
-	}
-	if !under {
-		near, _ := state.Discover([]string{filepath.Dir(loc.Dir)}, 1)
-		rootRuns = append(rootRuns, near...)
-	}
-	task, workType := "", ""
-	if run.Resumable != nil {
-		task = strings.TrimSpace(run.Resumable.TaskName)
-	}
-	if run.Jonggrang != nil {
-		workType = strings.TrimSpace(run.Jonggrang.WorkType)
-	}
-	seen := map[string]bool{loc.StatePath: true}
-	var same []state.Location
-	for _, l := range rootRuns {
-		if seen[l.StatePath] || l.Kind != loc.Kind {
-			continue
-		}
-		seen[l.StatePath] = true
-		if l.Kind == model.KindResumable {
-			f, err := envfile.ReadFile(l.StatePath)
-			if f == nil || err != nil && !errors.As(err, new(*envfile.ParseError)) {
-				continue
-			}
-			if v, _ := f.Get("TASK_NAME"); strings.TrimSpace(v) != task {
-				continue
-			}
-		}
-		if l.Kind == model.KindJonggrang {
-			if wt, ok := jonggrang.WorkTypeOf(l.StatePath); ok && !strings.EqualFold(wt, workType) {
-				continue
-			}
-		}
-		same = append(same, l)
-	}
-	state.LoadEach(same, envFor(cfg), func(_ int, r model.Run) { h.Observe(&r) })
-	return h
+	return state.TaskHistory(run, loc, rootRuns, local, cfg.MaxDepth, envFor(cfg))
 }
 
 // remoteBrief prints the brief of a run on another machine as that machine's runwatch builds it, from its

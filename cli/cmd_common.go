@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
-	"runwatch/state/envfile"
 	"runwatch/termsafe"
 	"runwatch/ui/text"
 )
@@ -187,14 +184,7 @@ func stageOrders(cfg config.Config) []model.StageOrderRule {
 	return out
 }
 
-// errNoRun and errAmbiguousRun let callers choose exit codes.
-var (
-	errNoRun        = errors.New("no such run")
-	errAmbiguousRun = errors.New("ambiguous run")
-)
-
-// resolveRun finds RUN, given as a run directory, a state file, or a unique prefix of a run id under the
-// configured roots. An exact id beats a prefix; an ambiguous prefix lists the candidates.
+// resolveRun finds RUN (state.FindRun) under the configured roots, else the defaults.
 func resolveRun(arg string, cfg config.Config) (state.Location, error) {
 	loc, _, err := resolveRunIn(arg, cfg)
 	return loc, err
@@ -203,133 +193,7 @@ func resolveRun(arg string, cfg config.Config) (state.Location, error) {
 // resolveRunIn is resolveRun, also returning the runs of the configured roots when it walked them to find
 // RUN (nil when RUN was a path).
 func resolveRunIn(arg string, cfg config.Config) (state.Location, []state.Location, error) {
-	if st, err := os.Stat(arg); err == nil {
-		locs, err := state.Discover([]string{arg}, 1)
-		if err != nil && len(locs) == 0 {
-			return state.Location{}, nil, err
-		}
-		if st.IsDir() {
-			// A run dir holds its own state file; a project root yields its features.
-			abs, _ := filepath.Abs(arg)
-			var own []state.Location
-			for _, l := range locs {
-				if l.Dir == abs {
-					own = append(own, l)
-				}
-			}
-			if len(own) > 0 {
-				locs = own
-			}
-		}
-		loc, err := pickOne(arg, locs, nil)
-		return loc, nil, err
-	}
-	searched := scanPaths(nil, cfg)
-	locs, err := state.Discover(searched, cfg.MaxDepth)
-	pick := matchRun(locs, arg)
-	if len(pick) == 0 {
-		// Standing in a run's folder (or above it), its id works even when the config names other roots.
-		if cwd, cerr := os.Getwd(); cerr == nil && !coveredBy(cwd, searched) {
-			searched = append(searched, cwd)
-			more, merr := state.Discover([]string{cwd}, cfg.MaxDepth)
-			locs, pick = append(locs, more...), matchRun(more, arg)
-			err = errors.Join(err, merr)
-		}
-	}
-	if len(locs) == 0 && err != nil {
-		return state.Location{}, nil, err
-	}
-	loc, err := pickOne(arg, pick, searched)
-	return loc, locs, err
-}
-
-// coveredBy says dir is one of roots (as given or absolute), so a walk of roots already saw it.
-func coveredBy(dir string, roots []string) bool {
-	for _, r := range roots {
-		if abs, err := filepath.Abs(r); err == nil && abs == dir {
-			return true
-		}
-	}
-	return false
-}
-
-// matchRun is the runs of locs that RUN (arg) names: those whose id is arg, else those whose id starts with
-// it or whose state.env says RUN_ID=arg.
-func matchRun(locs []state.Location, arg string) []state.Location {
-	var exact, prefix []state.Location
-	for _, l := range locs {
-		id := locationID(l)
-		switch {
-		case id == arg:
-			exact = append(exact, l)
-		case strings.HasPrefix(id, arg):
-			prefix = append(prefix, l)
-		}
-	}
-	if len(exact) > 0 {
-		return exact
-	}
-	if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
-		return byRunID
-	}
-	return prefix
-}
-
-// withRunID finds the resumable runs whose state.env says RUN_ID=arg: the id the run's own files and log
-// lines use (docs/FORMATS.md B.1), which is not always the end of the folder's name.
-func withRunID(locs []state.Location, arg string) []state.Location {
-	var out []state.Location
-	for _, l := range locs {
-		if l.Kind != model.KindResumable {
-			continue
-		}
-		f, err := envfile.ReadFile(l.StatePath)
-		if f == nil || err != nil && !errors.As(err, new(*envfile.ParseError)) {
-			continue
-		}
-		if v, ok := f.Get("RUN_ID"); ok && strings.TrimSpace(v) == arg {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// locationID is the run id as the readers set it, known without reading the run: the feature folder is named
-// by feature_id, and a resumable run by its folder (or <name> of <name>.state.env).
-func locationID(l state.Location) string {
-	base := filepath.Base(l.StatePath)
-	if l.Kind == model.KindResumable && base != "state.env" {
-		return strings.TrimSuffix(base, ".state.env")
-	}
-	return filepath.Base(l.Dir)
-}
-
-// pickOne is the one run of locs, or why not; searched are the roots RUN was looked for under, which "no
-// such run" names (nil: RUN was a path).
-func pickOne(arg string, locs []state.Location, searched []string) (state.Location, error) {
-	switch len(locs) {
-	case 0:
-		if len(searched) == 0 {
-			return state.Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id", errNoRun, arg)
-		}
-		where := make([]string, len(searched))
-		for i, r := range searched {
-			where[i] = r
-			if abs, err := filepath.Abs(r); err == nil && abs != r {
-				where[i] = r + " (" + abs + ")"
-			}
-		}
-		return state.Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id under %s; "+
-			"--root DIR looks elsewhere", errNoRun, arg, strings.Join(where, ", "))
-	case 1:
-		return locs[0], nil
-	}
-	names := make([]string, 0, len(locs))
-	for _, l := range locs {
-		names = append(names, locationID(l)+" ("+l.Dir+")")
-	}
-	sort.Strings(names)
-	return state.Location{}, fmt.Errorf("%w: %q matches %d runs:\n  %s", errAmbiguousRun, arg, len(locs), strings.Join(names, "\n  "))
+	return state.FindRun(arg, scanPaths(nil, cfg), cfg.MaxDepth)
 }
 
 // sanitizingWriter neutralises escape and control sequences line by line, for commands whose output quotes

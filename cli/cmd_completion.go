@@ -309,7 +309,7 @@ func knownRunIDs(src typedConfig, prefix string) []string {
 	seen := map[string]bool{}
 	var ids []string
 	for _, l := range locs {
-		if id := locationID(l); strings.HasPrefix(id, prefix) && !seen[id] {
+		if id := state.LocationID(l); strings.HasPrefix(id, prefix) && !seen[id] {
 			seen[id] = true
 			ids = append(ids, dataWord(id))
 		}
@@ -356,7 +356,7 @@ func loadRunQuietly(arg string, src typedConfig) (model.Run, bool) {
 		}
 		var exact, prefix []state.Location
 		for _, l := range locs {
-			switch id := locationID(l); {
+			switch id := state.LocationID(l); {
 			case id == arg:
 				exact = append(exact, l)
 			case strings.HasPrefix(id, arg):
@@ -366,7 +366,7 @@ func loadRunQuietly(arg string, src typedConfig) (model.Run, bool) {
 		if len(exact) == 0 {
 			exact = prefix
 		}
-		if loc, err = pickOne(arg, exact, nil); err != nil {
+		if loc, err = state.PickRun(arg, exact, nil); err != nil {
 			return model.Run{}, false
 		}
 	}

@@ -1,0 +1,161 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"runwatch/model"
+	"runwatch/state/envfile"
+)
+
+// ErrNoRun and ErrAmbiguousRun say why FindRun found no one run, so callers can choose exit codes.
+var (
+	ErrNoRun        = errors.New("no such run")
+	ErrAmbiguousRun = errors.New("ambiguous run")
+)
+
+// FindRun finds RUN (arg), given as a run directory, a state file, or a unique prefix of a run id under
+// roots (the config's roots, else the defaults), walked to maxDepth as Discover walks. An exact id beats a
+// prefix; an ambiguous prefix lists the candidates. It also returns the runs of roots when it walked them
+// to find RUN (nil when RUN was a path).
+func FindRun(arg string, roots []string, maxDepth int) (Location, []Location, error) {
+	if st, err := os.Stat(arg); err == nil {
+		locs, err := Discover([]string{arg}, 1)
+		if err != nil && len(locs) == 0 {
+			return Location{}, nil, err
+		}
+		if st.IsDir() {
+			// A run dir holds its own state file; a project root yields its features.
+			abs, _ := filepath.Abs(arg)
+			var own []Location
+			for _, l := range locs {
+				if l.Dir == abs {
+					own = append(own, l)
+				}
+			}
+			if len(own) > 0 {
+				locs = own
+			}
+		}
+		loc, err := PickRun(arg, locs, nil)
+		return loc, nil, err
+	}
+	searched := append([]string(nil), roots...)
+	locs, err := Discover(searched, maxDepth)
+	pick := matchRun(locs, arg)
+	if len(pick) == 0 {
+		// Standing in a run's folder (or above it), its id works even when the config names other roots.
+		if cwd, cerr := os.Getwd(); cerr == nil && !coveredBy(cwd, searched) {
+			searched = append(searched, cwd)
+			more, merr := Discover([]string{cwd}, maxDepth)
+			locs, pick = append(locs, more...), matchRun(more, arg)
+			err = errors.Join(err, merr)
+		}
+	}
+	if len(locs) == 0 && err != nil {
+		return Location{}, nil, err
+	}
+	loc, err := PickRun(arg, pick, searched)
+	return loc, locs, err
+}
+
+// coveredBy says dir is one of roots (as given or absolute), so a walk of roots already saw it.
+func coveredBy(dir string, roots []string) bool {
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil && abs == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// matchRun is the runs of locs that RUN (arg) names: those whose id is arg, else those whose id starts with
+// it or whose state.env says RUN_ID=arg.
+func matchRun(locs []Location, arg string) []Location {
+	var exact, prefix []Location
+	for _, l := range locs {
+		id := LocationID(l)
+		switch {
+		case id == arg:
+			exact = append(exact, l)
+		case strings.HasPrefix(id, arg):
+			prefix = append(prefix, l)
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
+		return byRunID
+	}
+	return prefix
+}
+
+// withRunID finds the resumable runs whose state.env says RUN_ID=arg: the id the run's own files and log
+// lines use (docs/FORMATS.md B.1), which is not always the end of the folder's name.
+func withRunID(locs []Location, arg string) []Location {
+	var out []Location
+	for _, l := range locs {
+		if l.Kind != model.KindResumable {
+			continue
+		}
+		if f := readStateEnv(l.StatePath); f != nil {
+			if v, ok := f.Get("RUN_ID"); ok && strings.TrimSpace(v) == arg {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// readStateEnv is a resumable run's state file, nil when it cannot be read; a file with a line that does not
+// parse still gives the keys it holds.
+func readStateEnv(path string) *envfile.File {
+	f, err := envfile.ReadFile(path)
+	if err != nil && !errors.As(err, new(*envfile.ParseError)) {
+		return nil
+	}
+	return f
+}
+
+// LocationID is the run id as the readers set it, known without reading the run: the feature folder is
+// named by feature_id, and a resumable run by its folder (or <name> of <name>.state.env).
+func LocationID(l Location) string {
+	base := filepath.Base(l.StatePath)
+	if l.Kind == model.KindResumable && base != "state.env" {
+		return strings.TrimSuffix(base, ".state.env")
+	}
+	return filepath.Base(l.Dir)
+}
+
+// PickRun is the one run of locs, or why not; searched are the roots RUN was looked for under, which "no
+// such run" names (nil: RUN was a path).
+func PickRun(arg string, locs []Location, searched []string) (Location, error) {
+	switch len(locs) {
+	case 0:
+		if len(searched) == 0 {
+			return Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id", ErrNoRun, arg)
+		}
+		where := make([]string, len(searched))
+		for i, r := range searched {
+			where[i] = r
+			if abs, err := filepath.Abs(r); err == nil && abs != r {
+				where[i] = r + " (" + abs + ")"
+			}
+		}
+		return Location{}, fmt.Errorf("%w: %q is neither a run directory nor the start of a run id under %s; "+
+			"--root DIR looks elsewhere", ErrNoRun, arg, strings.Join(where, ", "))
+	case 1:
+		return locs[0], nil
+	}
+	names := make([]string, 0, len(locs))
+	for _, l := range locs {
+		names = append(names, LocationID(l)+" ("+l.Dir+")")
+	}
+	sort.Strings(names)
+	return Location{}, fmt.Errorf("%w: %q matches %d runs:\n  %s", ErrAmbiguousRun, arg, len(locs), strings.Join(names, "\n  "))
+}
