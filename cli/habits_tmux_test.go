@@ -650,10 +650,10 @@ func TestTimelineMarksUndoneEntriesInTmux(t *testing.T) {
 	// Following, the cursor is on the uncheck; two up is the undone check, whose pager says so.
 	d.send("k")
 	d.send("k")
-	d.press(ui.ActOpen)
+	d.press(keys.ActOpen)
 	d.waitText("undone: runwatch undid this action since")
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitScreen("the pager to close", func(s string) bool { return !strings.Contains(s, "Entry at line") })
-	d.press(ui.ActQuit)
+	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
