@@ -53,10 +53,25 @@ var citedDoc = regexp.MustCompile(`(?:\bdocs/[A-Za-z0-9_.-]+\.md|\b[A-Z][A-Z0-9_
 // docs/FORMATS.md and the other docs, which comments cite instead.
 var notInRepo = regexp.MustCompile(`\bSPEC\b|\bformats\.md\b|\bENGINEERING\b`)
 
-// No comment cites a document the repository does not hold: the person who takes over must be able to read
-// what a comment points to.
+// A section of docs/FORMATS.md that a comment cites by its number ("docs/FORMATS.md A.2", "FORMATS.md C.1").
+var citedFormatsSection = regexp.MustCompile(`FORMATS\.md,? (?:section )?([A-C]\.[0-9]+)`)
+
+// No comment cites a document the repository does not hold, nor a section of docs/FORMATS.md it does not
+// have: the person who takes over must be able to read what a comment points to.
 func TestCommentsCiteDocsInTheRepo(t *testing.T) {
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	formats, err := os.ReadFile("docs/FORMATS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, line := range strings.Split(string(formats), "\n") {
+		if heading := strings.TrimLeft(line, "#"); heading != line && strings.HasPrefix(heading, " ") {
+			if number, _, _ := strings.Cut(strings.TrimSpace(heading), " "); number != "" {
+				sections[number] = true
+			}
+		}
+	}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -79,6 +94,11 @@ func TestCommentsCiteDocsInTheRepo(t *testing.T) {
 				pos := fset.Position(c.Pos())
 				if m := notInRepo.FindString(c.Text); m != "" {
 					t.Errorf("%s:%d cites %s, which is not in the repository: cite docs/ (FORMATS.md, ARCHITECTURE.md, ...) instead", path, pos.Line, m)
+				}
+				for _, m := range citedFormatsSection.FindAllStringSubmatch(c.Text, -1) {
+					if !sections[m[1]] {
+						t.Errorf("%s:%d cites docs/FORMATS.md %s, which has no such section", path, pos.Line, m[1])
+					}
 				}
 				for _, doc := range citedDoc.FindAllString(c.Text, -1) {
 					if !notInRepo.MatchString(doc) && !docExists(filepath.Dir(path), doc) {
