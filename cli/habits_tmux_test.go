@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -507,7 +508,7 @@ func TestSmallHabits(t *testing.T) {
 }
 
 // TestSmallHabitsInTmux is point 15's dashboard half: foo:bar gets the hint is:bogus gets, and the
-// confirmation's "j/k to scroll" goes once scrolled to the end.
+// confirmation's "j/k to scroll" goes once scrolled to the end; the confirmation counts what is below once.
 func TestSmallHabitsInTmux(t *testing.T) {
 	d, _, exitFile := startDemo(t, 80, 24)
 	d.press(keys.ActFilter)
@@ -519,6 +520,10 @@ func TestSmallHabitsInTmux(t *testing.T) {
 	s := d.waitText("[y/N]")
 	if !strings.Contains(s, "to scroll") {
 		t.Fatalf("at 80x24 the unlock's preview fits: nothing to scroll\n%s", s)
+	}
+	// One count of what is below: the border's "↓ N more"; the hint says how to get there, not a second number.
+	if n := len(regexp.MustCompile(`\d+ more|\d+ lines`).FindAllString(s, -1)); n != 1 {
+		t.Errorf("the confirmation shows %d scroll counts, want the border's one:\n%s", n, s)
 	}
 	for range 60 {
 		d.send("j")

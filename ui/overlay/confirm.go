@@ -187,8 +187,9 @@ func (c *Confirm) View() string {
 	shown = shown[:min(len(shown), max(0, c.view.total()-c.view.vp.YOffset()))]
 	lines = append(lines, shown...)
 	if c.view.vp.YOffset()+len(shown) < c.view.total() {
-		// Only while there is more below: scrolled to the end, the hint had nothing left to point at.
-		lines = append(lines, t.Dim.Render(fmt.Sprintf("… %d lines, j/k to scroll", c.view.total())))
+		// Only while there is more below: scrolled to the end, the hint had nothing left to point at. How
+		// much more is the border's "↓ N more" alone: a second count here ("12 lines") read as another.
+		lines = append(lines, t.Dim.Render("… more below, j/k to scroll"))
 	}
 	lines = append(lines, "")
 	lines = append(lines, c.question()...)
