@@ -34,7 +34,10 @@ func (w *Watcher) loop() {
 	if w.opts.reconcile > 0 {
 		every = w.opts.reconcile
 	}
-	reconcileT := time.NewTimer(every)
+	// The walk that set up the watches listed every folder, as a scan does: the first scan waits for its share
+	// of that, as every later one waits for its share of the scan before it. (At a fixed 30 s, the first
+	// scan was an idle dashboard's only work in its first minute: 0.33% of a core at 1,200 runs, issue 35.)
+	reconcileT := time.NewTimer(w.reconcileAfter(every, w.walkTook))
 	defer reconcileT.Stop()
 	live := newLivenessTimer(w.opts.liveness)
 	defer live.t.Stop()
@@ -188,16 +191,29 @@ func (w *Watcher) reconcile(every time.Duration) time.Duration {
 	for _, d := range w.tree.allDirs() {
 		w.tree.scan(d, &ch)
 	}
-	next := every
-	if w.opts.reconcile <= 0 {
-		// Over 10,000 runs one scan lists and stats every folder (hundreds of milliseconds, and the
-		// collection its garbage costs): at a fixed 30 s it was most of an idle dashboard's CPU. Spaced by
-		// its own cost, it takes at most 1/reconcileShare of the time however big the tree.
-		next = max(every, reconcileShare*time.Since(start))
-	}
+	next := w.reconcileAfter(every, time.Since(start))
 	w.addChanges(ch)
 	if len(ch) > 0 || (w.lastErr != "" && time.Since(w.lastErrAt) >= errShownFor) {
 		w.flush() // also takes an old passing error off the health line
+	}
+	return next
+}
+
+// reconcileAfter is how long the reconcile scan waits after a look at the whole tree that took took. Over
+// 10,000 runs one scan lists and stats every folder (hundreds of milliseconds, and the collection its
+// garbage costs): at a fixed 30 s it was most of an idle dashboard's CPU. Spaced by its own cost, it takes
+// at most 1/reconcileShare of the time however big the tree.
+func (w *Watcher) reconcileAfter(every, took time.Duration) time.Duration {
+	next := every
+	if w.opts.reconcile <= 0 {
+		share := time.Duration(reconcileShare)
+		if w.opts.reconcileShare > 0 {
+			share = w.opts.reconcileShare
+		}
+		next = max(every, share*took)
+	}
+	if w.opts.reconcileArmed != nil {
+		w.opts.reconcileArmed(next)
 	}
 	return next
 }

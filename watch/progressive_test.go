@@ -206,3 +206,44 @@ func TestProgressiveRereadsOnlyRunsChangedSinceTheirRead(t *testing.T) {
 		t.Errorf("%d runs shown, %d found", len(v.runs), len(locs))
 	}
 }
+
+// TestFirstReconcileWaitsForItsShareOfTheWalk: the reconcile scan (a listing of every folder and a stat of
+// every file) waits reconcileShare times as long as the look at the tree before it took, the first one too:
+// it waits for its share of the walk that set up the watches. At a fixed 30 s, the first scan was an idle
+// dashboard's only work in its first minute (0.33% of a core at 1,200 runs, issue 35). The share is raised
+// here so that any real walk puts the first scan past the 30 s it used to take.
+func TestFirstReconcileWaitsForItsShareOfTheWalk(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sim.GenerateRuns(dir, 24); err != nil {
+		t.Fatal(err)
+	}
+	const share = 1_000_000 // a walk of 30 µs or more: past 30 s
+	for _, progressive := range []bool{false, true} {
+		armed := make(chan time.Duration, 1)
+		w, err := New(Options{Paths: []string{dir}, Progressive: progressive, reconcileShare: share,
+			reconcileArmed: func(d time.Duration) {
+				select {
+				case armed <- d:
+				default:
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for range w.Updates() {
+			}
+		}()
+		select {
+		case d := <-armed:
+			w.Close()
+			if d <= reconcileEvery || d != share*w.walkTook {
+				t.Errorf("progressive %v: the first reconcile scan is armed for %s after a walk of %s; want %d times the walk",
+					progressive, d, w.walkTook, share)
+			}
+		case <-time.After(time.Minute):
+			w.Close()
+			t.Fatalf("progressive %v: the reconcile scan was not armed within a minute", progressive)
+		}
+	}
+}

@@ -52,14 +52,18 @@ type Options struct {
 	fallbackPoll time.Duration
 	loseEvent    func(fsnotify.Event) bool
 	reconcile    time.Duration
-	liveness     time.Duration          // how often lock holders and workers are checked for life
-	grace        time.Duration          // how long a vanished state file may take to come back
-	inotifyErr   error                  // as if inotify_init failed (EMFILE: the per-user instance limit)
-	initialRead  func(i int)            // Progressive: runs after run i of the initial read was read, before it is handed on
-	secondRead   func(statePath string) // Progressive: a run read before watching began is read again
-	unseenSlack  time.Duration          // Progressive: how much older than a read a change may look (0: mtimeSlack)
-	beforeWatch  func()                 // Progressive: runs before the roots are walked and watched
-	livenessPass func(judged int)       // after each liveness pass, with the number of runs it judged again
+	// reconcileArmed is told each interval the reconcile scan is armed for; reconcileShare replaces its
+	// namesake when set.
+	reconcileArmed func(time.Duration)
+	reconcileShare time.Duration
+	liveness       time.Duration          // how often lock holders and workers are checked for life
+	grace          time.Duration          // how long a vanished state file may take to come back
+	inotifyErr     error                  // as if inotify_init failed (EMFILE: the per-user instance limit)
+	initialRead    func(i int)            // Progressive: runs after run i of the initial read was read, before it is handed on
+	secondRead     func(statePath string) // Progressive: a run read before watching began is read again
+	unseenSlack    time.Duration          // Progressive: how much older than a read a change may look (0: mtimeSlack)
+	beforeWatch    func()                 // Progressive: runs before the roots are walked and watched
+	livenessPass   func(judged int)       // after each liveness pass, with the number of runs it judged again
 }
 
 // Health is how well the watcher can see changes, for the footer and the events stream.
@@ -135,11 +139,13 @@ const (
 
 // Watcher watches run roots. Create with New; read Updates until Close.
 type Watcher struct {
-	opts     Options
-	pollIvl  time.Duration
-	grace    time.Duration
-	fsw      *fsnotify.Watcher
-	tree     *tree
+	opts    Options
+	pollIvl time.Duration
+	grace   time.Duration
+	fsw     *fsnotify.Watcher
+	tree    *tree
+	// walkTook is how long the walk that set up the watches took: the first reconcile scan is spaced by it.
+	walkTook time.Duration
 	runs     *tracker
 	logs     map[string]*logTail
 	snapshot []model.Run
@@ -320,6 +326,8 @@ func New(opts Options) (*Watcher, error) {
 }
 
 func (w *Watcher) watchRoots(roots []string) {
+	start := time.Now()
+	defer func() { w.walkTook = time.Since(start) }()
 	for _, r := range roots {
 		if st, err := os.Stat(r); err == nil && !st.IsDir() {
 			w.tree.ensure(filepath.Dir(r), 0, nil) // a state file given directly
