@@ -1,6 +1,6 @@
 // Tests of the keymap: no conflicts, overrides, read-only, help generated from the bindings.
 
-package ui
+package keys_test
 
 import (
 	"runwatch/ui/keys"
@@ -105,7 +105,7 @@ func TestEveryBoundKeyIsWhatBubbleTeaReports(t *testing.T) {
 		for _, k := range b.Keys {
 			msg, ok := special[k]
 			if !ok {
-				msg = press(k)
+				msg = runeKey(k)
 			}
 			if got := msg.String(); got != k {
 				t.Errorf("%s: key %q arrives as %q", b.Action, k, got)
@@ -121,4 +121,14 @@ func TestKeyMapConflictReportedInReadOnlyToo(t *testing.T) {
 	if _, err := keys.NewKeyMap(map[string][]string{"unlock": {"j"}}, true); err == nil {
 		t.Fatal("a conflict with a mutating key passed because read-only hides that key")
 	}
+}
+
+// runeKey is the press of a one-character key as a terminal reports it: a capital arrives as its letter with
+// shift.
+func runeKey(s string) tea.KeyPressMsg {
+	r := []rune(s)[0]
+	if r >= 'A' && r <= 'Z' {
+		return tea.KeyPressMsg{Code: r + ('a' - 'A'), ShiftedCode: r, Mod: tea.ModShift, Text: s}
+	}
+	return tea.KeyPressMsg{Code: r, Text: s}
 }
