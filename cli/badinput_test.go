@@ -797,6 +797,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CACHE_HOME", cache)
 	code := m.Run()
 	os.RemoveAll(cache)
+	removeBuiltRunwatch()
 	os.Exit(code)
 }
 

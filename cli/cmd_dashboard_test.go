@@ -22,11 +22,7 @@ func TestDashboardTmuxSmoke(t *testing.T) {
 	if err != nil {
 		t.Skip("tmux is not installed; .ci/run installs it")
 	}
-	bin := filepath.Join(t.TempDir(), "runwatch")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildRunwatch(t)
 	root := resumabletest.Copy(t)
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	run := func(args ...string) string {
@@ -105,10 +101,7 @@ func TestDashboardNoColorInTmux(t *testing.T) {
 	if err != nil {
 		t.Skip("tmux is not installed; .ci/run installs it")
 	}
-	bin := filepath.Join(t.TempDir(), "runwatch")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildRunwatch(t)
 	root := resumabletest.Copy(t)
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })

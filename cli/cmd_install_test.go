@@ -185,6 +185,9 @@ func pathWith(t *testing.T, tools ...string) string {
 // fresh clone does, whatever state the working tree is in.
 func cleanCheckout(t *testing.T) (dir, rev string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("copies and builds the checkout: not under -short")
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}

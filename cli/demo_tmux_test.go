@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -193,18 +194,50 @@ func (d *tmuxDemo) waitExit(exitFile string) int {
 	}
 }
 
+// builtRunwatch is the real binary, built once for every test of the process that drives it: each build
+// linked a binary of its own (a minute of the package's time under -race). Tests only run it and give its
+// folder as a PATH entry; none writes there. TestMain removes it.
+var builtRunwatch struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildRunwatch is the real runwatch binary, built from this checkout. Under -short it skips the test: the
+// tests that drive the real binary are the slow ones, and the full run has them.
 func buildRunwatch(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "runwatch")
-	// go test puts its own GOROOT/bin first on PATH, so this is the toolchain running the test.
-	out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if testing.Short() {
+		t.Skip("drives the built binary: not under -short")
 	}
-	return bin
+	b := &builtRunwatch
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "runwatch-test-bin-"); b.err != nil {
+			return
+		}
+		b.bin = filepath.Join(b.dir, "runwatch")
+		// go test puts its own GOROOT/bin first on PATH, so this is the toolchain running the test.
+		b.out, b.err = exec.Command("go", "build", "-o", b.bin, "..").CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("go build: %v\n%s", b.err, b.out)
+	}
+	return b.bin
+}
+
+// removeBuiltRunwatch removes the binary buildRunwatch built, if any.
+func removeBuiltRunwatch() {
+	if builtRunwatch.dir != "" {
+		os.RemoveAll(builtRunwatch.dir)
+	}
 }
 
 func newTmuxDemo(t *testing.T) *tmuxDemo {
+	if testing.Short() {
+		t.Skip("drives the binary in tmux: not under -short")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,27 +16,8 @@ import (
 	"runwatch/ui/keys"
 )
 
-var (
-	realBinOnce sync.Once
-	realBinPath string
-	realBinErr  error
-)
-
-// realBinary is runwatch built once for the package's tests, into the cache folder TestMain removes.
-func realBinary(t *testing.T) string {
-	t.Helper()
-	realBinOnce.Do(func() {
-		realBinPath = filepath.Join(os.Getenv("XDG_CACHE_HOME"), "habits-bin", "runwatch")
-		out, err := exec.Command("go", "build", "-o", realBinPath, "..").CombinedOutput()
-		if err != nil {
-			realBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if realBinErr != nil {
-		t.Fatal(realBinErr)
-	}
-	return realBinPath
-}
+// realBinary is the real runwatch (buildRunwatch).
+func realBinary(t *testing.T) string { return buildRunwatch(t) }
 
 // runReal runs the real binary with env added to the test's, and returns its exit code and output.
 func runReal(t *testing.T, env []string, dir string, args ...string) (code int, stdout, stderr string) {

@@ -18,10 +18,7 @@ func TestNotifyInTmux(t *testing.T) {
 	if err != nil {
 		t.Skip("tmux is not installed; .ci/run installs it")
 	}
-	bin := filepath.Join(t.TempDir(), "runwatch")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildRunwatch(t)
 	root, _, _, h := notifyFixture(t)
 	work := t.TempDir()
 	argvLog, raw := filepath.Join(work, "argv"), filepath.Join(work, "pane.raw")

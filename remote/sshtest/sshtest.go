@@ -84,6 +84,10 @@ type Options struct {
 // NewWith is New with options per server.
 func NewWith(t testing.TB, binDir string, opts Options, aliases ...string) *Fleet {
 	t.Helper()
+	if testing.Short() {
+		// Servers take seconds to start and the tests over them more: the full run has them.
+		t.Skip("real sshd servers: not under -short")
+	}
 	hostnames := opts.Hostnames
 	if len(opts.Shells) > 0 {
 		if os.Geteuid() != 0 {
