@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"runwatch/colfit"
 	"runwatch/model"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
@@ -387,83 +388,53 @@ func (p *Pane) Fit(w int) tableLayout {
 	return lay
 }
 
-// grow takes the rule's steps while width w pays for them; it returns the layout and the width it uses.
+// grow takes the rule's steps while width w pays for them (colfit.Table.Fit); it returns the layout and the
+// width it uses.
 func (p *Pane) grow(w int) (tableLayout, int) {
 	ms := p.measure()
-	lay := tableLayout{sep: 1}
-	const glyphW = 2 // status glyph and a space
-	left := w - glyphW
-	shownCount := 0
-	whyAt := func() int { return min(whyMin, ms.width[colWhy][FormLong]) }
-steps:
+	const glyphW = 2           // status glyph and a space
+	const name = int(ColCount) // the lead column, after the others in colfit's terms
+	cols := make([]colfit.Natural, ColCount+1)
+	for id := range ColCount {
+		cols[id] = colfit.Natural{Long: ms.width[id][FormLong], Short: ms.width[id][formShort]}
+	}
+	cols[name] = colfit.Natural{Long: ms.nameNeed, Short: ms.nameNeed}
+	var steps []colfit.Step
 	for _, st := range p.tableSteps() {
-		cost, partial := 0, false
+		col := int(st.col)
 		switch st.kind {
 		case stepName:
-			cost, partial = min(nameMin, ms.nameNeed), true
+			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: name, Upto: nameMin})
 		case stepNameAll:
-			cost, partial = ms.nameNeed-lay.nameW, true
+			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: name, Upto: ms.nameNeed})
 		case stepAdd:
 			if !p.wanted(st.col, ms) {
 				continue
 			}
-			cost = lay.sep + ms.width[st.col][formShort]
+			step := colfit.Step{Kind: colfit.Add, Col: col}
 			if st.col == colWhy {
-				cost = lay.sep + whyAt()
+				step.Upto = whyMin
 			}
+			steps = append(steps, step)
 		case stepLong:
-			if !lay.show[st.col] {
-				continue
-			}
-			cost = ms.width[st.col][FormLong] - ms.width[st.col][formShort]
+			steps = append(steps, colfit.Step{Kind: colfit.Long, Col: col})
 		case stepWhyAll:
-			if !lay.show[colWhy] {
-				continue
-			}
-			cost, partial = min(whyMax, ms.width[colWhy][FormLong])-lay.whyW, true
+			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: whyMax})
 		case stepWhyRest:
-			// Past whyMax the reason takes the room nothing else wants: a wide stacked table left 90
-			// blank cells beside reasons cut at 40. It counts toward the natural width, so the runs go
-			// beside Detail only where they keep it: a wider terminal never shows a shorter reason.
-			if !lay.show[colWhy] {
-				continue
-			}
-			cost, partial = min(whyRestMax, ms.width[colWhy][FormLong])-lay.whyW, true
+			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: whyRestMax})
 		case stepSpacing:
-			cost = shownCount
-		}
-		if cost > left && !partial {
-			break steps
-		}
-		give := min(cost, max(0, left))
-		left -= give
-		switch st.kind {
-		case stepName, stepNameAll:
-			lay.nameW += give
-		case stepAdd:
-			lay.show[st.col] = true
-			shownCount++
-			if st.col == colWhy {
-				lay.whyW = whyAt()
-			}
-		case stepLong:
-			lay.long[st.col] = true
-		case stepWhyAll, stepWhyRest:
-			lay.whyW += give
-		case stepSpacing:
-			lay.sep = 2
-		}
-		if give < cost {
-			break steps
+			steps = append(steps, colfit.Step{Kind: colfit.Spacing})
 		}
 	}
-	if more := min(max(0, left), ms.nameNeed-lay.nameW); more > 0 {
-		// A step the width cannot pay for leaves its cells to the name: at 50 columns names were cut to
-		// look-alike ends (fix-b…s-mx9aibey) beside blank cells.
-		lay.nameW += more
-		left -= more
+	// A step the width cannot pay for leaves its cells to the name: at 50 columns names were cut to
+	// look-alike ends (fix-b…s-mx9aibey) beside blank cells.
+	fit := colfit.Table{Cols: cols, Lead: name, Steps: steps, Sep: 1, Slack: []int{name}}.Fit(w - glyphW)
+	lay := tableLayout{sep: fit.Sep, nameW: fit.Width[name]}
+	if fit.Show[colWhy] {
+		lay.whyW = fit.Width[colWhy]
 	}
 	for id := range ColCount {
+		lay.show[id], lay.long[id] = fit.Show[id], fit.LongForm[id]
 		if lay.show[id] && id != colWhy {
 			f := lay.form(id)
 			col := shownCol{id: id, form: f, width: ms.width[id][f]}
@@ -475,7 +446,7 @@ steps:
 			lay.cols = append(lay.cols, col)
 		}
 	}
-	return lay, w - max(0, left)
+	return lay, glyphW + fit.Used
 }
 
 // naturalWidth is the width at which the table has taken every step: every column, every live name and
