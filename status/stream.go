@@ -624,7 +624,11 @@ func statusRow(r model.Run, now time.Time, wide bool) []string {
 		updated = model.HumanDuration(now.Sub(r.UpdatedAt))
 	}
 	progress := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
-	row := []string{r.ID, "", stage, progress, updated, ""}
+	key := r.CurrentStage
+	if key == "" {
+		key = "-"
+	}
+	row := []string{r.ID, "", stage, progress, updated, "", key}
 	if wide {
 		row = []string{r.ID, string(r.Kind), "", stage, progress, lockSummary(r.Locks), updated, "", "",
 			problemSummary(r.Problems), r.Dir}

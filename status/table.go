@@ -9,12 +9,13 @@ import (
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
 
+	"runwatch/colfit"
 	"runwatch/model"
 	"runwatch/ui/text"
 )
 
-// PrintTable writes one line per run, fitted to width when it is above 0 (cells are cut with …), in
-// full otherwise. Every field from a run file is sanitised: a run's title or stage name must not be able to
+// PrintTable writes one line per run, fitted to width when it is above 0 (narrowTable), in full otherwise
+// and always with wide. Every field from a run file is sanitised: a run's title or stage name must not be able to
 // drive the terminal. The table is plain text, with no styles, so it greps and pipes cleanly.
 func PrintTable(w io.Writer, runs []model.Run, now time.Time, wide bool, width int) {
 	rows := make([][]string, 0, len(runs))
@@ -58,11 +59,22 @@ func statusHeaders(wide bool) []string {
 	return []string{"RUN", "STATUS", "STAGE", "PROGRESS", "UPDATED", "REASON"}
 }
 
-// columnWidths are the natural widths of the table's columns: the widest of the header and every cell.
+// The narrow table's columns, and the cell after them that holds the short form of STAGE (the stage's key
+// alone), shown while the whole stage does not fit.
+const (
+	colRun, colStatus, colStage, colProgress, colUpdated, colReason = 0, 1, 2, 3, 4, 5
+	cellStageKey                                                    = 6
+)
+
+// columnWidths are the natural widths of a row's cells: the widest of the header and every cell (the
+// stage's key is under the STAGE header).
 type columnWidths []int
 
 func newColumnWidths(wide bool) columnWidths {
 	headers := statusHeaders(wide)
+	if !wide {
+		headers = append(headers, "STAGE")
+	}
 	c := make(columnWidths, len(headers))
 	for col, h := range headers {
 		c[col] = lipgloss.Width(h)
@@ -76,11 +88,37 @@ func (c columnWidths) widen(row []string) {
 	}
 }
 
+// narrowTable is the order in which the table's columns take a terminal's width, by colfit's rule (the
+// dashboard's): the run id is what a reader types next, so it is cut last, and whole as soon as it fits
+// beside its status and a few letters of reason; then the stage (its key), the reason to a length that says
+// what is wrong, the progress and the age; then the stage's name beside its key, and the whole reason. What
+// is left once a step does not fit goes to the reason, else the id.
+func narrowTable(natural columnWidths) colfit.Table {
+	cols := make([]colfit.Natural, colReason+1)
+	for col := range cols {
+		cols[col] = colfit.Natural{Long: natural[col], Short: natural[col]}
+	}
+	cols[colStage].Short = natural[cellStageKey]
+	return colfit.Table{Cols: cols, Lead: colRun, Sep: statusGap, Slack: []int{colReason, colRun}, Steps: []colfit.Step{
+		{Kind: colfit.Grow, Col: colRun, Upto: 12},
+		{Kind: colfit.Add, Col: colStatus},
+		{Kind: colfit.Add, Col: colReason, Upto: 6},
+		{Kind: colfit.Grow, Col: colRun, Upto: natural[colRun]},
+		{Kind: colfit.Add, Col: colStage},
+		{Kind: colfit.Grow, Col: colReason, Upto: 24},
+		{Kind: colfit.Add, Col: colProgress},
+		{Kind: colfit.Add, Col: colUpdated},
+		{Kind: colfit.Long, Col: colStage},
+		{Kind: colfit.Grow, Col: colReason, Upto: natural[colReason]},
+	}}
+}
+
 // statusTable draws the table a slice of rows at a time, every column's width fixed beforehand from the
 // natural widths of all the rows, so each slice is laid out as the whole table would be.
 type statusTable struct {
 	headers []string // of the columns shown
-	widths  []int    // of every column; 0: not shown
+	cells   []int    // of the columns shown, the row's cell each draws
+	widths  []int    // of the columns shown
 	cutID   int      // above 0: ids are cut in the middle to this width
 	width   int
 	started bool
@@ -88,41 +126,47 @@ type statusTable struct {
 
 const statusGap = 2
 
+// newStatusTable lays the table out: fitted to width by narrowTable when width is above 0; -o wide, as
+// kubectl's, exists to add columns and is never cut (issue 36 point 3).
 func newStatusTable(wide bool, width int, natural columnWidths) *statusTable {
 	headers := statusHeaders(wide)
-	t := &statusTable{widths: append([]int(nil), natural...), width: width}
-	if width > 0 {
-		t.widths = fitColumns(headers, natural, width, statusGap)
-		if t.widths[0] < natural[0] {
-			// The table would cut the id at its end, where one task's runs differ: cut its middle.
-			t.cutID = t.widths[0]
+	t := &statusTable{}
+	if width <= 0 || wide {
+		t.headers, t.widths = headers, append([]int(nil), natural[:len(headers)]...)
+		for col := range headers {
+			t.cells = append(t.cells, col)
 		}
+		return t
 	}
-	for col, cw := range t.widths {
-		if cw > 0 {
-			t.headers = append(t.headers, headers[col])
+	lay := narrowTable(natural).Fit(width)
+	t.width = width
+	for col, h := range headers {
+		if !lay.Show[col] {
+			continue
 		}
+		cell := col
+		if col == colStage && !lay.LongForm[col] {
+			cell = cellStageKey
+		}
+		t.headers, t.cells, t.widths = append(t.headers, h), append(t.cells, cell), append(t.widths, lay.Width[col])
+	}
+	if lay.Width[colRun] < natural[colRun] {
+		// The table would cut the id at its end, where one task's runs differ: cut its middle.
+		t.cutID = lay.Width[colRun]
 	}
 	return t
 }
 
 // write draws rows, the next slice of the table; it changes them (cut ids, columns left out).
 func (t *statusTable) write(w io.Writer, rows [][]string) {
-	var widths []int
-	for _, cw := range t.widths {
-		if cw > 0 {
-			widths = append(widths, cw)
-		}
-	}
+	widths := t.widths
 	for i, row := range rows {
 		if t.cutID > 0 {
 			row[0] = text.CutMiddle(row[0], t.cutID)
 		}
-		kept := make([]string, 0, len(t.headers))
-		for col, cw := range t.widths {
-			if cw > 0 {
-				kept = append(kept, row[col])
-			}
+		kept := make([]string, 0, len(t.cells))
+		for _, cell := range t.cells {
+			kept = append(kept, row[cell])
 		}
 		rows[i] = kept
 	}
@@ -151,71 +195,6 @@ func (t *statusTable) write(w io.Writer, rows [][]string) {
 	for _, line := range strings.Split(tb.Render(), "\n") {
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-}
-
-// fitColumns shares width out among the columns when their natural widths do not fit. The run id is what
-// a reader types next, so it is the last thing cut: the long columns give way first, each down to a floor
-// that keeps it readable, in the order of what matters least (folder, problems, command, reason, stage),
-// then further, then whole columns are left out, and only then is the id cut (in the middle, by the caller,
-// keeping the suffix that tells one task's runs apart). The short columns a reader scans (status, progress,
-// time, kind, lock) keep their width until they go. lipgloss's own resizer does not serve: it shrinks every
-// column toward its median, so the reason and the id were cut to a few letters first.
-func fitColumns(headers []string, natural []int, width, gap int) []int {
-	widths := append([]int(nil), natural...)
-	total := gap * (len(widths) - 1)
-	for _, w := range widths {
-		total += w
-	}
-	if total <= width {
-		return widths
-	}
-	index := map[string]int{}
-	for i, h := range headers {
-		index[h] = i
-	}
-	shrink := func(order []string, floor func(string) int) {
-		for _, h := range order {
-			i, ok := index[h]
-			if !ok || total <= width || widths[i] == 0 {
-				continue
-			}
-			cut := min(total-width, widths[i]-min(widths[i], floor(h)))
-			widths[i] -= cut
-			total -= cut
-		}
-	}
-	shrink([]string{"DIR", "PROBLEMS", "NEXT", "REASON", "STAGE"}, func(h string) int {
-		if h == "STAGE" {
-			return 12
-		}
-		return 24
-	})
-	shrink([]string{"DIR", "PROBLEMS", "NEXT", "REASON", "STAGE", "UPDATED", "LOCK"}, func(h string) int {
-		if h == "REASON" {
-			return 12
-		}
-		return 4
-	})
-	// Narrower still: leave out whole columns, least needed first, keeping the run, its status and reason;
-	// what a left-out column gives back goes to the reason.
-	for _, h := range []string{"DIR", "PROBLEMS", "NEXT", "KIND", "LOCK", "UPDATED", "PROGRESS", "STAGE"} {
-		if i, ok := index[h]; ok && total > width && widths[i] > 0 {
-			total -= widths[i] + gap
-			widths[i] = 0 // not shown
-		}
-	}
-	// Below the width where whole ids fit beside their status and a reason: the reason down to a few
-	// letters, then the id.
-	shrink([]string{"REASON", "RUN"}, func(h string) int {
-		if h == "RUN" {
-			return 12
-		}
-		return 6
-	})
-	if i, ok := index["REASON"]; ok && total < width {
-		widths[i] = min(natural[i], widths[i]+width-total)
-	}
-	return widths
 }
 
 func lockSummary(locks []model.Lock) string {

@@ -11,12 +11,9 @@ import (
 	"runwatch/model"
 )
 
-// TestStatusTableKeepsRunIDs (issue 24 point 3): on a terminal of any width the RUN column is what is cut
-// last. Three runs of one task differ only in their suffix; wherever an id fits whole beside its status and
-// a few letters of reason it is whole (the reason is cut first), and below that it is cut in the middle,
-// keeping the suffix, so no two rows read alike. The demo prints its table at exit through the same code.
-func TestStatusTableKeepsRunIDs(t *testing.T) {
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+// runsOfOneTask are three runs of one task that differ only in their ids' suffix, with a long reason and a
+// stage that has a name.
+func runsOfOneTask(now time.Time) []model.Run {
 	long := "waiting for a person to read the brief and answer the question the agent asked at phase 6"
 	var runs []model.Run
 	for _, sfx := range []string{"20261201T051800Z", "20261201T061800Z", "20261201T071800Z"} {
@@ -24,9 +21,19 @@ func TestStatusTableKeepsRunIDs(t *testing.T) {
 			CurrentStage: "S2", Stages: []model.Stage{{Key: "S2", Name: "design-verification"}}, UpdatedAt: now.Add(-time.Hour),
 			Progress: model.Progress{Done: 1, Total: 4}, Attention: model.Attention{NeedsYou: true, Reason: long}})
 	}
+	return runs
+}
+
+// TestStatusTableKeepsRunIDs (issue 24 point 3): on a terminal of any width the RUN column is what is cut
+// last. Three runs of one task differ only in their suffix; wherever an id fits whole beside its status and
+// a few letters of reason it is whole (the reason is cut first), and below that it is cut in the middle,
+// keeping the suffix, so no two rows read alike. The demo prints its table at exit through the same code.
+func TestStatusTableKeepsRunIDs(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	runs := runsOfOneTask(now)
 	idW := len(runs[0].ID)
 	statusW := ansi.StringWidth("? awaiting-input")
-	for _, wide := range []bool{false, true} {
+	for _, wide := range []bool{false} { // -o wide is never cut: TestStatusTableCutsOnlyTheIDAndTheReason
 		for width := 40; width <= 220; width++ {
 			var out bytes.Buffer
 			PrintTable(&out, runs, now, wide, width)
@@ -50,5 +57,55 @@ func TestStatusTableKeepsRunIDs(t *testing.T) {
 				seen[cell] = true
 			}
 		}
+	}
+}
+
+// TestStatusTableCutsOnlyTheIDAndTheReason: the status table fits a terminal by the dashboard's rule
+// (colfit): a column is whole or left out, and only the id (in its middle) and the reason (at its end) are
+// cut. The stage shows its key alone ("S2") until the whole stage fits ("S2 design-verification"): status cut
+// it with "…" to 12 cells ("S2 design-v…") before issue 33 made it one rule. A wider table shows every
+// column a narrower one did. -o wide is never cut (issue 36 point 3), whatever the width.
+func TestStatusTableCutsOnlyTheIDAndTheReason(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	runs := runsOfOneTask(now)
+	var whole bytes.Buffer
+	PrintTable(&whole, runs, now, true, 0)
+	var before []string
+	keyOnly, stageWhole := 0, 0
+	for width := 30; width <= 220; width++ {
+		var wide bytes.Buffer
+		PrintTable(&wide, runs, now, true, width)
+		if wide.String() != whole.String() {
+			t.Fatalf("-o wide at %d columns is not the whole table:\n%s", width, wide.String())
+		}
+		var out bytes.Buffer
+		PrintTable(&out, runs, now, false, width)
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		header := strings.Fields(lines[0])
+		for _, h := range before {
+			if !strings.Contains(lines[0], h) {
+				t.Errorf("%d columns: %s, shown one column narrower, is left out", width, h)
+			}
+		}
+		before = header
+		for _, row := range lines[1:] {
+			switch {
+			case strings.Contains(row, " S2 design-verification "):
+				stageWhole++
+			case strings.Contains(row, " S2   "): // the key, padded to the header STAGE
+				keyOnly++
+			case strings.Contains(lines[0], "STAGE"):
+				t.Errorf("%d columns: the stage is neither whole nor its key:\n%s", width, row)
+			}
+			for _, cell := range []string{"? awaiting-input", "1/4", "1h"} {
+				if strings.Contains(lines[0], map[string]string{"? awaiting-input": "STATUS", "1/4": "PROGRESS", "1h": "UPDATED"}[cell]) &&
+					!strings.Contains(row, cell) {
+					t.Errorf("%d columns: %q is cut or missing though its column is shown:\n%s", width, cell, out.String())
+				}
+			}
+		}
+	}
+	if keyOnly == 0 || stageWhole == 0 {
+		t.Errorf("the stage shown as its key %d times, whole %d: the widths tried do not cover both", keyOnly, stageWhole)
 	}
 }
