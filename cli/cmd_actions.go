@@ -11,88 +11,21 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/action"
-	"runwatch/ui/app"
-	"runwatch/ui/keys"
 )
 
-// The action subcommands: one code path with the dashboard keys (state/action).
-type actionCommand struct {
-	name    string
-	summary string
-	args    string // positional arguments after RUN, for the usage line
-	minArgs int    // beyond RUN
-	maxArgs int
-	plan    func(run model.Run, args []string, opts action.Options) (*action.Plan, error)
-	// to enables --to STAGE (step): the stage a resumable run moves to where its files leave the order open.
-	to     bool
-	planTo func(run model.Run, to string, opts action.Options) (*action.Plan, error)
-	// serves says whether the command does the dashboard's req, with which flags and which words after RUN:
-	// a remote run's dashboard action is this command run on its host.
-	serves func(req app.ActionRequest) (flags, words []string, ok bool)
-}
+// The action subcommands, one for each verb of state/action: the same requests and plans as the dashboard's
+// keys.
 
-var actionCommands = []actionCommand{
-	{name: "unlock", summary: "clear a run's stale locks (or the named LOCK); never a live one", args: "[LOCK]", maxArgs: 1,
-		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
-			return action.PlanUnlock(r, optArg(a), o)
-		},
-		serves: func(q app.ActionRequest) ([]string, []string, bool) {
-			return nil, optWord(q.LockPath), q.Action == keys.ActUnlock
-		}},
-	{name: "step", summary: "mark the current stage done and move to the next, when its gate allows",
-		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanStep(r, o) },
-		to:   true, planTo: action.PlanStepTo,
-		serves: func(q app.ActionRequest) ([]string, []string, bool) {
-			if q.To != "" {
-				return []string{"--to=" + q.To}, nil, q.Action == keys.ActStep
-			}
-			return nil, nil, q.Action == keys.ActStep
-		}},
-	{name: "check", summary: "tick a checklist item CB_<STAGE>_<ITEM> of a resumable run", args: "ITEM", minArgs: 1, maxArgs: 1,
-		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
-			return action.PlanCheck(r, a[0], true, o)
-		},
-		serves: func(q app.ActionRequest) ([]string, []string, bool) {
-			return nil, []string{q.Item}, q.Action == keys.ActTick && q.Check
-		}},
-	{name: "uncheck", summary: "untick a checklist item (refused for a stage already marked done)", args: "ITEM", minArgs: 1, maxArgs: 1,
-		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
-			return action.PlanCheck(r, a[0], false, o)
-		},
-		serves: func(q app.ActionRequest) ([]string, []string, bool) {
-			return nil, []string{q.Item}, q.Action == keys.ActTick && !q.Check
-		}},
-	{name: "retry", summary: "reset a failed jonggrang phase to pending and the run to in_progress", args: "[PHASE]", maxArgs: 1,
-		plan: func(r model.Run, a []string, o action.Options) (*action.Plan, error) {
-			return action.PlanRetry(r, optArg(a), o)
-		},
-		serves: func(q app.ActionRequest) ([]string, []string, bool) {
-			return nil, optWord(q.Stage), q.Action == keys.ActRetry
-		}},
-	{name: "pause", summary: "set a jonggrang run's status to paused",
-		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanPause(r, o) },
-		serves: func(q app.ActionRequest) ([]string, []string, bool) {
-			return nil, nil, q.Action == keys.ActPause && !q.Resume
-		}},
-	{name: "resume", summary: "lift a jonggrang run's pause (in_progress; running under a live agent)",
-		plan: func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanResume(r, o) },
-		serves: func(q app.ActionRequest) ([]string, []string, bool) {
-			return nil, nil, q.Action == keys.ActPause && q.Resume
-		}},
-	{name: "undo", summary: "restore the bytes the run's last action replaced, if nothing changed them since",
-		plan:   func(r model.Run, _ []string, o action.Options) (*action.Plan, error) { return action.PlanUndo(r, o) },
-		serves: func(q app.ActionRequest) ([]string, []string, bool) { return nil, nil, q.Action == keys.ActUndo }},
-}
-
-func optWord(w string) []string {
-	if w == "" {
-		return nil
+// verbArgs is the usage of what v takes after RUN ("[LOCK]", "ITEM", "").
+func verbArgs(v action.Verb) string {
+	word, required := v.Word()
+	if word == "" || required {
+		return word
 	}
-	return []string{w}
+	return "[" + word + "]"
 }
 
 func optArg(a []string) string {
@@ -124,19 +57,19 @@ var (
 )
 
 func init() {
-	for _, c := range actionCommands {
+	for _, v := range action.Verbs() {
 		args := "RUN"
-		if c.args != "" {
-			args += " " + c.args
+		if a := verbArgs(v); a != "" {
+			args += " " + a
 		}
-		h := actionHelp[c.name]
-		register(command{name: c.name, group: groupChange, summary: c.summary, args: args, about: h.about + actionAbout, examples: h.examples,
+		h := actionHelp[v]
+		register(command{name: string(v), group: groupChange, summary: v.Summary(), args: args, about: h.about + actionAbout, examples: h.examples,
 			completeArgs: []string{argRuns, argRunPart},
 			define: func(fs *flagSet) runFunc {
-				o := defineActionFlags(fs, c.to)
+				o := defineActionFlags(fs, v.TakesTo())
 				return func(pos []string, stdout, stderr io.Writer) int {
 					// Everything these commands print quotes run files (diffs, lock holders, refusals naming values).
-					return runAction(c, o, pos, sanitizingWriter{stdout}, sanitizingWriter{stderr})
+					return runAction(v, o, pos, sanitizingWriter{stdout}, sanitizingWriter{stderr})
 				}
 			}})
 	}
@@ -210,64 +143,66 @@ type planJSON struct {
 	Starts  []action.Start `json:"starts"`
 }
 
-func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.Writer) int {
+func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Writer) int {
 	dryRun, yes, reason, force, readOnly, common := o.dryRun, o.yes, o.reason, o.force, o.readOnly, o.common
+	name := string(v)
 	if *o.asJSON && !*dryRun {
-		return usageError(stderr, c.name, "--json goes with --dry-run: it prints the plan")
+		return usageError(stderr, name, "--json goes with --dry-run: it prints the plan")
 	}
 	if len(pos) == 0 {
-		return usageError(stderr, c.name, "RUN is missing: give a run directory or the start of a run id")
+		return usageError(stderr, name, "RUN is missing: give a run directory or the start of a run id")
 	}
-	if extra := len(pos) - 1; extra < c.minArgs || extra > c.maxArgs {
-		if c.args == "" {
-			return usageError(stderr, c.name, "%s", oneRunOnly(pos))
+	word, required := v.Word()
+	if extra := len(pos) - 1; (required && extra < 1) || extra > 1 || (word == "" && extra > 0) {
+		if word == "" {
+			return usageError(stderr, name, "%s", oneRunOnly(pos))
 		}
-		return usageError(stderr, c.name, "expects RUN %s, got %q", c.args, pos)
+		return usageError(stderr, name, "expects RUN %s, got %q", verbArgs(v), pos)
+	}
+	req := action.Request{Verb: v, Word: optArg(pos[1:])}
+	if o.to != nil {
+		req.To = *o.to
 	}
 	cfg, err := common.resolve()
 	if err != nil {
-		return configError(stderr, c.name, err)
+		return configError(stderr, name, err)
 	}
 	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
-		return usageError(stderr, c.name, "%v", err)
+		return usageError(stderr, name, "%v", err)
 	} else if isRemote {
-		return runRemoteAction(remoteCallOf(c.name, o, root, pos), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly, asJSON: *o.asJSON}, stdout, stderr)
+		return runRemoteAction(remoteCallOf(req, o, root), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly, asJSON: *o.asJSON}, stdout, stderr)
 	}
 	loc, err := resolveRun(pos[0], cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "runwatch %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "runwatch %s: %v\n", name, err)
 		return exitRefused
 	}
 	env := reachingEnv(cfg)
 	run := state.Load(loc, env)
 	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly, Expect: o.expect}
-	var p *action.Plan
-	if o.to != nil && *o.to != "" {
-		p, err = c.planTo(run, *o.to, opts)
-	} else {
-		p, err = c.plan(run, pos[1:], opts)
-	}
+	req.Run = run
+	p, err := req.Plan(opts)
 	var notShown *action.NotAsShownError
 	switch {
 	case errors.As(err, &notShown):
-		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", name, err)
 		return exitNotAsShown
 	case err != nil:
-		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", name, err)
 		return exitRefused
 	case *o.asJSON:
 		defer p.Close()
-		out := planJSON{Action: c.name, Run: run.ID, Summary: p.Summary, Preview: p.Preview(), Starts: p.Starts()}
+		out := planJSON{Action: name, Run: run.ID, Summary: p.Summary, Preview: p.Preview(), Starts: p.Starts()}
 		if p.Confirm.Kind == action.ConfirmTyped {
 			out.Confirm = p.Confirm.Word
 		}
 		if err := json.NewEncoder(terminalSafeJSONWriter{stdout}).Encode(out); err != nil {
-			fmt.Fprintf(stderr, "runwatch %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "runwatch %s: %v\n", name, err)
 			return exitRefused
 		}
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%s %s: %s\n", c.name, run.ID, p.Summary)
+	fmt.Fprintf(stdout, "%s %s: %s\n", name, run.ID, p.Summary)
 	io.WriteString(stdout, p.Preview())
 	if *dryRun {
 		fmt.Fprintln(stdout, "(dry run: nothing written)")
@@ -275,29 +210,29 @@ func runAction(c actionCommand, o *actionFlags, pos []string, stdout, stderr io.
 	}
 	typed, err := confirm(p, *yes, *force, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", name, err)
 		return exitRefused
 	}
 	err = action.Apply(p, action.ApplyOptions{Typed: typed})
 	defer p.Close()
 	for _, note := range p.Recovered {
-		fmt.Fprintf(stderr, "runwatch %s: recovered: %s\n", c.name, note)
+		fmt.Fprintf(stderr, "runwatch %s: recovered: %s\n", name, note)
 	}
 	for _, note := range p.Raced {
-		fmt.Fprintf(stderr, "runwatch %s: raced: %s\n", c.name, note)
+		fmt.Fprintf(stderr, "runwatch %s: raced: %s\n", name, note)
 	}
 	var over *action.OverwroteError
 	switch {
 	case errors.As(err, &over):
 		fmt.Fprintf(stdout, "applied: %s\n", p.Summary)
-		fmt.Fprintf(stderr, "runwatch %s: warning: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "runwatch %s: warning: %v\n", name, err)
 		return exitAppliedOver
 	case action.Applied(err):
 		fmt.Fprintf(stdout, "applied: %s\n", p.Summary)
-		fmt.Fprintf(stderr, "runwatch %s: warning: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "runwatch %s: warning: %v\n", name, err)
 		return exitAppliedUnaudit
 	case err != nil:
-		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", name, err)
 		return exitRefused
 	}
 	fmt.Fprintf(stdout, "applied: %s\n", p.Summary)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/state"
+	"runwatch/state/action"
 	"runwatch/status"
 	"runwatch/suggest"
 )
@@ -26,43 +26,6 @@ const (
 	// from the run itself, by runParts.
 	argRunPart = ":run-part"
 )
-
-// runParts lists, per command, what may follow RUN: the parts of the one run named, so loading it is cheap.
-var runParts = map[string]func(r model.Run) []string{
-	"check":   func(r model.Run) []string { return checklistItems(r, false) },
-	"uncheck": func(r model.Run) []string { return checklistItems(r, true) },
-	"retry": func(r model.Run) []string {
-		var out []string
-		for _, s := range r.Stages {
-			if s.Status == model.StageFailed {
-				out = append(out, dataWord(s.Key))
-			}
-		}
-		return out
-	},
-	"unlock": func(r model.Run) []string {
-		var out []string
-		for _, l := range r.Locks {
-			if l.Verdict != model.VerdictLive {
-				out = append(out, dataWord(filepath.Base(l.Path)))
-			}
-		}
-		return out
-	},
-}
-
-// checklistItems are the run's checklist keys in the given state: open ones to tick, ticked ones to untick.
-func checklistItems(r model.Run, done bool) []string {
-	var out []string
-	for _, s := range r.Stages {
-		for _, it := range s.Checklist {
-			if it.Done == done {
-				out = append(out, dataWord(it.Key))
-			}
-		}
-	}
-	return out
-}
 
 // completeFiles, as the last line of __complete's answer, asks the shell script to add its own file and
 // folder completion (which knows about ~, quoting and trailing slashes).
@@ -241,9 +204,12 @@ func completions(before []string, cur string) []string {
 	var out []string
 	for _, kind := range c.completeArgs {
 		if kind == argRunPart {
-			if parts := runParts[c.name]; parts != nil && len(positional) == 1 {
+			// What follows RUN is a part of that run the verb acts on (state/action's Verb.Words).
+			if v := action.Verb(c.name); v.Known() && len(positional) == 1 {
 				if r, ok := loadRunQuietly(positional[0], src); ok {
-					out = append(out, parts(r)...)
+					for _, w := range v.Words(r) {
+						out = append(out, dataWord(w))
+					}
 				}
 			}
 			continue

@@ -11,6 +11,7 @@ import (
 
 	"runwatch/config"
 	"runwatch/remote"
+	"runwatch/state/action"
 )
 
 // runRemoteAction carries out an action on a run on another machine through that machine's runwatch: the
@@ -26,17 +27,17 @@ func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local 
 	do := func(flags ...string) (out []byte, code int) {
 		out, errb, code, err := s.Run(ctx, run, call.argv(flags...)...)
 		if err != nil {
-			fmt.Fprintf(stderr, "runwatch %s: %s: %v\n", call.name, run.Label(), err)
+			fmt.Fprintf(stderr, "runwatch %s: %s: %v\n", call.name(), run.Label(), err)
 			return nil, exitRefused
 		}
 		if code == 255 || code == 127 {
-			fmt.Fprintf(stderr, "runwatch %s: %s\n", call.name, remote.Explain(run, code, errb))
+			fmt.Fprintf(stderr, "runwatch %s: %s\n", call.name(), remote.Explain(run, code, errb))
 			return nil, exitRefused
 		}
 		stderr.Write(errb)
 		if code == exitUsage {
 			fmt.Fprintf(stderr, "runwatch %s: %s: its runwatch may be older than this one: upgrade it (%s)\n",
-				call.name, run.Label(), remote.InstallHint(run))
+				call.name(), run.Label(), remote.InstallHint(run))
 		}
 		return out, code
 	}
@@ -60,13 +61,13 @@ func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local 
 	}
 	plan, err := readRemotePlan(out)
 	if err != nil {
-		fmt.Fprintf(stderr, "runwatch %s: refused: %s: %v\n", call.name, run.Label(), err)
+		fmt.Fprintf(stderr, "runwatch %s: refused: %s: %v\n", call.name(), run.Label(), err)
 		return exitRefused
 	}
-	fmt.Fprintf(stdout, "%s %s: %s\n", call.name, plan.Run, plan.Summary)
+	fmt.Fprintf(stdout, "%s %s: %s\n", call.name(), plan.Run, plan.Summary)
 	io.WriteString(stdout, plan.Preview)
 	if !stdinIsTerminal() {
-		fmt.Fprintf(stderr, "runwatch %s: refused: no terminal to confirm on; pass --yes to apply on %s\n", call.name, run.Label())
+		fmt.Fprintf(stderr, "runwatch %s: refused: no terminal to confirm on; pass --yes to apply on %s\n", call.name(), run.Label())
 		return exitRefused
 	}
 	fmt.Fprintf(stdout, "Apply this change on %s? [y/N] ", run.Label())
@@ -74,7 +75,7 @@ func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local 
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 	default:
-		fmt.Fprintf(stderr, "runwatch %s: refused: not confirmed\n", call.name)
+		fmt.Fprintf(stderr, "runwatch %s: refused: not confirmed\n", call.name())
 		return exitRefused
 	}
 	out, code = do(append([]string{"--yes"}, plan.expect()...)...)
@@ -105,14 +106,15 @@ type remoteActionFlags struct {
 	dryRun, yes, readOnly, asJSON bool
 }
 
-// remoteCallOf is the command a remote runwatch gets for an action typed here: the flags set, less those
-// runwatch here decides (--config names a file on this machine; --dry-run, --yes, --json and --expect are
-// what runRemoteAction asks for), then RUN as the path on its host and the other words, after `--`.
-func remoteCallOf(name string, o *actionFlags, run remote.Root, pos []string) remoteCall {
-	call := remoteCall{name: name, words: append([]string{run.Path}, pos[1:]...)}
+// remoteCallOf is the command a remote runwatch gets for an action typed here: the request as the dashboard
+// would make it, with RUN as the path on its host, and the flags set, less those runwatch here decides
+// (--config names a file on this machine; --dry-run, --yes, --json and --expect are what runRemoteAction
+// asks for) and --to, which is the request's.
+func remoteCallOf(req action.Request, o *actionFlags, run remote.Root) remoteCall {
+	call := remoteCall{req: req, run: run.Path}
 	o.set.Visit(func(f *flag.Flag) {
 		switch long := o.set.longName(f.Name); long {
-		case "config", "dry-run", "yes", "json", "expect", "root": // root: where RUN is looked for here
+		case "config", "dry-run", "yes", "json", "expect", "to", "root": // root: where RUN is looked for here
 		default:
 			call.flags = append(call.flags, "--"+long+"="+f.Value.String())
 		}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"runwatch/model"
 	"runwatch/remote"
+	"runwatch/state/action"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
 )
@@ -27,7 +29,7 @@ type fleetActor struct {
 }
 
 func (f fleetActor) Plan(req app.ActionRequest) (app.Planned, error) {
-	if req.Action == keys.ActInstall {
+	if req.Act == keys.ActInstall {
 		for _, r := range f.roots {
 			if r.Label() == req.Host {
 				p, done, err := prepareInstall(f.ssh, r, defaultInstallDir)
@@ -50,15 +52,15 @@ func (f fleetActor) Plan(req app.ActionRequest) (app.Planned, error) {
 	}
 	root, _, err := remote.Parse(req.Run.Remote.Root)
 	if err != nil {
-		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
+		return nil, fmt.Errorf("%s refused: %w", req.Act, err)
 	}
-	if req.Action == keys.ActUnlock {
+	if req.Verb == action.ActUnlock {
 		for _, l := range req.Run.Locks {
-			if l.JudgedOn != "" && l.Verdict == model.VerdictLive && (req.LockPath == "" || l.Path == req.LockPath) {
+			if l.JudgedOn != "" && l.Verdict == model.VerdictLive && (req.Word == "" || l.Path == req.Word) {
 				return nil, fmt.Errorf("unlock refused: the lock %s is live (%s)", l.Path, strings.Join(l.Reasons, "; "))
 			}
 		}
-		if req.LockPath == "" {
+		if req.Word == "" {
 			// The host clears by itself only the locks it judges stale; one it calls unknown it clears only
 			// when named. With none of the former, the one lock needing a word is the one meant.
 			hostClears, named := false, []string(nil)
@@ -69,33 +71,33 @@ func (f fleetActor) Plan(req app.ActionRequest) (app.Planned, error) {
 				}
 			}
 			if !hostClears && len(named) == 1 {
-				req.LockPath = named[0]
+				req.Word = named[0]
 			}
 		}
 	}
 	call, err := remoteActionArgs(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
+		return nil, fmt.Errorf("%s refused: %w", req.Act, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out, errb, code, err := f.ssh.Run(ctx, root, call.argv("--dry-run", "--json")...)
 	if err != nil || code != 0 {
-		return nil, fmt.Errorf("%s refused on %s: %s", req.Action, root.Label(), remoteFailure(root, code, out, errb, err))
+		return nil, fmt.Errorf("%s refused on %s: %s", req.Act, root.Label(), remoteFailure(root, code, out, errb, err))
 	}
 	shown, err := readRemotePlan(out)
 	if err != nil {
-		return nil, fmt.Errorf("%s refused on %s: %w", req.Action, root.Label(), err)
+		return nil, fmt.Errorf("%s refused on %s: %w", req.Act, root.Label(), err)
 	}
 	p := &remotePlan{ssh: f.ssh, root: root, call: call, summary: shown.Summary, preview: shown.Preview, expect: shown.expect()}
-	if req.Action == keys.ActUnlock {
+	if req.Verb == action.ActUnlock {
 		// A lock on a host nobody here can judge still needs its holder typed, as it does locally; the
 		// typed word then stands for --force on the remote command line. So does one judged stale here on a
 		// third machine: the run's host still calls it unknown, and --force there rests on the person's word,
 		// given with the verdict from here in view.
 		for _, l := range req.Run.Locks {
 			if needsWord(l) {
-				if req.LockPath == "" || l.Path == req.LockPath {
+				if req.Word == "" || l.Path == req.Word {
 					p.typed = lockWord(l)
 					break
 				}
@@ -134,20 +136,20 @@ func lockWord(l model.Lock) string {
 	return "clear"
 }
 
-// remoteCall is a subcommand for a remote runwatch: its flags, then `--`, then its words. The words (the run's
-// path, a phase key, a checklist item, a lock's name) come from the host's own files, so none of them may be
-// read as an option there: a phase called -h must be retried, not ask for help.
+// remoteCall is a request for a remote runwatch: the run named by its path there, and the flags runwatch
+// here passes on; its command line is the request's RemoteArgv.
 type remoteCall struct {
-	name  string
+	req   action.Request
+	run   string
 	flags []string
-	words []string
 }
 
 func (c remoteCall) argv(flags ...string) []string {
-	argv := append([]string{c.name}, c.flags...)
-	argv = append(argv, flags...)
-	return append(append(argv, "--"), c.words...)
+	return c.req.RemoteArgv(c.run, slices.Concat(c.flags, flags)...)
 }
+
+// name is the subcommand, for messages.
+func (c remoteCall) name() string { return string(c.req.Verb) }
 
 // remoteRunPath names run on its host for its runwatch there.
 func remoteRunPath(run model.Run) string {
@@ -173,13 +175,10 @@ func remoteBriefFetcher(s remote.SSH) func(ctx context.Context, run model.Run) (
 
 // remoteActionArgs is the subcommand that does req on the run's host, with the run named by its path there.
 func remoteActionArgs(req app.ActionRequest) (remoteCall, error) {
-	run := remoteRunPath(req.Run)
-	for _, c := range actionCommands {
-		if flags, words, ok := c.serves(req); ok {
-			return remoteCall{name: c.name, flags: flags, words: append([]string{run}, words...)}, nil
-		}
+	if !req.Verb.Known() {
+		return remoteCall{}, fmt.Errorf("%q cannot be done on a remote run", req.Act)
 	}
-	return remoteCall{}, fmt.Errorf("%q cannot be done on a remote run", req.Action)
+	return remoteCall{req: req.Request, run: remoteRunPath(req.Run)}, nil
 }
 
 func remoteFailure(root remote.Root, code int, out, errb []byte, err error) string {
@@ -235,11 +234,11 @@ func (p *remotePlan) Apply(typed string) (string, error) {
 	case err != nil || code == 255 || code == 127:
 		// ssh itself failed: whether the command ran there is unknown, and the person must be told so.
 		return "", fmt.Errorf("%s: %s; whether it was applied is unknown: look at the run before trying again",
-			p.call.name, remoteFailure(p.root, code, out, errb, err))
+			p.call.name(), remoteFailure(p.root, code, out, errb, err))
 	case code == exitAppliedUnaudit || code == exitAppliedOver:
 		return "done on " + p.root.Label() + ", but: " + strings.TrimSpace(string(errb)), nil
 	case code != 0:
-		return "", errors.New(p.call.name + " refused on " + p.root.Label() + ": " + remoteFailure(p.root, code, out, errb, nil))
+		return "", errors.New(p.call.name() + " refused on " + p.root.Label() + ": " + remoteFailure(p.root, code, out, errb, nil))
 	}
 	return "done on " + p.root.Label() + ": " + p.summary, nil
 }

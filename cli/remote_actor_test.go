@@ -21,38 +21,38 @@ import (
 func TestDashboardActionsMapOntoTheSubcommands(t *testing.T) {
 	run := model.Run{Kind: model.KindResumable, Dir: "/r/irm-x", StatePath: "/r/irm-x/state.env"}
 	cases := []struct {
-		req  app.ActionRequest
+		req  action.Request
 		want []string
 	}{
-		{app.ActionRequest{Action: keys.ActUnlock}, []string{"unlock", "--dry-run", "--", "/r/irm-x"}},
-		{app.ActionRequest{Action: keys.ActUnlock, LockPath: "/r/irm-x/run.lock"}, []string{"unlock", "--dry-run", "--", "/r/irm-x", "/r/irm-x/run.lock"}},
-		{app.ActionRequest{Action: keys.ActStep}, []string{"step", "--dry-run", "--", "/r/irm-x"}},
-		{app.ActionRequest{Action: keys.ActStep, To: "S3"}, []string{"step", "--to=S3", "--dry-run", "--", "/r/irm-x"}},
-		{app.ActionRequest{Action: keys.ActTick, Item: "CB_S1_A", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
-		{app.ActionRequest{Action: keys.ActTick, Item: "CB_S1_A"}, []string{"uncheck", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
-		{app.ActionRequest{Action: keys.ActRetry}, []string{"retry", "--dry-run", "--", "/r/irm-x"}},
-		{app.ActionRequest{Action: keys.ActRetry, Stage: "P2"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "P2"}},
+		{action.Request{Verb: action.ActUnlock}, []string{"unlock", "--dry-run", "--", "/r/irm-x"}},
+		{action.Request{Verb: action.ActUnlock, Word: "/r/irm-x/run.lock"}, []string{"unlock", "--dry-run", "--", "/r/irm-x", "/r/irm-x/run.lock"}},
+		{action.Request{Verb: action.ActStep}, []string{"step", "--dry-run", "--", "/r/irm-x"}},
+		{action.Request{Verb: action.ActStep, To: "S3"}, []string{"step", "--to=S3", "--dry-run", "--", "/r/irm-x"}},
+		{action.Request{Verb: action.ActCheck, Word: "CB_S1_A"}, []string{"check", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
+		{action.Request{Verb: action.ActUncheck, Word: "CB_S1_A"}, []string{"uncheck", "--dry-run", "--", "/r/irm-x", "CB_S1_A"}},
+		{action.Request{Verb: action.ActRetry}, []string{"retry", "--dry-run", "--", "/r/irm-x"}},
+		{action.Request{Verb: action.ActRetry, Word: "P2"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "P2"}},
 		// Words from the host's files come after --: a phase or item named like a flag stays a word.
-		{app.ActionRequest{Action: keys.ActRetry, Stage: "-h"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "-h"}},
-		{app.ActionRequest{Action: keys.ActTick, Item: "--yes", Check: true}, []string{"check", "--dry-run", "--", "/r/irm-x", "--yes"}},
-		{app.ActionRequest{Action: keys.ActPause}, []string{"pause", "--dry-run", "--", "/r/irm-x"}},
-		{app.ActionRequest{Action: keys.ActPause, Resume: true}, []string{"resume", "--dry-run", "--", "/r/irm-x"}},
-		{app.ActionRequest{Action: keys.ActUndo}, []string{"undo", "--dry-run", "--", "/r/irm-x"}},
+		{action.Request{Verb: action.ActRetry, Word: "-h"}, []string{"retry", "--dry-run", "--", "/r/irm-x", "-h"}},
+		{action.Request{Verb: action.ActCheck, Word: "--yes"}, []string{"check", "--dry-run", "--", "/r/irm-x", "--yes"}},
+		{action.Request{Verb: action.ActPause}, []string{"pause", "--dry-run", "--", "/r/irm-x"}},
+		{action.Request{Verb: action.ActResume}, []string{"resume", "--dry-run", "--", "/r/irm-x"}},
+		{action.Request{Verb: action.ActUndo}, []string{"undo", "--dry-run", "--", "/r/irm-x"}},
 	}
 	for _, c := range cases {
 		c.req.Run = run
-		call, err := remoteActionArgs(c.req)
+		call, err := remoteActionArgs(app.ActionRequest{Request: c.req})
 		if got := call.argv("--dry-run"); err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%+v: got %q, %v; want %q", c.req, call.argv("--dry-run"), err, c.want)
 		}
 	}
-	if _, err := remoteActionArgs(app.ActionRequest{Action: keys.ActLaunch, Run: run}); err == nil {
+	if _, err := remoteActionArgs(app.ActionRequest{Act: keys.ActLaunch, Request: action.Request{Run: run}}); err == nil {
 		t.Error("launch mapped onto a subcommand")
 	}
 	// A <name>.state.env run is named by its state file: several can share one folder.
 	named := run
 	named.StatePath = "/r/irm-x/b.state.env"
-	if call, _ := remoteActionArgs(app.ActionRequest{Action: keys.ActStep, Run: named}); !reflect.DeepEqual(call.argv(), []string{"step", "--", "/r/irm-x/b.state.env"}) {
+	if call, _ := remoteActionArgs(app.ActionRequest{Request: action.Request{Verb: action.ActStep, Run: named}}); !reflect.DeepEqual(call.argv(), []string{"step", "--", "/r/irm-x/b.state.env"}) {
 		got := call.argv()
 		t.Errorf("named state file: %q", got)
 	}
@@ -91,12 +91,12 @@ func TestUnlockPlanJudgesTheLockElsewhereAgain(t *testing.T) {
 	}
 	now := func() model.Env { return envWith(true) }
 	f := fleetActor{local: ui.NewActor(action.Options{Env: now()}, now), env: now}
-	if _, err := f.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: shown}); err == nil || !strings.Contains(err.Error(), "no stale lock") {
+	if _, err := f.Plan(app.ActionRequest{Act: keys.ActUnlock, Request: action.Request{Verb: action.ActUnlock, Run: shown}}); err == nil || !strings.Contains(err.Error(), "no stale lock") {
 		t.Fatalf("planned on the verdict shown, not the one of the plan's time: %v", err)
 	}
 	stale := func() model.Env { return envWith(false) }
 	f = fleetActor{local: ui.NewActor(action.Options{Env: stale()}, stale), env: stale}
-	if p, err := f.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: shown}); err != nil || p.TypedConfirmation() != "" {
+	if p, err := f.Plan(app.ActionRequest{Act: keys.ActUnlock, Request: action.Request{Verb: action.ActUnlock, Run: shown}}); err != nil || p.TypedConfirmation() != "" {
 		t.Fatalf("a lock stale on b: %v", err)
 	}
 }
@@ -109,7 +109,7 @@ func TestRemoteUnlockRefusedForALockJudgedLiveElsewhere(t *testing.T) {
 		Locks: []model.Lock{{Path: "/r/irm-x/run.lock", Host: "box-b", PID: 4242, Verdict: model.VerdictLive,
 			JudgedOn: "beta", Reasons: []string{"judged on beta: pid 4242 is running"}}}}
 	f := fleetActor{}
-	_, err := f.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: run})
+	_, err := f.Plan(app.ActionRequest{Act: keys.ActUnlock, Request: action.Request{Verb: action.ActUnlock, Run: run}})
 	if err == nil || !strings.Contains(err.Error(), "live") || !strings.Contains(err.Error(), "judged on beta") {
 		t.Fatalf("unlock of a lock judged live on beta: %v, want a refusal naming it", err)
 	}

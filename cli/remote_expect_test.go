@@ -11,6 +11,7 @@ import (
 
 	"runwatch/config"
 	"runwatch/model"
+	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
@@ -64,7 +65,7 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 
 	// The dashboard: preview, a change on disk, confirm.
 	f := fleetActor{ssh: sshFor(config.Config{})}
-	p, err := f.Plan(app.ActionRequest{Action: keys.ActStep, Run: run})
+	p, err := f.Plan(app.ActionRequest{Act: keys.ActStep, Request: action.Request{Verb: action.ActStep, Run: run}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 	if after := string(mustReadFile(t, stateFile)); !strings.Contains(after, `S1_DONE="1"`) || !strings.Contains(after, "WRITER_NOTE") {
 		t.Fatalf("state.env after the confirmed step:\n%s", after)
 	}
-	p, err = f.Plan(app.ActionRequest{Action: keys.ActUndo, Run: run})
+	p, err = f.Plan(app.ActionRequest{Act: keys.ActUndo, Request: action.Request{Verb: action.ActUndo, Run: run}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/remote/sshtest"
+	"runwatch/state/action"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
 )
@@ -143,7 +144,7 @@ func hostileNamesThrough(t *testing.T, fleet *sshtest.Fleet, s remote.SSH, f fle
 			}
 			run := model.Run{Kind: model.KindResumable, ID: filepath.Base(dir), Dir: dir, StatePath: filepath.Join(dir, "state.env"),
 				Remote: &model.RemoteRef{Host: alias, Root: r.String()}}
-			p, err := f.Plan(app.ActionRequest{Action: keys.ActTick, Item: "CB_S2_B", Check: true, Run: run})
+			p, err := f.Plan(app.ActionRequest{Act: keys.ActTick, Request: action.Request{Verb: action.ActCheck, Word: "CB_S2_B", Run: run}})
 			if err != nil {
 				t.Errorf("%s: planning a tick on %q: %v", alias, dir, err)
 				continue

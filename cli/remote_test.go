@@ -18,6 +18,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/remote/sshtest"
+	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
@@ -28,7 +29,12 @@ import (
 func sshFleet(t *testing.T, aliases ...string) *sshtest.Fleet {
 	t.Helper()
 	bin := buildRunwatch(t)
-	fleet := sshtest.New(t, filepath.Dir(bin), aliases...)
+	return useFleet(t, sshtest.New(t, filepath.Dir(bin), aliases...))
+}
+
+// useFleet points this process's runwatch, and those it starts, at fleet.
+func useFleet(t *testing.T, fleet *sshtest.Fleet) *sshtest.Fleet {
+	t.Helper()
 	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
 	// ControlMaster sockets: a short folder, as unix socket paths are limited to 108 bytes.
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
@@ -305,7 +311,7 @@ func TestUnlockOfARemoteRunsLockJudgedHere(t *testing.T) {
 	if len(run.Locks) != 1 || run.Locks[0].Verdict != model.VerdictStale || run.Locks[0].JudgedOn != remote.ThisMachine {
 		t.Fatalf("the lock as judged here: %+v", run.Locks)
 	}
-	p, err := fleetActor{ssh: s}.Plan(app.ActionRequest{Action: keys.ActUnlock, Run: run})
+	p, err := fleetActor{ssh: s}.Plan(app.ActionRequest{Act: keys.ActUnlock, Request: action.Request{Verb: action.ActUnlock, Run: run}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,17 +340,17 @@ func TestRemoteWordsThatLookLikeFlagsStayWords(t *testing.T) {
 		Remote: &model.RemoteRef{Host: "alpha", Root: "ssh://alpha" + root}}
 	f := fleetActor{ssh: sshFor(config.Config{})}
 	for _, req := range []app.ActionRequest{
-		{Action: keys.ActRetry, Stage: "-h", Run: run},
-		{Action: keys.ActTick, Item: "-h", Check: true, Run: run},
-		{Action: keys.ActTick, Item: "--help", Check: true, Run: run},
+		{Act: keys.ActRetry, Request: action.Request{Verb: action.ActRetry, Word: "-h", Run: run}},
+		{Act: keys.ActTick, Request: action.Request{Verb: action.ActCheck, Word: "-h", Run: run}},
+		{Act: keys.ActTick, Request: action.Request{Verb: action.ActCheck, Word: "--help", Run: run}},
 	} {
 		p, err := f.Plan(req)
 		if err == nil {
-			t.Errorf("%s %q%q: planned %q (%q), want a refusal naming the word", req.Action, req.Stage, req.Item, p.Summary(), p.Preview())
+			t.Errorf("%s %q: planned %q (%q), want a refusal naming the word", req.Verb, req.Word, p.Summary(), p.Preview())
 			continue
 		}
 		if strings.Contains(err.Error(), "Usage") || strings.Contains(err.Error(), "-dry-run") {
-			t.Errorf("%s %q%q: the remote runwatch took the word for a flag: %v", req.Action, req.Stage, req.Item, err)
+			t.Errorf("%s %q: the remote runwatch took the word for a flag: %v", req.Verb, req.Word, err)
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"runwatch/model"
 	"runwatch/state/action"
 	"runwatch/ui/app"
-	"runwatch/ui/keys"
 )
 
 // NewActor plans dashboard actions with the state/action package: the same code path as the subcommands.
@@ -38,32 +37,9 @@ func (a *stateActor) plan(req app.ActionRequest) (*action.Plan, error) {
 	if a.env != nil {
 		opts.Env = a.env()
 	}
-	var (
-		p   *action.Plan
-		err error
-	)
-	switch req.Action {
-	case keys.ActUnlock:
-		p, err = action.PlanUnlock(req.Run, req.LockPath, opts)
-	case keys.ActStep:
-		p, err = action.PlanStepTo(req.Run, req.To, opts)
-	case keys.ActTick:
-		p, err = action.PlanCheck(req.Run, req.Item, req.Check, opts)
-	case keys.ActRetry:
-		p, err = action.PlanRetry(req.Run, req.Stage, opts)
-	case keys.ActPause:
-		if req.Resume {
-			p, err = action.PlanResume(req.Run, opts)
-		} else {
-			p, err = action.PlanPause(req.Run, opts)
-		}
-	case keys.ActUndo:
-		p, err = action.PlanUndo(req.Run, opts)
-	default:
-		return nil, fmt.Errorf("unknown action %q", req.Action)
-	}
+	p, err := req.Request.Plan(opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s refused: %w", req.Action, err)
+		return nil, fmt.Errorf("%s refused: %w", req.Act, err)
 	}
 	return p, nil
 }

@@ -144,7 +144,7 @@ func TestTickRacingAWriterSaysSo(t *testing.T) {
 	}
 	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
 		func() model.Env { return state.NewEnv(0) })
-	plan, err := actor.Plan(app.ActionRequest{Action: keys.ActTick, Run: state.Load(locs[0], state.NewEnv(0)), Item: "CB_S2_B", Check: true})
+	plan, err := actor.Plan(app.ActionRequest{Act: keys.ActTick, Request: action.Request{Verb: action.ActCheck, Run: state.Load(locs[0], state.NewEnv(0)), Word: "CB_S2_B"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,11 +163,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			var refused *action.Refused
 			if errors.As(msg.Err, &refused) && refused.First != "" {
 				// Another action must come first: say which key does it, and ask nothing else now.
-				a.Fail(fmt.Errorf("%w — %s first: press %s", msg.Err, firstWords(refused.First), a.Keys.First(refused.First)))
+				first := keys.ActOf(refused.First)
+				a.Fail(fmt.Errorf("%w — %s first: press %s", msg.Err, firstWords(first), a.Keys.First(first)))
 				return nil
 			}
 			a.Fail(msg.Err)
-			if msg.Req.Action == keys.ActStep && msg.Req.To == "" {
+			if msg.Req.Verb == action.ActStep && msg.Req.To == "" {
 				if opts := overlay.StepChoices(msg.Req.Run); len(opts) > 0 {
 					m.push(overlay.NewStepChoice(a, msg.Req, msg.Err.Error(), opts))
 				}
@@ -360,9 +361,9 @@ func (m *Model) paneAtLine(x, y int) (app.Pane, int, bool) {
 	return 0, 0, false
 }
 
-// changeKeys act on the Detail pane's selection whichever pane has the focus (handleKey), as brief acts on
-// its run, so whether they apply is the Detail's to say from every pane.
-var changeKeys = []string{keys.ActUnlock, keys.ActStep, keys.ActTick, keys.ActRetry, keys.ActPause, keys.ActUndo}
+// changeKeys (the keys that name verbs) act on the Detail pane's selection whichever pane has the focus
+// (handleKey), as brief acts on its run, so whether they apply is the Detail's to say from every pane.
+var changeKeys = keys.VerbActs()
 
 // helpNotHere is what ? marks "(not here)": what the focused pane says of its own keys, and the Detail's word
 // on the keys that act on its selection. From the timeline, R on a stage that cannot be retried was unmarked.

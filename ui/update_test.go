@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/state/action"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
@@ -308,7 +309,7 @@ func TestDetailKeysAndTick(t *testing.T) {
 	if m.confirmDialog() == nil {
 		t.Fatalf("space did not open a confirmation; err %q", m.app.Msgs.ErrText())
 	}
-	if got := actor.last; got.Action != keys.ActTick || got.Item != "CB_S2_VERIFY_GREEN" || got.Check {
+	if got := actor.last; got.Act != keys.ActTick || got.Verb != action.ActUncheck || got.Word != "CB_S2_VERIFY_GREEN" {
 		t.Fatalf("tick request %+v, want untick of CB_S2_VERIFY_GREEN", got)
 	}
 	if !strings.Contains(plain(m), "+CB_S2_VERIFY_GREEN=0") {
@@ -347,7 +348,7 @@ func TestMutatingKeysAskFirst(t *testing.T) {
 				m = send(t, m, press("j")) // the failed run
 			}
 			m = send(t, m, press(k.key))
-			if m.confirmDialog() == nil || actor.last.Action != k.action {
+			if m.confirmDialog() == nil || actor.last.Act != k.action {
 				t.Fatalf("%s: confirm %v request %+v err %q", k.key, m.confirmDialog() != nil, actor.last, m.app.Msgs.ErrText())
 			}
 			m = send(t, m, press("x"))
@@ -416,7 +417,7 @@ func TestReadOnlyHasNoMutatingKeys(t *testing.T) {
 	for _, k := range []string{"U", "S", "space", "R", "P", "Z"} {
 		m = send(t, m, press(k))
 	}
-	if actor.last.Action != "" || m.confirmDialog() != nil {
+	if actor.last.Act != "" || m.confirmDialog() != nil {
 		t.Fatalf("read-only reached the actor: %+v", actor.last)
 	}
 	if !strings.Contains(plain(m), "READ-ONLY") {
@@ -488,7 +489,7 @@ type recordedPlan struct {
 	req app.ActionRequest
 }
 
-func (p recordedPlan) Summary() string { return p.req.Action + " " + p.req.Run.ID }
+func (p recordedPlan) Summary() string { return p.req.Act + " " + p.req.Run.ID }
 func (p recordedPlan) Preview() string {
 	return "--- a/checklist.state.env\n+++ b/checklist.state.env\n@@ -1 +1 @@\n-CB_S2_VERIFY_GREEN=1\n+CB_S2_VERIFY_GREEN=0\n"
 }
@@ -498,7 +499,7 @@ func (p recordedPlan) Apply(typed string) (string, error) {
 		return "", fmt.Errorf("typed %q, want %q", typed, p.a.typed)
 	}
 	p.a.applied++
-	return "applied " + p.req.Action, nil
+	return "applied " + p.req.Act, nil
 }
 
 func TestBriefKey(t *testing.T) {

@@ -41,18 +41,6 @@ import (
 	"runwatch/state/journal"
 )
 
-// Action names, as used in the journal, subcommands and audit lines.
-const (
-	ActUnlock  = "unlock"
-	ActStep    = "step"
-	ActCheck   = "check"
-	ActUncheck = "uncheck"
-	ActRetry   = "retry"
-	ActPause   = "pause"
-	ActResume  = "resume"
-	ActUndo    = "undo"
-)
-
 // Options are the caller's choices for planning and applying.
 type Options struct {
 	// Env gives the time, host and process facts (state.NewEnv in the program; fakes in tests).
@@ -104,7 +92,7 @@ type FileChange struct {
 
 // Plan is a computed action, ready to preview and apply.
 type Plan struct {
-	Action  string
+	Action  Verb
 	RunPath string // the run's StatePath: run identity everywhere
 	RunID   string
 	Kind    model.Kind
@@ -155,7 +143,7 @@ type ApplyOptions struct {
 // this one (unlock a stale lock before a step): a dashboard names its key instead of asking anything else.
 type Refused struct {
 	Reason string
-	First  string
+	First  Verb
 }
 
 func (r *Refused) Error() string { return r.Reason }
@@ -196,7 +184,7 @@ func (o Options) now() time.Time {
 // newPlan starts a plan; the read-only rule is checked before anything is read. The run root is opened now
 // and held until the plan is applied or dropped: every read and write of the plan is resolved beneath that
 // descriptor, so a folder swapped for a symlink while the person reads the confirmation cannot redirect it.
-func newPlan(action string, run model.Run, opts Options) (*Plan, error) {
+func newPlan(action Verb, run model.Run, opts Options) (*Plan, error) {
 	p := &Plan{Action: action, RunPath: run.StatePath, RunID: run.ID, Kind: run.Kind, opts: opts, Root: runRoot(run)}
 	p.ID = newID(opts.now())
 	if opts.ReadOnly {

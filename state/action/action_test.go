@@ -27,7 +27,7 @@ func applied(t *testing.T, root string, p *Plan, logBefore string) string {
 		return r
 	}
 	var b strings.Builder
-	b.WriteString("# " + p.Action + ": " + p.Summary + "\n")
+	b.WriteString("# " + string(p.Action) + ": " + p.Summary + "\n")
 	for _, f := range p.Files {
 		if f.Remove {
 			if _, err := os.Lstat(f.Path); !os.IsNotExist(err) {

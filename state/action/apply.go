@@ -242,7 +242,7 @@ func (p *Plan) checkFiles() error {
 // bytes, new hash and the temp or claim name its change goes through.
 func (p *Plan) intent() (journal.Entry, journal.Intent) {
 	entry := journal.Entry{
-		ID: p.ID, When: p.opts.now(), Who: p.opts.user(), Host: p.opts.Env.Host, Action: p.Action,
+		ID: p.ID, When: p.opts.now(), Who: p.opts.user(), Host: p.opts.Env.Host, Action: string(p.Action),
 		Run: p.RunPath, RunID: p.RunID, Summary: p.Summary, Reason: p.opts.Reason, Undoes: p.undoes,
 	}
 	in := journal.Intent{Root: p.root.Path(), LogPath: p.LogPath, Planned: p.LogLine, PID: os.Getpid(), PIDStart: ownStart,

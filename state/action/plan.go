@@ -82,7 +82,7 @@ func PlanUndo(run model.Run, opts Options) (*Plan, error) {
 	return plan(ActUndo, run, opts, func(p *Plan) error { return planUndo(p, run) })
 }
 
-func plan(act string, run model.Run, opts Options, build func(*Plan) error) (*Plan, error) {
+func plan(act Verb, run model.Run, opts Options, build func(*Plan) error) (*Plan, error) {
 	p, err := newPlan(act, run, opts)
 	if err != nil {
 		return p, err

@@ -523,7 +523,7 @@ func shellArg(s string) string {
 }
 
 // first marks a refusal as settled by another action first.
-func first(act string, err error) error {
+func first(act Verb, err error) error {
 	if r, ok := err.(*Refused); ok {
 		r.First = act
 	}

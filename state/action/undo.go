@@ -57,7 +57,7 @@ func planUndo(p *Plan, run model.Run) error {
 			// The lock an unlock removed has come back as runwatch's own lock of a runwatch that was killed:
 			// taken over, as every other action takes it over, by putting the removed lock back in its place.
 			why, dead := "", false
-			if e.Action == ActUnlock && f.OldExists {
+			if e.Action == string(ActUnlock) && f.OldExists {
 				why, dead = p.ownDeadLock(data)
 			}
 			if !dead {
@@ -83,7 +83,7 @@ func planUndo(p *Plan, run model.Run) error {
 	p.Summary = fmt.Sprintf("undo %s of %s (%s)", e.Action, e.When.Format("2006-01-02 15:04:05Z07:00"), e.Summary)
 	if run.Kind == model.KindResumable {
 		// Undoing an unlock restores LOCK_FILE itself, so it cannot be taken as a lock first.
-		if e.Action != ActUnlock {
+		if e.Action != string(ActUnlock) {
 			if _, err := p.readResumable(run, false); err != nil {
 				return err
 			}

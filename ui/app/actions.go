@@ -11,22 +11,18 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/state/action"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 )
 
-// ActionRequest is what a mutating key asks for. The Actor turns it into a plan with the state/action
-// package, so the dashboard, the subcommands and the tests share one code path.
+// ActionRequest is what a mutating key asks for: the key's action, which names it to the person, and the
+// verb it does on the run (state/action), which the Actor plans, so the dashboard, the subcommands and the
+// tests share one code path. Launch and install change no run file: their Verb is empty.
 type ActionRequest struct {
-	Action   string // ActUnlock, ActStep, ActTick, ActRetry, ActPause, ActUndo
-	Run      model.Run
-	Stage    string // step/retry/tick: the stage in focus
-	Item     string // tick: the checklist key
-	Check    bool   // tick: the value to set
-	LockPath string // unlock: one lock; empty means every stale lock of the run
-	Resume   bool   // pause: true resumes a paused run
-	To       string // step: the stage a resumable run moves to where its files leave the order open
-	Host     string // install: the host (its label) to copy this runwatch to
+	Act string // the key's action (keys.ActTick for check and uncheck alike)
+	action.Request
+	Host string // install: the host (its label) to copy this runwatch to
 }
 
 // Planned is an action computed but not yet written.
@@ -68,21 +64,29 @@ func RequestAction(a *App, act string, sel RowID) tea.Cmd {
 		a.Fail(errors.New(why))
 		return nil
 	}
-	req := ActionRequest{Action: act, Run: run}
-	switch act {
-	case keys.ActStep:
-		req.Stage = run.CurrentStage
-	case keys.ActRetry:
-		req.Stage = RetryStage(run, sel)
-	case keys.ActTick:
-		req.Stage, req.Item = sel.Stage, sel.Key
-		req.Check = !checklistValue(run, sel.Stage, sel.Key)
-	case keys.ActUnlock:
-		if sel.Kind == RowLock {
-			req.LockPath = sel.Key
+	verbs := keys.VerbsOf(act)
+	if len(verbs) == 0 {
+		a.Fail(fmt.Errorf("%s changes no run", act))
+		return nil
+	}
+	req := ActionRequest{Act: act, Request: action.Request{Verb: verbs[0], Run: run}}
+	// What the selection says: which of the two verbs a toggling key does, and the word the verb acts on.
+	switch req.Verb {
+	case action.ActRetry:
+		req.Word = RetryStage(run, sel)
+	case action.ActCheck:
+		req.Word = sel.Key
+		if checklistValue(run, sel.Stage, sel.Key) {
+			req.Verb = action.ActUncheck
 		}
-	case keys.ActPause:
-		req.Resume = run.Status == model.StatusPaused
+	case action.ActUnlock:
+		if sel.Kind == RowLock {
+			req.Word = sel.Key
+		}
+	case action.ActPause:
+		if run.Status == model.StatusPaused {
+			req.Verb = action.ActResume
+		}
 	}
 	actor := a.Actor
 	return func() tea.Msg {
@@ -110,7 +114,7 @@ func RequestInstall(a *App) tea.Cmd {
 	}
 	target := InstallTarget(a)
 	a.Note("asking " + target + " what it is…")
-	req, actor := ActionRequest{Action: keys.ActInstall, Host: target}, a.Actor
+	req, actor := ActionRequest{Act: keys.ActInstall, Host: target}, a.Actor
 	return func() tea.Msg {
 		p, err := actor.Plan(req)
 		return PlanMsg{Req: req, Planned: p, Err: err}

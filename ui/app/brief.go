@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"runwatch/state/action"
 	"runwatch/state/brief"
 	"runwatch/state/launch"
 	"runwatch/ui/keys"
@@ -118,9 +119,9 @@ func RequestLaunch(a *App) tea.Cmd {
 			return PagerMsg{Title: "No resume command configured", Text: err.Error() + "\n\n" + launch.HowToConfigure}
 		}
 		if err != nil {
-			return PlanMsg{Req: ActionRequest{Action: keys.ActLaunch, Run: run}, Err: err}
+			return PlanMsg{Req: ActionRequest{Act: keys.ActLaunch, Request: action.Request{Run: run}}, Err: err}
 		}
-		return PlanMsg{Req: ActionRequest{Action: keys.ActLaunch, Run: run}, Planned: launchPlan{cmd: c, launches: launches}}
+		return PlanMsg{Req: ActionRequest{Act: keys.ActLaunch, Request: action.Request{Run: run}}, Planned: launchPlan{cmd: c, launches: launches}}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"runwatch/state/action"
 	"runwatch/suggest"
 )
 
@@ -51,12 +52,16 @@ const (
 	ActLineEnd     = "line_end"
 	ActAgent       = "agent"
 
-	ActUnlock  = "unlock"
-	ActStep    = "step"
-	ActTick    = "tick"
-	ActRetry   = "retry"
-	ActPause   = "pause"
-	ActUndo    = "undo"
+	// The keys that change a run name the verbs they do (Binding.Verbs): a key's config name is its verb's
+	// where it does one, and a word of its own where it toggles between two.
+	ActUnlock = string(action.ActUnlock)
+	ActStep   = string(action.ActStep)
+	ActTick   = "tick" // check or uncheck, whichever the item is not
+	ActRetry  = string(action.ActRetry)
+	ActPause  = string(action.ActPause) // pause, or resume a paused run
+	ActUndo   = string(action.ActUndo)
+
+	// Mutating keys that change no run file: they run a command or copy runwatch to a host.
 	ActLaunch  = "launch"
 	ActInstall = "install"
 )
@@ -70,6 +75,8 @@ type Binding struct {
 	Short    string
 	Group    string
 	Mutating bool
+	// Verbs are the changes to a run the key asks for (state/action): one, or the two it toggles between.
+	Verbs []action.Verb
 }
 
 // KeyMap resolves key presses to actions. Adding a feature's key is one line in defaultBindings: the config
@@ -119,12 +126,12 @@ func defaultBindings() []Binding {
 		{Action: ActScrollRight, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)", Short: "right", Group: "view"},
 		{Action: ActLineStart, Keys: []string{"0"}, Help: "scroll to the start of lines", Short: "line start", Group: "view"},
 		{Action: ActLineEnd, Keys: []string{"$"}, Help: "scroll to the end of the longest line", Short: "line end", Group: "view"},
-		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Short: "clear lock", Group: "change", Mutating: true},
-		{Action: ActStep, Keys: []string{"S"}, Help: "step run forward", Short: "step", Group: "change", Mutating: true},
-		{Action: ActTick, Keys: []string{"space"}, Help: "tick / untick checklist item", Short: "tick", Group: "change", Mutating: true},
-		{Action: ActRetry, Keys: []string{"R"}, Help: "retry failed phase", Short: "retry", Group: "change", Mutating: true},
-		{Action: ActPause, Keys: []string{"P"}, Help: "pause / resume run", Short: "pause/resume", Group: "change", Mutating: true},
-		{Action: ActUndo, Keys: []string{"Z"}, Help: "undo last action", Short: "undo", Group: "change", Mutating: true},
+		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Short: "clear lock", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActUnlock}},
+		{Action: ActStep, Keys: []string{"S"}, Help: "step run forward", Short: "step", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActStep}},
+		{Action: ActTick, Keys: []string{"space"}, Help: "tick / untick checklist item", Short: "tick", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActCheck, action.ActUncheck}},
+		{Action: ActRetry, Keys: []string{"R"}, Help: "retry failed phase", Short: "retry", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActRetry}},
+		{Action: ActPause, Keys: []string{"P"}, Help: "pause / resume run", Short: "pause/resume", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActPause, action.ActResume}},
+		{Action: ActUndo, Keys: []string{"Z"}, Help: "undo last action", Short: "undo", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActUndo}},
 		{Action: ActLaunch, Keys: []string{"X"}, Help: "launch the resume command", Short: "launch", Group: "change", Mutating: true},
 		{Action: ActInstall, Keys: []string{"I"}, Help: "install runwatch on a host that lacks it (or has an older one)", Short: "install", Group: "change", Mutating: true},
 	}
@@ -258,6 +265,37 @@ func (k KeyMap) Of(msg tea.KeyPressMsg) string {
 
 // Refused returns the mutating action a key would run outside read-only mode, or "".
 func (k KeyMap) Refused(msg tea.KeyPressMsg) string { return k.refused[msg.String()] }
+
+// VerbsOf returns the verbs an action's key asks for (nil for a key that changes no run).
+func VerbsOf(act string) []action.Verb {
+	for _, b := range defaultBindings() {
+		if b.Action == act {
+			return b.Verbs
+		}
+	}
+	return nil
+}
+
+// VerbActs are the actions whose keys change a run (they name verbs), in the keymap's order.
+func VerbActs() []string {
+	var out []string
+	for _, b := range defaultBindings() {
+		if len(b.Verbs) > 0 {
+			out = append(out, b.Action)
+		}
+	}
+	return out
+}
+
+// ActOf returns the action whose key asks for v ("tick" for uncheck), or "".
+func ActOf(v action.Verb) string {
+	for _, b := range defaultBindings() {
+		if slices.Contains(b.Verbs, v) {
+			return b.Action
+		}
+	}
+	return ""
+}
 
 // HelpOf returns the help sentence of an action.
 func (k KeyMap) HelpOf(action string) string {

@@ -147,7 +147,7 @@ func (c *Confirm) apply() tea.Cmd {
 		typed = c.typed.Value()
 	}
 	run := ""
-	if c.req.Run.Dir != "" && c.req.Action != keys.ActLaunch {
+	if c.req.Run.Dir != "" && c.req.Act != keys.ActLaunch {
 		run = c.req.Run.Key()
 		if c.app.Applying == nil {
 			c.app.Applying = map[string]bool{}
@@ -193,7 +193,7 @@ func (c *Confirm) View() string {
 	}
 	lines = append(lines, "")
 	lines = append(lines, c.question()...)
-	title := "Confirm " + c.req.Action
+	title := "Confirm " + c.req.Act
 	if c.req.Run.Dir != "" {
 		title += " · in " + text.Sanitize(c.req.Run.Dir)
 	}
