@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -786,6 +787,14 @@ func TestMain(m *testing.M) {
 			os.Exit(99)
 		}
 		os.Exit(dispatch(argv, os.Stdout, os.Stderr))
+	}
+	// The parallel tests (t.Parallel) wait on tmux, sshd, shells and the built binary more than on this
+	// process: at -parallel's default, GOMAXPROCS (2 on CI), they mostly waited one after another.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", "4")
 	}
 	// Completion keeps a walk cache under $XDG_CACHE_HOME: the tests' go to a folder of their own, not the
 	// home of whoever runs them (the shells and binaries they start inherit it).

@@ -20,6 +20,7 @@ import (
 // does: the built program's brief, by id and by folder, Markdown and JSON, has the Time line the dashboard's
 // brief of that run has, with the usual length and the ETA from the task's past runs.
 func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
+	t.Parallel()
 	bin := buildRunwatch(t)
 	root := t.TempDir()
 	// The stage started 3 days and 30 minutes ago: its "has run 3d0h" reads the same for half an hour.

@@ -18,6 +18,7 @@ import (
 // TestDashboardTmuxSmoke drives the real binary in a real terminal (tmux): it draws the fixtures, answers
 // keys, shows help, and quits cleanly on q.
 func TestDashboardTmuxSmoke(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed; .ci/run installs it")
@@ -97,6 +98,7 @@ func TestDashboardTmuxSmoke(t *testing.T) {
 // TestDashboardNoColorInTmux: with NO_COLOR set the real terminal receives no colour at all, while glyphs
 // and words still carry every status; without it, colours are there.
 func TestDashboardNoColorInTmux(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed; .ci/run installs it")

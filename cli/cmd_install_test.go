@@ -71,6 +71,7 @@ func sameBytes(t *testing.T, a, b string) bool {
 // binary to ~/.local/bin there (saying that folder is not on the PATH ssh commands get, and what to add),
 // or to a folder that is; then status over it works.
 func TestInstallOnAHostWithoutRunwatch(t *testing.T) {
+	t.Parallel()
 	hostBin := t.TempDir()
 	in := newInstaller(t, hostBin)
 	root := t.TempDir()
@@ -108,6 +109,7 @@ func TestInstallOnAHostWithoutRunwatch(t *testing.T) {
 // Issue 34: without a Go toolchain here, a host of another architecture is refused with the exact commands
 // that build this version for it and copy it there.
 func TestInstallWithoutToolchainPrintsTheCommands(t *testing.T) {
+	t.Parallel()
 	hostBin := t.TempDir()
 	writeScript(t, filepath.Join(hostBin, "uname"), "#!/bin/sh\necho Linux aarch64\n")
 	in := newInstaller(t, hostBin)
@@ -128,6 +130,7 @@ func TestInstallWithoutToolchainPrintsTheCommands(t *testing.T) {
 // not run here), leaving nothing in place; a spy chmod on the host's PATH keeps the bytes that arrived, and
 // `go version -m` says they are darwin/arm64 of the same revision.
 func TestInstallBuildsForADarwinHost(t *testing.T) {
+	t.Parallel()
 	src, rev := cleanCheckout(t)
 	bin := filepath.Join(t.TempDir(), "runwatch")
 	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".") // records the revision, whatever GOFLAGS says
@@ -222,6 +225,7 @@ func cleanCheckout(t *testing.T) (dir, rev string) {
 
 // Issue 25.2: a target folder that cannot be written is a clear error naming it.
 func TestInstallIntoAReadOnlyFolder(t *testing.T) {
+	t.Parallel()
 	ro := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro", "tmpfs", ro).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a read-only folder: %v %s", err, out)
@@ -237,6 +241,7 @@ func TestInstallIntoAReadOnlyFolder(t *testing.T) {
 // Issue 25.3: an older runwatch there is replaced (whole, by a rename), but never while its journal has an
 // intent pending.
 func TestInstallReplacesAnOlderRunwatch(t *testing.T) {
+	t.Parallel()
 	hostBin := t.TempDir()
 	old := filepath.Join(hostBin, "runwatch")
 	oldScript := []byte("#!/bin/sh\necho 'runwatch v0.1.0'\n")
@@ -272,6 +277,7 @@ func TestInstallReplacesAnOlderRunwatch(t *testing.T) {
 
 // Issue 25.2: a host that cannot be reached is named with ssh's reason.
 func TestInstallOnAnUnreachableHost(t *testing.T) {
+	t.Parallel()
 	in := newInstaller(t, t.TempDir())
 	in.fleet.Kill("alpha")
 	code, out, errOut := in.run("install", "alpha", "--yes")
@@ -283,6 +289,7 @@ func TestInstallOnAnUnreachableHost(t *testing.T) {
 // Issue 25.2: the dashboard offers install on the line of a host without runwatch, confirms with what is
 // copied where, and the host goes live once it is there.
 func TestDashboardInstallsOnAHostWithoutRunwatch(t *testing.T) {
+	t.Parallel()
 	bin := buildRunwatch(t)
 	fleet := sshtest.New(t, t.TempDir(), "alpha")
 	root := t.TempDir()
@@ -332,6 +339,7 @@ func TestDashboardInstallsOnAHostWithoutRunwatch(t *testing.T) {
 // whose name holds command substitution, backticks, a `;`, quotes and a glob is created and written there
 // literally, on both spellings (absolute and under ~/), and nothing in it runs.
 func TestInstallDirWithHostileNameRunsNothing(t *testing.T) {
+	t.Parallel()
 	in := newInstaller(t, t.TempDir())
 	home := filepath.Join(in.fleet.Dir, "alpha-home")
 	hostile := "b $(touch PWN1) `touch PWN2`; touch PWN3 'q\"*?[x]"
@@ -361,6 +369,7 @@ func TestInstallDirWithHostileNameRunsNothing(t *testing.T) {
 // shell that is not sh: it reads only `sh -s` and `cat > .runwatch-install-…`. Under dash, bash, zsh, fish
 // and tcsh, a --dir with a hostile name gets the binary, nothing runs, and no upload is left in the home.
 func TestInstallUnderEveryLoginShell(t *testing.T) {
+	t.Parallel()
 	shells := loginShells(t)
 	var aliases []string
 	for a := range shells {
@@ -392,6 +401,7 @@ func TestInstallUnderEveryLoginShell(t *testing.T) {
 // Issue 37.7: "already there" is decided by the bytes. Another build that prints the same version (a
 // (devel) or (modified) build) is replaced; the same bytes are not copied again.
 func TestInstallReplacesAnotherBuildOfTheSameVersion(t *testing.T) {
+	t.Parallel()
 	hostBin := t.TempDir()
 	in := newInstaller(t, hostBin)
 	b, err := os.ReadFile(in.bin)
@@ -417,6 +427,7 @@ func TestInstallReplacesAnotherBuildOfTheSameVersion(t *testing.T) {
 // the replacement: the copy script counts the intents again right before its rename. Here the intent
 // appears during the copy itself (the host's chmod, which only the copy runs, writes it).
 func TestInstallRechecksPendingActionsAtTheCopy(t *testing.T) {
+	t.Parallel()
 	hostBin := t.TempDir()
 	old := filepath.Join(hostBin, "runwatch")
 	oldScript := []byte("#!/bin/sh\necho 'runwatch v0.1.0'\n")
@@ -449,6 +460,7 @@ func TestInstallRechecksPendingActionsAtTheCopy(t *testing.T) {
 // left $(…) and backticks to the shell); the scp line is the words meant; the config line is offered only
 // for a folder ssh.runwatch accepts, as YAML.
 func TestInstallAdviceIsQuotedForWhereItIsPasted(t *testing.T) {
+	t.Parallel()
 	cwd := t.TempDir()
 	dir := "/srv/b $(touch PWN1) `touch PWN2`; touch PWN3 'q\"*?[x] \\ $HOME"
 	var b strings.Builder

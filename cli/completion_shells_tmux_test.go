@@ -144,6 +144,7 @@ func (p *shellPane) waitLine(what string, cond func(string) bool) string {
 // the start of a hostile run id, phase or lock name, TAB (again where the names share a quoted prefix),
 // Enter. runwatch must receive the literal name and nothing may run: no PWN file, no glob expanded.
 func TestCompletionQuotesHostileNamesInRealShells(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("types into three interactive shells in tmux: not under -short")
 	}

@@ -272,6 +272,7 @@ func jonggrangProgress(screen string) string {
 // run, the paused run stepped forward after ticking its last item, the dead process's lock cleared, and the
 // files on disk changed accordingly; without --dir, the workspace is gone afterwards.
 func TestDemoInTmux(t *testing.T) {
+	t.Parallel()
 	d := newTmuxDemo(t)
 	bin := buildRunwatch(t)
 	dir := filepath.Join(t.TempDir(), "ws")
@@ -394,6 +395,7 @@ func TestDemoInTmux(t *testing.T) {
 
 // TestDemoInTmuxRemovesTempWorkspace runs the demo without --dir and checks nothing is left in TMPDIR.
 func TestDemoInTmuxRemovesTempWorkspace(t *testing.T) {
+	t.Parallel()
 	d := newTmuxDemo(t)
 	bin := buildRunwatch(t)
 	tmp := ""
@@ -470,6 +472,7 @@ var (
 // TestReadmeTourInTmux walks the README's tour as written, key for key, at 120x40 on the real binary, and
 // checks on disk what each step says it changes.
 func TestReadmeTourInTmux(t *testing.T) {
+	t.Parallel()
 	d := newTmuxDemo(t)
 	bin := buildRunwatch(t)
 	dir := filepath.Join(t.TempDir(), "ws")

@@ -62,6 +62,7 @@ func alive(d *tmuxDemo, exitFile string) bool {
 // TestQClosesOverlayInTmux is point 1: q over the brief, the entry pager, the help and the X help closes
 // that overlay, as in less and k9s; only q with none open quits.
 func TestQClosesOverlayInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 120, 40)
 	d.selectRun("iso26262")
 	open := []struct {
@@ -90,6 +91,7 @@ func TestQClosesOverlayInTmux(t *testing.T) {
 // TestCheckShortItem is point 2: check and uncheck take the part after CB_<STAGE>_ when it names one item,
 // and say which items an ambiguous one names.
 func TestCheckShortItem(t *testing.T) {
+	t.Parallel()
 	dir := actionRun(t)
 	cl := filepath.Join(dir, "checklist.state.env")
 	if err := os.WriteFile(cl, []byte("CB_S2_A=\"1\"\nCB_S2_B=\"0\"\nCB_S3_A=\"0\"\n"), 0o644); err != nil {
@@ -139,6 +141,7 @@ func demoWorkspace(t *testing.T) *sim.Workspace {
 // TestStatusWideNeverCutsOnTerminal is point 3: on a 120-column terminal, -o wide keeps every column whole
 // (kubectl's -o wide): NEXT, PROBLEMS and DIR are there, the command and the folder in full.
 func TestStatusWideNeverCutsOnTerminal(t *testing.T) {
+	t.Parallel()
 	ws := demoWorkspace(t)
 	out, code := inPane(t, 120, 40, nil, realBinary(t)+" status -o wide "+strings.Join(ws.Paths(), " "))
 	if code != exitProblems {
@@ -160,6 +163,7 @@ func TestStatusWideNeverCutsOnTerminal(t *testing.T) {
 // TestStatusExitCodesInTerminal is point 12: 0 when no run needs you, 1 when one does, 6 when status could not give
 // the whole picture (here: the disk is full under its output), whatever the runs say.
 func TestStatusExitCodesInTerminal(t *testing.T) {
+	t.Parallel()
 	ws := demoWorkspace(t)
 	bin := realBinary(t)
 	paths := strings.Join(ws.Paths(), " ")
@@ -199,6 +203,7 @@ func detailBorders(s string) (top, bottom string) {
 // TestDetailBottomGoesToTheEndInTmux is point 5: G in Detail shows the end of the pane (no "↓ N more" left
 // on its border), as g shows the top.
 func TestDetailBottomGoesToTheEndInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 120, 40)
 	d.selectRun("iso26262")
 	d.focus("Detail")
@@ -220,6 +225,7 @@ func TestDetailBottomGoesToTheEndInTmux(t *testing.T) {
 // change key the run refuses (U, space, R, P, I, not only R), the footer leaves them out, and pressing
 // them is refused with the rule's reason.
 func TestNotHereIsOneRuleInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 200, 60) // wide enough that no help line wraps
 	d.selectRun("fix-typo")
 	d.focus("Detail")
@@ -265,6 +271,7 @@ func TestNotHereIsOneRuleInTmux(t *testing.T) {
 // directory, --root DIR (repeatable) says where to look, every "no such run" names the roots it searched, and
 // `brief sphinx ws` points at --root.
 func TestRunLookedUpWhereYouStandAndWhereSaid(t *testing.T) {
+	t.Parallel()
 	ws := demoWorkspace(t)
 	elsewhere := t.TempDir()
 	cfgHome := t.TempDir()
@@ -304,6 +311,7 @@ func TestRunLookedUpWhereYouStandAndWhereSaid(t *testing.T) {
 // TestDemoCleansUpOnHangupInTmux is point 13: the terminal closing (tmux kill-session sends SIGHUP) removes
 // the demo's temporary workspace, as q and SIGTERM do.
 func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
+	t.Parallel()
 	d := newTmuxDemo(t)
 	tmp := ""
 	for _, e := range d.env {
@@ -333,6 +341,7 @@ func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
 // TestBriefSaysTheFailedStageOnce is point 14: the failed current stage's line (status, start, error) is
 // said once; Restart at, Failed stages and Still to do name it.
 func TestBriefSaysTheFailedStageOnce(t *testing.T) {
+	t.Parallel()
 	ws := demoWorkspace(t)
 	out, code := inPane(t, 200, 60, nil, realBinary(t)+" brief --root "+ws.Dir+" sphinx")
 	if code != 0 {
@@ -349,6 +358,7 @@ func TestBriefSaysTheFailedStageOnce(t *testing.T) {
 // TestStalledRunHasNoETAInTmux is point 10: once the demo's orphaned feature turns stalled, neither Detail
 // nor the runs list gives it an ETA, and its Time bar says stalled.
 func TestStalledRunHasNoETAInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 120, 40)
 	d.selectRun("docs")
 	d.waitText("left by") // running: the ETA of its past run
@@ -395,6 +405,7 @@ func dashboardOn(t *testing.T, w, h int, dir string, extra ...string) (*tmuxDemo
 // TestTimelineHabitsInTmux is point 9: e/E wrap around as n/N do; a search does not follow into another
 // run's title (n takes it up there); t shows the date when the entries shown span days.
 func TestTimelineHabitsInTmux(t *testing.T) {
+	t.Parallel()
 	dir := actionRun(t)
 	log := "[2026-02-15T01:50:43Z] run bootstrapped\n[2026-02-15T23:10:00Z] stage_failed stage=S1 error=disk\n" +
 		"[2026-02-16T00:05:00Z] stage_start stage=S2\n[2026-02-16T00:06:00Z] lock_acquired pid=1\n"
@@ -437,6 +448,7 @@ func TestTimelineHabitsInTmux(t *testing.T) {
 // TestSortHabitsInTmux is point 11: the column the runs are sorted by comes right after the name, and
 // `status --sort name` takes the dashboard's word.
 func TestSortHabitsInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 120, 40)
 	for _, want := range []string{"sorted by name", "sorted by last change"} {
 		d.send("s")
@@ -466,6 +478,7 @@ func TestSortHabitsInTmux(t *testing.T) {
 // -rf is named as typed, install's help has no flags that read runs, --max-depth -1 is refused as the
 // config's is, and --<TAB> offers --help (and, before a command, --version).
 func TestSmallHabits(t *testing.T) {
+	t.Parallel()
 	env := []string{"XDG_CONFIG_HOME=" + t.TempDir()}
 	if code, _, errOut := runReal(t, env, "", "-v"); code != exitUsage || !strings.Contains(errOut, "--version") {
 		t.Errorf("runwatch -v: exit %d, stderr %q: no hint to --version", code, errOut)
@@ -490,6 +503,7 @@ func TestSmallHabits(t *testing.T) {
 // TestSmallHabitsInTmux is point 15's dashboard half: foo:bar gets the hint is:bogus gets, and the
 // confirmation's "j/k to scroll" goes once scrolled to the end; the confirmation counts what is below once.
 func TestSmallHabitsInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 80, 24)
 	d.press(keys.ActFilter)
 	d.typeText("foo:bar")
@@ -528,6 +542,7 @@ func (d *tmuxDemo) clickAt(x, y int) {
 // focuses it (k9s, lazygit, htop); --no-mouse asks the terminal for no mouse reports, so its own selection
 // works.
 func TestClickSelectsAndFocusesInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 120, 40)
 	if flag := strings.TrimSpace(d.must("display", "-p", "-t", "demo", "#{mouse_any_flag}")); flag != "1" {
 		t.Errorf("the dashboard asks for no mouse reports (mouse_any_flag %q)", flag)
@@ -566,6 +581,7 @@ func TestClickSelectsAndFocusesInTmux(t *testing.T) {
 // the width at least (the runs took 210, Detail 64; now they stack, each the whole width); at 120x40 help's left column is not wrapped beside a half-blank
 // right one.
 func TestLayoutAtTheEdgesInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 280, 50)
 	for _, l := range strings.Split(d.screen(), "\n") {
 		if i := strings.Index(l, "╭─ Detail "); i >= 0 {
@@ -606,6 +622,7 @@ func TestLayoutAtTheEdgesInTmux(t *testing.T) {
 // carry an "undone" mark in the timeline and in the entry's pager; the entries of an action that stands do
 // not.
 func TestTimelineMarksUndoneEntriesInTmux(t *testing.T) {
+	t.Parallel()
 	dir := actionRun(t)
 	for _, args := range [][]string{{"check", dir, "CB_S2_B", "--yes"}, {"undo", dir, "--yes"}, {"uncheck", dir, "CB_S2_A", "--yes"}} {
 		if code, _, errOut := runReal(t, nil, "", args...); code != 0 {

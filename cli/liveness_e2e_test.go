@@ -92,6 +92,7 @@ func quietResumable(t *testing.T, root string, written time.Time) (dir string, p
 // TestStatusOrphanedAndQuietOnTheRealBinary: the built program's status --json calls an orphaned jonggrang
 // feature and a quiet resumable run what they are, with reasons and actions.
 func TestStatusOrphanedAndQuietOnTheRealBinary(t *testing.T) {
+	t.Parallel()
 	bin := buildRunwatch(t)
 	root := t.TempDir()
 	proj := orphanFeature(t, root, time.Now().Add(-8*time.Minute))
@@ -164,6 +165,7 @@ func TestStatusOrphanedAndQuietOnTheRealBinary(t *testing.T) {
 // TestEventsAttentionWhenARunGoesOrphaned: the real binary's events stream says, with no file changing, when
 // a feature's grace runs out: an attention line with code orphaned.
 func TestEventsAttentionWhenARunGoesOrphaned(t *testing.T) {
+	t.Parallel()
 	bin := buildRunwatch(t)
 	root := t.TempDir()
 	proj := orphanFeature(t, root, time.Now())
@@ -214,6 +216,7 @@ func TestEventsAttentionWhenARunGoesOrphaned(t *testing.T) {
 // while it watches: the hook is notified with code orphaned, Detail's first line says what is wrong and which
 // key settles it, and the age in it counts on from frame to frame (it is not frozen when the run was read).
 func TestDashboardOrphanedInTmux(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed; .ci/run installs it")

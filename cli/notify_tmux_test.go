@@ -14,6 +14,7 @@ import (
 // once with the run's arguments, and the desktop notification reaches the pane's output wrapped in tmux
 // passthrough. With passthrough turned off, the next one is not sent and the footer says how to allow it.
 func TestNotifyInTmux(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed; .ci/run installs it")

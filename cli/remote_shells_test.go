@@ -63,6 +63,7 @@ func writeShellRun(t *testing.T, root, name, marker string) string {
 // uncheck) and the event stream: each reads exactly its run (a glob expanded would read the bait run
 // h4-x1a), and nothing runs (no PWN file anywhere a touch would leave it).
 func TestHostileNamesReachEveryLoginShellAsData(t *testing.T) {
+	t.Parallel()
 	shells := loginShells(t)
 	var aliases []string
 	for a := range shells {
@@ -192,6 +193,7 @@ func hostileNamesThrough(t *testing.T, fleet *sshtest.Fleet, s remote.SSH, f fle
 // Issue 37.1: a runwatch on a host from before ArgvCommand answers it as the unknown command it is to it
 // (unknownCommand, unchanged since): every remote caller turns that into "upgrade the one on HOST".
 func TestAnOlderRunwatchThereIsToldToUpgrade(t *testing.T) {
+	t.Parallel()
 	var errb strings.Builder
 	code, handled := unknownCommand(remote.ArgvCommand, &errb)
 	if !handled {

@@ -22,6 +22,7 @@ import (
 // the first progress and to the match are logged (and recorded in docs/BENCHMARKS.md), not asserted: the
 // machine is shared. The log lives in the test's temp dir and is removed at the end.
 func TestSearch1GiBLogInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a 1 GiB log")
 	}
