@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"runwatch/model"
 	"runwatch/ui/app"
-	"runwatch/ui/text"
 )
 
 // Enter in a [y/N] question is the capital N: no.
@@ -114,29 +112,5 @@ func TestFilterTermsAndHideDone(t *testing.T) {
 	m = send(t, m, press("s"))
 	if ids(m) != "add-login-form-mlop4860,irm-backfill-20261103T120000Z,old-done,pay-flow" {
 		t.Fatalf("s did not sort by name: %s", ids(m))
-	}
-}
-
-// Moving the cursor in Detail never changes which rows exist: nothing below it reflows.
-func TestDetailCursorDoesNotReflow(t *testing.T) {
-	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
-	for m.app.Runs[m.app.Selected].Kind != model.KindResumable {
-		m = send(t, m, press("j"))
-	}
-	m = send(t, m, press("enter"))
-	run, _ := m.app.SelectedRun()
-	rowsText := func() string {
-		var out []string
-		for _, r := range m.detail.Rows(run, 80) {
-			out = append(out, text.Stripped(r.Text()))
-		}
-		return strings.Join(out, "\n")
-	}
-	before := rowsText()
-	for _, k := range []string{"k", "k", "j", "j", "j", "G", "g"} {
-		m = send(t, m, press(k))
-		if got := rowsText(); got != before {
-			t.Fatalf("after %s the rows changed:\n%s\nwas\n%s", k, got, before)
-		}
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"runwatch/state/action"
 	"runwatch/ui/app"
 	"runwatch/ui/keys"
-	"runwatch/ui/text"
 	"runwatch/ui/timeline"
 )
 
@@ -580,23 +579,6 @@ func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
 	}
 	if m.detail.Top() != 0 {
 		t.Fatalf("k back up leaves detailTop %d", m.detail.Top())
-	}
-}
-
-func TestDetailShowsAgentsAndTasks(t *testing.T) {
-	run := sampleRuns()[2]
-	run.Jonggrang.Agents = []model.Agent{{ID: "developer-auth-001", Role: "developer", Status: "running", StartedAt: at(10 * time.Minute)}}
-	run.Jonggrang.Tasks = []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}}
-	m := newTestModel(t, 140, 40, []model.Run{run}, app.Options{})
-	var txt []string
-	for _, r := range m.detail.Rows(run, 80) {
-		txt = append(txt, text.Stripped(r.Text()))
-	}
-	all := strings.Join(txt, "\n")
-	for _, want := range []string{"▶ developer-auth-001 developer running 10m", "✓ task-001 Login form completed"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("detail lacks %q:\n%s", want, all)
-		}
 	}
 }
 

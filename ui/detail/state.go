@@ -5,6 +5,3 @@ package detail
 
 // Top is how far Detail is scrolled: the first of its rows shown below the pinned first line.
 func (p *Pane) Top() int { return p.top }
-
-// Text is the row as drawn, styled.
-func (r *detailRow) Text() string { return r.text }

@@ -1,0 +1,141 @@
+// Tests of Detail's rows, on the pane itself: what they say and that moving the cursor never changes them.
+
+package detail
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"runwatch/model"
+	"runwatch/state"
+	"runwatch/state/resumable/resumabletest"
+	"runwatch/ui/app"
+	"runwatch/ui/keys"
+	"runwatch/ui/text"
+	"runwatch/ui/theme"
+)
+
+// testNow pins the clock, so ages read the same in every run.
+var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// newTestPane is Detail at w×h over one run, selected, in the mono theme at testNow.
+func newTestPane(run model.Run, w, h int) *Pane {
+	a := &app.App{Opts: app.Options{Now: func() time.Time { return testNow }}, Keys: keys.DefaultKeyMap(false),
+		Theme: theme.NewTheme("mono", true), Runs: map[string]model.Run{run.Key(): run}, Selected: run.Key()}
+	p := New(a)
+	p.SetSize(w, h)
+	return p
+}
+
+// rowsText is every row of run at width w, unstyled, one a line.
+func rowsText(p *Pane, run model.Run, w int) string {
+	var out []string
+	for _, r := range p.Rows(run, w) {
+		out = append(out, text.Stripped(r.text))
+	}
+	return strings.Join(out, "\n")
+}
+
+// The mining run whose plan is on this machine (issue 27): Detail lists the stages in the plan's order and
+// says where that order came from; without the plan it says why the plan is no evidence.
+func TestDetailSaysTheOrderCameFromThePlan(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	resumabletest.CopyDir(t, filepath.Join("..", "..", "testdata", "resumable-c1"), root)
+	runDir := filepath.Join(root, "reports", "iso26262-mining-20260306T090000Z")
+	detailOf := func() string {
+		locs, err := state.Discover([]string{runDir}, 1)
+		if err != nil || len(locs) != 1 {
+			t.Fatalf("discover: %v %v", locs, err)
+		}
+		run := state.Load(locs[0], state.NewEnv(0))
+		// Every row of the Detail, not only those the pane has room for, as one line: a phrase may be
+		// wrapped anywhere.
+		return strings.Join(strings.Fields(rowsText(newTestPane(run, 160, 50), run, 70)), " ")
+	}
+	if flat := detailOf(); !strings.Contains(flat, "is not on this machine") || !strings.Contains(flat, "↕ place unknown") {
+		t.Errorf("without the plan:\n%s", flat)
+	}
+	sp := filepath.Join(runDir, "state.env")
+	b, err := os.ReadFile(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(root, "repo")
+	if err := os.WriteFile(sp, []byte(strings.ReplaceAll(string(b), "/home/u/src/iso-26262-rust-mapping", repo)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flat := detailOf()
+	if !strings.Contains(flat, "order from the plan 2026-02-15-hierarchical-pdf-mining-corpus-plan.md, lines 27, 35–41 and 57") ||
+		strings.Contains(flat, "place unknown") {
+		t.Errorf("with the plan:\n%s", flat)
+	}
+	if i, j := strings.Index(flat, "anchor"), strings.Index(flat, "publish"); i < 0 || j < i {
+		t.Errorf("anchor should come before publish:\n%s", flat)
+	}
+}
+
+func TestDetailShowsAgentsAndTasks(t *testing.T) {
+	t.Parallel()
+	started := testNow.Add(-10 * time.Minute)
+	run := model.Run{ID: "add-login-form-mlop4860", Kind: model.KindJonggrang, Dir: "/p/f", StatePath: "/p/f/MANIFEST.yaml",
+		Status: model.StatusRunning, CurrentStage: "10", Stages: []model.Stage{{Key: "10", Name: "implementation", Status: model.StageRunning}},
+		Jonggrang: &model.JonggrangDetail{
+			Agents: []model.Agent{{ID: "developer-auth-001", Role: "developer", Status: "running", StartedAt: &started}},
+			Tasks:  []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}},
+		}}
+	all := rowsText(newTestPane(run, 140, 40), run, 80)
+	for _, want := range []string{"▶ developer-auth-001 developer running 10m", "✓ task-001 Login form completed"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("detail lacks %q:\n%s", want, all)
+		}
+	}
+}
+
+// Moving the cursor in Detail never changes which rows exist: nothing below it reflows.
+func TestDetailCursorDoesNotReflow(t *testing.T) {
+	t.Parallel()
+	at := func(d time.Duration) *time.Time { t := testNow.Add(-d); return &t }
+	run := model.Run{
+		ID: "irm-backfill-20261103T120000Z", Kind: model.KindResumable, Title: "irm-backfill",
+		Dir: "/r/irm-backfill-20261103T120000Z", StatePath: "/r/irm-backfill-20261103T120000Z/state.env",
+		CurrentStage: "S2", UpdatedAt: *at(90 * time.Second), Status: model.StatusPaused,
+		Stages: []model.Stage{
+			{Key: "S1", Status: model.StageCompleted, StartedAt: at(time.Hour), CompletedAt: at(50 * time.Minute)},
+			{Key: "S2", Status: model.StagePending, Checklist: []model.ChecklistItem{{Key: "CB_S2_VERIFY_GREEN", Done: true}, {Key: "CB_S2_NO_\x1b[31mEVIL", Done: false}}},
+			{Key: "S3", Status: model.StagePending},
+		},
+		Flags:     []model.Flag{{Group: "finalization", Name: "REPORT_APPENDED", Value: false}},
+		Problems:  []model.Problem{{Severity: model.SeverityWarning, Code: "lock-stale", Message: "lock is stale"}},
+		Resumable: &model.ResumableDetail{ResumeHint: "rerun S2 verification"},
+		Progress:  model.Progress{Done: 1, Total: 3},
+	}
+	p := newTestPane(run, 84, 30)
+	before := rowsText(p, run, 80)
+	moved := false
+	for _, k := range []string{"k", "k", "j", "j", "j", "G", "g"} {
+		sel := p.Selection()
+		p.Update(press(k))
+		moved = moved || p.Selection() != sel
+		if got := rowsText(p, run, 80); got != before {
+			t.Fatalf("after %s the rows changed:\n%s\nwas\n%s", k, got, before)
+		}
+	}
+	if !moved {
+		t.Fatal("the keys never moved the cursor: the check above proves nothing")
+	}
+}
+
+// press is a one-letter key as a terminal reports it: a capital arrives as its letter with shift.
+func press(s string) tea.KeyPressMsg {
+	r := []rune(s)[0]
+	if r >= 'A' && r <= 'Z' {
+		return tea.KeyPressMsg{Code: r + ('a' - 'A'), ShiftedCode: r, Mod: tea.ModShift, Text: s}
+	}
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
