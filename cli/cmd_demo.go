@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"runwatch/sim"
+	"runwatch/state/launch"
 )
 
 func init() {
@@ -65,9 +66,12 @@ func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keep
 		}
 	default:
 		// What the demo left behind, as `runwatch status` shows it, so the kept folder is easy to come back to.
-		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\n\n", root)
-		if err := printStatus([]string{root}, stdout); err != nil {
-			fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
+		// The command is the one printed, run as such: with the demo's grace, so it judges the runs as the
+		// dashboard did (without it, the orphaned feature read "running" here and "stalled" there).
+		argv := []string{"runwatch", "status", "--orphan-after", demoOrphanAfter.String(), root}
+		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\nas the demo judged it (orphaned after %s):\n  %s\n\n", root, demoOrphanAfter, launch.ShellLine(argv))
+		if c := dispatch(argv[1:], stdout, stderr); c != exitOK && c != exitProblems && code == exitOK {
+			code = c
 		}
 	}
 	return code

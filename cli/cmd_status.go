@@ -192,19 +192,3 @@ var terminalWidth = func(w io.Writer) (int, bool) {
 	}
 	return width, true
 }
-
-// printStatus prints the table for paths, for callers such as the demo that want a one-shot view.
-func printStatus(paths []string, stdout io.Writer) error {
-	env := state.NewEnv(0)
-	locs, err := state.Discover(paths, 0)
-	if err != nil && len(locs) == 0 {
-		return err
-	}
-	runs := state.LoadAll(locs, env)
-	judgeTimes(runs, env.Now, env.Liveness)
-	snap := status.Snapshot(runs, env)
-	status.SortRuns(snap.Runs, "attention")
-	width, _ := terminalWidth(stdout)
-	status.PrintTable(stdout, snap.Runs, env.Now, false, width)
-	return nil
-}

@@ -659,3 +659,28 @@ func TestTimelineMarksUndoneEntriesInTmux(t *testing.T) {
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
+
+// TestKeptDemoStatusJudgesAsTheDashboardInTmux: the status a kept demo prints when it ends judges the runs
+// with the demo's grace, as its dashboard did (the orphaned feature read "stalled" in the dashboard and
+// "running" in the status printed under it), and names the command that does so again.
+func TestKeptDemoStatusJudgesAsTheDashboardInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 120, 40)
+	d.must("set-option", "-g", "remain-on-exit", "on") // the pane stays to show what the demo printed
+	d.selectRun("docs")
+	d.waitText("nothing has run it for")
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+	s := d.waitText("as the demo judged it")
+	if !strings.Contains(s, "runwatch status --orphan-after 1m30s ") {
+		t.Errorf("the kept demo does not name the status that judges as it did:\n%s", s)
+	}
+	row := ""
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "fix-broken-links") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "stalled") {
+		t.Errorf("the dashboard said stalled, the status printed after it: %q\n%s", row, s)
+	}
+}
