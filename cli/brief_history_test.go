@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"runwatch/config"
+	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/brief"
 	"runwatch/state/fixturetest"
@@ -104,5 +105,18 @@ func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
 	}
 	if md := run("feat-live"); !strings.Contains(md, "Time: "+wantFeature) {
 		t.Errorf("brief feat-live: Markdown lacks %q:\n%s", "Time: "+wantFeature, md)
+	}
+}
+
+// judgeTimes judges runs as the dashboard does once it has read them all: a history learns every run, then
+// each is judged by the clock at now with what all of them say.
+func judgeTimes(runs []model.Run, now time.Time, rules model.LivenessRules) {
+	h := model.NewHistory()
+	for i := range runs {
+		h.Observe(&runs[i])
+	}
+	for i := range runs {
+		model.JudgeTime(&runs[i], now, rules, h)
+		model.TimingAt(&runs[i], now)
 	}
 }

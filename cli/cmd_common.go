@@ -136,22 +136,6 @@ func livenessFor(cfg config.Config) model.LivenessRules {
 	return model.LivenessRules{OrphanAfter: cfg.OrphanAfter.D(), QuietAfter: cfg.QuietAfter.D()}
 }
 
-// judgeTimes teaches a history every run read (durations come from runs already read, no second scan), then
-// judges each by the clock at now with what all of them say: the order they were read in does not matter.
-func judgeTimes(runs []model.Run, now time.Time, rules model.LivenessRules) {
-	h := model.NewHistory()
-	for i := range runs {
-		h.Observe(&runs[i])
-	}
-	for i := range runs {
-		if runs[i].Remote != nil {
-			continue // judged by its own host's runwatch
-		}
-		model.JudgeTime(&runs[i], now, rules, h)
-		model.TimingAt(&runs[i], now)
-	}
-}
-
 // reachingEnv is envFor with the machines runwatch reaches (the remote roots given and those of the config),
 // so a lock that names one of them is judged there. Every lock is asked about afresh: a command's answer,
 // and an action's plan, rest on nothing older than the command.
