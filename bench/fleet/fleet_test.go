@@ -86,6 +86,7 @@ func TestFleet(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("first frame listing all %d runs: %s; %s", total, time.Since(t0).Round(10*time.Millisecond), loadavg())
+	t.Log(cpuLine(cpuOfFleet(pid, bin)))
 
 	time.Sleep(65 * time.Second) // past the first minute: every age in minutes
 	cpu, wakes := window(t, pid, 30*time.Second)
@@ -161,4 +162,74 @@ func loadavg() string {
 		return "load unknown"
 	}
 	return "load " + strings.Join(f[:3], " ")
+}
+
+// cpuOfFleet is the CPU time (utime+stime, and that of their reaped children) spent so far by what makes the
+// fleet on this machine, by part: the dashboard itself; its ssh clients (its descendants); the hosts'
+// runwatch (the binary bin under the sshd servers this test started, which are its descendants); and
+// everything else under those servers (sshd, the login shells). Every part shares the same cores, so the
+// time to the first frame is at least their sum over the cores.
+func cpuOfFleet(dashboard int, bin string) map[string]time.Duration {
+	type proc struct {
+		ppid int
+		cpu  time.Duration
+		exe  string
+	}
+	procs := map[int]proc{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(d + "/stat")
+		if err != nil {
+			continue
+		}
+		rest := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(rest) < 15 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(rest[1])
+		var ticks int64
+		for _, f := range rest[11:15] { // utime, stime, cutime, cstime
+			n, _ := strconv.ParseInt(f, 10, 64)
+			ticks += n
+		}
+		exe, _ := os.Readlink(d + "/exe")
+		procs[pid] = proc{ppid: ppid, cpu: time.Duration(ticks) * 10 * time.Millisecond, exe: exe}
+	}
+	under := func(pid, ancestor int) bool {
+		for i := 0; pid > 1 && i < 64; i++ {
+			if pid == ancestor {
+				return true
+			}
+			pid = procs[pid].ppid
+		}
+		return false
+	}
+	out := map[string]time.Duration{}
+	for pid, p := range procs {
+		switch {
+		case pid == dashboard:
+			out["dashboard"] += p.cpu
+		case under(pid, dashboard):
+			out["its ssh clients"] += p.cpu
+		case under(pid, os.Getpid()) && p.exe == bin:
+			out["hosts' runwatch"] += p.cpu
+		case under(pid, os.Getpid()) && pid != os.Getpid() && !strings.HasSuffix(p.exe, "/go"):
+			out["sshd and shells"] += p.cpu
+		}
+	}
+	return out
+}
+
+func cpuLine(m map[string]time.Duration) string {
+	var parts []string
+	var sum time.Duration
+	for _, k := range []string{"dashboard", "its ssh clients", "hosts' runwatch", "sshd and shells"} {
+		parts = append(parts, fmt.Sprintf("%s %.2f s", k, m[k].Seconds()))
+		sum += m[k]
+	}
+	return fmt.Sprintf("CPU so far: %s; sum %.2f s", strings.Join(parts, ", "), sum.Seconds())
 }
