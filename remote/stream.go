@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,27 @@ type HostHealth = model.HostHealth
 type Update struct {
 	watch.Update
 	Hosts []HostHealth
+}
+
+// Merge folds a later Update into u, so that applying u equals applying both in order. Runs are told apart
+// by Run.Key, as Removed names them: two hosts often hold the same paths.
+func (u *Update) Merge(later Update) {
+	gone := make(map[string]bool, len(later.Changed)+len(later.Removed))
+	for _, r := range later.Changed {
+		gone[r.Key()] = true
+	}
+	for _, k := range later.Removed {
+		gone[k] = true
+	}
+	if len(gone) > 0 {
+		u.Changed = slices.DeleteFunc(u.Changed, func(r model.Run) bool { return gone[r.Key()] })
+		u.Removed = slices.DeleteFunc(u.Removed, func(k string) bool { return gone[k] })
+	}
+	u.Changed = append(u.Changed, later.Changed...)
+	u.Removed = append(u.Removed, later.Removed...)
+	u.Appended = append(u.Appended, later.Appended...)
+	u.Health, u.At, u.Hosts = later.Health, later.At, later.Hosts
+	u.Initial = u.Initial && later.Initial
 }
 
 // Backoff bounds between connection attempts.
