@@ -5,6 +5,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,29 @@ func TestRemoteLogsGoWithTheirRunsAndAreBoundedInTotal(t *testing.T) {
 	}
 	if got := m.app.RemoteLines(keeper); len(got) != cycles {
 		t.Errorf("the selected run's log was dropped: %d of %d lines kept", len(got), cycles)
+	}
+}
+
+// TestHealthOnlyBatchCostsNothingPerRun: a batch that carries only the hosts' health (a host reconnecting,
+// its retry counting down) leaves the list's order as it is: what it allocates does not grow with the
+// runs held. Re-sorting every run for each was most of what a host staying down cost a dashboard of 8,000
+// runs (issue 35's fleet).
+func TestHealthOnlyBatchCostsNothingPerRun(t *testing.T) {
+	retry := testNow.Add(30 * time.Second)
+	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostReconnecting, Since: testNow, RetryAt: &retry}}
+	allocated := func(n int) uint64 {
+		m := newTestModel(t, 160, 40, manyRuns(n), app.Options{})
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 10 {
+			nm, _ := m.Update(app.BatchMsg{Hosts: hosts, At: testNow})
+			m = nm.(Model)
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / 10
+	}
+	few, many := allocated(20), allocated(2000)
+	if many > few+16<<10 {
+		t.Fatalf("a batch of only health allocates %d bytes over 20 runs and %d over 2,000", few, many)
 	}
 }

@@ -255,7 +255,11 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	if keepTop {
 		a.Selected = ""
 	}
-	m.list.Resort()
+	if len(msg.Changed) > 0 || len(msg.Removed) > 0 || keepTop {
+		// A batch of only health (a host reconnecting) leaves the order as it is: re-sorting 8,000 runs for
+		// each was most of what a host that stays down cost the dashboard.
+		m.list.Resort()
+	}
 	return m.tl.Batch(msg)
 }
 
