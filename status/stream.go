@@ -33,7 +33,7 @@ import (
 // What the clock and the history decide of a run (its timing, orphaned or quiet: model.JudgeTime) waits
 // until every run is read, so it rests on the whole history, as the dashboard's judgement does once it has
 // read everything, whatever order the runs came in: the run is encoded with holes where its status,
-// attention and timings go, and its model.TimeFacts (its stages' spans, a few hundred bytes) go to the spill
+// attention and timings go, and its model.TimeFacts (its stages' spans, a few hundred bytes, in their binary form) go to the spill
 // beside it. Once all are read each run is judged again from its facts to sort it, and once more as it is
 // written, filling its holes.
 type Out struct {
@@ -88,7 +88,7 @@ func NewOut(format string, now time.Time, rules model.LivenessRules) *Out {
 // judged by the clock and the history once every run is read. Safe for concurrent use.
 func (o *Out) Add(r model.Run) {
 	o.history.Keep(&r)
-	facts, err := json.Marshal(model.FactsOf(&r))
+	facts, err := model.FactsOf(&r).AppendBinary(nil)
 	if err != nil {
 		o.fail(err)
 		return
@@ -172,7 +172,7 @@ func (o *Out) judge(rec statusRec, buf []byte) (model.Run, []byte, error) {
 		return model.Run{}, buf, err
 	}
 	var f model.TimeFacts
-	if err := json.Unmarshal(buf, &f); err != nil {
+	if err := f.UnmarshalBinary(buf); err != nil {
 		return model.Run{}, buf, err
 	}
 	j := f.Judge(o.now, o.rules, o.history)
