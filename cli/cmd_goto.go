@@ -77,6 +77,7 @@ func defineGoto(fs *flagSet) runFunc {
 	asJSON := fs.Bool("json", false, `print {"host","pid","session","window","pane","pane_id"} instead of going there`)
 	var common commonFlags
 	common.register(fs.FlagSet)
+	common.registerRunRoots(fs.FlagSet)
 	return func(args []string, stdout, stderr io.Writer) int {
 		return runGoto(args, *printOnly, *asJSON, common, stdout, stderr)
 	}
@@ -101,7 +102,7 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		root = r
 		pane, err = remoteAgent(ctx, sshFor(cfg), r, r.Path)
 		if err != nil {
-			return noAgent(err, stderr)
+			return noAgent(r.Label(), err, stderr)
 		}
 	} else {
 		loc, err := resolveRun(target, cfg)
@@ -111,7 +112,7 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		}
 		run := state.Load(loc, envFor(cfg))
 		if pane, err = localFinder(cfg).Find(&run); err != nil {
-			return noAgent(err, stderr)
+			return noAgent(run.ID, err, stderr)
 		}
 	}
 	switch {
@@ -155,8 +156,8 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 	return exitProblems
 }
 
-func noAgent(err error, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "runwatch goto: no agent pane: %s\n", text.Sanitize(err.Error()))
+func noAgent(runName string, err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "runwatch goto: %s: no agent pane: %s\n", text.Sanitize(runName), text.Sanitize(err.Error()))
 	if agentpane.IsNotFound(err) {
 		return exitNoAgent
 	}

@@ -301,6 +301,11 @@ func TestRunLookedUpWhereYouStandAndWhereSaid(t *testing.T) {
 	if code, out, errOut := runReal(t, env, t.TempDir(), "brief", "--root", elsewhere, "--root", ws.Dir, "sphinx"); code != 0 || !strings.Contains(out, "sphinx-traceability-migration") {
 		t.Errorf("brief --root %s --root %s sphinx: exit %d\n%s%s", elsewhere, ws.Dir, code, out, errOut)
 	}
+	// goto looks where brief and the actions look: the run is found, and it has no agent.
+	code, _, errOut = runReal(t, env, t.TempDir(), "goto", "--print", "--root", ws.Dir, "sphinx")
+	if code != exitNoAgent || !strings.Contains(errOut, "sphinx-traceability-migration") {
+		t.Errorf("goto --print --root %s sphinx: exit %d, want %d (found, no agent):\n%s", ws.Dir, code, exitNoAgent, errOut)
+	}
 	// A folder after RUN was meant as where to look.
 	code, _, errOut = runReal(t, env, filepath.Dir(ws.Dir), "brief", "sphinx", "ws")
 	if code != exitUsage || !strings.Contains(errOut, "--root ws") {
