@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"runwatch/remote"
+	"runwatch/shellword"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func runArgv(args []string, stdout, stderr io.Writer) int {
 	if print {
 		quoted := make([]string, len(words))
 		for i, w := range words {
-			quoted[i] = remote.ShellQuote(w)
+			quoted[i] = shellword.Quote(w)
 		}
 		fmt.Fprintln(stdout, strings.Join(quoted, " "))
 		return exitOK

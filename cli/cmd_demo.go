@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"runwatch/shellword"
 	"runwatch/sim"
-	"runwatch/state/launch"
 )
 
 func init() {
@@ -69,7 +69,7 @@ func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keep
 		// The command is the one printed, run as such: with the demo's grace, so it judges the runs as the
 		// dashboard did (without it, the orphaned feature read "running" here and "stalled" there).
 		argv := []string{"runwatch", "status", "--orphan-after", demoOrphanAfter.String(), root}
-		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\nas the demo judged it (orphaned after %s):\n  %s\n\n", root, demoOrphanAfter, launch.ShellLine(argv))
+		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\nas the demo judged it (orphaned after %s):\n  %s\n\n", root, demoOrphanAfter, shellword.Line(argv))
 		if c := dispatch(argv[1:], stdout, stderr); c != exitOK && c != exitProblems && code == exitOK {
 			code = c
 		}

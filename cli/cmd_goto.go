@@ -15,6 +15,7 @@ import (
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/remote"
+	"runwatch/shellword"
 	"runwatch/state"
 	"runwatch/state/agentpane"
 	"runwatch/state/launch"
@@ -258,4 +259,4 @@ func runAgentPane(args []string, stdout, stderr io.Writer) int {
 }
 
 // attachLine is the attaching command as a person types it, safe for the terminal (a host named its parts).
-func attachLine(argv []string) string { return text.Sanitize(launch.ShellLine(argv)) }
+func attachLine(argv []string) string { return text.Sanitize(shellword.Line(argv)) }

@@ -17,6 +17,7 @@ import (
 
 	"runwatch/config"
 	"runwatch/remote"
+	"runwatch/shellword"
 )
 
 func init() {
@@ -103,11 +104,11 @@ func installDirWord(dir string) string {
 	case dir == "~":
 		return `"$HOME"`
 	case strings.HasPrefix(dir, "~/"):
-		return `"$HOME"/` + remote.ShellQuote(strings.TrimPrefix(dir, "~/"))
+		return `"$HOME"/` + shellword.Quote(strings.TrimPrefix(dir, "~/"))
 	case strings.HasPrefix(dir, "/"):
-		return remote.ShellQuote(dir)
+		return shellword.Quote(dir)
 	}
-	return `"$HOME"/` + remote.ShellQuote(dir)
+	return `"$HOME"/` + shellword.Quote(dir)
 }
 
 // installPending counts, into n, the intents in that host's journal (pending/, beside it): whole ones
@@ -417,7 +418,7 @@ func pathAdvice(w io.Writer, host remote.Root, dir, onPath string) {
 
 // exportPathLine is the line that puts dir first on PATH, for sh, bash or zsh, which is where it is pasted:
 // dir quoted for them (never Go's %q, whose "…" leaves $(…) and backticks to the shell).
-func exportPathLine(dir string) string { return "export PATH=" + remote.ShellQuote(dir) + `:"$PATH"` }
+func exportPathLine(dir string) string { return "export PATH=" + shellword.Quote(dir) + `:"$PATH"` }
 
 // yamlString is s as a YAML double-quoted scalar, which is pasted into runwatch's config: JSON's string
 // escapes are YAML's.
@@ -433,7 +434,7 @@ func scpLine(host remote.Root, file, dir string) string {
 	if host.Port != "" {
 		port = "-P " + host.Port + " "
 	}
-	return "scp " + port + remote.ShellQuote(file) + " " + remote.ShellQuote(host.Dest()+":"+dir+"/runwatch")
+	return "scp " + port + shellword.Quote(file) + " " + shellword.Quote(host.Dest()+":"+dir+"/runwatch")
 }
 
 // ownVersion is what `runwatch version` prints for this binary.

@@ -14,6 +14,7 @@ import (
 	"runwatch/state/resumable/resumabletest"
 
 	"go.yaml.in/yaml/v3"
+	"runwatch/shellword"
 	"runwatch/ui/keys"
 )
 
@@ -87,7 +88,7 @@ func TestInstallOnAHostWithoutRunwatch(t *testing.T) {
 	code, out, errOut := in.run("install", "alpha", "--yes")
 	if code != 0 || !strings.Contains(out, "installed alpha:"+home+"/.local/bin/runwatch") ||
 		!strings.Contains(out, home+"/.local/bin is not on the PATH that ssh commands get on alpha (which finds no runwatch)") ||
-		!strings.Contains(out, "export PATH="+remote.ShellQuote(home+"/.local/bin")+`:"$PATH"`) {
+		!strings.Contains(out, "export PATH="+shellword.Quote(home+"/.local/bin")+`:"$PATH"`) {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
 	}
 	if !sameBytes(t, in.bin, filepath.Join(home, ".local", "bin", "runwatch")) {

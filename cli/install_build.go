@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"runwatch/remote"
+	"runwatch/shellword"
 )
 
 // A host of another system or architecture gets this very version of runwatch built for it. "This very
@@ -124,7 +125,7 @@ func crossCommands(goos, goarch string, host remote.Root, dir string) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  cd %s\n", remote.ShellQuote(src))
+	fmt.Fprintf(&b, "  cd %s\n", shellword.Quote(src))
 	if rev != "" {
 		fmt.Fprintf(&b, "  git checkout %s\n", rev)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"runwatch/shellword"
 )
 
 // Action names what a person can do next about a run, independently of how it is invoked: the dashboard maps
@@ -73,7 +75,7 @@ func Judge(r *Run) Attention {
 		if a == ActionResume && !(r.Kind == KindJonggrang && strings.EqualFold(strings.TrimSpace(r.RawStatus), "paused")) {
 			a = ActionBrief
 		}
-		parts := append([]string{"runwatch", string(a), shellWord(r.ID)}, extra...)
+		parts := append([]string{"runwatch", string(a), shellword.Quote(r.ID)}, extra...)
 		return strings.Join(parts, " ")
 	}
 	need := func(rank int, code, reason string, a Action) Attention {
@@ -280,15 +282,6 @@ func firstLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
-}
-
-// shellWord quotes a run id for a command a person may paste: ids are slugs or folder names, but a folder
-// can be named anything.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/+@%=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // AgentSettles reports whether what settles the run is said to its agent rather than done by runwatch: the

@@ -55,7 +55,7 @@ func TestJudgeSaysWhoNeedsYouWhyAndWhatToDo(t *testing.T) {
 		{"archived outranks what it says", Run{ID: "a-1", Kind: KindResumable, Status: StatusStalled, Archived: true, Locks: []Lock{staleLock}},
 			false, AttentionArchived, "archived", ActionNone, ""},
 		{"odd id is quoted for the shell", Run{ID: "x y';rm", Kind: KindJonggrang, Status: StatusFailed},
-			true, AttentionFailed, "failed", ActionBrief, `runwatch brief 'x y'\'';rm'`},
+			true, AttentionFailed, "failed", ActionBrief, `runwatch brief 'x y'"'"';rm'`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

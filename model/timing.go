@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"runwatch/shellword"
 )
 
 // StageSpan is when a stage last started and when it completed after that start (zero when it has not).
@@ -538,7 +540,7 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 			return r
 		}
 		r.Status = StatusStalled
-		at := Attention{NeedsYou: true, Rank: 0, Code: AttentionOrphaned, Action: ActionResume, Command: "runwatch brief " + shellWord(f.ID),
+		at := Attention{NeedsYou: true, Rank: 0, Code: AttentionOrphaned, Action: ActionResume, Command: "runwatch brief " + shellword.Quote(f.ID),
 			age: newAgeTextPast(f.Label+" is marked running but nothing has run it for ", *f.ActiveAt,
 				"; the orchestrator is gone (no live agent lock, no live worker): resume it", after, now)}
 		at.Reason = at.age.was
@@ -561,7 +563,7 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		r.Attention.recheck = f.ActiveAt.Add(after)
 		return r
 	}
-	at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellWord(f.ID),
+	at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellword.Quote(f.ID),
 		age: newAgeTextPast(f.Who+" is alive but "+f.Label+" has been silent for ", *f.ActiveAt,
 			"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", after, now)}
 	at.Reason = at.age.was

@@ -11,6 +11,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote/sshtest"
+	"runwatch/shellword"
 )
 
 // Issue 22.7: what one host can make us hold is bounded. A 20 MiB line is read past, not kept, and fails
@@ -163,7 +164,7 @@ func TestLogLinesOnlyForTheLogsOfKnownRuns(t *testing.T) {
 	}
 	var script strings.Builder
 	for _, l := range lines {
-		fmt.Fprintf(&script, "\n  printf '%%s\\n' %s", shellQuote(l))
+		fmt.Fprintf(&script, "\n  printf '%%s\\n' %s", shellword.Quote(l))
 	}
 	script.WriteString("\n  keepAlive")
 	wrap := fakeEvents(t, map[string]string{root: script.String()})

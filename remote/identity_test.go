@@ -10,6 +10,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/remote/sshtest"
+	"runwatch/shellword"
 	"runwatch/state/resumable/resumabletest"
 )
 
@@ -53,7 +54,7 @@ func fakeEvents(t *testing.T, byRoot map[string]string) string {
 	wrap := t.TempDir()
 	var cases strings.Builder
 	for root, snippet := range byRoot {
-		fmt.Fprintf(&cases, "  %s)%s\n  exit 0;;\n", shellQuote(root), snippet)
+		fmt.Fprintf(&cases, "  %s)%s\n  exit 0;;\n", shellword.Quote(root), snippet)
 	}
 	script := fmt.Sprintf(`#!/bin/sh
 keepAlive() { while printf '%%s\n' '{"protocol":1,"type":"watch-health","health":{}}'; do sleep 1; done; }
@@ -64,7 +65,7 @@ if [ "$1" = events ]; then
 %[1]s  esac
 fi
 exec %[2]s "$@"
-`, cases.String(), shellQuote(filepath.Join(binDir, "runwatch")), ArgvCommand)
+`, cases.String(), shellword.Quote(filepath.Join(binDir, "runwatch")), ArgvCommand)
 	if err := os.WriteFile(filepath.Join(wrap, "runwatch"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

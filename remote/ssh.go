@@ -294,7 +294,7 @@ func (s SSH) Run(ctx context.Context, r Root, args ...string) (stdout, stderr []
 
 // Script runs a POSIX sh script on root's host (not runwatch). The login shell there reads only `sh -s`, a
 // fixed line, and sh reads the script from stdin, so the login shell parses none of it: words of ours in
-// the script are quoted for sh with ShellQuote. The script's commands must not read stdin (it is the
+// the script are quoted for sh with shellword.Quote. The script's commands must not read stdin (it is the
 // script's rest): give them </dev/null. Data for the script goes first to the host with Upload.
 func (s SSH) Script(ctx context.Context, r Root, script string) (stdout, stderr []byte, code int, err error) {
 	if err := s.checkControl(r); err != nil {
@@ -422,10 +422,6 @@ func (s SSH) FetchBrief(ctx context.Context, root Root, path string) (string, er
 	return string(out), nil
 }
 
-// ShellQuote quotes one word for a POSIX sh: for a Script's words, which sh reads (never a login shell),
-// and for a line a person pastes into sh, bash or zsh.
-func ShellQuote(s string) string { return shellQuote(s) }
-
 // Predates says a remote runwatch failed because it is older than ArgvCommand: it takes the word for an
 // unknown command and says so, quoted, with a usage error.
 func Predates(code int, stderr []byte) bool {
@@ -461,12 +457,4 @@ func lastLine(b []byte) string {
 		}
 	}
 	return ""
-}
-
-// shellQuote quotes one word for a POSIX shell.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"runwatch/shellword"
 	"runwatch/sim"
 )
 
@@ -162,13 +163,9 @@ func tmux(args ...string) (string, error) {
 // shows reads in minutes or more.
 func measure(t target, ws string, dur, settle time.Duration) (first, steady result, err error) {
 	argv := t.argv(ws)
-	quoted := make([]string, len(argv))
-	for i, a := range argv {
-		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
 	session := "idle"
 	_, _ = tmux("kill-session", "-t", session)
-	if out, err := tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "exec "+strings.Join(quoted, " ")); err != nil {
+	if out, err := tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "exec "+shellword.Line(argv)); err != nil {
 		return result{}, result{}, fmt.Errorf("tmux: %v: %s", err, out)
 	}
 	defer func() { _, _ = tmux("kill-server") }()

@@ -37,6 +37,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"runwatch/shellword"
 	"runwatch/sim"
 )
 
@@ -206,10 +207,8 @@ func timeEnv(env []string, name string, args ...string) (timing, error) {
 func floorFind(ws string) string {
 	return fmt.Sprintf(`find %s \( -name .git -o -name node_modules \) -prune -o -type f \( -name '*.env' -o -name '*.lock' `+
 		`-o -name MANIFEST.yaml -o -name progress.txt -o -name '*.done.json' -o -name commit-ledger.json `+
-		`-o -path '*/.jonggrang/*.json' \) -print0 | xargs -0 cat > /dev/null`, shellQuote(ws))
+		`-o -path '*/.jonggrang/*.json' \) -print0 | xargs -0 cat > /dev/null`, shellword.Quote(ws))
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func dropCaches() error {
 	unix.Sync()
@@ -314,7 +313,7 @@ func measureStatus(c config, ws string) error {
 // run.log, found by one find and read whole by cat.
 func readFloor(ws string) string {
 	return fmt.Sprintf(`find %s \( -name '*.env' -o -name MANIFEST.yaml -o -name run.log -o -name '*.lock' \) -print0 | xargs -0 cat > /dev/null`,
-		shellQuote(ws))
+		shellword.Quote(ws))
 }
 
 // straceFloor is the honest floor of status: the regular files one `status --json` opens, each read whole
@@ -369,7 +368,7 @@ func straceFloor(bin, ws string) (string, int, int64, error) {
 		return "", 0, 0, err
 	}
 	fmt.Printf("floor: the %d files and %d folders status opens (strace), read and listed\n", len(files), len(dirs))
-	return fmt.Sprintf("xargs -0 cat < %s > /dev/null; xargs -0 ls -f < %s > /dev/null", shellQuote(lists+".files"), shellQuote(lists+".dirs")),
+	return fmt.Sprintf("xargs -0 cat < %s > /dev/null; xargs -0 ls -f < %s > /dev/null", shellword.Quote(lists+".files"), shellword.Quote(lists+".dirs")),
 		len(files), total, nil
 }
 
@@ -561,7 +560,7 @@ func measureFrame(c config, ws string, total int) error {
 	fmt.Printf("%5s %12s %14s %16s %12s %12s\n", "round", "floor", "first runs", "all runs loaded", "RSS", "peak RSS")
 	var firsts, alls, rsss []float64
 	for r := 1; r <= c.rounds; r++ {
-		f, err := timeCmd("sh", "-c", fmt.Sprintf("find %s \\( -name state.env -o -name MANIFEST.yaml \\) > /dev/null", shellQuote(ws)))
+		f, err := timeCmd("sh", "-c", fmt.Sprintf("find %s \\( -name state.env -o -name MANIFEST.yaml \\) > /dev/null", shellword.Quote(ws)))
 		if err != nil {
 			return err
 		}
@@ -638,7 +637,7 @@ func measureBrief(c config, ws string) error {
 		return err
 	}
 	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
-	cat, err := timeCmd("sh", "-c", "cat "+shellQuote(logPath)+" > /dev/null")
+	cat, err := timeCmd("sh", "-c", "cat "+shellword.Quote(logPath)+" > /dev/null")
 	if err != nil {
 		return err
 	}

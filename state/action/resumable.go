@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"runwatch/model"
+	"runwatch/shellword"
 	"runwatch/state/atomicfile"
 	"runwatch/state/envfile"
 	"runwatch/state/resumable"
@@ -170,10 +171,10 @@ func (p *Plan) refuseIfLocked(run model.Run) error {
 				if l.Verdict == model.VerdictUnknown {
 					// unlock without --force asks for the holder to be typed, which a script cannot do.
 					return first(ActUnlock, refusef("the run lock %s is unknown (%s); if you know its holder is gone, clear it first with: "+
-						"runwatch unlock %s %s --force", lockPath, strings.Join(l.Reasons, "; "), shellArg(run.ID), shellArg(lockPath)))
+						"runwatch unlock %s %s --force", lockPath, strings.Join(l.Reasons, "; "), shellword.Quote(run.ID), shellword.Quote(lockPath)))
 				}
 				return first(ActUnlock, refusef("the run lock %s is %s (%s); clear it first with: runwatch unlock %s",
-					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), shellArg(run.ID)))
+					lockPath, l.Verdict, strings.Join(l.Reasons, "; "), shellword.Quote(run.ID)))
 			}
 		}
 		return refusef("the run lock %s exists; reload the run to judge it, then clear it with unlock if it is stale", lockPath)
@@ -512,14 +513,6 @@ func variantName(statePath string) (string, bool) {
 	base := filepath.Base(statePath)
 	name, ok := strings.CutSuffix(base, ".state.env")
 	return name, ok && base != "state.env" && name != ""
-}
-
-// shellArg quotes a word for a command line a person may paste.
-func shellArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/+@%=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // first marks a refusal as settled by another action first.

@@ -1,12 +1,10 @@
 package agentpane
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 
 	"runwatch/tmuxsafe"
@@ -17,18 +15,7 @@ func tmuxOutput(ctx context.Context, sock string, args ...string) ([]byte, error
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	// -u: session names come back as they are, whatever the locale (an ssh session often has none).
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-u", "-S", sock}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, errors.New("tmux " + args[0] + ": " + msg)
-	}
-	return out, nil
+	return tmuxsafe.Run(ctx, nil, append([]string{"-u", "-S", sock}, args...)...)
 }
 
 // CurrentSocket is the socket of the tmux server this process runs in ("" outside tmux).

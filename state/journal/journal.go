@@ -33,6 +33,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"runwatch/state/atomicfile"
 	"runwatch/state/safefile"
 )
 
@@ -194,7 +195,7 @@ func WriteIntent(journalPath string, in Intent) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("journal intent: %w", err)
 	}
-	return syncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // pendingTempName names an intent being written by its owner, so a killed writer's temp can be told from a
@@ -248,7 +249,7 @@ func SetAside(journalPath, id string) (string, error) {
 	if err := os.Rename(filepath.Join(PendingDir(journalPath), id+".json"), to); err != nil {
 		return "", err
 	}
-	return to, syncDir(PendingDir(journalPath))
+	return to, atomicfile.SyncDir(PendingDir(journalPath))
 }
 
 // Pending returns the intents waiting for run (every run when run is ""), oldest first. An intent file that
@@ -345,18 +346,6 @@ func parseLine(line []byte) (e Entry, ok, torn bool) {
 		}
 	}
 	return Entry{}, false, true
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	return nil
 }
 
 // DefaultPath is $XDG_STATE_HOME/runwatch/journal.jsonl, falling back to ~/.local/state.

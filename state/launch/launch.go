@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/shellword"
 	"runwatch/state/brief"
 	"runwatch/suggest"
 	"runwatch/tmuxsafe"
@@ -304,16 +305,9 @@ func (c *Command) LaunchInTmux(ctx context.Context) (Launched, error) {
 	if err != nil {
 		return Launched{}, err
 	}
-	cmd := exec.CommandContext(ctx, "tmux", args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := tmuxsafe.Run(ctx, nil, args...)
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return Launched{}, fmt.Errorf("tmux new-window: %s", msg)
+		return Launched{}, err
 	}
 	l := Launched{StatePath: c.StatePath, At: time.Now().UTC()}
 	l.Socket, _, _ = strings.Cut(os.Getenv("TMUX"), ",")
@@ -324,26 +318,7 @@ func (c *Command) LaunchInTmux(ctx context.Context) (Launched, error) {
 }
 
 // String is the exact command, shell-quoted, for the confirmation.
-func (c *Command) String() string { return ShellLine(c.Argv) }
-
-// ShellLine is argv as a person would type it in a POSIX shell, each word quoted when it needs to be: what
-// runwatch shows of a command it runs, or of one it tells a person to run.
-func ShellLine(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		parts[i] = shellQuote(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
-
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func (c *Command) String() string { return shellword.Line(c.Argv) }
 
 var windowUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 

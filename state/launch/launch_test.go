@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/shellword"
 	"runwatch/state/brief"
 )
 
@@ -329,7 +330,7 @@ func FuzzSplitWords(f *testing.F) {
 			if strings.Contains(w.text, "{{") {
 				return
 			}
-			quoted = append(quoted, shellQuote(w.text))
+			quoted = append(quoted, shellword.Quote(w.text))
 		}
 		again, err := splitWords(strings.Join(quoted, " "))
 		if err != nil {

@@ -12,8 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/model"
+	"runwatch/shellword"
 	"runwatch/state/agentpane"
-	"runwatch/state/launch"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 )
@@ -124,7 +124,7 @@ func (a *App) TookAgent(msg AgentMsg) tea.Cmd {
 		return nil
 	}
 	where := msg.Pane.Where()
-	attach := text.Sanitize(launch.ShellLine(msg.Attach))
+	attach := text.Sanitize(shellword.Line(msg.Attach))
 	if agentpane.CurrentSocket() == "" {
 		a.Note("the agent is in " + where + "; this dashboard is not in tmux: attach with " + attach)
 		return nil

@@ -3,9 +3,11 @@
 package app
 
 import (
-	"bytes"
+	"context"
 	"fmt"
-	"os/exec"
+	"strings"
+
+	"runwatch/tmuxsafe"
 	"runwatch/ui/text"
 
 	tea "charm.land/bubbletea/v2"
@@ -60,10 +62,6 @@ func (a *App) copier() func(string) error {
 }
 
 func tmuxLoadBuffer(txt string) error {
-	cmd := exec.Command("tmux", "load-buffer", "-w", "-")
-	cmd.Stdin = bytes.NewBufferString(txt)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("tmux load-buffer: %v %s", err, bytes.TrimSpace(out))
-	}
-	return nil
+	_, err := tmuxsafe.Run(context.Background(), strings.NewReader(txt), "load-buffer", "-w", "-")
+	return err
 }
