@@ -38,7 +38,7 @@ func hostileRuns(n int, now time.Time) []model.Run {
 // width (0: not a terminal) and in both layouts: every column's width is fixed from all the rows first.
 func TestStatusTableInSlicesIsTheWholeTable(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	runs := hostileRuns(1500, now)
+	runs := hostileRuns(400, now)
 	for _, wide := range []bool{false, true} {
 		for _, width := range []int{0, 200, 120, 80, 50} {
 			draw := func(per int) string {
@@ -54,7 +54,7 @@ func TestStatusTableInSlicesIsTheWholeTable(t *testing.T) {
 			if n := strings.Count(whole, "\n"); n != len(runs)+1 {
 				t.Fatalf("wide=%v width=%d: %d lines for %d runs", wide, width, n, len(runs))
 			}
-			for _, per := range []int{1, 7, 1000} {
+			for _, per := range []int{1, 7, 150} {
 				if got := draw(per); got != whole {
 					t.Errorf("wide=%v width=%d: in slices of %d the table differs from the whole:\n%s", wide, width, per, firstDiff(whole, got))
 				}
@@ -67,7 +67,7 @@ func TestStatusTableInSlicesIsTheWholeTable(t *testing.T) {
 // a time, against the same runs drawn in one slice.
 func TestStatusStreamTableInSlicesIsTheWholeTable(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	runs := hostileRuns(1200, now)
+	runs := hostileRuns(400, now)
 	for _, format := range []string{"table", "wide"} {
 		for _, width := range []int{0, 120, 50} {
 			draw := func(per int) string {
@@ -86,7 +86,7 @@ func TestStatusStreamTableInSlicesIsTheWholeTable(t *testing.T) {
 			if n := strings.Count(whole, "\n"); n != len(runs)+1 || !strings.HasPrefix(whole, "RUN") {
 				t.Fatalf("%s width=%d: %d lines for %d runs:\n%.300s", format, width, n, len(runs), whole)
 			}
-			for _, per := range []int{1, 7, 1000} {
+			for _, per := range []int{1, 7, 150} {
 				if got := draw(per); got != whole {
 					t.Errorf("%s width=%d: in slices of %d the table differs from the whole:\n%s", format, width, per, firstDiff(whole, got))
 				}
