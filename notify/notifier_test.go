@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"runwatch/model"
@@ -326,33 +327,39 @@ func TestHookFailuresReachTheStatus(t *testing.T) {
 	}
 }
 
+// Run delivers on its own timer: nothing before the settle ends, the bell when it does, and the status
+// published with it. Run's waits are timers only, so the test runs in a bubble (testing/synctest) on its
+// fake clock with the real settle, and says the instant rather than polling for it.
 func TestRunPublishesStatusAndDeliversOnItsOwn(t *testing.T) {
-	statuses := make(chan Status, 16)
-	var mu sync.Mutex
-	var out strings.Builder
-	n, err := New(Options{Env: func(string) string { return "" }, Settings: Settings{Bell: On},
-		Settle: time.Millisecond, Terminal: func(s string) { mu.Lock(); out.WriteString(s); mu.Unlock() },
-		OnStatus: func(s Status) { statuses <- s }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { n.Run(ctx); close(done) }()
-	n.Prime([]model.Run{paused("a")})
-	n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
-	for s := range statuses {
-		if s.Sent == 1 {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var out strings.Builder
+		var sent []int
+		n, err := New(Options{Env: func(string) string { return "" }, Settings: Settings{Bell: On},
+			Terminal: func(s string) { mu.Lock(); out.WriteString(s); mu.Unlock() },
+			OnStatus: func(s Status) { mu.Lock(); sent = append(sent, s.Sent); mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	cancel()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
-	if out.String() != "\a" {
-		t.Errorf("terminal got %q", out.String())
-	}
+		seen := func() (string, []int) { mu.Lock(); defer mu.Unlock(); return out.String(), append([]int(nil), sent...) }
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { n.Run(ctx); close(done) }()
+		n.Prime([]model.Run{paused("a")})
+		n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+		time.Sleep(DefaultSettle - time.Millisecond)
+		synctest.Wait()
+		if got, st := seen(); got != "" || len(st) == 0 || st[len(st)-1] != 0 {
+			t.Fatalf("before the settle ended: terminal got %q, statuses %v", got, st)
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if got, st := seen(); got != "\a" || st[len(st)-1] != 1 {
+			t.Errorf("when the settle ended: terminal got %q, statuses %v", got, st)
+		}
+		cancel()
+		<-done
+	})
 }
 
 func TestDisabledTurnsEveryChannelOffButStillChecksTheHook(t *testing.T) {
