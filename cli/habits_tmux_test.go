@@ -91,7 +91,6 @@ func TestQClosesOverlayInTmux(t *testing.T) {
 // TestCheckShortItem is point 2: check and uncheck take the part after CB_<STAGE>_ when it names one item,
 // and say which items an ambiguous one names.
 func TestCheckShortItem(t *testing.T) {
-	t.Parallel()
 	dir := actionRun(t)
 	cl := filepath.Join(dir, "checklist.state.env")
 	if err := os.WriteFile(cl, []byte("CB_S2_A=\"1\"\nCB_S2_B=\"0\"\nCB_S3_A=\"0\"\n"), 0o644); err != nil {
@@ -163,7 +162,6 @@ func TestStatusWideNeverCutsOnTerminal(t *testing.T) {
 // TestStatusExitCodesInTerminal is point 12: 0 when no run needs you, 1 when one does, 6 when status could not give
 // the whole picture (here: the disk is full under its output), whatever the runs say.
 func TestStatusExitCodesInTerminal(t *testing.T) {
-	t.Parallel()
 	ws := demoWorkspace(t)
 	bin := realBinary(t)
 	paths := strings.Join(ws.Paths(), " ")
@@ -410,7 +408,6 @@ func dashboardOn(t *testing.T, w, h int, dir string, extra ...string) (*tmuxDemo
 // TestTimelineHabitsInTmux is point 9: e/E wrap around as n/N do; a search does not follow into another
 // run's title (n takes it up there); t shows the date when the entries shown span days.
 func TestTimelineHabitsInTmux(t *testing.T) {
-	t.Parallel()
 	dir := actionRun(t)
 	log := "[2026-02-15T01:50:43Z] run bootstrapped\n[2026-02-15T23:10:00Z] stage_failed stage=S1 error=disk\n" +
 		"[2026-02-16T00:05:00Z] stage_start stage=S2\n[2026-02-16T00:06:00Z] lock_acquired pid=1\n"
@@ -627,7 +624,6 @@ func TestLayoutAtTheEdgesInTmux(t *testing.T) {
 // carry an "undone" mark in the timeline and in the entry's pager; the entries of an action that stands do
 // not.
 func TestTimelineMarksUndoneEntriesInTmux(t *testing.T) {
-	t.Parallel()
 	dir := actionRun(t)
 	for _, args := range [][]string{{"check", dir, "CB_S2_B", "--yes"}, {"undo", dir, "--yes"}, {"uncheck", dir, "CB_S2_A", "--yes"}} {
 		if code, _, errOut := runReal(t, nil, "", args...); code != 0 {
