@@ -2,7 +2,7 @@
 // paste (a brief, a next step, a tmux attach), the scripts it sends a host's sh, the lines of its benchmarks.
 //
 // A word is left bare when it is made only of characters no shell gives a meaning (letters, digits and
-// -_./:@%+=, not starting with = or %, which zsh and fish expand); otherwise it is single-quoted, with each ' and \ put
+// -_./:@%+=, not starting with = or %self, which zsh and fish expand); otherwise it is single-quoted, with each ' and \ put
 // between double quotes outside the single quotes ("'" and "\\"). That spelling means the same bytes to sh,
 // bash, zsh and fish: fish reads \' and \\ inside single quotes as escapes, so the POSIX spelling 'a\'
 // would not end there.
@@ -57,7 +57,7 @@ func Line(argv []string) string {
 }
 
 func bare(s string) bool {
-	if s == "" || s[0] == '=' || s[0] == '%' {
+	if s == "" || s[0] == '=' || strings.HasPrefix(s, "%self") {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -49,7 +49,7 @@ func TestQuoteInRealShells(t *testing.T) {
 }
 
 func TestQuoteLeavesPlainWordsBare(t *testing.T) {
-	for _, s := range []string{"runwatch", "irm-20260215T014733Z", "/tmp/a/b.c", "--orphan-after", "1m30s", "host:path", "a,b", "key=value"} {
+	for _, s := range []string{"runwatch", "irm-20260215T014733Z", "/tmp/a/b.c", "--orphan-after", "1m30s", "host:path", "a,b", "key=value", "%2"} {
 		if q := Quote(s); q != s {
 			t.Errorf("Quote(%q) = %s: a word no shell reads otherwise is quoted", s, q)
 		}
