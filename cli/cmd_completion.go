@@ -303,7 +303,7 @@ func runsNamed(src typedConfig, named func(folder string) bool) ([]state.Locatio
 
 // loadRunQuietly reads the one run arg names, for completing what follows it; any doubt gives no candidates.
 // A path is resolved as the commands resolve it; an id only by folder names, exactly or as the start of one
-// (as resolveRun does, without its look into every state.env for a RUN_ID that is no folder's name: that read
+// (state.MatchRun, without its look into every state.env for a RUN_ID that is no folder's name: that read
 // every run for a keystroke), and only that run is read.
 func loadRunQuietly(arg string, src typedConfig) (model.Run, bool) {
 	cfg, err := config.Load(src.path)
@@ -320,19 +320,8 @@ func loadRunQuietly(arg string, src typedConfig) (model.Run, bool) {
 		if !ok {
 			return model.Run{}, false
 		}
-		var exact, prefix []state.Location
-		for _, l := range locs {
-			switch id := state.LocationID(l); {
-			case id == arg:
-				exact = append(exact, l)
-			case strings.HasPrefix(id, arg):
-				prefix = append(prefix, l)
-			}
-		}
-		if len(exact) == 0 {
-			exact = prefix
-		}
-		if loc, err = state.PickRun(arg, exact, nil); err != nil {
+		named := state.MatchRun(locs, arg, "", func(l state.Location) state.RunName { return state.RunName{ID: state.LocationID(l)} })
+		if loc, err = state.PickRun(arg, named, nil); err != nil {
 			return model.Run{}, false
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"runwatch/config"
 	"runwatch/model"
 	"runwatch/remote"
+	"runwatch/state"
 	"runwatch/state/runlog"
 	"runwatch/status"
 	"runwatch/termsafe"
@@ -323,56 +324,36 @@ type runTarget struct {
 	matched bool
 }
 
-// check rejects an id prefix that matches several runs: waiting on whichever changes first would be a guess.
+// check rejects a RUN that names several runs (state.MatchRun): waiting on whichever changes first would be
+// a guess.
 func (t *runTarget) check(runs []model.Run) error {
-	var hits []string
-	for _, r := range runs {
-		if t.matches(r) {
-			hits = append(hits, r.ID+" ("+r.Dir+")")
+	hits := t.named(runs)
+	if len(hits) > 1 {
+		names := make([]string, len(hits))
+		for i, r := range hits {
+			names[i] = r.ID + " (" + r.Dir + ")"
 		}
-	}
-	if len(hits) > 1 && !t.exact(runs) {
-		sort.Strings(hits)
-		return fmt.Errorf("--run %q matches %d runs:\n  %s", t.arg, len(hits), strings.Join(hits, "\n  "))
+		sort.Strings(names)
+		return fmt.Errorf("--run %q matches %d runs:\n  %s", t.arg, len(hits), strings.Join(names, "\n  "))
 	}
 	t.matched = len(hits) > 0
 	return nil
 }
 
-func (t *runTarget) exact(runs []model.Run) bool {
-	n := 0
-	for _, r := range runs {
-		if r.ID == t.arg || r.Dir == t.path || r.StatePath == t.path {
-			n++
-		}
-	}
-	return n == 1
+// named is the runs of runs that the target names, by the rule of every command that takes RUN.
+func (t *runTarget) named(runs []model.Run) []model.Run {
+	return state.MatchRun(runs, t.arg, t.path, func(r model.Run) state.RunName { return state.RunNameOf(&r) })
 }
 
-func (t *runTarget) matches(r model.Run) bool {
-	if t.path != "" && (r.Dir == t.path || r.StatePath == t.path) {
-		return true
-	}
-	return strings.HasPrefix(r.ID, t.arg)
-}
-
-// reached reports whether the one run the target names has the awaited status. An exact id or path wins
-// over prefixes; with several prefix matches and no exact one nothing is reached.
+// reached reports whether the one run the target names has the awaited status; with several nothing is
+// reached.
 func (t *runTarget) reached(known map[string]model.Run) bool {
-	var exact, prefix []model.Run
-	for _, r := range known {
-		switch {
-		case r.ID == t.arg || (t.path != "" && (r.Dir == t.path || r.StatePath == t.path)):
-			exact = append(exact, r)
-		case strings.HasPrefix(r.ID, t.arg):
-			prefix = append(prefix, r)
-		}
+	keys := make([]string, 0, len(known))
+	for k := range known {
+		keys = append(keys, k)
 	}
-	pick := exact
-	if len(pick) == 0 {
-		pick = prefix
-	}
-	return len(pick) == 1 && pick[0].Status == t.status
+	pick := state.MatchRun(keys, t.arg, t.path, func(k string) state.RunName { r := known[k]; return state.RunNameOf(&r) })
+	return len(pick) == 1 && known[pick[0]].Status == t.status
 }
 
 // eventWriter prints one JSON object per line, each with a single Write so a pipe reader gets whole lines

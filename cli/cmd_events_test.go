@@ -147,6 +147,21 @@ func TestEventsUntilAlreadyReached(t *testing.T) {
 	}
 }
 
+// --run takes RUN as every command does (state.MatchRun): the RUN_ID a run's state file says names it too,
+// as it does for brief, goto and the actions (events matched only ids and their prefixes).
+func TestEventsRunIsNamedByItsRunID(t *testing.T) {
+	root := t.TempDir()
+	dir := eventsRun(t, filepath.Join(root, "paused-20260301T000000Z"), "S1")
+	if err := os.WriteFile(filepath.Join(dir, "state.env"), []byte("CURRENT_STAGE=\"S1\"\nRUN_ID=\"the-own-id\"\nS1_DONE=\"0\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startEvents(t, "--until", "paused", "--run", "the-own-id", "--timeout", "20s", root)
+	s.next("run-added", ofType("run-added"))
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d, want 0 for the run its RUN_ID names, already paused", code)
+	}
+}
+
 func TestEventsAmbiguousRunIsAUsageError(t *testing.T) {
 	root := t.TempDir()
 	eventsRun(t, filepath.Join(root, "job-a"), "S1")

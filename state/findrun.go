@@ -73,43 +73,72 @@ func coveredBy(dir string, roots []string) bool {
 	return false
 }
 
-// matchRun is the runs of locs that RUN (arg) names: those whose id is arg, else those whose id starts with
-// it or whose state.env says RUN_ID=arg.
-func matchRun(locs []Location, arg string) []Location {
-	var exact, prefix []Location
-	for _, l := range locs {
-		id := LocationID(l)
+// RunName is what RUN is matched against of a run: its id, its folder and state file, and the RUN_ID its
+// state file says (resumable runs; "" for others), asked only when no id is RUN exactly (nil: not asked).
+type RunName struct {
+	ID, Dir, StatePath string
+	RunID              func() string
+}
+
+// MatchRun is the runs of cands that RUN (arg) names, by the one rule of every command that takes RUN: those
+// whose id is arg, or whose folder or state file is path (arg as found on disk, absolute; "" when it is
+// not), else those whose RUN_ID is arg (the id the run's own files and log lines use, docs/FORMATS.md B.1,
+// which is not always the end of the folder's name), else those whose id starts with arg.
+func MatchRun[T any](cands []T, arg, path string, name func(T) RunName) []T {
+	var exact, prefix []T
+	names := make([]RunName, len(cands))
+	for i, c := range cands {
+		n := name(c)
+		names[i] = n
 		switch {
-		case id == arg:
-			exact = append(exact, l)
-		case strings.HasPrefix(id, arg):
-			prefix = append(prefix, l)
+		case n.ID == arg || path != "" && (n.Dir == path || n.StatePath == path):
+			exact = append(exact, c)
+		case strings.HasPrefix(n.ID, arg):
+			prefix = append(prefix, c)
 		}
 	}
 	if len(exact) > 0 {
 		return exact
 	}
-	if byRunID := withRunID(locs, arg); len(byRunID) > 0 {
+	var byRunID []T
+	for i, c := range cands {
+		if names[i].RunID == nil {
+			continue
+		}
+		if id := names[i].RunID(); id != "" && id == arg {
+			byRunID = append(byRunID, c)
+		}
+	}
+	if len(byRunID) > 0 {
 		return byRunID
 	}
 	return prefix
 }
 
-// withRunID finds the resumable runs whose state.env says RUN_ID=arg: the id the run's own files and log
-// lines use (docs/FORMATS.md B.1), which is not always the end of the folder's name.
-func withRunID(locs []Location, arg string) []Location {
-	var out []Location
-	for _, l := range locs {
-		if l.Kind != model.KindResumable {
-			continue
-		}
-		if f := readStateEnv(l.StatePath); f != nil {
-			if v, ok := f.Get("RUN_ID"); ok && strings.TrimSpace(v) == arg {
-				out = append(out, l)
+// matchRun is MatchRun over locations, reading a resumable run's RUN_ID from its state file.
+func matchRun(locs []Location, arg string) []Location {
+	return MatchRun(locs, arg, "", func(l Location) RunName {
+		return RunName{ID: LocationID(l), Dir: l.Dir, StatePath: l.StatePath, RunID: func() string {
+			if l.Kind != model.KindResumable {
+				return ""
 			}
+			if f := readStateEnv(l.StatePath); f != nil {
+				v, _ := f.Get("RUN_ID")
+				return strings.TrimSpace(v)
+			}
+			return ""
+		}}
+	})
+}
+
+// RunNameOf is what RUN is matched against of a run read (model.Run).
+func RunNameOf(r *model.Run) RunName {
+	return RunName{ID: r.ID, Dir: r.Dir, StatePath: r.StatePath, RunID: func() string {
+		if r.Resumable == nil {
+			return ""
 		}
-	}
-	return out
+		return strings.TrimSpace(r.Resumable.RunID)
+	}}
 }
 
 // readStateEnv is a resumable run's state file, nil when it cannot be read; a file with a line that does not

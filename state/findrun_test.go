@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"runwatch/model"
 )
 
 // FindRun takes RUN as a folder, a whole id, the start of one, or the RUN_ID a state file says: an exact id
@@ -56,5 +58,34 @@ func TestFindRunNamesOneRunOrSaysWhyNot(t *testing.T) {
 	if !errors.Is(err, ErrNoRun) || !strings.Contains(err.Error(), root) || !strings.Contains(err.Error(), here) ||
 		!strings.Contains(err.Error(), "--root DIR") {
 		t.Errorf("no such run: %v; want the roots and the current directory named, and --root", err)
+	}
+}
+
+// MatchRun over runs read (RunNameOf), as events --run matches them: an id or a path beats the RUN_ID a run
+// says, which beats the start of an id; several of one kind are all named.
+func TestMatchRunOverRunsRead(t *testing.T) {
+	run := func(id, dir, runID string) model.Run {
+		return model.Run{ID: id, Dir: dir, StatePath: dir + "/state.env", Resumable: &model.ResumableDetail{RunID: " " + runID + " "}}
+	}
+	runs := []model.Run{run("job-a", "/r/job-a", "alpha"), run("job-b", "/r/job-b", "job-a"), run("alpha-2", "/r/alpha-2", ""),
+		{ID: "feat", Dir: "/p/feat", StatePath: "/p/feat/MANIFEST.yaml"}}
+	ids := func(arg, path string) string {
+		var out []string
+		for _, r := range MatchRun(runs, arg, path, func(r model.Run) RunName { return RunNameOf(&r) }) {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct{ arg, path, want string }{
+		{"job-a", "", "job-a"},               // its id, though job-b's RUN_ID is job-a too
+		{"alpha", "", "job-a"},               // a RUN_ID beats alpha-2's prefix
+		{"job", "", "job-a job-b"},           // a prefix of two: both, for the caller to refuse
+		{"x", "/r/job-b/state.env", "job-b"}, // a state file on disk
+		{"feat", "", "feat"},                 // a run that is not resumable
+		{"nothing", "", ""},
+	} {
+		if got := ids(c.arg, c.path); got != c.want {
+			t.Errorf("MatchRun(%q, %q) = %q, want %q", c.arg, c.path, got, c.want)
+		}
 	}
 }
