@@ -86,3 +86,36 @@ func BenchmarkNew1000Runs(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkUnseenCheck1000Runs measures the second look at runs read before their folders were watched
+// (unseenChanges) over 1,000 generated runs whose folders all are: a stat of each folder and of each entry the
+// walk found, for every run (the Progressive load of a big tree, where reads outpace the walk, does it for
+// most runs).
+//
+//	go test -run '^$' -bench UnseenCheck1000Runs -benchmem ./watch
+func BenchmarkUnseenCheck1000Runs(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := sim.GenerateRuns(dir, 1000); err != nil {
+		b.Fatal(err)
+	}
+	w, err := New(Options{Paths: []string{dir}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	resume := make(chan struct{}) // the loop must not change the tree while it is looked at
+	w.pause <- resume
+	defer close(resume)
+	var runs []*trackedRun
+	for _, tr := range w.runs.runs {
+		runs = append(runs, tr)
+	}
+	later := time.Now().Add(time.Hour) // every read after every change: each look goes through everything
+	b.ReportAllocs()
+	for b.Loop() {
+		u := newUnseenChanges(w.tree, 0)
+		for _, tr := range runs {
+			u.since(tr, later)
+		}
+	}
+}
