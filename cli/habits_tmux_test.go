@@ -685,3 +685,39 @@ func TestKeptDemoStatusJudgesAsTheDashboardInTmux(t *testing.T) {
 		t.Errorf("the dashboard said stalled, the status printed after it: %q\n%s", row, s)
 	}
 }
+
+// footerOf is the screen's last two lines: the status line and the key hints.
+func footerOf(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-2):], "\n")
+}
+
+// TestFooterNamesOnlyKeysThatWorkInTmux: the footer offers no key that is then refused (one rule, point 6).
+// On the demo's stalled mining run, whose lock a dead pid holds, S was offered in Detail and refused with
+// "clear the lock first"; on its orphaned feature, with no resume command configured, the footer said
+// "X launch" and X launched nothing: it says what X does there.
+func TestFooterNamesOnlyKeysThatWorkInTmux(t *testing.T) {
+	d, _, exitFile := startDemo(t, 120, 40)
+	d.selectRun("iso26262")
+	d.focus("Detail")
+	if f := footerOf(d.screen()); strings.Contains(f, "S step") || !strings.Contains(f, "U clear lock") {
+		t.Errorf("on a run whose stale lock refuses step, the footer offers S:\n%s", f)
+	}
+	d.press(keys.ActStep)
+	d.waitText("clear the lock first: press U")
+
+	d.selectRun("docs")
+	d.waitText("nothing has run it for")
+	s := d.screen()
+	if f := footerOf(s); strings.Contains(f, "X launch") || !strings.Contains(f, "X how to launch") {
+		t.Errorf("with no resume command, the footer offers X as a launch:\n%s", f)
+	}
+	if !strings.Contains(s, "press X (how to launch)") {
+		t.Errorf("Detail does not say what X does here:\n%s", s)
+	}
+	d.press(keys.ActLaunch)
+	d.waitText("No resume command configured")
+	d.press(keys.ActQuit)
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}

@@ -41,6 +41,12 @@ import (
 // ErrNoTemplate means the config has no resume_command for the run's convention.
 var ErrNoTemplate = errors.New("no resume command configured")
 
+// Configured reports whether templates hold a resume command for runs of kind (else Prepare says
+// ErrNoTemplate).
+func Configured(templates map[string]string, kind model.Kind) bool {
+	return strings.TrimSpace(templates[string(kind)]) != ""
+}
+
 // HowToConfigure is the help shown when no template is configured.
 const HowToConfigure = `Set a resume command per convention in the config file ($XDG_CONFIG_HOME/runwatch/config.yaml),
 for example:
@@ -134,7 +140,7 @@ type Command struct {
 // Prepare renders the template configured for run's convention.
 func Prepare(templates map[string]string, run model.Run, env model.Env) (*Command, error) {
 	tmpl := strings.TrimSpace(templates[string(run.Kind)])
-	if tmpl == "" {
+	if !Configured(templates, run.Kind) {
 		return nil, fmt.Errorf("%w for %s runs", ErrNoTemplate, run.Kind)
 	}
 	d := NewData(run, env)

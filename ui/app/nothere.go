@@ -6,9 +6,14 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
 
 	"runwatch/model"
+	"runwatch/state/launch"
 	"runwatch/ui/keys"
 	"runwatch/ui/text"
 )
@@ -90,8 +95,40 @@ func (a *App) NotHere(act string, sel RowID) string {
 		if run.Status == model.StatusCompleted || run.Archived {
 			return fmt.Sprintf("step: %s is %s; nothing to step", id, run.Status)
 		}
+		return a.lockedAgainst(run, "step")
+	}
+	if act == keys.ActTick {
+		return a.lockedAgainst(run, "tick")
 	}
 	return ""
+}
+
+// lockedAgainst says why a resumable run's lock refuses a change to its files, as the plan does
+// (state/action's refuseIfLocked): a live lock holds the run, or its lock is stale or unknown and is cleared
+// first (U). runwatch's own lock, left by a crash, is taken over by the change itself, so it does not count.
+// On a stalled run whose lock a dead pid holds, S was offered and then refused with "clear the lock first".
+func (a *App) lockedAgainst(run model.Run, verb string) string {
+	if run.Kind != model.KindResumable {
+		return ""
+	}
+	for _, l := range run.Locks {
+		switch {
+		case l.Shared:
+		case l.Verdict == model.VerdictLive:
+			return fmt.Sprintf("%s: a live lock holds %s: its holder still runs", verb, text.Sanitize(run.ID))
+		case !runwatchsOwn(l):
+			return fmt.Sprintf("%s: %s's lock is %s; clear the lock first: press %s", verb, text.Sanitize(run.ID), l.Verdict, a.Keys.First(keys.ActUnlock))
+		}
+	}
+	return ""
+}
+
+// runwatchsOwn reports a lock runwatch itself wrote (tool "runwatch" in its JSON).
+func runwatchsOwn(l model.Lock) bool {
+	var own struct {
+		Tool string `json:"tool"`
+	}
+	return json.Unmarshal([]byte(strings.TrimSpace(l.Raw)), &own) == nil && own.Tool == "runwatch"
 }
 
 // NotHereSet is NotHere for every ruled key: the set the footer leaves out and help marks.
@@ -111,4 +148,15 @@ func RetryStage(run model.Run, sel RowID) string {
 		return st.Key
 	}
 	return firstFailedStage(run)
+}
+
+// AttentionBinding is the key that settles the run's attention as the footer and Detail offer it. X with no
+// resume command configured for the run's convention launches nothing: it shows how to configure one, and
+// is offered as that (the demo's footer said "X launch", and X then said "no resume command configured").
+func AttentionBinding(a *App, run model.Run) (key.Binding, bool) {
+	b, ok := keys.AttentionBinding(a.Keys, run.Attention.Action)
+	if ok && run.Attention.Action == model.ActionResume && !launch.Configured(a.Opts.ResumeCommand, run.Kind) {
+		b = key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, "how to launch"))
+	}
+	return b, ok
 }

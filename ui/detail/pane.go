@@ -156,7 +156,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(keys.ActOpen), "expand")))
 	}
 	out = k.Without(out, no)
-	if b, ok := keys.AttentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou && !keys.ContainsBinding(out, b) {
+	if b, ok := app.AttentionBinding(p.app, run); ok && run.Attention.NeedsYou && !keys.ContainsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}
 	if b, ok := keys.AgentBinding(k, run.Attention); ok && !keys.ContainsBinding(out, b) {

@@ -28,7 +28,7 @@ func (p *Pane) attentionLine(run model.Run, w int) []string {
 		return text.WrapText(t.Good.Render("Nothing to do: ")+reason, w)
 	}
 	line := "Needs you: " + reason
-	if b, ok := keys.AttentionBinding(p.app.Keys, at.Action); ok {
+	if b, ok := app.AttentionBinding(p.app, run); ok {
 		line += " → press " + b.Help().Key + " (" + b.Help().Desc + ")"
 	} else if at.Command != "" {
 		line += " → " + text.Sanitize(at.Command)

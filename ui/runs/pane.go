@@ -106,7 +106,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 	if p.NotHere()[keys.ActOpen] {
 		return k.BindingsOf(keys.ActFilter, keys.ActBack, keys.ActHideDone, keys.ActHelp, keys.ActQuit)
 	}
-	if b, ok := keys.AttentionBinding(k, run.Attention.Action); ok && run.Attention.NeedsYou {
+	if b, ok := app.AttentionBinding(p.app, run); ok && run.Attention.NeedsYou {
 		out = append(out, b)
 	}
 	if b, ok := keys.AgentBinding(k, run.Attention); ok {
