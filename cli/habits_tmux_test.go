@@ -466,6 +466,12 @@ func TestSortHabitsInTmux(t *testing.T) {
 	if f := strings.Fields(strings.Trim(header, "┃│ ")); len(f) < 2 || f[0] != "NAME" || f[1] != "CHANGED" {
 		t.Errorf("sorted by last change, CHANGED is not right after NAME: %q", header)
 	}
+	// The view keys work from any pane: they were silent outside Runs.
+	d.focus("Detail")
+	d.send("s")
+	d.waitText("sorted by attention")
+	d.send(".")
+	d.waitScreen("the done runs hidden", func(s string) bool { return regexp.MustCompile(`hiding \d+ done`).MatchString(s) })
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 

@@ -456,6 +456,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if act == keys.ActBack && m.tl.CancelSearch() {
 		return nil // esc stops a long search first; the cursor stays where it was
 	}
+	if act == keys.ActSort || act == keys.ActHideDone {
+		// How the runs are listed is a view of the whole dashboard, as in k9s: s and . were silent outside
+		// the runs pane, which stays in sight, or comes back with tab.
+		return m.list.Update(msg)
+	}
 	if act == keys.ActFilter && a.Focus == app.PaneDetail {
 		// Detail has nothing to search: / filters the runs, from wherever the person is reading.
 		m.setFocus(app.PaneRuns)
