@@ -25,7 +25,7 @@ func TestPauseKeyAsksForPauseOrResume(t *testing.T) {
 		run.Status = c.status
 		actor := &recordingActor{}
 		m := newTestModel(t, 140, 40, []model.Run{run}, app.Options{Actor: actor})
-		m = send(t, m, press("P"))
+		send(t, m, press("P"))
 		if got := actor.last; got.Act != keys.ActPause || got.Verb != c.want || got.Run.ID != run.ID {
 			t.Errorf("P on a %s run: %+v, want %s", c.status, got, c.want)
 		}
