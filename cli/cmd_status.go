@@ -100,6 +100,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	}
 	out := status.NewOut(format, env.Now, env.Liveness)
 	out.SpillIn(cfg.ReadOnly, stderr)
+	out.LookedIn(shownPaths(scanPaths(paths, cfg)))
 	defer out.Close()
 	add := out.Add
 	if format == "json" || format == "jsonl" {

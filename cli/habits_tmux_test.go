@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"runwatch/shellword"
 	"runwatch/sim"
 	"runwatch/ui/keys"
 )
@@ -726,4 +727,21 @@ func TestFooterNamesOnlyKeysThatWorkInTmux(t *testing.T) {
 	d.press(keys.ActQuit)
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
+}
+
+// TestNoRunsSaysWhereItLookedOnTerminal: status in a folder with no runs names the folder it looked in, as
+// brief's "no such run" names its roots (it said only "no runs found").
+func TestNoRunsSaysWhereItLookedOnTerminal(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "nothing here")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, code := inPane(t, 200, 20, nil, "cd "+shellword.Quote(empty)+" && "+realBinary(t)+" status")
+	if code != exitOK || !strings.Contains(out, "no runs found in "+empty+" (looked for") {
+		t.Errorf("status in an empty folder: exit %d:\n%s", code, out)
+	}
+	_, _, errOut := runReal(t, []string{"XDG_CONFIG_HOME=" + t.TempDir()}, empty, "brief", "nosuch")
+	if !strings.Contains(errOut, "under . ("+empty+")") {
+		t.Errorf("brief's no such run does not say where it looked: %q", errOut)
+	}
 }

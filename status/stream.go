@@ -43,6 +43,7 @@ type Out struct {
 	history *model.History
 	holes   holeMarks
 	slice   int // table and wide: rows drawn at once
+	where   string // the paths looked under, for the line that says none was found (LookedIn)
 
 	mu    sync.Mutex
 	spill spill
@@ -245,10 +246,20 @@ func (o *Out) Print(w io.Writer, by string, head model.Snapshot, width int) (fai
 	return failed, o.writeTable(w, natural, wide, width, o.slice)
 }
 
+// LookedIn names the paths the runs were looked for under, which the table names when it finds none: "no
+// runs found" in an empty folder did not say where it had looked.
+func (o *Out) LookedIn(paths []string) {
+	qs := make([]string, len(paths))
+	for i, p := range paths {
+		qs[i] = termsafe.Screen(p)
+	}
+	o.where = strings.Join(qs, ", ")
+}
+
 // writeTable writes the table of the runs, per rows at a time read back from the spill.
 func (o *Out) writeTable(w io.Writer, natural columnWidths, wide bool, width, per int) error {
 	if len(o.recs) == 0 {
-		_, err := fmt.Fprintln(w, noRunsLine)
+		_, err := fmt.Fprintln(w, noRuns(o.where))
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)

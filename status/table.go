@@ -52,6 +52,14 @@ func renderStatusTableIn(w io.Writer, rows [][]string, wide bool, width, per int
 
 const noRunsLine = "no runs found (looked for .jonggrang/ projects and state.env run folders)"
 
+// noRuns is noRunsLine naming where, when known.
+func noRuns(where string) string {
+	if where == "" {
+		return noRunsLine
+	}
+	return "no runs found in " + where + " (looked for .jonggrang/ projects and state.env run folders)"
+}
+
 func statusHeaders(wide bool) []string {
 	if wide {
 		return []string{"RUN", "KIND", "STATUS", "STAGE", "PROGRESS", "LOCK", "UPDATED", "REASON", "NEXT", "PROBLEMS", "DIR"}
