@@ -90,7 +90,7 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 	}
 	cfg, err := common.resolve()
 	if err != nil {
-		return usageError(stderr, "goto", "%v", err)
+		return configError(stderr, "goto", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
