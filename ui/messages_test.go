@@ -64,19 +64,6 @@ func TestMessagesLeadWithTheReason(t *testing.T) {
 	}
 }
 
-func TestReasonFirst(t *testing.T) {
-	for in, want := range map[string]string{
-		"pause: /a/b/MANIFEST.yaml: yaml: bad":         "pause: yaml: bad (/a/b/MANIFEST.yaml)",
-		"step: open /r/state.env: permission denied":   "step: open: permission denied (/r/state.env)",
-		"step refused: gate not met: M2 open: CB_M2_X": "step refused: gate not met: M2 open: CB_M2_X",
-		"copied /a/b": "copied /a/b",
-	} {
-		if got := app.ReasonFirst(in); got != want {
-			t.Errorf("reasonFirst(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // footerKeys is the footer's line of keys (its first line, right of the segments).
 func footerKeys(m Model) string {
 	lines := strings.Split(plain(m), "\n")

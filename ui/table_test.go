@@ -139,15 +139,9 @@ func TestNoColorShowsTheCursor(t *testing.T) {
 	golden.RequireEqual(t, frame)
 }
 
+// The root picks the light theme when COLORFGBG says the background is light (theme.DarkFromColorFGBG's
+// reading is tested in package theme).
 func TestColorFGBG(t *testing.T) {
-	for v, want := range map[string]bool{"15;0": true, "0;15": false, "0;default;7": false, "7;8": true} {
-		if dark, ok := theme.DarkFromColorFGBG(v); !ok || dark != want {
-			t.Errorf("COLORFGBG=%q: dark=%v ok=%v, want dark=%v", v, dark, ok, want)
-		}
-	}
-	if _, ok := theme.DarkFromColorFGBG("nonsense"); ok {
-		t.Error("nonsense COLORFGBG was taken as an answer")
-	}
 	t.Setenv("COLORFGBG", "0;15")
 	if m := New(app.Options{Theme: "auto"}); m.app.Theme.Title.GetForeground() == theme.NewTheme("dark", true).Title.GetForeground() {
 		t.Error("a light COLORFGBG still gave the dark theme")
