@@ -34,16 +34,6 @@ func TestUnknownFilterWordIsRejected(t *testing.T) {
 	}
 }
 
-// TestHelpLegendListsEveryFilterTerm: the help's legend names every field filter the README names.
-func TestHelpLegendListsEveryFilterTerm(t *testing.T) {
-	all := strings.Join(overlay.Legend, "\n")
-	for _, term := range []string{"is:needs-you", "is:STATUS", "kind:resumable", "has:lock", "has:stale-lock", "has:error", "host:NAME", "!word"} {
-		if !strings.Contains(all, term) {
-			t.Errorf("the legend does not name %s", term)
-		}
-	}
-}
-
 // TestEmptyStateNamesTheFolders: with no run found the list names the folders it scanned and suggests
 // runwatch demo; the header counts "1 run", not "1 runs".
 func TestEmptyStateNamesTheFolders(t *testing.T) {
