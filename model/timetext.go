@@ -34,16 +34,6 @@ func jsonTime(t *time.Time, text string) any {
 	return *t
 }
 
-// MarshalJSON writes started_at and completed_at as the file spells them.
-func (s Stage) MarshalJSON() ([]byte, error) {
-	type plain Stage
-	return json.Marshal(struct {
-		plain
-		StartedAt   any `json:"started_at"`
-		CompletedAt any `json:"completed_at"`
-	}{plain(s), jsonTime(s.StartedAt, s.StartedText), jsonTime(s.CompletedAt, s.CompletedText)})
-}
-
 // MarshalJSON writes updated_at as the file spells it.
 func (r Run) MarshalJSON() ([]byte, error) {
 	type plain Run
