@@ -12,8 +12,6 @@ import (
 
 	"runwatch/model"
 	"runwatch/ui/app"
-	"runwatch/ui/pager"
-	"runwatch/ui/text"
 )
 
 func typeText(t *testing.T, m Model, s string) Model {
@@ -106,21 +104,6 @@ func sgrWith(s, p string) []string {
 		}
 	}
 	return out
-}
-
-// TestPagerNeverWrapsInsideAnID (issue 24 point 6): a command in a pager wraps before a run id that fits a
-// row, never inside it, at every width from 50 to 120.
-func TestPagerNeverWrapsInsideAnID(t *testing.T) {
-	const id = "sphinx-traceability-migration-20261201T185600Z"
-	txt := "To go on, run this in the run's folder: runwatch step --to M3 " + id + " and then watch it in the dashboard."
-	for w := 50; w <= 120; w++ {
-		m := newTestModel(t, w, 30, sampleRuns(), app.Options{})
-		m.push(pager.New(m.app, "Message", txt, true))
-		m.layout()
-		if v := text.Stripped(m.top().View()); !strings.Contains(v, id) {
-			t.Errorf("%d columns: the id is cut in two:\n%s", w, v)
-		}
-	}
 }
 
 // TestTimelineCurrentMatchStandsOut (issue 24 point 6): in the timeline as in the pagers, every visible
