@@ -199,3 +199,13 @@ func (m Model) helpOpen() bool {
 	_, ok := m.top().(*overlay.Help)
 	return ok
 }
+
+// envOf is an environment holding one variable, for app.Options.Getenv.
+func envOf(name, value string) func(string) string {
+	return func(k string) string {
+		if k == name {
+			return value
+		}
+		return ""
+	}
+}

@@ -62,9 +62,13 @@ func New(opts app.Options) Model {
 		// A keymap built for read-write must not leak mutating keys into a read-only session.
 		ks = keys.BuildKeyMap(ks.Bindings, true)
 	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	th := opts.Theme
 	dark := true
-	if (th == "" || th == "auto") && os.Getenv("NO_COLOR") != "" {
+	if (th == "" || th == "auto") && getenv("NO_COLOR") != "" {
 		// NO_COLOR strips colour from every style; the mono theme's selection is reverse video, which
 		// survives, where the colour theme's would be left as mere bold.
 		th = "mono"
@@ -72,7 +76,7 @@ func New(opts app.Options) Model {
 	if th == "" || th == "auto" {
 		// COLORFGBG ("15;0": light text on a dark background) answers before the terminal does, and is the
 		// only answer where the terminal ignores the background query.
-		if d, ok := theme.DarkFromColorFGBG(os.Getenv("COLORFGBG")); ok {
+		if d, ok := theme.DarkFromColorFGBG(getenv("COLORFGBG")); ok {
 			dark = d
 		}
 	}

@@ -52,8 +52,8 @@ func TestEmptyStateNamesTheFolders(t *testing.T) {
 // TestNoColorMarksTheSelectedRunBesideDetail: under NO_COLOR, with Detail focused, the selected run's row
 // is underlined, and no other row is: bold alone was no mark where the rows of runs that need you are bold.
 func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	m := newTestModel(t, 120, 40, loadFixtures(t), app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	t.Parallel()
+	m := newTestModel(t, 120, 40, loadFixtures(t), app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog, Getenv: envOf("NO_COLOR", "1")})
 	m = send(t, m, press("tab"))
 	run, _ := m.app.SelectedRun()
 	marked := 0

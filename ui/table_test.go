@@ -122,9 +122,9 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 // TestNoColorShowsTheCursor: under NO_COLOR the auto theme is monochrome and the selected row is reverse
 // video, which survives where colour does not.
 func TestNoColorShowsTheCursor(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
+	t.Parallel()
 	runList := loadFixtures(t)
-	m := newTestModel(t, 120, 40, runList, app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog})
+	m := newTestModel(t, 120, 40, runList, app.Options{Theme: "auto", Now: fixtureClock(), OpenLog: OpenIndexedLog, Getenv: envOf("NO_COLOR", "1")})
 	frame := render(t, m, colorprofile.Ascii)
 	run, _ := m.app.SelectedRun()
 	found := false
@@ -142,8 +142,8 @@ func TestNoColorShowsTheCursor(t *testing.T) {
 // The root picks the light theme when COLORFGBG says the background is light (theme.DarkFromColorFGBG's
 // reading is tested in package theme).
 func TestColorFGBG(t *testing.T) {
-	t.Setenv("COLORFGBG", "0;15")
-	if m := New(app.Options{Theme: "auto"}); m.app.Theme.Title.GetForeground() == theme.NewTheme("dark", true).Title.GetForeground() {
+	t.Parallel()
+	if m := New(app.Options{Theme: "auto", Getenv: envOf("COLORFGBG", "0;15")}); m.app.Theme.Title.GetForeground() == theme.NewTheme("dark", true).Title.GetForeground() {
 		t.Error("a light COLORFGBG still gave the dark theme")
 	}
 }
