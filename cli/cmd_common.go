@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"runwatch/config"
+	"runwatch/fleet"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
@@ -82,23 +83,23 @@ func (c *commonFlags) overrides() config.Overrides {
 
 // scanPaths picks what to scan: paths from the command line, else the config's roots, else the defaults.
 func scanPaths(args []string, cfg config.Config) []string {
-	if len(args) > 0 {
-		return args
-	}
-	if len(cfg.Roots) > 0 {
-		return cfg.Roots
-	}
-	return state.DefaultPaths()
+	return fleet.Options{Paths: args, Roots: cfg.Roots}.Scanned()
 }
 
-// splitRoots separates remote roots (ssh://host/path, host:path) from local paths, among the command line's
-// paths or, without any, the config's roots and the defaults.
-func splitRoots(args []string, cfg config.Config) (local []string, roots []remote.Root, err error) {
-	local, roots, err = remote.Split(scanPaths(args, cfg))
-	if err != nil {
-		return nil, nil, err
+// openRoots opens the runs under paths (else the config's roots, else the defaults), local and remote, with
+// cfg's settings: every command that reads runs opens them here. given are the command line's flags, which
+// each host's runwatch is given too. Its error is a usage error.
+func openRoots(paths []string, cfg config.Config, given fleet.Given) (*fleet.Roots, error) {
+	return fleet.Open(fleetOptions(paths, cfg, given))
+}
+
+func fleetOptions(paths []string, cfg config.Config, given fleet.Given) fleet.Options {
+	o := fleet.Options{Paths: paths, Roots: cfg.Roots, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
+		Liveness: livenessFor(cfg), StageOrders: stageOrders(cfg), SSH: sshFor(cfg), Given: given}
+	if given.Poll > 0 {
+		o.Poll = given.Poll
 	}
-	return local, roots, nil
+	return o
 }
 
 // sshFor is the ssh that reaches remote roots: the config's, overridden by RUNWATCH_SSH_COMMAND.
@@ -106,29 +107,13 @@ func sshFor(cfg config.Config) remote.SSH {
 	return remote.FromEnv(cfg.SSH.Command, cfg.SSH.Runwatch)
 }
 
-// remoteArgs passes the flags that change a judgement on to remote runwatches, so a fleet is judged alike.
-func (c *commonFlags) remoteArgs() []string {
-	var out []string
-	if c.staleAfter > 0 {
-		out = append(out, "--stale-after", c.staleAfter.String())
-	}
-	if c.orphanAfter > 0 {
-		out = append(out, "--orphan-after", c.orphanAfter.String())
-	}
-	if c.quietAfter > 0 {
-		out = append(out, "--quiet-after", c.quietAfter.String())
-	}
-	if c.maxDepth > 0 {
-		out = append(out, "--max-depth", fmt.Sprint(c.maxDepth))
-	}
-	return out
+// given are the flags of c that each host's runwatch is given too (fleet.Given); poll is the command's --poll.
+func (c *commonFlags) given(poll time.Duration) fleet.Given {
+	return fleet.Given{StaleAfter: c.staleAfter, OrphanAfter: c.orphanAfter, QuietAfter: c.quietAfter, MaxDepth: c.maxDepth, Poll: poll}
 }
 
 func envFor(cfg config.Config) model.Env {
-	env := state.NewEnv(cfg.StaleAfter.D())
-	env.StageOrders = stageOrders(cfg)
-	env.Liveness = livenessFor(cfg)
-	return env
+	return fleetOptions(nil, cfg, fleet.Given{}).Env()
 }
 
 // livenessFor is the config's thresholds for the judgements the clock decides (orphaned, quiet).
@@ -136,27 +121,16 @@ func livenessFor(cfg config.Config) model.LivenessRules {
 	return model.LivenessRules{OrphanAfter: cfg.OrphanAfter.D(), QuietAfter: cfg.QuietAfter.D()}
 }
 
-// reachingEnv is envFor with the machines runwatch reaches (the remote roots given and those of the config),
-// so a lock that names one of them is judged there. Every lock is asked about afresh: a command's answer,
-// and an action's plan, rest on nothing older than the command.
-func reachingEnv(cfg config.Config, roots ...remote.Root) model.Env {
-	env := envFor(cfg)
-	if e := elsewhereFor(cfg, roots); e != nil {
+// reachingEnv is envFor with the machines runwatch reaches (the config's remote roots), so a lock that names
+// one of them is judged there. Every lock is asked about afresh: a command's answer, and an action's plan,
+// rest on nothing older than the command.
+func reachingEnv(cfg config.Config) model.Env {
+	o := fleetOptions(nil, cfg, fleet.Given{})
+	env := o.Env()
+	if e := o.Reaching(nil); e != nil {
 		env.Elsewhere = e
 	}
 	return env
-}
-
-// elsewhereFor reaches the machines of roots and of the config's remote roots; nil when there are none.
-func elsewhereFor(cfg config.Config, roots []remote.Root) *remote.Elsewhere {
-	all := append([]remote.Root{}, roots...)
-	if _, fromConfig, err := remote.Split(cfg.Roots); err == nil {
-		all = append(all, fromConfig...)
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	return remote.NewElsewhere(sshFor(cfg), all)
 }
 
 // stageOrders is the config's stage_order in the model's terms.

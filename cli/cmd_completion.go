@@ -11,6 +11,7 @@ import (
 
 	"runwatch/config"
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/action"
 	"runwatch/status"
@@ -293,7 +294,7 @@ func runsNamed(src typedConfig, named func(folder string) bool) ([]state.Locatio
 	if err != nil {
 		return nil, false
 	}
-	local, _, err := splitRoots(nil, cfg)
+	local, _, err := remote.Split(scanPaths(nil, cfg))
 	if err != nil {
 		return nil, false
 	}

@@ -18,8 +18,10 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"runwatch/config"
+	"runwatch/fleet"
 	"runwatch/gcpolicy"
 	"runwatch/model"
+	"runwatch/notify"
 	"runwatch/remote"
 	"runwatch/state/action"
 	"runwatch/state/brief"
@@ -117,121 +119,129 @@ var hasTerminal = func(stdout io.Writer) bool {
 // openDashboard runs the dashboard over paths until the user quits. It returns the exit code.
 func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) int {
 	defer gcpolicy.Dashboard.Apply()()
-	cfg, err := config.Load(opts.ConfigPath)
+	d, code := setUpDashboard(opts, stdout, stderr)
+	if d == nil {
+		return code
+	}
+	defer d.close()
+	roots, err := openRoots(paths, d.cfg, fleet.Given{StaleAfter: opts.StaleAfter, OrphanAfter: opts.OrphanAfter,
+		QuietAfter: opts.QuietAfter, MaxDepth: opts.MaxDepth, Poll: opts.Poll})
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 2
 	}
+	// The list is on screen before every run is read; runs join it as they load (issue 16).
+	src, err := roots.Watch(true)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 1
+	}
+	defer src.Close()
+
+	var p *tea.Program
+	notifier, err := newDashboardNotifier(d.notify, func(msg tea.Msg) { p.Send(msg) })
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 2
+	}
+	p = tea.NewProgram(d.model(roots, notifier, func(msg tea.Msg) { p.Send(msg) }), programOptions(opts)...)
+	if src.Local != nil {
+		notifier.start(src.Snapshot())
+		go ui.Relay(p, src.Local, notifier.observe)
+	} else {
+		// With only remote roots there is nothing to watch here.
+		notifier.start(nil)
+		go p.Send(app.SnapshotMsg{Health: app.Health{Mode: "ssh"}, At: time.Now()})
+	}
+	defer notifier.stop()
+	if src.Remote != nil {
+		go ui.RelayRemote(p, src.Remote, notifier.observe)
+	}
+	if err := runProgram(p); err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// dashboard is what the dashboard is set up with before it opens any run: the config, its keys and
+// notification settings, where the debug log goes.
+type dashboard struct {
+	opts     dashboardOptions
+	cfg      config.Config
+	readOnly bool
+	keys     keys.KeyMap
+	notify   notify.Settings
+	debug    io.Writer
+	close    func()
+}
+
+// setUpDashboard loads and checks what the dashboard needs before it opens any run; nil with the exit code
+// when it cannot start.
+func setUpDashboard(opts dashboardOptions, stdout, stderr io.Writer) (*dashboard, int) {
+	cfg, err := config.Load(opts.ConfigPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "runwatch: %v\n", err)
+		return nil, 2
+	}
 	cfg.Apply(config.Overrides{StaleAfter: opts.StaleAfter, OrphanAfter: opts.OrphanAfter, QuietAfter: opts.QuietAfter,
 		Poll: opts.Poll, MaxDepth: opts.MaxDepth})
-	readOnly := opts.ReadOnly || cfg.ReadOnly
-	if readOnly {
+	d := &dashboard{opts: opts, cfg: cfg, readOnly: opts.ReadOnly || cfg.ReadOnly, close: func() {}}
+	if d.readOnly {
 		brief.ReadOnlyCache()
 	}
-	keys, err := keys.NewKeyMapAt(cfg.Keys, cfg.KeyLines, readOnly)
-	if err != nil {
+	if d.keys, err = keys.NewKeyMapAt(cfg.Keys, cfg.KeyLines, d.readOnly); err != nil {
 		where := "config"
 		if cfg.Path != "" {
 			where = "config " + cfg.Path
 		}
 		fmt.Fprintf(stderr, "runwatch: %s: %v\n", where, err)
-		return 2
+		return nil, 2
 	}
-
-	notifySettings, err := opts.Notify.settings(cfg)
-	if err != nil {
+	if d.notify, err = opts.Notify.settings(cfg); err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
-		return 2
+		return nil, 2
 	}
-
 	if opts.Input == nil && opts.Output == nil && !hasTerminal(stdout) {
 		fmt.Fprintln(stderr, noTerminalMessage)
-		return exitUsage
+		return nil, exitUsage
 	}
-
-	var debug io.Writer
 	if opts.DebugPath != "" {
 		f, err := os.OpenFile(opts.DebugPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			fmt.Fprintf(stderr, "runwatch: --debug: %v\n", err)
-			return 2
+			return nil, 2
 		}
-		defer f.Close()
-		debug = f
+		d.debug, d.close = f, func() { f.Close() }
 	}
+	return d, 0
+}
 
-	local, roots, err := splitRoots(paths, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "runwatch: %v\n", err)
-		return 2
-	}
+// model is the dashboard's root model over roots; send delivers a message to the running program.
+func (d *dashboard) model(roots *fleet.Roots, notifier *dashboardNotifier, send func(tea.Msg)) tea.Model {
+	cfg := d.cfg
 	// A lock here that names one of the remote machines is judged there: the watcher from answers at most a
 	// liveness tick old, an action's plan from an answer asked for the plan.
-	elsewhere := elsewhereFor(cfg, roots)
-	var watching model.Elsewhere
-	actionEnv := func() model.Env { return envFor(cfg) }
-	if elsewhere != nil {
-		watching = elsewhere.Watching(elsewhereMaxAge)
-		actionEnv = func() model.Env {
-			env := envFor(cfg)
-			env.Elsewhere = elsewhere
-			return env
-		}
-	}
-	// With only remote roots there is nothing to watch here.
-	var w *watch.Watcher
-	if len(local) > 0 {
-		w, err = watch.New(watch.Options{
-			Paths: local, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
-			// The list is on screen before every run is read; runs join it as they load (issue 16).
-			Progressive: true,
-			StageOrders: stageOrders(cfg),
-			Elsewhere:   watching,
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "runwatch: %v\n", err)
-			return 1
-		}
-		defer w.Close()
-	}
-	var rw *remote.Watcher
-	if len(roots) > 0 {
-		var args []string
-		if opts.StaleAfter > 0 {
-			args = append(args, "--stale-after", opts.StaleAfter.String())
-		}
-		if opts.OrphanAfter > 0 {
-			args = append(args, "--orphan-after", opts.OrphanAfter.String())
-		}
-		if opts.QuietAfter > 0 {
-			args = append(args, "--quiet-after", opts.QuietAfter.String())
-		}
-		if opts.Poll > 0 {
-			args = append(args, "--poll", opts.Poll.String())
-		}
-		rw = remote.Watch(sshFor(cfg), roots, remote.Options{Args: args, Elsewhere: elsewhere, JudgeEvery: elsewhereMaxAge, StaleAfter: cfg.StaleAfter.D()})
-		defer rw.Close()
-	}
-
-	var p *tea.Program
-	notifier, err := newDashboardNotifier(notifySettings, func(msg tea.Msg) { p.Send(msg) })
-	if err != nil {
-		fmt.Fprintf(stderr, "runwatch: %v\n", err)
-		return 2
-	}
-
+	actionEnv := roots.Env
 	// Launches in tmux are recorded beside the journal, so goto finds a launched run's pane.
 	launches := launch.DefaultLaunches()
-	if opts.JournalPath != "" {
-		launches = launch.LaunchesFile(opts.JournalPath)
+	if d.opts.JournalPath != "" {
+		launches = launch.LaunchesFile(d.opts.JournalPath)
 	}
-	m := ui.New(app.Options{
-		Theme: cfg.Theme, Keys: keys, ReadOnly: readOnly, Scanned: shownPaths(scanPaths(paths, cfg)), NoMouse: opts.NoMouse, Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: readOnly, JournalPath: opts.JournalPath}, actionEnv), ssh: sshFor(cfg), env: actionEnv, roots: roots},
-		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(sshFor(cfg)), RemoteBrief: remoteBriefFetcher(sshFor(cfg)), Debug: debug, InTmux: ui.InTmux(),
+	ssh := sshFor(cfg)
+	return ui.New(app.Options{
+		Theme: cfg.Theme, Keys: d.keys, ReadOnly: d.readOnly, Scanned: shownPaths(roots.Scanned), NoMouse: d.opts.NoMouse,
+		Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: d.readOnly, JournalPath: d.opts.JournalPath}, actionEnv),
+			ssh: ssh, env: actionEnv, roots: roots.Remote},
+		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(ssh), RemoteBrief: remoteBriefFetcher(ssh), Debug: d.debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 		Launches: launches, FindAgent: dashboardAgents(cfg, launches),
-		Send: func(msg tea.Msg) { p.Send(msg) },
+		Send: send,
 	})
+}
+
+// programOptions are the Bubble Tea program's I/O: the terminal, or what a test or benchmark gives.
+func programOptions(opts dashboardOptions) []tea.ProgramOption {
 	var popts []tea.ProgramOption
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -246,23 +256,13 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	p = tea.NewProgram(m, popts...)
+	return popts
+}
 
-	if w != nil {
-		notifier.start(w.Snapshot())
-		go ui.Relay(p, w, notifier.observe)
-	} else {
-		notifier.start(nil)
-		go p.Send(app.SnapshotMsg{Health: app.Health{Mode: "ssh"}, At: time.Now()})
-	}
-	defer notifier.stop()
-	if rw != nil {
-		go ui.RelayRemote(p, rw, notifier.observe)
-	}
-
-	// A terminal that closes (tmux kill-session, a closed window) sends SIGHUP, which Bubble Tea leaves to
-	// Go's default, an exit that skips every cleanup: the demo left its workspace behind. It ends the
-	// program as q does, so the callers' cleanups run.
+// runProgram runs p until it ends. A terminal that closes (tmux kill-session, a closed window) sends SIGHUP,
+// which Bubble Tea leaves to Go's default, an exit that skips every cleanup: the demo left its workspace
+// behind. It ends the program as q does, so the callers' cleanups run.
+func runProgram(p *tea.Program) error {
 	hup, ended := make(chan os.Signal, 1), make(chan struct{})
 	signal.Notify(hup, syscall.SIGHUP)
 	defer func() { signal.Stop(hup); close(ended) }()
@@ -274,15 +274,10 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		}
 	}()
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		fmt.Fprintf(stderr, "runwatch: %v\n", err)
-		return 1
+		return err
 	}
-	return 0
+	return nil
 }
-
-// elsewhereMaxAge is how old an answer about a process on another machine may be when the dashboard shows a
-// verdict by it: about the watcher's own liveness tick, so a holder exiting there shows as soon as one here.
-const elsewhereMaxAge = 2 * time.Second
 
 // remoteLogFetcher fetches a remote run's log history from its host, for the timeline.
 func remoteLogFetcher(s remote.SSH) app.RemoteLogFunc {

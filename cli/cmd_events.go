@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"runwatch/config"
+	"runwatch/fleet"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
@@ -104,22 +104,20 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	if err != nil {
 		return configError(stderr, "events", err)
 	}
-	if *poll == 0 {
-		*poll = cfg.Poll.D()
-	}
+	// The config's poll is checked where it is read; without --poll it is what the local watch uses.
 	if err := watch.CheckPoll(*poll); err != nil {
 		return usageError(stderr, "events", "--%v", err)
 	}
-	local, roots, err := splitRoots(paths, cfg)
+	roots, err := openRoots(paths, cfg, common.given(*poll))
 	if err != nil {
 		return usageError(stderr, "events", "%v", err)
 	}
-	src, err := openEventSources(cfg, common, local, roots, *poll)
+	src, err := roots.Watch(false)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch events: %v\n", err)
 		return exitEventsFailed
 	}
-	defer src.close()
+	defer src.Close()
 	// Before the first line, so that a signal sent once a line is seen is always handled here.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -143,9 +141,9 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 		var code int
 		var end bool
 		select {
-		case ru := <-src.remoteUpdates:
+		case ru := <-src.RemoteUpdates():
 			code, end = st.remote(ru, stderr)
-		case u, ok := <-src.localUpdates:
+		case u, ok := <-src.LocalUpdates():
 			if !ok {
 				return exitOK
 			}
@@ -167,55 +165,6 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			return code
 		}
 	}
-}
-
-// eventSources are what events follows: the local watcher's first snapshot, health and updates, and the
-// remote hosts' updates.
-type eventSources struct {
-	snap          []model.Run
-	localHealth   *watch.Health
-	localUpdates  <-chan watch.Update
-	remoteUpdates <-chan remote.Update
-	closers       []func()
-}
-
-// close stops the sources, the last opened first.
-func (s *eventSources) close() {
-	for i := len(s.closers) - 1; i >= 0; i-- {
-		s.closers[i]()
-	}
-}
-
-func openEventSources(cfg config.Config, common commonFlags, local []string, roots []remote.Root, poll time.Duration) (*eventSources, error) {
-	src := &eventSources{}
-	reached := elsewhereFor(cfg, roots)
-	if len(local) > 0 || len(roots) == 0 {
-		var elsewhere model.Elsewhere
-		if reached != nil {
-			elsewhere = reached.Watching(elsewhereMaxAge)
-		}
-		w, err := watch.New(watch.Options{
-			Paths: local, MaxDepth: cfg.MaxDepth, Poll: poll, StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
-			StageOrders: stageOrders(cfg), Elsewhere: elsewhere,
-		})
-		if err != nil {
-			return nil, err
-		}
-		src.closers = append(src.closers, func() { w.Close() })
-		src.snap, src.localUpdates = w.Snapshot(), w.Updates()
-		h := w.Health()
-		src.localHealth = &h
-	}
-	if len(roots) > 0 {
-		args := common.remoteArgs()
-		if poll > 0 {
-			args = append(args, "--poll", poll.String())
-		}
-		rw := remote.Watch(sshFor(cfg), roots, remote.Options{Args: args, Elsewhere: reached, JudgeEvery: elsewhereMaxAge, StaleAfter: cfg.StaleAfter.D()})
-		src.closers = append(src.closers, func() { rw.Close() })
-		src.remoteUpdates = rw.Updates()
-	}
-	return src, nil
 }
 
 // newRunTarget is the run --run names and the status --until waits for, or nil.
@@ -240,24 +189,25 @@ type eventStream struct {
 }
 
 // start writes the first snapshot and the watcher's health; done says the command ends there, with code.
-func (st *eventStream) start(src *eventSources, stderr io.Writer) (code int, done bool) {
+func (st *eventStream) start(src *fleet.Watch, stderr io.Writer) (code int, done bool) {
 	now := time.Now()
-	for _, r := range src.snap {
+	snap := src.Snapshot()
+	for _, r := range snap {
 		if err := st.em.runLine(r, now); err != nil {
 			return st.em.failed(stderr, err), true
 		}
 	}
 	if st.target != nil {
-		if err := st.target.check(src.snap); err != nil {
+		if err := st.target.check(snap); err != nil {
 			return usageError(stderr, "events", "%v", err), true
 		}
 		if !st.target.matched {
 			fmt.Fprintf(stderr, "runwatch events: no run matches %q yet; waiting for it to appear\n", st.target.arg)
 		}
 	}
-	st.att = newAttentionWriter(src.snap, now)
-	if src.localHealth != nil {
-		if err := st.em.healthLine(*src.localHealth, now); err != nil {
+	st.att = newAttentionWriter(snap, now)
+	if src.Local != nil {
+		if err := st.em.healthLine(src.Local.Health(), now); err != nil {
 			return st.em.failed(stderr, err), true
 		}
 	}

@@ -15,8 +15,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"runwatch/config"
+	"runwatch/fleet"
 	"runwatch/model"
 	"runwatch/notify"
+	"runwatch/termsafe"
 	"runwatch/watch"
 )
 
@@ -44,7 +46,10 @@ state until the run has left it, a run that flaps within seconds once, a burst o
 What already needs you at start-up is not news unless --notify-existing. Prints one line per notification
 on stdout (for a systemd user service or a background job); the bell and desktop notifications go to the
 controlling terminal when there is one. The channels default to the config file's notify: section.
-Exit: 0 when interrupted, 1 if watching cannot start, 2 usage.
+A remote root (ssh://host/path, host:path) is watched through that host's runwatch, as the dashboard does; a
+host that cannot be reached at start stops notify, as it fails status, and one lost later is said on stderr
+and tried again.
+Exit: 0 when interrupted, 1 if watching cannot start (a host never reached among them), 2 usage.
 
 `
 
@@ -127,8 +132,9 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)
 	}
-	if *poll == 0 {
-		*poll = cfg.Poll.D()
+	roots, err := openRoots(paths, cfg, common.given(*poll))
+	if err != nil {
+		return usageError(stderr, "notify", "%v", err)
 	}
 	// The bell and escape sequences go to the terminal this runs in, not into stdout, which may be a log.
 	var term func(string)
@@ -163,37 +169,69 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 		fmt.Fprintln(stderr, "runwatch notify: no terminal (/dev/tty) to ring or show desktop notifications on; those channels are off")
 	}
 
-	w, err := watch.New(watch.Options{
-		Paths: scanPaths(paths, cfg), MaxDepth: cfg.MaxDepth, Poll: *poll, StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg),
-		StageOrders: stageOrders(cfg),
-	})
+	src, err := roots.Watch(false)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch notify: %v\n", err)
 		return 1
 	}
-	defer w.Close()
-	snap := w.Snapshot()
+	defer src.Close()
+	snap := src.Snapshot()
 	n.Prime(snap)
-	fmt.Fprintf(stderr, "runwatch notify: watching %d runs (%s); %s\n", len(snap), w.Health().Mode, channelWords(n.Status()))
+	fmt.Fprintf(stderr, "runwatch notify: watching %s; %s\n", watchingWords(src, len(snap)), channelWords(n.Status()))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan struct{})
 	go func() { n.Run(ctx); close(done) }()
+	end := func(code int) int {
+		stop()
+		<-done // hooks still running finish (each within its timeout)
+		return code
+	}
+	hostErrs := map[string]string{}
 	for {
 		select {
-		case u, ok := <-w.Updates():
+		case u, ok := <-src.LocalUpdates():
 			if !ok {
-				stop()
-				<-done
-				return 0
+				return end(0)
 			}
 			n.Apply(u)
+		case ru := <-src.RemoteUpdates():
+			// A host never reached cannot be watched: notify fails on it as status does, rather than watch
+			// nothing and say nothing. One that was reached and is lost is said once, and tried again.
+			if h, ok := fleet.Unreached(ru.Hosts); ok {
+				fmt.Fprintf(stderr, "runwatch notify: %s\n", termsafe.Screen(h.Error))
+				return end(1)
+			}
+			for _, h := range ru.Hosts {
+				if h.Error != "" && hostErrs[h.Host] != h.Error {
+					fmt.Fprintf(stderr, "runwatch notify: %s\n", termsafe.Screen(h.Error))
+				}
+				hostErrs[h.Host] = h.Error
+			}
+			observe(n, ru.Update)
 		case <-ctx.Done():
-			<-done // hooks still running finish (each within its timeout)
-			return 0
+			return end(0)
 		}
 	}
+}
+
+// watchingWords says what notify watches: the local runs read at start and how they are watched, and the
+// hosts, whose runs arrive as each is reached.
+func watchingWords(src *fleet.Watch, runs int) string {
+	var parts []string
+	if src.Local != nil {
+		parts = append(parts, fmt.Sprintf("%d runs (%s)", runs, src.Local.Health().Mode))
+	}
+	if src.Remote != nil {
+		hosts := src.Remote.Hosts()
+		names := make([]string, len(hosts))
+		for i, h := range hosts {
+			names[i] = termsafe.Screen(h.Host)
+		}
+		parts = append(parts, "the runs of "+strings.Join(names, ", ")+" (ssh)")
+	}
+	return strings.Join(parts, " and ")
 }
 
 // dashboardNotifier runs the notifier beside the dashboard: the bell and escape sequences are written by
@@ -223,12 +261,16 @@ func (d *dashboardNotifier) start(snapshot []model.Run) {
 
 // observe takes one watcher batch: the runs of the first read (the dashboard's watcher reads them after it
 // starts) are the start-up state, primed like a snapshot rather than reported as changes.
-func (d *dashboardNotifier) observe(u watch.Update) {
+func (d *dashboardNotifier) observe(u watch.Update) { observe(d.Notifier, u) }
+
+// observe takes one batch, local or from a host: the runs of a first read (a progressive watcher's, a host's
+// when first reached) are the start-up state, primed like a snapshot rather than reported as changes.
+func observe(n *notify.Notifier, u watch.Update) {
 	if u.Initial {
-		d.Prime(u.Changed)
+		n.Prime(u.Changed)
 		return
 	}
-	d.Apply(u)
+	n.Apply(u)
 }
 
 // stop ends delivery when the dashboard quits; a hook still running is killed, not waited for.

@@ -11,8 +11,6 @@ import (
 
 	"runwatch/gcpolicy"
 	"runwatch/model"
-	"runwatch/remote"
-	"runwatch/state"
 	"runwatch/state/agentpane"
 	"runwatch/status"
 	"runwatch/suggest"
@@ -78,15 +76,12 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return configError(stderr, "status", err)
 	}
-	local, roots, err := splitRoots(paths, cfg)
+	// Said before any run is read: over 100,000 runs a mistyped path would otherwise wait for all of them.
+	roots, err := openRoots(paths, cfg, o.common.given(0))
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	env := envFor(cfg)
-	elsewhere := elsewhereFor(cfg, roots)
-	if elsewhere != nil {
-		env.Elsewhere = elsewhere
-	}
+	env := roots.Env()
 	format := o.output
 	if format == "" {
 		format = "table"
@@ -94,10 +89,6 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	// The document streams, one run at a time, each read as soon as it is found; each run is judged by the
 	// clock and the history once every run is read (status.Out), so the order they are read in does not
 	// matter (docs/FORMATS.md C.3).
-	if err := state.CheckRoots(local); err != nil {
-		// Said before any run is read: over 100,000 runs a mistyped path would otherwise wait for all of them.
-		return usageError(stderr, "status", "%v", err)
-	}
 	out := status.NewOut(format, env.Now, env.Liveness)
 	out.SpillIn(cfg.ReadOnly, stderr)
 	out.LookedIn(shownPaths(scanPaths(paths, cfg)))
@@ -115,24 +106,16 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 			out.Add(r)
 		}
 	}
-	if len(local) > 0 || len(roots) == 0 {
-		err = state.LoadEachFound(local, cfg.MaxDepth, env, add)
-	}
-	unreadable, err := state.SplitUnreadable(err)
+	read, err := roots.Read(context.Background(), env, add, func(r model.Run) {
+		if r.AgentPane != nil && r.Remote != nil {
+			r.AgentPane.Host = r.Remote.Host // found by that host's runwatch, in a pane there
+		}
+		out.AddJudged(r)
+	})
 	if err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	var hosts []model.HostHealth
-	if len(roots) > 0 {
-		var remoteRuns []model.Run
-		remoteRuns, hosts = remote.Snapshot(context.Background(), sshFor(cfg), roots, o.common.remoteArgs(), elsewhere, cfg.StaleAfter.D())
-		for _, r := range remoteRuns {
-			if r.AgentPane != nil && r.Remote != nil {
-				r.AgentPane.Host = r.Remote.Host // found by that host's runwatch, in a pane there
-			}
-			out.AddJudged(r)
-		}
-	}
+	unreadable, hosts := read.Unreadable, read.Hosts
 	head := status.Snapshot([]model.Run{}, env)
 	head.Hosts = hosts
 	width := 0

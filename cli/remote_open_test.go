@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/state/resumable/resumabletest"
+)
+
+// Issue 33.3: notify on a host it cannot reach fails as status does, with the same message naming the host,
+// instead of printing "watching 0 runs" and watching nothing.
+func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
+	fleet := sshFleet(t, "alpha")
+	bin := filepath.Join(fleet.BinDir, "runwatch")
+	root := t.TempDir()
+	resumabletest.MinimalRun(t, root, "irm-a-20261201T080000Z")
+	fleet.Kill("alpha")
+	for _, tc := range []struct{ root, host string }{
+		{"ssh://alpha" + root, "alpha"}, // refused: its sshd is down
+		{"nohost:/x", "nohost"},         // no such host
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			statusCode, statusErr := runBuilt(t, bin, "status", tc.root)
+			notifyCode, notifyErr := runBuilt(t, bin, "notify", "--tmux-message", "off", tc.root)
+			if statusCode != exitIncomplete {
+				t.Fatalf("status exit %d, want %d; stderr %q", statusCode, exitIncomplete, statusErr)
+			}
+			if notifyCode != 1 {
+				t.Fatalf("notify exit %d, want 1; stderr %q", notifyCode, notifyErr)
+			}
+			said := lastSaid(statusErr, "runwatch status: ")
+			if !strings.HasPrefix(said, tc.host+": ") {
+				t.Fatalf("status does not name the host: %q", statusErr)
+			}
+			if got := lastSaid(notifyErr, "runwatch notify: "); got != said {
+				t.Errorf("notify says %q, status %q", got, said)
+			}
+		})
+	}
+}
+
+// runBuilt runs the runwatch under test to its end, or fails after a minute (notify that watches nothing
+// never ends by itself).
+func runBuilt(t *testing.T, bin string, args ...string) (code int, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var errOut bytes.Buffer
+	c := exec.CommandContext(ctx, bin, args...)
+	c.Dir, c.Stderr = t.TempDir(), &errOut
+	err := c.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("runwatch %s still running after a minute; stderr %q", strings.Join(args, " "), errOut.String())
+	}
+	if _, exited := err.(*exec.ExitError); err != nil && !exited {
+		t.Fatal(err)
+	}
+	return c.ProcessState.ExitCode(), errOut.String()
+}
+
+// lastSaid is the last line of out that starts with prefix, without it.
+func lastSaid(out, prefix string) string {
+	said := ""
+	for _, l := range strings.Split(out, "\n") {
+		if s, ok := strings.CutPrefix(l, prefix); ok {
+			said = s
+		}
+	}
+	return said
+}
+
+// Issue 33.3: every command that follows hosts gives each host's runwatch the flags status gives it
+// (--max-depth among them, which the dashboard did not pass): a host finds and judges runs as here.
+func TestEveryWatchGivesHostsTheFlagsStatusGives(t *testing.T) {
+	fleet := sshFleet(t, "alpha")
+	bin := filepath.Join(fleet.BinDir, "runwatch")
+	flags := []string{"--max-depth", "1", "--stale-after", "7m0s", "--orphan-after", "3m0s", "--quiet-after", "50m0s"}
+
+	// What status gives: the runs a host finds are those --max-depth 1 finds here.
+	root := t.TempDir()
+	resumabletest.MinimalRun(t, root, "irm-shallow-20261201T080000Z")
+	resumabletest.MinimalRun(t, filepath.Join(root, "a", "b", "c"), "irm-deep-20261201T080000Z")
+	code, out, errOut := runCmd(append(append([]string{"status", "-o", "wide"}, flags...), "ssh://alpha"+root)...)
+	if code != 0 || !strings.Contains(out, "irm-shallow") || strings.Contains(out, "irm-deep") {
+		t.Fatalf("status %v over alpha: exit %d\n%s%s", flags, code, out, errOut)
+	}
+
+	for _, cmd := range []string{"dashboard", "events", "notify"} {
+		t.Run(cmd, func(t *testing.T) {
+			root := t.TempDir() // names this command's remote runwatch among the processes
+			resumabletest.MinimalRun(t, root, "irm-shallow-20261201T080000Z")
+			resumabletest.MinimalRun(t, filepath.Join(root, "a", "b", "c"), "irm-deep-20261201T080000Z")
+			args := append(append([]string{cmd}, flags...), "ssh://alpha"+root)
+			if cmd == "dashboard" {
+				d := newTmuxDemo(t)
+				d.env = append(d.env, "RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "),
+					"XDG_RUNTIME_DIR="+filepath.Join(fleet.Dir, "rt"))
+				d.start(t, bin+" "+strings.Join(args, " "))
+				screen := d.waitScreen("alpha's shallow run", func(s string) bool {
+					return strings.Contains(s, "● alpha") && strings.Contains(s, "irm-shallow")
+				})
+				if strings.Contains(screen, "irm-deep") {
+					t.Errorf("the dashboard shows a run below --max-depth:\n%s", screen)
+				}
+			} else {
+				c := exec.Command(bin, args...)
+				if err := c.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+			}
+			got := remoteEventsArgs(t, root)
+			for i := 0; i < len(flags); i += 2 {
+				if j := slices.Index(got, flags[i]); j < 0 || j+1 >= len(got) || got[j+1] != flags[i+1] {
+					t.Errorf("%s gives the host %q, without %s %s", cmd, got, flags[i], flags[i+1])
+				}
+			}
+		})
+	}
+}
+
+// remoteEventsArgs waits for the `runwatch events` a host runs over root, and returns its arguments.
+func remoteEventsArgs(t *testing.T, root string) []string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		for _, args := range procArgs() {
+			if filepath.Base(args[0]) == "runwatch" && len(args) > 2 && args[1] == "events" && args[len(args)-1] == root {
+				return args[2:]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no runwatch events over %s started on the host", root)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
