@@ -242,6 +242,11 @@ func (st *eventStream) local(u watch.Update, stderr io.Writer) (code int, end bo
 	if err := st.em.update(u); err != nil {
 		return st.em.failed(stderr, err), true
 	}
+	// The local watcher's health only: a host's batch carries none (its health is a host-health line), and
+	// taking its empty one for the watcher's printed a watch-health line with no mode between two others.
+	if err := st.em.healthLine(u.Health, u.At); err != nil {
+		return st.em.failed(stderr, err), true
+	}
 	if err := st.att.lines(st.em, u); err != nil {
 		return st.em.failed(stderr, err), true
 	}
@@ -480,7 +485,7 @@ func (e *eventWriter) update(u watch.Update) error {
 			return err
 		}
 	}
-	return e.healthLine(u.Health, at)
+	return nil
 }
 
 func (e *eventWriter) logOwner(path string) (model.Run, bool) {

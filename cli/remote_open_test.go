@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -140,4 +142,52 @@ func remoteEventsArgs(t *testing.T, root string) []string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// events over a local root and a host: watch-health is the local watcher's alone. A host's batch carries no
+// watcher health (the host's is a host-health line), and was taken for the local one: a watch-health line
+// with no mode, then the local one again, at each of the host's batches.
+func TestEventsWatchHealthIsTheLocalWatchers(t *testing.T) {
+	sshFleet(t, "alpha")
+	local, root := t.TempDir(), t.TempDir()
+	resumabletest.MinimalRun(t, local, "irm-here-20261201T080000Z")
+	dir := resumabletest.MinimalRun(t, root, "irm-there-20261201T080000Z")
+	s := startEvents(t, "--timeout", "60s", "--until", "running", "--run", "irm-there", local, "ssh://alpha"+root)
+	s.next("alpha's run", func(m map[string]any) bool {
+		run, _ := m["run"].(map[string]any)
+		return m["type"] == "run-added" && run["id"] == "irm-there-20261201T080000Z"
+	})
+	// The remote run starts running (a lock held by this live process), which ends events.
+	lock := fmt.Sprintf(`{"acquired_at_utc": %q, "host": %q, "pid": %d, "run_id": "irm-there-20261201T080000Z", "user": "u"}`+"\n",
+		time.Now().UTC().Format(time.RFC3339), hostname(t), os.Getpid())
+	if err := os.WriteFile(filepath.Join(dir, "run.lock"), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for m := range s.lines { // until events ends (--timeout bounds it)
+		s.seen = append(s.seen, m)
+	}
+	if code := <-s.code; code != 0 {
+		t.Fatalf("exit %d; saw %v", code, s.seen)
+	}
+	modes := 0
+	for _, m := range s.seen {
+		if m["type"] != "watch-health" {
+			continue
+		}
+		modes++
+		if h, _ := m["health"].(map[string]any); h["mode"] == "" || h["mode"] == nil {
+			t.Errorf("a watch-health line that is not the local watcher's: %v", m)
+		}
+	}
+	if modes != 1 {
+		t.Errorf("%d watch-health lines, want the local watcher's one", modes)
+	}
+}
+
+func hostname(t *testing.T) string {
+	h, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
