@@ -91,7 +91,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	// matter (docs/FORMATS.md C.3).
 	out := status.NewOut(format, env.Now, env.Liveness)
 	out.SpillIn(cfg.ReadOnly, stderr)
-	out.LookedIn(shownPaths(scanPaths(paths, cfg)))
+	out.LookedIn(shownPaths(roots.Scanned))
 	defer out.Close()
 	add := out.Add
 	if format == "json" || format == "jsonl" {
