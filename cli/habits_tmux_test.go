@@ -745,3 +745,34 @@ func TestNoRunsSaysWhereItLookedOnTerminal(t *testing.T) {
 		t.Errorf("brief's no such run does not say where it looked: %q", errOut)
 	}
 }
+
+// TestDemoArrangementBySizeInTmux is what docs/DASHBOARD.md says of the arrangement, on the real demo: one
+// pane at a time below 60 columns (50x20), Detail and Timeline stacked under the runs at 80x24, 120x40,
+// 200x60 and 300x50, and beside them at 400 columns (the demo's whole table and a Detail of two fifths
+// need about 350).
+func TestDemoArrangementBySizeInTmux(t *testing.T) {
+	for _, c := range []struct {
+		w, h int
+		want string
+	}{{50, 20, "single"}, {80, 24, "stacked"}, {120, 40, "stacked"}, {200, 60, "stacked"}, {300, 50, "stacked"}, {400, 50, "side by side"}} {
+		d, _, exitFile := startDemo(t, c.w, c.h)
+		s := d.screen()
+		// Runs has the focus, so Detail's border is the unfocused one: on the runs' top line beside them, on a
+		// line of its own under them, or not drawn at all.
+		got := "single"
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "╭─ Detail") {
+				got = "stacked"
+				if strings.Contains(l, "Runs ") {
+					got = "side by side"
+				}
+				break
+			}
+		}
+		if got != c.want {
+			t.Errorf("at %dx%d the demo is %s, the docs say %s:\n%s", c.w, c.h, got, c.want, s)
+		}
+		d.press(keys.ActQuit)
+		d.waitExit(exitFile)
+	}
+}
