@@ -42,7 +42,7 @@ type Out struct {
 	rules   model.LivenessRules
 	history *model.History
 	holes   holeMarks
-	slice   int // table and wide: rows drawn at once
+	slice   int    // table and wide: rows drawn at once
 	where   string // the paths looked under, for the line that says none was found (LookedIn)
 
 	mu    sync.Mutex
