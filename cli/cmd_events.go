@@ -51,7 +51,8 @@ const (
 const eventsHelp = `
 Prints one JSON object per line, flushed as it happens:
   {"type":"run-added","at":T,"run":RUN}              first one per run that exists at start, then new runs
-  {"type":"watch-health","at":T,"health":{...}}      after the initial runs, then when mode or error change
+  {"type":"watch-health","at":T,"health":{...}}      the local folders' watcher (none with remote roots alone):
+                                                     after the initial runs, then when mode or error change
   {"type":"host-health","at":T,"host":{...}}         a remote root's host: connecting, live, reconnecting
                                                      (with retry_at), failed (with the error)
   {"type":"run-changed","at":T,"changed":[FIELD...],"run":RUN}   FIELDs are the run's JSON keys that differ
