@@ -83,7 +83,8 @@ func hostileFileRuns(t *testing.T) []model.Run {
 // styling runwatch adds itself (assertOnlySGR). TestHostileTextNeverReachesTerminal covers the same with
 // model values built in memory; this one proves the path from the bytes on disk.
 func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
+	journal := filepath.Join(t.TempDir(), "journal.jsonl") // what an action applies is recorded here
 	runList := hostileFileRuns(t)
 	env := func() model.Env { return state.NewEnv(0) }
 	frames := 0
@@ -112,7 +113,7 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 	}{{"mono", 160, 48}, {"dark", 100, 30}, {"light", 60, 18}} {
 		m := newTestModel(t, look.w, look.h, runList, app.Options{
 			Theme: look.theme, OpenLog: OpenIndexedLog, Env: env,
-			Actor: NewActor(action.Options{}, env),
+			Actor: NewActor(action.Options{JournalPath: journal}, env),
 		})
 		check(m)
 		for range runList {
@@ -160,7 +161,8 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 // TestHostileLockHolderInTypedConfirmation: clearing a lock of unknown liveness asks to type its holder, a
 // name taken from the lock file. The dialog must show it neutralised like every other file value.
 func TestHostileLockHolderInTypedConfirmation(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
+	journal := filepath.Join(t.TempDir(), "journal.jsonl") // what an action applies is recorded here
 	env := func() model.Env { return state.NewEnv(0) }
 	var hostileRuns []model.Run
 	for _, r := range hostileFileRuns(t) {
@@ -171,7 +173,7 @@ func TestHostileLockHolderInTypedConfirmation(t *testing.T) {
 	if len(hostileRuns) != 2 {
 		t.Fatalf("%d hostile runs with locks, want 2", len(hostileRuns))
 	}
-	m := newTestModel(t, 160, 48, hostileRuns, app.Options{Env: env, Actor: NewActor(action.Options{}, env)})
+	m := newTestModel(t, 160, 48, hostileRuns, app.Options{Env: env, Actor: NewActor(action.Options{JournalPath: journal}, env)})
 	for range hostileRuns {
 		m = send(t, m, press("enter"))
 		for range 12 { // onto the lock row: unlock then names that lock
