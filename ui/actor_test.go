@@ -20,6 +20,7 @@ import (
 // TestUnlockAndUndoThroughKeys drives the real planner from the dashboard keys on a private copy of the
 // fixtures: U shows the exact change, y applies it, Z undoes it.
 func TestUnlockAndUndoThroughKeys(t *testing.T) {
+	t.Parallel()
 	root := resumabletest.Copy(t)
 	runDir := resumabletest.Run(root, resumabletest.Mining)
 	lock := filepath.Join(runDir, "lock", "active.lock")
@@ -77,6 +78,7 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 // TestStepRefusalShowsBlockers: stepping a stage with unchecked items is refused with the blockers named in
 // the footer, and nothing is written.
 func TestStepRefusalShowsBlockers(t *testing.T) {
+	t.Parallel()
 	root := resumabletest.Copy(t)
 	runDir := resumabletest.Run(root, resumabletest.Mining)
 	if err := os.Remove(filepath.Join(runDir, "lock", "active.lock")); err != nil {
@@ -103,6 +105,7 @@ func TestStepRefusalShowsBlockers(t *testing.T) {
 // TestRecoveryOfATornJournalIsSaid: an action applied from the dashboard over a journal whose last line a
 // crash cut short says so with its outcome, as the subcommands do on stderr (it was said nowhere).
 func TestRecoveryOfATornJournalIsSaid(t *testing.T) {
+	t.Parallel()
 	root := resumabletest.Copy(t)
 	runDir := resumabletest.Run(root, resumabletest.Mining)
 	locs, err := state.Discover([]string{runDir}, 1)
@@ -132,6 +135,7 @@ func TestRecoveryOfATornJournalIsSaid(t *testing.T) {
 // Issue 37 row 14 in the dashboard: a writer that takes no lock renames its checklist between the last check
 // and the rename of a tick confirmed in the dialog; the outcome says that it raced and that the tick was
 // made on the writer's version, whose update stays.
+// Not parallel: atomicfile.TestHookBeforeRename is process-wide.
 func TestTickRacingAWriterSaysSo(t *testing.T) {
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen")

@@ -16,6 +16,7 @@ import (
 // Detail's lock reasons, problems, crash signs and gate details count their ages on with the clock, as its
 // first line does: ten minutes later they say so, drawn by the wake-up the frame asked for.
 func TestDetailAgesInReasonsCountOnWithTheClock(t *testing.T) {
+	t.Parallel()
 	env := model.Env{Now: testNow, Host: "box", StaleAfter: 30 * time.Minute}
 	acq := testNow.Add(-45 * time.Minute)
 	l := model.Lock{Path: "/q/locks/lead.lock", Holder: "lead", Kind: model.KindJonggrang, AcquiredAt: &acq}

@@ -20,6 +20,7 @@ import (
 // Where the runs table names the current phase, it names it whole: the real phase names run to 19 cells
 // (docs/FORMATS.md C.2).
 func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
+	t.Parallel()
 	// The C.2 fixtures have short run names, so the table has room for the stage in its long form.
 	locs, err := state.Discover([]string{"../testdata/jonggrang-c2"}, 8)
 	if err != nil {
@@ -47,6 +48,7 @@ func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
 // P on a run whose phase runs under a live agent is refused in the dashboard with the same reason as the
 // subcommand (one code path, state/action), and nothing is written.
 func TestPauseKeyRefusedUnderALiveAgent(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "app")
 	if err := os.CopyFS(root, os.DirFS("../testdata/jonggrang-c2")); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ func (a *sentenceActor) Plan(req app.ActionRequest) (app.Planned, error) {
 // sentence being approved, wrapped, and the whole warning before the diff; under a short diff it has no run
 // of blank rows.
 func TestConfirmShowsTheWholeSentence(t *testing.T) {
+	t.Parallel()
 	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
 		m := newTestModel(t, sz[0], sz[1], sampleRuns(), app.Options{Actor: &sentenceActor{}})
 		m = send(t, m, press("U"))

@@ -23,6 +23,7 @@ import (
 // TestLiveFlow runs the real program over a copy of the fixtures with the real watcher, changes the files
 // while it runs, and waits for the screen to show each change.
 func TestLiveFlow(t *testing.T) {
+	t.Parallel()
 	root := resumabletest.Copy(t)
 	w, err := watch.New(watch.Options{Paths: []string{root}})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // A watcher that starts broken (a missing root, an inotify limit) says why in the footer from the very
 // first frame, before any change batch arrives.
 func TestFooterGivesWatcherErrorFromFirstFrame(t *testing.T) {
+	t.Parallel()
 	opts := app.Options{Now: func() time.Time { return testNow }, Theme: "mono"}
 	m := New(opts)
 	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})

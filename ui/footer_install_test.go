@@ -17,6 +17,7 @@ import (
 // README tries: the segments that matter less (the focus, the notifications, the age of the last change)
 // give way before it is cut.
 func TestFooterKeepsTheInstallKeyAtEveryWidth(t *testing.T) {
+	t.Parallel()
 	for _, w := range []int{200, 120, 80, 50} {
 		opts := app.Options{Now: func() time.Time { return testNow }, Theme: "mono"}
 		m := New(opts)

@@ -13,6 +13,7 @@ import (
 // An ordinary paused run whose current stage has open items is not a warning (issue 13: every paused run
 // showed "⚠ blocked stage-checklist"); a feedback gate that blocks still is.
 func TestOpenChecklistOfAPausedRunIsNotAWarning(t *testing.T) {
+	t.Parallel()
 	run := model.Run{ID: "irm-calm-20261201T080000Z", Kind: model.KindResumable, Dir: "/r/irm-calm", StatePath: "/r/irm-calm/state.env",
 		CurrentStage: "S2", Stages: []model.Stage{{Key: "S1", Status: model.StageCompleted}, {Key: "S2", Status: model.StagePending}},
 		Gates: []model.Gate{{Name: "stage-checklist", Status: "open", Blocked: true, Detail: "S2: 1 of 2"},

@@ -42,6 +42,7 @@ func render(t testing.TB, m Model, p colorprofile.Profile) string {
 }
 
 func TestGoldenFixtures(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	sizes := [][2]int{{140, 40}, {90, 30}, {50, 20}}
 	for _, sz := range sizes {
@@ -60,6 +61,7 @@ func TestGoldenFixtures(t *testing.T) {
 // TestGoldenEachRun renders the detail of every fixture run at the wide size, in plain text, so a reader
 // change that alters what a run shows is visible in review.
 func TestGoldenEachRun(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	m := newTestModel(t, 140, 40, runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	var out strings.Builder
@@ -73,6 +75,7 @@ func TestGoldenEachRun(t *testing.T) {
 }
 
 func TestGoldenMonoAndLight(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	for _, th := range []string{"mono", "light"} {
 		t.Run(th, func(t *testing.T) {
@@ -83,6 +86,7 @@ func TestGoldenMonoAndLight(t *testing.T) {
 }
 
 func TestGoldenHelpAndReadOnly(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	m := newTestModel(t, 90, 30, runList, app.Options{Theme: "mono", ReadOnly: true, Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	m = send(t, m, press("?"))

@@ -13,6 +13,7 @@ import (
 
 // Enter in a [y/N] question is the capital N: no.
 func TestEnterMeansNo(t *testing.T) {
+	t.Parallel()
 	actor := &recordingActor{}
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 	m = send(t, m, press("S"))
@@ -27,6 +28,7 @@ func TestEnterMeansNo(t *testing.T) {
 
 // A mutating key in read-only mode is answered, not ignored.
 func TestReadOnlyAnswersMutatingKeys(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: &recordingActor{}, ReadOnly: true})
 	m = send(t, m, press("U"))
 	if out := plain(m); !strings.Contains(out, "read-only: U") {
@@ -37,6 +39,7 @@ func TestReadOnlyAnswersMutatingKeys(t *testing.T) {
 // Errors go at the next key or after errorTTL; a newer note replaces an older error; i opens the last
 // message whole.
 func TestMessagesExpireAndNeverHideNewer(t *testing.T) {
+	t.Parallel()
 	now := testNow
 	m := newTestModel(t, 60, 20, sampleRuns(), app.Options{Now: func() time.Time { return now }})
 	long := "refused: " + strings.Repeat("a long reason ", 10) + "END"

@@ -58,6 +58,7 @@ func hostileRun(i int) model.Run {
 // TestHostileTextNeverReachesTerminal renders hostile run fields and log lines through every view and
 // checks that the only escape sequences in the frame are runwatch's own SGR styling.
 func TestHostileTextNeverReachesTerminal(t *testing.T) {
+	t.Parallel()
 	var runList []model.Run
 	for i := range hostile {
 		runList = append(runList, hostileRun(i))

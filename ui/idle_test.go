@@ -81,6 +81,7 @@ func (c *fakeClock) next() *fakeAlarm {
 // wake-up serves every age that changed meanwhile). A dashboard ticking each second wakes 10,800 times in
 // 3 hours.
 func TestIdleDashboardWakesOnlyWhenWhatItShowsChanges(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: testNow}
 	var sent []tea.Msg
 	var sentMu sync.Mutex
@@ -165,6 +166,7 @@ func TestIdleDashboardWakesOnlyWhenWhatItShowsChanges(t *testing.T) {
 
 // Before any run is read nothing on screen changes with time: no wake-up is set at all.
 func TestDashboardShowingNothingTimedSetsNoAlarm(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: testNow}
 	m := New(app.Options{Clock: clock, Theme: "mono", Send: func(tea.Msg) {}})
 	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -180,6 +182,7 @@ func TestDashboardShowingNothingTimedSetsNoAlarm(t *testing.T) {
 // as long as the host stayed down (what that cost, measured by bench/fleet, is in docs/BENCHMARKS.md).
 // Under a minute the countdown reads "<1m": its 45 seconds set no alarm.
 func TestReconnectingHostSetsNoAlarmASecond(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: testNow}
 	m := newTestModel(t, 160, 40, nil, app.Options{Clock: clock, Now: clock.Now, Send: func(tea.Msg) {}})
 	retry := testNow.Add(45 * time.Second)

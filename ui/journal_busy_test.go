@@ -20,6 +20,7 @@ import (
 // While an action waits for the journal, which a real `flock journal.jsonl sleep 600` holds, the dashboard
 // says it is applying and starts no other action on that run; the wait ends at its bound with the holder
 // named, and nothing was changed.
+// Not parallel: journal.LockWait is process-wide.
 func TestAnActionWaitingOnTheJournalIsSaidAndAlone(t *testing.T) {
 	root := resumabletest.Copy(t)
 	runDir := resumabletest.Run(root, resumabletest.Mining)

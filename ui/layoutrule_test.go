@@ -59,6 +59,7 @@ func (a shownTable) lessIn(b shownTable) string {
 // (120 columns showed only NAME and STAGE where 119 showed STATUS, LOCK, CHANGED and WHY). Sorting by last
 // change shows CHANGED at every width, and a filter that lists nothing leaves every pane its size.
 func TestTableGrowsWithWidth(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	sets := map[string]func() ([]model.Run, app.Options){
 		"fixtures": func() ([]model.Run, app.Options) {
@@ -128,6 +129,7 @@ func TestTableGrowsWithWidth(t *testing.T) {
 // the current stage is on screen below it; after scrolling Detail to its end, another run and back opens
 // the run at its top again.
 func TestDetailFirstLinePinned(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	for w := 60; w <= 220; w += 4 {
 		for _, h := range []int{24, 30, 40, 45, 60} {
@@ -184,6 +186,7 @@ func pinnedFirst(t *testing.T, m Model, at string, current bool) {
 // TestHeroShowsWhyAt140: the README's hero (the demo at 140x40, screenshots/overview.png) shows STATUS,
 // CHANGED and WHY beside every whole name; it showed NAME, STAGE and CHANGED.
 func TestHeroShowsWhyAt140(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	m := newTestModel(t, 140, 40, demo, app.Options{Theme: "dark", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	pane := text.Stripped(m.list.View())
@@ -204,6 +207,7 @@ func TestHeroShowsWhyAt140(t *testing.T) {
 // (at 200 columns reasons were cut at 40 cells beside 90 blank ones), and the runs still go beside Detail
 // where the table keeps those reasons.
 func TestWideStackedTableShowsWholeReasons(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	m := newTestModel(t, 200, 60, runList, app.Options{Theme: "mono", Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	view := text.Stripped(m.list.View())

@@ -17,6 +17,7 @@ import (
 // the header says how many are still coming, a selection at the top stays at the top, and one the person
 // moved stays on the run they chose.
 func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
+	t.Parallel()
 	runList := sampleRuns() // rs (stalled), old-done (completed), jg, pay-flow (failed)
 	byID := map[string]model.Run{}
 	for _, r := range runList {

@@ -30,6 +30,7 @@ func footerMessage(m Model) string {
 // path says its reason first and the path last (`✗ pause: yaml: … (…/MANIFEST.yaml)`), at 80 and 120
 // columns.
 func TestMessagesLeadWithTheReason(t *testing.T) {
+	t.Parallel()
 	root := resumabletest.Copy(t)
 	runDir := resumabletest.Run(root, resumabletest.Mining)
 	if err := os.Remove(filepath.Join(runDir, "lock", "active.lock")); err != nil {
@@ -74,6 +75,7 @@ func footerKeys(m Model) string {
 // (retry is for jonggrang phases), no `space tick` on a done stage's item, `/ search` in the timeline, and
 // no `enter open` or `b brief` when the filter lists no run.
 func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
+	t.Parallel()
 	rs := model.Run{ID: "resumable-failed-20261201T000000Z", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
 			{Key: "M1", Status: model.StageCompleted, Checklist: []model.ChecklistItem{{Key: "CB_M1_DONE", Done: true}}},
@@ -123,6 +125,7 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 // focused item cannot take, by the same decision as the footer: on a resumable run's failed current stage R
 // retry is marked, and U too, the run holding no lock (issue 36 point 6: U was refused when pressed); S is not.
 func TestHelpMarksKeysNotHere(t *testing.T) {
+	t.Parallel()
 	rs := model.Run{ID: "resumable-failed-20261201T000000Z", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
 			{Key: "M1", Status: model.StageCompleted},
@@ -164,6 +167,7 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 // description and half the legend ended at the border. Every word of every key's description and of the
 // legend is there, and no line is wider than the pane.
 func TestHelpIsWrappedNotCut(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 80, 24, sampleRuns(), app.Options{})
 	for _, size := range [][2]int{{198, 58}, {118, 38}, {78, 22}, {48, 18}} {
 		w, h := size[0], size[1]

@@ -38,6 +38,7 @@ func theFooter(m Model) (string, string) {
 }
 
 func TestFooterShowsNotificationsAndTheKeyMutesThem(t *testing.T) {
+	t.Parallel()
 	n := &fakeNotifier{status: notify.Status{Channels: []string{"bell", "osc777", "tmux", "hook"}}}
 	m := newTestModel(t, 160, 30, sampleRuns(), app.Options{Notifier: n})
 	if l1, _ := theFooter(m); !strings.Contains(l1, "notify bell osc777 tmux hook") {
@@ -60,6 +61,7 @@ func TestFooterShowsNotificationsAndTheKeyMutesThem(t *testing.T) {
 }
 
 func TestNotifyFailuresAndNoteReachTheFooterOnce(t *testing.T) {
+	t.Parallel()
 	n := &fakeNotifier{status: notify.Status{Channels: []string{"hook"}}}
 	m := newTestModel(t, 160, 30, sampleRuns(), app.Options{Notifier: n})
 	at := testNow
@@ -83,6 +85,7 @@ func TestNotifyFailuresAndNoteReachTheFooterOnce(t *testing.T) {
 }
 
 func TestMuteWithoutChannelsSaysHowToTurnThemOn(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 160, 30, sampleRuns(), app.Options{})
 	if l1, _ := theFooter(m); strings.Contains(l1, "· notify") {
 		t.Errorf("footer claims notifications without a notifier: %q", l1)

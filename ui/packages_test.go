@@ -15,6 +15,7 @@ import (
 var leaves = map[string]bool{"app": true, "keys": true, "text": true, "theme": true}
 
 func TestComponentsImportNoSibling(t *testing.T) {
+	t.Parallel()
 	dirs, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // A remote batch and a local one each carry only their own source's health, and both add and remove runs:
 // a run gone from a host leaves the list, and a remote batch leaves the local watcher's health as it was.
 func TestBatchHealthIsPerSource(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 120, 30, sampleRuns(), app.Options{})
 	remote := model.Run{ID: "far-run", Kind: model.KindResumable, Status: model.StatusRunning, StatePath: "/far/state.env", Dir: "/far",
 		Remote: &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/far"}}
@@ -42,6 +43,7 @@ func TestBatchHealthIsPerSource(t *testing.T) {
 // A remote run's timeline has the log's history, fetched when it opens, merged by byte offset with what the
 // host streams: an entry both fetched and streamed, or streamed again grown, shows once, in file order.
 func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
+	t.Parallel()
 	stamp := func(s int) time.Time { return time.Date(2026, 12, 1, 8, 0, s, 0, time.UTC) }
 	entry := func(off int64, s int, msg string, cont ...string) model.LogEntry {
 		return model.LogEntry{Time: stamp(s), HasTime: true, Message: msg, Offset: off, Continuation: cont}
@@ -89,6 +91,7 @@ func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
 // every such log (8 MiB each) for good, without bound. A run gone takes its log with it, all the
 // remote logs together are bounded, and the log of a run still held loses no line meanwhile.
 func TestRemoteLogsGoWithTheirRunsAndAreBoundedInTotal(t *testing.T) {
+	t.Parallel()
 	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostLive, Since: testNow}}
 	remoteRun := func(name string) model.Run {
 		dir := "/far/" + name

@@ -32,6 +32,7 @@ func runsRow(m Model, id string) string {
 // or comes back with a new snapshot is drawn from its new state, and the CHANGED age moves with the clock
 // although the run does not change.
 func TestRunsTableShowsEachChange(t *testing.T) {
+	t.Parallel()
 	now := testNow
 	runList := sampleRuns()
 	m := newTestModel(t, 200, 40, runList, app.Options{Now: func() time.Time { return now }})
@@ -114,6 +115,7 @@ func BenchmarkFrame1200RunsBatch(b *testing.B) {
 // last seen) and the footer says the host is reconnecting, with a glyph every terminal font has (↻ drew as
 // a box in common monospace fonts).
 func TestUnreachableHostIsMarked(t *testing.T) {
+	t.Parallel()
 	runList := sampleRuns()
 	since := testNow.Add(-time.Minute)
 	gone := runList[0]
@@ -139,6 +141,7 @@ func TestUnreachableHostIsMarked(t *testing.T) {
 // waits for a person), so every surface says it is blocked and needs you: its status, its attention, the
 // header's count and Detail's first line. (One session saw it shown as "Nothing to do: paused".)
 func TestDemoSphinxRunNeedsYou(t *testing.T) {
+	t.Parallel()
 	runList, now, env := loadDemoWorkspace(t)
 	var sphinx model.Run
 	for _, r := range runList {
@@ -169,6 +172,7 @@ func TestDemoSphinxRunNeedsYou(t *testing.T) {
 // TestLightThemeHasNoFaint: on a light background faint text goes pale past reading (and renderers differ
 // in how pale), so the light theme greys with a real foreground colour and never uses the faint attribute.
 func TestLightThemeHasNoFaint(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	for _, ks := range [][]string{nil, {"tab"}, {"tab", "tab"}, {"?"}, {"b"}} {
 		m := newTestModel(t, 140, 40, runList, app.Options{Theme: "light", Now: fixtureClock(), OpenLog: OpenIndexedLog})
@@ -204,6 +208,7 @@ func faintSGR(s string) string {
 // TestFooterNamesEachKeyOnce: when the key that settles the run is one the pane lists anyway (b brief for a
 // run awaiting input), the footer says it once.
 func TestFooterNamesEachKeyOnce(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	m := newTestModel(t, 200, 60, runList, app.Options{Now: fixtureClock(), OpenLog: OpenIndexedLog})
 	for m.app.Runs[m.app.Selected].Status != model.StatusAwaitingInput {
@@ -225,6 +230,7 @@ func TestFooterNamesEachKeyOnce(t *testing.T) {
 // one some run has stays while the filter lists only runs without (the columns do not change with the
 // filter, TestTableGrowsWithWidth).
 func TestEmptyColumnIsLeftOut(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 200, 40, sampleRuns(), app.Options{})
 	header := func(m Model) string { return strings.Split(text.Stripped(m.list.View()), "\n")[1] }
 	if !strings.Contains(header(m), "LOCK") {
@@ -251,6 +257,7 @@ func TestEmptyColumnIsLeftOut(t *testing.T) {
 // TestWrappedStageErrorIsOneError: a stage's error too long for the pane wraps under one ✗, its further
 // lines indented.
 func TestWrappedStageErrorIsOneError(t *testing.T) {
+	t.Parallel()
 	r := model.Run{ID: "long-error-run", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{{Key: "M2", Status: model.StageFailed,
 			Error: "blocked: run.log 2026-12-01T10:58:13Z: stage_blocked, failed metrics CB_M2_NO_LEGACY_TOKENS and CB_M2_OTHER"}}}
@@ -271,6 +278,7 @@ func TestWrappedStageErrorIsOneError(t *testing.T) {
 // TestHeaderCountFollowsBatches: the header's "need you" count is kept with the runs, so a batch in which a
 // run stops needing you lowers it, and one in which it needs you again raises it.
 func TestHeaderCountFollowsBatches(t *testing.T) {
+	t.Parallel()
 	runList := sampleRuns()
 	m := newTestModel(t, 140, 40, runList, app.Options{})
 	count := func() string { return strings.Split(plain(m), "\n")[0] }

@@ -24,6 +24,7 @@ import (
 // frames are the real model's View over a demo workspace (the runs `runwatch demo` opens, with a fixed seed and
 // clock so the pictures do not change between regenerations), driven by the keys a person would press.
 func TestScreenshots(t *testing.T) {
+	t.Parallel()
 	out := os.Getenv("RUNWATCH_SCREENSHOTS")
 	if out == "" {
 		t.Skip("set RUNWATCH_SCREENSHOTS=DIR to write screenshot frames (screenshots/make.sh does)")

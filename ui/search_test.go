@@ -77,6 +77,7 @@ func focusTimeline(t *testing.T, m Model) Model {
 // TestSearchWrapsBothWays: in follow mode at the bottom, / finds what is above by wrapping (the issue's
 // "no more matches"), says so, and n and N go round in both directions; on the real index and in memory.
 func TestSearchWrapsBothWays(t *testing.T) {
+	t.Parallel()
 	path, lines := genLog(t, 3000)
 	for name, open := range map[string]app.OpenLogFunc{"index": indexOpener(t, path), "memory": memOpener(lines)} {
 		t.Run(name, func(t *testing.T) {
@@ -123,6 +124,7 @@ func TestSearchWrapsBothWays(t *testing.T) {
 // TestSearchCountsMatches: `match k/N` is right for every match, including matches in continuation lines,
 // with smart case (NEEDLE found by "needle").
 func TestSearchCountsMatches(t *testing.T) {
+	t.Parallel()
 	path, lines := genLog(t, 2000)
 	var want []int
 	for i, l := range lines {
@@ -153,6 +155,7 @@ func TestSearchCountsMatches(t *testing.T) {
 // TestHighlightIsTheMatchedText: the matched text is drawn in the match style and the rest of the line is
 // not.
 func TestHighlightIsTheMatchedText(t *testing.T) {
+	t.Parallel()
 	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(logLines), Theme: "dark"}))
 	m = typeSearch(t, m, "/", "stage=S1")
 	view := m.View().Content
@@ -168,6 +171,7 @@ func TestHighlightIsTheMatchedText(t *testing.T) {
 // TestWrapInTimeline: w wraps long lines under their message column, a continuation line under its own
 // indentation, and the cursor line stays on screen.
 func TestWrapInTimeline(t *testing.T) {
+	t.Parallel()
 	long := "[2026-11-30T11:00:00Z] stale_lock_cleared payload={" + strings.Repeat(`"k": "value", `, 30) + "}"
 	cont := "    trace " + strings.Repeat("frame ", 40)
 	lines := append(append([]string(nil), logLines...), long, cont)
@@ -209,6 +213,7 @@ func TestWrapInTimeline(t *testing.T) {
 // TestHScrollReachesEndOfHugeLine: with wrap off, $ shows the end of a 50 MiB line, read from the file
 // without the rest of it being read or drawn, and ‹ says the line goes on to the left.
 func TestHScrollReachesEndOfHugeLine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a 50 MiB line")
 	}
@@ -256,6 +261,7 @@ func TestHScrollReachesEndOfHugeLine(t *testing.T) {
 // TestEnterOpensEntryWhole: enter on any line of an entry opens the whole entry in a pager, wrapped; its
 // search counts and wraps; y copies it; esc closes.
 func TestEnterOpensEntryWhole(t *testing.T) {
+	t.Parallel()
 	payload := "[2026-11-30T11:45:00Z] stale_lock_cleared payload={" + strings.Repeat(`"key": "value", `, 40) + "}"
 	lines := append(append([]string(nil), logLines...), payload, "  cont one value", "  cont two", "[2026-11-30T11:50:00Z] after")
 	var copied string
@@ -328,6 +334,7 @@ func wholeEntries(lines []string, sub string) (shown []string, entries int) {
 // lines, with the count of entries in the title; the cursor stays on its log line both ways; n goes to
 // the next match within the filtered view. Over a file index and over lines in memory.
 func TestOnlyMatchesKeepsWholeEntries(t *testing.T) {
+	t.Parallel()
 	path, lines := genLog(t, 500)
 	for _, src := range []struct {
 		name string
@@ -380,6 +387,7 @@ func TestOnlyMatchesKeepsWholeEntries(t *testing.T) {
 // TestBriefWrapsScrollsSearchesCopies: the brief opens wrapped (its long sentences whole, list items
 // indented under their text), scrolls, searches and copies.
 func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
+	t.Parallel()
 	md := "# Resume brief\n\n- answer the questions " + strings.Repeat("about the stage ", 12) + "then run the verification again\n" +
 		strings.Repeat("filler line\n", 60) + "last line with target\n"
 	var copied string
@@ -426,6 +434,7 @@ func TestBriefWrapsScrollsSearchesCopies(t *testing.T) {
 
 // TestDetailWrapAndScroll: w in Detail wraps its long lines; with wrap off, l and $ scroll them.
 func TestDetailWrapAndScroll(t *testing.T) {
+	t.Parallel()
 	runList := sampleRuns()
 	runList[2].Title = "Add login form " + strings.Repeat("with validation ", 12) + "END-OF-TITLE" // the run selected first
 	m := newTestModel(t, 80, 30, runList, app.Options{})
@@ -478,6 +487,7 @@ func BenchmarkFrameWrapLongLines(b *testing.B) {
 // search finds the word at its end, and y copies all of it through tmux's buffer, or says it is too big
 // for the terminal's clipboard when there is no tmux.
 func TestEntryPagerShowsHugeLineWhole(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a 50 MiB line")
 	}
@@ -548,6 +558,7 @@ func typePagerSearch(t *testing.T, m Model, pattern string) Model {
 // TestNarrowTitleKeepsTheCount: on a narrow pane the search's count stays in the timeline's title (the
 // position, follow state and pattern give way), for match k/N and for the filtered view's entries.
 func TestNarrowTitleKeepsTheCount(t *testing.T) {
+	t.Parallel()
 	path, _ := genLog(t, 500)
 	m := focusTimeline(t, newTestModel(t, 50, 20, []model.Run{resumableRun()}, app.Options{OpenLog: indexOpener(t, path)}))
 	m = typeSearch(t, m, "/", "stage_start")
@@ -562,6 +573,7 @@ func TestNarrowTitleKeepsTheCount(t *testing.T) {
 
 // TestNarrowPagerTitleKeepsTheCount: in a narrow pager the title gives way to the search's count.
 func TestNarrowPagerTitleKeepsTheCount(t *testing.T) {
+	t.Parallel()
 	md := "# Resume brief\n\n" + strings.Repeat("filler line\n", 60) + "the target line\nand the target again\n"
 	m := newTestModel(t, 50, 20, sampleRuns(), app.Options{})
 	m = send(t, m, app.PagerMsg{Title: "Resume brief of a run with a very long identifier-20260301T101500Z", Text: md, Copyable: true})

@@ -25,6 +25,7 @@ func typeText(t *testing.T, m Model, s string) Model {
 // prompt (the last pattern kept there took what was typed as more of it), and enter on the empty prompt
 // searches for the last pattern again, as in less and vim.
 func TestSearchPromptStartsEmpty(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	m := newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv, OpenLog: OpenIndexedLog})
 	m = send(t, m, press("b"))
@@ -65,6 +66,7 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 // TestCurrentMatchStandsOut (issue 24 point 6): in the brief, the match n moved to is drawn in reverse
 // video, the others underlined only, so the current one of many can be found (in colour and without).
 func TestCurrentMatchStandsOut(t *testing.T) {
+	t.Parallel()
 	for _, th := range []string{"dark", "mono"} {
 		m := newTestModel(t, 140, 40, loadFixtures(t), app.Options{Theme: th, Now: fixtureClock(), Env: fixtureEnv})
 		m = send(t, m, press("b"))
@@ -110,6 +112,7 @@ func sgrWith(s, p string) []string {
 // match is underlined and the one n moved to (the cursor line's) is in reverse video, in colour, on a
 // light background and without colour.
 func TestTimelineCurrentMatchStandsOut(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	for i := range 30 {
 		lines = append(lines, fmt.Sprintf("[2026-11-30T10:00:%02dZ] step %d done", i, i))

@@ -17,6 +17,7 @@ import (
 // TestUnknownFilterWordIsRejected (issue 24 point 7): is:bogus is left out of the filter with a message
 // naming the words is: takes, the rest of the filter kept; a word that starts a known one is fine.
 func TestUnknownFilterWordIsRejected(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 120, 40, sampleRuns(), app.Options{})
 	m = typeText(t, send(t, m, press("/")), "irm is:bogus")
 	m = send(t, m, press("enter"))
@@ -37,6 +38,7 @@ func TestUnknownFilterWordIsRejected(t *testing.T) {
 // TestEmptyStateNamesTheFolders: with no run found the list names the folders it scanned and suggests
 // runwatch demo; the header counts "1 run", not "1 runs".
 func TestEmptyStateNamesTheFolders(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 80, 24, nil, app.Options{Scanned: []string{"/home/me/work", "gpu1:/runs"}})
 	frame := plain(m)
 	if !strings.Contains(frame, "no runs found in /home/me/work, gpu1:/runs") || !strings.Contains(frame, "runwatch demo") {
@@ -75,6 +77,7 @@ func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
 // timeline, over Detail scrolls Detail, over the runs moves the selection, and none takes the focus; the
 // frame asks for mouse reports unless NoMouse leaves the mouse to the terminal.
 func TestWheelScrollsThePaneUnderIt(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	m := newTestModel(t, 120, 40, demo, app.Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	if m.layoutKind() != layoutStacked {
@@ -120,6 +123,7 @@ func TestWheelScrollsThePaneUnderIt(t *testing.T) {
 // columns show every key's sentence whole, wrapped where needed; at 120x40 the left one was cut with "…"
 // beside a half-empty right one.
 func TestHelpOverlayCutsNothing(t *testing.T) {
+	t.Parallel()
 	for _, sz := range [][2]int{{120, 40}, {100, 30}, {200, 60}} {
 		m := newTestModel(t, sz[0], sz[1], sampleRuns(), app.Options{})
 		m = send(t, m, press("?"))

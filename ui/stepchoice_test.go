@@ -20,6 +20,7 @@ import (
 // marks the stages whose place is open, shows the checkpoints and the reopen warning, and S offers the open
 // stages as a choice (step --to); the choice goes through the usual confirmation with the diff.
 func TestStepChoiceWhereTheFilesDoNotSayTheNextStage(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	resumabletest.CopyDir(t, filepath.Join("..", "testdata", "resumable-c1"), root)
 	runDir := filepath.Join(root, "reports", "iso26262-mining-20260301T101500Z")

@@ -22,6 +22,7 @@ import (
 // hold the longest name and a stage, its start and its distinguishing end), and Detail opens with the
 // "Needs you" line and the current stage.
 func TestGoldenSizes(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	for _, sz := range [][2]int{{200, 60}, {160, 45}, {120, 40}, {100, 30}, {80, 24}, {90, 30}, {70, 24}, {50, 20}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
@@ -92,6 +93,7 @@ func m0(t *testing.T, sz [2]int, runList []model.Run) Model {
 // TestRunningPausedFlipKeepsRowOrder: a resumable run is running while an invocation holds its lock and
 // paused between invocations, flipping all day; its row, and every other, stays where it is.
 func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
+	t.Parallel()
 	runList := sampleRuns()
 	flip := model.Run{ID: "aaa-flipping-20261130T000000Z", Kind: model.KindResumable, StatePath: "/f/state.env", Dir: "/f",
 		CurrentStage: "S1", Stages: []model.Stage{{Key: "S1", Status: model.StagePending}, {Key: "S2", Status: model.StagePending}}}

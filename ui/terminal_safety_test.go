@@ -241,6 +241,7 @@ func badCaseRuns(t *testing.T) []model.Run {
 // TestEveryBadCaseShowsItsProblem opens each run of the bad-input matrix in the dashboard: its detail pane
 // must show the problems the readers found (by code), and the frame must stay clean.
 func TestEveryBadCaseShowsItsProblem(t *testing.T) {
+	t.Parallel()
 	runList := badCaseRuns(t)
 	m := newTestModel(t, 220, 90, runList, app.Options{OpenLog: OpenIndexedLog})
 	shown := 0

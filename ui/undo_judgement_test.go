@@ -24,6 +24,7 @@ import (
 // its gate as needing you; after tick + step (no longer blocked) and two undos, its re-read from the watcher's
 // incremental log read counts it again.
 func TestDashboardFullUndoKeepsBlockedRunCounted(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "gate-20260215T014733Z")
 	for name, content := range map[string]string{

@@ -45,6 +45,7 @@ func resumableRun() model.Run {
 }
 
 func TestRunsNavigationKeys(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 240, 40, sampleRuns(), app.Options{})
 	if m.layoutKind() != layoutWide {
 		t.Fatal("the runs are not beside Detail: the half-page steps below assume a pane of the body's height")
@@ -73,6 +74,7 @@ func TestRunsNavigationKeys(t *testing.T) {
 }
 
 func TestAttentionFirstOrder(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	var got []model.RunStatus
 	for _, p := range m.list.Order() {
@@ -85,6 +87,7 @@ func TestAttentionFirstOrder(t *testing.T) {
 }
 
 func TestPaneKeys(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	for _, s := range []struct {
 		key  string
@@ -98,6 +101,7 @@ func TestPaneKeys(t *testing.T) {
 }
 
 func TestFilterKeys(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	m = send(t, m, press("/"))
 	if !m.list.Editing() {
@@ -133,6 +137,7 @@ func TestFilterKeys(t *testing.T) {
 }
 
 func TestHelpQuitKeys(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	m = send(t, m, press("?"))
 	if !m.helpOpen() || !strings.Contains(plain(m), "tick / untick checklist item") {
@@ -155,6 +160,7 @@ func TestHelpQuitKeys(t *testing.T) {
 }
 
 func TestTimelineKeys(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(logLines)})
 	if m.tl.Src() == nil || m.tl.Len() != len(logLines) {
 		t.Fatalf("log not opened: %+v", m.tl)
@@ -239,6 +245,7 @@ func TestTimelineKeys(t *testing.T) {
 }
 
 func TestTimelineFollowsAppends(t *testing.T) {
+	t.Parallel()
 	lines := append([]string(nil), logLines...)
 	src := timeline.NewMemSource(lines)
 	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: func(string) (app.LogSource, error) { return src, nil }})
@@ -260,6 +267,7 @@ func TestTimelineFollowsAppends(t *testing.T) {
 // Inside tmux, y copies through tmux (load-buffer -w) as well as OSC 52, and the note says what tmux
 // answered: a copy that did not reach the clipboard is never reported as done.
 func TestCopyKey(t *testing.T) {
+	t.Parallel()
 	var got []string
 	var fail error
 	copyFn := func(s string) error { got = append(got, s); return fail }
@@ -285,6 +293,7 @@ func TestCopyKey(t *testing.T) {
 }
 
 func TestDetailKeysAndTick(t *testing.T) {
+	t.Parallel()
 	actor := &recordingActor{}
 	runList := sampleRuns()
 	m := newTestModel(t, 140, 40, runList, app.Options{Actor: actor})
@@ -337,6 +346,7 @@ func TestDetailKeysAndTick(t *testing.T) {
 }
 
 func TestMutatingKeysAskFirst(t *testing.T) {
+	t.Parallel()
 	for _, k := range []struct {
 		key, action string
 	}{{"U", keys.ActUnlock}, {"S", keys.ActStep}, {"R", keys.ActRetry}, {"P", keys.ActPause}, {"Z", keys.ActUndo}} {
@@ -363,6 +373,7 @@ func TestMutatingKeysAskFirst(t *testing.T) {
 }
 
 func TestTypedConfirmationForUnknownLock(t *testing.T) {
+	t.Parallel()
 	actor := &recordingActor{typed: "lead"}
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 	m = send(t, m, press("j")) // pay-flow: lock of unknown liveness
@@ -402,6 +413,7 @@ func TestTypedConfirmationForUnknownLock(t *testing.T) {
 }
 
 func TestActionErrorsGoToFooter(t *testing.T) {
+	t.Parallel()
 	actor := &recordingActor{planErr: errors.New("step: CB_S2_NO_EVIL is 0")}
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
 	m = send(t, m, press("S"))
@@ -411,6 +423,7 @@ func TestActionErrorsGoToFooter(t *testing.T) {
 }
 
 func TestReadOnlyHasNoMutatingKeys(t *testing.T) {
+	t.Parallel()
 	actor := &recordingActor{}
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor, ReadOnly: true})
 	for _, k := range []string{"U", "S", "space", "R", "P", "Z"} {
@@ -425,6 +438,7 @@ func TestReadOnlyHasNoMutatingKeys(t *testing.T) {
 }
 
 func TestBatchUpdatesRunsAndFreshness(t *testing.T) {
+	t.Parallel()
 	// Five minutes after the last change, a batch brings the footer's age back under a minute.
 	now := testNow
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Now: func() time.Time { return now }})
@@ -449,6 +463,7 @@ func TestBatchUpdatesRunsAndFreshness(t *testing.T) {
 }
 
 func TestTooSmall(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 30, 8, sampleRuns(), app.Options{})
 	if !strings.Contains(plain(m), "terminal too small") {
 		t.Fatal(plain(m))
@@ -456,6 +471,7 @@ func TestTooSmall(t *testing.T) {
 }
 
 func TestBackgroundColorPicksTheme(t *testing.T) {
+	t.Parallel()
 	m := New(app.Options{Theme: "auto", Now: func() time.Time { return testNow }})
 	if m.Init() == nil {
 		t.Fatal("auto theme should ask for the background colour")
@@ -502,6 +518,7 @@ func (p recordedPlan) Apply(typed string) (string, error) {
 }
 
 func TestBriefKey(t *testing.T) {
+	t.Parallel()
 	runList := loadFixtures(t)
 	m := newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv})
 	m = send(t, m, press("b"))
@@ -555,6 +572,7 @@ func TestLaunchKey(t *testing.T) {
 }
 
 func TestWatcherStoppedIsShown(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	m = send(t, m, app.WatcherStoppedMsg{})
 	out := plain(m)
@@ -564,6 +582,7 @@ func TestWatcherStoppedIsShown(t *testing.T) {
 }
 
 func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(t, 90, 30, sampleRuns(), app.Options{})
 	m = send(t, m, press("j")) // pay-flow: its problems-free detail ends with a lock
 	m = send(t, m, press("j")) // irm: its detail ends with a resume hint below every focusable row
@@ -585,6 +604,7 @@ func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
 // An entry older than 99 days keeps the time column's width ("274d", not "274d23h" pushing its message
 // one cell right of the others).
 func TestTimelineOldEntriesKeepTheTimeColumn(t *testing.T) {
+	t.Parallel()
 	old := testNow.Add(-(274*24 + 23) * time.Hour).Format(time.RFC3339)
 	lines := []string{"[" + old + "] ancient_event a=1", "[2026-11-30T11:00:00Z] recent_event b=2"}
 	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(lines)})

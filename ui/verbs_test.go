@@ -12,6 +12,7 @@ import (
 // The toggling keys ask for a verb of their own each way (issue 33.2): P on a running jonggrang run asks
 // to pause it and on a paused one to resume it, the request naming the key it came from.
 func TestPauseKeyAsksForPauseOrResume(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		status model.RunStatus
 		want   action.Verb

@@ -19,6 +19,7 @@ import (
 // TestStepWithAStaleLockNamesTheKeyFirst: S on a run whose lock is stale, where the files also leave the next
 // stage open, asks no stage question: it says the lock must be cleared first and which key does it.
 func TestStepWithAStaleLockNamesTheKeyFirst(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	resumabletest.CopyDir(t, filepath.Join("..", "testdata", "resumable-c1"), root)
 	runDir := filepath.Join(root, "reports", "iso26262-mining-20260301T101500Z")
@@ -55,6 +56,7 @@ func firstLockOf(r model.Run) (model.Lock, bool) {
 // TestRetryOfAnAwaitingPhaseWarnsAsTheBriefDoes: R on a phase that waits for a person's answer opens a
 // confirmation that carries the brief's warning.
 func TestRetryOfAnAwaitingPhaseWarnsAsTheBriefDoes(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "proj", ".jonggrang", ".output", "features", "wait-feat")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
