@@ -34,15 +34,6 @@ func jsonTime(t *time.Time, text string) any {
 	return *t
 }
 
-// MarshalJSON writes updated_at as the file spells it.
-func (r Run) MarshalJSON() ([]byte, error) {
-	type plain Run
-	return json.Marshal(struct {
-		plain
-		UpdatedAt any `json:"updated_at"`
-	}{plain(r), jsonTime(&r.UpdatedAt, r.UpdatedText)})
-}
-
 // MarshalJSON writes created_at as the file spells it.
 func (d JonggrangDetail) MarshalJSON() ([]byte, error) {
 	type plain JonggrangDetail

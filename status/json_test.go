@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/sim"
 	"runwatch/state"
 	"runwatch/termsafe"
 )
@@ -113,5 +114,74 @@ func TestStatusJSONTimingHoldsNoNulls(t *testing.T) {
 	}
 	if withTiming == 0 || without == 0 || stagesWithout == 0 {
 		t.Errorf("runs with timing %d, without %d; stages without %d: the fixtures have both kinds", withTiming, without, stagesWithout)
+	}
+}
+
+// TestRunJSONAsReflection: a run written field by field (model.Run.MarshalJSON) is byte for byte what
+// encoding/json made of it by reflection (the encoding it replaced), for the fixture runs (good, bad and
+// hostile), generated runs of both conventions, and runs with every optional part set or hostile.
+func TestRunJSONAsReflection(t *testing.T) {
+	reflected := func(r model.Run) ([]byte, error) {
+		type plain model.Run
+		var updated any = r.UpdatedAt // as model's jsonTime: the file's text when kept
+		if r.UpdatedText != "" {
+			updated = r.UpdatedText
+		}
+		return json.Marshal(struct {
+			plain
+			UpdatedAt any `json:"updated_at"`
+		}{plain(r), updated})
+	}
+	env := state.NewEnv(0)
+	env.Now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	if _, err := sim.GenerateRuns(dir, 30); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{"../testdata", dir}, 0)
+	if _, err = state.SplitUnreadable(err); err != nil {
+		t.Fatal(err)
+	}
+	runs := state.LoadAll(locs, env)
+	if len(runs) < 40 {
+		t.Fatalf("only %d runs read", len(runs))
+	}
+	hostile := "t \"q\" \\ <b>&</b> \n\x1b[31m \u009b \u202e \u2028 caf\u00e9 \xff"
+	since := env.Now.Add(-time.Minute)
+	extra := runs[0]
+	extra.Title, extra.ProjectRoot, extra.Archived, extra.CrashSigns = hostile, hostile, true, []string{hostile, "x"}
+	extra.Remote = &model.RemoteRef{Host: hostile, Root: "ssh://h/r", StaleSince: &since}
+	extra.AgentPane = &model.AgentPane{Host: "h", PID: 7, Session: hostile, PaneID: "%3"}
+	extra.UpdatedText = "2026-12-01T08:59:00.000Z"
+	extra.UpdatedAt = env.Now.Add(-time.Minute)
+	ts := env.Now.Add(-time.Hour)
+	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, ChecklistPath: hostile, LockFile: hostile,
+		Keys: []model.KV{{Key: hostile, Value: hostile}}, ChecklistKeys: []model.KV{}, ResumeHint: hostile, ResumeTarget: "S2",
+		LastCompleted: "S1", Checkpoints: []model.Checkpoint{{File: hostile, Stage: "S1", Timestamp: &ts}, {}},
+		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderSource: hostile, PlanPath: hostile, PlanNote: hostile,
+		StageOrderUncertain: true, StageOrderEvidence: []string{hostile}, StageNext: map[string]string{"S2": "S3", "S1": hostile},
+		ReopensWithoutCheckpoint: true, CheckpointDir: hostile, LastError: hostile,
+		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Message: hostile, Time: &ts}}
+	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 7, Undone: []string{hostile}}
+	extra.Flags = []model.Flag{{Group: hostile, Name: hostile, Value: true, Raw: hostile}, {}}
+	extra.Problems = []model.Problem{{Severity: model.SeverityError, Code: hostile, Message: hostile, Path: hostile}, {}}
+	extra.Gates = []model.Gate{{Name: hostile, Status: hostile, Blocked: true, Detail: hostile}, {}}
+	extra.Attention = model.Attention{NeedsYou: true, Rank: -3, Code: hostile, Reason: hostile, Action: model.Action(hostile), Command: hostile}
+	bare := model.Run{ID: hostile, Resumable: &model.ResumableDetail{}}
+	runs = append(runs, extra, bare)
+	for _, r := range append(runs, Snapshot(runs, env).Runs...) {
+		want, werr := reflected(r)
+		got, gerr := r.MarshalJSON()
+		if (werr != nil) != (gerr != nil) {
+			t.Fatalf("%s: error %v, reflection's %v", r.ID, gerr, werr)
+		}
+		if werr == nil && !bytes.Equal(got, want) {
+			i := 0
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("%s: differs at byte %d:\ngot  %q\nwant %q", r.ID, i, got[max(0, i-80):min(len(got), i+80)],
+				want[max(0, i-80):min(len(want), i+80)])
+		}
 	}
 }
