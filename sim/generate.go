@@ -110,7 +110,7 @@ func GenerateShaped(dir string, jonggrang, resumable int, shape Shape) ([]string
 	return paths, nil
 }
 
-var generatedFeatures = []feature{loginFeature, typoFeature, billingFeature, laterFeatures[0], laterFeatures[1], laterFeatures[2]}
+var generatedFeatures = []feature{loginFeature, typoFeature, billingFeature, laterFeatures[0], laterFeatures[1], rateLimitFeature}
 
 func (w *Workspace) generateJonggrang(k int, at time.Time) (string, error) {
 	base := generatedFeatures[k%len(generatedFeatures)]

@@ -661,6 +661,21 @@ func TestSimulatorStartsNewRunsAndRetiresOldOnes(t *testing.T) {
 	if completed < 3 {
 		t.Errorf("%d completed runs after several generations, want the bugfix plus finished generations", completed)
 	}
+	// The orphaned BUGFIX is timed by the completed typo fix alone: the generations' seconds-long phases are
+	// of other work types, so its ETA and "usually" lines read the same however long the demo runs.
+	history := model.NewHistory()
+	var orphaned model.Run
+	for _, loc := range locs {
+		run := state.Load(loc, env)
+		history.Observe(&run)
+		if loc.StatePath == ws.Orphaned {
+			orphaned = run
+		}
+	}
+	model.JudgeTime(&orphaned, time.Now(), model.LivenessRules{}, history)
+	if orphaned.Timing == nil || orphaned.Timing.Task != "jonggrang:BUGFIX" || orphaned.Timing.Runs != 1 {
+		t.Errorf("the orphaned bugfix's timing after several generations: %+v, want BUGFIX told from 1 past run", orphaned.Timing)
+	}
 }
 
 // GenerateShaped's runs have the stages, phases and log lines asked for, and read as the stock ones do: no run has a

@@ -142,10 +142,15 @@ var (
 		{Description: "Dark mode toggle in settings", WorkType: "MEDIUM", HasUI: true, Topic: "theme", Tasks: []featureTask{
 			{ID: "task-001", Title: "Theme toggle", Files: []string{"src/settings/theme-toggle.tsx"}},
 		}},
-		{Description: "Rate limit the login endpoint", WorkType: "BUGFIX", Topic: "ratelimit", Tasks: []featureTask{
-			{ID: "task-001", Title: "Login rate limiter", Files: []string{"src/server/rate-limit.ts"}},
+		{Description: "Audit log for admin actions", WorkType: "SMALL", Topic: "audit", Tasks: []featureTask{
+			{ID: "task-001", Title: "Audit trail", Files: []string{"src/server/audit-log.ts"}},
 		}},
 	}
+	// rateLimitFeature is a BUGFIX of the generated workloads only: the simulator's later features are of no
+	// work type the demo's orphaned BUGFIX shares, so their seconds-long phases never become the history
+	// its ETA and "usually" lines are told from.
+	rateLimitFeature = feature{Description: "Rate limit the login endpoint", WorkType: "BUGFIX", Topic: "ratelimit",
+		Tasks: []featureTask{{ID: "task-001", Title: "Login rate limiter", Files: []string{"src/server/rate-limit.ts"}}}}
 )
 
 func (w *Workspace) plan(name string) string {
