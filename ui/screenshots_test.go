@@ -23,8 +23,8 @@ import (
 // RUNWATCH_SCREENSHOTS names the output folder, so the normal test run does not write into the repo. The
 // frames are the real model's View over a demo workspace (the runs `runwatch demo` opens, with a fixed seed and
 // clock so the pictures do not change between regenerations), driven by the keys a person would press.
+// Not parallel: the demo workspace is at a fixed path, the one the screenshots show.
 func TestScreenshots(t *testing.T) {
-	t.Parallel()
 	out := os.Getenv("RUNWATCH_SCREENSHOTS")
 	if out == "" {
 		t.Skip("set RUNWATCH_SCREENSHOTS=DIR to write screenshot frames (screenshots/make.sh does)")
