@@ -157,7 +157,10 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	if src.Remote != nil {
 		go ui.RelayRemote(p, src.Remote, notifier.observe)
 	}
-	if err := runProgram(p); err != nil {
+	err = runProgram(p)
+	// A write confirmed just before the end finishes before anything is closed or removed (the demo's workspace).
+	d.actor.Close()
+	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 1
 	}
@@ -174,6 +177,8 @@ type dashboard struct {
 	notify   notify.Settings
 	debug    io.Writer
 	close    func()
+	// actor applies the local runs' actions; the dashboard's end waits for those under way.
+	actor ui.ClosingActor
 }
 
 // setUpDashboard loads and checks what the dashboard needs before it opens any run; nil with the exit code
@@ -229,10 +234,10 @@ func (d *dashboard) model(roots *fleet.Roots, notifier *dashboardNotifier, send 
 		launches = launch.LaunchesFile(d.opts.JournalPath)
 	}
 	ssh := sshFor(cfg)
+	d.actor = ui.NewActor(action.Options{ReadOnly: d.readOnly, JournalPath: d.opts.JournalPath}, actionEnv)
 	return ui.New(app.Options{
 		Theme: cfg.Theme, Keys: d.keys, ReadOnly: d.readOnly, Scanned: shownPaths(roots.Scanned), NoMouse: d.opts.NoMouse,
-		Actor: fleetActor{local: ui.NewActor(action.Options{ReadOnly: d.readOnly, JournalPath: d.opts.JournalPath}, actionEnv),
-			ssh: ssh, env: actionEnv, roots: roots.Remote},
+		Actor:   fleetActor{local: d.actor, ssh: ssh, env: actionEnv, roots: roots.Remote},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(ssh), RemoteBrief: remoteBriefFetcher(ssh), Debug: d.debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 		Launches: launches, FindAgent: dashboardAgents(cfg, launches),
@@ -261,11 +266,13 @@ func programOptions(opts dashboardOptions) []tea.ProgramOption {
 
 // runProgram runs p until it ends. A terminal that closes (tmux kill-session, a closed window) sends SIGHUP,
 // which Bubble Tea leaves to Go's default, an exit that skips every cleanup: the demo left its workspace
-// behind. It ends the program as q does, so the callers' cleanups run.
+// behind. It ends the program as q does, so the callers' cleanups run. SIGHUP stays caught afterwards: a
+// closing terminal sends it more than once (the kernel, then the shell passing it on to its job), and one
+// arriving during the cleanups would end them half done.
 func runProgram(p *tea.Program) error {
 	hup, ended := make(chan os.Signal, 1), make(chan struct{})
 	signal.Notify(hup, syscall.SIGHUP)
-	defer func() { signal.Stop(hup); close(ended) }()
+	defer close(ended)
 	go func() {
 		select {
 		case <-hup:

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -313,9 +315,62 @@ func TestRunLookedUpWhereYouStandAndWhereSaid(t *testing.T) {
 }
 
 // TestDemoCleansUpOnHangupInTmux is point 13: the terminal closing (tmux kill-session sends SIGHUP) removes
-// the demo's temporary workspace, as q and SIGTERM do.
+// the demo's temporary workspace, as q and SIGTERM do, also when it closes while a confirmed action is still
+// writing (the trial's U y then kill-session left the journal and pending/ behind, made again by the unlock
+// after the workspace was removed) and when more SIGHUPs come during the cleanup (the shell passes its own on).
 func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
 	t.Parallel()
+	t.Run("no action", func(t *testing.T) {
+		t.Parallel()
+		d, tmp := hangupDemo(t)
+		d.must("kill-session", "-t", "demo")
+		waitEmpty(t, tmp, "the terminal closed")
+	})
+	t.Run("an action under way", func(t *testing.T) {
+		t.Parallel()
+		d, tmp := hangupDemo(t)
+		entries, _ := os.ReadDir(tmp)
+		ws := filepath.Join(tmp, entries[0].Name())
+		pid, err := os.ReadFile(filepath.Join(tmp, "..", "pid"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		demo, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
+		// The journal held by another writer keeps the unlock under way (it waits journal.LockWait for it),
+		// so the terminal surely closes while the action writes.
+		j, err := os.OpenFile(filepath.Join(ws, "runwatch-journal.jsonl"), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		if err := syscall.Flock(int(j.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		d.selectRun("mining")
+		d.press(keys.ActUnlock)
+		d.waitText("[y/N]")
+		d.send("y")
+		d.waitText("applying: ")
+		d.must("kill-session", "-t", "demo")
+		// The kernel's SIGHUP, then the one a shell passes on to its job, late.
+		time.Sleep(time.Second)
+		if err := syscall.Kill(demo, syscall.SIGHUP); err != nil {
+			t.Fatalf("the demo ended while its unlock was under way: %v; TMPDIR holds %v", err, lsTree(tmp))
+		}
+		time.Sleep(time.Second)
+		if _, err := os.Stat(filepath.Join(ws, "reports")); err != nil {
+			t.Fatalf("the workspace was removed while the unlock was under way (%v)", err)
+		}
+		if err := syscall.Kill(demo, 0); err != nil {
+			t.Fatalf("a second SIGHUP ended the demo before its cleanup: TMPDIR holds %v", lsTree(tmp))
+		}
+		j.Close()
+		waitEmpty(t, tmp, "the terminal closed and the unlock finished")
+	})
+}
+
+// hangupDemo opens the real demo in a private tmux, its pid written beside TMPDIR, and returns TMPDIR.
+func hangupDemo(t *testing.T) (*tmuxDemo, string) {
 	d := newTmuxDemo(t)
 	tmp := ""
 	for _, e := range d.env {
@@ -323,12 +378,19 @@ func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
 			tmp = v
 		}
 	}
-	d.must("new-session", "-d", "-x", "120", "-y", "40", "-s", "demo", realBinary(t)+" demo --speed 8")
+	pidFile := filepath.Join(tmp, "..", "pid")
+	d.must("new-session", "-d", "-x", "120", "-y", "40", "-s", "demo",
+		"echo $$ > "+shellword.Quote(pidFile)+"; exec "+shellword.Quote(realBinary(t))+" demo --speed 8")
 	d.waitScreen("the demo's runs", func(s string) bool { return jonggrangRows.MatchString(s) })
 	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {
 		t.Fatalf("TMPDIR holds %v while the demo runs, want its workspace", entries)
 	}
-	d.must("kill-session", "-t", "demo")
+	return d, tmp
+}
+
+// waitEmpty waits for the folder tmp to be emptied, a minute at most.
+func waitEmpty(t *testing.T, tmp, after string) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		entries, _ := os.ReadDir(tmp)
@@ -336,10 +398,23 @@ func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("TMPDIR still holds %v a minute after the terminal closed", entries)
+			t.Fatalf("TMPDIR still holds %v a minute after %s", lsTree(tmp), after)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// lsTree lists the paths under dir, two levels deep.
+func lsTree(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if rel, _ := filepath.Rel(dir, p); strings.Count(rel, "/") > 1 {
+			return filepath.SkipDir
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out
 }
 
 // TestBriefSaysTheFailedStageOnce is point 14: the failed current stage's line (status, start, error) is

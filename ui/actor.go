@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 
 	"runwatch/model"
 	"runwatch/state/action"
@@ -15,13 +16,50 @@ import (
 
 // NewActor plans dashboard actions with the state/action package: the same code path as the subcommands.
 // env is called per plan, so lock verdicts and audit timestamps use the time of the key press.
-func NewActor(opts action.Options, env func() model.Env) app.Actor {
-	return &stateActor{opts: opts, env: env}
+func NewActor(opts action.Options, env func() model.Env) ClosingActor {
+	return &stateActor{opts: opts, env: env, flight: &inFlight{}}
+}
+
+// ClosingActor is an actor whose applies the dashboard's end waits for.
+type ClosingActor interface {
+	app.Actor
+	// Close refuses applies from now on and returns once those under way have finished. An apply runs in a
+	// command the program does not wait for: when the terminal closed just after a confirmation, the demo
+	// removed its workspace while the unlock was writing, and the journal and its pending/ were made again
+	// in a folder nobody would remove.
+	Close()
 }
 
 type stateActor struct {
-	opts action.Options
-	env  func() model.Env
+	opts   action.Options
+	env    func() model.Env
+	flight *inFlight
+}
+
+func (a *stateActor) Close() { a.flight.close() }
+
+// inFlight counts the applies under way.
+type inFlight struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func (f *inFlight) begin() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.wg.Add(1)
+	return true
+}
+
+func (f *inFlight) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.wg.Wait()
 }
 
 func (a *stateActor) Plan(req app.ActionRequest) (app.Planned, error) {
@@ -29,7 +67,7 @@ func (a *stateActor) Plan(req app.ActionRequest) (app.Planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statePlan{p: p, replan: func() (*action.Plan, error) { return a.plan(req) }}, nil
+	return statePlan{p: p, replan: func() (*action.Plan, error) { return a.plan(req) }, flight: a.flight}, nil
 }
 
 func (a *stateActor) plan(req app.ActionRequest) (*action.Plan, error) {
@@ -49,6 +87,7 @@ func (a *stateActor) plan(req app.ActionRequest) (*action.Plan, error) {
 type statePlan struct {
 	p      *action.Plan
 	replan func() (*action.Plan, error)
+	flight *inFlight
 }
 
 func (s statePlan) Summary() string { return s.p.Summary }
@@ -60,6 +99,12 @@ func (s statePlan) TypedConfirmation() string {
 	return ""
 }
 func (s statePlan) Apply(typed string) (string, error) {
+	if s.flight != nil {
+		if !s.flight.begin() {
+			return "", fmt.Errorf("%s not applied: the dashboard is closing", s.p.Action)
+		}
+		defer s.flight.wg.Done()
+	}
 	p := s.p
 	if s.replan != nil {
 		// The fresh plan is used only when it starts from exactly the bytes the person saw; otherwise the
