@@ -100,21 +100,13 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 // Moving the cursor in Detail never changes which rows exist: nothing below it reflows.
 func TestDetailCursorDoesNotReflow(t *testing.T) {
 	t.Parallel()
-	at := func(d time.Duration) *time.Time { t := testNow.Add(-d); return &t }
-	run := model.Run{
-		ID: "irm-backfill-20261103T120000Z", Kind: model.KindResumable, Title: "irm-backfill",
-		Dir: "/r/irm-backfill-20261103T120000Z", StatePath: "/r/irm-backfill-20261103T120000Z/state.env",
-		CurrentStage: "S2", UpdatedAt: *at(90 * time.Second), Status: model.StatusPaused,
-		Stages: []model.Stage{
-			{Key: "S1", Status: model.StageCompleted, StartedAt: at(time.Hour), CompletedAt: at(50 * time.Minute)},
-			{Key: "S2", Status: model.StagePending, Checklist: []model.ChecklistItem{{Key: "CB_S2_VERIFY_GREEN", Done: true}, {Key: "CB_S2_NO_\x1b[31mEVIL", Done: false}}},
-			{Key: "S3", Status: model.StagePending},
-		},
-		Flags:     []model.Flag{{Group: "finalization", Name: "REPORT_APPENDED", Value: false}},
-		Problems:  []model.Problem{{Severity: model.SeverityWarning, Code: "lock-stale", Message: "lock is stale"}},
-		Resumable: &model.ResumableDetail{ResumeHint: "rerun S2 verification"},
-		Progress:  model.Progress{Done: 1, Total: 3},
+	root := t.TempDir()
+	resumabletest.CopyDir(t, filepath.Join("..", "..", "testdata", "resumable-c1"), root)
+	locs, err := state.Discover([]string{root}, 0)
+	if err != nil || len(locs) == 0 {
+		t.Fatalf("discover: %v %v", locs, err)
 	}
+	run := state.Load(locs[0], state.NewEnv(0))
 	p := newTestPane(run, 84, 30)
 	before := rowsText(p, run, 80)
 	moved := false
