@@ -53,15 +53,13 @@ func init() {
 
 // dashboardOptions are the dashboard's flags; the demo command fills them too.
 type dashboardOptions struct {
-	ConfigPath string
-	ReadOnly   bool
-	Poll       time.Duration
-	StaleAfter time.Duration
-	// OrphanAfter and QuietAfter override the config's liveness thresholds (the demo shortens the grace).
-	OrphanAfter, QuietAfter time.Duration
-	MaxDepth                int
-	DebugPath               string
-	NoMouse                 bool
+	// Common is the flags every command that reads runs shares, resolved over the config as theirs are (the
+	// demo sets orphanAfter to shorten the grace).
+	Common    commonFlags
+	ReadOnly  bool
+	Poll      time.Duration
+	DebugPath string
+	NoMouse   bool
 	// Notify holds the notification flags; nil means the config file's notify: section alone.
 	Notify *notifyFlags
 	// JournalPath, when set, is where actions are journaled instead of $XDG_STATE_HOME (the demo keeps its
@@ -89,9 +87,7 @@ func defineDashboard(fs *flagSet) runFunc {
 			return usageError(stderr, defaultCommand, "--%v", err)
 		}
 		return openDashboard(paths, dashboardOptions{
-			ConfigPath: common.configPath, ReadOnly: *readOnly, Poll: *poll, StaleAfter: common.staleAfter,
-			OrphanAfter: common.orphanAfter, QuietAfter: common.quietAfter,
-			MaxDepth: common.maxDepth, DebugPath: *debug, Notify: &nf, NoMouse: *noMouse,
+			Common: common, ReadOnly: *readOnly, Poll: *poll, DebugPath: *debug, Notify: &nf, NoMouse: *noMouse,
 		}, stdout, stderr)
 	}
 }
@@ -124,8 +120,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 		return code
 	}
 	defer d.close()
-	roots, err := openRoots(paths, d.cfg, fleet.Given{StaleAfter: opts.StaleAfter, OrphanAfter: opts.OrphanAfter,
-		QuietAfter: opts.QuietAfter, MaxDepth: opts.MaxDepth, Poll: opts.Poll})
+	roots, err := openRoots(paths, d.cfg, opts.Common.given(opts.Poll))
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 2
@@ -184,13 +179,11 @@ type dashboard struct {
 // setUpDashboard loads and checks what the dashboard needs before it opens any run; nil with the exit code
 // when it cannot start.
 func setUpDashboard(opts dashboardOptions, stdout, stderr io.Writer) (*dashboard, int) {
-	cfg, err := config.Load(opts.ConfigPath)
+	cfg, err := opts.Common.resolve()
 	if err != nil {
-		fmt.Fprintf(stderr, "runwatch: %v\n", err)
-		return nil, 2
+		return nil, configError(stderr, defaultCommand, err)
 	}
-	cfg.Apply(config.Overrides{StaleAfter: opts.StaleAfter, OrphanAfter: opts.OrphanAfter, QuietAfter: opts.QuietAfter,
-		Poll: opts.Poll, MaxDepth: opts.MaxDepth})
+	cfg.Apply(config.Overrides{Poll: opts.Poll})
 	d := &dashboard{opts: opts, cfg: cfg, readOnly: opts.ReadOnly || cfg.ReadOnly, close: func() {}}
 	if d.readOnly {
 		brief.ReadOnlyCache()

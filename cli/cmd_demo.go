@@ -124,5 +124,5 @@ const demoOrphanAfter = 90 * time.Second
 // demoView opens the dashboard on the workspace and returns when the person quits it.
 func demoView(ws *sim.Workspace, stdout, stderr io.Writer) int {
 	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: filepath.Join(ws.Dir, "runwatch-journal.jsonl"),
-		OrphanAfter: demoOrphanAfter}, stdout, stderr)
+		Common: commonFlags{orphanAfter: demoOrphanAfter}}, stdout, stderr)
 }

@@ -573,8 +573,12 @@ func TestSmallHabits(t *testing.T) {
 	if _, out, _ := runReal(t, env, "", "install", "--help"); strings.Contains(out, "--max-depth") || strings.Contains(out, "--stale-after") || !strings.Contains(out, "--config") {
 		t.Errorf("install --help lists flags that read runs:\n%s", out)
 	}
-	if code, _, errOut := runReal(t, env, "", "status", "--max-depth", "-1", t.TempDir()); code != exitUsage || !strings.Contains(errOut, "--max-depth -1 is negative") {
-		t.Errorf("status --max-depth -1: exit %d, stderr %q", code, errOut)
+	// Every command that reads runs, the dashboard too, takes its flags over the config in one place.
+	for _, cmd := range [][]string{{"status"}, {"events", "--timeout", "1s"}, {"notify"}, {}} {
+		args := append(append(cmd, "--max-depth", "-1"), t.TempDir())
+		if code, _, errOut := runReal(t, env, "", args...); code != exitUsage || !strings.Contains(errOut, "--max-depth -1 is negative") {
+			t.Errorf("runwatch %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
+		}
 	}
 	if _, out, _ := runReal(t, env, "", "__complete", "--"); !strings.Contains(out, "--help") || !strings.Contains(out, "--version") {
 		t.Errorf("runwatch --<TAB>: %q, want --help and --version", out)
