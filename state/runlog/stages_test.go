@@ -95,8 +95,11 @@ func TestStageScanAllocatesNothingPerLine(t *testing.T) {
 			}
 		})
 	}
+	// A collection may empty scanBufs' pool between two reads, costing a buffer or two more on either side:
+	// that slack is no cost per line, which would be hundreds here.
+	const poolSlack = 2
 	short, long := allocs(logOf(25)), allocs(logOf(400))
-	if long > short {
+	if long > short+poolSlack {
 		t.Fatalf("ReadStageTail allocates %.0f times over 25 lines that are not stage entries and %.0f over 400", short, long)
 	}
 }
