@@ -1,8 +1,9 @@
 // Package fleet measures one dashboard over a fleet of hosts (issue 35): N real sshd servers on this machine
 // (remote/sshtest), each with its own runs, and the dashboard over all of them in tmux: the time to the first
-// frame that lists every run, its idle CPU and RSS, and what a host that drops does to the others: the
+// frame that lists every run (and the CPU each part of the fleet spent by then), its idle CPU and RSS, what
+// a host whose logs flood costs the dashboard, and what a host that drops does to the others: the
 // dashboard's cost in the half minute after the drop and once the host's retries have backed off. (A host
-// that lags or floods is not measured yet.) A test so it can use sshtest's servers; it runs only when asked:
+// that lags is not measured yet.) A test so it can use sshtest's servers; it runs only when asked:
 //
 //	RUNWATCH_FLEET=8 RUNWATCH_FLEET_RUNS=1000 go test ./bench/fleet -run TestFleet -v -timeout 30m
 package fleet
@@ -45,8 +46,10 @@ func TestFleet(t *testing.T) {
 	}
 	fleet := sshtest.New(t, binDir, aliases...)
 	args := []string{bin, "--read-only"}
+	var dirs []string
 	for _, a := range aliases {
 		dir := t.TempDir()
+		dirs = append(dirs, dir)
 		if _, err := sim.GenerateRuns(dir, runs); err != nil {
 			t.Fatal(err)
 		}
@@ -91,6 +94,21 @@ func TestFleet(t *testing.T) {
 	time.Sleep(65 * time.Second) // past the first minute: every age in minutes
 	cpu, wakes := window(t, pid, 30*time.Second)
 	t.Logf("idle, 30 s from 65 s after: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", cpu, wakes, rssMiB(pid), loadavg())
+
+	// A host floods: 2,000 lines a second appended to 50 of its runs' logs for 20 s. The others' runs stay
+	// listed; what the flood costs the dashboard.
+	logs, _ := filepath.Glob(filepath.Join(dirs[hosts-1], "reports", "*", "run.log"))
+	logs = logs[:min(50, len(logs))]
+	stop := make(chan struct{})
+	flooded := make(chan int)
+	go func() { flooded <- flood(logs, 2000, stop) }()
+	time.Sleep(2 * time.Second)
+	cpu, wakes = window(t, pid, 20*time.Second)
+	close(stop)
+	lines := <-flooded
+	t.Logf("%s floods (%d lines into %d logs): %d runs listed, %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s",
+		aliases[hosts-1], lines, len(logs), listed(), cpu, wakes, rssMiB(pid), loadavg())
+	time.Sleep(10 * time.Second)
 
 	// A host drops: its sshd killed. The others' runs stay listed; the dashboard's cost while it retries.
 	fleet.Kill(aliases[0])
@@ -232,4 +250,27 @@ func cpuLine(m map[string]time.Duration) string {
 		sum += m[k]
 	}
 	return fmt.Sprintf("CPU so far: %s; sum %.2f s", strings.Join(parts, ", "), sum.Seconds())
+}
+
+// flood appends perSecond lines a second, spread over logs, until stop is closed, and says how many.
+func flood(logs []string, perSecond int, stop <-chan struct{}) int {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	n := 0
+	for {
+		select {
+		case <-stop:
+			return n
+		case now := <-tick.C:
+			for range perSecond / 100 {
+				f, err := os.OpenFile(logs[n%len(logs)], os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					continue
+				}
+				fmt.Fprintf(f, "[%s] progress_note step=%d detail=flood\n", now.UTC().Format(time.RFC3339), n)
+				f.Close()
+				n++
+			}
+		}
+	}
 }
