@@ -48,6 +48,10 @@ func healthFrom(h watch.Health) app.Health {
 	return app.Health{Mode: h.Mode, Err: h.Err, LastChange: h.LastChange, Watches: h.Watches, Loading: h.Loading}
 }
 
+// remoteBatchEvery is how often at most the hosts' batches reach the screen while they keep coming: the
+// local watcher's pace too (watch's maxWait).
+const remoteBatchEvery = 50 * time.Millisecond
+
 // RelayRemote moves a remote watcher's batches into the program, as Relay does for the local one. Each
 // host's failure reaches the footer's message line once, when it first happens.
 func RelayRemote(p *tea.Program, w *remote.Watcher, observers ...func(watch.Update)) {
@@ -65,11 +69,15 @@ func RelayRemote(p *tea.Program, w *remote.Watcher, observers ...func(watch.Upda
 		}
 	}
 	updates := w.Updates()
+	var sent time.Time
 	for u := range updates {
 		take(u)
-		// The batches that wait while the screen takes one go to it as one: each costs it a re-sort and a
-		// frame over every run it holds, and the hosts' first runs come a pipe's read at a time (at 8 hosts
-		// of 1,000 runs, hundreds of batches of a dozen runs each, issue 35).
+		// The batches that come while the screen takes one, or less than remoteBatchEvery after the last went,
+		// go to it as one: each costs it a re-sort and a frame over every run it holds, the hosts' first runs
+		// come a pipe's read at a time (at 8 hosts of 1,000 runs, hundreds of batches of a dozen runs each),
+		// and a host whose logs flood sent a batch a line (2,000 a second: a fifth of a core; issue 35). The
+		// first batch after a quiet spell goes at once.
+		due := time.NewTimer(max(0, time.Until(sent.Add(remoteBatchEvery))))
 		for more := true; more; {
 			select {
 			case v, ok := <-updates:
@@ -79,10 +87,12 @@ func RelayRemote(p *tea.Program, w *remote.Watcher, observers ...func(watch.Upda
 				}
 				take(v)
 				u.Merge(v)
-			default:
+			case <-due.C:
 				more = false
 			}
 		}
+		due.Stop()
+		sent = time.Now()
 		b := FromWatch(u.Update)
 		b.Health = app.Health{}
 		b.Hosts = u.Hosts
