@@ -321,7 +321,13 @@ type eventWriter struct {
 	lastHosts  map[string]model.HostHealth
 	// lastEntry is the last entry printed per log, which continuation lines written later belong to.
 	lastEntry map[string]model.LogEntry
+	// batch holds an update's lines while it is written, so they go out in few writes (update).
+	batch    []byte
+	batching bool
 }
+
+// batchBytes is how much of an update's lines is held before it is written.
+const batchBytes = 256 << 10
 
 // withContinuation gives a batch's leading continuation lines back to their entry: the one printed last for
 // this log, or (an entry written before watching began) the one read back from the file. No entry without a
@@ -408,7 +414,15 @@ func (e *eventWriter) line(v any) error {
 	if len(b) > 2 && b[0] == '{' {
 		b = append([]byte(fmt.Sprintf(`{"protocol":%d,`, remote.ProtocolVersion)), b[1:]...)
 	}
-	_, err = e.out.Write(termsafe.JSON(append(b, '\n')))
+	out := termsafe.JSON(append(b, '\n'))
+	if e.batching {
+		e.batch = append(e.batch, out...)
+		if len(e.batch) < batchBytes {
+			return nil
+		}
+		out, e.batch = e.batch, e.batch[:0]
+	}
+	_, err = e.out.Write(out)
 	return err
 }
 
@@ -442,7 +456,21 @@ func (e *eventWriter) healthLine(h watch.Health, at time.Time) error {
 	return e.line(healthEvent{Type: "watch-health", At: at.UTC(), Health: h})
 }
 
+// update writes an update's lines in one write (or one a batchBytes): written one at a time, a host whose
+// logs flood sent a runwatch reading it over ssh a pipe read, a batch and a wake-up a line (issue 35).
 func (e *eventWriter) update(u watch.Update) error {
+	e.batching, e.batch = true, e.batch[:0]
+	err := e.updateLines(u)
+	e.batching = false
+	if len(e.batch) > 0 {
+		if _, werr := e.out.Write(e.batch); err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+func (e *eventWriter) updateLines(u watch.Update) error {
 	at := u.At.UTC()
 	for _, key := range u.Removed {
 		old, ok := e.known[key]
