@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"runwatch/fleet"
 	"runwatch/gcpolicy"
 	"runwatch/model"
 	"runwatch/state/agentpane"
@@ -91,7 +92,6 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	// matter (docs/FORMATS.md C.3).
 	out := status.NewOut(format, env.Now, env.Liveness)
 	out.SpillIn(cfg.ReadOnly, stderr)
-	out.LookedIn(shownPaths(roots.Scanned))
 	defer out.Close()
 	add := out.Add
 	if format == "json" || format == "jsonl" {
@@ -116,6 +116,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "status", "%v", err)
 	}
 	unreadable, hosts := read.Unreadable, read.Hosts
+	out.LookedIn(shownPaths(answered(roots, hosts)))
 	head := status.Snapshot([]model.Run{}, env)
 	head.Hosts = hosts
 	width := 0
@@ -147,6 +148,22 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// answered are the roots that were looked in: the local ones, and the remote ones whose host answered. A
+// host that did not is named by its error, not by "no runs found in" it.
+func answered(roots *fleet.Roots, hosts []model.HostHealth) []string {
+	down := map[string]bool{}
+	for _, h := range hosts {
+		down[h.Host] = h.State != model.HostLive
+	}
+	looked := append([]string(nil), roots.Local...)
+	for _, r := range roots.Remote {
+		if !down[r.Host] {
+			looked = append(looked, r.Label())
+		}
+	}
+	return looked
 }
 
 // oneOf checks a flag's value against its choices, suggesting the nearest.

@@ -36,6 +36,10 @@ func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 			if notifyCode != 1 {
 				t.Fatalf("notify exit %d, want 1; stderr %q", notifyCode, notifyErr)
 			}
+			// A host that never answered was not looked in: its error says so, and no "no runs found in" it.
+			if out, _ := exec.Command(bin, "status", tc.root).Output(); len(out) > 0 {
+				t.Errorf("status of an unreachable root printed %q, want nothing on stdout", out)
+			}
 			said := lastSaid(statusErr, "runwatch status: ")
 			if !strings.HasPrefix(said, tc.host+": ") {
 				t.Fatalf("status does not name the host: %q", statusErr)

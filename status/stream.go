@@ -44,6 +44,7 @@ type Out struct {
 	holes   holeMarks
 	slice   int    // table and wide: rows drawn at once
 	where   string // the paths looked under, for the line that says none was found (LookedIn)
+	nowhere bool   // LookedIn was told of no path: every root failed, and its error says so alone
 
 	mu    sync.Mutex
 	spill spill
@@ -248,7 +249,9 @@ func (o *Out) Print(w io.Writer, by string, head model.Snapshot, width int) (fai
 
 // LookedIn names the paths the runs were looked for under, which the table names when it finds none: "no
 // runs found" in an empty folder did not say where it had looked.
+// With no path (every root failed to answer) the table has no such line: the roots' errors say it all.
 func (o *Out) LookedIn(paths []string) {
+	o.nowhere = len(paths) == 0
 	qs := make([]string, len(paths))
 	for i, p := range paths {
 		qs[i] = termsafe.Screen(p)
@@ -259,6 +262,9 @@ func (o *Out) LookedIn(paths []string) {
 // writeTable writes the table of the runs, per rows at a time read back from the spill.
 func (o *Out) writeTable(w io.Writer, natural columnWidths, wide bool, width, per int) error {
 	if len(o.recs) == 0 {
+		if o.nowhere {
+			return nil
+		}
 		_, err := fmt.Fprintln(w, noRuns(o.where))
 		return err
 	}
