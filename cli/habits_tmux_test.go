@@ -294,6 +294,11 @@ func TestRunLookedUpWhereYouStandAndWhereSaid(t *testing.T) {
 	if code != exitNoRun || !strings.Contains(errOut, elsewhere) || !strings.Contains(errOut, "--root") {
 		t.Errorf("brief no-such: exit %d, want %d naming %s and --root:\n%s", code, exitNoRun, elsewhere, errOut)
 	}
+	// A word from the middle of an id, as the dashboard's filter takes it, is offered as the run it names.
+	code, _, errOut = runReal(t, env, t.TempDir(), "brief", "--root", ws.Dir, "traceability")
+	if code != exitNoRun || !strings.Contains(errOut, "did you mean sphinx-traceability-migration") {
+		t.Errorf("brief traceability: exit %d, want %d offering the sphinx run:\n%s", code, exitNoRun, errOut)
+	}
 	code, _, errOut = runReal(t, env, t.TempDir(), "check", "no-such", "X", "--yes")
 	if code != exitRefused || !strings.Contains(errOut, elsewhere) {
 		t.Errorf("check no-such: exit %d, want %d naming %s:\n%s", code, exitRefused, elsewhere, errOut)

@@ -60,7 +60,30 @@ func FindRun(arg string, roots []string, maxDepth int) (Location, []Location, er
 		return Location{}, nil, err
 	}
 	loc, err := PickRun(arg, pick, searched)
+	if len(pick) == 0 && arg != "" {
+		if near := runsContaining(locs, arg); len(near) > 0 {
+			err = fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, " or "))
+		}
+	}
 	return loc, locs, err
+}
+
+// runsContaining are the ids (at most three) of the runs whose id holds arg anywhere, as the dashboard's
+// filter finds them: RUN is the start of an id, and `brief billing` should point at new-billing-page-….
+func runsContaining(locs []Location, arg string) []string {
+	const most = 3
+	var ids []string
+	lower := strings.ToLower(arg)
+	for _, l := range locs {
+		if id := LocationID(l); strings.Contains(strings.ToLower(id), lower) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	if len(ids) > most {
+		ids = append(ids[:most], "…")
+	}
+	return ids
 }
 
 // coveredBy says dir is one of roots (as given or absolute), so a walk of roots already saw it.

@@ -59,6 +59,11 @@ func TestFindRunNamesOneRunOrSaysWhyNot(t *testing.T) {
 		!strings.Contains(err.Error(), "--root DIR") {
 		t.Errorf("no such run: %v; want the roots and the current directory named, and --root", err)
 	}
+	// A word inside ids, as the dashboard's filter finds runs: not a RUN, but the ids that hold it are named.
+	_, _, err = FindRun("1800z", roots, 0)
+	if !errors.Is(err, ErrNoRun) || !strings.HasSuffix(err.Error(), "did you mean backfill-20261201T051800Z or backfill-20261201T061800Z?") {
+		t.Errorf("a word inside two ids: %v; want both offered", err)
+	}
 }
 
 // MatchRun over runs read (RunNameOf), as events --run matches them: an id or a path beats the RUN_ID a run
