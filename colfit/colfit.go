@@ -7,6 +7,15 @@
 // table says its own order of steps; the rule is this one.
 package colfit
 
+// The widths below which a growing column is not worth its room, the same in every table: a name cut in its
+// middle to LeadMin keeps its start and its distinguishing end (a timestamp suffix's day and time), and a
+// reason cut at ReasonMin still says what is wrong. A table grows its lead to LeadMin, shows its reason at
+// ReasonMin and only then grows the lead whole: names are cut before a reason is lost (issue 36).
+const (
+	LeadMin   = 16
+	ReasonMin = 24
+)
+
 // Kind is what a step does.
 type Kind int
 
@@ -28,6 +37,10 @@ type Step struct {
 	Kind Kind
 	Col  int
 	Upto int // Grow, and Add of a growing column: the width it grows to at most in this step
+	// Hold: when this step does not fit, what is left stays blank instead of going to the slack, so a column
+	// comes in without taking back cells the slack was lent one width narrower (a name that shrank as the
+	// terminal grew). Set on the reason's Add, which comes in before the lead grows whole.
+	Hold bool
 }
 
 // Natural is a column's width in its long and short forms: the widest of its header and its cells in each
@@ -60,7 +73,7 @@ func (t Table) Fit(width int) Layout {
 	lay := Layout{Show: make([]bool, n), LongForm: make([]bool, n), Width: make([]int, n), Sep: t.Sep}
 	growing := make([]bool, n)
 	lay.Show[t.Lead], growing[t.Lead] = true, true
-	left, shown := width, 0
+	left, shown, held := width, 0, false
 steps:
 	for _, st := range t.Steps {
 		c := st.Col
@@ -91,6 +104,7 @@ steps:
 			cost = shown
 		}
 		if cost > left && !partial {
+			held = st.Hold
 			break steps
 		}
 		give := min(cost, max(0, left))
@@ -115,6 +129,9 @@ steps:
 		}
 	}
 	for _, c := range t.Slack {
+		if held {
+			break
+		}
 		if more := min(max(0, left), t.Cols[c].Long-lay.Width[c]); lay.Show[c] && more > 0 {
 			lay.Width[c] += more
 			left -= more

@@ -25,6 +25,18 @@ func (s RunStatus) Glyph() string {
 	return "·"
 }
 
+// Short is the status in a word that fits a narrow column ("input", "done"); the glyph beside it and the
+// long form elsewhere say the rest. The dashboard's STATUS column and status's narrow table both use it.
+func (s RunStatus) Short() string {
+	switch s {
+	case StatusAwaitingInput:
+		return "input"
+	case StatusCompleted:
+		return "done"
+	}
+	return string(s)
+}
+
 // Glyph of a stage status.
 func (s StageStatus) Glyph() string {
 	switch s {

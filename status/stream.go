@@ -642,10 +642,13 @@ func statusRow(r model.Run, now time.Time, wide bool) []string {
 	}
 	progress := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
 	key := r.CurrentStage
+	if s := r.Stage(r.CurrentStage); s != nil && s.Name != "" && s.Name != s.Key {
+		key = s.Name // a number alone told no one which phase it was
+	}
 	if key == "" {
 		key = "-"
 	}
-	row := []string{r.ID, "", stage, progress, updated, "", key}
+	row := []string{r.ID, "", stage, progress, updated, "", key, ""}
 	if wide {
 		row = []string{r.ID, string(r.Kind), "", stage, progress, lockSummary(r.Locks), updated, "", "",
 			problemSummary(r.Problems), r.Dir}
@@ -656,6 +659,9 @@ func statusRow(r model.Run, now time.Time, wide bool) []string {
 	if r.Archived {
 		// History: its status word no longer matters (-o json keeps it).
 		row[1+boolInt(wide)] = "⌂ archived"
+		if !wide {
+			row[cellStatusShort] = "⌂ archived"
+		}
 	}
 	setJudgedCells(row, r, wide)
 	return row
@@ -670,6 +676,9 @@ func setJudgedCells(row []string, j model.Run, wide bool) {
 	}
 	if row[status] != "⌂ archived" {
 		row[status] = termsafe.Screen(j.Status.Glyph() + " " + string(j.Status))
+		if !wide {
+			row[cellStatusShort] = termsafe.Screen(j.Status.Glyph() + " " + j.Status.Short())
+		}
 	}
 	row[reason] = termsafe.Screen(j.Attention.Reason)
 	if next >= 0 {

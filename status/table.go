@@ -67,11 +67,12 @@ func statusHeaders(wide bool) []string {
 	return []string{"RUN", "STATUS", "STAGE", "PROGRESS", "UPDATED", "REASON"}
 }
 
-// The narrow table's columns, and the cell after them that holds the short form of STAGE (the stage's key
-// alone), shown while the whole stage does not fit.
+// The narrow table's columns, and the cells after them that hold the short forms of STAGE (the stage's name
+// alone where it has one, else its key) and STATUS (its word in short), the dashboard's, shown while the
+// long form does not fit.
 const (
 	colRun, colStatus, colStage, colProgress, colUpdated, colReason = 0, 1, 2, 3, 4, 5
-	cellStageKey                                                    = 6
+	cellStageKey, cellStatusShort                                   = 6, 7
 )
 
 // columnWidths are the natural widths of a row's cells: the widest of the header and every cell (the
@@ -81,7 +82,7 @@ type columnWidths []int
 func newColumnWidths(wide bool) columnWidths {
 	headers := statusHeaders(wide)
 	if !wide {
-		headers = append(headers, "STAGE")
+		headers = append(headers, "STAGE", "STATUS")
 	}
 	c := make(columnWidths, len(headers))
 	for col, h := range headers {
@@ -97,25 +98,27 @@ func (c columnWidths) widen(row []string) {
 }
 
 // narrowTable is the order in which the table's columns take a terminal's width, by colfit's rule (the
-// dashboard's): the run id is what a reader types next, so it is cut last, and whole as soon as it fits
-// beside its status and a few letters of reason; then the stage (its key), the reason to a length that says
-// what is wrong, the progress and the age; then the stage's name beside its key, and the whole reason. What
-// is left once a step does not fit goes to the reason, else the id.
+// dashboard's): the run id cut in its middle to colfit.LeadMin, its status and its stage in short (as the
+// dashboard's), the reason to colfit.ReasonMin, the age and the progress; only then the whole id, the long
+// status, the stage's key beside its name and the whole reason. Names are cut before the reason is lost: at 80
+// columns the 48-cell ids kept the reason to 5 cells. What is left once a step does not fit goes to the
+// reason, else the id.
 func narrowTable(natural columnWidths) colfit.Table {
 	cols := make([]colfit.Natural, colReason+1)
 	for col := range cols {
 		cols[col] = colfit.Natural{Long: natural[col], Short: natural[col]}
 	}
 	cols[colStage].Short = natural[cellStageKey]
+	cols[colStatus].Short = natural[cellStatusShort]
 	return colfit.Table{Cols: cols, Lead: colRun, Sep: statusGap, Slack: []int{colReason, colRun}, Steps: []colfit.Step{
-		{Kind: colfit.Grow, Col: colRun, Upto: 12},
+		{Kind: colfit.Grow, Col: colRun, Upto: colfit.LeadMin},
 		{Kind: colfit.Add, Col: colStatus},
-		{Kind: colfit.Add, Col: colReason, Upto: 6},
-		{Kind: colfit.Grow, Col: colRun, Upto: natural[colRun]},
 		{Kind: colfit.Add, Col: colStage},
-		{Kind: colfit.Grow, Col: colReason, Upto: 24},
-		{Kind: colfit.Add, Col: colProgress},
+		{Kind: colfit.Add, Col: colReason, Upto: colfit.ReasonMin, Hold: true},
 		{Kind: colfit.Add, Col: colUpdated},
+		{Kind: colfit.Add, Col: colProgress},
+		{Kind: colfit.Grow, Col: colRun, Upto: natural[colRun]},
+		{Kind: colfit.Long, Col: colStatus},
 		{Kind: colfit.Long, Col: colStage},
 		{Kind: colfit.Grow, Col: colReason, Upto: natural[colReason]},
 	}}
@@ -153,8 +156,11 @@ func newStatusTable(wide bool, width int, natural columnWidths) *statusTable {
 			continue
 		}
 		cell := col
-		if col == colStage && !lay.LongForm[col] {
+		switch {
+		case col == colStage && !lay.LongForm[col]:
 			cell = cellStageKey
+		case col == colStatus && !lay.LongForm[col]:
+			cell = cellStatusShort
 		}
 		t.headers, t.cells, t.widths = append(t.headers, h), append(t.cells, cell), append(t.widths, lay.Width[col])
 	}

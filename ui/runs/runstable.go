@@ -321,12 +321,10 @@ const (
 )
 
 const (
-	// nameMin is the narrowest a cut name is worth the columns beside it: CutMiddle keeps its start and
-	// its distinguishing end (the day and time of a timestamp suffix), and at 50 columns STATUS and
-	// STAGE still fit beside it.
-	nameMin = 16
-	// whyMin is the narrowest WHY column worth its room: a reason cut there still says what is wrong.
-	whyMin = 24
+	// nameMin and whyMin are colfit's, the same as status's table: at 50 columns STATUS and STAGE still
+	// fit beside a name cut to nameMin.
+	nameMin = colfit.LeadMin
+	whyMin  = colfit.ReasonMin
 	// whyMax bounds WHY while columns still wait for room: the table says enough to tell runs apart.
 	whyMax = 40
 	// whyRestMax bounds WHY once every column is shown: the longest reasons are paths, whose ends Detail's
@@ -334,15 +332,16 @@ const (
 	whyRestMax = 96
 )
 
-// tableSteps is the order of the rule, by priority: NAME, STATUS, STAGE, CHANGED, the whole name, WHY, HOST,
+// tableSteps is the order of the rule, by priority: NAME, STATUS, STAGE, CHANGED, WHY (names are cut before
+// the reason is lost, as status's table does: colfit.LeadMin, colfit.ReasonMin), the whole name, HOST,
 // DONE, LOCK, the whole reason, then the stage's key beside its name and KIND, which say least. STATUS keeps
 // its short form ("input", "done"): the glyph and Detail say the rest, and the long one cost 7 cells that
 // kept the runs beside Detail on all but the widest terminals. The column the list is sorted
 // by comes straight after the name, so a sort is never on a column that is not shown.
 func (p *Pane) tableSteps() []tableStep {
 	steps := []tableStep{
-		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepNameAll, 0},
-		{stepSpacing, 0}, {stepAdd, colWhy}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, ColLock},
+		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepAdd, colWhy},
+		{stepNameAll, 0}, {stepSpacing, 0}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, ColLock},
 		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
 	}
 	if p.sortBy == SortChanged {
@@ -413,7 +412,7 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 			}
 			step := colfit.Step{Kind: colfit.Add, Col: col}
 			if st.col == colWhy {
-				step.Upto = whyMin
+				step.Upto, step.Hold = whyMin, true
 			}
 			steps = append(steps, step)
 		case stepLong:
@@ -557,15 +556,7 @@ func kindShort(k model.Kind) string {
 	return "??"
 }
 
-func shortStatus(s model.RunStatus) string {
-	switch s {
-	case model.StatusAwaitingInput:
-		return "input"
-	case model.StatusCompleted:
-		return "done"
-	}
-	return string(s)
-}
+func shortStatus(s model.RunStatus) string { return s.Short() }
 
 // lockBadge summarises a run's locks by the most important verdict: live holders matter most to someone
 // about to act, then unknown ones (which need a typed confirmation), then stale ones.
