@@ -56,7 +56,7 @@ func (p *Pane) innerW() int { return max(1, p.w-theme.BorderCells) }
 func (p *Pane) innerH() int { return max(1, p.h-theme.BorderCells) }
 
 // selectionChanged is called by the root when another run is selected: Detail opens every run at its top
-// with its current stage focused, also one visited before (a run left scrolled down to a lock came back
+// with its current stage focused (in view where the pane is tall enough), also one visited before (a run left scrolled down to a lock came back
 // with its first lines out of sight).
 func (p *Pane) SelectionChanged() {
 	p.top = 0
@@ -310,10 +310,12 @@ func (p *Pane) View() string {
 	rows := all[n:]
 	sel := p.SelectionOf(run)
 	top := app.Clamp(p.top, 0, max(0, len(rows)-bodyH))
+	_, moved := p.sel[run.Key()]
 	for i, r := range rows {
-		if r.id == sel && r.id.Kind != app.RowText && i >= top+bodyH {
-			// The focused row (by default the current stage) is always on screen, even before any key
-			// moved to it, and even in the few rows of a stacked layout.
+		if moved && r.id == sel && r.id.Kind != app.RowText && i >= top+bodyH {
+			// The row a key focused is always on screen, even in the few rows of a stacked layout. The
+			// default one (the current stage) is not scrolled to: a run opens at its top, whose first line
+			// names the current stage (at 80x24 Detail opened "↑ 1 more", that line hidden until g).
 			top = i - bodyH + 1
 			p.top = top
 		}
