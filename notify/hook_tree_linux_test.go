@@ -53,9 +53,13 @@ func gone(t *testing.T, what string, pids []int) {
 // (setsid), has that child ended with it and reported plainly (it was "exec: WaitDelay expired before I/O
 // complete", and the child lived on).
 func TestAHooksLeftoversAreEndedAndSaid(t *testing.T) {
+	// The hook exits only once its child is sleep: the report names each leftover as it is when the hook
+	// ends, and a child just forked is still sh (or setsid, before it execs sleep). The hook's Timeout bounds
+	// the wait.
+	const isSleep = ` until [ "$(cat /proc/$!/comm)" = sleep ]; do sleep 0.01; done`
 	for _, c := range []struct{ name, script string }{
-		{"background child", `sleep 600 & echo $! > "$0.tmp"; mv "$0.tmp" "$0"`},
-		{"setsid child", `setsid sleep 600 & echo $! > "$0.tmp"; mv "$0.tmp" "$0"`},
+		{"background child", `sleep 600 &` + isSleep + `; echo $! > "$0.tmp"; mv "$0.tmp" "$0"`},
+		{"setsid child", `setsid sleep 600 &` + isSleep + `; echo $! > "$0.tmp"; mv "$0.tmp" "$0"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pids")
