@@ -268,6 +268,53 @@ func TestNotHereIsOneRuleInTmux(t *testing.T) {
 	d.waitExit(exitFile)
 }
 
+// TestNotHereMarksWhatIsRefusedInTmux is point 6 on the runs the trial found: on the stalled
+// fix-broken-links run help marks Z (the journal has nothing for it) and S (step needs a paused run or a
+// phase awaiting input), on new-billing a (no live holder) and Z; Detail no longer offers a there; and each
+// marked key, pressed, is refused with the same rule's words.
+func TestNotHereMarksWhatIsRefusedInTmux(t *testing.T) {
+	t.Parallel()
+	d, _, exitFile := startDemo(t, 200, 60) // wide enough that no help line wraps
+	for _, r := range []struct {
+		run  string
+		keys []struct{ key, says string }
+	}{
+		{"fix-broken", []struct{ key, says string }{{"Z", "has no action on"}, {"S", "needs a paused run or a phase awaiting input"}}},
+		{"new-billing", []struct{ key, says string }{{"a", "has no live process of its own"}, {"Z", "has no action on"}}},
+	} {
+		d.selectRun(r.run)
+		if r.run == "new-billing" && strings.Contains(d.screen(), "to go to its agent") {
+			t.Errorf("Detail offers a for %s, which has no live holder:\n%s", r.run, d.screen())
+		}
+		d.press(keys.ActHelp)
+		s := d.waitText("Help · ")
+		d.press(keys.ActBottom)
+		s += d.waitText("Legend")
+		for _, k := range r.keys {
+			marked := false
+			for _, l := range strings.Split(s, "\n") {
+				if strings.Contains(l, "  "+k.key+" ") && strings.Contains(l, "(not here)") {
+					marked = true
+				}
+			}
+			if !marked {
+				t.Errorf("help does not mark %s (not here) on %s, which refuses it:\n%s", k.key, r.run, s)
+			}
+		}
+		d.press(keys.ActQuit)
+		d.waitScreen("help to close", func(s string) bool { return !strings.Contains(s, "Help · ") })
+		for _, k := range r.keys {
+			d.send(k.key)
+			d.waitText(k.says)
+			if strings.Contains(d.screen(), "[y/N]") {
+				t.Fatalf("%s on %s opened a confirmation:\n%s", k.key, r.run, d.screen())
+			}
+		}
+	}
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}
+
 // TestRunLookedUpWhereYouStandAndWhereSaid is point 4: a RUN prefix is also looked for under the current
 // directory, --root DIR (repeatable) says where to look, every "no such run" names the roots it searched, and
 // `brief sphinx ws` points at --root.

@@ -28,6 +28,15 @@ type fleetActor struct {
 	roots []remote.Root
 }
 
+// NothingToUndo is the local actor's answer for a local run; a remote run's journal is on its host, where
+// the plan asks it.
+func (f fleetActor) NothingToUndo(run model.Run) string {
+	if u, ok := f.local.(app.UndoKnower); ok && run.Remote == nil {
+		return u.NothingToUndo(run)
+	}
+	return ""
+}
+
 func (f fleetActor) Plan(req app.ActionRequest) (app.Planned, error) {
 	if req.Act == keys.ActInstall {
 		for _, r := range f.roots {

@@ -5,6 +5,13 @@ import "strings"
 // AwaitingInputPrefix marks a jonggrang phase failed on purpose to wait for a person (phase 6 brainstorming).
 const AwaitingInputPrefix = "Awaiting human input"
 
+// JonggrangSteppable says whether step may complete a jonggrang run's current phase: the run (its manifest
+// status) is paused, or the phase waits for input. The plan asks it of the manifest, and the dashboard of the
+// run as read, so the footer, help's "(not here)" and the refusal agree.
+func JonggrangSteppable(runStatus, phaseStatus, phaseError string) bool {
+	return runStatus == "paused" || phaseStatus == string(StageFailed) && strings.HasPrefix(strings.TrimSpace(phaseError), AwaitingInputPrefix)
+}
+
 // NoRetryAwaiting is what the brief and a retry's confirmation say about retrying a phase that waits for a
 // person: in supervised mode the orchestrator fails it on purpose every time it reaches it.
 const NoRetryAwaiting = "Do not retry the phase: in supervised mode it fails again the same way."

@@ -5,13 +5,19 @@ package ui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"runwatch/model"
 	"runwatch/state/action"
+	"runwatch/state/journal"
 	"runwatch/ui/app"
+	"runwatch/ui/text"
 )
 
 // NewActor plans dashboard actions with the state/action package: the same code path as the subcommands.
@@ -34,6 +40,50 @@ type stateActor struct {
 	opts   action.Options
 	env    func() model.Env
 	flight *inFlight
+	undo   undoCache
+}
+
+// undoCache keeps NothingToUndo's answers while the journal is unchanged (its size and time): the footer
+// asks on every frame.
+type undoCache struct {
+	mu      sync.Mutex
+	size    int64
+	mod     time.Time
+	answers map[string]string
+}
+
+// NothingToUndo asks the journal what the undo plan asks it first (journal.FindUndoable): no action on
+// the run is "nothing to undo", with the plan's words.
+func (a *stateActor) NothingToUndo(run model.Run) string {
+	path := a.opts.JournalPath
+	if path == "" {
+		var err error
+		if path, err = journal.DefaultPath(); err != nil {
+			return ""
+		}
+	}
+	var size int64
+	var mod time.Time
+	if fi, err := os.Stat(path); err == nil {
+		size, mod = fi.Size(), fi.ModTime()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	c := &a.undo
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answers == nil || c.size != size || !c.mod.Equal(mod) {
+		c.answers, c.size, c.mod = map[string]string{}, size, mod
+	}
+	if why, ok := c.answers[run.StatePath]; ok {
+		return why
+	}
+	why := ""
+	if e, _, err := journal.FindUndoable(path, run.StatePath); err == nil && e == nil {
+		why = fmt.Sprintf("undo refused: the journal %s has no action on %s to undo", path, text.Sanitize(run.ID))
+	}
+	c.answers[run.StatePath] = why
+	return why
 }
 
 func (a *stateActor) Close() { a.flight.close() }

@@ -69,7 +69,7 @@ func TestAgentKeyGoesToThePane(t *testing.T) {
 
 	dead := newTestModel(t, 140, 40, []model.Run{heldRun(t, resumabletest.DeadPID(t))}, app.Options{FindAgent: findHere, Now: time.Now})
 	dead = send(t, dead, press("a"))
-	if got := dead.app.Msgs.Last.Text; !strings.Contains(got, "no agent pane: no live holder") {
+	if got := dead.app.Msgs.Last.Text; !strings.Contains(got, "has no live process of its own") {
 		t.Errorf("dead holder: %q", got)
 	}
 	if frame := render(t, dead, colorprofile.NoTTY); strings.Contains(frame, "agent: pane") {

@@ -16,7 +16,7 @@ func TestEnterMeansNo(t *testing.T) {
 	t.Parallel()
 	actor := &recordingActor{}
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
-	m = send(t, m, press("S"))
+	m = send(t, m, press("P"))
 	if m.confirmDialog() == nil {
 		t.Fatal("no dialog")
 	}

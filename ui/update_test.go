@@ -352,7 +352,16 @@ func TestMutatingKeysAskFirst(t *testing.T) {
 	}{{"U", keys.ActUnlock}, {"S", keys.ActStep}, {"R", keys.ActRetry}, {"P", keys.ActPause}, {"Z", keys.ActUndo}} {
 		t.Run(k.key, func(t *testing.T) {
 			actor := &recordingActor{}
-			m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
+			runs := sampleRuns()
+			if k.key == "S" {
+				// Step completes the current phase of a paused jonggrang run (not of a running one).
+				for i := range runs {
+					if runs[i].Kind == model.KindJonggrang {
+						runs[i].RawStatus, runs[i].Status = "paused", model.StatusPaused
+					}
+				}
+			}
+			m := newTestModel(t, 140, 40, runs, app.Options{Actor: actor})
 			if k.key == "R" {
 				m = send(t, m, press("j")) // the failed run
 			}
@@ -414,10 +423,10 @@ func TestTypedConfirmationForUnknownLock(t *testing.T) {
 
 func TestActionErrorsGoToFooter(t *testing.T) {
 	t.Parallel()
-	actor := &recordingActor{planErr: errors.New("step: CB_S2_NO_EVIL is 0")}
+	actor := &recordingActor{planErr: errors.New("pause: CB_S2_NO_EVIL is 0")}
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{Actor: actor})
-	m = send(t, m, press("S"))
-	if m.confirmDialog() != nil || !strings.Contains(plain(m), "✗ step: CB_S2_NO_EVIL is 0") {
+	m = send(t, m, press("P"))
+	if m.confirmDialog() != nil || !strings.Contains(plain(m), "✗ pause: CB_S2_NO_EVIL is 0") {
 		t.Fatalf("refusal not in footer:\n%s", plain(m))
 	}
 }

@@ -212,7 +212,7 @@ func planJonggrangStep(p *Plan, run model.Run) error {
 		return refusef("current_phase %s has no entry under phases", cur)
 	}
 	status := m.str("status")
-	if status != "paused" && !awaitingInput(m, key) {
+	if !model.JonggrangSteppable(status, m.phaseStr(key, "status"), m.phaseStr(key, "output", "error")) {
 		return refusef("step needs a paused run or a phase awaiting input; %s is %q and phase %s is %q",
 			run.ID, status, key, m.phaseStr(key, "status"))
 	}

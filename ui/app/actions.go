@@ -44,6 +44,14 @@ type Actor interface {
 	Plan(req ActionRequest) (Planned, error)
 }
 
+// UndoKnower is an actor that can say, without planning, that a run has nothing to undo: the journal holds
+// no action on it. NotHere asks it, so Z is left out of the footer and marked in help where it is refused.
+type UndoKnower interface {
+	// NothingToUndo is the refusal when the journal has no action on run to undo, "" when it has one or
+	// cannot tell (the plan then decides).
+	NothingToUndo(run model.Run) string
+}
+
 // RequestAction plans a mutating action on the selected run in a command; sel is Detail's focused row,
 // which says which item to tick, which lock to clear, which phase to retry.
 func RequestAction(a *App, act string, sel RowID) tea.Cmd {

@@ -48,6 +48,14 @@ func (a *App) NotHere(act string, sel RowID) string {
 		if a.Opts.FindAgent == nil {
 			return "agent: this dashboard cannot look for agents' panes"
 		}
+		if !run.LiveHolder() {
+			// The finder looks only for a live holder's pane: without one it has nothing to look for.
+			return fmt.Sprintf("agent: %s has no live process of its own (no live lock or running worker) whose pane to find", id)
+		}
+	case keys.ActUndo:
+		if u, ok := a.Actor.(UndoKnower); ok {
+			return u.NothingToUndo(run)
+		}
 	case keys.ActTick:
 		if run.Kind != model.KindResumable {
 			return fmt.Sprintf("tick: %s is a jonggrang run; checklists belong to resumable runs", id)
@@ -94,6 +102,12 @@ func (a *App) NotHere(act string, sel RowID) string {
 	case keys.ActStep:
 		if run.Status == model.StatusCompleted || run.Archived {
 			return fmt.Sprintf("step: %s is %s; nothing to step", id, run.Status)
+		}
+		if run.Kind == model.KindJonggrang {
+			if st := run.Stage(run.CurrentStage); st != nil && !model.JonggrangSteppable(run.RawStatus, string(st.Status), st.Error) {
+				return fmt.Sprintf("step: needs a paused run or a phase awaiting input; %s is %q and phase %s is %q",
+					id, text.Sanitize(run.RawStatus), text.Sanitize(st.Key), st.Status)
+			}
 		}
 		return a.lockedAgainst(run, "step")
 	}

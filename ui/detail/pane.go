@@ -155,13 +155,13 @@ func (p *Pane) ShortHelp() []key.Binding {
 		out = append(out, k.BindingsOf(keys.ActRetry, keys.ActStep)...)
 		out = append(out, key.NewBinding(key.WithKeys("enter"), key.WithHelp(k.First(keys.ActOpen), "expand")))
 	}
-	out = k.Without(out, no)
 	if b, ok := app.AttentionBinding(p.app, run); ok && run.Attention.NeedsYou && !keys.ContainsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}
 	if b, ok := keys.AgentBinding(k, run.Attention); ok && !keys.ContainsBinding(out, b) {
 		out = append([]key.Binding{b}, out...)
 	}
+	out = k.Without(out, no)
 	return keys.AppendNew(out, k.BindingsOf(keys.ActCopy, keys.ActBrief, keys.ActBack, keys.ActHelp)...)
 }
 

@@ -33,7 +33,7 @@ func (p *Pane) attentionLine(run model.Run, w int) []string {
 	} else if at.Command != "" {
 		line += " → " + text.Sanitize(at.Command)
 	}
-	if b, ok := keys.AgentBinding(p.app.Keys, at); ok {
+	if b, ok := keys.AgentBinding(p.app.Keys, at); ok && p.app.NotHere(keys.ActAgent, app.RowID{}) == "" {
 		line += "; or press " + b.Help().Key + " to go to its agent"
 	}
 	var out []string

@@ -112,6 +112,8 @@ func (p *Pane) ShortHelp() []key.Binding {
 	if b, ok := keys.AgentBinding(k, run.Attention); ok {
 		out = append(out, b)
 	}
+	// The key that settles the run is offered only where it is not refused (app.NotHere, as help marks it).
+	out = k.Without(out, p.app.NotHereSet(app.RowID{}))
 	return keys.AppendNew(out, k.BindingsOf(keys.ActOpen, keys.ActFilter, keys.ActSort, keys.ActHideDone, keys.ActBrief, keys.ActNextPane, keys.ActHelp, keys.ActQuit)...)
 }
 
