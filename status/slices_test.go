@@ -12,7 +12,8 @@ import (
 
 // hostileRuns are n runs whose ids, stage names, reasons, locks and folders hold what a run file can
 // spell: wide runes, emoji, combining marks, escape sequences, bytes that are not UTF-8, and lengths that
-// vary, so the widest cell of a column sits in one slice and not in the others.
+// vary, so the widest cell of a column sits in one slice and not in the others. Every length and content
+// cycles with i modulo at most 17, so slicesRuns rows hold each of them several times.
 func hostileRuns(n int, now time.Time) []model.Run {
 	names := []string{"漢字のタスク", "e\u0301te\u0301", "🚀🚀", "\x1b]0;owned\x07title", "bad\xff\xfeutf8", "plain", "tab\there", ""}
 	statuses := []model.RunStatus{model.StatusRunning, model.StatusAwaitingInput, model.StatusCompleted, model.StatusFailed}
@@ -34,11 +35,18 @@ func hostileRuns(n int, now time.Time) []model.Run {
 	return runs
 }
 
+// slicesRuns rows and slicesPer sizes: each size cuts the table into several slices (25: 25, 25 and a short
+// last one of 14) with the widest id (row 32) in one of them; the time is in the rows drawn, not the number of
+// slices, so the rows are few (400 rows took 19 s and 12 s under -race).
+const slicesRuns = 64
+
+var slicesPer = []int{1, 7, 25}
+
 // The table drawn a slice at a time is byte for byte the table drawn whole, for any slice size, at any
 // width (0: not a terminal) and in both layouts: every column's width is fixed from all the rows first.
 func TestStatusTableInSlicesIsTheWholeTable(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	runs := hostileRuns(400, now)
+	runs := hostileRuns(slicesRuns, now)
 	for _, wide := range []bool{false, true} {
 		for _, width := range []int{0, 200, 120, 80, 50} {
 			draw := func(per int) string {
@@ -54,7 +62,7 @@ func TestStatusTableInSlicesIsTheWholeTable(t *testing.T) {
 			if n := strings.Count(whole, "\n"); n != len(runs)+1 {
 				t.Fatalf("wide=%v width=%d: %d lines for %d runs", wide, width, n, len(runs))
 			}
-			for _, per := range []int{1, 7, 150} {
+			for _, per := range slicesPer {
 				if got := draw(per); got != whole {
 					t.Errorf("wide=%v width=%d: in slices of %d the table differs from the whole:\n%s", wide, width, per, firstDiff(whole, got))
 				}
@@ -67,7 +75,7 @@ func TestStatusTableInSlicesIsTheWholeTable(t *testing.T) {
 // a time, against the same runs drawn in one slice.
 func TestStatusStreamTableInSlicesIsTheWholeTable(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	runs := hostileRuns(400, now)
+	runs := hostileRuns(slicesRuns, now)
 	for _, format := range []string{"table", "wide"} {
 		for _, width := range []int{0, 120, 50} {
 			draw := func(per int) string {
@@ -86,7 +94,7 @@ func TestStatusStreamTableInSlicesIsTheWholeTable(t *testing.T) {
 			if n := strings.Count(whole, "\n"); n != len(runs)+1 || !strings.HasPrefix(whole, "RUN") {
 				t.Fatalf("%s width=%d: %d lines for %d runs:\n%.300s", format, width, n, len(runs), whole)
 			}
-			for _, per := range []int{1, 7, 150} {
+			for _, per := range slicesPer {
 				if got := draw(per); got != whole {
 					t.Errorf("%s width=%d: in slices of %d the table differs from the whole:\n%s", format, width, per, firstDiff(whole, got))
 				}
