@@ -86,13 +86,13 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(b); err != nil {
 			fmt.Fprintf(stderr, "runwatch brief: %v\n", err)
-			return exitNoRun
+			return exitIncomplete // a document it could not finish writing, as status's
 		}
 		return exitOK
 	}
 	if _, err := io.WriteString(stdout, b.Markdown()); err != nil {
 		fmt.Fprintf(stderr, "runwatch brief: %v\n", err)
-		return exitNoRun
+		return exitIncomplete // a document it could not finish writing (a full disk), as status's
 	}
 	return exitOK
 }

@@ -193,15 +193,19 @@ type eventStream struct {
 func (st *eventStream) start(src *fleet.Watch, stderr io.Writer) (code int, done bool) {
 	now := time.Now()
 	snap := src.Snapshot()
+	if st.target != nil {
+		// Refused before any line is printed, as brief refuses the same RUN: no one run, exit 1, no usage.
+		if err := st.target.check(snap); err != nil {
+			fmt.Fprintf(stderr, "runwatch events: %v\n", err)
+			return exitNoRun, true
+		}
+	}
 	for _, r := range snap {
 		if err := st.em.runLine(r, now); err != nil {
 			return st.em.failed(stderr, err), true
 		}
 	}
 	if st.target != nil {
-		if err := st.target.check(snap); err != nil {
-			return usageError(stderr, "events", "%v", err), true
-		}
 		if !st.target.matched {
 			fmt.Fprintf(stderr, "runwatch events: no run matches %q yet; waiting for it to appear\n", st.target.arg)
 		}

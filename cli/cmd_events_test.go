@@ -162,13 +162,14 @@ func TestEventsRunIsNamedByItsRunID(t *testing.T) {
 	}
 }
 
-func TestEventsAmbiguousRunIsAUsageError(t *testing.T) {
+// An ambiguous --run is refused as brief refuses it (exit 1, no usage): TestEventsRefusesAnAmbiguousRunFirst.
+func TestEventsAmbiguousRunIsRefused(t *testing.T) {
 	root := t.TempDir()
 	eventsRun(t, filepath.Join(root, "job-a"), "S1")
 	eventsRun(t, filepath.Join(root, "job-b"), "S1")
 	s := startEvents(t, "--until", "running", "--run", "job", root)
-	if code := s.exit(); code != 2 {
-		t.Fatalf("exit %d, want 2 for a prefix matching two runs", code)
+	if code := s.exit(); code != exitNoRun {
+		t.Fatalf("exit %d, want %d for a prefix matching two runs", code, exitNoRun)
 	}
 }
 
