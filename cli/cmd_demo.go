@@ -11,6 +11,7 @@ import (
 
 	"runwatch/shellword"
 	"runwatch/sim"
+	"runwatch/state/journal"
 )
 
 func init() {
@@ -69,7 +70,8 @@ func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keep
 		// The command is the one printed, run as such: with the demo's grace, so it judges the runs as the
 		// dashboard did (without it, the orphaned feature read "running" here and "stalled" there).
 		argv := []string{"runwatch", "status", "--orphan-after", demoOrphanAfter.String(), root}
-		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\nas the demo judged it (orphaned after %s):\n  %s\n\n", root, demoOrphanAfter, shellword.Line(argv))
+		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\nits actions are journaled in it: act on it, or undo, with\n  XDG_STATE_HOME=%s runwatch undo RUN --dry-run\n"+
+			"as the demo judged it (orphaned after %s):\n  %s\n\n", root, shellword.Quote(demoStateHome(root)), demoOrphanAfter, shellword.Line(argv))
 		if c := dispatch(argv[1:], stdout, stderr); c != exitOK && c != exitProblems && code == exitOK {
 			code = c
 		}
@@ -117,12 +119,16 @@ func demoIn(root string, speed float64, seed uint64, stdout, stderr io.Writer) i
 	return code
 }
 
+// demoStateHome is the XDG_STATE_HOME of a demo workspace: its journal is there, not in the person's, and
+// the CLI reaches it with that variable set (the exit message says how).
+func demoStateHome(root string) string { return filepath.Join(root, "state") }
+
 // demoOrphanAfter is the demo's grace for a phase marked running that nothing runs: short, so its orphaned
 // feature (last written sim.OrphanLead before the demo opens) turns orphaned about a minute into the tour.
 const demoOrphanAfter = 90 * time.Second
 
 // demoView opens the dashboard on the workspace and returns when the person quits it.
 func demoView(ws *sim.Workspace, stdout, stderr io.Writer) int {
-	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: filepath.Join(ws.Dir, "runwatch-journal.jsonl"),
+	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: journal.PathIn(demoStateHome(ws.Dir)),
 		Common: commonFlags{orphanAfter: demoOrphanAfter}}, stdout, stderr)
 }

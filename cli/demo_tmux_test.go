@@ -15,6 +15,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state"
+	"runwatch/state/journal"
 	"runwatch/ui/keys"
 )
 
@@ -561,7 +562,7 @@ func TestReadmeTourInTmux(t *testing.T) {
 	d.waitExit(exitFile)
 
 	// The demo's journal is in its workspace, not in the person's state folder.
-	if _, err := os.Stat(filepath.Join(dir, "runwatch-journal.jsonl")); err != nil {
+	if _, err := os.Stat(journal.PathIn(demoStateHome(dir))); err != nil {
 		t.Errorf("the demo's journal is not in its workspace: %v", err)
 	}
 	for _, e := range d.env {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,5 +66,38 @@ func TestBriefWriteFailureIsStatusCode(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete {
 			t.Errorf("%s > /dev/full: %v, want exit %d", args[0], err, exitIncomplete)
 		}
+	}
+}
+
+// TestDemoExitNamesItsJournalInTmux (issue 36, a trial): the demo's exit message says how the CLI reaches
+// the workspace's journal, and that line, run as printed, finds the action taken in the dashboard. `runwatch
+// undo iso --dry-run` in the workspace read the person's own journal and found no action.
+func TestDemoExitNamesItsJournalInTmux(t *testing.T) {
+	t.Parallel()
+	d := newTmuxDemo(t)
+	dir := filepath.Join(t.TempDir(), "ws")
+	exitFile := filepath.Join(t.TempDir(), "exit")
+	// The pane stays open after the demo, so its exit message can be read.
+	d.must("new-session", "-d", "-x", "120", "-y", "40", "-s", "demo",
+		fmt.Sprintf("%s demo --dir %s --speed 8 2>%s.stderr; echo $? > %s; sleep 600", realBinary(t), dir, exitFile, exitFile))
+	d.waitScreen("the demo's runs", func(s string) bool { return jonggrangRows.MatchString(s) })
+	deadLock := only(t, filepath.Join(dir, "reports", "iso26262-mining-*", "lock", "active.lock"))
+	d.selectRun("iso26262")
+	d.press(keys.ActUnlock)
+	d.confirm("clear the dead lock", func() bool { _, err := os.Stat(deadLock); return os.IsNotExist(err) })
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+	s := d.waitText("XDG_STATE_HOME=")
+	s = d.must("capture-pane", "-p", "-J", "-S", "-", "-t", "demo")
+	i := strings.Index(s, "XDG_STATE_HOME=")
+	if i < 0 {
+		t.Fatalf("the demo's exit message does not say how to reach its journal:\n%s", s)
+	}
+	line, _, _ := strings.Cut(s[i:], "\n")
+	line = strings.Replace(strings.TrimSpace(line), "runwatch ", realBinary(t)+" ", 1)
+	line = strings.Replace(line, "RUN", "iso26262", 1)
+	out, err := exec.Command("sh", "-c", "cd "+dir+" && "+line).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "unlock") {
+		t.Errorf("%s: %v\n%s", line, err, out)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"runwatch/shellword"
 	"runwatch/sim"
+	"runwatch/state/journal"
 	"runwatch/ui/keys"
 )
 
@@ -390,7 +391,11 @@ func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
 		demo, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
 		// The journal held by another writer keeps the unlock under way (it waits journal.LockWait for it),
 		// so the terminal surely closes while the action writes.
-		j, err := os.OpenFile(filepath.Join(ws, "runwatch-journal.jsonl"), os.O_RDWR|os.O_CREATE, 0o600)
+		jp := journal.PathIn(demoStateHome(ws))
+		if err := os.MkdirAll(filepath.Dir(jp), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		j, err := os.OpenFile(jp, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -358,8 +358,12 @@ func DefaultPath() (string, error) {
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(base, "runwatch", "journal.jsonl"), nil
+	return PathIn(base), nil
 }
+
+// PathIn is the journal's path with XDG_STATE_HOME set to stateHome: the demo keeps its journal there, in its
+// workspace, so the CLI reaches it by that variable.
+func PathIn(stateHome string) string { return filepath.Join(stateHome, "runwatch", "journal.jsonl") }
 
 // LockWait bounds how long an action waits for the journal's lock. Appends take milliseconds; a holder
 // that keeps it longer is not runwatch at work (a `flock journal.jsonl sleep 600`, a stuck backup).
