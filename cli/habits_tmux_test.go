@@ -492,40 +492,49 @@ func TestBriefSaysTheFailedStageOnce(t *testing.T) {
 }
 
 // TestStalledRunHasNoETAInTmux is point 10: once the demo's orphaned feature turns stalled, neither Detail
-// nor the runs list gives it an ETA, and its Time bar says stalled.
+// nor the runs list gives it an ETA, and its Time bar is drawn as stalled (▒, in the legend), not with the
+// running glyph, its label whole at 120 and at 200 columns (where the bar took the width and cut it).
 func TestStalledRunHasNoETAInTmux(t *testing.T) {
 	t.Parallel()
-	d, _, exitFile := startDemo(t, 120, 40)
-	d.selectRun("docs")
-	d.waitText("left by") // running: the ETA of its past run
-	d.waitText("nothing has run it for")
-	d.focus("Detail")
-	// Down Detail to the current phase's Time bar (▓, its key the phase number), half a page at a time.
-	barOf := func(s string) string {
-		for _, l := range strings.Split(s, "\n") {
-			if strings.Contains(l, "▓") && !strings.Contains(l, "█ done") {
-				return l
+	for _, w := range []int{120, 200} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Parallel()
+			d, _, exitFile := startDemo(t, w, 40)
+			d.selectRun("docs")
+			d.waitText("left by") // running: the ETA of its past run
+			d.waitText("nothing has run it for")
+			d.focus("Detail")
+			// Down Detail to the current phase's Time bar (▒ once stalled), half a page at a time.
+			barOf := func(s string) string {
+				for _, l := range strings.Split(s, "\n") {
+					if strings.Contains(l, "▒") && !strings.Contains(l, "█ done") {
+						return l
+					}
+				}
+				return ""
 			}
-		}
-		return ""
+			s := d.screen()
+			for i := 0; barOf(s) == ""; i++ {
+				if i > 20 {
+					t.Fatalf("no stalled Time bar of the current phase in Detail:\n%s", s)
+				}
+				d.must("send-keys", "-t", "demo", "C-d")
+				time.Sleep(200 * time.Millisecond)
+				s = d.screen()
+			}
+			if strings.Contains(s, "left by") || strings.Contains(s, "m left") {
+				t.Errorf("the stalled run still shows an ETA:\n%s", s)
+			}
+			if bar := barOf(s); !regexp.MustCompile(`▒ \d+[smh]\S* stalled\s*[│┃]`).MatchString(bar) || strings.ContainsAny(bar, "▓░") {
+				t.Errorf("the stalled phase's Time bar is not drawn as stalled with its whole label (%q):\n%s", bar, s)
+			}
+			if !strings.Contains(s, "▒ stalled") {
+				t.Errorf("the legend does not name the stalled glyph:\n%s", s)
+			}
+			d.press(keys.ActQuit)
+			d.waitExit(exitFile)
+		})
 	}
-	s := d.screen()
-	for i := 0; barOf(s) == ""; i++ {
-		if i > 20 {
-			t.Fatalf("no Time bar of the current phase in Detail:\n%s", s)
-		}
-		d.must("send-keys", "-t", "demo", "C-d")
-		time.Sleep(200 * time.Millisecond)
-		s = d.screen()
-	}
-	if strings.Contains(s, "left by") || strings.Contains(s, "m left") {
-		t.Errorf("the stalled run still shows an ETA:\n%s", s)
-	}
-	if bar := barOf(s); !strings.Contains(bar, "stalled") || strings.Contains(bar, "░") {
-		t.Errorf("the stalled phase's Time bar is drawn as running (%q):\n%s", bar, s)
-	}
-	d.press(keys.ActQuit)
-	d.waitExit(exitFile)
 }
 
 // dashboardOn opens the real dashboard on dir at w×h in a private tmux.

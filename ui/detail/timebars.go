@@ -35,7 +35,7 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 			if st.StartedAt != nil {
 				s.ran = st.Duration(now)
 			}
-			if run.Status == model.StatusStalled {
+			if run.Status == model.StatusStalled || run.Status == model.StatusBlocked {
 				// Nothing runs it: no usual length of what is left is drawn as if it were being spent.
 				break
 			}
@@ -58,8 +58,29 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 	if total <= 0 || !anyUsual(run) {
 		return nil // without a past run, there is no length of what is left to draw
 	}
+	// A stalled or blocked run's current stage is not being run: drawn as running (▓), its bar read as work
+	// under way while the legend said running. It has its own glyph, named in the legend.
+	stopped := run.Status == model.StatusStalled || run.Status == model.StatusBlocked
+	labels := make([]string, len(segs))
+	labelW := 10
+	for i, s := range segs {
+		switch {
+		case s.cur:
+			labels[i] = p.app.Growing(now, s.ran, s.ran > 0)
+			if stopped {
+				labels[i] += " " + string(run.Status)
+			} else if !s.unknown && s.rest > 0 {
+				labels[i] += " ~" + model.HumanDuration(s.rest)
+			}
+		case s.done > 0:
+			labels[i] = model.HumanDuration(s.done)
+		case !s.unknown && s.rest > 0:
+			labels[i] = "~" + model.HumanDuration(s.rest)
+		}
+		// The bars leave room for the longest label: a bar that took the whole width cut "24m stalled".
+		labelW = max(labelW, text.VisibleWidth(labels[i]))
+	}
 	keyW = min(keyW, 12)
-	const labelW = 10
 	barW := w - keyW - 2 - labelW
 	if barW < 8 {
 		return nil
@@ -70,38 +91,40 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 		}
 		return max(1, int(float64(barW)*float64(d)/float64(total)+0.5))
 	}
-	out := []string{t.Dim.Render("█ done  ▓ running  ░ usual length of what is left  ? not known")}
+	legend := "█ done  ▓ running  ░ usual length of what is left  ? not known"
+	if stopped {
+		legend = "█ done  ▓ running  ▒ " + string(run.Status) + "  ░ usual length of what is left  ? not known"
+	}
+	out := []string{t.Dim.Render(legend)}
 	// Each bar starts where the one before it ended, so the rows read as one line of time, left to right.
 	off := 0
-	for _, s := range segs {
-		bar, label := "", ""
+	for i, s := range segs {
+		// Rounding up to a cell each can add up past the width: a bar ends at the width, never in the label.
+		room := barW - min(off, barW)
+		fit := func(n int) int { n = min(n, room); room -= n; return n }
+		bar := ""
 		switch {
+		case s.cur && stopped:
+			bar = t.Warn.Render(strings.Repeat("▒", fit(cells(s.ran))))
 		case s.cur:
-			bar = t.Bold.Render(strings.Repeat("▓", cells(s.ran))) + t.Dim.Render(strings.Repeat("░", cells(s.rest)))
-			label = p.app.Growing(now, s.ran, s.ran > 0)
-			if run.Status == model.StatusStalled {
-				label += " " + string(model.StatusStalled)
-			} else if s.unknown {
+			bar = t.Bold.Render(strings.Repeat("▓", fit(cells(s.ran)))) + t.Dim.Render(strings.Repeat("░", fit(cells(s.rest))))
+			if s.unknown {
 				bar += t.Dim.Render("?")
-			} else if s.rest > 0 {
-				label += " ~" + model.HumanDuration(s.rest)
 			}
 		case s.done > 0:
-			bar, label = t.Good.Render(strings.Repeat("█", cells(s.done))), model.HumanDuration(s.done)
+			bar = t.Good.Render(strings.Repeat("█", fit(cells(s.done))))
 		case s.unknown:
 			bar = t.Dim.Render("?")
-		default:
-			if s.rest > 0 {
-				bar, label = t.Dim.Render(strings.Repeat("░", cells(s.rest))), "~"+model.HumanDuration(s.rest)
-			}
+		case s.rest > 0:
+			bar = t.Dim.Render(strings.Repeat("░", fit(cells(s.rest))))
 		}
 		n := cells(s.done) + cells(s.ran) + cells(s.rest)
 		if s.unknown && n == 0 {
 			n = 1
 		}
 		line := text.PadRight(text.CutEnd(s.key, keyW), keyW) + " " + strings.Repeat(" ", min(off, barW)) + bar
-		if label != "" {
-			line += " " + t.Dim.Render(label)
+		if labels[i] != "" {
+			line += " " + t.Dim.Render(labels[i])
 		}
 		off += n
 		out = append(out, line)
