@@ -87,8 +87,8 @@ func TestDemoExitNamesItsJournalInTmux(t *testing.T) {
 	d.confirm("clear the dead lock", func() bool { _, err := os.Stat(deadLock); return os.IsNotExist(err) })
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
-	s := d.waitText("XDG_STATE_HOME=")
-	s = d.must("capture-pane", "-p", "-J", "-S", "-", "-t", "demo")
+	d.waitText("XDG_STATE_HOME=")
+	s := d.must("capture-pane", "-p", "-J", "-S", "-", "-t", "demo")
 	i := strings.Index(s, "XDG_STATE_HOME=")
 	if i < 0 {
 		t.Fatalf("the demo's exit message does not say how to reach its journal:\n%s", s)
@@ -99,5 +99,17 @@ func TestDemoExitNamesItsJournalInTmux(t *testing.T) {
 	out, err := exec.Command("sh", "-c", "cd "+dir+" && "+line).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "unlock") {
 		t.Errorf("%s: %v\n%s", line, err, out)
+	}
+}
+
+// TestUncheckNamesAMissingItemBeforeTheLock (issue 36, a trial): uncheck of a word that is no item of a run
+// with a dead writer's lock says there is no such item (it needs no lock to know); it answered with the
+// stale-lock refusal, so the typo went unseen until the lock was cleared.
+func TestUncheckNamesAMissingItemBeforeTheLock(t *testing.T) {
+	ws := demoWorkspace(t)
+	dir := filepath.Dir(filepath.Dir(only(t, filepath.Join(ws.Dir, "reports", "iso26262-mining-*", "lock", "active.lock"))))
+	code, out, errOut := runReal(t, nil, "", "uncheck", dir, "COUNTS", "--yes")
+	if code == 0 || !strings.Contains(errOut, `no checklist item "COUNTS"`) {
+		t.Errorf("uncheck ISO COUNTS: exit %d, want the missing item named\n%s%s", code, out, errOut)
 	}
 }

@@ -445,9 +445,6 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 	if err != nil {
 		return err
 	}
-	if err := p.refuseIfLocked(run); err != nil {
-		return err
-	}
 	var found *model.KV
 	var names []string
 	var short []model.KV // items whose part after CB_<STAGE>_ is key
@@ -479,6 +476,10 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 			hint = fmt.Sprintf("; did you mean %s?", strings.Join(near, " or "))
 		}
 		return refusef("%s has no checklist item %q%s (items: %s)", rs.checklistPath, key, hint, strings.Join(names, ", "))
+	}
+	// The item is checked first, as it needs no lock: a typo was answered with the stale-lock refusal.
+	if err := p.refuseIfLocked(run); err != nil {
+		return err
 	}
 	want := "0"
 	if done {
