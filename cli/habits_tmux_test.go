@@ -316,6 +316,33 @@ func TestNotHereMarksWhatIsRefusedInTmux(t *testing.T) {
 	d.waitExit(exitFile)
 }
 
+// TestHelpLeavesTheBorderFreeInTmux is point 7: help's lines end before its border at 120x40 and at 50x20
+// (at 50, "G/end go to bottom (timeline: follow)" touched it).
+func TestHelpLeavesTheBorderFreeInTmux(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{120, 40}, {50, 20}} {
+		t.Run(fmt.Sprint(size[0]), func(t *testing.T) {
+			t.Parallel()
+			d, _, exitFile := startDemo(t, size[0], size[1])
+			d.press(keys.ActHelp)
+			check := func(s string) {
+				for _, l := range strings.Split(s, "\n") {
+					r := []rune(strings.TrimRight(l, " "))
+					if len(r) > 2 && r[len(r)-1] == '┃' && r[0] == '┃' && r[len(r)-2] != ' ' {
+						t.Errorf("a help line touches the border: %q", l)
+					}
+				}
+			}
+			check(d.waitText("Help · "))
+			d.press(keys.ActBottom)
+			check(d.waitText("has:log"))
+			d.press(keys.ActQuit)
+			d.press(keys.ActQuit)
+			d.waitExit(exitFile)
+		})
+	}
+}
+
 // TestRunLookedUpWhereYouStandAndWhereSaid is point 4: a RUN prefix is also looked for under the current
 // directory, --root DIR (repeatable) says where to look, every "no such run" names the roots it searched, and
 // `brief sphinx ws` points at --root.

@@ -77,6 +77,8 @@ var Legend = []string{
 
 func (hv *Help) Content(w, h int) []string {
 	lines := hv.app.Keys.HelpLines(hv.notHere)
+	// A blank cell before the border: a line that filled the width touched it ("(timeline: follow)┃").
+	w = max(1, w-1)
 	// On a wide terminal the keys go in two columns, split at a blank line between groups, so the keys
 	// and the legend fit without scrolling.
 	twoColumns := false
