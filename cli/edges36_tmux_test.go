@@ -113,3 +113,20 @@ func TestUncheckNamesAMissingItemBeforeTheLock(t *testing.T) {
 		t.Errorf("uncheck ISO COUNTS: exit %d, want the missing item named\n%s%s", code, out, errOut)
 	}
 }
+
+// TestMessageNeverCutInsideAWordInTmux (issue 36, a trial): a message too long for the footer is cut between
+// words, never inside the item it names: at 80x24 an unknown filter word read `left out: fo … kind:` (and at
+// 50x20 S on the paused run `gate n … CY_TOKENS=0`: the same cut, ui.TestMessagesLeadWithTheReason's rule).
+func TestMessageNeverCutInsideAWordInTmux(t *testing.T) {
+	t.Parallel()
+	d, _, exitFile := startDemo(t, 80, 24)
+	d.send("/")
+	d.typeText("foo:bar")
+	d.send("enter")
+	s := d.waitText("foo:bar left out")
+	if strings.Contains(s, " fo …") {
+		t.Errorf("the message is cut inside a word:\n%s", s)
+	}
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}

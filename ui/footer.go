@@ -192,6 +192,9 @@ func shortPaths(msg string) string {
 
 // cutMessage fits plain text into w cells by cutting its middle: the end keeps the message's last part
 // (after its last ": ", the items or the lock it names) when that takes at most half the room, else a third.
+// Neither side is cut inside a word (an item's name cut to "CY_TOKENS=0" or "fo" named nothing): a tail with
+// no whole word in its room goes (a path's end stays), and the message is cut at its end instead; i reads it
+// whole.
 func cutMessage(s string, w int) string {
 	if text.VisibleWidth(s) <= w {
 		return s
@@ -205,6 +208,21 @@ func cutMessage(s string, w int) string {
 			tail = max(tail, last)
 		}
 	}
-	head := w - 3 - tail
-	return ansi.Truncate(s, head, "") + " … " + ansi.TruncateLeft(s, text.VisibleWidth(s)-tail, "")
+	end := ansi.TruncateLeft(s, text.VisibleWidth(s)-tail, "")
+	if first, _, _ := strings.Cut(end, " "); !strings.HasPrefix(s[len(s)-len(end)-1:], " ") && !strings.Contains(first, "/") {
+		// The tail starts inside a word: it keeps its whole words only (a path keeps its last parts).
+		_, end, _ = strings.Cut(end, " ")
+	}
+	if end == "" {
+		return wordStart(ansi.Truncate(s, w-2, "")) + " …"
+	}
+	return wordStart(ansi.Truncate(s, w-3-text.VisibleWidth(end), "")) + " … " + end
+}
+
+// wordStart is head, a message's start, without the word it cuts at its end.
+func wordStart(head string) string {
+	if i := strings.LastIndex(head, " "); i > 0 {
+		return strings.TrimRight(head[:i], " ")
+	}
+	return head
 }
