@@ -106,13 +106,15 @@ func (hv *Help) Content(w, h int) []string {
 			ln, rn := need(left), need(right)
 			colW := ln
 			if ln+rn > w {
-				// Both cannot be whole on one line: the split that wraps least (shared by need, the left
-				// column wrapped at 120 columns while the right had 30 blank cells).
-				best, wrapped := 0, 0
+				// Both cannot be whole on one line: the split that makes help shortest while wrapping
+				// least. Height alone let a one-line gain wrap six lines of the left column beside a
+				// half-blank right one (at 120 columns), so each line wrapped counts half a line of height.
+				best, bestTall := 0, 0
 				for c := w / 3; c <= w-w/3; c++ {
 					l, r := len(wrapHelp(left, c-2)), len(wrapHelp(right, w-c))
-					if tall := max(l, r); best == 0 || tall < best || tall == best && l+r < wrapped {
-						best, wrapped, colW = tall, l+r, c
+					tall := max(l, r)
+					if cost := 2*tall + l + r; best == 0 || cost < best || cost == best && tall < bestTall {
+						best, bestTall, colW = cost, tall, c
 					}
 				}
 			}
@@ -158,7 +160,13 @@ const helpKeyW = 17
 func wrapHelp(lines []string, w int) []string {
 	var out []string
 	for _, l := range lines {
-		out = append(out, wrapUnder(l, w, helpKeyW)...)
+		// A key's description goes on under its start; a note that is no key's ("(not here): …") under
+		// its own text.
+		indent := helpKeyW
+		if !strings.HasPrefix(l, "  ") {
+			indent = 2
+		}
+		out = append(out, wrapUnder(l, w, indent)...)
 	}
 	return out
 }
