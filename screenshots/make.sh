@@ -1,6 +1,8 @@
 #!/bin/sh
-# Regenerates the dashboard screenshots: the real model renders the demo workspace (fixed seed and clock) at fixed sizes (see
-# ui/screenshots_test.go), and freeze turns each frame into a PNG.
+# Regenerates the dashboard screenshots: the real model renders the demo workspace (fixed seed, clock and machine
+# facts) at fixed sizes into screenshots/NAME.ansi (go test ./ui -run TestScreenshots -update, see
+# ui/screenshots_test.go), freeze turns each frame into screenshots/NAME.png, and SHA256SUMS records which frame
+# each PNG was drawn from. TestScreenshots, in the normal test run, fails when either is stale.
 #   screenshots/make.sh            (from the repository root)
 # Needs: go, freeze (go install github.com/charmbracelet/freeze@v0.2.2), rsvg-convert (librsvg2-bin) and the
 # DejaVu Sans Mono font.
@@ -9,10 +11,14 @@ cd "$(dirname "$0")/.."
 freeze="${FREEZE:-$(command -v freeze || echo "$HOME/go/bin/freeze")}"
 [ -x "$freeze" ] || { echo "make.sh: freeze not found; go install github.com/charmbracelet/freeze@v0.2.2" >&2; exit 1; }
 command -v rsvg-convert >/dev/null || { echo "make.sh: rsvg-convert not found; apt-get install librsvg2-bin" >&2; exit 1; }
+command -v sha256sum >/dev/null || { echo "make.sh: sha256sum not found (coreutils)" >&2; exit 1; }
 frames="$(mktemp -d)"
 trap 'rm -rf "$frames"' EXIT
-RUNWATCH_SCREENSHOTS="$frames" go test ./ui -run '^TestScreenshots$' -count=1
-for f in "$frames"/*.ansi; do
+rm -f screenshots/*.ansi
+# The test fails here on the PNGs not drawn yet; only the frames it writes count.
+go test ./ui -run '^TestScreenshots$' -count=1 -update >"$frames/test.log" 2>&1 || true
+ls screenshots/*.ansi >/dev/null 2>&1 || { cat "$frames/test.log" >&2; echo "make.sh: go test ./ui -run TestScreenshots -update wrote no frame" >&2; exit 1; }
+for f in screenshots/*.ansi; do
 	name="$(basename "$f" .ansi)"
 	# freeze v0.2.2 leaves out the last line of its input (the footer's message line); a blank line after
 	# it is what gets dropped instead.
@@ -29,3 +35,5 @@ for f in "$frames"/*.ansi; do
 	rsvg-convert --zoom 4 "$frames/$name.svg" -o "screenshots/$name.png"
 	echo "screenshots/$name.png"
 done
+(cd screenshots && sha256sum -- *.ansi *.png >SHA256SUMS)
+go test ./ui -run '^TestScreenshots$' -count=1

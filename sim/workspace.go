@@ -30,6 +30,12 @@ type Options struct {
 	Seed uint64
 	// Now is the clock; time.Now when nil. Timestamps of live runs come from it.
 	Now func() time.Time
+	// Host and User are written into the runs' locks; empty takes this machine's. DeadPID is the pid the
+	// dead locks name (0: a child of ours that has exited) and LivePID the one the live runs' locks name
+	// (0: this process). Fixed, they make the files the same on every machine (the README's screenshots);
+	// whoever reads them then decides those pids' liveness itself (model.Env's Proc).
+	Host, User       string
+	DeadPID, LivePID int
 }
 
 func (o Options) now() time.Time {
@@ -88,14 +94,22 @@ func NewWorkspaceWith(dir string, opts Options) (*Workspace, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
 	}
-	dead, err := DeadPID()
-	if err != nil {
-		return nil, err
+	dead := opts.DeadPID
+	if dead == 0 {
+		if dead, err = DeadPID(); err != nil {
+			return nil, err
+		}
 	}
-	host, _ := os.Hostname()
+	host, user := opts.Host, opts.User
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	if user == "" {
+		user = currentUser()
+	}
 	w := &Workspace{
 		Dir: abs, WebApp: filepath.Join(abs, "webapp"), Billing: filepath.Join(abs, "billing-service"),
-		Reports: filepath.Join(abs, "reports"), DeadPID: dead, opts: opts, host: host, user: currentUser(),
+		Reports: filepath.Join(abs, "reports"), DeadPID: dead, opts: opts, host: host, user: user,
 	}
 	for _, d := range []string{w.WebApp, w.Billing, w.Reports, w.Docs(), filepath.Join(abs, "plans"), filepath.Join(abs, "repos")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -111,6 +125,13 @@ func NewWorkspaceWith(dir string, opts Options) (*Workspace, error) {
 		}
 	}
 	return w, nil
+}
+
+func (o Options) livePID() int {
+	if o.LivePID != 0 {
+		return o.LivePID
+	}
+	return os.Getpid()
 }
 
 func (w *Workspace) rng(stream uint64) *rand.Rand {
@@ -200,7 +221,7 @@ func (w *Workspace) buildAwaiting(now time.Time) error {
 // buildAdvancing starts the login feature a few phases in, so the demo opens on a run already under way; the
 // simulator continues it live.
 func (w *Workspace) buildAdvancing(now time.Time) error {
-	a := &jonggrangActor{project: w.WebApp, feat: loginFeature, rng: w.rng(3), pid: os.Getpid()}
+	a := &jonggrangActor{project: w.WebApp, feat: loginFeature, rng: w.rng(3), pid: w.opts.livePID()}
 	at := now.Add(-2 * time.Minute)
 	for a.m == nil || a.m.CurrentPhase != "4" || a.m.phase("4").Status != "running" {
 		pause, done, err := a.step(at)
@@ -353,7 +374,7 @@ func (w *Workspace) buildDeadLock(now time.Time) error {
 
 // buildStepping bootstraps the irm backfill; the simulator runs its invocations live.
 func (w *Workspace) buildStepping(now time.Time) error {
-	a, err := w.resumable("irm-id-full-backfill", irmStages, styleIRM, "run.lock", false, 6, os.Getpid())
+	a, err := w.resumable("irm-id-full-backfill", irmStages, styleIRM, "run.lock", false, 6, w.opts.livePID())
 	if err != nil {
 		return err
 	}

@@ -58,8 +58,8 @@ func (a shownTable) lessIn(b shownTable) string {
 // name cell or reason cell is lost — across the change from the stacked to the side-by-side arrangement too
 // (120 columns showed only NAME and STAGE where 119 showed STATUS, LOCK, CHANGED and WHY). Sorting by last
 // change shows CHANGED at every width, and a filter that lists nothing leaves every pane its size.
-// Not parallel: the demo workspace is at a fixed path, the one the screenshots show.
 func TestTableGrowsWithWidth(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	sets := map[string]func() ([]model.Run, app.Options){
 		"fixtures": func() ([]model.Run, app.Options) {
@@ -129,8 +129,8 @@ func TestTableGrowsWithWidth(t *testing.T) {
 // the current stage is on screen below it, or, where the pane is too short, named by the line under it at
 // Detail's top; after scrolling Detail to its end, another run and back opens
 // the run at its top again.
-// Not parallel: the demo workspace is at a fixed path, the one the screenshots show.
 func TestDetailFirstLinePinned(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	for w := 60; w <= 220; w += 4 {
 		for _, h := range []int{24, 30, 40, 45, 60} {
@@ -191,8 +191,8 @@ func pinnedFirst(t *testing.T, m Model, at string, current bool) {
 
 // TestHeroShowsWhyAt140: the README's hero (the demo at 140x40, screenshots/overview.png) shows STATUS,
 // CHANGED and WHY beside every whole name; it showed NAME, STAGE and CHANGED.
-// Not parallel: the demo workspace is at a fixed path, the one the screenshots show.
 func TestHeroShowsWhyAt140(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	m := newTestModel(t, 140, 40, demo, app.Options{Theme: "dark", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	pane := text.Stripped(m.list.View())

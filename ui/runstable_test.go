@@ -140,8 +140,8 @@ func TestUnreachableHostIsMarked(t *testing.T) {
 // TestDemoSphinxRunNeedsYou: the demo's sphinx run ends its log in stage_blocked (a check failed, the writer
 // waits for a person), so every surface says it is blocked and needs you: its status, its attention, the
 // header's count and Detail's first line. (One session saw it shown as "Nothing to do: paused".)
-// Not parallel: the demo workspace is at a fixed path, the one the screenshots show.
 func TestDemoSphinxRunNeedsYou(t *testing.T) {
+	t.Parallel()
 	runList, now, env := loadDemoWorkspace(t)
 	var sphinx model.Run
 	for _, r := range runList {

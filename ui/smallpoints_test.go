@@ -76,8 +76,8 @@ func TestNoColorMarksTheSelectedRunBesideDetail(t *testing.T) {
 // TestWheelScrollsThePaneUnderIt (issue 24 point 7): the mouse wheel over the timeline scrolls the
 // timeline, over Detail scrolls Detail, over the runs moves the selection, and none takes the focus; the
 // frame asks for mouse reports unless NoMouse leaves the mouse to the terminal.
-// Not parallel: the demo workspace is at a fixed path, the one the screenshots show.
 func TestWheelScrollsThePaneUnderIt(t *testing.T) {
+	t.Parallel()
 	demo, now, env := loadDemoWorkspace(t)
 	m := newTestModel(t, 120, 40, demo, app.Options{Theme: "mono", Now: now, Env: env, OpenLog: OpenIndexedLog})
 	if m.layoutKind() != layoutStacked {
