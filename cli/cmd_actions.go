@@ -54,6 +54,9 @@ var (
 		// Linux, TIOCGETA on the BSDs and macOS), which term asks.
 		return term.IsTerminal(os.Stdin.Fd())
 	}
+	// actionSeams play a writer or a full disk at an exact moment of an action the subcommand applies
+	// (action.Seams); tests set them, like the two above, and the program leaves them zero.
+	actionSeams action.Seams
 )
 
 func init() {
@@ -179,7 +182,7 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 	}
 	env := reachingEnv(cfg)
 	run := state.Load(loc, env)
-	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly, Expect: o.expect}
+	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly, Expect: o.expect, Seams: actionSeams}
 	req.Run = run
 	p, err := req.Plan(opts)
 	var notShown *action.NotAsShownError

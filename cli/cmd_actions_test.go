@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"runwatch/state/journal"
 )
 
 // actionRun writes a small resumable run and returns its dir.
@@ -132,8 +130,8 @@ func TestActionUsage(t *testing.T) {
 func TestActionAppliedButNotRecordedExits4(t *testing.T) {
 	dir := actionRun(t)
 	// The journal is opened and locked before the first change; its append fails after it (as on a full disk).
-	journal.AppendHook = func(f *os.File, _ []byte) { f.Close() }
-	defer func() { journal.AppendHook = nil }()
+	actionSeams.BeforeJournalAppend = func(f *os.File, _ []byte) { f.Close() }
+	defer func() { actionSeams.BeforeJournalAppend = nil }()
 	code, out, errOut := runCmd("check", dir, "CB_S2_B", "--yes")
 	if code != exitAppliedUnaudit || code == exitRefused || !strings.Contains(out, "applied") || !strings.Contains(errOut, "journal could not be written") {
 		t.Fatalf("code %d stdout %q stderr %q", code, out, errOut)

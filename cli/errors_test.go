@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"runwatch/state/journal"
 	"runwatch/state/resumable/resumabletest"
 )
 
@@ -137,12 +136,12 @@ func TestExitCodesTable(t *testing.T) {
 	// The change is applied, and its journal entry's write fails (as on a full disk): the journal is opened
 	// and locked before the first change, so only its append can fail after it.
 	unjournaled := actionRun(t)
-	journal.AppendHook = func(f *os.File, line []byte) {
+	actionSeams.BeforeJournalAppend = func(f *os.File, line []byte) {
 		if bytes.Contains(line, []byte(unjournaled)) {
 			f.Close()
 		}
 	}
-	defer func() { journal.AppendHook = nil }()
+	defer func() { actionSeams.BeforeJournalAppend = nil }()
 	cases[exitAppliedUnaudit] = [][]string{{"check", unjournaled, "CB_S2_B", "--yes"}}
 	zeros := strings.Repeat("0", 64)
 	cases[exitNotAsShown] = [][]string{{"check", healthy, "CB_S2_VERIFY_GREEN", "--yes", "--expect=" + zeros + ":" + zeros}}

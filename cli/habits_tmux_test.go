@@ -416,7 +416,7 @@ func TestDemoCleansUpOnHangupInTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 		demo, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
-		// The journal held by another writer keeps the unlock under way (it waits journal.LockWait for it),
+		// The journal held by another writer keeps the unlock under way (it waits journal.DefaultLockWait for it),
 		// so the terminal surely closes while the action writes.
 		jp := journal.PathIn(demoStateHome(ws))
 		if err := os.MkdirAll(filepath.Dir(jp), 0o700); err != nil {

@@ -32,14 +32,14 @@ func TestCheckRacingAWriterSaysWhatHappened(t *testing.T) {
 			dir := actionRun(t)
 			checklist := filepath.Join(dir, "checklist.state.env")
 			landed := false
-			atomicfile.TestHookBeforeRename = func() {
+			actionSeams.BeforeRename = func() {
 				if !landed {
 					landed = true
 					os.WriteFile(checklist+".tmp", []byte(tc.theirs), 0o644)
 					os.Rename(checklist+".tmp", checklist)
 				}
 			}
-			t.Cleanup(func() { atomicfile.TestHookBeforeRename = nil })
+			t.Cleanup(func() { actionSeams.BeforeRename = nil })
 			code, _, errOut := runCmd("check", dir, "CB_S2_B", "--yes")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, errOut)

@@ -135,8 +135,8 @@ func TestRecoveryOfATornJournalIsSaid(t *testing.T) {
 // Issue 37 row 14 in the dashboard: a writer that takes no lock renames its checklist between the last check
 // and the rename of a tick confirmed in the dialog; the outcome says that it raced and that the tick was
 // made on the writer's version, whose update stays.
-// Not parallel: atomicfile.TestHookBeforeRename is process-wide.
 func TestTickRacingAWriterSaysSo(t *testing.T) {
+	t.Parallel()
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen")
 	}
@@ -146,21 +146,20 @@ func TestTickRacingAWriterSaysSo(t *testing.T) {
 	if err != nil || len(locs) != 1 {
 		t.Fatalf("discover %s: %v %v", dir, locs, err)
 	}
-	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")},
-		func() model.Env { return state.NewEnv(0) })
-	plan, err := actor.Plan(app.ActionRequest{Act: keys.ActTick, Request: action.Request{Verb: action.ActCheck, Run: state.Load(locs[0], state.NewEnv(0)), Word: "CB_S2_B"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	landed := false
-	atomicfile.TestHookBeforeRename = func() {
+	writer := func() {
 		if !landed {
 			landed = true
 			os.WriteFile(checklist+".tmp", []byte("CB_S1_A=\"1\"\nCB_S2_B=\"0\"\nCHECKLIST_SCHEMA_VERSION=\"1\"\nW_1=\"1\"\n"), 0o644)
 			os.Rename(checklist+".tmp", checklist)
 		}
 	}
-	defer func() { atomicfile.TestHookBeforeRename = nil }()
+	actor := NewActor(action.Options{User: "tester", JournalPath: filepath.Join(t.TempDir(), "journal.jsonl"), Seams: action.Seams{BeforeRename: writer}},
+		func() model.Env { return state.NewEnv(0) })
+	plan, err := actor.Plan(app.ActionRequest{Act: keys.ActTick, Request: action.Request{Verb: action.ActCheck, Run: state.Load(locs[0], state.NewEnv(0)), Word: "CB_S2_B"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := plan.Apply("")
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/action"
-	"runwatch/state/journal"
 	"runwatch/state/journal/journaltest"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui/app"
@@ -20,8 +19,8 @@ import (
 // While an action waits for the journal, which a real `flock journal.jsonl sleep 600` holds, the dashboard
 // says it is applying and starts no other action on that run; the wait ends at its bound with the holder
 // named, and nothing was changed.
-// Not parallel: journal.LockWait is process-wide.
 func TestAnActionWaitingOnTheJournalIsSaidAndAlone(t *testing.T) {
+	t.Parallel()
 	root := resumabletest.Copy(t)
 	runDir := resumabletest.Run(root, resumabletest.Mining)
 	locs, err := state.Discover([]string{runDir}, 1)
@@ -33,15 +32,13 @@ func TestAnActionWaitingOnTheJournalIsSaidAndAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	holderPID, _ := journaltest.HoldWithFlock(t, jp)
-	defer func(w time.Duration) { journal.LockWait = w }(journal.LockWait)
-	journal.LockWait = time.Second
 	lock := filepath.Join(runDir, "lock", "active.lock")
 	held, err := os.ReadFile(lock)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	actor := NewActor(action.Options{User: "tester", JournalPath: jp}, func() model.Env { return state.NewEnv(0) })
+	actor := NewActor(action.Options{User: "tester", JournalPath: jp, LockWait: time.Second}, func() model.Env { return state.NewEnv(0) })
 	m := newTestModel(t, 140, 40, []model.Run{state.Load(locs[0], state.NewEnv(0))}, app.Options{Actor: actor})
 	m = send(t, m, press("U"))
 	if m.confirmDialog() == nil {

@@ -58,6 +58,24 @@ type Options struct {
 	// Expect, when not nil, is what the preview the person confirmed started from (Plan.Starts: File →
 	// SHA256): a plan made now from other bytes, or of other files, is refused with *NotAsShownError.
 	Expect map[string]string
+	// LockWait bounds the wait for the journal's lock; 0 means journal.DefaultLockWait.
+	LockWait time.Duration
+	// Seams are set by tests only.
+	Seams Seams
+}
+
+// Seams are the points where a test plays the world at one exact moment of an action (a writer landing, a
+// crash, a full disk). They travel with the Options of one call, so the tests that set them run in parallel;
+// the zero value is the program's.
+type Seams struct {
+	// BeforeRename runs in every replacement between its precondition check and its rename
+	// (atomicfile.Root.BeforeRename).
+	BeforeRename func()
+	// BeforeJournalAppend runs with the journal locked, just before an entry's line is written
+	// (journal.Lock.BeforeAppend).
+	BeforeJournalAppend func(f *os.File, line []byte)
+	// locked runs after the run lock is taken, changed after the files are changed (before the audit line).
+	locked, changed func(*Plan)
 }
 
 // ConfirmKind is how a person must confirm a plan before Apply.
@@ -172,6 +190,20 @@ func (o Options) user() string {
 		return u
 	}
 	return "uid" + strconv.Itoa(os.Getuid())
+}
+
+// lockJournal takes the journal's lock at jp, waiting at most LockWait.
+func (o Options) lockJournal(jp string) (*journal.Lock, error) {
+	wait := o.LockWait
+	if wait <= 0 {
+		wait = journal.DefaultLockWait
+	}
+	l, err := journal.Acquire(jp, wait)
+	if err != nil {
+		return nil, err
+	}
+	l.BeforeAppend = o.Seams.BeforeJournalAppend
+	return l, nil
 }
 
 func (o Options) now() time.Time {

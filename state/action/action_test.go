@@ -79,6 +79,7 @@ func planAndApply(t *testing.T, root string, plan func() (*Plan, error), typed s
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	t.Run("resumable_step", func(t *testing.T) {
 		root := t.TempDir()
 		sp := makeResumable(t, root)
@@ -178,6 +179,7 @@ var deadPIDValue string
 // stages up to verify, but finalize was never started, so nothing on disk says it follows verify. Step refuses
 // to guess, saying how to settle it; the config's stage_order settles it (the golden), and so does --to.
 func TestStepNamedStages(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "reports", "iso26262-mining-20260215T143525Z")
 	mustWrite(t, filepath.Join(dir, "state.env"), `CURRENT_STAGE="verify"

@@ -140,9 +140,12 @@ func Apply(p *Plan, ao ApplyOptions) error {
 	}
 	// The journal's lock is taken first and held to the end: an action that could not journal its entry
 	// must not have changed anything yet. Its wait is bounded, and a refusal names the holder.
-	jl, err := journal.Acquire(jp, journal.LockWait)
+	jl, err := p.opts.lockJournal(jp)
 	if err != nil {
 		return fmt.Errorf("%w; nothing was changed", err)
+	}
+	if p.root != nil {
+		p.root.BeforeRename = p.opts.Seams.BeforeRename
 	}
 	p.journalLock = jl
 	defer func() {
@@ -162,8 +165,8 @@ func Apply(p *Plan, ao ApplyOptions) error {
 		}
 		defer release()
 	}
-	if testHookLocked != nil {
-		testHookLocked(p)
+	if p.opts.Seams.locked != nil {
+		p.opts.Seams.locked(p)
 	}
 	for _, f := range p.Files {
 		if err := p.root.Check(f.Snap); err != nil {
@@ -183,8 +186,8 @@ func Apply(p *Plan, ao ApplyOptions) error {
 	if err != nil {
 		return err
 	}
-	if testHookChanged != nil {
-		testHookChanged(p)
+	if p.opts.Seams.changed != nil {
+		p.opts.Seams.changed(p)
 	}
 	var auditErr error
 	if p.LogLine != "" && !logged {
@@ -340,9 +343,6 @@ func recheckWhole(f FileChange) error {
 	return nil
 }
 
-// Test hooks: after the run lock is taken, and after the files are changed (before the audit line).
-var testHookLocked, testHookChanged func(*Plan)
-
 // journal appends the completed entry and drops the intent. A failure keeps the intent, so the next action
 // records the entry.
 func (p *Plan) journal(jp string, e journal.Entry, logged bool) error {
@@ -368,7 +368,12 @@ func (p *Plan) appendJournal(jp string, e journal.Entry) (string, error) {
 	if p.journalLock != nil {
 		return p.journalLock.Append(e)
 	}
-	return journal.Append(jp, e)
+	l, err := p.opts.lockJournal(jp)
+	if err != nil {
+		return "", err
+	}
+	defer l.Release()
+	return l.Append(e)
 }
 
 func newID(now time.Time) string {

@@ -50,6 +50,7 @@ func writeAgentLock(t *testing.T, root, agent string, files []string, acquired t
 // phase: it is refused, saying why and what to do instead. Without a live holder it is planned, and the plan
 // says what it cannot know.
 func TestPauseRefusedWhileAPhaseRunsUnderALiveAgent(t *testing.T) {
+	t.Parallel()
 	root := copyC2(t)
 	mp := c2Manifest(root, c2Review)
 	before := mustRead(t, mp)
@@ -105,6 +106,7 @@ func TestPauseRefusedWhileAPhaseRunsUnderALiveAgent(t *testing.T) {
 // in_progress is "reopened, waiting to be resumed": such a run is paused, not running, and neither retry nor
 // resume turns an idle run into one that looks like it runs.
 func TestRetryAndResumeLeaveAnIdleRunWaiting(t *testing.T) {
+	t.Parallel()
 	root := copyC2(t)
 	o := opts(t, realEnv())
 

@@ -21,6 +21,7 @@ import (
 // item. Neither side may lose an update silently: the agent's counter must survive every action, the item
 // must hold what the last applied action wrote, and every action that did not apply must say why.
 func TestConcurrentResumableAgent(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	dir := filepath.Dir(sp)
@@ -100,6 +101,7 @@ func TestConcurrentResumableAgent(t *testing.T) {
 // cannot stop it, but must never overwrite one of its updates: every agent update survives, and every action
 // that did not apply reports the conflict.
 func TestConcurrentJonggrangAgent(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	const agentWrites = 300

@@ -57,6 +57,7 @@ func crashPaths(root string) crashRuns {
 // SHA-256 of every content it is about to write ("will <hash>"), so the parent knows every content a state
 // file may legitimately hold, and after it the outcome with the action id.
 func TestCrashChild(t *testing.T) {
+	t.Parallel()
 	root := os.Getenv(crashChildEnv)
 	if root == "" {
 		t.Skip("helper process of TestCrashConsistency")
@@ -67,7 +68,7 @@ func TestCrashChild(t *testing.T) {
 	start, _ := strconv.Atoi(os.Getenv(crashChildEnv + "_START"))
 	if tear, _ := strconv.Atoi(os.Getenv(crashChildEnv + "_TEAR")); tear > 0 {
 		rng := rand.New(rand.NewPCG(uint64(start), uint64(os.Getpid())))
-		journal.AppendHook = func(f *os.File, line []byte) {
+		o.Seams.BeforeJournalAppend = func(f *os.File, line []byte) {
 			if rng.IntN(tear) != 0 {
 				return
 			}
@@ -187,6 +188,7 @@ type crashCounts struct {
 // journal and the logs: every applied action is journaled, every change on disk is the journal's chain of
 // changes, every resumable change has its audit line exactly once, and nothing is left over.
 func TestCrashConsistency(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("in the child")
 	}

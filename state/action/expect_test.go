@@ -12,6 +12,7 @@ import (
 // Issue 37.15: a plan made with Options.Expect applies only when it starts from the bytes the confirmed
 // preview started from; otherwise it is refused, nothing written, saying which file and why.
 func TestPlanRefusedWhenItStartsFromOtherBytesThanThePreview(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	statePath := makeResumable(t, root)
 	env := fixedEnv()

@@ -31,6 +31,7 @@ func makeLatin1Run(t *testing.T) (statePath, jp string) {
 // The journal keeps a run path that is not UTF-8 byte for byte (encoding/json alone writes U+FFFD): the
 // entry names the run, undo finds it and restores the bytes.
 func TestJournalKeepsANonUTF8RunPath(t *testing.T) {
+	t.Parallel()
 	sp, jp := makeLatin1Run(t)
 	o := Options{User: "t", JournalPath: jp, Env: realEnv()}
 	cp := filepath.Join(filepath.Dir(sp), "checklist.state.env")
@@ -68,6 +69,7 @@ const latin1CrashChildEnv = "RUNWATCH_LATIN1_CRASH_CHILD"
 // TestLatin1CrashChild is the child of TestACrashOnANonUTF8RunIsRecovered: it checks an item on the run
 // and is SIGKILLed after the file changed, before its audit line and journal entry, leaving its intent.
 func TestLatin1CrashChild(t *testing.T) {
+	t.Parallel()
 	sp := os.Getenv(latin1CrashChildEnv)
 	if sp == "" {
 		t.Skip("helper process of TestACrashOnANonUTF8RunIsRecovered")
@@ -77,7 +79,7 @@ func TestLatin1CrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testHookChanged = func(*Plan) { syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
+	p.opts.Seams.changed = func(*Plan) { syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
 	Apply(p, ApplyOptions{})
 }
 
@@ -96,6 +98,7 @@ func crashOn(t *testing.T, sp, jp string) {
 // A crash in the middle of an action on a run whose path is not UTF-8 leaves an intent that the next
 // action on that run finds and finishes (the audit line appended, the entry journaled, the intent gone).
 func TestACrashOnANonUTF8RunIsRecovered(t *testing.T) {
+	t.Parallel()
 	sp, jp := makeLatin1Run(t)
 	crashOn(t, sp, jp)
 	intents, bad, err := journal.Pending(jp, sp)
@@ -125,13 +128,12 @@ func TestACrashOnANonUTF8RunIsRecovered(t *testing.T) {
 // An action refuses, changing nothing, when something else holds the journal's lock past the bound (a
 // real `flock journal.jsonl sleep 600`), and names the holder; once it lets go the same action applies.
 func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
+	t.Parallel()
 	sp, jp := makeLatin1Run(t)
 	if err := os.WriteFile(jp, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	holderPID, release := journaltest.HoldWithFlock(t, jp)
-	defer func(w time.Duration) { journal.LockWait = w }(journal.LockWait)
-	journal.LockWait = time.Second
 
 	dir := filepath.Dir(sp)
 	files := func() string {
@@ -143,7 +145,7 @@ func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
 		return b.String()
 	}
 	before := files()
-	o := Options{User: "t", JournalPath: jp, Env: realEnv()}
+	o := Options{User: "t", JournalPath: jp, Env: realEnv(), LockWait: time.Second}
 	p, err := PlanStep(load(t, sp, o.Env), o)
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +187,7 @@ func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
 // action anywhere and set aside, so it stops counting as an action in progress (install refuses while one
 // is pending), and its bytes are kept.
 func TestAnIntentThatCannotBeFinishedIsSetAside(t *testing.T) {
+	t.Parallel()
 	sp, jp := makeLatin1Run(t)
 	crashOn(t, sp, jp)
 	intents, _, _ := journal.Pending(jp, "")

@@ -12,6 +12,7 @@ import (
 // and the folder it made is taken back after. Both spellings of LOCK_FILE a run folder carries are covered:
 // as written on this machine, and as written on another machine (the folder was copied or synced here).
 func TestRunLockGoesWhereTheWriterLooksWhenItsFolderIsMissing(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		lockFile func(runDir string) string
@@ -44,14 +45,13 @@ func TestRunLockGoesWhereTheWriterLooksWhenItsFolderIsMissing(t *testing.T) {
 				t.Errorf("the preview does not say the lock's folder is created:\n%s", pv)
 			}
 			var heldAt []string
-			testHookLocked = func(p *Plan) {
+			p.opts.Seams.locked = func(p *Plan) {
 				for _, c := range []string{want, filepath.Join(runDir, "active.lock")} {
 					if _, err := os.Stat(c); err == nil {
 						heldAt = append(heldAt, c)
 					}
 				}
 			}
-			defer func() { testHookLocked = nil }()
 			if err := Apply(p, ApplyOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +71,7 @@ func TestRunLockGoesWhereTheWriterLooksWhenItsFolderIsMissing(t *testing.T) {
 // A folder runwatch did not create is never removed, and one the writer has put its own file in since is
 // left to it.
 func TestRunLockKeepsFoldersItDidNotMakeOrThatFilledUp(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	runDir := filepath.Dir(sp)
@@ -83,8 +84,7 @@ func TestRunLockKeepsFoldersItDidNotMakeOrThatFilledUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	note := filepath.Join(runDir, "lock", "writer-note")
-	testHookLocked = func(*Plan) { mustWrite(t, note, "mine\n") }
-	defer func() { testHookLocked = nil }()
+	p.opts.Seams.locked = func(*Plan) { mustWrite(t, note, "mine\n") }
 	if err := Apply(p, ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,6 @@ func TestRunLockKeepsFoldersItDidNotMakeOrThatFilledUp(t *testing.T) {
 	}
 
 	// The folder exists before the action: it is nobody's to remove.
-	testHookLocked = nil
 	if err := os.Remove(note); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +114,7 @@ func TestRunLockKeepsFoldersItDidNotMakeOrThatFilledUp(t *testing.T) {
 // A file or a link where the lock's folder should be refuses the action before anything is written, and
 // nothing is created through the link.
 func TestRunLockFolderThatIsNotAFolderRefuses(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"file", "symlink"} {
 		t.Run(kind, func(t *testing.T) {
 			root := t.TempDir()

@@ -64,6 +64,7 @@ func BenchmarkPlanManyPhases(b *testing.B) {
 // Loading a run and planning resume and retry does work linear in its phases (n log n for the one sort):
 // counted, not timed. From 1,000 to 8,000 phases the comparisons of phase keys and the mapping keys looked
 // at grow about 8-10×; a plan that compares or looks up each phase against all the others grows 64×.
+// Not parallel: it counts work with process-wide counters, which other tests' planning would add to.
 func TestPlanningIsLinearInPhases(t *testing.T) {
 	ops := func(n int) int64 {
 		root := t.TempDir()

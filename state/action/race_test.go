@@ -107,6 +107,7 @@ type raceOutcome struct {
 //     that opened the file before runwatch's rename and writes after runwatch looked at the bytes it
 //     displaced lands in an inode nobody reads.
 func TestRaceHarness(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("races writers for a few seconds")
 	}

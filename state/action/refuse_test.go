@@ -39,6 +39,7 @@ func refused(t *testing.T, p *Plan, err error, want ...string) {
 }
 
 func TestStepGateRefusalNamesBlockers(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	o := opts(t, fixedEnv())
@@ -55,6 +56,7 @@ func TestStepGateRefusalNamesBlockers(t *testing.T) {
 }
 
 func TestUncheckOfDoneStageRefused(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	o := opts(t, fixedEnv())
@@ -79,6 +81,7 @@ func startSleeper(t *testing.T) int {
 }
 
 func TestLiveLockRefused(t *testing.T) {
+	t.Parallel()
 	pid := startSleeper(t)
 	time.Sleep(10 * time.Millisecond) // let /proc show the child's start time before the lock's timestamp
 	acquired := time.Now().UTC().Add(time.Second).Format(time.RFC3339)
@@ -121,6 +124,7 @@ func TestLiveLockRefused(t *testing.T) {
 
 // A lock taken while the run is being planned makes Apply refuse: the run lock is created exclusively.
 func TestApplyRefusesWhenRunLockAppears(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	o := opts(t, fixedEnv())
@@ -140,6 +144,7 @@ func TestApplyRefusesWhenRunLockAppears(t *testing.T) {
 }
 
 func TestUnknownLockNeedsTypedConfirmation(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	lockPath := filepath.Join(filepath.Dir(sp), "run.lock")
@@ -191,6 +196,7 @@ func TestUnknownLockNeedsTypedConfirmation(t *testing.T) {
 }
 
 func TestChangedBetweenPlanAndApply(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		make func(t *testing.T, root string) (string, func(model.Run, Options) (*Plan, error))
@@ -233,6 +239,7 @@ func TestChangedBetweenPlanAndApply(t *testing.T) {
 }
 
 func TestUndo(t *testing.T) {
+	t.Parallel()
 	t.Run("resumable restores then refuses when moved on", func(t *testing.T) {
 		root := t.TempDir()
 		sp := makeResumable(t, root)
@@ -318,6 +325,7 @@ func TestUndo(t *testing.T) {
 }
 
 func TestReadOnlyRefusesEverything(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestFailed)
@@ -355,6 +363,7 @@ func TestReadOnlyRefusesEverything(t *testing.T) {
 }
 
 func TestSymlinkOutOfRootRefused(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	outside := filepath.Join(t.TempDir(), "checklist.state.env")
@@ -383,6 +392,7 @@ func TestSymlinkOutOfRootRefused(t *testing.T) {
 }
 
 func TestForeignOwnerRefusedUnlessForced(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("making a file owned by another user needs root")
 	}
@@ -405,6 +415,7 @@ func TestForeignOwnerRefusedUnlessForced(t *testing.T) {
 }
 
 func TestImmutableKeysNeverEdited(t *testing.T) {
+	t.Parallel()
 	f, err := envfile.Parse([]byte(stateEnv))
 	if err != nil {
 		t.Fatal(err)
@@ -417,6 +428,7 @@ func TestImmutableKeysNeverEdited(t *testing.T) {
 }
 
 func TestWrongConventionAndNothingToDo(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
@@ -441,6 +453,7 @@ func TestWrongConventionAndNothingToDo(t *testing.T) {
 }
 
 func TestJonggrangUnsafeManifestRefused(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	o := opts(t, fixedEnv())
@@ -460,6 +473,7 @@ func TestJonggrangUnsafeManifestRefused(t *testing.T) {
 
 // The journal is written ahead: when not even the intent can be written, nothing is changed.
 func TestNoJournalNoChange(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	o := opts(t, fixedEnv())
@@ -483,13 +497,13 @@ func TestNoJournalNoChange(t *testing.T) {
 // When the completed entry cannot be appended after the change, the caller is told undo will not see it,
 // and the intent stays for the next action to record.
 func TestJournalFailureIsReportedAfterApply(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	o := opts(t, fixedEnv())
 	// The journal is opened and locked before the first change; its append fails after it (the write
 	// fails as on a full disk).
-	journal.AppendHook = func(f *os.File, _ []byte) { f.Close() }
-	defer func() { journal.AppendHook = nil }()
+	o.Seams.BeforeJournalAppend = func(f *os.File, _ []byte) { f.Close() }
 	p, err := PlanResume(load(t, mp, o.Env), o)
 	if err != nil {
 		t.Fatal(err)
@@ -510,6 +524,7 @@ func TestJournalFailureIsReportedAfterApply(t *testing.T) {
 // A journal that cannot be opened (journal.jsonl is a folder) refuses the action before anything changes:
 // the journal is opened and locked before the first change.
 func TestAnUnusableJournalRefusesBeforeAnyChange(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	o := opts(t, fixedEnv())

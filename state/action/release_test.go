@@ -11,6 +11,7 @@ import (
 // An action releases the run lock it took: a dashboard lives on after its action, and its own live lock
 // would refuse the next action (the demo's tick, then step, was refused so).
 func TestApplyReleasesTheRunLock(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	o := opts(t, fixedEnv())
@@ -37,6 +38,7 @@ func TestApplyReleasesTheRunLock(t *testing.T) {
 // The dashboard plans from the run as it last read it. A live lock in that reading which is gone from disk
 // by the time of the key press (runwatch's own, released by the action just before) must not refuse.
 func TestPlanIgnoresALiveLockReleasedSinceTheRead(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	o := opts(t, fixedEnv())

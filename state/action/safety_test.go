@@ -39,6 +39,7 @@ func mkfifo(t *testing.T, path string) {
 // Item 1: a FIFO in place of any file an action reads or appends to never blocks it, is refused before the
 // run lock is taken, and leaves nothing applied, held or journaled.
 func TestFIFONeverHangsAnAction(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, file string }{
 		{"state.env", "state.env"}, {"checklist", "checklist.state.env"}, {"run.log", "run.log"},
 	} {
@@ -99,6 +100,7 @@ func TestFIFONeverHangsAnAction(t *testing.T) {
 // Item 4: the lock folder or the feature folder swapped for a symlink while the confirmation waits cannot
 // redirect the lock or the write out of the run root.
 func TestSwapDuringConfirmationCannotRedirect(t *testing.T) {
+	t.Parallel()
 	t.Run("lock folder", func(t *testing.T) {
 		root := t.TempDir()
 		sp := makeResumable(t, root)
@@ -155,6 +157,7 @@ func TestSwapDuringConfirmationCannotRedirect(t *testing.T) {
 
 // Item 5: a run.log hard-linked to a file elsewhere is refused (appending would write there too).
 func TestHardLinkedLogRefused(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	victim := filepath.Join(t.TempDir(), "victim.log")
@@ -174,6 +177,7 @@ func TestHardLinkedLogRefused(t *testing.T) {
 
 // Issue 11 point 7: the lock is whole from the instant it exists, and its run_id is the state's RUN_ID.
 func TestRunLockWholeWithStateRunID(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	o := opts(t, fixedEnv())
@@ -182,8 +186,7 @@ func TestRunLockWholeWithStateRunID(t *testing.T) {
 		t.Fatal(err)
 	}
 	var held []byte
-	testHookLocked = func(p *Plan) { held, _ = os.ReadFile(p.LockPath) }
-	defer func() { testHookLocked = nil }()
+	p.opts.Seams.locked = func(p *Plan) { held, _ = os.ReadFile(p.LockPath) }
 	if err := Apply(p, ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +202,7 @@ func TestRunLockWholeWithStateRunID(t *testing.T) {
 // Item 8: runwatch's own lock, on this host, with a dead pid, is taken over by the next action with a
 // run.log line; a foreign stale lock still needs unlock.
 func TestOwnDeadLockTakenOver(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	lock := filepath.Join(filepath.Dir(sp), "run.lock")
@@ -231,6 +235,7 @@ func TestOwnDeadLockTakenOver(t *testing.T) {
 // Item 9: temp and quarantine files of dead owners are removed by the next action on the run; a live
 // owner's stay; a quarantined lock whose name is free is put back.
 func TestDeadOwnersLeftoversRemoved(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 	feature := filepath.Dir(mp)
@@ -274,6 +279,7 @@ func TestDeadOwnersLeftoversRemoved(t *testing.T) {
 // Item 10: the change applied but the audit line could not be appended: a distinct error (Applied, not a
 // refusal) naming the log, the line and the journal entry.
 func TestAuditFailureAfterApplyIsDistinct(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	logp := filepath.Join(filepath.Dir(sp), "run.log")
@@ -282,8 +288,7 @@ func TestAuditFailureAfterApplyIsDistinct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testHookChanged = func(*Plan) { mkfifo(t, logp) }
-	defer func() { testHookChanged = nil }()
+	p.opts.Seams.changed = func(*Plan) { mkfifo(t, logp) }
 	err = Apply(p, ApplyOptions{})
 	var ae *AuditError
 	if !errors.As(err, &ae) || !Applied(err) || IsRefusal(err) || !strings.Contains(err.Error(), p.ID) {
@@ -302,6 +307,7 @@ func TestAuditFailureAfterApplyIsDistinct(t *testing.T) {
 // its file is put back, the same edit is made on its bytes, and that is said (Raced, the journal); undo
 // restores the writer's bytes.
 func TestDisplacedWriteRedoneAndUndoable(t *testing.T) {
+	t.Parallel()
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
 	}
@@ -314,7 +320,7 @@ func TestDisplacedWriteRedoneAndUndoable(t *testing.T) {
 		t.Fatal(err)
 	}
 	landed := false
-	atomicfile.TestHookBeforeRename = func() {
+	p.opts.Seams.BeforeRename = func() {
 		if !landed { // once: the writer's one update
 			landed = true
 			tmp := mp + ".agent"
@@ -323,7 +329,6 @@ func TestDisplacedWriteRedoneAndUndoable(t *testing.T) {
 		}
 	}
 	err = Apply(p, ApplyOptions{})
-	atomicfile.TestHookBeforeRename = nil
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,6 +359,7 @@ const walChildEnv = "RUNWATCH_ACTION_WAL_CHILD"
 // TestWALChild applies one check and kills itself right after the rename, before the audit line and the
 // journal entry: the crash item 7 is about.
 func TestWALChild(t *testing.T) {
+	t.Parallel()
 	root := os.Getenv(walChildEnv)
 	if root == "" {
 		t.Skip("helper process of TestCrashLeavesNothingUnaudited")
@@ -364,7 +370,7 @@ func TestWALChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testHookChanged = func(*Plan) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	p.opts.Seams.changed = func(*Plan) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
 	Apply(p, ApplyOptions{})
 	t.Fatal("survived")
 }
@@ -372,6 +378,7 @@ func TestWALChild(t *testing.T) {
 // Item 7: a crash after the change and before its audit line and journal entry is finished by the next
 // action: the audit line appended once (by action id), the entry journaled, so undo sees it.
 func TestCrashLeavesNothingUnaudited(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(walChildEnv) != "" {
 		t.Skip("in the child")
 	}
@@ -428,6 +435,7 @@ func TestCrashLeavesNothingUnaudited(t *testing.T) {
 // Item 2: a manifest cut at a line end (the non-atomic writer caught mid-write) parses, but no action plans
 // from it; and a manifest that turns torn between plan and apply is not written.
 func TestTornManifestNeverPlanned(t *testing.T) {
+	t.Parallel()
 	cut := manifestPaused[:strings.Index(manifestPaused, "  '7':\n")] // phases 5 and 6 only; no agents, no validation
 	for _, act := range []string{"pause", "step", "retry"} {
 		t.Run(act, func(t *testing.T) {
@@ -482,6 +490,7 @@ func TestTornManifestNeverPlanned(t *testing.T) {
 // removed came back as the lock of a runwatch killed mid-action; the undo puts the removed lock back in its
 // place, says so in the preview and the audit line, and a foreign lock there is still refused.
 func TestUndoOfUnlockTakesOverOwnDeadLock(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	lock := filepath.Join(filepath.Dir(sp), "run.lock")
@@ -533,6 +542,7 @@ func TestUndoOfUnlockTakesOverOwnDeadLock(t *testing.T) {
 // and how long runwatch's bytes were in place), the journal says so with no file to undo, and no audit
 // line claims the change.
 func TestDisplacedWriteEditNoLongerAppliesPutsBack(t *testing.T) {
+	t.Parallel()
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
 	}
@@ -547,12 +557,11 @@ func TestDisplacedWriteEditNoLongerAppliesPutsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	logBefore := mustRead(t, logPath)
-	atomicfile.TestHookBeforeRename = func() {
+	p.opts.Seams.BeforeRename = func() {
 		mustWrite(t, cp+".tmp", theirs)
 		os.Rename(cp+".tmp", cp)
 	}
 	err = Apply(p, ApplyOptions{})
-	atomicfile.TestHookBeforeRename = nil
 	var pb *PutBackError
 	if !errors.As(err, &pb) || Applied(err) || !IsRefusal(err) || !errors.Is(err, atomicfile.ErrChanged) {
 		t.Fatalf("err = %v, want a put back refusal", err)
@@ -581,6 +590,7 @@ func TestDisplacedWriteEditNoLongerAppliesPutsBack(t *testing.T) {
 // status is no longer paused), so the resume no longer applies; the writer's manifest stays, and the
 // refusal names the path that moved.
 func TestDisplacedManifestWhoseStatusMovedPutsBack(t *testing.T) {
+	t.Parallel()
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
 	}
@@ -592,12 +602,11 @@ func TestDisplacedManifestWhoseStatusMovedPutsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	atomicfile.TestHookBeforeRename = func() {
+	p.opts.Seams.BeforeRename = func() {
 		mustWrite(t, mp+".agent", theirs)
 		os.Rename(mp+".agent", mp)
 	}
 	err = Apply(p, ApplyOptions{})
-	atomicfile.TestHookBeforeRename = nil
 	var pb *PutBackError
 	if !errors.As(err, &pb) || !strings.Contains(err.Error(), `status is now "completed", not "paused" as planned`) {
 		t.Fatalf("err = %v, want a put back naming the status", err)
@@ -610,6 +619,7 @@ func TestDisplacedManifestWhoseStatusMovedPutsBack(t *testing.T) {
 // An undo restores exact bytes, so it is never made again on a writer's: a writer's rename landing during an
 // undo's rename is put back and the undo is not applied.
 func TestDisplacedUndoPutsBack(t *testing.T) {
+	t.Parallel()
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen (atomicfile.CanReportDisplaced)")
 	}
@@ -629,12 +639,11 @@ func TestDisplacedUndoPutsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	theirs := mustRead(t, cp) + "W_1=\"1\"\n"
-	atomicfile.TestHookBeforeRename = func() {
+	u.opts.Seams.BeforeRename = func() {
 		mustWrite(t, cp+".tmp", theirs)
 		os.Rename(cp+".tmp", cp)
 	}
 	err = Apply(u, ApplyOptions{})
-	atomicfile.TestHookBeforeRename = nil
 	var pb *PutBackError
 	if !errors.As(err, &pb) || !strings.Contains(err.Error(), "undo is made only on the bytes it was planned from") {
 		t.Fatalf("err = %v, want the undo put back", err)

@@ -11,6 +11,7 @@ import (
 // to a file holding it sets it too, in the spelling and quoting the file already uses, and the confirmation's
 // diff shows it; a file without the key does not get one; undo restores the bytes exactly, stamp included.
 func TestWritesKeepTheWritersTimestamp(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "reports", "iso26262-mining-20260215T143525Z")
 	state := `CURRENT_STAGE="anchor"

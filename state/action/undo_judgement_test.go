@@ -14,6 +14,7 @@ import (
 // left in run.log (a stage_complete of runwatch's, two runwatch_undo) must not change the judgement: the run
 // is blocked and needs you again, as before.
 func TestFullUndoRestoresJudgement(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	dir := filepath.Dir(sp)

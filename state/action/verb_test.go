@@ -11,6 +11,7 @@ import (
 // The words of a remote call: the verb, its flags, then `--` before every word that names the run or a part
 // of it, so none can be read as an option by the host's runwatch.
 func TestRemoteArgvPutsEveryWordAfterTheEndOfOptions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		req   Request
 		flags []string
@@ -30,6 +31,7 @@ func TestRemoteArgvPutsEveryWordAfterTheEndOfOptions(t *testing.T) {
 
 // Every verb says what it does and what it takes; a verb outside the list is planned by nothing.
 func TestEveryVerbIsDescribedAndPlanned(t *testing.T) {
+	t.Parallel()
 	run := model.Run{Kind: model.KindResumable, ID: "r", Dir: t.TempDir()}
 	for _, v := range Verbs() {
 		if !v.Known() || v.Summary() == "" {

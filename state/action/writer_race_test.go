@@ -108,12 +108,13 @@ func (w *raceWriter) run(t *testing.T, stop <-chan struct{}) {
 //     them and built its update on them.
 //
 // The check-to-rename window is microseconds wide; a few hundred actions would rarely meet a writer there, so
-// atomicfile.TestHookBeforeRename widens it (a random pause of up to 2 ms, nothing else changed) unless
+// Options.Seams.BeforeRename widens it (a random pause of up to 2 ms, nothing else changed) unless
 // RUNWATCH_RACE_WIDEN=0. RUNWATCH_RACE_ACTIONS sets the number of actions (default 300, 60 with -short);
 // with RUNWATCH_RACE_WRITER the real state_tool.py can be raced (see raceWriter). The measurement of
 // docs/BENCHMARKS.md: RUNWATCH_RACE_ACTIONS=10000 RUNWATCH_RACE_WIDEN=0
 // RUNWATCH_RACE_WRITER="python3 state_tool.py update" go test ./state/action -run TestWriterUpdateNeverLost -v.
 func TestWriterUpdateNeverLost(t *testing.T) {
+	t.Parallel()
 	actions := 300
 	if testing.Short() {
 		actions = 60
@@ -135,10 +136,6 @@ func TestWriterUpdateNeverLost(t *testing.T) {
 	sp := makeResumable(t, root)
 	cp := filepath.Join(filepath.Dir(sp), "checklist.state.env")
 	w := &raceWriter{path: cp, gap: 10 * time.Millisecond, cmd: strings.Fields(os.Getenv("RUNWATCH_RACE_WRITER")), seen: map[string]bool{}, own: map[string]bool{}}
-	if os.Getenv("RUNWATCH_RACE_WIDEN") != "0" {
-		atomicfile.TestHookBeforeRename = func() { time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond) }
-		defer func() { atomicfile.TestHookBeforeRename = nil }()
-	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -147,6 +144,9 @@ func TestWriterUpdateNeverLost(t *testing.T) {
 	defer stopWriter()
 
 	o := opts(t, realEnv())
+	if os.Getenv("RUNWATCH_RACE_WIDEN") != "0" {
+		o.Seams.BeforeRename = func() { time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond) }
+	}
 	applied, raced, putBack, overwrote, refused := 0, 0, 0, 0, 0
 	appliedHashes, refusedHashes := map[string]bool{}, map[string]string{} // refused: hash → the refusal
 	for i, stale := 0, 0; i < actions; i++ {

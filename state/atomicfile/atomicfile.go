@@ -281,10 +281,6 @@ type Displaced struct {
 	Visible time.Duration
 }
 
-// TestHookBeforeRename, when set (by tests only, this package's and state/action's), runs between the
-// precondition check and the rename, to play a writer that lands exactly there.
-var TestHookBeforeRename func()
-
 // Replace atomically replaces want.Path with data, if and only if the file still matches want (a file that
 // did not exist must still not exist); tmpName (NewTempName) is the temp file's name beside it. The file mode
 // is kept. On any failure before the rename the temp file is removed and the target is untouched: nothing of
@@ -330,8 +326,8 @@ func (r *Root) Replace(want Snapshot, data []byte, tmpName string) (*Displaced, 
 	if err != nil {
 		return nil, err
 	}
-	if TestHookBeforeRename != nil {
-		TestHookBeforeRename()
+	if r.BeforeRename != nil {
+		r.BeforeRename()
 	}
 	if !want.Exists {
 		// Link fails if the name appeared meanwhile, which rename would silently overwrite.
@@ -388,7 +384,7 @@ func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot, checked ui
 	tried := false
 	if ino := inoAt(d, tmpName); checked != 0 && ino != 0 && ino != checked {
 		tried = true
-		if back := putBack(d, tmpName, base, want.Path, ours, ino, in); back != nil {
+		if back := r.putBack(d, tmpName, base, want.Path, ours, ino, in); back != nil {
 			return back, nil
 		}
 	}
@@ -400,7 +396,7 @@ func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot, checked ui
 		return nil, nil
 	}
 	if !tried {
-		if back := putBack(d, tmpName, base, want.Path, ours, inoAt(d, tmpName), in); back != nil {
+		if back := r.putBack(d, tmpName, base, want.Path, ours, inoAt(d, tmpName), in); back != nil {
 			return back, nil
 		}
 	}
@@ -411,11 +407,11 @@ func (r *Root) exchange(d dirFD, tmpName, base string, want Snapshot, checked ui
 // out is ours. If it is not, the writer renamed (or wrote into ours) a newer file while ours was in place:
 // that one goes to the name in turn, up to a bound. It returns nil when the first exchange back fails: ours
 // stays in place, and the caller reports what it replaced.
-func putBack(d dirFD, tmpName, base, path string, ours fileID, theirs uint64, in time.Time) *Displaced {
+func (r *Root) putBack(d dirFD, tmpName, base, path string, ours fileID, theirs uint64, in time.Time) *Displaced {
 	expect := ours
 	for round := 0; ; round++ {
-		if testHookPutBack != nil {
-			testHookPutBack(round)
+		if r.beforePutBack != nil {
+			r.beforePutBack(round)
 		}
 		swapped, _ := swap(d, tmpName, base)
 		if !swapped && round == 0 {
@@ -449,10 +445,6 @@ func putBackDone(d dirFD, base, path string, visible time.Duration) *Displaced {
 	data, sum, _ := readAt(d, base, path)
 	return &Displaced{Path: path, Data: data, SHA256: sum, PutBack: true, Visible: visible}
 }
-
-// testHookPutBack, set by this package's tests, runs before each exchange back, to play a writer that lands
-// again while ours is in place.
-var testHookPutBack func(round int)
 
 // readAt reads the file at name in d (a name of ours: the temp file) without following links or blocking.
 func readAt(d dirFD, name, path string) ([]byte, string, error) {

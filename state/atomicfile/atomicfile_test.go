@@ -59,6 +59,7 @@ func noTemps(t *testing.T, dir string) {
 }
 
 func TestReplaceKeepsModeAndContent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "state.env"))
 	write(t, p, "A=\"1\"\n", 0o640)
@@ -81,6 +82,7 @@ func TestReplaceKeepsModeAndContent(t *testing.T) {
 }
 
 func TestReplaceRefusesWhenChanged(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		mutate func(p string)
@@ -113,6 +115,7 @@ func TestReplaceRefusesWhenChanged(t *testing.T) {
 }
 
 func TestReplaceCreateOnlyWhenStillAbsent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "new.lock"))
 	r := openRoot(t, dir)
@@ -138,6 +141,7 @@ func TestReplaceCreateOnlyWhenStillAbsent(t *testing.T) {
 }
 
 func TestReplaceFailureRemovesTemp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "MANIFEST.yaml"))
 	write(t, p, "a: 1\n", 0o644)
@@ -151,6 +155,7 @@ func TestReplaceFailureRemovesTemp(t *testing.T) {
 }
 
 func TestAppendNeverReplaces(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "run.log"))
 	write(t, p, "[2026-01-01T00:00:00Z] a\n", 0o644)
@@ -174,6 +179,7 @@ func TestAppendNeverReplaces(t *testing.T) {
 }
 
 func TestAppendRefusesSymlink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "elsewhere.log")
 	write(t, target, "", 0o644)
@@ -190,6 +196,7 @@ func TestAppendRefusesSymlink(t *testing.T) {
 }
 
 func TestResolveRefusesSymlinkOutOfRoot(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	outside := t.TempDir()
 	write(t, filepath.Join(outside, "state.env"), "A=1\n", 0o644)
@@ -220,6 +227,7 @@ func TestResolveRefusesSymlinkOutOfRoot(t *testing.T) {
 }
 
 func TestCheckOwner(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "state.env"))
 	write(t, p, "A=1\n", 0o644)
@@ -240,6 +248,7 @@ func TestCheckOwner(t *testing.T) {
 }
 
 func TestRemoveIfUnchanged(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "reviewer-old.lock"))
 	write(t, p, `{"pid": 1}`, 0o644)
@@ -289,19 +298,19 @@ func TestRemoveIfUnchanged(t *testing.T) {
 // its file back, and it is exchanged straight back into place, so the writer's update stays and ours is
 // reported as not written (the caller redoes its edit on the writer's bytes).
 func TestReplacePutsBackWriteDuringRename(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "MANIFEST.yaml"))
 	write(t, p, "status: running\n", 0o644)
 	r := openRoot(t, dir)
 	_, snap, _ := r.Read(p)
-	TestHookBeforeRename = func() {
+	r.BeforeRename = func() {
 		tmp := filepath.Join(dir, "agent.tmp")
 		write(t, tmp, "status: completed\n", 0o644)
 		if err := os.Rename(tmp, p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	defer func() { TestHookBeforeRename = nil }()
 	d, err := r.Replace(snap, []byte("status: paused\n"), NewTempName("MANIFEST.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -326,6 +335,7 @@ func TestReplacePutsBackWriteDuringRename(t *testing.T) {
 // The writer lands again while ours is in place for the exchange back: its newer file is what ends at the
 // name, not the older one of its own that the first exchange handed us.
 func TestPutBackKeepsTheWritersNewestFile(t *testing.T) {
+	t.Parallel()
 	if !CanReportDisplaced {
 		t.Skip("this build renames plainly: nothing comes back to put back (CanReportDisplaced)")
 	}
@@ -341,13 +351,12 @@ func TestPutBackKeepsTheWritersNewestFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	TestHookBeforeRename = func() { agent("A=1\n") }
-	testHookPutBack = func(round int) {
+	r.BeforeRename = func() { agent("A=1\n") }
+	r.beforePutBack = func(round int) {
 		if round == 0 {
 			agent("A=2\n") // ours is at the name now, its first file at our temp name
 		}
 	}
-	defer func() { TestHookBeforeRename, testHookPutBack = nil, nil }()
 	d, err := r.Replace(snap, []byte("A=ours\n"), NewTempName("state.env"))
 	if err != nil {
 		t.Fatal(err)
@@ -364,6 +373,7 @@ func TestPutBackKeepsTheWritersNewestFile(t *testing.T) {
 // A refused write is never visible: when the precondition fails, the target keeps its inode and bytes
 // throughout (no swap-in-then-back).
 func TestRefusedReplaceNeverPublishes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "state.env"))
 	write(t, p, "A=1\n", 0o644)
@@ -372,8 +382,7 @@ func TestRefusedReplaceNeverPublishes(t *testing.T) {
 	write(t, p, "A=theirs\n", 0o644) // in place: same inode
 	before, _ := os.Stat(p)
 	seen := ""
-	TestHookBeforeRename = func() { seen = read(t, p) }
-	defer func() { TestHookBeforeRename = nil }()
+	r.BeforeRename = func() { seen = read(t, p) }
 	if _, err := r.Replace(snap, []byte("A=ours\n"), NewTempName("state.env")); !errors.Is(err, ErrChanged) {
 		t.Fatalf("err = %v", err)
 	}
@@ -386,6 +395,7 @@ func TestRefusedReplaceNeverPublishes(t *testing.T) {
 // Leftovers are recognised by owner: a dead pid's temp goes, a live one's stays, another host's stays, a
 // claimed copy whose name is free is put back.
 func TestLeftoversByOwner(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "state.env"))
 	write(t, p, "A=1\n", 0o644)
@@ -419,6 +429,7 @@ func TestLeftoversByOwner(t *testing.T) {
 // Every open is non-blocking and refuses what is not a regular file: a FIFO where a state file or run.log
 // should be never hangs a reader or an append.
 func TestFIFONeverBlocks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "state.env"))
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
@@ -439,6 +450,7 @@ func TestFIFONeverBlocks(t *testing.T) {
 
 // Appending to a log with a second hard link would write to the other name too: refused.
 func TestAppendRefusesHardLinkedLog(t *testing.T) {
+	t.Parallel()
 	dir, outside := t.TempDir(), t.TempDir()
 	victim := filepath.Join(outside, "victim.log")
 	write(t, victim, "", 0o644)
@@ -460,6 +472,8 @@ func TestAppendRefusesHardLinkedLog(t *testing.T) {
 
 // A folder swapped for a symlink after the root was opened cannot redirect a read or a write, with
 // openat2 and with the component walk alike.
+// Not parallel: noOpenat2 is process-wide (the fallback sets it once for good); the parallel tests wait
+// until it has run.
 func TestSwappedFolderCannotRedirect(t *testing.T) {
 	for _, walk := range []bool{false, true} {
 		t.Run(map[bool]string{false: "openat2", true: "walk"}[walk], func(t *testing.T) {
@@ -495,6 +509,7 @@ func TestSwappedFolderCannotRedirect(t *testing.T) {
 
 // The root itself renamed away and replaced by a symlink: writes still go to the directory that was opened.
 func TestRootHeldOpen(t *testing.T) {
+	t.Parallel()
 	parent, outside := t.TempDir(), t.TempDir()
 	dir := filepath.Join(parent, "run")
 	os.Mkdir(dir, 0o755)
@@ -518,6 +533,7 @@ func TestRootHeldOpen(t *testing.T) {
 
 // A lock made by CreateExclusive is whole from the instant its name exists.
 func TestCreateExclusiveIsWholeAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := real(t, filepath.Join(dir, "run.lock"))
 	r := openRoot(t, dir)

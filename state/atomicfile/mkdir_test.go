@@ -8,6 +8,7 @@ import (
 )
 
 func TestMkdirBeneathCreatesOnlyWhatIsMissingAndTakesItBack(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	if err := os.Mkdir(filepath.Join(dir, "run"), 0o755); err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestMkdirBeneathCreatesOnlyWhatIsMissingAndTakesItBack(t *testing.T) {
 }
 
 func TestMkdirBeneathFollowsNoLinkAndStaysInside(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {

@@ -21,6 +21,13 @@ import (
 type Root struct {
 	f    *os.File
 	path string
+	// BeforeRename, when set (by tests), runs in each Replace between the precondition check and the
+	// rename, to play a writer that lands exactly there. It belongs to this root, so tests that set it run
+	// in parallel.
+	BeforeRename func()
+	// beforePutBack, set by this package's tests, runs before each exchange back, to play a writer that
+	// lands again while ours is in place.
+	beforePutBack func(round int)
 }
 
 // OpenRoot opens the run root at path. Links in path itself are followed once, now: the root is what the

@@ -349,10 +349,13 @@ func parseLine(line []byte) (e Entry, ok, torn bool) {
 }
 
 // DefaultPath is $XDG_STATE_HOME/runwatch/journal.jsonl, falling back to ~/.local/state.
-func DefaultPath() (string, error) {
-	base := os.Getenv("XDG_STATE_HOME")
+func DefaultPath() (string, error) { return defaultPath(os.Getenv, os.UserHomeDir) }
+
+// defaultPath is DefaultPath with the environment and the home directory given, so tests run in parallel.
+func defaultPath(getenv func(string) string, userHome func() (string, error)) (string, error) {
+	base := getenv("XDG_STATE_HOME")
 	if base == "" || !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
+		home, err := userHome()
 		if err != nil {
 			return "", fmt.Errorf("no XDG_STATE_HOME and no home directory for the journal: %w", err)
 		}
@@ -365,9 +368,10 @@ func DefaultPath() (string, error) {
 // workspace, so the CLI reaches it by that variable.
 func PathIn(stateHome string) string { return filepath.Join(stateHome, "runwatch", "journal.jsonl") }
 
-// LockWait bounds how long an action waits for the journal's lock. Appends take milliseconds; a holder
-// that keeps it longer is not runwatch at work (a `flock journal.jsonl sleep 600`, a stuck backup).
-var LockWait = 15 * time.Second
+// DefaultLockWait is how long an action waits for the journal's lock unless told otherwise. Appends take
+// milliseconds; a holder that keeps it longer is not runwatch at work (a `flock journal.jsonl sleep 600`, a
+// stuck backup).
+const DefaultLockWait = 15 * time.Second
 
 // Lock is the journal open and exclusively locked: appenders take turns, so the end one of them reads is the
 // end it appends to, and an action that holds it from before its first change to its journal entry cannot
@@ -375,9 +379,13 @@ var LockWait = 15 * time.Second
 type Lock struct {
 	f    *os.File
 	path string
+	// BeforeAppend, for the crash harness and tests only, is called with the journal open and locked, just
+	// before an entry's line is written, so a test can tear the append (write part of it, then SIGKILL
+	// itself) or fail it.
+	BeforeAppend func(f *os.File, line []byte)
 }
 
-// BusyError is a journal lock not had within LockWait. Holders names who holds it, when the system says.
+// BusyError is a journal lock not had within the wait. Holders names who holds it, when the system says.
 type BusyError struct {
 	Path    string
 	Waited  time.Duration
@@ -426,16 +434,6 @@ func Acquire(path string, wait time.Duration) (*Lock, error) {
 // Release gives the lock up.
 func (l *Lock) Release() error { return l.f.Close() }
 
-// Append adds e as one line, taking the lock for it (see Lock.Append).
-func Append(path string, e Entry) (repaired string, err error) {
-	l, err := Acquire(path, LockWait)
-	if err != nil {
-		return "", err
-	}
-	defer l.Release()
-	return l.Append(e)
-}
-
 // Append adds e as one line to the journal l holds. repaired says, when not empty, that the journal ended in
 // a line a crash cut short; e was written on a fresh line after it.
 func (l *Lock) Append(e Entry) (repaired string, err error) {
@@ -460,8 +458,8 @@ func (l *Lock) Append(e Entry) (repaired string, err error) {
 				"skipped by every reader, and this entry starts on the next line", path, st.Size())
 		}
 	}
-	if AppendHook != nil {
-		AppendHook(f, line)
+	if l.BeforeAppend != nil {
+		l.BeforeAppend(f, line)
 	}
 	if _, err := f.Write(line); err != nil {
 		return repaired, fmt.Errorf("append to journal %s: %w", path, err)
@@ -471,10 +469,6 @@ func (l *Lock) Append(e Entry) (repaired string, err error) {
 	}
 	return repaired, nil
 }
-
-// AppendHook, for the crash harness only, is called with the journal open and locked, just before line is
-// written, so a test can tear the append (write part of it, then SIGKILL itself).
-var AppendHook func(f *os.File, line []byte)
 
 // errTorn is the problem of a line that is not one whole entry.
 var errTorn = errors.New("not a whole journal entry (cut short by a crash?)")

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,18 +14,26 @@ import (
 )
 
 func TestDefaultPath(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", "/x/state")
-	if p, _ := DefaultPath(); p != "/x/state/runwatch/journal.jsonl" {
-		t.Fatalf("got %s", p)
+	t.Parallel()
+	home := func() (string, error) { return "/home/u", nil }
+	for _, tc := range []struct{ xdg, want string }{
+		{"/x/state", "/x/state/runwatch/journal.jsonl"},
+		{"", "/home/u/.local/state/runwatch/journal.jsonl"},
+		{"relative/state", "/home/u/.local/state/runwatch/journal.jsonl"}, // the spec wants it absolute
+	} {
+		getenv := func(k string) string { return map[string]string{"XDG_STATE_HOME": tc.xdg}[k] }
+		if p, err := defaultPath(getenv, home); p != tc.want || err != nil {
+			t.Errorf("XDG_STATE_HOME=%q: got %s, %v; want %s", tc.xdg, p, err, tc.want)
+		}
 	}
-	t.Setenv("XDG_STATE_HOME", "")
-	t.Setenv("HOME", "/home/u")
-	if p, _ := DefaultPath(); p != "/home/u/.local/state/runwatch/journal.jsonl" {
-		t.Fatalf("got %s", p)
+	noHome := func() (string, error) { return "", errors.New("$HOME is not defined") }
+	if p, err := defaultPath(func(string) string { return "" }, noHome); err == nil || !strings.Contains(err.Error(), "no home directory") {
+		t.Errorf("no XDG_STATE_HOME and no home: got %s, %v", p, err)
 	}
 }
 
 func TestAppendReadAndUndoOrder(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "runwatch", "journal.jsonl")
 	when := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	old := []byte("S2_DONE=\"0\"\n\x00binary")
@@ -34,7 +43,7 @@ func TestAppendReadAndUndoOrder(t *testing.T) {
 		{ID: "x", When: when, Run: "/other/state.env", Action: "step"},
 		{ID: "c", When: when, Run: "/r/state.env", Action: "undo", Undoes: "b"},
 	} {
-		if _, err := Append(path, e); err != nil {
+		if _, err := appendLocked(path, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,6 +100,7 @@ func lastUndoable(entries []Entry, run string) (*Entry, bool) {
 // TestFindUndoableAgreesWithAFullRead: journals with lines far longer than the backward read chunk, lines
 // falling across chunk boundaries, several runs, undos of undos and a torn last line.
 func TestFindUndoableAgreesWithAFullRead(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	runs := []string{"/r/a/state.env", "/r/b/state.env", "/r/\"quoted\"/state.env"}
 	for round := 0; round < 40; round++ {
@@ -103,7 +113,7 @@ func TestFindUndoableAgreesWithAFullRead(t *testing.T) {
 			}
 			// Old bytes from nothing to 3x the backward chunk, so lines straddle chunk boundaries.
 			e.Files = []File{{Path: e.Run, Old: bytes.Repeat([]byte{byte('a' + i%26)}, rng.IntN(3*backwardChunk))}}
-			if _, err := Append(path, e); err != nil {
+			if _, err := appendLocked(path, e); err != nil {
 				t.Fatal(err)
 			}
 			ids = append(ids, e.ID)
@@ -135,10 +145,11 @@ func TestFindUndoableAgreesWithAFullRead(t *testing.T) {
 // for a recorded entry; an older journal's torn line with a whole entry glued after it still yields that
 // entry.
 func TestTornAppendNeverHidesOrFakesAnEntry(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	when := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	a := Entry{ID: "a", When: when, Run: "/r/state.env", Action: "check", Files: []File{{Path: "/r/c", OldExists: true, NewExists: true}}}
-	if repaired, err := Append(path, a); err != nil || repaired != "" {
+	if repaired, err := appendLocked(path, a); err != nil || repaired != "" {
 		t.Fatalf("first append: %q, %v", repaired, err)
 	}
 	torn := []byte(`{"id":"b","when":"2026-11-30T01:00:00Z","who":"","host":"","action":"step","run":"/r/state.env","run_id":"","sum`)
@@ -149,7 +160,7 @@ func TestTornAppendNeverHidesOrFakesAnEntry(t *testing.T) {
 		t.Fatal("Has took the id inside a torn line for a recorded entry")
 	}
 	c := Entry{ID: "c", When: when, Run: "/r/state.env", Action: "step", Files: []File{{Path: "/r/s", OldExists: true, NewExists: true}}}
-	repaired, err := Append(path, c)
+	repaired, err := appendLocked(path, c)
 	if err != nil || !strings.Contains(repaired, "cut short by a crash") {
 		t.Fatalf("append after a torn line: %q, %v", repaired, err)
 	}
@@ -170,7 +181,7 @@ func TestTornAppendNeverHidesOrFakesAnEntry(t *testing.T) {
 	}
 	// undo walks past the torn line to a, and counts it
 	u := Entry{ID: "u", When: when, Run: "/r/state.env", Action: "undo", Undoes: "c"}
-	if _, err := Append(path, u); err != nil {
+	if _, err := appendLocked(path, u); err != nil {
 		t.Fatal(err)
 	}
 	if e, tornSeen, _ = FindUndoable(path, "/r/state.env"); e == nil || e.ID != "a" || tornSeen != 1 {
@@ -191,4 +202,14 @@ func TestTornAppendNeverHidesOrFakesAnEntry(t *testing.T) {
 	if has, _ := Has(old, "b"); has {
 		t.Fatal("the torn entry of a glued line is taken for recorded")
 	}
+}
+
+// appendLocked adds e as one line the way an action does: lock, append, release.
+func appendLocked(path string, e Entry) (string, error) {
+	l, err := Acquire(path, DefaultLockWait)
+	if err != nil {
+		return "", err
+	}
+	defer l.Release()
+	return l.Append(e)
 }

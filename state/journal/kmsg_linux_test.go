@@ -13,6 +13,7 @@ import (
 // A journal that is a link to /proc/kmsg (readable by root, and a read of it waits for the kernel's next log
 // line) is refused by every reader of the journal, naming it, instead of hanging undo and recovery.
 func TestJournalOnProcKmsgIsRefused(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("only root may open /proc/kmsg, and only there would a read block: run as root (CI does)")
 	}
