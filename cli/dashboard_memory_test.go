@@ -27,6 +27,7 @@ func TestDashboardHoldsFewBytesPerRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("watches 2,000 generated runs")
 	}
+	heaptest.SkipUnderRace(t)
 	const n = 400
 	one, more := t.TempDir(), t.TempDir()
 	if _, err := sim.GenerateRuns(one, n); err != nil {

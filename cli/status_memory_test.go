@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"runwatch/heaptest"
 	"runwatch/sim"
 )
 
@@ -18,6 +19,7 @@ func TestStatusCollectsAHandfulOfTimes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates and reads 1,200 runs")
 	}
+	heaptest.SkipUnderRace(t) // the detector's own allocations are collections too
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())

@@ -16,6 +16,7 @@ import (
 // tree is found, over a tree and over one four times as big, runs 20 to a folder so the folder being listed
 // is the same size in both.
 func TestDiscoverEachHoldsFewBytesPerRun(t *testing.T) {
+	heaptest.SkipUnderRace(t)
 	const n = 1000
 	small, big := runsTree(t, n), runsTree(t, 4*n)
 	a, b := discoverHeapAtLast(t, small, n), discoverHeapAtLast(t, big, 4*n)

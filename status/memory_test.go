@@ -20,6 +20,7 @@ func TestStatusHoldsFewBytesPerRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 2,000 generated runs three times")
 	}
+	heaptest.SkipUnderRace(t)
 	const n = 500
 	one, more := t.TempDir(), t.TempDir()
 	if _, err := sim.GenerateRuns(one, n); err != nil {

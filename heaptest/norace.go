@@ -1,0 +1,6 @@
+//go:build !race
+
+package heaptest
+
+// Race is true when the race detector is built in.
+const Race = false
