@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/sim"
+	"runwatch/state"
+)
+
+// A run's events line written by hand is byte for byte what line made of the runEvent by encoding/json, for
+// generated runs and runs full of hostile strings, added and changed.
+func TestRunEventLineAsLine(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sim.GenerateRuns(dir, 20); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{"../testdata", dir}, 0)
+	if _, err = state.SplitUnreadable(err); err != nil {
+		t.Fatal(err)
+	}
+	runs := state.LoadAll(locs, state.NewEnv(0))
+	hostile := "t \"q\" \\ <b>&</b> \n\x1b[31m \u009b \u202e \u2028 caf\u00e9 \xff"
+	extra := runs[0]
+	extra.Title, extra.CrashSigns = hostile, []string{hostile}
+	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 7, Undone: []string{hostile}}
+	extra.Attention = model.Attention{NeedsYou: true, Rank: 2, Code: hostile, Reason: hostile}
+	runs = append(runs, extra, model.Run{ID: hostile})
+	at := time.Date(2026, 12, 1, 9, 0, 0, 120000000, time.FixedZone("", 3600))
+	for i, r := range runs {
+		for _, changed := range [][]string{nil, {"log", hostile}} {
+			typ := "run-added"
+			if changed != nil {
+				typ = "run-changed"
+			}
+			var want, got bytes.Buffer
+			if err := (&eventWriter{out: &want}).line(runEvent{Type: typ, At: at.UTC(), Changed: changed, Run: &r}); err != nil {
+				t.Fatal(err)
+			}
+			if err := (&eventWriter{out: &got}).runEventLine(typ, at, changed, &r); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("run %d (%s):\ngot  %s\nwant %s", i, typ, got.Bytes(), want.Bytes())
+			}
+		}
+	}
+	if len(runs) < 30 {
+		t.Fatalf("only %d runs read", len(runs))
+	}
+}
