@@ -605,8 +605,8 @@ func TestDetailScrollsPastLastFocusableRow(t *testing.T) {
 	for range 60 {
 		m = send(t, m, press("k"))
 	}
-	if m.detail.Top() != 0 {
-		t.Fatalf("k back up leaves detailTop %d", m.detail.Top())
+	if top := detailScrolled(t, m); top != 0 {
+		t.Fatalf("k back up leaves Detail scrolled %d rows down", top)
 	}
 }
 
