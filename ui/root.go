@@ -228,11 +228,17 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	keepTop := (a.Health.Loading > 0 || msg.Health.Loading > 0) && m.list.Cursor() == 0
 	// The logs of remote runs that go (or whose log moves) go with them, once this batch's are kept.
 	var gone []string
+	// Only a batch that moves a run, or adds or removes one, re-sorts: a flooding host's batches change
+	// its runs' logs, not their places.
+	moved := len(msg.Removed) > 0 || keepTop
 	for _, r := range msg.Changed {
-		if old := app.RemoteLogKey(a.Runs[r.Key()]); old != "" && old != app.RemoteLogKey(r) {
-			gone = append(gone, old)
+		r = judged(r)
+		old, had := a.Runs[r.Key()]
+		if k := app.RemoteLogKey(old); k != "" && k != app.RemoteLogKey(r) {
+			gone = append(gone, k)
 		}
-		a.Runs[r.Key()] = judged(r)
+		moved = moved || !had || !m.list.SamePlace(old, r)
+		a.Runs[r.Key()] = r
 		m.list.Forget(r.Key())
 	}
 	for _, p := range msg.Removed {
@@ -259,9 +265,9 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	if keepTop {
 		a.Selected = ""
 	}
-	if len(msg.Changed) > 0 || len(msg.Removed) > 0 || keepTop {
-		// A batch of only health (a host reconnecting) leaves the order as it is: re-sorting 8,000 runs for
-		// each was most of what a host that stays down cost the dashboard.
+	if moved {
+		// A batch of only health (a host reconnecting) leaves the order as it is too: re-sorting 8,000 runs
+		// for each was most of what a host that stays down cost the dashboard.
 		m.list.Resort()
 	}
 	return m.tl.Batch(msg)

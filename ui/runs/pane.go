@@ -52,6 +52,7 @@ type Pane struct {
 	sortBy   sortKey
 	hideDone bool
 	hidden   int // runs left out by hideDone
+	sorts    int // Resort calls, for tests
 	// chosen is set once the person moves the cursor: until then the selection is the top run (the one
 	// that most needs them), whatever arrives; after, it stays on the run they chose.
 	chosen bool
@@ -248,12 +249,31 @@ func sortGroup(r model.Run) int {
 	return 10
 }
 
+// SamePlace reports whether run now, replacing old (the same Run.Key), leaves the order and what the pane
+// counts as they are: the same group, id and (sorted by change) time, shown or hidden alike, needing you
+// alike. A host whose logs flood changes its runs' log sizes a batch after another; re-sorting every run
+// of the fleet for each (8,000 at 20 batches a second) was most of what the flood cost (issue 35).
+func (p *Pane) SamePlace(old, now model.Run) bool {
+	if sortGroup(old) != sortGroup(now) || old.ID != now.ID || old.Attention.NeedsYou != now.Attention.NeedsYou {
+		return false
+	}
+	if p.sortBy == SortChanged && !old.UpdatedAt.Equal(now.UpdatedAt) {
+		return false
+	}
+	done := func(r model.Run) bool { return r.Archived || r.Status == model.StatusCompleted }
+	if p.hideDone && done(old) != done(now) {
+		return false
+	}
+	return len(p.terms) == 0 || matchesFilter(old, p.terms) == matchesFilter(now, p.terms)
+}
+
 // resort rebuilds the visible order and keeps the selection on the same run when it is still visible.
 func (p *Pane) Resort() {
 	runs := p.app.Runs
 	p.order = p.order[:0]
 	p.hidden = 0
 	p.gen++
+	p.sorts++
 	// Sorting on these small keys rather than on the runs themselves keeps a re-sort of 1,200 runs from
 	// copying whole runs in every comparison.
 	type sortRow struct {

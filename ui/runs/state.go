@@ -48,3 +48,6 @@ func (lay *tableLayout) NameW() int { return lay.nameW }
 
 // WhyW is the width WHY gets.
 func (lay *tableLayout) WhyW() int { return lay.whyW }
+
+// Sorts counts the re-sorts (a batch that moves nothing must not re-sort).
+func (p *Pane) Sorts() int { return p.sorts }
