@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,8 +38,19 @@ func TestFleet(t *testing.T) {
 	}
 	binDir := t.TempDir()
 	bin := filepath.Join(binDir, "runwatch")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+	if from := os.Getenv("RUNWATCH_FLEET_BIN"); from != "" {
+		if out, err := exec.Command("cp", from, bin).CombinedOutput(); err != nil {
+			t.Fatalf("cp %s: %v\n%s", from, err, out)
+		}
+	} else if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	phases := map[string]bool{"idle": true, "flood": true, "lag": true, "drop": true}
+	if p := os.Getenv("RUNWATCH_FLEET_PHASES"); p != "" {
+		phases = map[string]bool{}
+		for _, w := range strings.Split(p, ",") {
+			phases[strings.TrimSpace(w)] = true
+		}
 	}
 	var aliases []string
 	for i := range hosts {
@@ -91,38 +103,54 @@ func TestFleet(t *testing.T) {
 	t.Logf("first frame listing all %d runs: %s; %s", total, time.Since(t0).Round(10*time.Millisecond), loadavg())
 	t.Log(cpuLine(cpuOfFleet(pid, bin)))
 
-	time.Sleep(65 * time.Second) // past the first minute: every age in minutes
-	cpu, wakes := window(t, pid, 30*time.Second)
-	t.Logf("idle, 30 s from 65 s after: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", cpu, wakes, rssMiB(pid), loadavg())
+	if phases["idle"] {
+		time.Sleep(65 * time.Second) // past the first minute: every age in minutes
+		cpu, wakes := window(t, pid, 30*time.Second)
+		t.Logf("idle, 30 s from 65 s after: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", cpu, wakes, rssMiB(pid), loadavg())
+	}
+	if phases["flood"] {
+		floodPhase(t, pid, dirs[hosts-1], aliases[hosts-1], listed)
+	}
+	if phases["lag"] {
+		lagPhase(t, fleet, bin, aliases, dirs, total, listed, func() string { return tmux("capture-pane", "-p", "-t", "fleet") })
+	}
+	if phases["drop"] {
+		dropPhase(t, pid, fleet, aliases[0], total, runs, listed)
+	}
+}
 
-	// A host floods: 2,000 lines a second appended to 50 of its runs' logs for 20 s. The others' runs stay
-	// listed; what the flood costs the dashboard.
-	logs, _ := filepath.Glob(filepath.Join(dirs[hosts-1], "reports", "*", "run.log"))
+// floodPhase: a host floods, 2,000 lines a second appended to 50 of its runs' logs for 20 s. The others'
+// runs stay listed; what the flood costs the dashboard.
+func floodPhase(t *testing.T, pid int, dir, alias string, listed func() int) {
+
+	logs, _ := filepath.Glob(filepath.Join(dir, "reports", "*", "run.log"))
 	logs = logs[:min(50, len(logs))]
 	stop := make(chan struct{})
 	flooded := make(chan int)
 	go func() { flooded <- flood(logs, 2000, stop) }()
 	time.Sleep(2 * time.Second)
-	cpu, wakes = window(t, pid, 20*time.Second)
+	cpu, wakes := window(t, pid, 20*time.Second)
 	close(stop)
 	lines := <-flooded
 	t.Logf("%s floods (%d lines into %d logs): %d runs listed, %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s",
-		aliases[hosts-1], lines, len(logs), listed(), cpu, wakes, rssMiB(pid), loadavg())
+		alias, lines, len(logs), listed(), cpu, wakes, rssMiB(pid), loadavg())
 	time.Sleep(10 * time.Second)
+}
 
-	// A host drops: its sshd killed. The others' runs stay listed; the dashboard's cost while it retries.
-	fleet.Kill(aliases[0])
+// dropPhase: a host drops, its sshd killed. The others' runs stay listed; the dashboard's cost while it
+// retries, and once its retries have backed off to their longest (30 s).
+func dropPhase(t *testing.T, pid int, fleet *sshtest.Fleet, alias string, total, runs int, listed func() int) {
+	fleet.Kill(alias)
 	time.Sleep(5 * time.Second)
-	cpu, wakes = window(t, pid, 30*time.Second)
-	t.Logf("%s dropped: %d runs listed, %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", aliases[0], listed(), cpu, wakes,
+	cpu, wakes := window(t, pid, 30*time.Second)
+	t.Logf("%s dropped: %d runs listed, %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", alias, listed(), cpu, wakes,
 		rssMiB(pid), loadavg())
 	if n := listed(); n < total-runs {
-		t.Errorf("with %s down the dashboard lists %d runs, fewer than the other hosts' %d", aliases[0], n, total-runs)
+		t.Errorf("with %s down the dashboard lists %d runs, fewer than the other hosts' %d", alias, n, total-runs)
 	}
-	// And once its retries have backed off to their longest (30 s): what a host staying down costs.
 	time.Sleep(30 * time.Second)
 	cpu, wakes = window(t, pid, 60*time.Second)
-	t.Logf("%s down, 65 s on, over 60 s: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", aliases[0], cpu, wakes, rssMiB(pid), loadavg())
+	t.Logf("%s down, 65 s on, over 60 s: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", alias, cpu, wakes, rssMiB(pid), loadavg())
 }
 
 // window is pid's CPU share (percent of a core) and context switches a second over the next d.
@@ -273,4 +301,93 @@ func flood(logs []string, perSecond int, stop <-chan struct{}) int {
 			}
 		}
 	}
+}
+
+// lagPhase: a host lags, every runwatch its server runs stopped (SIGSTOP, again for each new one) while its
+// sshd and the connection stay up, so no error ever comes. A run removed on another host must still leave
+// the list, and the lagging host's rows must come to say they are stale (⚠ before its name in the footer).
+func lagPhase(t *testing.T, fleet *sshtest.Fleet, bin string, aliases, dirs []string, total int, listed func() int, screen func() string) {
+	if len(aliases) < 2 {
+		t.Log("lag: needs 2 hosts")
+		return
+	}
+	lagger, other := aliases[0], aliases[len(aliases)-1]
+	stopped := map[int]bool{}
+	stop := func() {
+		for _, p := range descendantsRunning(fleet.PID(lagger), bin) {
+			if !stopped[p] && syscall.Kill(p, syscall.SIGSTOP) == nil {
+				stopped[p] = true
+			}
+		}
+	}
+	defer func() {
+		for p := range stopped {
+			_ = syscall.Kill(p, syscall.SIGCONT)
+		}
+	}()
+	stop()
+	t0 := time.Now()
+	runDirs, _ := filepath.Glob(filepath.Join(dirs[len(dirs)-1], "reports", "*"))
+	if len(runDirs) == 0 {
+		t.Fatal("lag: no run folder to remove on", other)
+	}
+	if err := os.RemoveAll(runDirs[0]); err != nil {
+		t.Fatal(err)
+	}
+	gone, marked := time.Duration(0), time.Duration(0)
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline) && (gone == 0 || marked == 0); {
+		stop()
+		if gone == 0 && listed() == total-1 {
+			gone = time.Since(t0)
+		}
+		if marked == 0 && strings.Contains(screen(), "⚠ "+lagger) {
+			marked = time.Since(t0)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	say := func(d time.Duration) string {
+		if d == 0 {
+			return "not within 120 s"
+		}
+		return d.Round(100 * time.Millisecond).String()
+	}
+	t.Logf("%s lags (its runwatch stopped): a run removed on %s left the list in %s; %s marked stale in %s; %s",
+		lagger, other, say(gone), lagger, say(marked), loadavg())
+	if gone == 0 {
+		t.Errorf("with %s lagging, a run removed on %s never left the list", lagger, other)
+	}
+}
+
+// descendantsRunning are the processes under pid (its descendants) running the binary bin.
+func descendantsRunning(pid int, bin string) []int {
+	parent := map[int]int{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		p, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(d + "/stat")
+		if err != nil {
+			continue
+		}
+		rest := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(rest) > 1 {
+			parent[p], _ = strconv.Atoi(rest[1])
+		}
+	}
+	var out []int
+	for p := range parent {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", p))
+		if exe != bin {
+			continue
+		}
+		for a, i := parent[p], 0; a > 1 && i < 64; a, i = parent[a], i+1 {
+			if a == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
