@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -13,7 +14,16 @@ import (
 // tmux fails, the error carries tmux's own words, its stderr ("can't find pane: %9"), named by the tmux
 // command, as a person would need them; an exit status alone says nothing.
 func Run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
+	return RunIn(ctx, nil, stdin, args...)
+}
+
+// RunIn is Run with env added to this process's environment for the client (a later value wins): $TMUX
+// names the server and session a client inside tmux acts on.
+func RunIn(ctx context.Context, env []string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "tmux", args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

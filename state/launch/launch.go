@@ -131,6 +131,8 @@ type Command struct {
 	Dir      string
 	// InTmux is true when runwatch runs inside tmux ($TMUX set): the command then opens in a new window.
 	InTmux bool
+	// tmux is $TMUX as Prepare found it: the server and session the window opens in.
+	tmux string
 	// WindowName names the tmux window.
 	WindowName string
 	// StatePath is the run's state file, which the record of a launch names.
@@ -139,6 +141,11 @@ type Command struct {
 
 // Prepare renders the template configured for run's convention.
 func Prepare(templates map[string]string, run model.Run, env model.Env) (*Command, error) {
+	return prepare(templates, run, env, os.Getenv("TMUX"))
+}
+
+// prepare is Prepare inside the tmux that tmux ($TMUX's value, "" outside) names.
+func prepare(templates map[string]string, run model.Run, env model.Env, tmux string) (*Command, error) {
 	tmpl := strings.TrimSpace(templates[string(run.Kind)])
 	if !Configured(templates, run.Kind) {
 		return nil, fmt.Errorf("%w for %s runs", ErrNoTemplate, run.Kind)
@@ -148,7 +155,7 @@ func Prepare(templates map[string]string, run model.Run, env model.Env) (*Comman
 	if err != nil {
 		return nil, err
 	}
-	return &Command{Kind: string(run.Kind), Template: tmpl, Argv: argv, Dir: d.WorkDir, InTmux: os.Getenv("TMUX") != "",
+	return &Command{Kind: string(run.Kind), Template: tmpl, Argv: argv, Dir: d.WorkDir, InTmux: tmux != "", tmux: tmux,
 		WindowName: windowName(run.ID), StatePath: run.StatePath}, nil
 }
 
@@ -311,12 +318,12 @@ func (c *Command) LaunchInTmux(ctx context.Context) (Launched, error) {
 	if err != nil {
 		return Launched{}, err
 	}
-	out, err := tmuxsafe.Run(ctx, nil, args...)
+	out, err := tmuxsafe.RunIn(ctx, []string{"TMUX=" + c.tmux}, nil, args...)
 	if err != nil {
 		return Launched{}, err
 	}
 	l := Launched{StatePath: c.StatePath, At: time.Now().UTC()}
-	l.Socket, _, _ = strings.Cut(os.Getenv("TMUX"), ",")
+	l.Socket, _, _ = strings.Cut(c.tmux, ",")
 	if _, err := fmt.Sscanf(string(out), "%s %d", &l.PaneID, &l.PanePID); err != nil || !strings.HasPrefix(l.PaneID, "%") {
 		return Launched{}, fmt.Errorf("tmux new-window opened a window but did not say its pane (%q)", strings.TrimSpace(string(out)))
 	}

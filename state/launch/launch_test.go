@@ -153,11 +153,11 @@ func expectedArgs(run model.Run) []string {
 // TestLaunchForeground runs the configured command the way the dashboard key does outside tmux: Prepare, then
 // the *exec.Cmd that tea.ExecProcess runs (here with explicit stdio).
 func TestLaunchForeground(t *testing.T) {
-	t.Setenv("TMUX", "")
+	t.Parallel()
 	script, record, cwd := recorder(t)
 	run := hostileRun(t)
-	c, err := Prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
-		run, testEnv())
+	c, err := prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
+		run, testEnv(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestLaunchForeground(t *testing.T) {
 		t.Fatalf("the confirmation must show the exact command, shell-quoted: %s", s)
 	}
 
-	failing, err := Prepare(map[string]string{"jonggrang": "false"}, run, testEnv())
+	failing, err := prepare(map[string]string{"jonggrang": "false"}, run, testEnv(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +212,7 @@ func waitForFile(ctx context.Context, t *testing.T, path, failure string) {
 // TestLaunchInTmux opens the command in a new window of a private tmux server, as the dashboard key does
 // inside tmux.
 func TestLaunchInTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -233,12 +234,12 @@ func TestLaunchInTmux(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	pid := tmux("display-message", "-p", "-t", "runwatch-test", "#{pid}")
 	session := tmux("display-message", "-p", "-t", "runwatch-test", "#{session_id}")
-	t.Setenv("TMUX", sock+","+pid+","+strings.TrimPrefix(session, "$"))
+	inTmux := sock + "," + pid + "," + strings.TrimPrefix(session, "$") // $TMUX in a pane of that session
 
 	script, record, cwd := recorder(t)
 	run := hostileRun(t)
-	c, err := Prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
-		run, testEnv())
+	c, err := prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
+		run, testEnv(), inTmux)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestLaunchInTmux(t *testing.T) {
 	}
 
 	// A one-word command goes through tmux's sh -c, quoted so it stays one program name.
-	one, err := Prepare(map[string]string{"jonggrang": script}, run, testEnv())
+	one, err := prepare(map[string]string{"jonggrang": script}, run, testEnv(), inTmux)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestLaunchInTmux(t *testing.T) {
 	if err := os.Mkdir(hostile.ProjectRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = Prepare(map[string]string{"jonggrang": script + " {{.WorkDir}}"}, hostile, testEnv()); err != nil {
+	if c, err = prepare(map[string]string{"jonggrang": script + " {{.WorkDir}}"}, hostile, testEnv(), inTmux); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(record); err != nil {
@@ -308,7 +309,7 @@ func TestLaunchInTmux(t *testing.T) {
 		}
 	}
 
-	t.Setenv("TMUX", filepath.Join(t.TempDir(), "no-server")+",1,0")
+	c.tmux = filepath.Join(t.TempDir(), "no-server") + ",1,0"
 	if _, err := c.LaunchInTmux(ctx); err == nil || !strings.Contains(err.Error(), "tmux") {
 		t.Fatalf("no tmux server: got %v, want an error naming tmux", err)
 	}
