@@ -144,14 +144,29 @@ type History struct {
 	keptSorted bool
 	names      map[string]uint32
 	nameOf     []string
-	// stats caches the sorted samples of a (task, stage) until a contribution to that task changes.
-	stats   map[string]map[string][]time.Duration
+	// stats caches what the samples of a (task, stage) say until a contribution to that task changes.
+	stats   map[string]map[string]*usualOf
 	version uint64
 }
 
+// usualOf is a stage's Usual with its durations in whole seconds: the timing of every run of the task points
+// at these (JudgeTime), rather than each stage of 10,000 runs holding four of its own.
+type usualOf struct {
+	u Usual
+	// median, p90, low, high
+	secs [4]int64
+}
+
 type contribution struct {
-	task   string
-	stages map[string]time.Duration // upper-case stage key → duration
+	task string
+	// stages: upper-case stage key → duration, sorted by key, each key once (a later stage of the same key
+	// wins). A slice, not a map: a map cost ~400 bytes a run of the dashboard's 10,000 (issue 35).
+	stages []stageTook
+}
+
+type stageTook struct {
+	key string
+	d   time.Duration
 }
 
 // keptSample is one duration Keep was given: 16 bytes without a pointer, of task and stage names[task],
@@ -163,19 +178,29 @@ type keptSample struct {
 
 // NewHistory returns an empty history.
 func NewHistory() *History {
-	return &History{byRun: map[string]contribution{}, names: map[string]uint32{}, stats: map[string]map[string][]time.Duration{}}
+	return &History{byRun: map[string]contribution{}, names: map[string]uint32{}, stats: map[string]map[string]*usualOf{}}
 }
 
 func contributionOf(r *Run) contribution {
-	c := contribution{task: TaskOf(r), stages: map[string]time.Duration{}}
+	c := contribution{task: TaskOf(r)}
 	for _, s := range r.Stages {
 		switch {
 		case s.Status == StageSkipped:
-			c.stages[strings.ToUpper(s.Key)] = 0
+			c.stages = append(c.stages, stageTook{strings.ToUpper(s.Key), 0})
 		case s.Status == StageCompleted && s.StartedAt != nil && s.CompletedAt != nil && !s.CompletedAt.Before(*s.StartedAt):
-			c.stages[strings.ToUpper(s.Key)] = s.CompletedAt.Sub(*s.StartedAt)
+			c.stages = append(c.stages, stageTook{strings.ToUpper(s.Key), s.CompletedAt.Sub(*s.StartedAt)})
 		}
 	}
+	// Sorted stably by key and the last of each key kept: what assigning them in order into a map kept.
+	slices.SortStableFunc(c.stages, func(a, b stageTook) int { return strings.Compare(a.key, b.key) })
+	out := c.stages[:0]
+	for i, st := range c.stages {
+		if i+1 < len(c.stages) && c.stages[i+1].key == st.key {
+			continue
+		}
+		out = append(out, st)
+	}
+	c.stages = slices.Clone(out) // no spare capacity held for the run's life
 	return c
 }
 
@@ -203,7 +228,7 @@ func (h *History) Observe(r *Run) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	old, had := h.byRun[r.Key()]
-	if had && old.task == c.task && mapsEqual(old.stages, c.stages) {
+	if had && old.task == c.task && slices.Equal(old.stages, c.stages) {
 		return false
 	}
 	if len(c.stages) == 0 && !had {
@@ -238,8 +263,8 @@ func (h *History) Keep(r *Run) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	task := h.name(c.task)
-	for k, d := range c.stages {
-		h.kept = append(h.kept, keptSample{task: task, stage: h.name(k), d: d})
+	for _, st := range c.stages {
+		h.kept = append(h.kept, keptSample{task: task, stage: h.name(st.key), d: st.d})
 	}
 	h.keptSorted = false
 	delete(h.stats, c.task)
@@ -321,8 +346,15 @@ func (h *History) Version() uint64 {
 
 // Usual returns what the runs seen say about stage of task.
 func (h *History) Usual(task, stage string) Usual {
+	u, _ := h.usual(task, stage)
+	return u
+}
+
+// usual is Usual with its durations in whole seconds when the history caches them (nil when it does not):
+// the same four numbers for every caller until a contribution to the task changes, never written through.
+func (h *History) usual(task, stage string) (Usual, *[4]int64) {
 	if h == nil {
-		return Usual{}
+		return Usual{}, nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -332,35 +364,44 @@ func (h *History) Usual(task, stage string) Usual {
 		// as many tasks a cache would hold every sample again, in a map a task).
 		ks := h.keptOf(task, &stage)
 		if len(ks) == 0 {
-			return Usual{}
+			return Usual{}, nil
 		}
 		q := func(q float64) time.Duration { return ks[nearestRank(len(ks), q)].d }
-		return Usual{Median: q(0.5), P90: q(0.9), Low: q(0.25), High: q(0.75), Runs: len(ks)}
+		return Usual{Median: q(0.5), P90: q(0.9), Low: q(0.25), High: q(0.75), Runs: len(ks)}, nil
 	}
 	per, ok := h.stats[task]
 	if !ok {
-		per = map[string][]time.Duration{}
-		for _, k := range h.keptOf(task, nil) {
-			per[h.nameOf[k.stage]] = append(per[h.nameOf[k.stage]], k.d)
-		}
-		for _, c := range h.byRun {
-			if c.task != task {
-				continue
-			}
-			for k, d := range c.stages {
-				per[k] = append(per[k], d)
-			}
-		}
-		for _, ds := range per {
-			slices.Sort(ds)
-		}
+		per = h.statsOf(task)
 		h.stats[task] = per
 	}
-	ds := per[stage]
-	if len(ds) == 0 {
-		return Usual{}
+	if o := per[stage]; o != nil {
+		return o.u, &o.secs
 	}
-	return Usual{Median: quantile(ds, 0.5), P90: quantile(ds, 0.9), Low: quantile(ds, 0.25), High: quantile(ds, 0.75), Runs: len(ds)}
+	return Usual{}, nil
+}
+
+// statsOf works out what the samples of task say about each of its stages; the samples themselves are not
+// kept.
+func (h *History) statsOf(task string) map[string]*usualOf {
+	samples := map[string][]time.Duration{}
+	for _, k := range h.keptOf(task, nil) {
+		samples[h.nameOf[k.stage]] = append(samples[h.nameOf[k.stage]], k.d)
+	}
+	for _, c := range h.byRun {
+		if c.task != task {
+			continue
+		}
+		for _, st := range c.stages {
+			samples[st.key] = append(samples[st.key], st.d)
+		}
+	}
+	per := make(map[string]*usualOf, len(samples))
+	for k, ds := range samples {
+		slices.Sort(ds)
+		u := Usual{Median: quantile(ds, 0.5), P90: quantile(ds, 0.9), Low: quantile(ds, 0.25), High: quantile(ds, 0.75), Runs: len(ds)}
+		per[k] = &usualOf{u: u, secs: [4]int64{seconds(u.Median), seconds(u.P90), seconds(u.Low), seconds(u.High)}}
+	}
+	return per
 }
 
 // quantile of sorted samples, by the nearest rank (a duration that some run really took).
@@ -374,22 +415,12 @@ func nearestRank(n int, q float64) int {
 	return max(0, min(n-1, i))
 }
 
-func mapsEqual(a, b map[string]time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 func secs(d time.Duration) *int64 {
-	s := int64(d.Round(time.Second) / time.Second)
+	s := seconds(d)
 	return &s
 }
+
+func seconds(d time.Duration) int64 { return int64(d.Round(time.Second) / time.Second) }
 
 // JudgeTime is the part of the judgement that the passage of time decides, given what the history says: each
 // stage's timing and the run's, and whether a run that claims to be worked on is orphaned (jonggrang: a phase
@@ -487,9 +518,14 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		r.Stages = make([]Stage, len(f.Stages))
 	}
 	for i, s := range f.Stages {
-		u := h.Usual(f.Task, s.Key)
+		u, shared := h.usual(f.Task, s.Key)
 		st := &StageTiming{Started: s.Started, Ended: s.Ended, Runs: u.Runs}
-		if u.Known() {
+		switch {
+		case !u.Known():
+		case shared != nil:
+			st.UsualMedianSeconds, st.UsualP90Seconds = &shared[0], &shared[1]
+			st.UsualLowSeconds, st.UsualHighSeconds = &shared[2], &shared[3]
+		default:
 			st.UsualMedianSeconds, st.UsualP90Seconds = secs(u.Median), secs(u.P90)
 			st.UsualLowSeconds, st.UsualHighSeconds = secs(u.Low), secs(u.High)
 		}

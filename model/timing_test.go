@@ -274,3 +274,32 @@ func TestHistoryKeepSaysWhatObserveSays(t *testing.T) {
 		t.Fatalf("after one more run kept: %+v, observed %+v (want 19 runs: 18 and the late one)", u, want)
 	}
 }
+
+// The runs of a task judged at one state of the history point at the same usual seconds (the dashboard
+// holds 10,000 runs, issue 35), and a run judged before the history changed keeps the numbers it was given.
+func TestJudgeTimeSharesATasksUsualSeconds(t *testing.T) {
+	h := NewHistory()
+	for i, d := range []time.Duration{2 * time.Minute, 4 * time.Minute} {
+		p := pastRun("past"+string(rune('a'+i)), d, 10*time.Minute)
+		h.Observe(&p)
+	}
+	a, b := quietRun("a"), quietRun("b")
+	JudgeTime(&a, t0, LivenessRules{}, h)
+	JudgeTime(&b, t0, LivenessRules{}, h)
+	ta, tb := a.Stages[0].Timing, b.Stages[0].Timing
+	if ta.UsualMedianSeconds == nil || ta.UsualMedianSeconds != tb.UsualMedianSeconds || ta.UsualHighSeconds != tb.UsualHighSeconds {
+		t.Fatalf("two runs of a task judged at once hold their own usual seconds: %p %p", ta.UsualMedianSeconds, tb.UsualMedianSeconds)
+	}
+	if *ta.UsualMedianSeconds != 120 || *ta.UsualP90Seconds != 240 {
+		t.Fatalf("S1 usual: median %d s, p90 %d s; want 120, 240", *ta.UsualMedianSeconds, *ta.UsualP90Seconds)
+	}
+	later := pastRun("pastc", 30*time.Minute, 10*time.Minute)
+	h.Observe(&later)
+	JudgeTime(&a, t0, LivenessRules{}, h)
+	if got := *a.Stages[0].Timing.UsualP90Seconds; got != 1800 {
+		t.Errorf("S1's p90 after a third run: %d s, want 1800", got)
+	}
+	if got := *b.Stages[0].Timing.UsualP90Seconds; got != 240 {
+		t.Errorf("a run judged before the history changed now says %d s, want the 240 it was judged with", got)
+	}
+}
