@@ -346,7 +346,9 @@ func readProgress(dir string, probs *problemSink) (tail []string, interruptions 
 	if len(lines) > progressTailLines {
 		lines = lines[len(lines)-progressTailLines:]
 	}
-	for _, l := range lines {
+	// The tail is cut from a copy of its own lines: cut from the window, each line kept all 64 KiB of it
+	// alive for as long as the run is shown (issue 35).
+	for _, l := range strings.Split(strings.Join(lines, "\n"), "\n") {
 		tail = append(tail, truncate(l, maxProgressLine))
 	}
 	if len(tail) == 1 && tail[0] == "" {
