@@ -52,20 +52,21 @@ func statOf(fi fs.FileInfo) fileStat {
 
 type fileID struct{ dev, ino uint64 }
 
-// dirNode is one watched directory.
+// dirNode is one watched directory. Its fields are in an order that leaves no padding between them: 64
+// bytes, not 80, over some 45,000 folders at 10,000 runs (issue 35).
 type dirNode struct {
 	// budget is how many levels below this directory are still watched (0: this one only).
 	budget int
-	// polled: inotify could not or must not watch it, so the poll timer compares stats instead.
-	polled bool
 	// fds: the descriptors its watch holds on kqueue (fdbudget.go); overBudget: polled because they did
 	// not fit.
-	fds        int
-	overBudget bool
-	id         fileID
+	fds int
+	id  fileID
 	// entries is the directory's snapshot; listed says it has been taken (an empty folder has none).
 	entries dirEntries
 	listed  bool
+	// polled: inotify could not or must not watch it, so the poll timer compares stats instead.
+	polled     bool
+	overBudget bool
 }
 
 // dirEntries is a directory's snapshot sorted by name: a slice, not a map, because most watched folders
