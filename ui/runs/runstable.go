@@ -108,7 +108,22 @@ func newRunCells(r model.Run) *runCells {
 			c.width[id][f] = text.VisibleWidth(c.text[id][f])
 		}
 	}
+	c.widenToEveryStage(r)
 	return c
+}
+
+// widenToEveryStage gives the STAGE and DONE cells the width of the widest the run may show as it goes on,
+// every stage it has and its total done: the table's columns then stay put as runs progress. Sized by the
+// current stage alone, at 120 columns DONE dropped out whenever a run reached design-verification and came
+// back at its next stage (issue 36 point 7).
+func (c *runCells) widenToEveryStage(r model.Run) {
+	for _, st := range r.Stages {
+		for f, long := range [2]bool{FormLong: true, formShort: false} {
+			c.width[colStage][f] = max(c.width[colStage][f], text.VisibleWidth(stageCellOf(r, st.Key, long)))
+		}
+	}
+	done := len(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total))
+	c.width[colDone] = [2]int{max(c.width[colDone][FormLong], done), max(c.width[colDone][formShort], done)}
 }
 
 // refreshAgo works out the CHANGED cell again when its text changes: it is the only cell that changes
@@ -333,15 +348,16 @@ const (
 )
 
 // tableSteps is the order of the rule, by priority: NAME, STATUS, STAGE, CHANGED, WHY (names are cut before
-// the reason is lost, as status's table does: colfit.LeadMin, colfit.ReasonMin), the whole name, HOST,
-// DONE, LOCK, the whole reason, then the stage's key beside its name and KIND, which say least. STATUS keeps
+// the reason is lost, as status's table does: colfit.LeadMin, colfit.ReasonMin), the whole name,
+// DONE (before the columns go two cells apart: at 120 columns the demo's table has DONE, one cell apart,
+// now that STAGE is as wide as every stage a run may show), HOST, LOCK, the whole reason, then the stage's key beside its name and KIND, which say least. STATUS keeps
 // its short form ("input", "done"): the glyph and Detail say the rest, and the long one cost 7 cells that
 // kept the runs beside Detail on all but the widest terminals. The column the list is sorted
 // by comes straight after the name, so a sort is never on a column that is not shown.
 func (p *Pane) tableSteps() []tableStep {
 	steps := []tableStep{
 		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepAdd, colWhy},
-		{stepNameAll, 0}, {stepSpacing, 0}, {stepAdd, colHost}, {stepAdd, colDone}, {stepAdd, ColLock},
+		{stepNameAll, 0}, {stepAdd, colDone}, {stepSpacing, 0}, {stepAdd, colHost}, {stepAdd, ColLock},
 		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
 	}
 	if p.sortBy == SortChanged {
@@ -586,12 +602,15 @@ func lockBadge(r model.Run) (string, model.Verdict) {
 // stageCell is the current stage: in its long form "key name" ("10 design-verification"), in its short
 // form the name alone where the stage has one ("design-verification"; a number alone told no one which phase
 // it was), else the key ("M2").
-func stageCell(r model.Run, long bool) string {
-	key := text.Sanitize(r.CurrentStage)
+func stageCell(r model.Run, long bool) string { return stageCellOf(r, r.CurrentStage, long) }
+
+// stageCellOf is stageCell for the run's stage current, one it may show.
+func stageCellOf(r model.Run, current string, long bool) string {
+	key := text.Sanitize(current)
 	if key == "" {
 		return "–"
 	}
-	if st := r.Stage(r.CurrentStage); st != nil && st.Name != "" && st.Name != st.Key {
+	if st := r.Stage(current); st != nil && st.Name != "" && st.Name != st.Key {
 		name := text.CutEnd(text.Sanitize(st.Name), maxPhaseName)
 		if long {
 			return key + " " + name

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/ui/keys"
+)
+
+// runsHeader is the Runs pane's header line on screen, its words alone ("NAME STATUS STAGE …"); "" when the
+// screen has none.
+func runsHeader(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if f := strings.Fields(strings.Trim(l, "┃│ ")); len(f) > 2 && f[0] == "NAME" {
+			return strings.Join(f, " ")
+		}
+	}
+	return ""
+}
+
+// TestDashboardColumnsStayAsTheDemoAdvances is issue 36 point 7, columns that come and go: at 120x40 the
+// demo's Runs table keeps the same columns while its runs move through their stages. Before, STAGE was as
+// wide as the stages shown at the time, so when a run reached design-verification DONE dropped out, and
+// came back at its next stage.
+func TestDashboardColumnsStayAsTheDemoAdvances(t *testing.T) {
+	t.Parallel()
+	d := newTmuxDemo(t)
+	exitFile := d.start(t, fmt.Sprintf("%s demo --dir %s --speed 20", buildRunwatch(t), filepath.Join(t.TempDir(), "ws")))
+	first := runsHeader(d.waitScreen("the Runs header", func(s string) bool { return runsHeader(s) != "" }))
+	if !strings.Contains(first, "DONE") {
+		t.Fatalf("at 120x40 the demo's Runs table has no DONE to begin with: %q\n%s", first, d.screen())
+	}
+	// The widest stage the demo's runs show; each time it is on screen (a run is in it), the columns are the
+	// ones the table began with.
+	wide := regexp.MustCompile(`[┃│][▶⚠?⊘‖✓✗] .*design-verification`)
+	changed := ""
+	same := func(s string) bool {
+		if h := runsHeader(s); h != "" && h != first && changed == "" {
+			changed = h + "\n" + s
+		}
+		return changed == ""
+	}
+	seen, deadline := 0, time.Now().Add(90*time.Second)
+	for seen < 3 && changed == "" {
+		s := d.screen()
+		if same(s) && wide.MatchString(s) {
+			seen++
+			// Until the run leaves the stage, so that the next sighting is another stage's end.
+			d.within(30*time.Second, func(s string) bool { return !same(s) || !wide.MatchString(s) })
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a run was in design-verification %d times in 90s, want 3:\n%s", seen, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if changed != "" {
+		t.Errorf("the Runs columns changed as the demo advanced: %q, then %s", first, changed)
+	}
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}
