@@ -804,6 +804,11 @@ func TestMain(m *testing.M) {
 		os.Exit(99)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	// The whole package needs the built binary: build it while the sequential tests run (they mostly wait on
+	// files and children), not in the first test that asks for it. A run picked with -run builds on demand.
+	if !testing.Short() && flag.Lookup("test.run").Value.String() == "" {
+		go builtRunwatch.once.Do(builtRunwatch.build)
+	}
 	code := m.Run()
 	os.RemoveAll(cache)
 	removeBuiltRunwatch()

@@ -11,11 +11,22 @@ import (
 // actionRun writes a small resumable run and returns its dir.
 func actionRun(t *testing.T) string {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir, env := actionRunEnv(t)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return dir
+}
+
+// actionRunEnv is actionRun for a test that runs runwatch as a child: the environment (a journal and a
+// config folder of its own, $OPENCODE_CONFIG_DIR so RUN can be given as an id prefix) is returned for the
+// child's, and this process's is left alone, so the test can run in parallel.
+func actionRunEnv(t *testing.T) (dir string, env []string) {
+	t.Helper()
 	cfgDir := t.TempDir()
-	t.Setenv("OPENCODE_CONFIG_DIR", cfgDir) // so RUN can be given as an id prefix
-	dir := filepath.Join(cfgDir, "reports", "irm-20260215T014733Z")
+	env = []string{"XDG_STATE_HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(), "OPENCODE_CONFIG_DIR=" + cfgDir}
+	dir = filepath.Join(cfgDir, "reports", "irm-20260215T014733Z")
 	files := map[string]string{
 		"state.env":           "CURRENT_STAGE=\"S2\"\nRUN_ID=\"20260215T014733Z\"\nS1_DONE=\"1\"\nS2_DONE=\"0\"\nS3_DONE=\"0\"\n",
 		"checklist.state.env": "CB_S2_A=\"1\"\nCB_S2_B=\"0\"\n",
@@ -29,7 +40,7 @@ func actionRun(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
+	return dir, env
 }
 
 func runCmd(args ...string) (int, string, string) {

@@ -143,6 +143,7 @@ func shellLines(t *testing.T, env []string, name string, args ...string) []strin
 
 // The bash script, sourced in bash, completes a command prefix, a flag, a flag value and a run id.
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash, env := completionShell(t, "bash")
 	complete := func(line string) []string {
 		t.Helper()
@@ -172,6 +173,7 @@ printf '%s\n' "${COMPREPLY[@]}"`
 // The zsh script, sourced after compinit, hands the candidates to compadd (recorded here, since compadd
 // only works inside a completion widget).
 func TestCompletionZsh(t *testing.T) {
+	t.Parallel()
 	zsh, env := completionShell(t, "zsh")
 	script := `autoload -Uz compinit && compinit -u -d "$HOME/.zcompdump" || exit 1
 source <(runwatch completion zsh) || exit 1
@@ -196,6 +198,7 @@ _runwatch`
 
 // The fish script, sourced in fish, completes through fish's own engine (complete -C), descriptions and all.
 func TestCompletionFish(t *testing.T) {
+	t.Parallel()
 	fish, env := completionShell(t, "fish")
 	for line, want := range map[string][]string{
 		"runwatch sta":                {"status\tprint every run once, those that need you first: a table, or the stable JSON document"},
@@ -214,6 +217,7 @@ func TestCompletionFish(t *testing.T) {
 // __complete (what scripts saved by earlier versions ask, one a line): never two candidates, the second
 // another run's id.
 func TestANewlineInARunNameIsNeverTwoCandidates(t *testing.T) {
+	t.Parallel()
 	env := []string{"XDG_CONFIG_HOME=" + hostileCompletionWorkspace(t), "XDG_STATE_HOME=" + t.TempDir()}
 	code, out, stderr := runBinary(t, env, "__complete0", "brief", "h")
 	if code != 0 {

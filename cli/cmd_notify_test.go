@@ -161,6 +161,7 @@ func readLines(path string) []string {
 }
 
 func TestNotifyHeadless(t *testing.T) {
+	t.Parallel()
 	root, _, _, h := notifyFixture(t)
 	argvLog := filepath.Join(t.TempDir(), "argv")
 	hook := `sh -c 'printf "%s|" "$@" >> "$0"; echo >> "$0"' ` + argvLog + ` {{.Event}} {{.ID}} {{.Code}} {{.Action}}`

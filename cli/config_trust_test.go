@@ -73,6 +73,7 @@ func TestConfigOthersCouldWriteIsRefusedByTheBinary(t *testing.T) {
 
 // A FIFO at the default config path hangs neither a command nor TAB completion (which stays silent).
 func TestConfigFIFOHangsNothing(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, "runwatch"), 0o755); err != nil {
 		t.Fatal(err)

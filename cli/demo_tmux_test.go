@@ -198,7 +198,9 @@ func (d *tmuxDemo) waitExit(exitFile string) int {
 // builtRunwatch is the real binary, built once for every test of the process that drives it: each build
 // linked a binary of its own (a minute of the package's time under -race). Tests only run it and give its
 // folder as a PATH entry; none writes there. TestMain removes it.
-var builtRunwatch struct {
+var builtRunwatch builtBinary
+
+type builtBinary struct {
 	once sync.Once
 	dir  string
 	bin  string
@@ -214,22 +216,25 @@ func buildRunwatch(t *testing.T) string {
 		t.Skip("drives the built binary: not under -short")
 	}
 	b := &builtRunwatch
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "runwatch-test-bin-"); b.err != nil {
-			return
-		}
-		b.bin = filepath.Join(b.dir, "runwatch")
-		// go test puts its own GOROOT/bin first on PATH, so this is the toolchain running the test.
-		b.out, b.err = exec.Command("go", "build", "-o", b.bin, "..").CombinedOutput()
-	})
+	b.once.Do(b.build)
 	if b.err != nil {
 		t.Fatalf("go build: %v\n%s", b.err, b.out)
 	}
 	return b.bin
 }
 
+func (b *builtBinary) build() {
+	if b.dir, b.err = os.MkdirTemp("", "runwatch-test-bin-"); b.err != nil {
+		return
+	}
+	b.bin = filepath.Join(b.dir, "runwatch")
+	// go test puts its own GOROOT/bin first on PATH, so this is the toolchain running the test.
+	b.out, b.err = exec.Command("go", "build", "-o", b.bin, "..").CombinedOutput()
+}
+
 // removeBuiltRunwatch removes the binary buildRunwatch built, if any.
 func removeBuiltRunwatch() {
+	builtRunwatch.once.Do(func() {}) // waits for a build TestMain started
 	if builtRunwatch.dir != "" {
 		os.RemoveAll(builtRunwatch.dir)
 	}

@@ -36,12 +36,12 @@ func TestDetailOpensAtItsTopInTmux(t *testing.T) {
 // before any line is printed, as brief refuses the same RUN: exit 1, the candidates, no usage. It printed
 // every run-added line first, then the refusal with usage, exit 2.
 func TestEventsRefusesAnAmbiguousRunFirst(t *testing.T) {
-	dir := actionRun(t)
+	t.Parallel()
+	dir, env := actionRunEnv(t)
 	other := filepath.Join(filepath.Dir(dir), "irm-20260301T000000Z")
 	if err := os.CopyFS(other, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"OPENCODE_CONFIG_DIR=" + filepath.Dir(filepath.Dir(dir))}
 	code, out, errOut := runReal(t, env, "", "events", "--until", "completed", "--run", "irm", "--timeout", "5s")
 	bcode, _, berr := runReal(t, env, "", "brief", "irm")
 	if code != bcode || code != exitNoRun || out != "" || strings.Contains(errOut, "usage") || !strings.Contains(errOut, "matches 2 runs") {
@@ -52,7 +52,8 @@ func TestEventsRefusesAnAmbiguousRunFirst(t *testing.T) {
 // TestBriefWriteFailureIsStatusCode (issue 36, a trial): brief that cannot finish writing its document (a
 // full disk) exits as status does for the same failure (exitIncomplete), not 1 ("no such run").
 func TestBriefWriteFailureIsStatusCode(t *testing.T) {
-	dir := actionRun(t)
+	t.Parallel()
+	dir, env := actionRunEnv(t)
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
 		t.Skip("no /dev/full")
@@ -60,6 +61,7 @@ func TestBriefWriteFailureIsStatusCode(t *testing.T) {
 	defer full.Close()
 	for _, args := range [][]string{{"brief", dir}, {"status", dir}} {
 		cmd := exec.Command(realBinary(t), args...)
+		cmd.Env = append(os.Environ(), env...)
 		cmd.Stdout = full
 		err := cmd.Run()
 		var ee *exec.ExitError
@@ -106,6 +108,7 @@ func TestDemoExitNamesItsJournalInTmux(t *testing.T) {
 // with a dead writer's lock says there is no such item (it needs no lock to know); it answered with the
 // stale-lock refusal, so the typo went unseen until the lock was cleared.
 func TestUncheckNamesAMissingItemBeforeTheLock(t *testing.T) {
+	t.Parallel()
 	ws := demoWorkspace(t)
 	dir := filepath.Dir(filepath.Dir(only(t, filepath.Join(ws.Dir, "reports", "iso26262-mining-*", "lock", "active.lock"))))
 	code, out, errOut := runReal(t, nil, "", "uncheck", dir, "COUNTS", "--yes")

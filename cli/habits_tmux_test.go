@@ -95,12 +95,12 @@ func TestQClosesOverlayInTmux(t *testing.T) {
 // TestCheckShortItem is point 2: check and uncheck take the part after CB_<STAGE>_ when it names one item,
 // and say which items an ambiguous one names.
 func TestCheckShortItem(t *testing.T) {
-	dir := actionRun(t)
+	t.Parallel()
+	dir, env := actionRunEnv(t)
 	cl := filepath.Join(dir, "checklist.state.env")
 	if err := os.WriteFile(cl, []byte("CB_S2_A=\"1\"\nCB_S2_B=\"0\"\nCB_S3_A=\"0\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"OPENCODE_CONFIG_DIR=" + filepath.Dir(filepath.Dir(dir))}
 	if code, out, errOut := runReal(t, env, "", "check", "irm", "B", "--yes"); code != 0 || envValue(cl, "CB_S2_B") != "1" {
 		t.Fatalf("check irm B: exit %d, CB_S2_B=%q\n%s%s", code, envValue(cl, "CB_S2_B"), out, errOut)
 	}
@@ -166,10 +166,12 @@ func TestStatusWideNeverCutsOnTerminal(t *testing.T) {
 // TestStatusExitCodesInTerminal is point 12: 0 when no run needs you, 1 when one does, 6 when status could not give
 // the whole picture (here: the disk is full under its output), whatever the runs say.
 func TestStatusExitCodesInTerminal(t *testing.T) {
+	t.Parallel()
 	ws := demoWorkspace(t)
 	bin := realBinary(t)
 	paths := strings.Join(ws.Paths(), " ")
-	calm := filepath.Dir(actionRun(t))
+	dir, env := actionRunEnv(t)
+	calm := filepath.Dir(dir)
 	cases := []struct {
 		line string
 		want int
@@ -180,7 +182,7 @@ func TestStatusExitCodesInTerminal(t *testing.T) {
 		{bin + " status -o json " + calm + " >/dev/full", exitIncomplete},
 	}
 	for _, c := range cases {
-		if out, code := inPane(t, 120, 40, nil, c.line); code != c.want {
+		if out, code := inPane(t, 120, 40, env, c.line); code != c.want {
 			t.Errorf("%s: exit %d, want %d\n%s", c.line, code, c.want, out)
 		}
 	}
@@ -577,7 +579,8 @@ func dashboardOn(t *testing.T, w, h int, dir string, extra ...string) (*tmuxDemo
 // TestTimelineHabitsInTmux is point 9: e/E wrap around as n/N do; a search does not follow into another
 // run's title (n takes it up there); t shows the date when the entries shown span days.
 func TestTimelineHabitsInTmux(t *testing.T) {
-	dir := actionRun(t)
+	t.Parallel()
+	dir, _ := actionRunEnv(t)
 	log := "[2026-02-15T01:50:43Z] run bootstrapped\n[2026-02-15T23:10:00Z] stage_failed stage=S1 error=disk\n" +
 		"[2026-02-16T00:05:00Z] stage_start stage=S2\n[2026-02-16T00:06:00Z] lock_acquired pid=1\n"
 	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte(log), 0o644); err != nil {
@@ -803,9 +806,10 @@ func TestLayoutAtTheEdgesInTmux(t *testing.T) {
 // carry an "undone" mark in the timeline and in the entry's pager; the entries of an action that stands do
 // not.
 func TestTimelineMarksUndoneEntriesInTmux(t *testing.T) {
-	dir := actionRun(t)
+	t.Parallel()
+	dir, env := actionRunEnv(t)
 	for _, args := range [][]string{{"check", dir, "CB_S2_B", "--yes"}, {"undo", dir, "--yes"}, {"uncheck", dir, "CB_S2_A", "--yes"}} {
-		if code, _, errOut := runReal(t, nil, "", args...); code != 0 {
+		if code, _, errOut := runReal(t, env, "", args...); code != 0 {
 			t.Fatalf("runwatch %s: exit %d: %s", strings.Join(args, " "), code, errOut)
 		}
 	}
@@ -844,6 +848,7 @@ func TestTimelineMarksUndoneEntriesInTmux(t *testing.T) {
 // with the demo's grace, as its dashboard did (the orphaned feature read "stalled" in the dashboard and
 // "running" in the status printed under it), and names the command that does so again.
 func TestKeptDemoStatusJudgesAsTheDashboardInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 120, 40)
 	d.must("set-option", "-g", "remain-on-exit", "on") // the pane stays to show what the demo printed
 	d.selectRun("docs")
@@ -876,6 +881,7 @@ func footerOf(s string) string {
 // "clear the lock first"; on its orphaned feature, with no resume command configured, the footer said
 // "X launch" and X launched nothing: it says what X does there.
 func TestFooterNamesOnlyKeysThatWorkInTmux(t *testing.T) {
+	t.Parallel()
 	d, _, exitFile := startDemo(t, 120, 40)
 	d.selectRun("iso26262")
 	d.focus("Detail")
@@ -923,6 +929,7 @@ func TestNoRunsSaysWhereItLookedOnTerminal(t *testing.T) {
 // 200x60 and 300x50, and beside them at 400 columns (the demo's whole table and a Detail of two fifths
 // need about 350).
 func TestDemoArrangementBySizeInTmux(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		w, h int
 		want string

@@ -74,9 +74,8 @@ func TestProcKmsgIsNeverRead(t *testing.T) {
 	if _, err := os.Stat("/proc/kmsg"); err != nil {
 		t.Skipf("no /proc/kmsg here: %v", err)
 	}
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Parallel()
+	env := []string{"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir()}
 	bin := runwatchOnPath(t)
 	root := filepath.Join(t.TempDir(), "reports")
 	link := func(path string) {
@@ -113,36 +112,36 @@ func TestProcKmsgIsNeverRead(t *testing.T) {
 	lockFile := kmsgRun(t, root, "lockfile")
 	set(lockFile, `LOCK_FILE="/proc/kmsg"`)
 
-	code, out := binaryWithin(t, bin, nil, "status", root)
+	code, out := binaryWithin(t, bin, env, "status", root)
 	for _, p := range []string{filepath.Join(state, "state.env"), filepath.Join(checklist, "checklist.state.env")} {
 		if !strings.Contains(out, p+" is not a regular file on disk (a file of the kernel's procfs (/proc)") {
 			t.Errorf("status (exit %d) does not say %s is refused:\n%s", code, p, out)
 		}
 	}
-	_, out = binaryWithin(t, bin, nil, "status", "--json", root)
+	_, out = binaryWithin(t, bin, env, "status", "--json", root)
 	for _, p := range []string{filepath.Join(lock, "lock", "active.lock"), filepath.Join(log, "run.log"), "/proc/kmsg"} {
 		if !strings.Contains(out, p+" is not a regular file on disk") {
 			t.Errorf("status --json does not say %s is refused:\n%s", p, out)
 		}
 	}
-	if code, out := binaryWithin(t, bin, nil, "events", "--timeout", "2s", root); code != exitEventsTimeout || !strings.Contains(out, "timed out after 2s") {
+	if code, out := binaryWithin(t, bin, env, "events", "--timeout", "2s", root); code != exitEventsTimeout || !strings.Contains(out, "timed out after 2s") {
 		t.Errorf("events --timeout 2s: exit %d, want %d (its timeout fires):\n%s", code, exitEventsTimeout, out)
 	}
 	for _, dir := range []string{state, checklist, lock, log, plan, lockFile} {
-		binaryWithin(t, bin, nil, "brief", dir)
-		binaryWithin(t, bin, nil, "step", "--dry-run", dir)
-		binaryWithin(t, bin, nil, "__complete0", "check", dir, "")
+		binaryWithin(t, bin, env, "brief", dir)
+		binaryWithin(t, bin, env, "step", "--dry-run", dir)
+		binaryWithin(t, bin, env, "__complete0", "check", dir, "")
 	}
-	if _, out := binaryWithin(t, bin, nil, "brief", log); !strings.Contains(out, filepath.Join(log, "run.log")+" is not a regular file on disk") {
+	if _, out := binaryWithin(t, bin, env, "brief", log); !strings.Contains(out, filepath.Join(log, "run.log")+" is not a regular file on disk") {
 		t.Errorf("brief does not say the log is refused:\n%s", out)
 	}
-	if _, out := binaryWithin(t, bin, nil, "step", "--dry-run", plan); !strings.Contains(out, "the plan /proc/kmsg is a file of the kernel's procfs") {
+	if _, out := binaryWithin(t, bin, env, "step", "--dry-run", plan); !strings.Contains(out, "the plan /proc/kmsg is a file of the kernel's procfs") {
 		t.Errorf("step --dry-run does not say the plan is refused:\n%s", out)
 	}
-	if code, out := binaryWithin(t, bin, nil, "status", "--config", "/proc/kmsg", root); code != exitUsage || !strings.Contains(out, "config /proc/kmsg: not a regular file on disk") {
+	if code, out := binaryWithin(t, bin, env, "status", "--config", "/proc/kmsg", root); code != exitUsage || !strings.Contains(out, "config /proc/kmsg: not a regular file on disk") {
 		t.Errorf("--config /proc/kmsg: exit %d:\n%s", code, out)
 	}
-	binaryWithin(t, bin, nil, "__complete0", "--config", "/proc/kmsg", "status", "")
+	binaryWithin(t, bin, env, "__complete0", "--config", "/proc/kmsg", "status", "")
 
 	// The dashboard: its watcher's first snapshot holds every run (it showed "0 runs (16 more loading)").
 	var runs []model.Run

@@ -13,6 +13,7 @@ import (
 // kept on disk leaves the cache folder as it was; without read_only the same brief writes it (so the test
 // would see a write).
 func TestReadOnlyBriefWritesNoCache(t *testing.T) {
+	t.Parallel()
 	run := filepath.Join(t.TempDir(), "big-20260301T101500Z")
 	if err := os.CopyFS(run, os.DirFS(filepath.Join("..", "testdata", "resumable-c1", "reports", "iso26262-mining-20260301T101500Z"))); err != nil {
 		t.Fatal(err)
