@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -70,8 +71,19 @@ type runCells struct {
 	whyFrom, whyUntil time.Time
 	whySlack          time.Duration
 	text              [ColCount][2]string
-	width             [ColCount][2]int
+	// width is each text's width, at most 65,535 (cellWidth): 16 bits, not 64, keep a run's cells in 704
+	// bytes, not 896, over 10,000 runs (issue 35).
+	width [ColCount][2]uint16
 }
+
+// cellWidth is the width of a cell's text as runCells keeps it: wider than 65,535 columns reads as that,
+// which is wider than any terminal.
+func cellWidth(s string) uint16 {
+	return uint16(min(text.VisibleWidth(s), math.MaxUint16))
+}
+
+// widthOf is the width of column id's text in form f.
+func (c *runCells) widthOf(id ColID, f int) int { return int(c.width[id][f]) }
 
 func newRunCells(r model.Run) *runCells {
 	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt}
@@ -105,7 +117,7 @@ func newRunCells(r model.Run) *runCells {
 	}
 	for id := range ColCount {
 		for f := range 2 {
-			c.width[id][f] = text.VisibleWidth(c.text[id][f])
+			c.width[id][f] = cellWidth(c.text[id][f])
 		}
 	}
 	c.widenToEveryStage(r)
@@ -119,11 +131,11 @@ func newRunCells(r model.Run) *runCells {
 func (c *runCells) widenToEveryStage(r model.Run) {
 	for _, st := range r.Stages {
 		for f, long := range [2]bool{FormLong: true, formShort: false} {
-			c.width[colStage][f] = max(c.width[colStage][f], text.VisibleWidth(stageCellOf(r, st.Key, long)))
+			c.width[colStage][f] = max(c.width[colStage][f], cellWidth(stageCellOf(r, st.Key, long)))
 		}
 	}
-	done := len(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total))
-	c.width[colDone] = [2]int{max(c.width[colDone][FormLong], done), max(c.width[colDone][formShort], done)}
+	done := cellWidth(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total))
+	c.width[colDone] = [2]uint16{max(c.width[colDone][FormLong], done), max(c.width[colDone][formShort], done)}
 }
 
 // refreshAgo works out the CHANGED cell again when its text changes: it is the only cell that changes
@@ -143,8 +155,8 @@ func (c *runCells) refreshAgo(now time.Time) {
 	}
 	a := ago(now, c.updated)
 	c.text[colChanged] = [2]string{a, a}
-	w := text.VisibleWidth(a)
-	c.width[colChanged] = [2]int{w, w}
+	w := cellWidth(a)
+	c.width[colChanged] = [2]uint16{w, w}
 }
 
 // refreshWhy works out the WHY cell again when its text changes: a reason's age ("silent for 1h30m") and a
@@ -177,7 +189,7 @@ func (c *runCells) refreshWhy(now time.Time) {
 		return
 	}
 	c.text[colWhy] = [2]string{why, short}
-	c.width[colWhy] = [2]int{text.VisibleWidth(why), text.VisibleWidth(short)}
+	c.width[colWhy] = [2]uint16{cellWidth(why), cellWidth(short)}
 }
 
 func (c *runCells) style(t theme.Theme, id ColID) lipgloss.Style {
@@ -218,7 +230,7 @@ func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
 		return c.updated
 	}
 	d := now.Sub(c.updated)
-	if c.width[colChanged][FormLong] == w && w > header {
+	if c.widthOf(colChanged, FormLong) == w && w > header {
 		return now.Add(model.HumanWidthGrows(d, agoWidthHorizon))
 	}
 	if g, ok := model.HumanWidthExceeds(d, w, agoWidthHorizon); ok {
@@ -294,8 +306,8 @@ func (p *Pane) remeasure(now time.Time) {
 	for sp := range p.app.Runs {
 		c := p.cellsOf(sp, now)
 		for id := range ColCount {
-			ms.width[id][FormLong] = max(ms.width[id][FormLong], c.width[id][FormLong])
-			ms.width[id][formShort] = max(ms.width[id][formShort], c.width[id][formShort])
+			ms.width[id][FormLong] = max(ms.width[id][FormLong], c.widthOf(id, FormLong))
+			ms.width[id][formShort] = max(ms.width[id][formShort], c.widthOf(id, formShort))
 			ms.filled[id] = ms.filled[id] || c.width[id][FormLong] > 0
 		}
 		if !c.archived {

@@ -3,6 +3,7 @@
 package runs
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -96,5 +97,16 @@ func TestNoColumnSlackWhileTheNameIsCut(t *testing.T) {
 	}
 	if !cutSeen || !wholeSeen {
 		t.Fatalf("the widths tried never cut a name (%v) or never fit them all (%v): the test proves nothing", cutSeen, wholeSeen)
+	}
+}
+
+// A cell's width is kept in 16 bits: one wider than that (a reason built from a hostile file) reads as the
+// widest, never wraps round to a narrow one.
+func TestCellWidthSaturates(t *testing.T) {
+	if got := cellWidth("stage S2 · build"); got != 16 {
+		t.Errorf("cellWidth of a 16-column text: %d", got)
+	}
+	if got := cellWidth(strings.Repeat("x", 70000)); got != math.MaxUint16 {
+		t.Errorf("cellWidth of a 70,000-column text: %d, want %d", got, math.MaxUint16)
 	}
 }
