@@ -57,7 +57,26 @@ func (tk *tracker) load(loc state.Location) model.Run {
 	run := state.Load(loc, env)
 	tk.history.Observe(&run)
 	model.JudgeTime(&run, env.Now, tk.rules, tk.history)
+	trim(&run)
 	return run
+}
+
+// trim drops the spare room reading left at the end of a run's lists (appends double it): the watcher and the
+// screen keep every run for as long as it is shown, 10,000 of them and more (issue 35).
+func trim(r *model.Run) {
+	r.Stages = clipped(r.Stages)
+	r.Flags = clipped(r.Flags)
+	r.Locks = clipped(r.Locks)
+	r.Problems = clipped(r.Problems)
+	r.Gates = clipped(r.Gates)
+}
+
+// clipped is s without spare capacity: a copy when it has some.
+func clipped[S ~[]E, E any](s S) S {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(make(S, 0, len(s)), s...)
 }
 
 // set records a freshly read run and re-indexes its paths (a rewrite can move LOCK_FILE).
