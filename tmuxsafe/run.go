@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 )
@@ -17,13 +16,11 @@ func Run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
 	return RunIn(ctx, nil, stdin, args...)
 }
 
-// RunIn is Run with env added to this process's environment for the client (a later value wins): $TMUX
-// names the server and session a client inside tmux acts on.
+// RunIn is Run with env, when not nil, as the client's whole environment (os.Environ's form): $TMUX names
+// the server and session a client inside tmux acts on, and the locale how it prints.
 func RunIn(ctx context.Context, env []string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "tmux", args...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
+	cmd.Env = env
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

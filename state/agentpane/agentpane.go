@@ -111,18 +111,16 @@ type Panes struct {
 	running bool
 }
 
-// Sockets are the user's tmux servers: the default socket ($TMUX_TMPDIR or /tmp, tmux-UID/default) and the
+// sockets are the user's tmux servers: the default socket ($TMUX_TMPDIR or /tmp, tmux-UID/default) and the
 // one of the tmux runwatch runs in ($TMUX's first field), each once.
-func Sockets() []string {
-	dir := os.Getenv("TMUX_TMPDIR")
+func (t Tmux) sockets() []string {
+	dir := t.getenv("TMUX_TMPDIR")
 	if dir == "" {
 		dir = "/tmp"
 	}
 	out := []string{filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), "default")}
-	if t := os.Getenv("TMUX"); t != "" {
-		if sock, _, _ := strings.Cut(t, ","); sock != "" && sock != out[0] {
-			out = append(out, sock)
-		}
+	if sock := t.CurrentSocket(); sock != "" && sock != out[0] {
+		out = append(out, sock)
 	}
 	return out
 }
@@ -135,14 +133,14 @@ const listTimeout = 5 * time.Second
 // a tab as '_'.)
 const rowFormat = "#{pane_id} #{pane_pid} #{window_index} #{pane_index} #{session_name}"
 
-// ListPanes lists the panes of the servers at sockets: one `tmux list-panes -a` each.
-func ListPanes(ctx context.Context, sockets []string) Panes {
+// listPanes lists the panes of the servers at sockets: one `tmux list-panes -a` each.
+func (t Tmux) listPanes(ctx context.Context, sockets []string) Panes {
 	p := Panes{looked: sockets}
 	for _, sock := range sockets {
 		if _, err := os.Stat(sock); err != nil {
 			continue // no server there: tmux would only say so
 		}
-		out, err := tmuxOutput(ctx, sock, "list-panes", "-a", "-F", rowFormat)
+		out, err := t.output(ctx, sock, "list-panes", "-a", "-F", rowFormat)
 		if err != nil {
 			continue
 		}
@@ -205,9 +203,10 @@ func (p Panes) paneOf(pid int, proc Inspector) (Pane, bool) {
 // Finder finds the panes of runs' agents. It lists the panes once, on the first run that has a live agent, so
 // a status over many runs asks tmux at most once per server.
 type Finder struct {
-	Env     model.Env
-	Proc    Inspector
-	Sockets []string
+	Env  model.Env
+	Proc Inspector
+	// Tmux is how the servers are found and asked.
+	Tmux Tmux
 	// Launched returns the pane the dashboard launched the run's resume command in (state/launch), if any.
 	Launched func(statePath string) (launch.Launched, bool)
 
@@ -218,7 +217,7 @@ type Finder struct {
 // NewFinder finds on this machine, in the user's tmux servers, with the launches recorded at launches ("":
 // none).
 func NewFinder(env model.Env, launches string) *Finder {
-	f := &Finder{Env: env, Proc: procinfo.System{}, Sockets: Sockets()}
+	f := &Finder{Env: env, Proc: procinfo.System{}}
 	if launches != "" {
 		f.Launched = func(sp string) (launch.Launched, bool) { return launch.LastLaunch(launches, sp) }
 	}
@@ -229,7 +228,7 @@ func (f *Finder) list() Panes {
 	f.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*listTimeout)
 		defer cancel()
-		f.panes = ListPanes(ctx, f.Sockets)
+		f.panes = f.Tmux.listPanes(ctx, f.Tmux.sockets())
 	})
 	return f.panes
 }

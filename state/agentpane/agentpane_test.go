@@ -22,10 +22,15 @@ type fixture struct {
 	t      *testing.T
 	tmpdir string
 	env    model.Env
+	tmux   agentpane.Tmux
 }
 
+// setup gives the test tmux servers of its own, reached through its own environment, so it runs in
+// parallel.
 func setup(t *testing.T) *fixture {
-	return &fixture{t: t, tmpdir: agentpanetest.Setup(t), env: state.NewEnv(0)}
+	t.Parallel()
+	tmpdir, env := agentpanetest.Private(t)
+	return &fixture{t: t, tmpdir: tmpdir, env: state.NewEnv(0), tmux: agentpane.Tmux{Env: env}}
 }
 
 func newServer(t *testing.T, tmpdir, name string) *agentpanetest.Server {
@@ -52,7 +57,9 @@ func (f *fixture) load(dir string) model.Run {
 }
 
 func (f *fixture) find(run model.Run, launches string) (agentpane.Pane, error) {
-	return agentpane.NewFinder(f.env, launches).Find(&run)
+	finder := agentpane.NewFinder(f.env, launches)
+	finder.Tmux = f.tmux
+	return finder.Find(&run)
 }
 
 func wantPane(t *testing.T, got agentpane.Pane, err error, s *agentpanetest.Server, paneID string, pid int) {
@@ -144,7 +151,7 @@ func TestFindsPaneOnTMUXServer(t *testing.T) {
 	f := setup(t)
 	newServer(t, f.tmpdir, "default")
 	other := newServer(t, f.tmpdir, "other")
-	t.Setenv("TMUX", other.Sock+",1,0")
+	f.tmux.Env = append(f.tmux.Env, "TMUX="+other.Sock+",1,0")
 	paneID, pid := other.Window("work", "exec sleep 600")
 	got, err := f.find(f.resumableRun(pid, time.Now()), "")
 	wantPane(t, got, err, other, paneID, pid)
@@ -205,9 +212,8 @@ func TestSwitchTo(t *testing.T) {
 	s.Attach("work")
 	got, err := f.find(f.resumableRun(pid, time.Now()), "")
 	wantPane(t, got, err, s, paneID, pid)
-	t.Setenv("TMUX", s.Sock+",1,0")
-	t.Setenv("TMUX_PANE", home)
-	if err := agentpane.SwitchTo(context.Background(), got); err != nil {
+	inside := agentpane.Tmux{Env: append(f.tmux.Env, "TMUX="+s.Sock+",1,0", "TMUX_PANE="+home)}
+	if err := inside.SwitchTo(context.Background(), got); err != nil {
 		t.Fatal(err)
 	}
 	s.ClientOn(paneID, "after the switch")
@@ -215,7 +221,7 @@ func TestSwitchTo(t *testing.T) {
 		t.Errorf("client session %q", sess)
 	}
 	got.Socket = other
-	if err := agentpane.SwitchTo(context.Background(), got); err != agentpane.ErrOtherServer {
+	if err := inside.SwitchTo(context.Background(), got); err != agentpane.ErrOtherServer {
 		t.Errorf("a pane of another server: %v", err)
 	}
 }
@@ -254,8 +260,7 @@ func TestSessionNameInCLocale(t *testing.T) {
 	s.Run("new-session", "-d", "-s", "my wörk 1")
 	paneID, pid := s.Agent("my wörk 1")
 	want := s.Target(paneID)
-	t.Setenv("LANG", "C")
-	t.Setenv("LC_ALL", "C")
+	f.tmux.Env = append(f.tmux.Env, "LANG=C", "LC_ALL=C")
 	got, err := f.find(f.resumableRun(pid, time.Now()), "")
 	if err != nil || got.PaneID != paneID || got.Target() != want || got.Session != "my wörk 1" {
 		t.Fatalf("found %+v (%v), want pane %s, %s", got, err, paneID, want)

@@ -10,17 +10,63 @@ import (
 	"runwatch/tmuxsafe"
 )
 
-// tmuxOutput runs a tmux command on the server at sock and returns its output; tmux's own words on failure.
-func tmuxOutput(ctx context.Context, sock string, args ...string) ([]byte, error) {
+// Tmux is the environment tmux is reached through: $TMUX_TMPDIR (where the user's default server is), $TMUX
+// and $TMUX_PANE (the server and pane this process runs in: the client switch-client moves), and the locale
+// its clients run in. Env holds variables set over this process's environment (NAME=value, a later one
+// winning; NAME= unsets it), for those lookups and for the tmux clients; the zero value is this process's
+// environment as it is. Tests give their own, so they run in parallel.
+type Tmux struct{ Env []string }
+
+func has(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+// environ is the tmux clients' environment: this process's with Env over it; nil when Env is.
+func (t Tmux) environ() []string {
+	if t.Env == nil {
+		return nil
+	}
+	set := map[string]string{}
+	for _, e := range t.Env {
+		k, v, _ := strings.Cut(e, "=")
+		set[k] = v
+	}
+	var out []string
+	for _, e := range os.Environ() {
+		if k, _, _ := strings.Cut(e, "="); !has(set, k) {
+			out = append(out, e)
+		}
+	}
+	for k, v := range set {
+		if v != "" { // a variable set but empty is not the same to tmux as none: $TMUX= makes it print UTF-8
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// getenv is name's value: Env's last, else this process's.
+func (t Tmux) getenv(name string) string {
+	for i := len(t.Env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(t.Env[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return os.Getenv(name)
+}
+
+// output runs a tmux command on the server at sock and returns its output; tmux's own words on failure.
+func (t Tmux) output(ctx context.Context, sock string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	// -u: session names come back as they are, whatever the locale (an ssh session often has none).
-	return tmuxsafe.Run(ctx, nil, append([]string{"-u", "-S", sock}, args...)...)
+	return tmuxsafe.RunIn(ctx, t.environ(), nil, append([]string{"-u", "-S", sock}, args...)...)
 }
 
 // CurrentSocket is the socket of the tmux server this process runs in ("" outside tmux).
-func CurrentSocket() string {
-	sock, _, _ := strings.Cut(os.Getenv("TMUX"), ",")
+func CurrentSocket() string { return Tmux{}.CurrentSocket() }
+
+// CurrentSocket is the socket of the tmux server $TMUX names ("" outside tmux).
+func (t Tmux) CurrentSocket() string {
+	sock, _, _ := strings.Cut(t.getenv("TMUX"), ",")
 	return sock
 }
 
@@ -31,8 +77,11 @@ var ErrOtherServer = errors.New("the pane is on another tmux server")
 // SwitchTo switches the tmux client this process runs under to the pane: its session, its window, the pane
 // (tmux's last-pane and last-window keys go back). Outside tmux, or for a pane of another server, it does
 // nothing and returns ErrOtherServer or an error saying it is not inside tmux.
-func SwitchTo(ctx context.Context, p Pane) error {
-	cur := CurrentSocket()
+func SwitchTo(ctx context.Context, p Pane) error { return Tmux{}.SwitchTo(ctx, p) }
+
+// SwitchTo is SwitchTo for the client t's $TMUX and $TMUX_PANE name.
+func (t Tmux) SwitchTo(ctx context.Context, p Pane) error {
+	cur := t.CurrentSocket()
 	if cur == "" {
 		return errors.New("not inside tmux")
 	}
@@ -43,7 +92,7 @@ func SwitchTo(ctx context.Context, p Pane) error {
 		return fmt.Errorf("%q is not a tmux pane id", p.PaneID)
 	}
 	// Each a command of its own, in one client call: a pane id is %N, which no tmux reader expands.
-	_, err := tmuxOutput(ctx, cur, "switch-client", "-t", p.PaneID, ";",
+	_, err := t.output(ctx, cur, "switch-client", "-t", p.PaneID, ";",
 		"select-window", "-t", p.PaneID, ";", "select-pane", "-t", p.PaneID)
 	return err
 }
@@ -52,7 +101,7 @@ func SwitchTo(ctx context.Context, p Pane) error {
 // dashboard reaches a pane it cannot switch to (on another machine, through ssh). Each word is one argument
 // tmux hands to the program, never a shell line.
 func OpenWindow(ctx context.Context, name string, argv []string) error {
-	cur := CurrentSocket()
+	cur := Tmux{}.CurrentSocket()
 	if cur == "" {
 		return errors.New("not inside tmux")
 	}
@@ -60,6 +109,6 @@ func OpenWindow(ctx context.Context, name string, argv []string) error {
 	for _, a := range argv {
 		args = append(args, tmuxsafe.Arg(a))
 	}
-	_, err := tmuxOutput(ctx, cur, args...)
+	_, err := Tmux{}.output(ctx, cur, args...)
 	return err
 }

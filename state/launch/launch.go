@@ -318,7 +318,7 @@ func (c *Command) LaunchInTmux(ctx context.Context) (Launched, error) {
 	if err != nil {
 		return Launched{}, err
 	}
-	out, err := tmuxsafe.RunIn(ctx, []string{"TMUX=" + c.tmux}, nil, args...)
+	out, err := tmuxsafe.RunIn(ctx, append(os.Environ(), "TMUX="+c.tmux), nil, args...)
 	if err != nil {
 		return Launched{}, err
 	}

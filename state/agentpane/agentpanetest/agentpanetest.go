@@ -22,14 +22,23 @@ type Server struct {
 }
 
 // Setup points this process's tmux at tmpdir (TMUX_TMPDIR) and outside any tmux (TMUX, TMUX_PANE unset) for
-// the test, and returns tmpdir.
+// the test, and returns tmpdir. For code that reads them from the process (the CLI, the dashboard); code
+// that takes them per call (agentpane.Tmux) is given Private's, and its tests run in parallel.
 func Setup(t *testing.T) string {
 	t.Helper()
-	tmpdir := t.TempDir()
-	t.Setenv("TMUX_TMPDIR", tmpdir)
-	t.Setenv("TMUX", "")
-	t.Setenv("TMUX_PANE", "")
+	tmpdir, env := Private(t)
+	for _, e := range env {
+		k, v, _ := strings.Cut(e, "=")
+		t.Setenv(k, v)
+	}
 	return tmpdir
+}
+
+// Private makes a TMUX_TMPDIR for the test and returns it, with the variables (NAME=value) that point tmux
+// there and outside any tmux.
+func Private(t testing.TB) (tmpdir string, env []string) {
+	tmpdir = t.TempDir()
+	return tmpdir, []string{"TMUX_TMPDIR=" + tmpdir, "TMUX=", "TMUX_PANE="}
 }
 
 // New starts server name under tmpdir with one session; it skips the test when tmux is not installed.
