@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -138,8 +139,9 @@ func screenshotFrames(t *testing.T) map[string]string {
 		frame = strings.ReplaceAll(frame, "\x1b[39m", "\x1b[0m")
 		frames[name] = shownAsDemo(t, name, dir, frame)
 	}
+	notifier := inTmuxNotifier(t)
 	opts := func() app.Options {
-		return app.Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv}
+		return app.Options{Theme: "dark", Now: demoNow, OpenLog: OpenIndexedLog, Env: demoEnv, Notifier: notifier}
 	}
 	ks := func(m Model, ks ...string) Model {
 		for _, k := range ks {
@@ -186,6 +188,22 @@ func screenshotFrames(t *testing.T) map[string]string {
 	write("notify-footer", send(t, newTestModel(t, 110, 16, runList, notifying), notify.Status{Channels: channels, Sent: 3,
 		Note: "desktop notifications (osc777) need tmux passthrough: tmux set -g allow-passthrough on"}))
 	return frames
+}
+
+// inTmuxNotifier is the notifier the program makes with its default settings (cli's newDashboardNotifier) in
+// a tmux pane, where the README has it run: the footer names its channels. The pane's outer terminal is one
+// known to show no desktop notifications, so the frames do not depend on the terminal they are drawn from.
+func inTmuxNotifier(t *testing.T) app.Notifier {
+	t.Helper()
+	env := map[string]string{"TMUX": "/tmp/tmux-1000/default,4242,0", "TMUX_PANE": "%0", "TERM": "tmux-256color", "TERM_PROGRAM": "tmux"}
+	n, err := notify.New(notify.Options{Terminal: func(string) {}, Env: func(k string) string { return env[k] },
+		TmuxClient: &notify.Tmux{Pane: "%0", Run: func(context.Context, ...string) (string, error) {
+			return "xterm-256color\t", nil // client_termname and client_termtype: a plain xterm
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // The facts of the machine the demo's files hold, fixed so that the frames are the same on every machine:
@@ -243,7 +261,7 @@ func demoWorkspace(t *testing.T) ([]model.Run, func() time.Time, func() model.En
 	now := time.Date(2026, 11, 30, 9, 41, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	dir := makeDemoDir(t)
-	_, err := sim.NewWorkspaceWith(dir, sim.Options{Seed: 7, Now: clock, Host: demoHost, User: demoUser,
+	_, err := sim.NewWorkspaceWith(dir, sim.Options{Seed: sim.DefaultSeed, Now: clock, Host: demoHost, User: demoUser,
 		DeadPID: demoDeadPID, LivePID: demoLivePID})
 	if err != nil {
 		t.Fatal(err)
