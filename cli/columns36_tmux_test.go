@@ -63,3 +63,31 @@ func TestDashboardColumnsStayAsTheDemoAdvances(t *testing.T) {
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
+
+// TestDashboardReasonsTakeTheWidthInTmux is issue 36 point 7 at the wide end: at 200 and 280 columns the
+// demo's reasons take the width there is. Before, WHY stopped at 96 cells, so at 280 the blocked run's reason
+// was cut ("failed metrics CB…") beside 65 blank columns.
+func TestDashboardReasonsTakeTheWidthInTmux(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{200, 280} {
+		d, _, exitFile := startDemo(t, w, 60)
+		s := d.waitScreen("the runs' header", func(s string) bool { return runsHeader(s) != "" })
+		checked := 0
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.Contains(l, "stage M2 is blocked at its gate") {
+				continue
+			}
+			checked++
+			row := []rune(strings.TrimRight(strings.TrimRight(l, "┃│"), " "))
+			// The row runs up to the border: the reason is whole, or cut only where the pane ends.
+			if cut := strings.HasSuffix(string(row), "…"); cut && len(row) < w-1 {
+				t.Errorf("at %d columns the reason is cut at cell %d of %d:\n%s", w, len(row), w, s)
+			}
+		}
+		if checked == 0 {
+			t.Errorf("at %d columns no row shows the blocked run's reason:\n%s", w, s)
+		}
+		d.press(keys.ActQuit)
+		d.waitExit(exitFile)
+	}
+}

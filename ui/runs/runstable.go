@@ -354,9 +354,6 @@ const (
 	whyMin  = colfit.ReasonMin
 	// whyMax bounds WHY while columns still wait for room: the table says enough to tell runs apart.
 	whyMax = 40
-	// whyRestMax bounds WHY once every column is shown: the longest reasons are paths, whose ends Detail's
-	// first line says whole, and a bound keeps one such reason from keeping the runs out from beside Detail.
-	whyRestMax = 96
 )
 
 // tableSteps is the order of the rule, by priority: NAME, STATUS, STAGE, CHANGED, WHY (names are cut before
@@ -448,7 +445,10 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 		case stepWhyAll:
 			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: whyMax})
 		case stepWhyRest:
-			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: whyRestMax})
+			// No bound: at 280 columns reasons were cut at 96 cells beside 65 blank ones (issue 36 point 7).
+			// The runs go beside Detail only where every reason is whole there (NaturalWidth), so a wider
+			// terminal never shows less of one.
+			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: cols[colWhy].Long})
 		case stepSpacing:
 			steps = append(steps, colfit.Step{Kind: colfit.Spacing})
 		}
