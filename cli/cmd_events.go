@@ -133,6 +133,18 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	defer close(done)
 	gone := readerGone(stdout, done)
 	stdinGone := stdinEnded()
+	// For the runwatch that follows this one over ssh (remote.StdinLinkEnv), a line every
+	// remote.HeartbeatEvery, so it can tell a quiet host from one that lags (issue 35). A person's events
+	// prints none.
+	var beat <-chan time.Time
+	if stdinGone != nil {
+		t := time.NewTicker(remote.HeartbeatEvery)
+		defer t.Stop()
+		beat = t.C
+		if err := st.em.line(heartbeatEvent{Type: "heartbeat", At: time.Now().UTC()}); err != nil {
+			return st.em.failed(stderr, err)
+		}
+	}
 	var deadline <-chan time.Time
 	if *timeout > 0 {
 		t := time.NewTimer(*timeout)
@@ -154,6 +166,10 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			return exitOK // nobody reads: the pipe or connection the lines went to is gone
 		case <-stdinGone:
 			return exitOK // the runwatch that asked over ssh is gone (remote.StdinLinkEnv)
+		case now := <-beat:
+			if err := st.em.line(heartbeatEvent{Type: "heartbeat", At: now.UTC()}); err != nil {
+				return st.em.failed(stderr, err)
+			}
 		case <-deadline:
 			fmt.Fprintf(stderr, "runwatch events: timed out after %s\n", *timeout)
 			return exitEventsTimeout
@@ -380,6 +396,12 @@ type runEvent struct {
 	ID        string `json:"id,omitempty"`
 	Dir       string `json:"dir,omitempty"`
 	Host      string `json:"host,omitempty"`
+}
+
+// heartbeatEvent says the runwatch is there and keeping up, to another runwatch that follows it over ssh.
+type heartbeatEvent struct {
+	Type string    `json:"type"`
+	At   time.Time `json:"at"`
 }
 
 type hostEvent struct {

@@ -193,6 +193,15 @@ func (s SSH) StreamCmd(ctx context.Context, r Root, args ...string) *exec.Cmd {
 // runwatch here does (a quiet root gives it nothing to write, so a closed stdout alone is found late).
 const StdinLinkEnv = "RUNWATCH_EXIT_WITH_STDIN"
 
+// A runwatch events so linked also writes a heartbeat line once its first runs are out and then every
+// HeartbeatEvery. A stream that has said one and then says nothing for LagAfter is taken as lagging: a host
+// whose runwatch is stopped, or starved, while its connection stays up, never sends an error, and its runs
+// would stay on screen as if current. A host too old to say heartbeats is never judged so.
+const (
+	HeartbeatEvery = 10 * time.Second
+	LagAfter       = 3 * HeartbeatEvery
+)
+
 // MasterCmd is the ControlMaster a watcher keeps per host while it runs: no command (-N), in the
 // foreground (ControlPersist=no), so it ends with the watcher, and with the parent-death signal, so it ends
 // with runwatch however runwatch ends (proc.go). Actions (Run) go through its socket and skip the

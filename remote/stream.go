@@ -100,6 +100,8 @@ type Options struct {
 	Args []string
 	// Backoff overrides the first retry delay (tests).
 	Backoff time.Duration
+	// LagAfter overrides LagAfter (tests).
+	LagAfter time.Duration
 	// Elsewhere, when set, judges here the locks a host could only call unknown because they name another
 	// machine that runwatch here reaches; they are judged again every JudgeEvery while a judgement among
 	// them can change with time (elsewhere.go's judgeAgain).
@@ -346,12 +348,22 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 			_ = cmd.Cancel()
 		}
 	}()
-	live, readErr := w.read(ctx, c, stdout, known, first, func() { closeOnce(answered) })
+	// A host whose runwatch says heartbeats and then falls silent lags (LagAfter): its stream is ended, so
+	// its runs are marked stale and it is connected again.
+	lag := newLagWatch(opts.LagAfter, func() { _ = cmd.Cancel() })
+	defer lag.stop()
+	lag.answered = func() { closeOnce(answered) }
+	live, readErr := w.read(ctx, c, stdout, known, first, lag)
 	closeOnce(answered)
+	lag.stop()
 	if readErr != nil {
 		_ = cmd.Cancel()
 	}
 	waitErr := cmd.Wait()
+	if lag.lagged.Load() && ctx.Err() == nil {
+		return live, fmt.Errorf("%s: its runwatch said nothing for %s (it says something every %s): it lags; its runs are as last seen",
+			c.label, lag.after, HeartbeatEvery)
+	}
 	if readErr != nil && ctx.Err() == nil {
 		// What the stream did wrong is the news, not that ssh then ended because it was stopped for it.
 		var hf *hostFailure
@@ -382,7 +394,47 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 	return live, errors.New(msg)
 }
 
-func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map[string]model.Run, firstContact bool, answered func()) (bool, error) {
+// lagWatch ends a stream whose runwatch has said a heartbeat and then nothing for after: its timer runs
+// only while a line is waited for, never while the lines read are handed on (a dashboard busy, or
+// stopped, must not take its hosts for lagging).
+type lagWatch struct {
+	after    time.Duration
+	timer    *time.Timer
+	beats    bool
+	lagged   atomic.Bool
+	answered func()
+}
+
+func newLagWatch(after time.Duration, end func()) *lagWatch {
+	if after <= 0 {
+		after = LagAfter
+	}
+	l := &lagWatch{after: after, answered: func() {}}
+	l.timer = time.AfterFunc(after, func() {
+		l.lagged.Store(true)
+		end()
+	})
+	l.timer.Stop()
+	return l
+}
+
+// waiting is said before the stream is read from, heard after each line.
+func (l *lagWatch) waiting() {
+	if l.beats {
+		l.timer.Reset(l.after)
+	}
+}
+
+func (l *lagWatch) heard(heartbeat bool) {
+	l.timer.Stop()
+	l.beats = l.beats || heartbeat
+	l.answered()
+}
+
+func (l *lagWatch) stop() { l.timer.Stop() }
+
+// read takes the stream's lines until it ends, telling lag when it waits and what it heard.
+func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map[string]model.Run, firstContact bool, lag *lagWatch) (bool, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	live := false
 	// After a reconnect the stream starts with run-added for every run the host has now; those not
@@ -411,6 +463,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 	held := map[string]int{} // by Run.Key: the size of the line each known run came in
 	heldTotal := 0
 	for {
+		lag.waiting()
 		line, err := readLine(br, maxLine)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -428,9 +481,9 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		if jerr := json.Unmarshal(line, &ev); jerr != nil {
 			return live, fmt.Errorf("invalid line from the remote runwatch (%v): %s", jerr, quoteStart(line))
 		}
+		lag.heard(ev.Type == "heartbeat")
 		if first {
 			first = false
-			answered()
 			if msg, ok := protocolSkew(c.root, ev.Protocol); !ok {
 				return live, &hostFailure{msg: msg}
 			}

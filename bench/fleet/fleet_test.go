@@ -314,7 +314,7 @@ func lagPhase(t *testing.T, fleet *sshtest.Fleet, bin string, aliases, dirs []st
 	lagger, other := aliases[0], aliases[len(aliases)-1]
 	stopped := map[int]bool{}
 	stop := func() {
-		for _, p := range descendantsRunning(fleet.PID(lagger), bin) {
+		for _, p := range fleet.Running(lagger, bin) {
 			if !stopped[p] && syscall.Kill(p, syscall.SIGSTOP) == nil {
 				stopped[p] = true
 			}
@@ -356,38 +356,4 @@ func lagPhase(t *testing.T, fleet *sshtest.Fleet, bin string, aliases, dirs []st
 	if gone == 0 {
 		t.Errorf("with %s lagging, a run removed on %s never left the list", lagger, other)
 	}
-}
-
-// descendantsRunning are the processes under pid (its descendants) running the binary bin.
-func descendantsRunning(pid int, bin string) []int {
-	parent := map[int]int{}
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		p, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(d + "/stat")
-		if err != nil {
-			continue
-		}
-		rest := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(rest) > 1 {
-			parent[p], _ = strconv.Atoi(rest[1])
-		}
-	}
-	var out []int
-	for p := range parent {
-		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", p))
-		if exe != bin {
-			continue
-		}
-		for a, i := parent[p], 0; a > 1 && i < 64; a, i = parent[a], i+1 {
-			if a == pid {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
 }

@@ -288,6 +288,22 @@ func (f *Fleet) PID(alias string) int {
 	return s.cmd.Process.Pid
 }
 
+// Running are the processes the server runs (its sessions' descendants) whose executable is exe: a
+// host's runwatch, to stop or signal as that machine's own would be.
+func (f *Fleet) Running(alias, exe string) []int {
+	pid := f.PID(alias)
+	if pid == 0 {
+		return nil
+	}
+	var out []int
+	for _, p := range descendants(pid) {
+		if path, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(p), "exe")); err == nil && path == exe {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // StateHome is the XDG_STATE_HOME of the server's sessions: the remote runwatch's journal is under it, not
 // in the real home of the user running the tests.
 func (f *Fleet) StateHome(alias string) string { return filepath.Join(f.Dir, alias+"-state") }
