@@ -3,7 +3,6 @@ package remote
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -478,7 +477,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		}
 		now := time.Now()
 		var ev wireEvent
-		if jerr := json.Unmarshal(line, &ev); jerr != nil {
+		if jerr := decodeWire(line, &ev); jerr != nil {
 			return live, fmt.Errorf("invalid line from the remote runwatch (%v): %s", jerr, quoteStart(line))
 		}
 		lag.heard(ev.Type == "heartbeat")

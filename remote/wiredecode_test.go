@@ -1,0 +1,205 @@
+package remote
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"runwatch/model"
+	"runwatch/sim"
+	"runwatch/state"
+	"runwatch/watch"
+)
+
+// wireLines are lines as `runwatch events` writes them (each run by model's writer) for generated runs, the
+// repository's test runs and runs holding every field, hostile strings and out-of-range values included.
+func wireLines(t testing.TB) [][]byte {
+	dir := t.TempDir()
+	if _, err := sim.GenerateRuns(dir, 30); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{"../testdata", dir}, 0)
+	if _, err = state.SplitUnreadable(err); err != nil {
+		t.Fatal(err)
+	}
+	runs := state.LoadAll(locs, state.NewEnv(0))
+	hostile := "t \"q\" \\ <b>&</b> \n\x1b[31m \u009b \u202e \u2028 caf\u00e9 \xff \U0001F600"
+	now := time.Date(2026, 12, 1, 9, 0, 0, 120000000, time.FixedZone("", 5*3600+1800))
+	yes := true
+	n := int64(-7)
+	extra := runs[0]
+	extra.Title, extra.ProjectRoot, extra.Archived, extra.CrashSigns = hostile, hostile, true, []string{hostile, ""}
+	extra.Remote = &model.RemoteRef{Host: hostile, Root: "ssh://h/r", StaleSince: &now}
+	extra.AgentPane = &model.AgentPane{Host: "h", PID: 7, Session: hostile, PaneID: "%3"}
+	extra.ActiveAt, extra.UpdatedText = &now, "2026-12-01T08:59:00.000Z"
+	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, Keys: []model.KV{{Key: hostile, Value: hostile}},
+		ChecklistKeys: []model.KV{}, ResumeHint: hostile, Checkpoints: []model.Checkpoint{{File: hostile, Timestamp: &now}, {}},
+		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderUncertain: true, StageOrderEvidence: []string{hostile},
+		StageNext: map[string]string{"S1": hostile}, ReopensWithoutCheckpoint: true, LastError: hostile,
+		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Time: &now}}
+	extra.Stages = append(extra.Stages, model.Stage{Key: hostile, Name: hostile, Status: model.StageStatus(hostile), Error: hostile,
+		SkipReason: hostile, Checklist: []model.ChecklistItem{{Key: hostile, Done: true, Raw: hostile}}, ChecklistDone: &yes,
+		OrderUnknown: true, Checkpoint: &model.Checkpoint{File: hostile, Timestamp: &now}, Warnings: []string{hostile},
+		Timing: &model.StageTiming{Started: &now, UsualMedianSeconds: &n, Runs: 3}, StartedAt: &now, CompletedAt: &now, CompletedText: "2026-12-01T09:00:00.120+05:30",
+		OutputFiles: []model.OutputFile{{Path: hostile}}}, model.Stage{Checklist: []model.ChecklistItem{}})
+	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 1 << 40, Undone: []string{hostile}}
+	extra.Flags = []model.Flag{{Group: hostile, Name: hostile, Value: true, Raw: hostile}, {}}
+	extra.Problems = []model.Problem{{Severity: model.SeverityError, Code: hostile, Message: hostile, Path: hostile}}
+	extra.Gates = []model.Gate{{Name: hostile, Status: hostile, Blocked: true, Detail: hostile}}
+	extra.Attention = model.Attention{NeedsYou: true, Rank: -3, Code: hostile, Reason: hostile, Action: model.Action(hostile), Command: hostile}
+	runs = append(runs, extra, model.Run{ID: hostile, Resumable: &model.ResumableDetail{}}, model.Run{})
+	var lines [][]byte
+	for i := range runs {
+		b := fmt.Appendf(nil, `{"protocol":%d,"type":"run-added","at":"2026-12-01T09:00:00.5Z","run":`, ProtocolVersion)
+		b, err := runs[i].AppendJSON(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, append(b, "}\n"...))
+	}
+	for _, v := range []any{
+		map[string]any{"protocol": 1, "type": "run-removed", "at": now, "state_path": hostile, "id": hostile, "dir": hostile},
+		map[string]any{"protocol": 1, "type": "log-appended", "at": now, "path": hostile, "state_path": "/s", "truncated": true,
+			"rotated": true, "skipped": 3, "entries": []model.LogEntry{{Time: now, HasTime: true, Message: hostile, Offset: 9,
+				Fields: []model.KV{{Key: "a", Value: hostile}}, Continuation: []string{hostile}}}},
+		map[string]any{"protocol": 1, "type": "watch-health", "at": now, "health": watch.Health{Mode: "inotify", Err: hostile, Watches: 4}},
+		map[string]any{"protocol": 1, "type": "heartbeat", "at": now},
+		map[string]any{"protocol": 2, "type": "run-changed", "changed": []string{"log"}, "run": nil, "future": map[string]any{"x": []any{1.5, nil, true}}},
+	} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, b)
+	}
+	return lines
+}
+
+// The hand decoder of the hosts' lines agrees with json.Unmarshal on every line the writers write.
+func TestWireDecodeAsUnmarshal(t *testing.T) {
+	lines := wireLines(t)
+	if len(lines) < 45 {
+		t.Fatalf("only %d lines", len(lines))
+	}
+	for i, line := range lines {
+		var want, got wireEvent
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatalf("line %d: json.Unmarshal: %v", i, err)
+		}
+		if err := decodeWire(line, &got); err != nil {
+			t.Fatalf("line %d: %v\n%s", i, err, line)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("line %d differs:\ngot  %+v\nwant %+v\n%s", i, got, want, line)
+		}
+	}
+}
+
+// What is not JSON, or not of the shape the writers write, is refused with where.
+func TestWireDecodeRefusesBadLines(t *testing.T) {
+	for _, line := range []string{
+		``, `{`, `[]`, `{"type":"run-added"`, `{"type":"run-added",}`, `{"type":1}`, `{"protocol":"1"}`, `{"protocol":1.5}`,
+		`{"protocol":01}`, `{"at":"yesterday"}`, `{"run":{"stages":[{"key":1}]}}`, `{"run":{"log":{"size_bytes":"9"}}}`,
+		`{"run":{"stages":[}}`, `{"run":{"id":"a` + "\x01" + `"}}`, `{"x":tru}`, `{"x":[1,]}`, `{} {}`, `{"run":[]}`,
+		`{"run":{"locks":[{"pid":"x"}]}}`, `{"type":"a" "b"}`, `{"protocol":99999999999999999999}`,
+	} {
+		var ev wireEvent
+		err := decodeWire([]byte(line), &ev)
+		if err == nil {
+			t.Errorf("%q: accepted", line)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "at byte ") {
+			t.Errorf("%q: %v (says not where)", line, err)
+		}
+		if json.Valid([]byte(line)) && json.Unmarshal([]byte(line), &wireEvent{}) == nil {
+			t.Errorf("%q: json.Unmarshal takes it, the decoder refuses it: %v", line, err)
+		}
+	}
+}
+
+// Whatever the bytes, the decoder never panics, and never takes what is not JSON; on the writers' lines,
+// cut or changed, it agrees with json.Unmarshal when both take them.
+func FuzzWireDecode(f *testing.F) {
+	for _, l := range wireLines(f) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var got wireEvent
+		err := decodeWire(line, &got)
+		if err != nil {
+			return
+		}
+		if !json.Valid(line) {
+			t.Fatalf("took a line that is not JSON: %q", line)
+		}
+	})
+}
+
+// Every field of a run, at every depth, set: a field the decoder does not know (one added to the model
+// later) makes it disagree with json.Unmarshal here.
+func TestWireDecodeKnowsEveryField(t *testing.T) {
+	var r model.Run
+	fill(reflect.ValueOf(&r).Elem(), 0)
+	b, err := r.AppendJSON([]byte(`{"run":`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '}')
+	var want, got wireEvent
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeWire(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("a field is lost:\ngot  %+v\nwant %+v\n%s", *got.Run, *want.Run, b)
+	}
+}
+
+// fill sets every exported field that JSON carries to a value that is not zero, two elements in each list.
+func fill(v reflect.Value, depth int) {
+	if depth > 8 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", depth))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(7 + depth))
+	case reflect.Float64:
+		v.SetFloat(0.5)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), depth+1)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fill(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fill(k, depth+1)
+		fill(e, depth+1)
+		m.SetMapIndex(k, e)
+		v.Set(m)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 12, 1, 9, 0, depth, 5, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if f.IsExported() && f.Tag.Get("json") != "-" {
+				fill(v.Field(i), depth+1)
+			}
+		}
+	}
+}
