@@ -211,15 +211,16 @@ func loadavg() string {
 }
 
 // cpuOfFleet is the CPU time (utime+stime, and that of their reaped children) spent so far by what makes the
-// fleet on this machine, by part: the dashboard itself; its ssh clients (its descendants); the hosts'
-// runwatch (the binary bin under the sshd servers this test started, which are its descendants); and
+// fleet on this machine, by part: the dashboard itself; its ssh clients (its descendants), those that carry
+// the hosts' streams apart from the rest (masters, one-off commands); the hosts' runwatch (the binary bin under the sshd servers this test started, which are its descendants); and
 // everything else under those servers (sshd, the login shells). Every part shares the same cores, so the
 // time to the first frame is at least their sum over the cores.
 func cpuOfFleet(dashboard int, bin string) map[string]time.Duration {
 	type proc struct {
-		ppid int
-		cpu  time.Duration
-		exe  string
+		ppid   int
+		cpu    time.Duration
+		exe    string
+		stream bool // an ssh that carries a host's stream (remote.SSH.StreamCmd), not a master or a one-off
 	}
 	procs := map[int]proc{}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
@@ -243,7 +244,9 @@ func cpuOfFleet(dashboard int, bin string) map[string]time.Duration {
 			ticks += n
 		}
 		exe, _ := os.Readlink(d + "/exe")
-		procs[pid] = proc{ppid: ppid, cpu: time.Duration(ticks) * 10 * time.Millisecond, exe: exe}
+		args, _ := os.ReadFile(d + "/cmdline")
+		procs[pid] = proc{ppid: ppid, cpu: time.Duration(ticks) * 10 * time.Millisecond, exe: exe,
+			stream: strings.Contains(string(args), "ControlPath=none")}
 	}
 	under := func(pid, ancestor int) bool {
 		for i := 0; pid > 1 && i < 64; i++ {
@@ -259,8 +262,10 @@ func cpuOfFleet(dashboard int, bin string) map[string]time.Duration {
 		switch {
 		case pid == dashboard:
 			out["dashboard"] += p.cpu
+		case under(pid, dashboard) && p.stream:
+			out["its ssh streams"] += p.cpu
 		case under(pid, dashboard):
-			out["its ssh clients"] += p.cpu
+			out["its other ssh"] += p.cpu
 		case under(pid, os.Getpid()) && p.exe == bin:
 			out["hosts' runwatch"] += p.cpu
 		case under(pid, os.Getpid()) && pid != os.Getpid() && !strings.HasSuffix(p.exe, "/go"):
@@ -273,7 +278,7 @@ func cpuOfFleet(dashboard int, bin string) map[string]time.Duration {
 func cpuLine(m map[string]time.Duration) string {
 	var parts []string
 	var sum time.Duration
-	for _, k := range []string{"dashboard", "its ssh clients", "hosts' runwatch", "sshd and shells"} {
+	for _, k := range []string{"dashboard", "its ssh streams", "its other ssh", "hosts' runwatch", "sshd and shells"} {
 		parts = append(parts, fmt.Sprintf("%s %.2f s", k, m[k].Seconds()))
 		sum += m[k]
 	}
