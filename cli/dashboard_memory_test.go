@@ -18,9 +18,9 @@ import (
 // trackers) and the screen (every run, its cached row) hold once every run is shown: the live heap after a
 // collection with one tree of runs and with four times as many, the difference a run, as status's
 // (TestStatusHoldsFewBytesPerRun); what it measures is in docs/BENCHMARKS.md, "Dashboard memory". Where it
-// goes, at 2,000 runs (a heap profile taken inside dashboardLive, issue 35): the runs as read (45%: stages,
-// state.env's keys and text, the manifests' strings), their stages again with each judgement the history
-// changes (15%: each re-judged run gets a new array of stages, the old one goes), the watcher's tree of
+// goes, at 2,000 runs (a heap profile taken inside dashboardLive, issue 35): the runs as read and judged
+// (60%: state.env's keys and text, the manifests' strings, stages: ~10 a run of 280 bytes, 18% alone, most
+// made again by the judgement once the history has learned from every run), the watcher's tree of
 // folders (15%, a quarter of it fsnotify's own: 4.5 folders and 10 files a run, in sorted slices), the
 // screen's copy of each run's struct and its row's cells (9%), the watcher's copy and its indexes (7%), the
 // stage scan's cache of each run.log's evidence (4%, at most 4,096 logs) and the history (3%).
