@@ -19,6 +19,7 @@ func TestPackagesKeepTheirLayers(t *testing.T) {
 	}
 	const module = "runwatch"
 	seen := 0
+	used := map[string]bool{} // the table's rows that name a package go list knows
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
@@ -31,6 +32,7 @@ func TestPackagesKeepTheirLayers(t *testing.T) {
 			continue
 		}
 		seen++
+		used[rowOf(layers, pkg)] = true
 		for _, imp := range fields[1:] {
 			dep, ours := strings.CutPrefix(imp, module+"/")
 			if !ours {
@@ -53,6 +55,11 @@ func TestPackagesKeepTheirLayers(t *testing.T) {
 	}
 	if seen < 30 {
 		t.Fatalf("only %d packages checked: go list or the table was not read right", seen)
+	}
+	for p := range layers {
+		if !used[p] {
+			t.Errorf("docs/ARCHITECTURE.md's layer table names %s, which is no package of the module", p)
+		}
 	}
 }
 
@@ -85,7 +92,11 @@ func readLayers(t *testing.T, path string) map[string]int {
 			continue // the header and its rule
 		}
 		for _, p := range strings.Split(cells[2], ",") {
-			layers[strings.Trim(strings.TrimSpace(p), "`")] = n
+			p = strings.Trim(strings.TrimSpace(p), "`")
+			if was, dup := layers[p]; dup {
+				t.Errorf("%s: %s is in layer %d and again in layer %d", path, p, was, n)
+			}
+			layers[p] = n
 		}
 	}
 	if len(layers) == 0 {
@@ -96,16 +107,22 @@ func readLayers(t *testing.T, path string) map[string]int {
 
 // layerOf finds pkg's layer: its own row, else the nearest tree/* row above it.
 func layerOf(layers map[string]int, pkg string) (int, bool) {
-	if n, ok := layers[pkg]; ok {
-		return n, true
+	n, ok := layers[rowOf(layers, pkg)]
+	return n, ok
+}
+
+// rowOf is the table's entry that places pkg: pkg itself, else the nearest tree/* above it; "" for none.
+func rowOf(layers map[string]int, pkg string) string {
+	if _, ok := layers[pkg]; ok {
+		return pkg
 	}
 	for p := pkg; strings.Contains(p, "/"); {
 		p = p[:strings.LastIndex(p, "/")]
-		if n, ok := layers[p+"/*"]; ok {
-			return n, true
+		if _, ok := layers[p+"/*"]; ok {
+			return p + "/*"
 		}
 	}
-	return 0, false
+	return ""
 }
 
 func tree(pkg string) string {

@@ -34,13 +34,25 @@ func TestFunctionsFitInAHead(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, decl := range file.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
+		long := func(name string, n ast.Node) {
+			if lines := fset.Position(n.End()).Line - fset.Position(n.Pos()).Line + 1; lines > maxFuncLines {
+				t.Errorf("%s: %s is %d lines, over %d: split it by what it does", fset.Position(n.Pos()), name, lines, maxFuncLines)
 			}
-			if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > maxFuncLines {
-				t.Errorf("%s: %s is %d lines, over %d: split it by what it does", fset.Position(fn.Pos()), fn.Name.Name, n, maxFuncLines)
+		}
+		for _, decl := range file.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Body != nil {
+					long(d.Name.Name, d)
+				}
+			case *ast.GenDecl: // a function literal held in a package variable is a function too
+				ast.Inspect(d, func(n ast.Node) bool {
+					if lit, ok := n.(*ast.FuncLit); ok {
+						long("a function literal", lit)
+						return false
+					}
+					return true
+				})
 			}
 		}
 		return nil
