@@ -30,44 +30,55 @@ func heldRun(t *testing.T, pid int) model.Run {
 	return state.Load(locs[0], env)
 }
 
-// findHere is the dashboard's FindAgent for runs of this machine, as cli gives it.
-func findHere(ctx context.Context, run model.Run) (agentpane.Pane, []string, error) {
-	p, err := agentpane.NewFinder(state.NewEnv(0), "").Find(&run)
-	return p, p.AttachArgv(), err
+// findHere is the dashboard's FindAgent for runs of this machine, as cli gives it, with tmux reached
+// through getenv's environment.
+func findHere(getenv func(string) string) app.FindAgentFunc {
+	return func(ctx context.Context, run model.Run) (agentpane.Pane, []string, error) {
+		f := agentpane.NewFinder(state.NewEnv(0), "")
+		f.Tmux = agentpane.TmuxOf(getenv)
+		p, err := f.Find(&run)
+		return p, p.AttachArgv(), err
+	}
+}
+
+// envMap is an environment of the variables given, for app.Options.Getenv.
+func envMap(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
 }
 
 // Detail says where the agent of a run with a live holder runs; a switches this tmux client there, and
 // outside tmux says the command that attaches; with no agent, it says why.
 func TestAgentKeyGoesToThePane(t *testing.T) {
-	tmpdir := agentpanetest.Setup(t)
+	t.Parallel()
+	tmpdir, _ := agentpanetest.Private(t)
 	s := agentpanetest.New(t, tmpdir, "default", "home")
 	home := s.Run("display-message", "-p", "-t", "home:", "#{pane_id}")
 	s.Run("new-session", "-d", "-s", "agents")
 	paneID, pid := s.Nested("agents")
 	s.Attach("home")
 
-	m := newTestModel(t, 140, 40, []model.Run{heldRun(t, pid)}, app.Options{FindAgent: findHere, Now: time.Now})
+	outside := envMap(map[string]string{"TMUX_TMPDIR": tmpdir})
+	m := newTestModel(t, 140, 40, []model.Run{heldRun(t, pid)}, app.Options{FindAgent: findHere(outside), Now: time.Now, Getenv: outside})
 	where := "agent: pane " + paneID + " (" + s.Target(paneID) + ")"
 	if frame := render(t, m, colorprofile.NoTTY); !strings.Contains(frame, where) {
 		t.Fatalf("Detail does not say %q:\n%s", where, frame)
 	}
 
-	t.Setenv("TMUX", s.Sock+",1,0")
-	t.Setenv("TMUX_PANE", home)
+	m.app.Opts.Getenv = envMap(map[string]string{"TMUX_TMPDIR": tmpdir, "TMUX": s.Sock + ",1,0", "TMUX_PANE": home})
 	m = send(t, m, press("a"))
 	s.ClientOn(paneID, "after a")
 	if frame := render(t, m, colorprofile.NoTTY); !strings.Contains(frame, "switched to pane "+paneID) {
 		t.Errorf("the footer does not say where it went:\n%s", frame)
 	}
 
-	t.Setenv("TMUX", "")
+	m.app.Opts.Getenv = outside
 	m = send(t, m, press("a"))
 	attach := "attach with tmux -S " + s.Sock + " attach -t " + paneID
 	if got := m.app.Msgs.Last.Text; !strings.Contains(got, attach) {
 		t.Errorf("outside tmux: %q, want it to say %q", got, attach)
 	}
 
-	dead := newTestModel(t, 140, 40, []model.Run{heldRun(t, resumabletest.DeadPID(t))}, app.Options{FindAgent: findHere, Now: time.Now})
+	dead := newTestModel(t, 140, 40, []model.Run{heldRun(t, resumabletest.DeadPID(t))}, app.Options{FindAgent: findHere(outside), Now: time.Now, Getenv: outside})
 	dead = send(t, dead, press("a"))
 	if got := dead.app.Msgs.Last.Text; !strings.Contains(got, "has no live process of its own") {
 		t.Errorf("dead holder: %q", got)

@@ -550,9 +550,10 @@ func TestBriefKey(t *testing.T) {
 }
 
 func TestLaunchKey(t *testing.T) {
-	t.Setenv("TMUX", "")
+	t.Parallel()
+	outside := envOf("TMUX", "") // the launch confirms a foreground command, not a tmux window
 	runList := loadFixtures(t)
-	m := newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv})
+	m := newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv, Getenv: outside})
 	m = send(t, m, press("X"))
 	if m.pagerOverlay() == nil || !strings.Contains(m.pagerOverlay().Text, "resume_command:") {
 		t.Fatalf("X without a template should explain how to set one; brief %+v err %q", m.pagerOverlay(), m.app.Msgs.ErrText())
@@ -564,7 +565,7 @@ func TestLaunchKey(t *testing.T) {
 		t.Fatal("esc did not close the box")
 	}
 
-	m = newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv,
+	m = newTestModel(t, 140, 40, runList, app.Options{Now: fixtureClock(), Env: fixtureEnv, Getenv: outside,
 		ResumeCommand: map[string]string{"jonggrang": "echo resume {{.ID}}", "resumable": "echo resume {{.ID}}"}})
 	run, _ := m.app.SelectedRun()
 	m = send(t, m, press("X"))

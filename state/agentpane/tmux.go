@@ -43,6 +43,19 @@ func (t Tmux) environ() []string {
 	return out
 }
 
+// TmuxOf is the Tmux of an environment given as a lookup: the variables it reads are getenv's (a variable
+// getenv gives as "" is unset). nil getenv is this process's environment, the zero Tmux.
+func TmuxOf(getenv func(string) string) Tmux {
+	if getenv == nil {
+		return Tmux{}
+	}
+	var env []string
+	for _, k := range []string{"TMUX", "TMUX_PANE", "TMUX_TMPDIR"} {
+		env = append(env, k+"="+getenv(k))
+	}
+	return Tmux{Env: env}
+}
+
 // getenv is name's value: Env's last, else this process's.
 func (t Tmux) getenv(name string) string {
 	for i := len(t.Env) - 1; i >= 0; i-- {
@@ -101,7 +114,12 @@ func (t Tmux) SwitchTo(ctx context.Context, p Pane) error {
 // dashboard reaches a pane it cannot switch to (on another machine, through ssh). Each word is one argument
 // tmux hands to the program, never a shell line.
 func OpenWindow(ctx context.Context, name string, argv []string) error {
-	cur := Tmux{}.CurrentSocket()
+	return Tmux{}.OpenWindow(ctx, name, argv)
+}
+
+// OpenWindow is OpenWindow on the tmux server t's $TMUX names.
+func (t Tmux) OpenWindow(ctx context.Context, name string, argv []string) error {
+	cur := t.CurrentSocket()
 	if cur == "" {
 		return errors.New("not inside tmux")
 	}
@@ -109,6 +127,6 @@ func OpenWindow(ctx context.Context, name string, argv []string) error {
 	for _, a := range argv {
 		args = append(args, tmuxsafe.Arg(a))
 	}
-	_, err := Tmux{}.output(ctx, cur, args...)
+	_, err := t.output(ctx, cur, args...)
 	return err
 }

@@ -8,10 +8,10 @@
 //
 // The dashboard key does:
 //
-//	c, err := launch.Prepare(cfg.ResumeCommand, run, env)  // errors.Is(err, launch.ErrNoTemplate): show launch.HowToConfigure
-//	confirm(c.String())                                    // the exact command, shell-quoted
-//	if c.InTmux { l, err = c.LaunchInTmux(ctx) }           // a new tmux window (l its pane); the dashboard stays
-//	else { return tea.ExecProcess(c.ForegroundCmd(), done) } // dashboard suspended, stdio attached, restored after
+//	c, err := launch.Prepare(cfg.ResumeCommand, run, env, tmux) // errors.Is(err, launch.ErrNoTemplate): show launch.HowToConfigure
+//	confirm(c.String())                                         // the exact command, shell-quoted
+//	if c.InTmux { l, err = c.LaunchInTmux(ctx) }                // a new tmux window (l its pane); the dashboard stays
+//	else { return tea.ExecProcess(c.ForegroundCmd(), done) }    // dashboard suspended, stdio attached, restored after
 //
 // RunForeground runs the same *exec.Cmd with given stdio, for callers outside Bubble Tea and for tests.
 package launch
@@ -139,13 +139,9 @@ type Command struct {
 	StatePath string
 }
 
-// Prepare renders the template configured for run's convention.
-func Prepare(templates map[string]string, run model.Run, env model.Env) (*Command, error) {
-	return prepare(templates, run, env, os.Getenv("TMUX"))
-}
-
-// prepare is Prepare inside the tmux that tmux ($TMUX's value, "" outside) names.
-func prepare(templates map[string]string, run model.Run, env model.Env, tmux string) (*Command, error) {
+// Prepare renders the template configured for run's convention, to open inside the tmux that tmux ($TMUX's
+// value, "" outside tmux) names.
+func Prepare(templates map[string]string, run model.Run, env model.Env, tmux string) (*Command, error) {
 	tmpl := strings.TrimSpace(templates[string(run.Kind)])
 	if !Configured(templates, run.Kind) {
 		return nil, fmt.Errorf("%w for %s runs", ErrNoTemplate, run.Kind)

@@ -110,7 +110,7 @@ func TestRenderKeepsEachValueOneArgument(t *testing.T) {
 }
 
 func TestPrepareWithoutTemplate(t *testing.T) {
-	_, err := Prepare(map[string]string{"resumable": "x"}, hostileRun(t), testEnv())
+	_, err := Prepare(map[string]string{"resumable": "x"}, hostileRun(t), testEnv(), "")
 	if !errors.Is(err, ErrNoTemplate) || !strings.Contains(err.Error(), "jonggrang") {
 		t.Fatalf("got %v, want ErrNoTemplate naming the convention", err)
 	}
@@ -156,7 +156,7 @@ func TestLaunchForeground(t *testing.T) {
 	t.Parallel()
 	script, record, cwd := recorder(t)
 	run := hostileRun(t)
-	c, err := prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
+	c, err := Prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
 		run, testEnv(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestLaunchForeground(t *testing.T) {
 		t.Fatalf("the confirmation must show the exact command, shell-quoted: %s", s)
 	}
 
-	failing, err := prepare(map[string]string{"jonggrang": "false"}, run, testEnv(), "")
+	failing, err := Prepare(map[string]string{"jonggrang": "false"}, run, testEnv(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestLaunchInTmux(t *testing.T) {
 
 	script, record, cwd := recorder(t)
 	run := hostileRun(t)
-	c, err := prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
+	c, err := Prepare(map[string]string{"jonggrang": script + ` {{.ID}} "title: {{.Title}}" {{.Brief}} ` + awkwardArgs},
 		run, testEnv(), inTmux)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +266,7 @@ func TestLaunchInTmux(t *testing.T) {
 	}
 
 	// A one-word command goes through tmux's sh -c, quoted so it stays one program name.
-	one, err := prepare(map[string]string{"jonggrang": script}, run, testEnv(), inTmux)
+	one, err := Prepare(map[string]string{"jonggrang": script}, run, testEnv(), inTmux)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestLaunchInTmux(t *testing.T) {
 	if err := os.Mkdir(hostile.ProjectRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = prepare(map[string]string{"jonggrang": script + " {{.WorkDir}}"}, hostile, testEnv(), inTmux); err != nil {
+	if c, err = Prepare(map[string]string{"jonggrang": script + " {{.WorkDir}}"}, hostile, testEnv(), inTmux); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(record); err != nil {

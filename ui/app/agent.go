@@ -125,21 +125,21 @@ func (a *App) TookAgent(msg AgentMsg) tea.Cmd {
 	}
 	where := msg.Pane.Where()
 	attach := text.Sanitize(shellword.Line(msg.Attach))
-	if agentpane.CurrentSocket() == "" {
+	if agentpane.TmuxOf(a.Opts.Getenv).CurrentSocket() == "" {
 		a.Note("the agent is in " + where + "; this dashboard is not in tmux: attach with " + attach)
 		return nil
 	}
-	p, argv := msg.Pane, msg.Attach
+	p, argv, tmux := msg.Pane, msg.Attach, agentpane.TmuxOf(a.Opts.Getenv)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
 		defer cancel()
 		if p.Host != "" {
-			if err := agentpane.OpenWindow(ctx, "agent "+p.Host, argv); err != nil {
+			if err := tmux.OpenWindow(ctx, "agent "+p.Host, argv); err != nil {
 				return AppliedMsg{Err: err}
 			}
 			return AppliedMsg{Summary: "opened a window attached to " + where}
 		}
-		err := agentpane.SwitchTo(ctx, p)
+		err := tmux.SwitchTo(ctx, p)
 		switch {
 		case errors.Is(err, agentpane.ErrOtherServer):
 			return AppliedMsg{Summary: "the agent is in " + where + ", on another tmux server: attach with " + attach}

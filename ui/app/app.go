@@ -9,6 +9,7 @@
 package app
 
 import (
+	"os"
 	"strings"
 	"time"
 
@@ -75,6 +76,14 @@ func (a *App) env() model.Env {
 		return a.Opts.Env()
 	}
 	return model.Env{Now: a.Now()}
+}
+
+// getenv is name's value in Opts.Getenv's environment, else the process's.
+func (a *App) getenv(name string) string {
+	if a.Opts.Getenv != nil {
+		return a.Opts.Getenv(name)
+	}
+	return os.Getenv(name)
 }
 
 // Expiry of footer messages: an error stays until the next key or errorTTL, a note for noteTTL. The newest

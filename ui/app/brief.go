@@ -112,8 +112,9 @@ func RequestLaunch(a *App) tea.Cmd {
 		return nil
 	}
 	templates, env, launches := a.Opts.ResumeCommand, a.env(), a.Opts.Launches
+	tmux := a.getenv("TMUX")
 	return func() tea.Msg {
-		c, err := launch.Prepare(templates, run, env)
+		c, err := launch.Prepare(templates, run, env, tmux)
 		if errors.Is(err, launch.ErrNoTemplate) {
 			// Its own box, titled for what it is: there is no command to launch yet, and this says how to set one.
 			return PagerMsg{Title: "No resume command configured", Text: err.Error() + "\n\n" + launch.HowToConfigure}

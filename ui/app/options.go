@@ -50,8 +50,9 @@ type Options struct {
 	Now func() time.Time
 	// Clock wakes the dashboard when time passing changes what it shows (see Clock); nil means the system's.
 	Clock Clock
-	// Getenv is the environment the theme is picked from (NO_COLOR, COLORFGBG); nil means the process's.
-	// A test passes its own, so it need not set the process's and can run in parallel.
+	// Getenv is the environment the theme is picked from (NO_COLOR, COLORFGBG) and tmux is reached through
+	// (TMUX, TMUX_PANE, TMUX_TMPDIR: the agent key, the launch key); nil means the process's. A test passes
+	// its own, so it need not set the process's and can run in parallel.
 	Getenv func(string) string
 	// Send delivers those wake-ups into the running program (tea.Program.Send); nil means none are set
 	// (tests drive the model by hand).
