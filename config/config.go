@@ -161,10 +161,13 @@ func Default() Config {
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/runwatch/config.yaml, falling back to ~/.config.
-func DefaultPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
+func DefaultPath() string { return defaultPath(os.Getenv, os.UserHomeDir) }
+
+// defaultPath is DefaultPath with the environment and the home directory given, so tests run in parallel.
+func defaultPath(getenv func(string) string, userHome func() (string, error)) string {
+	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" {
-		home, err := os.UserHomeDir()
+		home, err := userHome()
 		if err != nil {
 			return ""
 		}
@@ -178,11 +181,14 @@ const maxConfigBytes = 1 << 20
 
 // Load reads path; an empty path means DefaultPath, which may be absent. An explicitly named file must exist.
 // Errors name the file and the line.
-func Load(path string) (Config, error) {
+func Load(path string) (Config, error) { return load(path, DefaultPath) }
+
+// load is Load with the default path given.
+func load(path string, defaultPath func() string) (Config, error) {
 	cfg := Default()
 	explicit := path != ""
 	if !explicit {
-		path = DefaultPath()
+		path = defaultPath()
 		if path == "" {
 			return cfg, nil
 		}

@@ -20,6 +20,7 @@ func writeConfig(t *testing.T, content string) string {
 }
 
 func TestLoadFullFile(t *testing.T) {
+	t.Parallel()
 	p := writeConfig(t, `roots: [/a, /b]
 max_depth: 3
 stale_after: 45m
@@ -54,6 +55,7 @@ notify:
 }
 
 func TestLoadErrorsNameFileAndProblem(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"stale_after: soon\n":                 "not a duration",
 		"theme: neon\n":                       `theme "neon"`,
@@ -82,6 +84,7 @@ func TestLoadErrorsNameFileAndProblem(t *testing.T) {
 // TestUnknownKeysSayWhatWasMeant: an unknown key is named with its section, the key meant when one is close,
 // and the keys the section takes, not yaml's "field rots not found in type config.Config".
 func TestUnknownKeysSayWhatWasMeant(t *testing.T) {
+	t.Parallel()
 	for content, want := range map[string]string{
 		"rots: [/a]\n":            `line 1: unknown key "rots" (did you mean "roots"?); the keys there are keys, max_depth, notify,`,
 		"notify:\n  bel: on\n":    `line 2: unknown key "bel" under notify: (did you mean "bell"?); the keys there are bell, command,`,
@@ -101,8 +104,8 @@ func TestUnknownKeysSayWhatWasMeant(t *testing.T) {
 }
 
 func TestMissingDefaultIsFineMissingExplicitIsNot(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	c, err := Load("")
+	t.Parallel()
+	c, err := load("", defaultIn(t.TempDir()))
 	if err != nil || c.Theme != "auto" || c.StaleAfter.D() != 30*time.Minute {
 		t.Fatalf("default: %+v, %v", c, err)
 	}
@@ -134,4 +137,16 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("accepted a config that fails validation: %v", err)
 		}
 	})
+}
+
+// defaultIn is the default config path with $XDG_CONFIG_HOME at dir.
+func defaultIn(dir string) func() string {
+	return func() string {
+		return defaultPath(func(k string) string {
+			if k == "XDG_CONFIG_HOME" {
+				return dir
+			}
+			return ""
+		}, os.UserHomeDir)
+	}
 }

@@ -13,6 +13,7 @@ import (
 // A config names commands runwatch runs, so one that someone else could have written is refused, naming the
 // file and why, as ssh refuses such a ~/.ssh/config.
 func TestConfigWritableOrOwnedByOthersIsRefused(t *testing.T) {
+	t.Parallel()
 	const body = "notify:\n  command: /bin/true\n"
 	other := 65534
 	if os.Geteuid() == other {
@@ -73,6 +74,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // A FIFO (or a device) where the config is expected is refused at once, explicit or default: it must not
 // hang a command or a TAB completion.
 func TestConfigFIFOIsRefusedWithoutBlocking(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "config.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -96,6 +98,7 @@ func TestConfigFIFOIsRefusedWithoutBlocking(t *testing.T) {
 // A relative program in a command the config names is refused with its line: it would be found from
 // whatever folder runwatch (or the resume command's run folder) is in.
 func TestRelativeProgramsAreRefused(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		"theme: auto\nnotify:\n  command: ./hook.sh {{.ID}}\n": "line 3: notify.command: the program \"./hook.sh\" is a relative path",
 		"resume_command:\n  jonggrang: 'bin/agent {{.ID}}'\n":  "line 2: resume_command.jonggrang: the program \"bin/agent\"",
@@ -117,6 +120,7 @@ func TestRelativeProgramsAreRefused(t *testing.T) {
 // Issue 37.1: ssh.runwatch is the one word of ours a host's login shell reads, so it is made of characters
 // no shell gives a meaning to; anything else is refused with the file, the line and what to write.
 func TestRemoteProgramMustBeSafeWords(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"x';touch /tmp/PWN;'", "~/bin/runwatch", "run watch", "$HOME/runwatch", "-oX", "a\\'b"} {
 		path := writeConfig(t, "theme: auto\nssh:\n  runwatch: \""+strings.ReplaceAll(bad, `\`, `\\`)+"\"\n")
 		_, err := Load(path)
@@ -133,6 +137,7 @@ func TestRemoteProgramMustBeSafeWords(t *testing.T) {
 }
 
 func TestKeyLines(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(writeConfig(t, "theme: auto\nkeys:\n  copy: [c]\n  unlock: [u]\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +151,7 @@ func TestKeyLines(t *testing.T) {
 // from a safe folder into a folder others can write, or a grandparent others can write, lets them replace
 // the file as surely as its own folder would.
 func TestConfigPathFoldersOthersCouldWriteAreRefused(t *testing.T) {
+	t.Parallel()
 	const body = "notify:\n  command: /bin/true\n"
 	t.Run("link into a folder others can write", func(t *testing.T) {
 		open := filepath.Join(t.TempDir(), "open")
@@ -189,8 +195,7 @@ func TestConfigPathFoldersOthersCouldWriteAreRefused(t *testing.T) {
 			}
 		}
 		// The default path is checked the same way: a missing config is no error, one there is.
-		t.Setenv("XDG_CONFIG_HOME", gp)
-		if _, err := Load(""); err == nil {
+		if _, err := load("", defaultIn(gp)); err == nil {
 			t.Error("the default config under a grandparent others can write was loaded")
 		}
 	})
