@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"runwatch/model"
@@ -11,8 +12,13 @@ import (
 
 // A compaction state that blocks heavy phases stops being trusted 5 minutes after it was measured, and the
 // gate then blocks nothing: no file changes when that happens, so the watcher reads the run again at that
-// instant (model.JudgementComesAt), and the run's gate says stale instead of blocked.
+// instant (model.JudgementComesAt), and the run's gate says stale instead of blocked. synctest's clock: the
+// minutes pass at once; the watcher polls, as inotify's reads would keep the bubble's clock still.
 func TestCompactionStateTurnsStaleWithNoFileChanging(t *testing.T) {
+	synctest.Test(t, testCompactionStateTurnsStale)
+}
+
+func testCompactionStateTurnsStale(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, ".jonggrang", ".output", "features", "f1")
 	writeFile(t, filepath.Join(dir, "MANIFEST.yaml"), manifest("f1", 2))
@@ -23,7 +29,7 @@ func TestCompactionStateTurnsStaleWithNoFileChanging(t *testing.T) {
 		}
 		return r.Jonggrang.Compaction
 	}
-	v := newView(t, Options{Paths: []string{root}, reconcile: time.Hour, liveness: 50 * time.Millisecond})
+	v := newView(t, Options{Paths: []string{root}, Poll: time.Second, reconcile: time.Hour, liveness: 50 * time.Millisecond})
 	v.until("the feature read", func() bool { _, ok := v.run(sp); return ok })
 	// The state is written as measured a little under 5 minutes ago; a machine so loaded that reading it
 	// took longer than that margin gets a wider one, so the test always sees the state trusted first.
