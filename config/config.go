@@ -58,6 +58,9 @@ type Config struct {
 
 	// Path is the file this config came from, empty when none was read.
 	Path string `yaml:"-"`
+	// RootsLine is the line of the roots key, 0 when the file has none: a root that cannot be opened is
+	// reported there (RootsError).
+	RootsLine int `yaml:"-"`
 	// KeyLines is the line of each action under keys:, so a bad binding is reported where it is written.
 	KeyLines map[string]int `yaml:"-"`
 }
@@ -180,11 +183,11 @@ func defaultPath(getenv func(string) string, userHome func() (string, error)) st
 const maxConfigBytes = 1 << 20
 
 // Load reads path; an empty path means DefaultPath, which may be absent. An explicitly named file must exist.
-// Errors name the file and the line.
-func Load(path string) (Config, error) { return load(path, DefaultPath) }
+// Errors name the file and the line. A root ~ or ~/x is under the user's home directory.
+func Load(path string) (Config, error) { return load(path, DefaultPath, os.UserHomeDir) }
 
-// load is Load with the default path given.
-func load(path string, defaultPath func() string) (Config, error) {
+// load is Load with the default path, and the home directory that ~ in roots stands for, given.
+func load(path string, defaultPath func() string, home func() (string, error)) (Config, error) {
 	cfg := Default()
 	explicit := path != ""
 	if !explicit {
@@ -230,7 +233,72 @@ func load(path string, defaultPath func() string) (Config, error) {
 	if err := cfg.checkDocument(&doc); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := cfg.placeRoots(&doc, home); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
 	return cfg, nil
+}
+
+// placeRoots makes each local root of the file the folder it names wherever runwatch runs: ~ and ~/x under
+// home, a relative root from the config's own folder (as ssh's Include reads one from ~/.ssh), made
+// absolute. ~user is refused: runwatch does not look up other users' homes. A remote root is the host's to
+// read, as written.
+func (c *Config) placeRoots(doc *yaml.Node, home func() (string, error)) error {
+	c.RootsLine = keyLine(doc, "roots")
+	var items []*yaml.Node
+	if n := valueOf(doc, "roots"); n != nil && n.Kind == yaml.SequenceNode {
+		items = n.Content
+		// A bare ~ is YAML's null, which the decoder leaves out of the list: here it is the home directory,
+		// as in a shell. Any other null is an empty root.
+		c.Roots = make([]string, len(items))
+		for i, item := range items {
+			if item.Tag != "!!null" {
+				c.Roots[i] = item.Value
+			} else if item.Value == "~" {
+				c.Roots[i] = "~"
+			}
+		}
+	}
+	dir := ""
+	for i, r := range c.Roots {
+		line := c.RootsLine
+		if i < len(items) {
+			line = items[i].Line
+		}
+		if _, isRemote, err := remote.Parse(r); isRemote {
+			if err != nil {
+				return fmt.Errorf("line %d: roots: %v", line, err)
+			}
+			continue
+		}
+		switch {
+		case r == "":
+			return fmt.Errorf("line %d: roots: an empty root; name a folder", line)
+		case r == "~" || strings.HasPrefix(r, "~/"):
+			h, err := home()
+			if err != nil || h == "" {
+				return fmt.Errorf("line %d: roots: %q: no home directory to put ~ in (%v); write the full path", line, r, err)
+			}
+			c.Roots[i] = filepath.Join(h, strings.TrimPrefix(r[1:], "/"))
+		case strings.HasPrefix(r, "~"):
+			return fmt.Errorf("line %d: roots: %q: ~user is not expanded (only ~ and ~/ are); write the folder's full path", line, r)
+		case !filepath.IsAbs(r):
+			if dir == "" {
+				abs, err := filepath.Abs(c.Path)
+				if err != nil {
+					return fmt.Errorf("line %d: roots: %q: %v", line, r, err)
+				}
+				dir = filepath.Dir(abs)
+			}
+			c.Roots[i] = filepath.Join(dir, r)
+		}
+	}
+	return nil
+}
+
+// RootsError is err, about a root of the file that cannot be opened, said at the roots key's line.
+func (c Config) RootsError(err error) error {
+	return fmt.Errorf("config %s: line %d: roots: %w", c.Path, c.RootsLine, err)
 }
 
 // trusted refuses a config another user could have written, as ssh refuses such a ~/.ssh/config: the file
@@ -342,26 +410,49 @@ func (c *Config) programsFound(doc *yaml.Node) error {
 
 // lineOf is the line of the value at a path of mapping keys in doc, or 0.
 func lineOf(doc *yaml.Node, keys ...string) int {
+	if n := valueOf(doc, keys...); n != nil {
+		return n.Line
+	}
+	return 0
+}
+
+// keyLine is the line of the last key of a path of mapping keys in doc, or 0: where `roots:` is written,
+// whether its list follows on the same line or below.
+func keyLine(doc *yaml.Node, keys ...string) int {
+	if k, _ := lookup(doc, keys...); k != nil {
+		return k.Line
+	}
+	return 0
+}
+
+// valueOf is the value at a path of mapping keys in doc, or nil.
+func valueOf(doc *yaml.Node, keys ...string) *yaml.Node {
+	_, v := lookup(doc, keys...)
+	return v
+}
+
+// lookup is the key and value nodes at a path of mapping keys in doc, or nils.
+func lookup(doc *yaml.Node, keys ...string) (key, value *yaml.Node) {
 	n := doc
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
 	for _, k := range keys {
 		if n.Kind != yaml.MappingNode {
-			return 0
+			return nil, nil
 		}
-		var next *yaml.Node
+		key = nil
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == k {
-				next = n.Content[i+1]
+				key, value = n.Content[i], n.Content[i+1]
 			}
 		}
-		if next == nil {
-			return 0
+		if key == nil {
+			return nil, nil
 		}
-		n = next
+		n = value
 	}
-	return n.Line
+	return key, n
 }
 
 // keyLines is the line of each action under keys:, for errors about a binding.
@@ -406,11 +497,11 @@ func (c *Config) validate(doc *yaml.Node) error {
 	}
 	if c.Notify.Command != "" {
 		if err := notify.CheckHook(c.Notify.Command); err != nil {
-			return err
+			return fmt.Errorf("%s%w", lineAt(doc, "notify", "command"), err)
 		}
 	}
 	if err := watch.CheckPoll(c.Poll.D()); err != nil {
-		return err
+		return fmt.Errorf("%s%w", lineAt(doc, "poll"), err)
 	}
 	if c.MaxDepth < 0 {
 		return fmt.Errorf("%smax_depth %d is negative", lineAt(doc, "max_depth"), c.MaxDepth)

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +107,7 @@ func TestUnknownKeysSayWhatWasMeant(t *testing.T) {
 
 func TestMissingDefaultIsFineMissingExplicitIsNot(t *testing.T) {
 	t.Parallel()
-	c, err := load("", defaultIn(t.TempDir()))
+	c, err := load("", defaultIn(t.TempDir()), os.UserHomeDir)
 	if err != nil || c.Theme != "auto" || c.StaleAfter.D() != 30*time.Minute {
 		t.Fatalf("default: %+v, %v", c, err)
 	}
@@ -148,5 +150,75 @@ func defaultIn(dir string) func() string {
 			}
 			return ""
 		}, os.UserHomeDir)
+	}
+}
+
+// TestRootsArePlaced: docs/CONFIG.md's own example, roots: [~/src], is the folder under the home directory,
+// a relative root is read from the config's folder, a remote one is the host's, and ~user is refused at its
+// line. Before, ~/src was taken as a folder named ~ in whatever folder runwatch ran in.
+func TestRootsArePlaced(t *testing.T) {
+	t.Parallel()
+	home := func() (string, error) { return "/home/u", nil }
+	p := writeConfig(t, "theme: auto\nroots:\n  - ~\n  - ~/src\n  - rel/x\n  - /abs\n  - host:/srv\n  - ssh://h/x\n")
+	c, err := load(p, DefaultPath, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/home/u", "/home/u/src", filepath.Join(filepath.Dir(p), "rel", "x"), "/abs", "host:/srv", "ssh://h/x"}
+	if !slices.Equal(c.Roots, want) || c.RootsLine != 2 {
+		t.Errorf("roots %q at line %d, want %q at line 2", c.Roots, c.RootsLine, want)
+	}
+	c, err = load(writeConfig(t, "\nroots: [~/src]\n"), DefaultPath, home)
+	if err != nil || !slices.Equal(c.Roots, []string{"/home/u/src"}) || c.RootsLine != 2 {
+		t.Errorf("roots: [~/src]: %q at line %d, %v", c.Roots, c.RootsLine, err)
+	}
+	p = writeConfig(t, "roots:\n  - /a\n  - ~bob/src\n")
+	if _, err := load(p, DefaultPath, home); err == nil || !strings.Contains(err.Error(), "config "+p+": line 3: roots: \"~bob/src\": ~user is not expanded") {
+		t.Errorf("~bob/src: %v", err)
+	}
+	noHome := func() (string, error) { return "", errors.New("$HOME is not defined") }
+	if _, err := load(writeConfig(t, "roots: [~]\n"), DefaultPath, noHome); err == nil || !strings.Contains(err.Error(), "line 1: roots:") {
+		t.Errorf("~ with no home: %v", err)
+	}
+	if c, err := load(writeConfig(t, "theme: dark\n"), DefaultPath, noHome); err != nil || c.RootsLine != 0 {
+		t.Errorf("no roots: line %d, %v", c.RootsLine, err)
+	}
+}
+
+// TestEveryLoadErrorNamesItsLine: each check of a config's values says where the value is written, as the
+// decoder's errors do. `poll: 50ms` said only that it was below the floor.
+func TestEveryLoadErrorNamesItsLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ body, want string }{
+		{"theme: auto\npoll: 50ms\n", "line 2: poll 50ms is below the floor"},
+		{"theme: auto\npoll: -2s\n", "line 2: duration \"-2s\" is negative"},
+		{"\ntheme: neon\n", `line 2: theme "neon"`},
+		{"\nmax_depth: -1\n", "line 2: max_depth -1 is negative"},
+		{"\nstale_after: soon\n", "line 2: \"soon\" is not a duration"},
+		{"\nresume_command:\n  other: x\n", "line 3: resume_command: unknown convention"},
+		{"\nresume_command:\n  resumable: 'x {{.Dri}}'\n", "line 3: resume_command.resumable"},
+		{"\nresume_command:\n  resumable: './x {{.Dir}}'\n", "line 3: resume_command.resumable: the program"},
+		{"notify:\n  bell: on\n  command: 'x {{.Nope}}'\n", "line 3: notify.command"},
+		{"notify:\n  bell: on\n  command: 'bin/hook {{.ID}}'\n", "line 3: notify.command: the program"},
+		{"notify:\n  bell: loud\n", `line 2: "loud": want auto, on or off`},
+		{"notify:\n  desktop: growl\n", "line 2: "},
+		{"notify:\n  command_timeout: x\n", "line 2: "},
+		{"ssh:\n  runwatch: 'a b'\n", "line 2: ssh.runwatch"},
+		{"ssh:\n  command: [./ssh]\n", "line 2: ssh.command: the program"},
+		{"\nkeys:\n  step: [S]\n  unlock: [S]\n", "line 3: key \"S\" is bound to both"},
+		{"\nkeys:\n  setp: [S]\n", `line 3: unknown action "setp"`},
+		{"\nstage_order:\n  'a[': [x]\n", "line 3: stage_order"},
+		{"\nrots: [/a]\n", `line 2: unknown key "rots"`},
+		{"\nroots: /a\n", "line 2: roots: want a list"},
+		{"\nroots: [unterminated\n", "line 1: did not find"},
+		{"\nroots: ['-h:/x']\n", "line 2: roots:"},
+		{"\nroots: ['']\n", "line 2: roots: an empty root"},
+		{"\nroots: [/a, null]\n", "line 2: roots: an empty root"},
+	} {
+		p := writeConfig(t, tc.body)
+		_, err := load(p, DefaultPath, func() (string, error) { return "/home/u", nil })
+		if err == nil || !strings.HasPrefix(err.Error(), "config "+p+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v\nwant config %s: ... %q", tc.body, err, p, tc.want)
+		}
 	}
 }

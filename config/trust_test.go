@@ -195,7 +195,7 @@ func TestConfigPathFoldersOthersCouldWriteAreRefused(t *testing.T) {
 			}
 		}
 		// The default path is checked the same way: a missing config is no error, one there is.
-		if _, err := load("", defaultIn(gp)); err == nil {
+		if _, err := load("", defaultIn(gp), os.UserHomeDir); err == nil {
 			t.Error("the default config under a grandparent others can write was loaded")
 		}
 	})
