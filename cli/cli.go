@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"runwatch/config"
+	"runwatch/fleet"
 	"runwatch/remote"
 	"runwatch/suggest"
 )
@@ -144,26 +146,12 @@ func runCommand(c command, args []string, stdout, stderr io.Writer) int {
 		return flagError(stderr, c, fs, err, args)
 	}
 	if c.paths {
-		for _, p := range pos {
-			if _, isRemote, _ := remote.Parse(p); isRemote {
-				continue // an ssh root: the command reaches it, or says why not
-			}
-			if _, err := os.Stat(p); err != nil {
-				fmt.Fprintf(stderr, "%s: %s\n", progName(c.name), pathProblem(p, err))
-				return exitUsage
-			}
+		// Before the config is read: what is wrong with a path given is said first.
+		if _, _, err := fleet.Check(pos); err != nil {
+			return rootsProblem(stderr, c.name, pos, config.Config{}, err)
 		}
 	}
 	return run(pos, stdout, stderr)
-}
-
-// pathProblem names the path once: os errors repeat it ("stat /x: no such file or directory").
-func pathProblem(path string, err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return path + ": " + err.Error()
 }
 
 // parseInterleaved accepts flags before, between and after positional arguments (`runwatch ./a --read-only

@@ -69,6 +69,11 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	} else if isRemote {
 		return remoteBrief(root, *asJSON, cfg, stdout, stderr)
 	}
+	// A RUN here is looked for under the roots, and its task's other runs read there: checked as every
+	// command checks its roots.
+	if code := checkRoots("brief", cfg, stderr); code != exitOK {
+		return code
+	}
 	loc, rootRuns, err := resolveRunIn(target, cfg)
 	if err != nil {
 		// Not found, ambiguous (the candidates are listed) or unreadable: in every case there is no one run.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -72,7 +73,12 @@ func (c *commonFlags) resolve() (config.Config, error) {
 	}
 	cfg.Apply(c.overrides())
 	if len(c.runRoots) > 0 {
+		// Checked as every root is, so a missing one is a usage error here as everywhere.
+		if _, _, err := fleet.Check(c.runRoots); err != nil {
+			return cfg, err
+		}
 		cfg.Roots = append([]string(nil), c.runRoots...)
+		cfg.RootsLine = 0 // not the file's: a problem with them names no line of it
 	}
 	return cfg, nil
 }
@@ -88,9 +94,45 @@ func scanPaths(args []string, cfg config.Config) []string {
 
 // openRoots opens the runs under paths (else the config's roots, else the defaults), local and remote, with
 // cfg's settings: every command that reads runs opens them here. given are the command line's flags, which
-// each host's runwatch is given too. Its error is a usage error.
-func openRoots(paths []string, cfg config.Config, given fleet.Given) (*fleet.Roots, error) {
-	return fleet.Open(fleetOptions(paths, cfg, given))
+// each host's runwatch is given too. When they cannot be opened it has said why (rootsProblem) and returns
+// nil and the exit code.
+func openRoots(name string, paths []string, cfg config.Config, given fleet.Given, stderr io.Writer) (*fleet.Roots, int) {
+	roots, err := fleet.Open(fleetOptions(paths, cfg, given))
+	if err != nil {
+		return nil, rootsProblem(stderr, name, paths, cfg, err)
+	}
+	return roots, exitOK
+}
+
+// checkRoots is openRoots' check alone, for a command that looks for one RUN under the roots (brief): the
+// config's roots, or --root's.
+func checkRoots(name string, cfg config.Config, stderr io.Writer) int {
+	if _, _, err := fleet.Check(scanPaths(nil, cfg)); err != nil {
+		return rootsProblem(stderr, name, nil, cfg, err)
+	}
+	return exitOK
+}
+
+// rootsProblem says why roots cannot be opened: a usage error (2) without the usage lines, since what is
+// wrong is a path. The config's roots are named by the file and the line of roots:, where they are fixed;
+// roots the command line gives (paths, --root) stand over the config, which is then not mentioned.
+func rootsProblem(stderr io.Writer, name string, paths []string, cfg config.Config, err error) int {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	fromConfig := len(paths) == 0 && len(cfg.Roots) > 0 && cfg.Path != "" && cfg.RootsLine > 0
+	for _, e := range errs {
+		if fromConfig {
+			var re *state.RootError
+			if errors.As(e, &re) && errors.Is(re.Err, fs.ErrNotExist) {
+				e = fmt.Errorf("%s does not exist", re.Path)
+			}
+			e = cfg.RootsError(e)
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", progName(name), e)
+	}
+	return exitUsage
 }
 
 func fleetOptions(paths []string, cfg config.Config, given fleet.Given) fleet.Options {
@@ -185,4 +227,38 @@ func oneRunOnly(pos []string) string {
 		}
 	}
 	return msg
+}
+
+// hostProblem says what a host's runwatch could not do, in the same words from every command.
+func hostProblem(stderr io.Writer, name string, h model.HostHealth) {
+	fmt.Fprintf(stderr, "%s: %s\n", progName(name), termsafe.Screen(h.Error))
+}
+
+// hostsSaid says on stderr what becomes of the hosts a watch follows (events, notify): a host never reached
+// ends the command as it fails status (fleet.Unreached), with its words and exit code, rather than watch
+// nothing; one lost later is said each time its error changes, and tried again.
+type hostsSaid struct {
+	name string
+	last map[string]string
+}
+
+func newHostsSaid(name string) *hostsSaid { return &hostsSaid{name: name, last: map[string]string{}} }
+
+// update says what changed of hosts; end is true, with the exit code, when one was never reached.
+func (s *hostsSaid) update(stderr io.Writer, hosts []model.HostHealth) (code int, end bool) {
+	if h, ok := fleet.Unreached(hosts); ok {
+		hostProblem(stderr, s.name, h)
+		return exitIncomplete, true
+	}
+	for _, h := range hosts {
+		if h.Error != "" && s.last[h.Host] != h.Error {
+			again := ""
+			if h.State == model.HostReconnecting {
+				again = "; trying again"
+			}
+			fmt.Fprintf(stderr, "%s: %s%s\n", progName(s.name), termsafe.Screen(h.Error), again)
+		}
+		s.last[h.Host] = h.Error
+	}
+	return exitOK, false
 }

@@ -115,16 +115,12 @@ var hasTerminal = func(stdout io.Writer) bool {
 // openDashboard runs the dashboard over paths until the user quits. It returns the exit code.
 func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) int {
 	defer gcpolicy.Dashboard.Apply()()
-	d, code := setUpDashboard(opts, stdout, stderr)
+	d, code := setUpDashboard(paths, opts, stdout, stderr)
 	if d == nil {
 		return code
 	}
 	defer d.close()
-	roots, err := openRoots(paths, d.cfg, opts.Common.given(opts.Poll))
-	if err != nil {
-		fmt.Fprintf(stderr, "runwatch: %v\n", err)
-		return 2
-	}
+	roots := d.roots
 	// The list is on screen before every run is read; runs join it as they load (issue 16).
 	src, err := roots.Watch(true)
 	if err != nil {
@@ -167,6 +163,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 type dashboard struct {
 	opts     dashboardOptions
 	cfg      config.Config
+	roots    *fleet.Roots
 	readOnly bool
 	keys     keys.KeyMap
 	notify   notify.Settings
@@ -176,9 +173,10 @@ type dashboard struct {
 	actor ui.ClosingActor
 }
 
-// setUpDashboard loads and checks what the dashboard needs before it opens any run; nil with the exit code
+// setUpDashboard loads and checks what the dashboard needs, its roots among them, before it reads any run; nil
+// with the exit code
 // when it cannot start.
-func setUpDashboard(opts dashboardOptions, stdout, stderr io.Writer) (*dashboard, int) {
+func setUpDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) (*dashboard, int) {
 	cfg, err := opts.Common.resolve()
 	if err != nil {
 		return nil, configError(stderr, defaultCommand, err)
@@ -199,6 +197,11 @@ func setUpDashboard(opts dashboardOptions, stdout, stderr io.Writer) (*dashboard
 	if d.notify, err = opts.Notify.settings(cfg); err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return nil, 2
+	}
+	// Before the terminal is asked for: a root that cannot be opened is said the same way as by status.
+	var code int
+	if d.roots, code = openRoots(defaultCommand, paths, cfg, opts.Common.given(opts.Poll), stderr); d.roots == nil {
+		return nil, code
 	}
 	if opts.Input == nil && opts.Output == nil && !hasTerminal(stdout) {
 		fmt.Fprintln(stderr, noTerminalMessage)

@@ -68,8 +68,10 @@ RUN has the shape of one element of "runs" in status --json. With "continued":tr
 entry of the previous log-appended line of the same log again, grown by continuation lines written later; it
 replaces that entry (same offset and time). An entry without a timestamp appears only when its entry is out
 of reach (more than 64 KiB back); it continues the last entry of the previous log-appended line of that log.
+A host that cannot be reached at start ends events as it fails status (exit 6); one lost later is said on
+stderr and tried again.
 Exit: 0 when interrupted or when --until is reached, 1 if watching cannot start, 2 usage, 3 --timeout,
-130 interrupted while waiting for --until.
+6 a host never reached, 130 interrupted while waiting for --until.
 
 `
 
@@ -110,9 +112,9 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	if err := watch.CheckPoll(*poll); err != nil {
 		return usageError(stderr, "events", "--%v", err)
 	}
-	roots, err := openRoots(paths, cfg, common.given(*poll))
-	if err != nil {
-		return usageError(stderr, "events", "%v", err)
+	roots, code := openRoots("events", paths, cfg, common.given(*poll), stderr)
+	if roots == nil {
+		return code
 	}
 	src, err := roots.Watch(false)
 	if err != nil {
@@ -125,7 +127,8 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	st := &eventStream{em: &eventWriter{out: stdout, known: map[string]model.Run{}}, target: newRunTarget(*runArg, *until)}
+	st := &eventStream{em: &eventWriter{out: stdout, known: map[string]model.Run{}}, target: newRunTarget(*runArg, *until),
+		hosts: newHostsSaid("events")}
 	if code, done := st.start(src, stderr); done {
 		return code
 	}
@@ -204,6 +207,7 @@ type eventStream struct {
 	em     *eventWriter
 	att    *attentionWriter
 	target *runTarget
+	hosts  *hostsSaid
 }
 
 // start writes the first snapshot and the watcher's health; done says the command ends there, with code.
@@ -255,6 +259,9 @@ func (st *eventStream) remote(ru remote.Update, stderr io.Writer) (code int, end
 	}
 	if err := st.em.hostLines(ru.Hosts, ru.At); err != nil {
 		return st.em.failed(stderr, err), true
+	}
+	if code, end := st.hosts.update(stderr, ru.Hosts); end {
+		return code, true
 	}
 	return exitOK, st.reached()
 }

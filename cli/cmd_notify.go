@@ -45,11 +45,12 @@ blocked, failed, a stale lock, a blocked stage), and with --notify-complete when
 state until the run has left it, a run that flaps within seconds once, a burst of runs as one summary.
 What already needs you at start-up is not news unless --notify-existing. Prints one line per notification
 on stdout (for a systemd user service or a background job); the bell and desktop notifications go to the
-controlling terminal when there is one. The channels default to the config file's notify: section.
+controlling terminal when there is one. The channels default to the config file's notify: section; with
+none on (no bell, desktop, tmux or command) notify is refused and says how to pick one.
 A remote root (ssh://host/path, host:path) is watched through that host's runwatch, as the dashboard does; a
 host that cannot be reached at start stops notify, as it fails status, and one lost later is said on stderr
 and tried again.
-Exit: 0 when interrupted, 1 if watching cannot start (a host never reached among them), 2 usage.
+Exit: 0 when interrupted, 1 if watching cannot start, 2 usage (no channel on too), 6 a host never reached.
 
 `
 
@@ -132,9 +133,9 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)
 	}
-	roots, err := openRoots(paths, cfg, common.given(*poll))
-	if err != nil {
-		return usageError(stderr, "notify", "%v", err)
+	roots, code := openRoots("notify", paths, cfg, common.given(*poll), stderr)
+	if roots == nil {
+		return code
 	}
 	// The bell and escape sequences go to the terminal this runs in, not into stdout, which may be a log.
 	var term func(string)
@@ -165,6 +166,10 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)
 	}
+	if !n.Status().On() {
+		// It would watch and tell nobody: say how to pick a channel instead.
+		return usageError(stderr, "notify", "%s", noChannel(settings))
+	}
 	if term == nil && (settings.Bell == notify.On || (settings.Desktop != "" && settings.Desktop != notify.ProtoOff && settings.Desktop != notify.ProtoAuto)) {
 		fmt.Fprintln(stderr, "runwatch notify: no terminal (/dev/tty) to ring or show desktop notifications on; those channels are off")
 	}
@@ -188,7 +193,7 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 		<-done // hooks still running finish (each within its timeout)
 		return code
 	}
-	hostErrs := map[string]string{}
+	hosts := newHostsSaid("notify")
 	for {
 		select {
 		case u, ok := <-src.LocalUpdates():
@@ -197,17 +202,8 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 			}
 			n.Apply(u)
 		case ru := <-src.RemoteUpdates():
-			// A host never reached cannot be watched: notify fails on it as status does, rather than watch
-			// nothing and say nothing. One that was reached and is lost is said once, and tried again.
-			if h, ok := fleet.Unreached(ru.Hosts); ok {
-				fmt.Fprintf(stderr, "runwatch notify: %s\n", termsafe.Screen(h.Error))
-				return end(1)
-			}
-			for _, h := range ru.Hosts {
-				if h.Error != "" && hostErrs[h.Host] != h.Error {
-					fmt.Fprintf(stderr, "runwatch notify: %s\n", termsafe.Screen(h.Error))
-				}
-				hostErrs[h.Host] = h.Error
+			if code, stop := hosts.update(stderr, ru.Hosts); stop {
+				return end(code)
 			}
 			observe(n, ru.Update)
 		case <-ctx.Done():
@@ -308,4 +304,15 @@ func (a *attentionWriter) lines(e *eventWriter, u watch.Update) error {
 		}
 	}
 	return nil
+}
+
+// noChannel says that no notification channel is on, and how to turn one on (docs/NOTIFY.md).
+func noChannel(s notify.Settings) string {
+	if s.Disabled {
+		return "notifications are off (--no-notify, or enabled: false under the config's notify:), so notify would tell " +
+			"nobody; leave them on and pick a channel"
+	}
+	return "no notification channel is on, so notify would tell nobody: pick one with --bell on, --tmux-message on " +
+		"(inside tmux), --desktop osc9|osc777|osc99 (from a terminal that shows them) or --notify-command CMD, " +
+		"or under the config's notify: (docs/NOTIFY.md)"
 }

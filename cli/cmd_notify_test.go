@@ -215,10 +215,10 @@ func TestNotifyHeadless(t *testing.T) {
 
 func TestNotifyExistingAndUsage(t *testing.T) {
 	root, _, _, _ := notifyFixture(t)
-	n := startHeadless(t, "--notify-existing", "--tmux-message", "off", root)
+	n := startHeadless(t, "--notify-existing", "--tmux-message", "off", "--notify-command", "true", root)
 	waitFor(t, "the start-up state notified", func() bool { l, _ := n.snapshot(); return len(l) > 0 }, n.state)
 	lines, stderr := n.snapshot()
-	if !strings.Contains(lines[0], "old-20260301T000000Z needs you") || !strings.Contains(stderr, "no notification channel is on") {
+	if !strings.Contains(lines[0], "old-20260301T000000Z needs you") || !strings.Contains(stderr, "notifying by hook") {
 		t.Errorf("with --notify-existing: %s", n.state())
 	}
 

@@ -78,9 +78,9 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		return configError(stderr, "status", err)
 	}
 	// Said before any run is read: over 100,000 runs a mistyped path would otherwise wait for all of them.
-	roots, err := openRoots(paths, cfg, o.common.given(0))
-	if err != nil {
-		return usageError(stderr, "status", "%v", err)
+	roots, code := openRoots("status", paths, cfg, o.common.given(0), stderr)
+	if roots == nil {
+		return code
 	}
 	env := roots.Env()
 	format := o.output
@@ -137,7 +137,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	hostFailed := false
 	for _, h := range hosts {
 		if h.Error != "" {
-			fmt.Fprintf(stderr, "runwatch status: %s\n", text.Sanitize(h.Error))
+			hostProblem(stderr, "status", h)
 		}
 		hostFailed = hostFailed || h.State != model.HostLive
 	}

@@ -21,8 +21,9 @@ var exitCodes = []exitCode{
 	{exitProblems, "the command ran but met a problem: status found a run that needs you (a stop condition); " +
 		"an action was refused (gate not met, live lock, changed on disk, read-only); brief " +
 		"found no such run, or RUN is ambiguous (events --run too); events could not start watching"},
-	{exitUsage, "usage: an unknown command or flag, a bad flag value, a PATH that does not exist, a bad " +
-		"config file, or no terminal for the dashboard"},
+	{exitUsage, "usage: an unknown command or flag, a bad flag value, a PATH or --root that does not exist, a " +
+		"bad config file (a root of it that does not exist too: stderr names the file and line), notify with no " +
+		"channel on, or no terminal for the dashboard"},
 	{exitEventsTimeout, "events --timeout passed before --until was reached; goto found no pane of the run's agent " +
 		"(stderr says why)"},
 	{exitAppliedUnaudit, "an action was applied but not fully recorded: the audit line or the journal entry is " +
@@ -30,7 +31,8 @@ var exitCodes = []exitCode{
 	{exitAppliedOver, "an action was applied over a concurrent writer's change that could not be put back: " +
 		"theirs is kept in the journal and 'runwatch undo' puts it back"},
 	{exitIncomplete, "status could not give the whole picture: a folder it could not read, a host it could not " +
-		"reach, or a document it could not finish writing (a full disk; brief's too); stderr says which. It wins over 1"},
+		"reach, or a document it could not finish writing (a full disk; brief's too); stderr says which. It wins over 1. " +
+		"events and notify end so on a host never reached (one lost later is tried again)"},
 	{exitNotAsShown, "an action was refused because a file it changes no longer holds the bytes its preview " +
 		"started from (--expect, sent by the dashboard and by actions on ssh:// runs): nothing was written"},
 	{exitEventsInterrupted, "events was interrupted while waiting for --until"},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -9,14 +10,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"runwatch/state/resumable/resumabletest"
 )
 
-// Issue 33.3: notify on a host it cannot reach fails as status does, with the same message naming the host,
-// instead of printing "watching 0 runs" and watching nothing.
+// Issue 33.3: notify and events on a host they cannot reach fail as status does, with the same message naming
+// the host and the same exit code, instead of watching nothing (notify printed "watching 0 runs", events
+// retried for ever).
 func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 	fleet := sshFleet(t, "alpha")
 	bin := filepath.Join(fleet.BinDir, "runwatch")
@@ -29,12 +32,13 @@ func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 	} {
 		t.Run(tc.host, func(t *testing.T) {
 			statusCode, statusErr := runBuilt(t, bin, "status", tc.root)
-			notifyCode, notifyErr := runBuilt(t, bin, "notify", "--tmux-message", "off", tc.root)
+			notifyCode, notifyErr := runBuilt(t, bin, "notify", "--notify-command", "true", tc.root)
+			eventsCode, eventsErr := runBuilt(t, bin, "events", tc.root)
 			if statusCode != exitIncomplete {
 				t.Fatalf("status exit %d, want %d; stderr %q", statusCode, exitIncomplete, statusErr)
 			}
-			if notifyCode != 1 {
-				t.Fatalf("notify exit %d, want 1; stderr %q", notifyCode, notifyErr)
+			if notifyCode != exitIncomplete || eventsCode != exitIncomplete {
+				t.Fatalf("notify exit %d, events %d, want %d; stderr %q, %q", notifyCode, eventsCode, exitIncomplete, notifyErr, eventsErr)
 			}
 			// A host that never answered was not looked in: its error says so, and no "no runs found in" it.
 			if out, _ := exec.Command(bin, "status", tc.root).Output(); len(out) > 0 {
@@ -46,6 +50,9 @@ func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 			}
 			if got := lastSaid(notifyErr, "runwatch notify: "); got != said {
 				t.Errorf("notify says %q, status %q", got, said)
+			}
+			if got := lastSaid(eventsErr, "runwatch events: "); got != said {
+				t.Errorf("events says %q, status %q", got, said)
 			}
 		})
 	}
@@ -103,6 +110,9 @@ func TestEveryWatchGivesHostsTheFlagsStatusGives(t *testing.T) {
 			resumabletest.MinimalRun(t, root, "irm-shallow-20261201T080000Z")
 			resumabletest.MinimalRun(t, filepath.Join(root, "a", "b", "c"), "irm-deep-20261201T080000Z")
 			args := append(append([]string{cmd}, flags...), "ssh://alpha"+root)
+			if cmd == "notify" {
+				args = append([]string{cmd, "--notify-command", "true"}, args[1:]...)
+			}
 			if cmd == "dashboard" {
 				d := newTmuxDemo(t)
 				d.env = append(d.env, "RUNWATCH_SSH_COMMAND="+strings.Join(fleet.SSHCommand(), " "),
@@ -194,4 +204,58 @@ func hostname(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// Issue 33: a host lost after it was reached is tried again, as before, and events says so on stderr (its
+// host-health lines say it on stdout); only a host never reached ends it.
+func TestEventsSaysAHostLostLaterAndRetries(t *testing.T) {
+	fleet := sshFleet(t, "alpha")
+	bin := filepath.Join(fleet.BinDir, "runwatch")
+	root := t.TempDir()
+	resumabletest.MinimalRun(t, root, "irm-a-20261201T080000Z")
+	cmd := exec.Command(bin, "events", "ssh://alpha"+root)
+	var mu sync.Mutex
+	var errOut bytes.Buffer
+	cmd.Stderr = &syncWriter{mu: &mu, w: &errOut}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && !strings.Contains(sc.Text(), `"irm-a-20261201T080000Z"`) {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	fleet.Kill("alpha")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		mu.Lock()
+		said := errOut.String()
+		mu.Unlock()
+		if strings.Contains(said, "runwatch events: alpha") && strings.Contains(said, "; trying again\n") {
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("events ended when a host it had reached was lost: %q", said)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line saying alpha was lost: %q", said)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	select {
+	case <-exited:
+		t.Fatal("events ended when a host it had reached was lost")
+	case <-time.After(2 * time.Second):
+	}
 }

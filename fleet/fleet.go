@@ -97,15 +97,26 @@ type Roots struct {
 // person's to fix (a usage error).
 func Open(o Options) (*Roots, error) {
 	scanned := o.Scanned()
-	local, roots, err := remote.Split(scanned)
+	local, roots, err := Check(scanned)
 	if err != nil {
 		return nil, err
 	}
+	return &Roots{opts: o, Scanned: scanned, Local: local, Remote: roots, reach: o.Reaching(roots)}, nil
+}
+
+// Check splits roots into local paths and remote roots and checks them, without reading a run: a remote
+// root that does not parse, a local one missing (a *state.RootError) or a file that is no run's. It is
+// what a root may be, for Open and for the roots a command only looks in for one RUN (--root).
+func Check(roots []string) (local []string, remotes []remote.Root, err error) {
+	local, remotes, err = remote.Split(roots)
+	if err != nil {
+		return nil, nil, err
+	}
 	// Said at once: over 100,000 runs a mistyped path would otherwise wait for all of them.
 	if err := state.CheckRoots(local); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Roots{opts: o, Scanned: scanned, Local: local, Remote: roots, reach: o.Reaching(roots)}, nil
+	return local, remotes, nil
 }
 
 // Reaching asks the machines runwatch reaches (roots' and the config's remote roots) about their processes,

@@ -196,16 +196,34 @@ func (d *discoverer) root(p string) (abs string, isDir bool, err error) {
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", false, fmt.Errorf("%s: %w", p, err)
+		return "", false, &RootError{Path: p, Err: err}
 	}
 	if st.IsDir() {
 		return abs, true, nil
 	}
 	if err := d.visitFile(filepath.Dir(abs), filepath.Base(abs)); err != nil {
-		return "", false, fmt.Errorf("%s: %w", p, err)
+		return "", false, &RootError{Path: p, Err: err}
 	}
 	return abs, false, nil
 }
+
+// RootError is a root that cannot be taken at all: missing, unreadable, or a file that is no run's.
+type RootError struct {
+	Path string
+	Err  error
+}
+
+// Error names the path once: an os error repeats it ("stat /x: no such file or directory").
+func (e *RootError) Error() string {
+	err := e.Err
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return e.Path + ": " + err.Error()
+}
+
+func (e *RootError) Unwrap() error { return e.Err }
 
 // CheckRoots is the error Discover would give for paths it cannot take at all (missing, a file that is no
 // run's), found without walking any folder: a caller that streams the runs as they are found says so at
