@@ -166,12 +166,12 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)
 	}
+	if term == nil && (settings.Bell == notify.On || (settings.Desktop != "" && settings.Desktop != notify.ProtoOff && settings.Desktop != notify.ProtoAuto)) {
+		fmt.Fprintln(stderr, "runwatch notify: no terminal (/dev/tty) to ring or show desktop notifications on; those channels are off")
+	}
 	if !n.Status().On() {
 		// It would watch and tell nobody: say how to pick a channel instead.
 		return usageError(stderr, "notify", "%s", noChannel(settings))
-	}
-	if term == nil && (settings.Bell == notify.On || (settings.Desktop != "" && settings.Desktop != notify.ProtoOff && settings.Desktop != notify.ProtoAuto)) {
-		fmt.Fprintln(stderr, "runwatch notify: no terminal (/dev/tty) to ring or show desktop notifications on; those channels are off")
 	}
 
 	src, err := roots.Watch(false)
