@@ -175,6 +175,9 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 	} else if isRemote {
 		return runRemoteAction(remoteCallOf(req, o, root), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly, asJSON: *o.asJSON}, stdout, stderr)
 	}
+	if code := checkRoots(name, cfg, stderr); code != exitOK {
+		return code // RUN is looked for under them
+	}
 	loc, err := resolveRun(pos[0], cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch %s: %v\n", name, err)

@@ -106,6 +106,9 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 			return noAgent(r.Label(), err, stderr)
 		}
 	} else {
+		if code := checkRoots("goto", cfg, stderr); code != exitOK {
+			return code // RUN is looked for under them
+		}
 		loc, err := resolveRun(target, cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "runwatch goto: %v\n", text.Sanitize(err.Error()))

@@ -80,6 +80,7 @@ func TestMissingConfigRootNamesTheConfig(t *testing.T) {
 	want := "config " + cfg + ": line 2: roots: " + gone + " does not exist\n"
 	for _, args := range [][]string{
 		{"status"}, {"events", "--timeout", "5s"}, {"notify", "--notify-command", "true"}, {}, {"brief", "irm-home"},
+		{"step", "--dry-run", "irm-home"}, {"goto", "--print", "irm-home"},
 	} {
 		code, out, errOut := runEnded(t, env, args...)
 		prog := strings.TrimSpace("runwatch " + strings.Join(args[:min(1, len(args))], ""))
@@ -108,7 +109,7 @@ func TestMissingRootIsUsageEverywhere(t *testing.T) {
 	env, _, _ := configHome(t, "theme: auto\n")
 	missing := filepath.Join(t.TempDir(), "nonexist")
 	for _, args := range [][]string{
-		{"brief", "x", "--root", missing}, {"status", missing}, {"events", missing}, {"notify", "--notify-command", "true", missing},
+		{"brief", "x", "--root", missing}, {"step", "x", "--root", missing}, {"goto", "x", "--root", missing}, {"status", missing}, {"events", missing}, {"notify", "--notify-command", "true", missing},
 		{missing}, {"dashboard", missing},
 	} {
 		code, _, errOut := runEnded(t, env, args...)
