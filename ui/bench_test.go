@@ -271,13 +271,8 @@ func (mm markerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	nm, cmd := mm.Model.Update(msg)
 	mm.Model = nm.(Model)
 	if want := mm.marker.swap(""); want != "" {
-		hit := false
-		for _, l := range mm.tl.Window() {
-			if strings.Contains(l, want) {
-				hit = true
-			}
-		}
-		if hit {
+		// The timeline follows the log's end: the appended line is the one under its cursor once read.
+		if cur, _ := mm.tl.CursorLine(); strings.Contains(cur, want) {
 			mm.probe.nextWrite()
 		} else {
 			mm.marker.swap(want)

@@ -8,13 +8,23 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"runwatch/model"
 	"runwatch/ui/app"
-	"runwatch/ui/timeline"
 )
+
+// searching is whether the footer's keys offer to cancel a search: one is in flight.
+func searching(help []key.Binding) bool {
+	for _, k := range help {
+		if k.Help().Desc == "cancel search" {
+			return true
+		}
+	}
+	return false
+}
 
 // searchProbeModel arms the probe once the model has handled a key, and counts the keys it handled while a
 // search was in flight, so the benchmark can show its keys were pressed during the search.
@@ -30,7 +40,7 @@ func (sm searchProbeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	sm.Model = nm.(Model)
 	if _, ok := msg.(tea.KeyPressMsg); ok && sm.measuring.Load() {
 		sm.total.Add(1)
-		if sm.tl.Srch().Running() {
+		if searching(sm.tl.ShortHelp()) {
 			sm.during.Add(1)
 		}
 		sm.probe.nextWrite()
@@ -47,22 +57,18 @@ func BenchmarkKeyToFrameDuring1GiBSearch(b *testing.B) {
 	path := bigLog(b)
 	run := sampleRuns()[0]
 	run.Log = &model.LogRef{Path: path}
-	m := newTestModel(b, 200, 60, []model.Run{run}, app.Options{Theme: "dark", OpenLog: OpenIndexedLog})
+	open, wait := counted(b, OpenIndexedLog)
+	m := newTestModel(b, 200, 60, []model.Run{run}, app.Options{Theme: "dark", OpenLog: open})
 	for m.app.Focus != app.PaneTimeline {
 		m = send(b, m, press("tab"))
 	}
 	if m.tl.Len() == 0 {
 		b.Fatal("log not open")
 	}
-	if w, ok := m.tl.Src().(timeline.Waiter); ok {
-		// The search is what is measured, not the first count of the file's lines, which it would wait for.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err := w.Wait(ctx)
-		cancel()
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	// The search is what is measured, not the first count of the file's lines, which it would wait for.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	wait(ctx)
+	cancel()
 	probe := newProbe()
 	var during, total atomic.Int64
 	var measuring atomic.Bool

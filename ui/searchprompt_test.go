@@ -54,12 +54,12 @@ func TestSearchPromptStartsEmpty(t *testing.T) {
 	m = typeText(t, send(t, m, press("/")), "phase")
 	m = send(t, m, press("enter"))
 	m = send(t, m, press("/"))
-	if v := m.tl.Input().Value(); v != "" {
+	if v := m.tl.LineInput(); strings.Contains(v, "phase") {
 		t.Errorf("the timeline's second / starts with %q", v)
 	}
 	m = send(t, m, press("enter"))
-	if m.tl.Srch().Pattern() != "phase" {
-		t.Errorf("enter on the timeline's empty prompt searched for %q", m.tl.Srch().Pattern())
+	if tlPattern(t, m) != "phase" {
+		t.Errorf("enter on the timeline's empty prompt searched for %q", tlPattern(t, m))
 	}
 }
 
@@ -124,7 +124,7 @@ func TestTimelineCurrentMatchStandsOut(t *testing.T) {
 		m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{Theme: th, OpenLog: memOpener(lines)}))
 		m = typeSearch(t, m, "/", "NEEDLE")
 		m = send(t, m, press("n"))
-		cursorText := m.tl.Window()[m.tl.Cursor()-m.tl.WindowFrom()]
+		cursorText, _ := m.tl.CursorLine()
 		if !strings.Contains(cursorText, "NEEDLE") {
 			t.Fatalf("%s: n left the cursor on %q", th, cursorText)
 		}

@@ -162,11 +162,11 @@ func TestHelpQuitKeys(t *testing.T) {
 func TestTimelineKeys(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(logLines)})
-	if m.tl.Src() == nil || m.tl.Len() != len(logLines) {
+	if m.tl.Len() != len(logLines) {
 		t.Fatalf("log not opened: %+v", m.tl)
 	}
-	if !m.tl.Follow() || m.tl.Cursor() != len(logLines)-1 {
-		t.Fatalf("timeline should start following at the end, cursor %d", m.tl.Cursor())
+	if !tlFollows(t, m) || tlCursor(t, m) != len(logLines)-1 {
+		t.Fatalf("timeline should start following at the end, cursor %d", tlCursor(t, m))
 	}
 	view := plain(m)
 	if !strings.Contains(view, "│   detail line one") {
@@ -181,66 +181,66 @@ func TestTimelineKeys(t *testing.T) {
 		t.Fatal("focus")
 	}
 	m = send(t, m, press("k"))
-	if m.tl.Follow() {
+	if tlFollows(t, m) {
 		t.Fatal("scrolling up must pause follow")
 	}
 	m = send(t, m, press("G"))
-	if !m.tl.Follow() {
+	if !tlFollows(t, m) {
 		t.Fatal("G must resume follow")
 	}
 	m = send(t, m, press("f"))
-	if m.tl.Follow() {
+	if tlFollows(t, m) {
 		t.Fatal("f must toggle follow off")
 	}
 	m = send(t, m, press("f"))
 	m = send(t, m, press("g"))
-	if m.tl.Cursor() != 0 || m.tl.Follow() {
-		t.Fatalf("g: cursor %d follow %v", m.tl.Cursor(), m.tl.Follow())
+	if tlCursor(t, m) != 0 || tlFollows(t, m) {
+		t.Fatalf("g: cursor %d follow %v", tlCursor(t, m), tlFollows(t, m))
 	}
 	m = send(t, m, press("e"))
-	if m.tl.Cursor() != 6 {
-		t.Fatalf("e: cursor %d, want the stage_blocked line 6", m.tl.Cursor())
+	if tlCursor(t, m) != 6 {
+		t.Fatalf("e: cursor %d, want the stage_blocked line 6", tlCursor(t, m))
 	}
 	m = send(t, m, press("e"))
-	if m.tl.Cursor() != 7 {
-		t.Fatalf("e again: cursor %d, want the verify_failed line 7", m.tl.Cursor())
+	if tlCursor(t, m) != 7 {
+		t.Fatalf("e again: cursor %d, want the verify_failed line 7", tlCursor(t, m))
 	}
 	m = send(t, m, press("E"))
-	if m.tl.Cursor() != 6 {
-		t.Fatalf("E: cursor %d, want 6", m.tl.Cursor())
+	if tlCursor(t, m) != 6 {
+		t.Fatalf("E: cursor %d, want 6", tlCursor(t, m))
 	}
 	m = send(t, m, press("g"))
 	m = send(t, m, press("/"))
-	if !m.tl.Editing() {
+	if !m.tl.Capturing() {
 		t.Fatal("/ in the timeline should search")
 	}
 	for _, k := range "stage_start" {
 		m = send(t, m, press(string(k)))
 	}
 	m = send(t, m, press("enter"))
-	if m.tl.Cursor() != 1 {
-		t.Fatalf("search: cursor %d, want 1", m.tl.Cursor())
+	if tlCursor(t, m) != 1 {
+		t.Fatalf("search: cursor %d, want 1", tlCursor(t, m))
 	}
 	m = send(t, m, press("n"))
-	if m.tl.Cursor() != 5 {
-		t.Fatalf("n: cursor %d, want 5", m.tl.Cursor())
+	if tlCursor(t, m) != 5 {
+		t.Fatalf("n: cursor %d, want 5", tlCursor(t, m))
 	}
 	m = send(t, m, press("N"))
-	if m.tl.Cursor() != 1 {
-		t.Fatalf("N: cursor %d, want 1", m.tl.Cursor())
+	if tlCursor(t, m) != 1 {
+		t.Fatalf("N: cursor %d, want 1", tlCursor(t, m))
 	}
 	before := plain(m)
 	m = send(t, m, press("t"))
-	if !m.tl.Absolute() || plain(m) == before || !strings.Contains(plain(m), "11:01:00") {
+	if plain(m) == before || !strings.Contains(plain(m), "11:01:00") {
 		t.Fatal("t did not switch to absolute time")
 	}
 	m = send(t, m, press("ctrl+d"))
-	if m.tl.Cursor() != len(logLines)-1 || !m.tl.Follow() {
-		t.Fatalf("ctrl+d past the end should land on the last line and follow: cursor %d", m.tl.Cursor())
+	if tlCursor(t, m) != len(logLines)-1 || !tlFollows(t, m) {
+		t.Fatalf("ctrl+d past the end should land on the last line and follow: cursor %d", tlCursor(t, m))
 	}
 	m = send(t, m, press("ctrl+u"))
-	if want := max(0, len(logLines)-1-max(1, m.tl.InnerH()/2)); m.tl.Cursor() != want || m.tl.Follow() {
-		t.Fatalf("ctrl+u: cursor %d, want %d (half a page up)", m.tl.Cursor(), want)
+	if want := max(0, len(logLines)-1-max(1, m.tl.InnerH()/2)); tlCursor(t, m) != want || tlFollows(t, m) {
+		t.Fatalf("ctrl+u: cursor %d, want %d (half a page up)", tlCursor(t, m), want)
 	}
 }
 
@@ -251,16 +251,16 @@ func TestTimelineFollowsAppends(t *testing.T) {
 	m := newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: func(string) (app.LogSource, error) { return src, nil }})
 	src.Add("[2026-11-30T11:50:00Z] stage_start stage=S3")
 	m = send(t, m, app.BatchMsg{Appended: []app.LogAppend{{Path: resumableRun().Log.Path}}, At: testNow, Health: app.Health{Mode: "inotify"}})
-	if m.tl.Cursor() != src.Len()-1 || !strings.Contains(plain(m), "stage=S3") {
-		t.Fatalf("follow did not show the appended line; cursor %d", m.tl.Cursor())
+	if tlCursor(t, m) != src.Len()-1 || !strings.Contains(plain(m), "stage=S3") {
+		t.Fatalf("follow did not show the appended line; cursor %d", tlCursor(t, m))
 	}
 	// Paused (scrolled up): new lines arrive but the view stays put.
 	m.app.Focus = app.PaneTimeline
 	m = send(t, m, press("g"))
 	src.Add("[2026-11-30T11:55:00Z] stage_start stage=S4")
 	m = send(t, m, app.BatchMsg{Appended: []app.LogAppend{{Path: resumableRun().Log.Path}}, At: testNow})
-	if m.tl.Cursor() != 0 || m.tl.Follow() {
-		t.Fatalf("paused timeline moved: cursor %d", m.tl.Cursor())
+	if tlCursor(t, m) != 0 || tlFollows(t, m) {
+		t.Fatalf("paused timeline moved: cursor %d", tlCursor(t, m))
 	}
 }
 

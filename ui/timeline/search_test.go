@@ -14,6 +14,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"runwatch/model"
 	"runwatch/state/runlog"
@@ -103,7 +104,7 @@ func TestSearchProgressAndCancel(t *testing.T) {
 	p := indexedPane(t, path, 140, 20)
 	press(t, p, "k")
 	press(t, p, "k")
-	before := p.Cursor()
+	before := p.cursor
 	press(t, p, "/")
 	press(t, p, "tab") // the prompt reads a regexp
 	for _, r := range "[0-9]{9}[g-z]" {
@@ -111,14 +112,14 @@ func TestSearchProgressAndCancel(t *testing.T) {
 	}
 	// Enter without running the command chain: the search runs in its command, as in the program.
 	cmd := p.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if cmd == nil || !p.Srch().Running() {
+	if cmd == nil || !p.srch.running {
 		t.Fatal("the search did not start in a command")
 	}
 	done := make(chan tea.Msg, 1)
 	go runFor(cmd, done)
 	// Wait until bytes were read, then pretend the search started progressAfter ago.
 	for {
-		if d, _ := p.Srch().Prog().Bytes(); d > 0 && !p.Srch().Prog().Indexing() {
+		if d, _ := p.srch.prog.Bytes(); d > 0 && !p.srch.prog.Indexing() {
 			break
 		}
 		select {
@@ -132,16 +133,16 @@ func TestSearchProgressAndCancel(t *testing.T) {
 		t.Fatalf("no progress shown:\n%s", s)
 	}
 	p.CancelSearch() // what the root does with esc while a find runs
-	if p.Srch().Running() || p.Cursor() != before || !strings.Contains(p.LineInput(), "search cancelled") {
-		t.Fatalf("esc: running %v cursor %d (was %d)\n%s", p.Srch().Running(), p.Cursor(), before, p.LineInput())
+	if p.srch.running || p.cursor != before || !strings.Contains(p.LineInput(), "search cancelled") {
+		t.Fatalf("esc: running %v cursor %d (was %d)\n%s", p.srch.running, p.cursor, before, p.LineInput())
 	}
 	msg := (<-done).(SearchDoneMsg)
-	if !errors.Is(msg.Err(), context.Canceled) {
+	if !errors.Is(msg.err, context.Canceled) {
 		t.Fatalf("the search command did not stop: %+v", msg)
 	}
 	send(t, p, func() tea.Msg { return msg })
-	if p.Cursor() != before {
-		t.Fatalf("the cancelled search's answer moved the cursor to %d", p.Cursor())
+	if p.cursor != before {
+		t.Fatalf("the cancelled search's answer moved the cursor to %d", p.cursor)
 	}
 }
 
@@ -158,5 +159,53 @@ func runFor(cmd tea.Cmd, done chan<- tea.Msg) {
 		}
 	case SearchDoneMsg:
 		done <- msg
+	}
+}
+
+// TestHScrollReachesEndOfHugeLine: with wrap off, $ shows the end of a 50 MiB line, read from the file
+// without the rest of it being read or drawn, and ‹ says the line goes on to the left.
+func TestHScrollReachesEndOfHugeLine(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("writes a 50 MiB line")
+	}
+	path := filepath.Join(t.TempDir(), "run.log")
+	var b strings.Builder
+	b.WriteString("[2026-11-30T11:00:00Z] run_start\n[2026-11-30T11:00:01Z] dump payload=")
+	b.WriteString(strings.Repeat("0123456789abcdef", (50<<20)/16))
+	b.WriteString("THE-END\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := indexedPane(t, path, 120, 12)
+	if err := p.src.(Waiter).Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	send(t, p, p.Update(app.TickMsg(time.Now()))) // the count is done: lines get their final numbers
+	if p.cursor != 1 {
+		t.Fatalf("cursor %d", p.cursor)
+	}
+	view := func() string { return ansi.Strip(p.View()) }
+	press(t, p, "l")
+	if p.xoff == 0 || !strings.Contains(view(), "‹") {
+		t.Fatal("l did not scroll right")
+	}
+	press(t, p, "$")
+	if s := view(); !strings.Contains(s, "THE-END") || !strings.Contains(s, "‹") {
+		t.Fatalf("$ did not reach the end of the line:\n%s", s)
+	}
+	if p.xoff < 50<<20-200 {
+		t.Fatalf("xoff %d: not at the end", p.xoff)
+	}
+	lp, ok := p.long[1]
+	if !ok || len(lp.text) > 4*p.width+8 || lp.right {
+		t.Fatalf("the window read %d bytes (right %v), want at most a screen's worth and the end", len(lp.text), lp.right)
+	}
+	if n := len(p.View()); n > 64<<10 {
+		t.Fatalf("the pane is %d bytes", n)
+	}
+	press(t, p, "0")
+	if p.xoff != 0 || strings.Contains(view(), "THE-END") {
+		t.Fatal("0 did not scroll back to the start")
 	}
 }

@@ -597,8 +597,6 @@ func (tl *timeline) richLine(t theme.Theme, now time.Time, i int, selected bool)
 	return l
 }
 
-func (tl timeline) Title(kind model.Kind) string { return tl.titleFit(kind, 1<<30) }
-
 // titleFit is the pane's title in at most room cells: on a narrow pane the search's count (`match 3/17`,
 // `only matches: 4 entries`) is what stays, and the wrap mark, position, follow state and pattern give way
 // first, in that order.
