@@ -102,8 +102,8 @@ func TestFilterTermsAndHideDone(t *testing.T) {
 		if ids(got) != want {
 			t.Errorf("/%s: %s, want %s", txt, ids(got), want)
 		}
-		if got.list.Filter() != txt {
-			t.Errorf("/ did not start empty: filter %q after typing %q", got.list.Filter(), txt)
+		if runsFilter(t, got) != txt {
+			t.Errorf("/ did not start empty: filter %q after typing %q", runsFilter(t, got), txt)
 		}
 		m = send(t, got, press("esc"))
 	}

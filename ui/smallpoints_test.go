@@ -24,14 +24,14 @@ func TestUnknownFilterWordIsRejected(t *testing.T) {
 	if got := m.app.Msgs.ErrText(); !strings.Contains(got, "unknown filter word is:bogus left out: is: takes needs-you") {
 		t.Errorf("the message is %q", got)
 	}
-	if m.list.Filter() != "irm" || len(m.list.Order()) == 0 {
-		t.Errorf("the filter is %q listing %d runs", m.list.Filter(), len(m.list.Order()))
+	if runsFilter(t, m) != "irm" || len(m.list.Order()) == 0 {
+		t.Errorf("the filter is %q listing %d runs", runsFilter(t, m), len(m.list.Order()))
 	}
 	m = newTestModel(t, 120, 40, sampleRuns(), app.Options{})
 	m = typeText(t, send(t, m, press("/")), "is:stall has:lo kind:res")
 	m = send(t, m, press("enter"))
-	if got := m.app.Msgs.ErrText(); got != "" || m.list.Filter() != "is:stall has:lo kind:res" {
-		t.Errorf("known words: message %q, filter %q", got, m.list.Filter())
+	if got := m.app.Msgs.ErrText(); got != "" || runsFilter(t, m) != "is:stall has:lo kind:res" {
+		t.Errorf("known words: message %q, filter %q", got, runsFilter(t, m))
 	}
 }
 

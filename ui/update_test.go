@@ -104,7 +104,7 @@ func TestFilterKeys(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
 	m = send(t, m, press("/"))
-	if !m.list.Editing() {
+	if !m.list.Capturing() {
 		t.Fatal("/ did not open the filter")
 	}
 	for _, k := range "pay" {
@@ -114,24 +114,24 @@ func TestFilterKeys(t *testing.T) {
 		t.Fatalf("filter pay: %v", m.list.Order())
 	}
 	m = send(t, m, press("backspace"))
-	if m.list.Filter() != "pa" {
-		t.Fatalf("backspace: filter %q", m.list.Filter())
+	if runsFilter(t, m) != "pa" {
+		t.Fatalf("backspace: filter %q", runsFilter(t, m))
 	}
 	m = send(t, m, press("enter"))
-	if m.list.Editing() || m.list.Filter() != "pa" {
-		t.Fatalf("enter should keep the filter: editing %v filter %q", m.list.Editing(), m.list.Filter())
+	if m.list.Capturing() || runsFilter(t, m) != "pa" {
+		t.Fatalf("enter should keep the filter: editing %v filter %q", m.list.Capturing(), runsFilter(t, m))
 	}
 	if !strings.Contains(plain(m), "/pa") {
 		t.Error("filter not shown in the runs title")
 	}
 	m = send(t, m, press("esc"))
-	if m.list.Filter() != "" || len(m.list.Order()) != 4 {
-		t.Fatalf("esc should clear the filter: %q %d", m.list.Filter(), len(m.list.Order()))
+	if runsFilter(t, m) != "" || len(m.list.Order()) != 4 {
+		t.Fatalf("esc should clear the filter: %q %d", runsFilter(t, m), len(m.list.Order()))
 	}
 	m = send(t, m, press("/"))
 	m = send(t, m, press("z"))
 	m = send(t, m, press("esc"))
-	if m.list.Filter() != "" || m.list.Editing() {
+	if runsFilter(t, m) != "" || m.list.Capturing() {
 		t.Fatal("esc in the filter input should cancel it")
 	}
 }

@@ -7,12 +7,6 @@ package runs
 // Cursor is the index in Order of the selected run.
 func (p *Pane) Cursor() int { return p.cursor }
 
-// Editing is whether the filter prompt is open.
-func (p *Pane) Editing() bool { return p.editing }
-
-// Filter is the filter in force, as typed.
-func (p *Pane) Filter() string { return p.filter }
-
 // Hidden is how many runs hide-done leaves out.
 func (p *Pane) Hidden() int { return p.hidden }
 
