@@ -118,6 +118,8 @@ type Options struct {
 	GitTimeout time.Duration
 	// SkipGit leaves the git checks out (reported as skipped), for callers that must not spawn processes.
 	SkipGit bool
+	// Git is the git program: "" is git as found on PATH.
+	Git string
 	// RequiredArtifacts lists, per resumable stage id, artifact paths (relative to the run folder, or
 	// absolute) that the plan's stage gate requires, when a config provides them.
 	RequiredArtifacts map[string][]string

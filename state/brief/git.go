@@ -60,6 +60,7 @@ var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 // The overrides travel as GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n pairs, so a driver name holding '=' cannot
 // split one. Submodules are not entered (their config would define drivers of its own).
 type gitRunner struct {
+	program string // git, or the path Options.Git gives
 	repo    string
 	timeout time.Duration
 	// overrides are the config keys set for every command; filters names the repository's filter drivers.
@@ -109,7 +110,7 @@ func (g gitRunner) run(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
 	full := append([]string{"--no-optional-locks", "-C", g.repo}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd := exec.CommandContext(ctx, g.program, full...)
 	env := append(os.Environ(), "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
 		"GIT_EXTERNAL_DIFF=", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_PAGER=cat", "GIT_CONFIG_PARAMETERS=")
 	overrides := g.overrides
@@ -158,7 +159,10 @@ func exitCode(err error) int {
 
 // checkGit runs the three checks against repoRoot. lastSHA and basePin may be empty (then that check is
 // skipped and says so).
-func checkGit(repoRoot, lastSHA, basePin string, timeout time.Duration, skip bool) GitReport {
+func checkGit(git, repoRoot, lastSHA, basePin string, timeout time.Duration, skip bool) GitReport {
+	if git == "" {
+		git = "git"
+	}
 	rep := GitReport{RepoRoot: repoRoot}
 	skipAll := func(why string) GitReport {
 		rep.Note = why
@@ -176,7 +180,7 @@ func checkGit(repoRoot, lastSHA, basePin string, timeout time.Duration, skip boo
 		// Relative to what is unknowable here: the writer's working directory is not recorded.
 		return skipAll("REPO_ROOT " + strconv.Quote(repoRoot) + " is not an absolute path, so nothing was checked")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, err := exec.LookPath(git); err != nil {
 		return skipAll("git is not installed here (not on PATH), so nothing was checked")
 	}
 	if st, err := os.Stat(repoRoot); err != nil {
@@ -184,7 +188,7 @@ func checkGit(repoRoot, lastSHA, basePin string, timeout time.Duration, skip boo
 	} else if !st.IsDir() {
 		return skipAll("REPO_ROOT " + repoRoot + " is not a directory, so nothing was checked")
 	}
-	g := gitRunner{repo: repoRoot, timeout: timeout}
+	g := gitRunner{program: git, repo: repoRoot, timeout: timeout}
 	if err := g.disarm(); err != nil {
 		return skipAll("the git config of REPO_ROOT " + repoRoot + " could not be read (git: " + err.Error() + "), so nothing was checked")
 	}

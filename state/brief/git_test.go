@@ -17,7 +17,7 @@ func TestGitChecksSayWhyTheyDidNotRun(t *testing.T) {
 		t.TempDir():         "is not a git work tree",
 	}
 	for repo, want := range cases {
-		rep := checkGit(repo, "abc1234", "abc1234", time.Second, false)
+		rep := checkGit("", repo, "abc1234", "abc1234", time.Second, false)
 		if !strings.Contains(rep.Note, want) || len(rep.Checks) != 3 {
 			t.Errorf("REPO_ROOT %q: note %q, want it to contain %q, with 3 skipped checks", repo, rep.Note, want)
 		}
@@ -32,13 +32,13 @@ func TestGitChecksSayWhyTheyDidNotRun(t *testing.T) {
 func TestGitChecksRejectOptionLikeValues(t *testing.T) {
 	g := newGitRepo(t, t.TempDir())
 	head := g.commit("a.txt", "a\n")
-	rep := checkGit(g.dir, "--output=/tmp/x", "-h", time.Second, false)
+	rep := checkGit("", g.dir, "--output=/tmp/x", "-h", time.Second, false)
 	for _, c := range rep.Checks[1:] {
 		if c.Result != resultFailed || !strings.Contains(c.Detail, "is not a commit id") {
 			t.Errorf("%s: %s %q", c.Name, c.Result, c.Detail)
 		}
 	}
-	short := checkGit(g.dir, head[:8], head[:8], time.Second, false)
+	short := checkGit("", g.dir, head[:8], head[:8], time.Second, false)
 	for _, c := range short.Checks {
 		if c.Result != resultOK {
 			t.Errorf("abbreviated ids: %s is %s (%s)", c.Name, c.Result, c.Detail)
@@ -90,7 +90,7 @@ func TestGitChecksRunNoRepositoryProgram(t *testing.T) {
 		later = later.Add(time.Minute)
 		os.Chtimes(filepath.Join(g.dir, f), later, later)
 	}
-	rep := checkGit(g.dir, head, head, 5*time.Second, false)
+	rep := checkGit("", g.dir, head, head, 5*time.Second, false)
 	if entries, _ := os.ReadDir(marks); len(entries) != 0 {
 		var names []string
 		for _, e := range entries {

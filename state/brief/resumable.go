@@ -116,7 +116,7 @@ func buildResumable(b *Brief, run model.Run, opts Options) {
 	repo, _ := d.Value("REPO_ROOT")
 	last, _ := d.Value("LAST_COMMITTED_SHA")
 	pin, _ := d.Value("BASE_PIN_SHA")
-	rb.Git = checkGit(repo, last, pin, opts.GitTimeout, opts.SkipGit)
+	rb.Git = checkGit(opts.Git, repo, last, pin, opts.GitTimeout, opts.SkipGit)
 	rb.Artifacts = artifactReport(run, restartIdx, opts.RequiredArtifacts)
 	rb.LockState = lockState(run)
 

@@ -119,6 +119,7 @@ func (r *resumableRun) lock(content string) {
 }
 
 func TestResumableBriefs(t *testing.T) {
+	t.Parallel()
 	cases := map[string]func(r *resumableRun){
 		// Paused between stages with a clean repository: resume S2 from its start. A ticked stage-start
 		// marker records only that S2 began.
@@ -185,7 +186,7 @@ func TestResumableBriefs(t *testing.T) {
 		},
 		"git-not-installed": func(r *resumableRun) {
 			r.withRepo()
-			r.t.Setenv("PATH", r.t.TempDir())
+			r.opts.Git = filepath.Join(r.t.TempDir(), "git") // no such program
 		},
 		// The run folder was copied here from RUN_ROOT elsewhere; one recorded artifact is gone, and the
 		// config requires one more for S1 (done: blocking) and one for S2 (current: still to produce).
@@ -220,6 +221,7 @@ func TestResumableBriefs(t *testing.T) {
 	}
 	for name, setup := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newResumableRun(t)
 			setup(r)
 			b := r.brief()
