@@ -12,7 +12,7 @@ import (
 // maxFilterSpans bounds what an EntryFilter keeps (24 bytes each): one span per run of adjacent matching
 // entries (a pattern matching every entry is one span), so only a pattern matching about every other entry
 // of a huge log comes near it.
-var maxFilterSpans = 1 << 18
+const maxFilterSpans = 1 << 18
 
 // ErrTooManySpans stops a filter whose matching entries are too scattered to keep: the view shows those
 // found until then.
@@ -27,8 +27,9 @@ var ErrTooManySpans = errors.New("too many separate matching entries to show onl
 // builds it in pieces, off the UI goroutine; the view grows as it goes, and Run again after the log grew
 // reads only the new bytes.
 type EntryFilter struct {
-	x *Index // nil for lines in memory
-	m *matcher
+	x        *Index // nil for lines in memory
+	m        *matcher
+	maxSpans int // maxFilterSpans; tests reach it with fewer
 
 	mu      sync.Mutex
 	spans   []filterSpan // closed matching entries, adjacent ones merged
@@ -70,12 +71,21 @@ func (e *entryScan) part(stamped, matched, complete bool, emit func(start, end i
 
 // NewEntryFilter prepares a filter of the log's entries matching re.
 func (x *Index) NewEntryFilter(re *regexp.Regexp) *EntryFilter {
-	return &EntryFilter{x: x, m: newRegexpMatcher(re)}
+	return x.newEntryFilter(re, maxFilterSpans)
+}
+
+func (x *Index) newEntryFilter(re *regexp.Regexp, maxSpans int) *EntryFilter {
+	return &EntryFilter{x: x, m: newRegexpMatcher(re), maxSpans: maxSpans}
 }
 
 // FilterLines is an EntryFilter over lines held in memory, built at once.
 func FilterLines(lines []string, re *regexp.Regexp) *EntryFilter {
-	f := &EntryFilter{m: newRegexpMatcher(re)}
+	return filterLines(lines, re, maxFilterSpans)
+}
+
+// filterLines is FilterLines keeping at most maxSpans spans.
+func filterLines(lines []string, re *regexp.Regexp, maxSpans int) *EntryFilter {
+	f := &EntryFilter{m: newRegexpMatcher(re), maxSpans: maxSpans}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, l := range lines {
@@ -94,8 +104,8 @@ func (f *EntryFilter) emitLocked(start, end int) {
 		return
 	}
 	f.spans, f.entries = addSpan(f.spans, start, end), f.entries+1
-	if len(f.spans) > maxFilterSpans {
-		f.spans, f.entries = f.spans[:maxFilterSpans], f.entries-1
+	if len(f.spans) > f.maxSpans {
+		f.spans, f.entries = f.spans[:f.maxSpans], f.entries-1
 		f.err = ErrTooManySpans
 	}
 }
@@ -158,7 +168,7 @@ func (f *EntryFilter) Run(ctx context.Context, p *Progress) error {
 		return f.err
 	}
 	p.set(pos, end)
-	buf := make([]byte, searchChunk)
+	buf := f.x.searchBuf()
 	for pos < end {
 		piece, err := f.x.backgroundPiece(ctx, v.f, buf, pos, end, "filtered")
 		if err != nil {

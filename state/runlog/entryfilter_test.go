@@ -68,10 +68,10 @@ func splitRaw(s string) []string { return strings.Split(strings.TrimSuffix(s, "\
 // anywhere in it (a continuation line included) and drops the others whole, over a file read in pieces
 // and in memory, and again after the log grew (the unfinished last line finished, new entries).
 func TestEntryFilterKeepsWholeEntries(t *testing.T) {
-	smallSearchChunks(t)
+	t.Parallel()
 	content := entryLog(3, 3000)
 	path := writeFile(t, t.TempDir(), "run.log", content)
-	x := openIndex(t, path)
+	x := openIndexSmallChunks(t, path)
 	waitIndex(t, x)
 	re, err := CompilePattern("needle", false)
 	if err != nil {
@@ -165,9 +165,7 @@ func TestEntryFilterKeepsWholeEntries(t *testing.T) {
 // TestEntryFilterTooScattered: a filter that would keep more separate runs of entries than it may stops
 // with ErrTooManySpans and keeps the view it had, in memory and over a file.
 func TestEntryFilterTooScattered(t *testing.T) {
-	saved := maxFilterSpans
-	maxFilterSpans = 10
-	t.Cleanup(func() { maxFilterSpans = saved })
+	t.Parallel()
 	var lines []string
 	for i := 0; i < 101; i++ {
 		word := "plain"
@@ -177,10 +175,10 @@ func TestEntryFilterTooScattered(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("[2026-02-15T01:00:%02dZ] %s %d", i%60, word, i))
 	}
 	re := regexp.MustCompile("needle")
-	mem := FilterLines(lines, re)
+	mem := filterLines(lines, re, 10)
 	x := openIndex(t, writeFile(t, t.TempDir(), "run.log", strings.Join(lines, "\n")+"\n"))
 	waitIndex(t, x)
-	file := x.NewEntryFilter(re)
+	file := x.newEntryFilter(re, 10)
 	if err := file.Run(context.Background(), nil); !errors.Is(err, ErrTooManySpans) {
 		t.Fatalf("file: %v, want ErrTooManySpans", err)
 	}

@@ -114,7 +114,7 @@ func (x *Index) Find(ctx context.Context, re *regexp.Regexp, from int, forward b
 	m := newRegexpMatcher(re)
 	end := v.tail.scanned
 	p.set(0, end)
-	buf := make([]byte, searchChunk)
+	buf := x.searchBuf()
 	if forward {
 		at := v.lineOffset(from)
 		if off, err := v.findForward(ctx, m, buf, at, end, p); err != nil || off >= 0 {
@@ -358,7 +358,7 @@ func (c *Counter) Run(ctx context.Context, p *Progress) error {
 	c.target = max(end, 1)
 	c.mu.Unlock()
 	p.set(pos, end)
-	buf := make([]byte, searchChunk)
+	buf := c.x.searchBuf()
 	for pos < end {
 		chunk, err := c.x.backgroundPiece(ctx, v.f, buf, pos, end, "counted")
 		if err != nil {

@@ -57,12 +57,12 @@ func findOracle(lines []string, re *regexp.Regexp, from int, forward bool) (Hit,
 }
 
 func TestFindWrapsBothDirections(t *testing.T) {
-	smallSearchChunks(t)
+	t.Parallel()
 	content := realisticLog(1<<20, 21, 100<<10) + "[2026-02-16T00:00:00Z] zqxj the only one\ntail line\n"
 	content = "[2026-02-15T00:00:00Z] first zqxj-top line\n" + content
 	path := writeFile(t, t.TempDir(), "run.log", content)
 	lines := splitLines(content)
-	x := openIndex(t, path)
+	x := openIndexSmallChunks(t, path)
 	waitIndex(t, x)
 	n := len(lines)
 	ctx := context.Background()
@@ -106,9 +106,9 @@ func TestFindWrapsBothDirections(t *testing.T) {
 }
 
 func TestFindCancelledAndProgress(t *testing.T) {
-	smallSearchChunks(t)
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "run.log", realisticLog(4<<20, 5, 0))
-	x := openIndex(t, path)
+	x := openIndexSmallChunks(t, path)
 	waitIndex(t, x)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -130,7 +130,7 @@ func TestFindCancelledAndProgress(t *testing.T) {
 // continuation lines, a long line split over search pieces that matches in each piece (one line, counted
 // once), and an unfinished last line that grows.
 func TestCounterKnownMatches(t *testing.T) {
-	smallSearchChunks(t)
+	t.Parallel()
 	var b strings.Builder
 	want := 0
 	for i := 0; i < 5000; i++ {
@@ -151,7 +151,7 @@ func TestCounterKnownMatches(t *testing.T) {
 	b.WriteString("[2026-02-15T02:00:00Z] unfinished needle")
 	want++
 	path := writeFile(t, t.TempDir(), "run.log", b.String())
-	x := openIndex(t, path)
+	x := openIndexSmallChunks(t, path)
 	waitIndex(t, x)
 	re, err := CompilePattern("needle", false)
 	if err != nil {
@@ -261,9 +261,9 @@ func TestLineBytesReachesEndOfHugeLine(t *testing.T) {
 // TestCounterMakesWayForFind: a count does not read while a Find runs (both scanning would leave no core
 // for the UI on a small machine); it goes on once the Find is over.
 func TestCounterMakesWayForFind(t *testing.T) {
-	smallSearchChunks(t)
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "run.log", realisticLog(1<<20, 5, 0))
-	x := openIndex(t, path)
+	x := openIndexSmallChunks(t, path)
 	waitIndex(t, x)
 	re := regexp.MustCompile("stage")
 	c := x.NewCounter(re)

@@ -24,8 +24,8 @@ const (
 	refreshSyncBytes = MaxPollBytes
 )
 
-// searchChunk is what a search reads at a time (a variable so tests reach piece boundaries with small files).
-var searchChunk = 4 << 20
+// searchChunk is what a search reads at a time, unless the Index says otherwise (Index.chunk).
+const searchChunk = 4 << 20
 
 // Index addresses the lines of a log by number without holding it in memory, for a timeline over logs of
 // any size. Lines are the file's lines (not entries), capped like every line here.
@@ -38,7 +38,8 @@ var searchChunk = 4 << 20
 // the part not yet counted read as empty strings. Search and NextLevel wait for the count, since they
 // return line numbers.
 type Index struct {
-	path string
+	path  string
+	chunk int // what a search reads at a time; 0 is searchChunk (tests reach piece boundaries with less)
 
 	mu       sync.Mutex
 	changed  *sync.Cond // signals the indexer (work to do, close) and waiters (progress)
@@ -200,6 +201,14 @@ func (x *Index) run() {
 }
 
 // Close stops the indexer and closes the file.
+// searchBuf is a buffer of the size a search reads at a time.
+func (x *Index) searchBuf() []byte {
+	if x.chunk > 0 {
+		return make([]byte, x.chunk)
+	}
+	return make([]byte, searchChunk)
+}
+
 func (x *Index) Close() error {
 	x.mu.Lock()
 	if x.closed {

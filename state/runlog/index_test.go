@@ -251,19 +251,21 @@ func naiveSearch(matches []bool, from int, forward bool) (int, bool) {
 	return 0, false
 }
 
-// smallSearchChunks makes searches read 64 KiB pieces, so a small file crosses many piece boundaries.
-func smallSearchChunks(t *testing.T) {
-	saved := searchChunk
-	searchChunk = 64 << 10
-	t.Cleanup(func() { searchChunk = saved })
+// openIndexSmallChunks is openIndex whose searches read 64 KiB pieces, so a small file crosses many piece
+// boundaries.
+func openIndexSmallChunks(t *testing.T, path string) *Index {
+	t.Helper()
+	x := openIndex(t, path)
+	x.chunk = 64 << 10
+	return x
 }
 
 func TestIndexSearchMatchesNaive(t *testing.T) {
-	smallSearchChunks(t)
+	t.Parallel()
 	content := realisticLog(1<<20, 6, 100<<10) + "K\u212aelvin line\nlast line with ERROR\n"
 	path := writeFile(t, t.TempDir(), "run.log", content)
 	lines := splitLines(content)
-	x := openIndex(t, path)
+	x := openIndexSmallChunks(t, path)
 	patterns := []string{
 		"stage_blocked",
 		"(?i)error",
@@ -301,11 +303,11 @@ func TestIndexSearchMatchesNaive(t *testing.T) {
 }
 
 func TestIndexNextLevelAndEntryStart(t *testing.T) {
-	smallSearchChunks(t)
+	t.Parallel()
 	content := "  leading continuation\n" + realisticLog(2<<20, 8, 0)
 	path := writeFile(t, t.TempDir(), "run.log", content)
 	lines := splitLines(content)
-	x := openIndex(t, path)
+	x := openIndexSmallChunks(t, path)
 	waitIndex(t, x)
 	// Oracle: the level of every entry-start line, from ParseEntries over the whole file.
 	entries, _ := ParseEntries([]byte(content), 0)

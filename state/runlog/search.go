@@ -67,7 +67,7 @@ func (x *Index) find(ctx context.Context, m *matcher, from int, forward bool) (i
 		return 0, false
 	}
 	end := v.tail.scanned
-	buf := make([]byte, searchChunk)
+	buf := x.searchBuf()
 	if forward {
 		for pos := v.lineOffset(from); pos < end; {
 			if ctx.Err() != nil {
