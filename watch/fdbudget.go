@@ -25,8 +25,10 @@ type fdBudget struct {
 // for little gain over polling them.
 const maxBudget = 1 << 20
 
-func newFDBudget() fdBudget {
-	if !watchCostsDescriptors {
+// newFDBudget is the budget of a watcher whose watches cost descriptors when costs (watchCostsDescriptors,
+// or a test's Options.costsDescriptors); else none.
+func newFDBudget(costs bool) fdBudget {
+	if !costs {
 		return fdBudget{}
 	}
 	var lim syscall.Rlimit
@@ -36,6 +38,9 @@ func newFDBudget() fdBudget {
 	soft := int(min(lim.Cur, maxBudget*2))
 	return fdBudget{limit: soft / 2, soft: soft}
 }
+
+// budgeted is whether the watches' descriptors are counted (kqueue): EMFILE is then the open-file limit.
+func (b fdBudget) budgeted() bool { return b.soft > 0 }
 
 // cost is what watching dir would hold: the folder and each of its entries.
 func (b *fdBudget) cost(dir string) int {

@@ -42,8 +42,8 @@ func TestDescriptorBudgetChild(t *testing.T) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Max != 128 || lim.Cur != 127 {
 		t.Fatalf("limit %+v (%v): want the hard 128 and the soft raised to 127 by Go's runtime", lim, err)
 	}
-	watchCostsDescriptors = true // what kqueue builds have; inotify underneath keeps the test honest about changes
-	v := newView(t, Options{Paths: []string{base}, fallbackPoll: 20 * time.Millisecond})
+	// costsDescriptors: what kqueue builds have; inotify underneath keeps the test honest about changes.
+	v := newView(t, Options{Paths: []string{base}, fallbackPoll: 20 * time.Millisecond, costsDescriptors: true})
 	h := v.w.Health()
 	if h.Mode != "mixed" || !strings.Contains(h.Err, " folders did not fit the 63 descriptors watching may hold (half the open-file limit, 127): polling them every 20ms") {
 		t.Fatalf("health %+v: want a budget of 63 spent, the rest polled and said", h)

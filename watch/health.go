@@ -40,7 +40,7 @@ func (w *Watcher) currentHealth(last time.Time) Health {
 	if w.tree.limitErr != nil {
 		what := "inotify watch limit (fs.inotify.max_user_watches)"
 		switch {
-		case watchCostsDescriptors && errors.Is(w.tree.limitErr, syscall.EMFILE):
+		case w.tree.fds.budgeted() && errors.Is(w.tree.limitErr, syscall.EMFILE):
 			what = "open-file limit (RLIMIT_NOFILE)"
 		case errors.Is(w.tree.limitErr, syscall.EMFILE):
 			what = "inotify instance limit (fs.inotify.max_user_instances)"

@@ -141,11 +141,11 @@ type tree struct {
 	fds        fdBudget
 }
 
-func newTree(fsw *fsnotify.Watcher, forcePoll bool) *tree {
+func newTree(fsw *fsnotify.Watcher, forcePoll, costsDescriptors bool) *tree {
 	return &tree{
 		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().Add(-mtimeSlack).UnixNano(),
 		dirs: map[string]*dirNode{}, ids: map[fileID]string{}, wanted: map[string]int{},
-		remoteSeen: map[string]int{}, fds: newFDBudget(),
+		remoteSeen: map[string]int{}, fds: newFDBudget(costsDescriptors),
 	}
 }
 

@@ -50,8 +50,10 @@ type Options struct {
 	watchLimit   int
 	remote       func(string) (string, bool)
 	fallbackPoll time.Duration
-	loseEvent    func(fsnotify.Event) bool
-	reconcile    time.Duration
+	// costsDescriptors budgets descriptors as kqueue builds do (watchCostsDescriptors), over inotify.
+	costsDescriptors bool
+	loseEvent        func(fsnotify.Event) bool
+	reconcile        time.Duration
 	// reconcileArmed is told each interval the reconcile scan is armed for; reconcileShare replaces its
 	// namesake when set.
 	reconcileArmed func(time.Duration)
@@ -260,7 +262,7 @@ func New(opts Options) (*Watcher, error) {
 		}
 		w.fsw = fsw
 	}
-	w.tree = newTree(w.fsw, opts.Poll > 0)
+	w.tree = newTree(w.fsw, opts.Poll > 0, watchCostsDescriptors || opts.costsDescriptors)
 	w.tree.watchLimit = opts.watchLimit
 	if opts.remote != nil {
 		w.tree.remote = opts.remote
