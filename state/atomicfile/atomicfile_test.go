@@ -472,19 +472,18 @@ func TestAppendRefusesHardLinkedLog(t *testing.T) {
 
 // A folder swapped for a symlink after the root was opened cannot redirect a read or a write, with
 // openat2 and with the component walk alike.
-// Not parallel: noOpenat2 is process-wide (the fallback sets it once for good); the parallel tests wait
-// until it has run.
 func TestSwappedFolderCannotRedirect(t *testing.T) {
+	t.Parallel()
 	for _, walk := range []bool{false, true} {
 		t.Run(map[bool]string{false: "openat2", true: "walk"}[walk], func(t *testing.T) {
-			noOpenat2.Store(walk)
-			defer noOpenat2.Store(false)
+			t.Parallel()
 			dir, outside := t.TempDir(), t.TempDir()
 			sub := real(t, filepath.Join(dir, "lock"))
 			os.Mkdir(sub, 0o755)
 			p := filepath.Join(sub, "active.lock")
 			write(t, filepath.Join(outside, "active.lock"), "outside", 0o644)
 			r := openRoot(t, dir)
+			r.walkOnly = walk
 			os.Remove(sub)
 			if err := os.Symlink(outside, sub); err != nil {
 				t.Fatal(err)

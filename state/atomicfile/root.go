@@ -28,6 +28,8 @@ type Root struct {
 	// beforePutBack, set by this package's tests, runs before each exchange back, to play a writer that
 	// lands again while ours is in place.
 	beforePutBack func(round int)
+	// walkOnly makes this root's opens take the component walk even where openat2 exists (tests of the walk).
+	walkOnly bool
 }
 
 // OpenRoot opens the run root at path. Links in path itself are followed once, now: the root is what the
@@ -61,7 +63,7 @@ func (r *Root) Rel(path string) (string, error) {
 }
 
 // noOpenat2 makes openRel take the component walk even where openat2 exists: set once openat2 turns out to
-// be missing (old kernels, some sandboxes), and by tests to run the walk.
+// be missing (old kernels, some sandboxes).
 var noOpenat2 atomic.Bool
 
 // openRel opens rel beneath the root without following any link. Every open carries O_NOFOLLOW and
@@ -71,7 +73,7 @@ var noOpenat2 atomic.Bool
 func (r *Root) openRel(rel string, flags int, mode uint32) (*os.File, error) {
 	flags |= unix.O_CLOEXEC | unix.O_NOFOLLOW
 	full := filepath.Join(r.path, rel)
-	if !noOpenat2.Load() {
+	if !r.walkOnly && !noOpenat2.Load() {
 		if f, done, err := r.openBeneath(rel, full, flags, mode); done {
 			return f, err
 		}
