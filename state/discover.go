@@ -464,12 +464,6 @@ func (d *discoverer) visitFile(dir, name string) error {
 	return nil
 }
 
-// LocationFor classifies a single run directory (or state file) the way Discover would, for callers that are
-// given one run, such as a watcher seeing a new folder.
-func LocationFor(path string) ([]Location, error) {
-	return Discover([]string{path}, 1)
-}
-
 func hasEntry(entries []fs.DirEntry, name string) bool {
 	for _, e := range entries {
 		if e.Name() == name {

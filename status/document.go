@@ -25,11 +25,6 @@ var (
 	Sorts   = []string{"attention", "name", "id", "updated", "path"}
 )
 
-// SortRuns orders runs for --sort (runOrder.less).
-func SortRuns(runs []model.Run, by string) {
-	sort.SliceStable(runs, func(i, j int) bool { return orderOf(&runs[i]).less(by, orderOf(&runs[j])) })
-}
-
 // snapshot builds the status --json document. Runs are ordered by directory so output is stable for scripts.
 func Snapshot(runs []model.Run, env model.Env) model.Snapshot {
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Key() < runs[j].Key() })

@@ -461,10 +461,6 @@ type runOrder struct {
 	id, key string
 }
 
-func orderOf(r *model.Run) runOrder {
-	return runOrder{rank: r.Attention.Rank, updated: r.UpdatedAt, id: r.ID, key: r.Key()}
-}
-
 // less orders a before b for --sort by: a run moves only when what it is sorted by does; ties go by id,
 // then state file, so the order is total.
 func (a runOrder) less(by string, b runOrder) bool {

@@ -511,20 +511,6 @@ func FindLines(lines []string, re *regexp.Regexp, from int, forward bool) (Hit, 
 	return Hit{}, ErrNoMatch
 }
 
-// CountLines returns the number of lines matching re and the ordinal of line among them (0 when it does
-// not match).
-func CountLines(lines []string, re *regexp.Regexp, line int) (total, rank int) {
-	for i, l := range lines {
-		if re.MatchString(l) {
-			total++
-			if i <= line {
-				rank = total
-			}
-		}
-	}
-	return total, rank
-}
-
 // backgroundPiece reads the next piece (up to len(buf) bytes, not past end) of a background scan, a count or
 // a filter, after making way for any running Find. doing names the scan in the error a log that shrank gets.
 func (x *Index) backgroundPiece(ctx context.Context, f *os.File, buf []byte, pos, end int64, doing string) ([]byte, error) {
