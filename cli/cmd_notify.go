@@ -46,11 +46,11 @@ state until the run has left it, a run that flaps within seconds once, a burst o
 What already needs you at start-up is not news unless --notify-existing. Prints one line per notification
 on stdout (for a systemd user service or a background job); the bell and desktop notifications go to the
 controlling terminal when there is one. The channels default to the config file's notify: section; with
-none on (no bell, desktop, tmux or command) notify is refused and says how to pick one.
+none on (no bell, desktop, tmux or command) the lines on stdout are all, and stderr says how to pick one.
 A remote root (ssh://host/path, host:path) is watched through that host's runwatch, as the dashboard does; a
 host that cannot be reached at start stops notify, as it fails status, and one lost later is said on stderr
 and tried again.
-Exit: 0 when interrupted, 1 if watching cannot start, 2 usage (no channel on too), 6 a host never reached.
+Exit: 0 when interrupted, 1 if watching cannot start, 2 usage (--no-notify too), 6 a host never reached.
 
 `
 
@@ -169,8 +169,8 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	if term == nil && (settings.Bell == notify.On || (settings.Desktop != "" && settings.Desktop != notify.ProtoOff && settings.Desktop != notify.ProtoAuto)) {
 		fmt.Fprintln(stderr, "runwatch notify: no terminal (/dev/tty) to ring or show desktop notifications on; those channels are off")
 	}
-	if !n.Status().On() {
-		// It would watch and tell nobody: say how to pick a channel instead.
+	if settings.Disabled {
+		// Notifications off in a command that exists to send them: nothing would be delivered, not even stdout's lines.
 		return usageError(stderr, "notify", "%s", noChannel(settings))
 	}
 
@@ -183,6 +183,10 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	snap := src.Snapshot()
 	n.Prime(snap)
 	fmt.Fprintf(stderr, "runwatch notify: watching %s; %s\n", watchingWords(src, len(snap)), channelWords(n.Status()))
+	if !n.Status().On() {
+		// A service's stdout is its journal, so the lines alone are a channel; say how to get more.
+		fmt.Fprintf(stderr, "runwatch notify: %s\n", noChannel(settings))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -309,10 +313,10 @@ func (a *attentionWriter) lines(e *eventWriter, u watch.Update) error {
 // noChannel says that no notification channel is on, and how to turn one on (docs/NOTIFY.md).
 func noChannel(s notify.Settings) string {
 	if s.Disabled {
-		return "notifications are off (--no-notify, or enabled: false under the config's notify:), so notify would tell " +
-			"nobody; leave them on and pick a channel"
+		return "notifications are off (--no-notify, or enabled: false under the config's notify:), which leaves notify " +
+			"nothing to do; leave them on"
 	}
-	return "no notification channel is on, so notify would tell nobody: pick one with --bell on, --tmux-message on " +
+	return "notifications go to stdout only; to be told elsewhere pick a channel: --bell on, --tmux-message on " +
 		"(inside tmux), --desktop osc9|osc777|osc99 (from a terminal that shows them) or --notify-command CMD, " +
 		"or under the config's notify: (docs/NOTIFY.md)"
 }

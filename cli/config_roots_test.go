@@ -141,15 +141,23 @@ func TestUnreachableHostEndsEveryCommandAlike(t *testing.T) {
 	}
 }
 
-// Issue 33: notify with no channel on (no bell, no tmux, no desktop, no command) watched and told nobody;
-// it is refused, saying how to pick one.
-func TestNotifyWithoutChannelIsRefused(t *testing.T) {
+// notify with no channel on (no bell, no tmux, no desktop, no command) still prints its lines, which are a
+// service's journal, and says on stderr how to pick a channel; with --no-notify it has nothing to do and is
+// refused.
+func TestNotifyWithoutChannelPrintsAndSaysHow(t *testing.T) {
 	t.Parallel()
+	root, _, _, _ := notifyFixture(t)
+	n := startHeadless(t, "--notify-existing", "--tmux-message", "off", root)
+	waitFor(t, "the start-up state notified", func() bool { l, _ := n.snapshot(); return len(l) > 0 }, n.state)
+	lines, stderr := n.snapshot()
+	if !strings.Contains(lines[0], "old-20260301T000000Z needs you") || !strings.Contains(stderr, "stdout only") ||
+		!strings.Contains(stderr, "--notify-command") {
+		t.Errorf("with no channel on: %s", n.state())
+	}
+
 	env, _, _ := configHome(t, "theme: auto\n")
-	for _, args := range [][]string{{"notify", t.TempDir()}, {"notify", "--no-notify", t.TempDir()}} {
-		code, out, errOut := runEnded(t, env, args...)
-		if code != exitUsage || out != "" || !strings.Contains(errOut, "pick") || !strings.Contains(errOut, "channel") {
-			t.Errorf("runwatch %s: exit %d, stderr %q; want 2 saying how to pick a channel", strings.Join(args, " "), code, errOut)
-		}
+	code, out, errOut := runEnded(t, env, "notify", "--no-notify", t.TempDir())
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "--no-notify") {
+		t.Errorf("runwatch notify --no-notify: exit %d, stderr %q; want 2 naming --no-notify", code, errOut)
 	}
 }

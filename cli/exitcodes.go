@@ -22,8 +22,8 @@ var exitCodes = []exitCode{
 		"an action was refused (gate not met, live lock, changed on disk, read-only); brief " +
 		"found no such run, or RUN is ambiguous (events --run too); events could not start watching"},
 	{exitUsage, "usage: an unknown command or flag, a bad flag value, a PATH or --root that does not exist, a " +
-		"bad config file (a root of it that does not exist too: stderr names the file and line), notify with no " +
-		"channel on, or no terminal for the dashboard"},
+		"bad config file (a root of it that does not exist too: stderr names the file and line), notify " +
+		"--no-notify, or no terminal for the dashboard"},
 	{exitEventsTimeout, "events --timeout passed before --until was reached; goto found no pane of the run's agent " +
 		"(stderr says why)"},
 	{exitAppliedUnaudit, "an action was applied but not fully recorded: the audit line or the journal entry is " +
