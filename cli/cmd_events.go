@@ -140,7 +140,9 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	// remote.HeartbeatEvery, so it can tell a quiet host from one that lags (issue 35). A person's events
 	// prints none.
 	var beat <-chan time.Time
+	var hold *updateHold
 	if stdinGone != nil {
+		hold = newUpdateHold(remote.LinkedUpdateEvery)
 		t := time.NewTicker(remote.HeartbeatEvery)
 		defer t.Stop()
 		beat = t.C
@@ -164,7 +166,14 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 			if !ok {
 				return exitOK
 			}
+			if hold != nil {
+				if u, ok = hold.add(u, time.Now()); !ok {
+					continue
+				}
+			}
 			code, end = st.local(u, stderr)
+		case now := <-hold.due():
+			code, end = st.local(hold.flush(now), stderr)
 		case <-gone:
 			return exitOK // nobody reads: the pipe or connection the lines went to is gone
 		case <-stdinGone:

@@ -202,6 +202,10 @@ const (
 	LagAfter       = 3 * HeartbeatEvery
 )
 
+// LinkedUpdateEvery: a runwatch events so linked writes its local changes at most once this often, the
+// latest state of each run winning (a host whose logs flood would otherwise send each run ~20 times a second).
+const LinkedUpdateEvery = time.Second
+
 // MasterCmd is the ControlMaster a watcher keeps per host while it runs: no command (-N), in the
 // foreground (ControlPersist=no), so it ends with the watcher, and with the parent-death signal, so it ends
 // with runwatch however runwatch ends (proc.go). Actions (Run) go through its socket and skip the

@@ -32,12 +32,12 @@ func TestMergeKeepsOrderAndRemovals(t *testing.T) {
 	u := Update{Changed: []model.Run{a, b}, Appended: []LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: "1", HasTime: true}}}}}
 	a2 := a
 	a2.CurrentStage = "S2"
-	u.merge(Update{
+	u.Merge(Update{
 		Changed: []model.Run{a2}, Removed: []string{b.StatePath},
 		Appended: []LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: "2", HasTime: true}}}},
 		At:       time.Unix(2, 0),
 	})
-	u.merge(Update{Appended: []LogAppend{{Path: "/r/a/run.log", Truncated: true, Entries: []model.LogEntry{{Message: "3", HasTime: true}}}}})
+	u.Merge(Update{Appended: []LogAppend{{Path: "/r/a/run.log", Truncated: true, Entries: []model.LogEntry{{Message: "3", HasTime: true}}}}})
 	if len(u.Changed) != 1 || u.Changed[0].CurrentStage != "S2" {
 		t.Fatalf("changed = %+v, want only a at S2", u.Changed)
 	}
@@ -71,7 +71,7 @@ func TestMergeBoundsEntriesForASlowReader(t *testing.T) {
 		return out
 	}
 	u := Update{Appended: []LogAppend{{Path: "/r/run.log", Entries: entries(0, maxPendingEntries)}}}
-	u.merge(Update{Appended: []LogAppend{{Path: "/r/run.log", Entries: entries(maxPendingEntries, 10)}}})
+	u.Merge(Update{Appended: []LogAppend{{Path: "/r/run.log", Entries: entries(maxPendingEntries, 10)}}})
 	a := u.Appended[0]
 	if len(a.Entries) != maxPendingEntries || a.Skipped != 10 || a.Entries[0].Offset != 10 ||
 		a.Entries[len(a.Entries)-1].Offset != maxPendingEntries+9 {

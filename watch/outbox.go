@@ -21,7 +21,7 @@ func (o *outbox) put(u Update) {
 	if o.pending == nil {
 		o.pending = &u
 	} else {
-		o.pending.merge(u)
+		o.pending.Merge(u)
 	}
 	o.mu.Unlock()
 	select {
@@ -82,8 +82,8 @@ func (w *Watcher) send() {
 	}
 }
 
-// merge folds a later Update into this one so that applying the result equals applying both in order.
-func (u *Update) merge(later Update) {
+// Merge folds a later Update into this one so that applying the result equals applying both in order.
+func (u *Update) Merge(later Update) {
 	for _, sp := range later.Removed {
 		u.Changed = slicesDeleteRun(u.Changed, sp)
 		u.Removed = append(u.Removed, sp)
