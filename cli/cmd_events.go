@@ -230,10 +230,18 @@ func (st *eventStream) start(src *fleet.Watch, stderr io.Writer) (code int, done
 			return exitNoRun, true
 		}
 	}
-	for _, r := range snap {
-		if err := st.em.runLine(r, now); err != nil {
-			return st.em.failed(stderr, err), true
+	// The runs at start go out a batchBytes at a time, not a write each: over ssh each write was a read and a
+	// packet for sshd, the ssh here and the runwatch reading it (issue 35).
+	err := st.em.batched(func() error {
+		for _, r := range snap {
+			if err := st.em.runLine(r, now); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return st.em.failed(stderr, err), true
 	}
 	if st.target != nil {
 		if !st.target.matched {
@@ -535,8 +543,13 @@ func (e *eventWriter) healthLine(h watch.Health, at time.Time) error {
 // update writes an update's lines in one write (or one a batchBytes): written one at a time, a host whose
 // logs flood sent a runwatch reading it over ssh a pipe read, a batch and a wake-up a line (issue 35).
 func (e *eventWriter) update(u watch.Update) error {
+	return e.batched(func() error { return e.updateLines(u) })
+}
+
+// batched writes the lines write makes in f in one write a batchBytes.
+func (e *eventWriter) batched(f func() error) error {
 	e.batching, e.batch = true, e.batch[:0]
-	err := e.updateLines(u)
+	err := f()
 	e.batching = false
 	if len(e.batch) > 0 {
 		if _, werr := e.out.Write(e.batch); err == nil {

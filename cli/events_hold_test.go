@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"runwatch/config"
+	"runwatch/fleet"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/watch"
@@ -127,5 +131,45 @@ func TestLinkedEventsHoldAFloodingRun(t *testing.T) {
 	}
 	if appends > 4 {
 		t.Fatalf("30 lines appended over 0.6 s went out in %d log-appended lines, want at most 4", appends)
+	}
+}
+
+// writeCounter counts the writes made to it.
+type writeCounter struct{ writes, bytes int }
+
+func (w *writeCounter) Write(b []byte) (int, error) {
+	w.writes++
+	w.bytes += len(b)
+	return len(b), nil
+}
+
+// The runs at start go out in a write a batchBytes, not a write a run: over ssh each write cost sshd, ssh
+// and the runwatch reading it a read and a packet.
+func TestEventsWriteTheFirstRunsInBatches(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for i := range 40 {
+		eventsRun(t, filepath.Join(root, "reports", fmt.Sprintf("run%02d-20260301T000000Z", i)), "S1")
+	}
+	var stderr strings.Builder
+	roots, code := openRoots("events", []string{root}, config.Default(), fleet.Given{}, &stderr)
+	if roots == nil {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	src, err := roots.Watch(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	out := &writeCounter{}
+	st := &eventStream{em: &eventWriter{out: out, known: map[string]model.Run{}}}
+	if code, done := st.start(src, io.Discard); done {
+		t.Fatalf("start ended with %d", code)
+	}
+	if len(st.em.known) != 40 {
+		t.Fatalf("%d runs written, want 40", len(st.em.known))
+	}
+	if want := 2 + out.bytes/batchBytes; out.writes > want {
+		t.Fatalf("40 runs and the watcher's health (%d bytes) went out in %d writes, want at most %d", out.bytes, out.writes, want)
 	}
 }
