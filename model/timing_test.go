@@ -303,3 +303,40 @@ func TestJudgeTimeSharesATasksUsualSeconds(t *testing.T) {
 		t.Errorf("a run judged before the history changed now says %d s, want the 240 it was judged with", got)
 	}
 }
+
+// A task's usual durations look at that task's runs only: 1,000 runs of a task each, each judged as it is
+// observed (as a watcher reads them), looked at every run each time (half a million looks).
+func TestHistoryStatsLookAtTheirTasksRunsOnly(t *testing.T) {
+	t.Parallel()
+	h := NewHistory()
+	for i := range 1000 {
+		r := pastRun(fmt.Sprintf("r%04d", i), time.Duration(i+1)*time.Minute, time.Minute)
+		r.Resumable.TaskName = fmt.Sprintf("task-%04d", i)
+		h.Observe(&r)
+		if u := h.Usual(TaskOf(&r), "S1"); u.Runs != 1 || u.Median != time.Duration(i+1)*time.Minute {
+			t.Fatalf("run %d's own task says %+v", i, u)
+		}
+	}
+	if h.looked > 2000 {
+		t.Fatalf("the stats of 1,000 tasks of a run each looked at %d runs, want at most 2,000", h.looked)
+	}
+	// A run that moves to another task leaves the first; one forgotten leaves its task.
+	a := pastRun("moving", 2*time.Minute, time.Minute)
+	a.Resumable.TaskName = "task-0000"
+	h.Observe(&a)
+	if u := h.Usual("resumable:task-0000", "S1"); u.Runs != 2 {
+		t.Fatalf("task-0000 with the moving run: %+v", u)
+	}
+	a.Resumable.TaskName = "task-0001"
+	h.Observe(&a)
+	if u := h.Usual("resumable:task-0000", "S1"); u.Runs != 1 || u.Median != time.Minute {
+		t.Fatalf("task-0000 once the run moved: %+v", u)
+	}
+	if u := h.Usual("resumable:task-0001", "S1"); u.Runs != 2 {
+		t.Fatalf("task-0001 with the moved run: %+v", u)
+	}
+	h.Forget(a.Key())
+	if u := h.Usual("resumable:task-0001", "S1"); u.Runs != 1 || u.Median != 2*time.Minute {
+		t.Fatalf("task-0001 once the run was forgotten: %+v", u)
+	}
+}
