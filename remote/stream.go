@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"sort"
 	"strconv"
@@ -321,7 +322,7 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 		return false, &hostFailure{msg: c.label + ": " + err.Error()}
 	}
 	cmd := w.ssh.StreamCmd(ctx, c.root, args...)
-	stdout, err := cmd.StdoutPipe()
+	stdout, err := streamStdout(cmd)
 	if err != nil {
 		return false, err
 	}
@@ -391,6 +392,15 @@ func (w *Watcher) stream(ctx context.Context, c connection, opts Options, known 
 			c.label, c.label, InstallHint(c.root))}
 	}
 	return live, errors.New(msg)
+}
+
+// streamStdout is the pipe a stream's ssh writes the host's lines to, made to hold streamPipeBytes.
+func streamStdout(cmd *exec.Cmd) (io.ReadCloser, error) {
+	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		growPipe(stdout)
+	}
+	return stdout, err
 }
 
 // lagWatch ends a stream whose runwatch has said a heartbeat and then nothing for after: its timer runs
