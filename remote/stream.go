@@ -445,6 +445,7 @@ func (l *lagWatch) stop() { l.timer.Stop() }
 // read takes the stream's lines until it ends, telling lag when it waits and what it heard.
 func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map[string]model.Run, firstContact bool, lag *lagWatch) (bool, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
+	names := newWireNames()
 	live := false
 	// After a reconnect the stream starts with run-added for every run the host has now; those not
 	// re-added by the first watch-health line are gone.
@@ -487,7 +488,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		}
 		now := time.Now()
 		var ev wireEvent
-		if jerr := decodeWire(line, &ev); jerr != nil {
+		if jerr := decodeWire(line, &ev, names); jerr != nil {
 			return live, fmt.Errorf("invalid line from the remote runwatch (%v): %s", jerr, quoteStart(line))
 		}
 		lag.heard(ev.Type == "heartbeat")

@@ -18,9 +18,9 @@ import (
 // encoding/json does, and refuses what is not JSON (TestWireDecodeAsUnmarshal holds it to json.Unmarshal
 // over the writers' output; FuzzWireDecode to refusing what json.Valid refuses).
 
-// decodeWire decodes one line of `runwatch events` into ev.
-func decodeWire(line []byte, ev *wireEvent) error {
-	d := &wireDec{b: line}
+// decodeWire decodes one line of `runwatch events` into ev, taking its short strings from names (nil: none).
+func decodeWire(line []byte, ev *wireEvent, names *wireNames) error {
+	d := &wireDec{b: line, names: names}
 	err := d.object(func(key []byte) error {
 		switch string(key) {
 		case "protocol":
@@ -67,8 +67,37 @@ func decodeWire(line []byte, ev *wireEvent) error {
 
 // wireDec reads JSON from b at i.
 type wireDec struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	names *wireNames
+}
+
+// wireNames holds the short strings a host's lines have said, so that each is made once however many runs
+// say it (a stage's status and name, a checklist's keys, state.env's keys and most of its values): they
+// were a third of what decoding a host's first 1,000 runs allocated, made again for every run (issue 35).
+// A host's stream has one; it stops taking new ones at maxWireNames.
+type wireNames struct{ m map[string]string }
+
+const (
+	maxWireNames   = 4096
+	maxWireNameLen = 40
+)
+
+func newWireNames() *wireNames { return &wireNames{m: map[string]string{}} }
+
+// of is b as a string: the one already held, or a new one.
+func (n *wireNames) of(b []byte) string {
+	if n == nil || len(b) > maxWireNameLen {
+		return string(b)
+	}
+	if s, ok := n.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(n.m) < maxWireNames {
+		n.m[s] = s
+	}
+	return s
 }
 
 func (d *wireDec) errorf(format string, a ...any) error {
@@ -206,7 +235,7 @@ func (d *wireDec) str(s *string) error {
 		return err
 	}
 	if plain {
-		*s = string(raw[1 : len(raw)-1])
+		*s = d.names.of(raw[1 : len(raw)-1])
 		return nil
 	}
 	var v string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"runwatch/model"
 	"runwatch/sim"
@@ -84,12 +85,13 @@ func TestWireDecodeAsUnmarshal(t *testing.T) {
 	if len(lines) < 45 {
 		t.Fatalf("only %d lines", len(lines))
 	}
+	names := newWireNames() // one for all the lines, as a stream has
 	for i, line := range lines {
 		var want, got wireEvent
 		if err := json.Unmarshal(line, &want); err != nil {
 			t.Fatalf("line %d: json.Unmarshal: %v", i, err)
 		}
-		if err := decodeWire(line, &got); err != nil {
+		if err := decodeWire(line, &got, names); err != nil {
 			t.Fatalf("line %d: %v\n%s", i, err, line)
 		}
 		if !reflect.DeepEqual(got, want) {
@@ -107,7 +109,7 @@ func TestWireDecodeRefusesBadLines(t *testing.T) {
 		`{"run":{"locks":[{"pid":"x"}]}}`, `{"type":"a" "b"}`, `{"protocol":99999999999999999999}`,
 	} {
 		var ev wireEvent
-		err := decodeWire([]byte(line), &ev)
+		err := decodeWire([]byte(line), &ev, newWireNames())
 		if err == nil {
 			t.Errorf("%q: accepted", line)
 			continue
@@ -129,7 +131,7 @@ func FuzzWireDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var got wireEvent
-		err := decodeWire(line, &got)
+		err := decodeWire(line, &got, newWireNames())
 		if err != nil {
 			return
 		}
@@ -153,7 +155,7 @@ func TestWireDecodeKnowsEveryField(t *testing.T) {
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
-	if err := decodeWire(b, &got); err != nil {
+	if err := decodeWire(b, &got, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -201,5 +203,37 @@ func fill(v reflect.Value, depth int) {
 				fill(v.Field(i), depth+1)
 			}
 		}
+	}
+}
+
+// A stream's lines share the short strings they say: the second run's stage status and checklist key are
+// the first's, not copies; a long one (a path) is its own; past maxWireNames no new one is held.
+func TestWireNamesShareShortStrings(t *testing.T) {
+	t.Parallel()
+	line := func(id string) []byte {
+		return []byte(`{"type":"run-added","run":{"id":"` + id + `","dir":"/a/path/long/enough/to/be/held/as/its/own/string/` + id +
+			`","stages":[{"key":"S1","status":"completed","checklist":[{"key":"CB_S1_VERIFY_GREEN","done":true}]}]}}`)
+	}
+	names := newWireNames()
+	var a, b wireEvent
+	if err := decodeWire(line("a"), &a, names); err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeWire(line("b"), &b, names); err != nil {
+		t.Fatal(err)
+	}
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	sa, sb := a.Run.Stages[0], b.Run.Stages[0]
+	if !same(string(sa.Status), string(sb.Status)) || !same(sa.Checklist[0].Key, sb.Checklist[0].Key) {
+		t.Fatal("two runs of one stream hold their stage's status and checklist key twice")
+	}
+	if names.m[a.Run.Dir] != "" {
+		t.Fatalf("a %d-byte path was held as a name", len(a.Run.Dir))
+	}
+	for i := range 2 * maxWireNames {
+		names.of([]byte(fmt.Sprint("n", i)))
+	}
+	if len(names.m) > maxWireNames {
+		t.Fatalf("%d names held, want at most %d", len(names.m), maxWireNames)
 	}
 }
