@@ -101,7 +101,7 @@ func TestFleet(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("first frame listing all %d runs: %s; %s", total, time.Since(t0).Round(10*time.Millisecond), loadavg())
-	t.Log(cpuLine(cpuOfFleet(pid, bin)))
+	t.Log("by then, " + cpuLine(cpuOfFleet(pid, bin)))
 
 	if phases["idle"] {
 		time.Sleep(65 * time.Second) // past the first minute: every age in minutes
@@ -109,7 +109,7 @@ func TestFleet(t *testing.T) {
 		t.Logf("idle, 30 s from 65 s after: %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s", cpu, wakes, rssMiB(pid), loadavg())
 	}
 	if phases["flood"] {
-		floodPhase(t, pid, dirs[hosts-1], aliases[hosts-1], listed)
+		floodPhase(t, pid, bin, dirs[hosts-1], aliases[hosts-1], listed)
 	}
 	if phases["lag"] {
 		lagPhase(t, fleet, bin, aliases, dirs, total, listed, func() string { return tmux("capture-pane", "-p", "-t", "fleet") })
@@ -120,8 +120,8 @@ func TestFleet(t *testing.T) {
 }
 
 // floodPhase: a host floods, 2,000 lines a second appended to 50 of its runs' logs for 20 s. The others'
-// runs stay listed; what the flood costs the dashboard.
-func floodPhase(t *testing.T, pid int, dir, alias string, listed func() int) {
+// runs stay listed; what the flood costs the dashboard, and each part of the fleet.
+func floodPhase(t *testing.T, pid int, bin, dir, alias string, listed func() int) {
 
 	logs, _ := filepath.Glob(filepath.Join(dir, "reports", "*", "run.log"))
 	logs = logs[:min(50, len(logs))]
@@ -129,11 +129,17 @@ func floodPhase(t *testing.T, pid int, dir, alias string, listed func() int) {
 	flooded := make(chan int)
 	go func() { flooded <- flood(logs, 2000, stop) }()
 	time.Sleep(2 * time.Second)
+	before := cpuOfFleet(pid, bin)
 	cpu, wakes := window(t, pid, 20*time.Second)
+	after := cpuOfFleet(pid, bin)
 	close(stop)
 	lines := <-flooded
 	t.Logf("%s floods (%d lines into %d logs): %d runs listed, %.3f%% of a core, %.1f wake-ups/s, RSS %.1f MiB; %s",
 		alias, lines, len(logs), listed(), cpu, wakes, rssMiB(pid), loadavg())
+	for k := range after {
+		after[k] -= before[k]
+	}
+	t.Logf("the flood's 20 s: %s", cpuLine(after))
 	time.Sleep(10 * time.Second)
 }
 
@@ -282,7 +288,7 @@ func cpuLine(m map[string]time.Duration) string {
 		parts = append(parts, fmt.Sprintf("%s %.2f s", k, m[k].Seconds()))
 		sum += m[k]
 	}
-	return fmt.Sprintf("CPU so far: %s; sum %.2f s", strings.Join(parts, ", "), sum.Seconds())
+	return fmt.Sprintf("CPU: %s; sum %.2f s", strings.Join(parts, ", "), sum.Seconds())
 }
 
 // flood appends perSecond lines a second, spread over logs, until stop is closed, and says how many.
