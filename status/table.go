@@ -99,10 +99,10 @@ func (c columnWidths) widen(row []string) {
 
 // narrowTable is the order in which the table's columns take a terminal's width, by colfit's rule (the
 // dashboard's): the run id cut in its middle to colfit.LeadMin, its status and its stage in short (as the
-// dashboard's), the reason to colfit.ReasonMin, the age and the progress; only then the whole id, the long
-// status, the stage's key beside its name and the whole reason. Names are cut before the reason is lost: at 80
-// columns the 48-cell ids kept the reason to 5 cells. What is left once a step does not fit goes to the
-// reason, else the id.
+// dashboard's), the reason, from the width of its header to colfit.ReasonMin, the age; only then the whole
+// id, the progress, the long status, the stage's key beside its name and the whole reason. Names are cut
+// before the reason is lost: at 80 columns the 48-cell ids kept the reason to 5 cells. No cell is lent: at
+// 50 and 60 columns the ids were cut to 16 cells in a RUN column padded to 24 and 34 (issue 36 point 7).
 func narrowTable(natural columnWidths) colfit.Table {
 	cols := make([]colfit.Natural, colReason+1)
 	for col := range cols {
@@ -110,14 +110,14 @@ func narrowTable(natural columnWidths) colfit.Table {
 	}
 	cols[colStage].Short = natural[cellStageKey]
 	cols[colStatus].Short = natural[cellStatusShort]
-	return colfit.Table{Cols: cols, Lead: colRun, Sep: statusGap, Slack: []int{colReason, colRun}, Steps: []colfit.Step{
+	return colfit.Table{Cols: cols, Lead: colRun, Sep: statusGap, Steps: []colfit.Step{
 		{Kind: colfit.Grow, Col: colRun, Upto: colfit.LeadMin},
 		{Kind: colfit.Add, Col: colStatus},
 		{Kind: colfit.Add, Col: colStage},
-		{Kind: colfit.Add, Col: colReason, Upto: colfit.ReasonMin, Hold: true},
+		{Kind: colfit.Add, Col: colReason, Upto: colfit.ReasonMin, Min: len("REASON")},
 		{Kind: colfit.Add, Col: colUpdated},
-		{Kind: colfit.Add, Col: colProgress},
 		{Kind: colfit.Grow, Col: colRun, Upto: natural[colRun]},
+		{Kind: colfit.Add, Col: colProgress},
 		{Kind: colfit.Long, Col: colStatus},
 		{Kind: colfit.Long, Col: colStage},
 		{Kind: colfit.Grow, Col: colReason, Upto: natural[colReason]},
@@ -150,7 +150,8 @@ func newStatusTable(wide bool, width int, natural columnWidths) *statusTable {
 		return t
 	}
 	lay := narrowTable(natural).Fit(width)
-	t.width = width
+	// The table is as wide as its columns: lipgloss spreads a wider table's spare cells over the columns.
+	t.width = lay.Used
 	for col, h := range headers {
 		if !lay.Show[col] {
 			continue

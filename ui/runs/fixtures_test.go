@@ -20,9 +20,14 @@ var fixtureNow = fixturetest.Now
 // fixturePane is the runs pane holding the fixtures, w×h, in the mono theme at fixtureNow.
 func fixturePane(t testing.TB, w, h int) *Pane {
 	t.Helper()
+	return paneOf(loadFixtures(t), w, h)
+}
+
+// paneOf is the runs pane holding runs, w×h, as fixturePane.
+func paneOf(runs []model.Run, w, h int) *Pane {
 	a := &app.App{Opts: app.Options{Theme: "mono", Now: func() time.Time { return fixtureNow }},
 		Keys: keys.DefaultKeyMap(false), Theme: theme.NewTheme("mono", true), Runs: map[string]model.Run{}}
-	for _, r := range loadFixtures(t) {
+	for _, r := range runs {
 		if r.Attention.Code == "" {
 			r.Attention = model.Judge(&r)
 		}

@@ -33,7 +33,7 @@ const (
 	ColLock
 	colKind
 	colChanged
-	colWhy
+	ColWhy
 	ColCount
 )
 
@@ -52,7 +52,6 @@ const (
 // picks each cell's style.
 type runCells struct {
 	name      string
-	nameW     int
 	archived  bool
 	status    model.RunStatus
 	verdict   model.Verdict
@@ -74,6 +73,10 @@ type runCells struct {
 	// width is each text's width, at most 65,535 (cellWidth): 16 bits, not 64, keep a run's cells in 704
 	// bytes, not 896, over 10,000 runs (issue 35).
 	width [ColCount][2]uint16
+	// stageReach and doneReach are the widest STAGE (long form) and DONE cells the run may show as it goes
+	// on (reach).
+	stageReach, doneReach uint16
+	nameW                 uint16
 }
 
 // cellWidth is the width of a cell's text as runCells keeps it: wider than 65,535 columns reads as that,
@@ -87,7 +90,7 @@ func (c *runCells) widthOf(id ColID, f int) int { return int(c.width[id][f]) }
 
 func newRunCells(r model.Run) *runCells {
 	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt}
-	c.nameW = text.VisibleWidth(c.name)
+	c.nameW = cellWidth(c.name)
 	set := func(id ColID, long, short string) { c.text[id] = [2]string{long, short} }
 	if r.Archived {
 		set(ColStatus, "archived", "archived")
@@ -110,7 +113,7 @@ func newRunCells(r model.Run) *runCells {
 	c.att = r.Attention
 	if r.Attention.NeedsYou {
 		why := text.Sanitize(r.Attention.Reason)
-		set(colWhy, why, why)
+		set(ColWhy, why, why)
 	} else if _, ok := r.ETA(r.UpdatedAt); ok && r.Status == model.StatusRunning {
 		run := r
 		c.eta, c.whyCalm = &run, true
@@ -120,22 +123,20 @@ func newRunCells(r model.Run) *runCells {
 			c.width[id][f] = cellWidth(c.text[id][f])
 		}
 	}
-	c.widenToEveryStage(r)
+	c.reach(r)
 	return c
 }
 
-// widenToEveryStage gives the STAGE and DONE cells the width of the widest the run may show as it goes on,
-// every stage it has and its total done: the table's columns then stay put as runs progress. Sized by the
-// current stage alone, at 120 columns DONE dropped out whenever a run reached design-verification and came
-// back at its next stage (issue 36 point 7).
-func (c *runCells) widenToEveryStage(r model.Run) {
+// reach finds the widest STAGE and DONE cells the run may show as it goes on, every stage it has and its
+// total done. The table pads its columns to them only once nothing is cut (colfit.Pad), so the runs pane
+// beside Detail keeps its width as runs progress. Sized by them at every width, STAGE was 20 cells for
+// stages of 15 while names were cut and WHY dropped (issue 36 point 7).
+func (c *runCells) reach(r model.Run) {
+	c.stageReach = c.width[colStage][FormLong]
 	for _, st := range r.Stages {
-		for f, long := range [2]bool{FormLong: true, formShort: false} {
-			c.width[colStage][f] = max(c.width[colStage][f], cellWidth(stageCellOf(r, st.Key, long)))
-		}
+		c.stageReach = max(c.stageReach, cellWidth(stageCellOf(r, st.Key, true)))
 	}
-	done := cellWidth(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total))
-	c.width[colDone] = [2]uint16{max(c.width[colDone][FormLong], done), max(c.width[colDone][formShort], done)}
+	c.doneReach = max(c.width[colDone][FormLong], cellWidth(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total)))
 }
 
 // refreshAgo works out the CHANGED cell again when its text changes: it is the only cell that changes
@@ -188,8 +189,8 @@ func (c *runCells) refreshWhy(now time.Time) {
 	default:
 		return
 	}
-	c.text[colWhy] = [2]string{why, short}
-	c.width[colWhy] = [2]uint16{cellWidth(why), cellWidth(short)}
+	c.text[ColWhy] = [2]string{why, short}
+	c.width[ColWhy] = [2]uint16{cellWidth(why), cellWidth(short)}
 }
 
 func (c *runCells) style(t theme.Theme, id ColID) lipgloss.Style {
@@ -207,7 +208,7 @@ func (c *runCells) style(t theme.Theme, id ColID) lipgloss.Style {
 		return lipgloss.NewStyle()
 	case ColLock:
 		return t.VerdictStyle(c.verdict)
-	case colWhy:
+	case ColWhy:
 		if c.whyCalm {
 			return t.Dim
 		}
@@ -279,6 +280,8 @@ type tableMeasure struct {
 	width    [ColCount][2]int // the header included
 	filled   [ColCount]bool   // some row has something in the column
 	nameNeed int              // the longest live name: archived runs' names may be cut
+	// stageReach and doneReach are the widest STAGE (long) and DONE cells any run may show as it goes on.
+	stageReach, doneReach int
 }
 
 // measure is the table's measure for the current order, taken again only when a run or the order changed,
@@ -311,8 +314,9 @@ func (p *Pane) remeasure(now time.Time) {
 			ms.filled[id] = ms.filled[id] || c.width[id][FormLong] > 0
 		}
 		if !c.archived {
-			ms.nameNeed = max(ms.nameNeed, c.nameW)
+			ms.nameNeed = max(ms.nameNeed, int(c.nameW))
 		}
+		ms.stageReach, ms.doneReach = max(ms.stageReach, int(c.stageReach)), max(ms.doneReach, int(c.doneReach))
 	}
 	// Only a cell that would widen the column (or one as wide as it, past its header) changes the layout:
 	// the other ages change their text, not the table.
@@ -324,12 +328,11 @@ func (p *Pane) remeasure(now time.Time) {
 	}
 }
 
-// The layout rule. The table is built up from nothing, one step at a time, in the order of what matters
-// most: a step is taken only when the width left pays for it, and once a step does not fit none after it is
-// tried. A wider table therefore always shows what a narrower one showed, and more (every column, form and
-// width only grows with the width: TestTableGrowsWithWidth). Growing steps (the name, WHY) take what is left
-// partly; a column is all or nothing, so while one waits for its room the cells it needs stay blank rather
-// than being lent to the name and taken back a column later.
+// The layout rule is colfit's: the table is built up from nothing, one step at a time, in the order of what
+// matters most, each step taken while the width pays for it. No cell is lent and taken back, so a wider
+// table shows what a narrower one showed, and more (every column, form, width and gap only grows with the
+// width: TestTableGrowsWithWidth). The growing steps (the name, WHY, the gaps) fill the width; cells stay
+// blank only while a whole column waits for its room.
 type tableStep struct {
 	kind stepKind
 	col  ColID
@@ -340,55 +343,63 @@ type stepKind int
 const (
 	stepName    stepKind = iota // the name grows to nameMin
 	stepNameAll                 // the name grows to the longest live name
-	stepAdd                     // col is shown in its short form
+	stepAdd                     // col is shown in its short form (WHY: from whyIn cells up to whyMin)
 	stepLong                    // col takes its long form
 	stepWhyAll                  // WHY grows to its widest cell (up to whyMax)
-	stepSpacing                 // columns go from one cell apart to two
-	stepWhyRest                 // once every other step is taken, WHY takes what is left, to its widest cell
+	stepSpacing                 // the gaps widen from one cell to two
+	stepWhyRest                 // once every other column is shown, WHY takes what is left, to its widest cell
+	stepReach                   // STAGE and DONE are padded to the widest cells their runs may reach
 )
 
 const (
-	// nameMin and whyMin are colfit's, the same as status's table: at 50 columns STATUS and STAGE still
-	// fit beside a name cut to nameMin.
+	// nameMin and whyMin are colfit's, the same as status's table.
 	nameMin = colfit.LeadMin
 	whyMin  = colfit.ReasonMin
+	// whyIn is the fewest cells WHY comes in with: its header's.
+	whyIn = len("WHY")
 	// whyMax bounds WHY while columns still wait for room: the table says enough to tell runs apart.
 	whyMax = 40
 )
 
-// tableSteps is the order of the rule, by priority: NAME, STATUS, STAGE, CHANGED, WHY (names are cut before
-// the reason is lost, as status's table does: colfit.LeadMin, colfit.ReasonMin), the whole name,
-// DONE (before the columns go two cells apart: at 120 columns the demo's table has DONE, one cell apart,
-// now that STAGE is as wide as every stage a run may show), HOST, LOCK, the whole reason, then the stage's key beside its name and KIND, which say least. STATUS keeps
-// its short form ("input", "done"): the glyph and Detail say the rest, and the long one cost 7 cells that
-// kept the runs beside Detail on all but the widest terminals. The column the list is sorted
-// by comes straight after the name, so a sort is never on a column that is not shown.
+// tableSteps is the order of the rule, by priority: NAME at nameMin, STATUS, STAGE (as wide as the stages
+// the runs are at), WHY growing to whyMin (names are cut before the reason is lost, as status's table
+// does: colfit.LeadMin, colfit.ReasonMin), the gaps from one cell to two, the whole name, CHANGED, DONE,
+// HOST, WHY to whyMax, LOCK, the stage's key beside its name and KIND, which say least, then the reason in
+// all that is left; last, only once nothing is cut, STAGE and DONE padded to every stage their runs may
+// reach, so the runs pane beside Detail keeps its width as they go on. The name, WHY and the gaps come
+// first and grow a cell at a time: from 50 to 100 columns the table fills its width (at 80 columns CHANGED
+// and two-cell gaps would leave WHY under whyMin). STATUS keeps its short form ("input", "done"): the
+// glyph and Detail say the rest. The column the list is sorted by comes straight after the name, so a
+// sort is never on a column that is not shown.
 func (p *Pane) tableSteps() []tableStep {
 	steps := []tableStep{
-		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, colChanged}, {stepAdd, colWhy},
-		{stepNameAll, 0}, {stepAdd, colDone}, {stepSpacing, 0}, {stepAdd, colHost}, {stepAdd, ColLock},
-		{stepWhyAll, colWhy}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
+		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, ColWhy}, {stepSpacing, 0},
+		{stepNameAll, 0}, {stepAdd, colChanged}, {stepAdd, colDone}, {stepAdd, colHost}, {stepWhyAll, ColWhy},
+		{stepAdd, ColLock}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, ColWhy}, {stepReach, 0},
 	}
 	if p.sortBy == SortChanged {
-		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, append(steps[1:3:3], steps[4:]...)...)
+		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, steps[1:]...)
 	}
 	return steps
 }
 
 // tableLayout is, for one width, which columns show in which form and how wide each is: every column is
-// exactly as wide as its widest cell or header.
+// exactly as wide as its widest cell or header (until every step is taken: then STAGE and DONE as wide as
+// their runs may reach).
 type tableLayout struct {
 	show, long  [ColCount]bool
 	nameW, whyW int
-	sep         int
+	whyGap      int
+	sep         int // the widest gap
 	cols        []shownCol
 }
 
-// shownCol is a column the layout shows, in its form and width.
+// shownCol is a column the layout shows, in its form and width, and the gap before it.
 type shownCol struct {
 	id    ColID
 	form  int
 	width int
+	gap   int
 }
 
 func (lay *tableLayout) form(id ColID) int {
@@ -436,8 +447,8 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 				continue
 			}
 			step := colfit.Step{Kind: colfit.Add, Col: col}
-			if st.col == colWhy {
-				step.Upto, step.Hold = whyMin, true
+			if st.col == ColWhy {
+				step.Upto, step.Min = whyMin, whyIn
 			}
 			steps = append(steps, step)
 		case stepLong:
@@ -448,30 +459,33 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 			// No bound: at 280 columns reasons were cut at 96 cells beside 65 blank ones (issue 36 point 7).
 			// The runs go beside Detail only where every reason is whole there (NaturalWidth), so a wider
 			// terminal never shows less of one.
-			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: cols[colWhy].Long})
+			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: cols[ColWhy].Long})
 		case stepSpacing:
 			steps = append(steps, colfit.Step{Kind: colfit.Spacing})
+		case stepReach:
+			steps = append(steps, colfit.Step{Kind: colfit.Pad, Col: int(colStage), Upto: ms.stageReach},
+				colfit.Step{Kind: colfit.Pad, Col: int(colDone), Upto: ms.doneReach})
 		}
 	}
-	// A step the width cannot pay for leaves its cells to the name: at 50 columns names were cut to
-	// look-alike ends (fix-b…s-mx9aibey) beside blank cells.
-	fit := colfit.Table{Cols: cols, Lead: name, Steps: steps, Sep: 1, Slack: []int{name}}.Fit(w - glyphW)
-	lay := tableLayout{sep: fit.Sep, nameW: fit.Width[name]}
-	if fit.Show[colWhy] {
-		lay.whyW = fit.Width[colWhy]
-	}
+	fit := colfit.Table{Cols: cols, Lead: name, Steps: steps, Sep: 1}.Fit(w - glyphW)
+	lay := tableLayout{nameW: fit.Width[name]}
 	for id := range ColCount {
 		lay.show[id], lay.long[id] = fit.Show[id], fit.LongForm[id]
-		if lay.show[id] && id != colWhy {
-			f := lay.form(id)
-			col := shownCol{id: id, form: f, width: ms.width[id][f]}
-			if id == colChanged && p.sortBy == SortChanged {
-				// The column the list is sorted by comes straight after the name, as docs/DASHBOARD.md says.
-				lay.cols = append([]shownCol{col}, lay.cols...)
-				continue
-			}
-			lay.cols = append(lay.cols, col)
+		if !lay.show[id] {
+			continue
 		}
+		lay.sep = max(lay.sep, fit.Gap[id])
+		if id == ColWhy {
+			lay.whyW, lay.whyGap = fit.Width[id], fit.Gap[id]
+			continue
+		}
+		col := shownCol{id: id, form: lay.form(id), width: fit.Width[id], gap: fit.Gap[id]}
+		if id == colChanged && p.sortBy == SortChanged {
+			// The column the list is sorted by comes straight after the name, as docs/DASHBOARD.md says.
+			lay.cols = append([]shownCol{col}, lay.cols...)
+			continue
+		}
+		lay.cols = append(lay.cols, col)
 	}
 	return lay, glyphW + fit.Used
 }
@@ -514,7 +528,6 @@ func (p *Pane) renderTable(w, h int) []string {
 	}
 	lay := p.Fit(w)
 	now := a.Now()
-	sep := strings.Repeat(" ", lay.sep)
 	align := func(c shownCol, s string) string {
 		if colRight[c.id] {
 			return strings.Repeat(" ", c.width-text.VisibleWidth(s)) + s
@@ -523,10 +536,10 @@ func (p *Pane) renderTable(w, h int) []string {
 	}
 	hdr := "  " + text.PadRight("NAME", lay.nameW)
 	for _, c := range lay.cols {
-		hdr += sep + align(c, ColTitle[c.id])
+		hdr += gap(c.gap) + align(c, ColTitle[c.id])
 	}
 	if lay.whyW > 0 {
-		hdr += sep + ColTitle[colWhy]
+		hdr += gap(lay.whyGap) + text.CutEnd(ColTitle[ColWhy], lay.whyW)
 	}
 	lines := []string{t.Dim.Render(text.Truncate(hdr, w))}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
@@ -547,13 +560,13 @@ func (p *Pane) renderTable(w, h int) []string {
 		styled := gst.Render(glyph) + " " + name
 		for _, c := range lay.cols {
 			s := align(c, rc.text[c.id][c.form])
-			plainRow += sep + s
-			styled += sep + rc.style(t, c.id).Render(s)
+			plainRow += gap(c.gap) + s
+			styled += gap(c.gap) + rc.style(t, c.id).Render(s)
 		}
 		if lay.whyW > 0 {
-			why := text.CutEnd(rc.text[colWhy][FormLong], lay.whyW)
-			plainRow += sep + why
-			styled += sep + rc.style(t, colWhy).Render(why)
+			why := text.CutEnd(rc.text[ColWhy][FormLong], lay.whyW)
+			plainRow += gap(lay.whyGap) + why
+			styled += gap(lay.whyGap) + rc.style(t, ColWhy).Render(why)
 		}
 		line := styled
 		if i == p.cursor {
@@ -563,6 +576,9 @@ func (p *Pane) renderTable(w, h int) []string {
 	}
 	return lines
 }
+
+// gap is n cells of space between columns.
+func gap(n int) string { return strings.Repeat(" ", n) }
 
 func ago(now, t time.Time) string {
 	if t.IsZero() {

@@ -34,6 +34,9 @@ func (c *shownCol) ID() ColID { return c.id }
 // Width is the column's width in cells.
 func (c *shownCol) Width() int { return c.width }
 
+// Gap is the cells between the column and the one before it.
+func (c *shownCol) Gap() int { return c.gap }
+
 // Cols is the columns shown, left to right.
 func (lay *tableLayout) Cols() []shownCol { return lay.cols }
 
@@ -42,6 +45,9 @@ func (lay *tableLayout) NameW() int { return lay.nameW }
 
 // WhyW is the width WHY gets.
 func (lay *tableLayout) WhyW() int { return lay.whyW }
+
+// WhyGap is the cells between WHY and the column before it.
+func (lay *tableLayout) WhyGap() int { return lay.whyGap }
 
 // Sorts counts the re-sorts (a batch that moves nothing must not re-sort).
 func (p *Pane) Sorts() int { return p.sorts }
