@@ -23,16 +23,17 @@ func runsHeader(screen string) string {
 }
 
 // TestDashboardColumnsStayAsTheDemoAdvances is issue 36 point 7, columns that come and go: at 120x40 the
-// demo's Runs table keeps the same columns while its runs move through their stages. Before, STAGE was as
-// wide as the stages shown at the time, so when a run reached design-verification DONE dropped out, and
-// came back at its next stage.
+// demo's Runs table keeps the same columns while its runs move through their stages. Before, the columns
+// after STAGE were laid out beside the stages shown at the time, so when a run reached design-verification
+// DONE dropped out, and came back at its next stage; they are laid out beside every stage the runs may
+// reach, while STAGE is as wide as the stages shown and WHY takes the rest.
 func TestDashboardColumnsStayAsTheDemoAdvances(t *testing.T) {
 	t.Parallel()
 	d := newTmuxDemo(t)
 	exitFile := d.start(t, fmt.Sprintf("%s demo --dir %s --speed 20", buildRunwatch(t), filepath.Join(t.TempDir(), "ws")))
 	first := runsHeader(d.waitScreen("the Runs header", func(s string) bool { return runsHeader(s) != "" }))
-	if !strings.Contains(first, "DONE") {
-		t.Fatalf("at 120x40 the demo's Runs table has no DONE to begin with: %q\n%s", first, d.screen())
+	if !strings.Contains(first, "CHANGED") || !strings.Contains(first, "WHY") {
+		t.Fatalf("at 120x40 the demo's Runs table has no CHANGED or WHY to begin with: %q\n%s", first, d.screen())
 	}
 	// The widest stage the demo's runs show; each time it is on screen (a run is in it), the columns are the
 	// ones the table began with.

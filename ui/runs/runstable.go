@@ -73,10 +73,11 @@ type runCells struct {
 	// width is each text's width, at most 65,535 (cellWidth): 16 bits, not 64, keep a run's cells in 704
 	// bytes, not 896, over 10,000 runs (issue 35).
 	width [ColCount][2]uint16
-	// stageReach and doneReach are the widest STAGE (long form) and DONE cells the run may show as it goes
-	// on (reach).
-	stageReach, doneReach uint16
-	nameW                 uint16
+	// stageReach (in each form) and doneReach are the widest STAGE and DONE cells the run may show as it
+	// goes on (reach).
+	stageReach [2]uint16
+	doneReach  uint16
+	nameW      uint16
 }
 
 // cellWidth is the width of a cell's text as runCells keeps it: wider than 65,535 columns reads as that,
@@ -132,9 +133,11 @@ func newRunCells(r model.Run) *runCells {
 // beside Detail keeps its width as runs progress. Sized by them at every width, STAGE was 20 cells for
 // stages of 15 while names were cut and WHY dropped (issue 36 point 7).
 func (c *runCells) reach(r model.Run) {
-	c.stageReach = c.width[colStage][FormLong]
+	c.stageReach = c.width[colStage]
 	for _, st := range r.Stages {
-		c.stageReach = max(c.stageReach, cellWidth(stageCellOf(r, st.Key, true)))
+		for f, long := range [2]bool{FormLong: true, formShort: false} {
+			c.stageReach[f] = max(c.stageReach[f], cellWidth(stageCellOf(r, st.Key, long)))
+		}
 	}
 	c.doneReach = max(c.width[colDone][FormLong], cellWidth(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total)))
 }
@@ -280,8 +283,10 @@ type tableMeasure struct {
 	width    [ColCount][2]int // the header included
 	filled   [ColCount]bool   // some row has something in the column
 	nameNeed int              // the longest live name: archived runs' names may be cut
-	// stageReach and doneReach are the widest STAGE (long) and DONE cells any run may show as it goes on.
-	stageReach, doneReach int
+	// stageReach (in each form) and doneReach are the widest STAGE and DONE cells any run may show as it
+	// goes on.
+	stageReach [2]int
+	doneReach  int
 }
 
 // measure is the table's measure for the current order, taken again only when a run or the order changed,
@@ -316,7 +321,10 @@ func (p *Pane) remeasure(now time.Time) {
 		if !c.archived {
 			ms.nameNeed = max(ms.nameNeed, int(c.nameW))
 		}
-		ms.stageReach, ms.doneReach = max(ms.stageReach, int(c.stageReach)), max(ms.doneReach, int(c.doneReach))
+		for f := range 2 {
+			ms.stageReach[f] = max(ms.stageReach[f], int(c.stageReach[f]))
+		}
+		ms.doneReach = max(ms.doneReach, int(c.doneReach))
 	}
 	// Only a cell that would widen the column (or one as wide as it, past its header) changes the layout:
 	// the other ages change their text, not the table.
@@ -341,14 +349,15 @@ type tableStep struct {
 type stepKind int
 
 const (
-	stepName    stepKind = iota // the name grows to nameMin
-	stepNameAll                 // the name grows to the longest live name
-	stepAdd                     // col is shown in its short form (WHY: from whyIn cells up to whyMin)
-	stepLong                    // col takes its long form
-	stepWhyAll                  // WHY grows to its widest cell (up to whyMax)
-	stepSpacing                 // the gaps widen from one cell to two
-	stepWhyRest                 // once every other column is shown, WHY takes what is left, to its widest cell
-	stepReach                   // STAGE and DONE are padded to the widest cells their runs may reach
+	stepName     stepKind = iota // the name grows to nameMin
+	stepNameAll                  // the name grows to the longest live name
+	stepAdd                      // col is shown in its short form (WHY: from whyIn cells up to whyMin)
+	stepLong                     // col takes its long form
+	stepWhyAll                   // WHY grows to its widest cell (up to whyMax)
+	stepSpacing                  // the gaps widen from one cell to two
+	stepWhyRest                  // once every other column is shown, WHY takes what is left, to its widest cell
+	stepReach                    // STAGE is counted as wide as the widest stage its runs may reach
+	stepReachAll                 // and in its long form, and DONE as its runs' totals
 )
 
 const (
@@ -363,19 +372,20 @@ const (
 
 // tableSteps is the order of the rule, by priority: NAME at nameMin, STATUS, STAGE (as wide as the stages
 // the runs are at), WHY growing to whyMin (names are cut before the reason is lost, as status's table
-// does: colfit.LeadMin, colfit.ReasonMin), the gaps from one cell to two, the whole name, CHANGED, DONE,
-// HOST, WHY to whyMax, LOCK, the stage's key beside its name and KIND, which say least, then the reason in
-// all that is left; last, only once nothing is cut, STAGE and DONE padded to every stage their runs may
-// reach, so the runs pane beside Detail keeps its width as they go on. The name, WHY and the gaps come
-// first and grow a cell at a time: from 50 to 100 columns the table fills its width (at 80 columns CHANGED
-// and two-cell gaps would leave WHY under whyMin). STATUS keeps its short form ("input", "done"): the
-// glyph and Detail say the rest. The column the list is sorted by comes straight after the name, so a
-// sort is never on a column that is not shown.
+// does: colfit.LeadMin, colfit.ReasonMin), the gaps from one cell to two, the whole name; then STAGE counted
+// as wide as every stage its runs may reach (grow gives the cells the stages shown leave to WHY), so the
+// columns after it stay put as the runs go on: CHANGED, WHY to whyMax, DONE, HOST, LOCK, the stage's key
+// beside its name and KIND, which say least, then the reason in all that is left. The name, WHY and the
+// gaps come first and grow a cell at a time: from 50 to 100 columns the table fills its width (at 80
+// columns CHANGED and two-cell gaps would leave WHY under whyMin). STATUS keeps its short form ("input",
+// "done"): the glyph and Detail say the rest. The column the list is sorted by comes straight after the
+// name, so a sort is never on a column that is not shown.
 func (p *Pane) tableSteps() []tableStep {
 	steps := []tableStep{
 		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, ColWhy}, {stepSpacing, 0},
-		{stepNameAll, 0}, {stepAdd, colChanged}, {stepAdd, colDone}, {stepAdd, colHost}, {stepWhyAll, ColWhy},
-		{stepAdd, ColLock}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, ColWhy}, {stepReach, 0},
+		{stepNameAll, 0}, {stepReach, 0}, {stepAdd, colChanged}, {stepWhyAll, ColWhy}, {stepAdd, colDone},
+		{stepAdd, colHost}, {stepAdd, ColLock}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, ColWhy},
+		{stepReachAll, 0},
 	}
 	if p.sortBy == SortChanged {
 		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, steps[1:]...)
@@ -463,11 +473,27 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 		case stepSpacing:
 			steps = append(steps, colfit.Step{Kind: colfit.Spacing})
 		case stepReach:
-			steps = append(steps, colfit.Step{Kind: colfit.Pad, Col: int(colStage), Upto: ms.stageReach},
+			// Short: STAGE has not taken its long form yet (stepLong comes after the first reach).
+			steps = append(steps, colfit.Step{Kind: colfit.Pad, Col: int(colStage), Upto: ms.stageReach[formShort]})
+		case stepReachAll:
+			steps = append(steps, colfit.Step{Kind: colfit.Pad, Col: int(colStage), Upto: ms.stageReach[FormLong]},
 				colfit.Step{Kind: colfit.Pad, Col: int(colDone), Upto: ms.doneReach})
 		}
 	}
 	fit := colfit.Table{Cols: cols, Lead: name, Steps: steps, Sep: 1}.Fit(w - glyphW)
+	// STAGE and DONE are counted as wide as their runs may reach, so the columns after them stay put as the
+	// runs go on (at 120 columns DONE dropped out whenever a run reached design-verification); the cells the
+	// stages shown now leave go to WHY while it is cut: no column holds blank cells beside a cut one.
+	for _, id := range [2]ColID{colStage, colDone} {
+		if fit.Show[id] && fit.Show[ColWhy] {
+			f := formShort
+			if fit.LongForm[id] {
+				f = FormLong
+			}
+			move := min(fit.Width[id]-ms.width[id][f], cols[ColWhy].Long-fit.Width[ColWhy])
+			fit.Width[id], fit.Width[ColWhy] = fit.Width[id]-move, fit.Width[ColWhy]+move
+		}
+	}
 	lay := tableLayout{nameW: fit.Width[name]}
 	for id := range ColCount {
 		lay.show[id], lay.long[id] = fit.Show[id], fit.LongForm[id]
