@@ -928,6 +928,20 @@ func TestNoRunsSaysWhereItLookedOnTerminal(t *testing.T) {
 // pane at a time below 60 columns (50x20), Detail and Timeline stacked under the runs at 80x24, 120x40,
 // 200x60, 300x50 and 400x50, and beside them at 480 columns (the demo's whole table and a Detail of two fifths
 // need about 460: WHY is never cut beside Detail).
+// arrangement names how the screen places the panes: Runs has the focus, so Detail's border is the unfocused
+// one: on the runs' top line beside them, on a line of its own under them, or not drawn at all.
+func arrangement(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "╭─ Detail") {
+			if strings.Contains(l, "Runs ") {
+				return "side by side"
+			}
+			return "stacked"
+		}
+	}
+	return "single"
+}
+
 func TestDemoArrangementBySizeInTmux(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -935,22 +949,11 @@ func TestDemoArrangementBySizeInTmux(t *testing.T) {
 		want string
 	}{{50, 20, "single"}, {80, 24, "stacked"}, {120, 40, "stacked"}, {200, 60, "stacked"}, {300, 50, "stacked"}, {400, 50, "stacked"}, {480, 50, "side by side"}} {
 		d, _, exitFile := startDemo(t, c.w, c.h)
-		s := d.screen()
-		// Runs has the focus, so Detail's border is the unfocused one: on the runs' top line beside them, on a
-		// line of its own under them, or not drawn at all.
-		got := "single"
-		for _, l := range strings.Split(s, "\n") {
-			if strings.Contains(l, "╭─ Detail") {
-				got = "stacked"
-				if strings.Contains(l, "Runs ") {
-					got = "side by side"
-				}
-				break
-			}
-		}
-		if got != c.want {
-			t.Errorf("at %dx%d the demo is %s, the docs say %s:\n%s", c.w, c.h, got, c.want, s)
-		}
+		// The first runs can be drawn before the rest are loaded; wait for the arrangement the docs name,
+		// which a wrong layout never reaches.
+		d.waitScreen(fmt.Sprintf("the %s arrangement at %dx%d the docs name", c.want, c.w, c.h), func(s string) bool {
+			return strings.Contains(s, "Runs ") && arrangement(s) == c.want
+		})
 		d.press(keys.ActQuit)
 		d.waitExit(exitFile)
 	}
