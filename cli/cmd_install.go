@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runwatch/plural"
 	"strconv"
 	"strings"
 	"time"
@@ -340,8 +341,8 @@ func installFacts(out string) (facts map[string]string, versions []string) {
 // pendingRefusal refuses to replace a runwatch whose journal has intents (installPending counted them).
 func pendingRefusal(label string, facts map[string]string) error {
 	if n, _ := strconv.Atoi(facts["pending"]); n > 0 {
-		return fmt.Errorf("%s: its runwatch has %d action(s) in progress or left half done by a crash (intents in %s): "+
-			"not replacing it now; the next action on that run finishes it; then run this again", label, n, facts["pendingdir"])
+		return fmt.Errorf("%s: its runwatch has %s in progress or left half done by a crash (intents in %s): "+
+			"not replacing it now; the next action on that run finishes it; then run this again", label, plural.Count(n, "action", "actions"), facts["pendingdir"])
 	}
 	return nil
 }

@@ -258,7 +258,7 @@ func TestInstallReplacesAnOlderRunwatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := in.run("install", "alpha", "--yes", "--dir", hostBin)
-	if code != exitRefused || !strings.Contains(errOut, "1 action(s) in progress") || !strings.Contains(errOut, pending) {
+	if code != exitRefused || !strings.Contains(errOut, "1 action in progress") || !strings.Contains(errOut, pending) {
 		t.Fatalf("with an intent pending: exit %d\n%s%s", code, out, errOut)
 	}
 	if b, _ := os.ReadFile(old); !bytes.Equal(b, oldScript) {
@@ -442,7 +442,7 @@ func TestInstallRechecksPendingActionsAtTheCopy(t *testing.T) {
 	in := newInstaller(t, hostBin)
 	code, out, errOut := in.run("install", "alpha", "--yes", "--dir", hostBin)
 	pending := filepath.Join(in.fleet.StateHome("alpha"), "runwatch", "pending")
-	if code != exitRefused || !strings.Contains(errOut, "1 action(s) in progress") || !strings.Contains(errOut, pending) {
+	if code != exitRefused || !strings.Contains(errOut, "1 action in progress") || !strings.Contains(errOut, pending) {
 		t.Fatalf("an intent that appeared after the probe: exit %d\n%s%s", code, out, errOut)
 	}
 	if b, _ := os.ReadFile(old); string(b) != string(oldScript) {

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"fmt"
+	"runwatch/plural"
 	"strings"
 	"time"
 
@@ -34,10 +35,10 @@ func (n Notification) Title() string {
 	need, done := n.counts()
 	var parts []string
 	if need > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s you", need, plural(need, "run needs", "runs need")))
+		parts = append(parts, fmt.Sprintf("%d %s you", need, plural.Word(need, "run needs", "runs need")))
 	}
 	if done > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", done, plural(done, "run completed", "runs completed")))
+		parts = append(parts, fmt.Sprintf("%d %s", done, plural.Word(done, "run completed", "runs completed")))
 	}
 	return "runwatch: " + strings.Join(parts, ", ")
 }
@@ -88,13 +89,6 @@ func itemWord(it Transition) string {
 		return "completed"
 	}
 	return strings.ReplaceAll(it.Run.Attention.Code, "-", " ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // maxPlain bounds a field in a notification: desktop popups and status lines show a line or two.

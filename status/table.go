@@ -3,6 +3,7 @@ package status
 import (
 	"fmt"
 	"io"
+	"runwatch/plural"
 	"strings"
 	"time"
 
@@ -245,9 +246,9 @@ func problemSummary(problems []model.Problem) string {
 	}
 	switch {
 	case errs > 0:
-		return fmt.Sprintf("✗ %d error(s): %s", errs, first)
+		return "✗ " + plural.Count(errs, "error", "errors") + ": " + first
 	case warns > 0:
-		return fmt.Sprintf("⚠ %d warning(s)", warns)
+		return "⚠ " + plural.Count(warns, "warning", "warnings")
 	}
 	return "-"
 }

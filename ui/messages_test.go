@@ -27,7 +27,7 @@ func footerMessage(m Model) string {
 
 // TestMessagesLeadWithTheReason (issue 24 point 5): a refusal cut in the footer keeps the item it names
 // (`✗ step refused: gate not met: … CB_VERIFY_COVERAGE_REPORT`), and an error whose chain starts with a
-// path says its reason first and the path last (`✗ pause: yaml: … (…/MANIFEST.yaml)`), at 80 and 120
+// path says its reason first and the path last (`✗ pause: yaml: … (…/MANIFEST.yaml)`), at 80 and 110
 // columns.
 func TestMessagesLeadWithTheReason(t *testing.T) {
 	t.Parallel()
@@ -42,7 +42,7 @@ func TestMessagesLeadWithTheReason(t *testing.T) {
 	}
 	run := state.Load(locs[0], state.NewEnv(0))
 	actor := NewActor(action.Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl")}, func() model.Env { return state.NewEnv(0) })
-	for _, w := range []int{80, 120} {
+	for _, w := range []int{80, 110} {
 		m := newTestModel(t, w, 30, []model.Run{run}, app.Options{Actor: actor})
 		m = send(t, m, press("S"))
 		if full := m.app.Msgs.ErrText(); len(full) <= w {
@@ -148,7 +148,7 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 			}
 			return strings.HasPrefix(strings.TrimLeft(screen[i+len(desc):], " "), keys.NotHereMark)
 		}
-		for _, desc := range []string{"retry failed phase", "clear stale lock(s)"} {
+		for _, desc := range []string{"retry failed phase", "clear stale locks"} {
 			if !marked(desc) {
 				t.Errorf("from the %s: %q is not marked %s on a resumable run without locks:\n%s", pane, desc, keys.NotHereMark, screen)
 			}

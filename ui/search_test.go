@@ -257,7 +257,7 @@ func TestEnterOpensEntryWhole(t *testing.T) {
 		t.Fatal("enter did not open the entry")
 	}
 	s := plain(m)
-	for _, want := range []string{"Entry at line", "3 line(s)", "stale_lock_cleared payload={", "cont one value", "cont two", `"value", }`} {
+	for _, want := range []string{"Entry at line", "3 lines", "stale_lock_cleared payload={", "cont one value", "cont two", `"value", }`} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("pager lacks %q:\n%s", want, s)
 		}

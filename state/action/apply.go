@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runwatch/plural"
 	"strings"
 	"time"
 
@@ -322,7 +323,8 @@ func (p *Plan) changeFiles(jp string, entry *journal.Entry, in *journal.Intent) 
 		default:
 			entry.Files = entry.Files[:i]
 			p.journal(jp, *entry, logged)
-			err = fmt.Errorf("%w (the %d file(s) before it were changed and are in the journal as %s)", err, i, p.ID)
+			err = fmt.Errorf("%w (the %s before it %s changed and %s in the journal as %s)", err,
+				plural.Count(i, "file", "files"), plural.Word(i, "was", "were"), plural.Word(i, "is", "are"), p.ID)
 		}
 		return logged, overwrote, err
 	}

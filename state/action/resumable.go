@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runwatch/plural"
 	"strings"
 
 	"runwatch/model"
@@ -257,8 +258,8 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 		}
 	}
 	if len(blockers) > 0 {
-		return refusef("gate not met: %s cannot be marked done while %d checklist item(s) are not 1: %s",
-			cur, len(blockers), strings.Join(blockers, ", "))
+		return refusef("gate not met: %s cannot be marked done while %s %s not 1: %s",
+			cur, plural.Count(len(blockers), "checklist item", "checklist items"), plural.Word(len(blockers), "is", "are"), strings.Join(blockers, ", "))
 	}
 	next, err := nextStage(run, stage, to)
 	if err != nil {
@@ -291,12 +292,12 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 	fields := []string{kv("stage", cur)}
 	if next != "" {
 		fields = append(fields, kv("next", next))
-		p.Summary = fmt.Sprintf("mark stage %s done (%d checklist item(s) all 1) and move CURRENT_STAGE to %s", cur, items, next)
+		p.Summary = fmt.Sprintf("mark stage %s done (%s) and move CURRENT_STAGE to %s", cur, itemsAllOne(items), next)
 		if to != "" {
 			p.Summary += " (the next stage as you named it)"
 		}
 	} else {
-		p.Summary = fmt.Sprintf("mark the last stage %s done (%d checklist item(s) all 1); finalization flags remain", cur, items)
+		p.Summary = fmt.Sprintf("mark the last stage %s done (%s); finalization flags remain", cur, itemsAllOne(items))
 	}
 	if items == 0 {
 		p.Summary += "; the stage has no checklist items"
@@ -522,4 +523,9 @@ func first(act Verb, err error) error {
 		r.First = act
 	}
 	return err
+}
+
+// itemsAllOne says a stage's ticked checklist: "1 checklist item at 1", "3 checklist items all 1".
+func itemsAllOne(n int) string {
+	return plural.Count(n, "checklist item", "checklist items") + plural.Word(n, " at 1", " all 1")
 }

@@ -2,6 +2,7 @@ package action
 
 import (
 	"fmt"
+	"runwatch/plural"
 	"strings"
 
 	"runwatch/model"
@@ -24,8 +25,9 @@ func planUndo(p *Plan, run model.Run) error {
 		return err
 	}
 	if torn > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the journal %s has %d line(s) a crash cut short among the newest it read; "+
-			"they are skipped (an action they began is journaled whole once recovered)", path, torn))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the journal %s has %s a crash cut short among the newest it read; "+
+			"%s skipped (an action %s began is journaled whole once recovered)", path, plural.Count(torn, "line", "lines"),
+			plural.Word(torn, "it is", "they are"), plural.Word(torn, "it", "they")))
 	}
 	if e == nil {
 		return refusef("the journal %s has no action on %s to undo", path, run.ID)

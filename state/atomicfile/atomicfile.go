@@ -39,6 +39,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runwatch/plural"
 	"syscall"
 	"time"
 
@@ -121,7 +122,8 @@ func checkInfo(path string, info Info, checkOwner, singleLink bool) error {
 		return &NotRegularError{Path: path, Mode: info.Mode}
 	}
 	if singleLink && info.Nlink > 1 {
-		return &UnsafePathError{Path: path, Reason: fmt.Sprintf("it has %d hard links, so appending to it would also write to the other name(s), which may lie outside the run root; remove the extra link first", info.Nlink)}
+		return &UnsafePathError{Path: path, Reason: fmt.Sprintf("it has %d hard links, so appending to it would also write to the other %s, which may lie outside the run root; remove the extra %s first",
+			info.Nlink, plural.Word(int(info.Nlink-1), "name", "names"), plural.Word(int(info.Nlink-1), "link", "links"))}
 	}
 	if checkOwner {
 		if uid := os.Getuid(); int(info.UID) != uid {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runwatch/plural"
 	"strconv"
 	"strings"
 	"time"
@@ -234,13 +235,13 @@ func checkClean(g gitRunner) GitCheck {
 		return c
 	}
 	c.Result = resultFailed
-	c.Detail = fmt.Sprintf("the worktree has %d uncommitted %s", changed, plural(changed, "change", "changes"))
+	c.Detail = fmt.Sprintf("the worktree has %d uncommitted %s", changed, plural.Word(changed, "change", "changes"))
 	if len(g.filters) > 0 {
 		// Without its filters git compares raw bytes with filtered blobs (git-lfs pointers, say), so a
 		// change it reports may be only the filter's doing: runwatch cannot tell without running them.
 		c.Result = resultSkipped
 		c.Detail = fmt.Sprintf("git status, run without the repository's filter drivers (%s, which runwatch never runs), reports %d %s; they may be only what the filters would undo: run `git status` in %s yourself if you trust its config",
-			strings.Join(g.filters, ", "), changed, plural(changed, "change", "changes"), g.repo)
+			strings.Join(g.filters, ", "), changed, plural.Word(changed, "change", "changes"), g.repo)
 	}
 	return c
 }
@@ -272,7 +273,7 @@ func checkHead(g gitRunner, head string, headErr error, last string) GitCheck {
 	if _, err := g.run("merge-base", "--is-ancestor", full, head); err == nil {
 		n, _ := g.run("rev-list", "--count", full+".."+head)
 		count := strings.TrimSpace(n)
-		c.Detail = "HEAD " + short(head) + " has moved on " + count + " " + plural(atoiOr(count), "commit", "commits") +
+		c.Detail = "HEAD " + short(head) + " has moved on " + count + " " + plural.Word(atoiOr(count), "commit", "commits") +
 			" past LAST_COMMITTED_SHA " + short(full)
 		return c
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runwatch/plural"
 	"strings"
 	"time"
 
@@ -136,7 +137,7 @@ func buildJonggrang(b *Brief, run model.Run, env model.Env) {
 	}
 	steps = append(steps, phaseSteps(b, jb, run, flags)...)
 	if len(b.Completed) > 0 && !b.Complete {
-		steps = append(steps, "Do not redo the completed "+plural(len(b.Completed), "phase", "phases")+" "+
+		steps = append(steps, "Do not redo the completed "+plural.Word(len(b.Completed), "phase", "phases")+" "+
 			compactLabels(b.Completed)+": their outputs are summarised below.")
 	}
 	b.Steps = steps
@@ -206,7 +207,7 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 		default:
 			s := "Re-run the tester for phase " + r.label() + ": testing was interrupted and tests_passed is false."
 			if failed := lastFailedTests(jb.Outputs); len(failed) > 0 {
-				s += " The last run failed " + itoa(len(failed)) + " " + plural(len(failed), "test", "tests") + " (listed below)."
+				s += " The last run failed " + itoa(len(failed)) + " " + plural.Word(len(failed), "test", "tests") + " (listed below)."
 			}
 			steps = append(steps, s)
 		}
@@ -227,7 +228,7 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 		s += " when the run stopped, and nothing live holds it."
 		if n := len(partialOutputs(run, r.Key)); n > 0 {
 			s += fmt.Sprintf(" It had already recorded %d output %s (listed below); check %s before overwriting.", n,
-				plural(n, "file", "files"), plural(n, "it", "them"))
+				plural.Word(n, "file", "files"), plural.Word(n, "it", "them"))
 		}
 		steps = append(steps, s)
 	} else {
@@ -247,7 +248,7 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 	}
 	if fixes := openRequiredFixes(jb.Outputs, flags); len(fixes) > 0 {
 		steps = append(steps, fmt.Sprintf("The review is not passed: make the %d required %s listed under the reviewer's output before the review runs again.",
-			len(fixes), plural(len(fixes), "fix", "fixes")))
+			len(fixes), plural.Word(len(fixes), "fix", "fixes")))
 	}
 	if rest := after(b.Remaining, r.Key); len(rest) > 0 {
 		steps = append(steps, "Then continue with "+compactLabels(rest)+".")

@@ -58,7 +58,7 @@ func setFlag(run *model.Run, name string, v bool) {
 func outputs() []model.PhaseOutput {
 	return []model.PhaseOutput{
 		{File: "07-lead-architecture-plan.json", Phase: "7", Role: "lead", Status: "completed",
-			Summary: []string{"1 task(s) planned", "task-001: Login form (src/auth.ts)"}, FilesTouched: []string{"src/auth.ts"}},
+			Summary: []string{"1 task planned", "task-001: Login form (src/auth.ts)"}, FilesTouched: []string{"src/auth.ts"}},
 		{File: "08-developer-task-001.json", Phase: "8", Role: "developer", TaskID: "task-001", AgentID: "developer-auth-001",
 			Status: "completed", Summary: []string{"modified: src/auth.ts", "created: src/login.tsx", "Login form with client-side validation"},
 			FilesTouched: []string{"src/auth.ts", "src/login.tsx"}},

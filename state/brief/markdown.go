@@ -2,6 +2,7 @@ package brief
 
 import (
 	"fmt"
+	"runwatch/plural"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ func (b Brief) Markdown() string {
 		status += " (the file says " + code(b.RawStatus) + ")"
 	}
 	w.bullet(status)
-	w.bullet(fmt.Sprintf("Progress: %d of %d %s done", b.Progress.Done, b.Progress.Total, plural(b.Progress.Total, word, word+"s")))
+	w.bullet(fmt.Sprintf("Progress: %d of %d %s done", b.Progress.Done, b.Progress.Total, plural.Word(b.Progress.Total, word, word+"s")))
 	w.bullet("State file: " + code(b.StatePath))
 	w.bullet("Brief made: " + b.GeneratedAt.Format(time.RFC3339))
 
@@ -419,7 +420,7 @@ func writeResumable(w *mdWriter, b Brief) {
 	w.section("Artifacts")
 	if r.Artifacts.LogPath != "" {
 		w.line(fmt.Sprintf("%d %s recorded in run.log artifact integrity blocks.", r.Artifacts.Recorded,
-			plural(r.Artifacts.Recorded, "artifact", "artifacts")))
+			plural.Word(r.Artifacts.Recorded, "artifact", "artifacts")))
 	} else {
 		w.line("The run has no run.log, so no recorded artifacts could be checked.")
 	}

@@ -3,6 +3,7 @@ package brief
 import (
 	"fmt"
 	"path/filepath"
+	"runwatch/plural"
 	"strings"
 
 	"runwatch/model"
@@ -332,7 +333,7 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 		}
 	}
 	if ticked > 0 {
-		e := fmt.Sprintf("%d of its %d checklist items %s ticked", ticked, len(s.Checklist), plural(ticked, "is", "are"))
+		e := fmt.Sprintf("%d of its %d checklist items %s ticked", ticked, len(s.Checklist), plural.Word(ticked, "is", "are"))
 		var open []string
 		for _, c := range s.Checklist {
 			if !c.Done {
@@ -436,7 +437,7 @@ func resumableSteps(b *Brief, rb *ResumableBrief, run model.Run) []string {
 		}
 		if len(done) > 0 {
 			steps = append(steps, fmt.Sprintf("Do not redo %s: %s done with a complete checklist.",
-				compactLabels(done), plural(len(done), "it is", "they are")))
+				compactLabels(done), plural.Word(len(done), "it is", "they are")))
 		}
 	}
 	return steps

@@ -84,14 +84,6 @@ func code(s string) string {
 // quoted renders an untrusted free-text value inside quotation marks.
 func quoted(s string) string { return "“" + oneLine(s) + "”" }
 
-// plural picks the singular or plural noun for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // joinAnd joins items as "a, b and c".
 func joinAnd(items []string) string {
 	switch len(items) {

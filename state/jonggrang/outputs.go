@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runwatch/plural"
 	"sort"
 	"strconv"
 	"strings"
@@ -130,7 +131,7 @@ func summarizeLead(po *model.PhaseOutput, p payload) {
 	var tasks []map[string]json.RawMessage
 	_ = json.Unmarshal(p["tasks"], &tasks)
 	if len(tasks) > 0 {
-		po.Summary = append(po.Summary, fmt.Sprintf("%d task(s) planned", len(tasks)))
+		po.Summary = append(po.Summary, plural.Count(len(tasks), "task", "tasks")+" planned")
 	}
 	for i, t := range tasks {
 		if i == summaryItems {
@@ -151,7 +152,7 @@ func summarizeLead(po *model.PhaseOutput, p payload) {
 		po.Summary = append(po.Summary, "work type "+wt)
 	}
 	if n := len(textList(p["risk_factors"])); n > 0 {
-		po.Summary = append(po.Summary, fmt.Sprintf("%d risk factor(s)", n))
+		po.Summary = append(po.Summary, plural.Count(n, "risk factor", "risk factors"))
 	}
 }
 
@@ -187,10 +188,10 @@ func summarizeReviewer(po *model.PhaseOutput, p payload) {
 	}
 	po.Summary = append(po.Summary, verdict)
 	if n := len(textList(p["violations"])); n > 0 {
-		po.Summary = append(po.Summary, fmt.Sprintf("%d violation(s)", n))
+		po.Summary = append(po.Summary, plural.Count(n, "violation", "violations"))
 	}
 	if n := len(textList(p["warnings"])); n > 0 {
-		po.Summary = append(po.Summary, fmt.Sprintf("%d warning(s)", n))
+		po.Summary = append(po.Summary, plural.Count(n, "warning", "warnings"))
 	}
 	if len(po.RequiredFix) > 0 {
 		po.Summary = append(po.Summary, fmt.Sprintf("%d required fix(es): %s", len(po.RequiredFix), strings.Join(limit(po.RequiredFix, 3), "; ")))

@@ -126,7 +126,7 @@ func defaultBindings() []Binding {
 		{Action: ActScrollRight, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)", Short: "right", Group: "view"},
 		{Action: ActLineStart, Keys: []string{"0"}, Help: "scroll to the start of lines", Short: "line start", Group: "view"},
 		{Action: ActLineEnd, Keys: []string{"$"}, Help: "scroll to the end of the longest line", Short: "line end", Group: "view"},
-		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale lock(s)", Short: "clear lock", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActUnlock}},
+		{Action: ActUnlock, Keys: []string{"U"}, Help: "clear stale locks", Short: "clear lock", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActUnlock}},
 		{Action: ActStep, Keys: []string{"S"}, Help: "step run forward", Short: "step", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActStep}},
 		{Action: ActTick, Keys: []string{"space"}, Help: "tick / untick checklist item", Short: "tick", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActCheck, action.ActUncheck}},
 		{Action: ActRetry, Keys: []string{"R"}, Help: "retry failed phase", Short: "retry", Group: "change", Mutating: true, Verbs: []action.Verb{action.ActRetry}},

@@ -6,6 +6,7 @@ package timeline
 import (
 	"fmt"
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/ui/app"
 	"strings"
 
@@ -69,7 +70,7 @@ func readWholeEntry(src app.LogSource, line int, runLog *model.LogRef) (title, t
 		}
 		size += len(lines[i])
 	}
-	title = fmt.Sprintf("Entry at line %d, %d line(s)", start+1, len(lines))
+	title = fmt.Sprintf("Entry at line %d, %s", start+1, plural.Count(len(lines), "line", "lines"))
 	if runLog.IsUndone(parseLine(lines[0])) {
 		title += " · " + undoneMark + ": runwatch undid this action since"
 	}
