@@ -576,7 +576,7 @@ func dashboardOn(t *testing.T, w, h int, dir string, extra ...string) (*tmuxDemo
 	return d, exitFile
 }
 
-// TestTimelineHabitsInTmux is point 9: e/E wrap around as n/N do; a search does not follow into another
+// TestTimelineHabitsInTmux is point 9: e/E wrap around as n/N do, and on the only error say so; a search does not follow into another
 // run's title (n takes it up there); t shows the date when the entries shown span days.
 func TestTimelineHabitsInTmux(t *testing.T) {
 	t.Parallel()
@@ -599,8 +599,14 @@ func TestTimelineHabitsInTmux(t *testing.T) {
 	// Following, the cursor is on the last entry: e goes round to the error above.
 	d.send("e")
 	d.waitText("search hit BOTTOM, continuing at TOP")
+	// The log's one error: e and E on it say it is the only one, not that the search went round (issue 36).
+	d.send("e")
+	d.waitText("the only error")
 	d.send("E")
-	d.waitText("search hit TOP, continuing at BOTTOM")
+	d.waitText("the only error")
+	if s := d.screen(); strings.Contains(s, "search hit") {
+		t.Errorf("E on the only error says the search went round:\n%s", s)
+	}
 	d.send("t")
 	d.waitText("Feb 15 23:10:00")
 	d.send("/")

@@ -569,3 +569,32 @@ func TestNarrowPagerTitleKeepsTheCount(t *testing.T) {
 		t.Fatalf("the narrow pager's title lost the count or the title:\n%s", s)
 	}
 }
+
+// TestOnlyHitSaysSo (issue 36): with one error entry, e from it goes round to itself; it said "search hit
+// BOTTOM, continuing at TOP" on every press. As less and vim, it says the hit is the only one; n/N too.
+func TestOnlyHitSaysSo(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		"[2026-02-15T01:50:43Z] run bootstrapped",
+		"[2026-02-15T01:51:00Z] stage_failed stage=S1 error=disk",
+		"[2026-02-15T01:52:00Z] stage_start stage=S2",
+	}
+	m := focusTimeline(t, newTestModel(t, 140, 40, []model.Run{resumableRun()}, app.Options{OpenLog: memOpener(lines)}))
+	m = send(t, m, press("e"))
+	if tlCursor(t, m) != 1 || !strings.Contains(plain(m), "search hit BOTTOM, continuing at TOP") {
+		t.Fatalf("e from the bottom: cursor %d\n%s", tlCursor(t, m), plain(m))
+	}
+	for _, k := range []string{"e", "E"} {
+		m = send(t, m, press(k))
+		if s := plain(m); tlCursor(t, m) != 1 || !strings.Contains(s, "the only error") || strings.Contains(s, "search hit") {
+			t.Fatalf("%s on the only error: cursor %d\n%s", k, tlCursor(t, m), s)
+		}
+	}
+	m = typeSearch(t, m, "/", "S2")
+	for _, k := range []string{"n", "N"} {
+		m = send(t, m, press(k))
+		if s := plain(m); tlCursor(t, m) != 2 || !strings.Contains(s, "the only match") {
+			t.Fatalf("%s on the only match: cursor %d\n%s", k, tlCursor(t, m), s)
+		}
+	}
+}

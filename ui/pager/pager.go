@@ -373,7 +373,7 @@ func (p *Pager) next(forward bool) {
 	if p.hit >= 0 {
 		cur = p.hits[p.hit]
 	}
-	wrapped := false
+	wrapped, only := false, len(p.hits) == 1 && p.hit == 0
 	if forward {
 		i := 0
 		for i < len(p.hits) && (p.hits[i] < cur || (p.hit >= 0 && p.hits[i] == cur)) {
@@ -393,7 +393,7 @@ func (p *Pager) next(forward bool) {
 		}
 		p.hit = i
 	}
-	p.note = text.WrapNote(wrapped, forward)
+	p.note = text.WrapNote(wrapped, only, forward, "match")
 	p.showLine(p.hits[p.hit])
 }
 

@@ -24,9 +24,12 @@ func SearchPrompt(forward, regex bool) string {
 	return dir + " (" + mode + "): "
 }
 
-// WrapNote is what less and vim say when a search went round the end of the file.
-func WrapNote(wrapped, forward bool) string {
+// WrapNote is what less and vim say when a search went round the end of the file; going round to where it
+// started, the hit is the only one (what is "match" or "error"), and that is what it says.
+func WrapNote(wrapped, only, forward bool, what string) string {
 	switch {
+	case only:
+		return "the only " + what
 	case !wrapped:
 		return ""
 	case forward:

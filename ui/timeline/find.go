@@ -99,6 +99,7 @@ type SearchDoneMsg struct {
 	seq     int
 	kind    findKind
 	line    int
+	origin  int // the log line the search started next to: a wrapped hit back on it is the only one
 	ok      bool
 	wrapped bool
 	forward bool
@@ -117,6 +118,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 	// "next" from the last line starts over at the top: that is a wrap too. Errors wrap as matches do (n/N
 	// and e/E alike, as in less).
 	startWrapped := from < 0 || from >= n
+	origin := from - step(forward)
 	from = (from%n + n) % n
 	if tl.cancel != nil {
 		tl.cancel()
@@ -126,7 +128,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 	seq, src, re := tl.seq, tl.src, tl.srch.re
 	fd, async := src.(finder)
 	if !async {
-		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward}
+		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward, origin: origin}
 		if kind == findError {
 			msg.line, msg.ok, msg.wrapped = wrapAround(n, from, forward, startWrapped, func(from int) (int, bool) { return src.Search(errorPattern, from, forward) })
 		} else if ms, ok := src.(*MemSource); ok {
@@ -144,7 +146,7 @@ func (tl *timeline) find(kind findKind, from int, forward bool, h int) tea.Cmd {
 	tl.srch.running, tl.srch.started, tl.srch.prog = true, time.Now(), &runlog.Progress{}
 	prog := tl.srch.prog
 	search := func() tea.Msg {
-		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward}
+		msg := SearchDoneMsg{seq: seq, kind: kind, forward: forward, origin: origin}
 		switch lf, isLF := src.(levelFinder); {
 		case kind == findError && isLF:
 			// NextLevel has no context; errors are common, so it returns soon in real logs.
@@ -209,7 +211,11 @@ func (tl *timeline) found(msg SearchDoneMsg, h int) {
 		// from the estimate would otherwise move the cursor off it.
 		r.Renumbered()
 	}
-	tl.marker = text.WrapNote(msg.wrapped, msg.forward)
+	what := "match"
+	if msg.kind == findError {
+		what = "error"
+	}
+	tl.marker = text.WrapNote(msg.wrapped, msg.wrapped && msg.line == msg.origin, msg.forward, what)
 	tl.follow = false
 	if tl.filtered && tl.srch.filter != nil {
 		// The hit's entry is in the filtered view once the filter has read that far.
