@@ -14,6 +14,7 @@ import (
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/termsafe"
 )
 
 // The action subcommands, one for each verb of state/action: the same requests and plans as the dashboard's
@@ -268,7 +269,7 @@ func confirm(p *action.Plan, yes, force bool, stdout io.Writer) (typed string, e
 	if !stdinIsTerminal() {
 		return "", errors.New("no terminal to confirm on; pass --yes to apply")
 	}
-	fmt.Fprint(stdout, "Apply this change? [y/N] ")
+	fmt.Fprint(stdout, termsafe.Screen(p.Question())+" [y/N] ")
 	answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":

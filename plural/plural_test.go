@@ -16,3 +16,12 @@ func TestCount(t *testing.T) {
 		t.Error("Word does not pick by n")
 	}
 }
+
+func TestAnd(t *testing.T) {
+	t.Parallel()
+	for want, items := range map[string][]string{"": nil, "a": {"a"}, "a and b": {"a", "b"}, "a, b and c": {"a", "b", "c"}} {
+		if got := And(items); got != want {
+			t.Errorf("And(%q) = %q, want %q", items, got, want)
+		}
+	}
+}

@@ -140,8 +140,9 @@ type statePlan struct {
 	flight *inFlight
 }
 
-func (s statePlan) Summary() string { return s.p.Summary }
-func (s statePlan) Preview() string { return s.p.Preview() }
+func (s statePlan) Summary() string  { return s.p.Summary }
+func (s statePlan) Preview() string  { return s.p.Preview() }
+func (s statePlan) Question() string { return s.p.Question() }
 func (s statePlan) TypedConfirmation() string {
 	if s.p.Confirm.Kind == action.ConfirmTyped {
 		return s.p.Confirm.Word

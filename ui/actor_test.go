@@ -40,8 +40,9 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 		t.Fatalf("U did not ask; footer %q", m.app.Msgs.ErrText())
 	}
 	view := plain(m)
-	// Paths are drawn relative to the run's folder, which the title names (issue 36 point 7).
-	for _, want := range []string{"in " + runDir, "remove lock/active.lock", "stale_lock_cleared", "Apply this change? [y/N]"} {
+	// Paths are drawn relative to the run's folder, which the title names (issue 36 point 7); the question
+	// says what is written.
+	for _, want := range []string{"in " + runDir, "remove lock/active.lock", "stale_lock_cleared", "Remove lock/active.lock and append to run.log? [y/N]"} {
 		if !strings.Contains(strings.ReplaceAll(view, "\n", ""), want) && !strings.Contains(view, want) {
 			t.Errorf("confirmation lacks %q:\n%s", want, view)
 		}

@@ -92,7 +92,7 @@ func TestHostileFilesNeverReachTheTerminal(t *testing.T) {
 	seen := map[string]bool{}
 	markers := []string{"cursor moved", "clipboard write", "title change", "hyperlink", "DCS query", "C1 CSI",
 		"<U+202E>gnp.exe", "after binary", "last words", "\uFFFD", "^G", "^H",
-		"Confirm ", "Apply this change?", "Resume brief", "run^Jwith newline", "bad-utf8-\uFFFD\uFFFD-"}
+		"Confirm ", "[y/N]", "Resume brief", "run^Jwith newline", "bad-utf8-\uFFFD\uFFFD-"}
 	check := func(m Model) {
 		t.Helper()
 		v := m.View()

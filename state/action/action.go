@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +39,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/state/atomicfile"
 	"runwatch/state/journal"
 )
@@ -149,6 +152,7 @@ type Plan struct {
 	journalLock *journal.Lock
 	lockRunID   string
 	takeover    string // why the run lock found at plan time is runwatch's own dead one, taken over at apply
+	dir         string // the run's folder, which Question names files under
 }
 
 // ApplyOptions are the person's answers at apply time.
@@ -217,7 +221,7 @@ func (o Options) now() time.Time {
 // and held until the plan is applied or dropped: every read and write of the plan is resolved beneath that
 // descriptor, so a folder swapped for a symlink while the person reads the confirmation cannot redirect it.
 func newPlan(action Verb, run model.Run, opts Options) (*Plan, error) {
-	p := &Plan{Action: action, RunPath: run.StatePath, RunID: run.ID, Kind: run.Kind, opts: opts, Root: runRoot(run)}
+	p := &Plan{Action: action, RunPath: run.StatePath, RunID: run.ID, Kind: run.Kind, opts: opts, Root: runRoot(run), dir: run.Dir}
 	p.ID = newID(opts.now())
 	if opts.ReadOnly {
 		return p, p.refuse(refusef("read-only mode: %s is not allowed", action))
@@ -364,6 +368,59 @@ func (p *Plan) Preview() string {
 		fmt.Fprintf(&b, "%s %s:\n+%s", verb, p.LogPath, p.LogLine)
 	}
 	return b.String()
+}
+
+// Question is what a confirmation asks: what will be written, the files named under the run's folder
+// ("Write this change to state.env and run.log?"). "Apply this change?" said nothing of where.
+func (p *Plan) Question() string {
+	var write, remove []string
+	for _, f := range p.Files {
+		if f.Remove {
+			remove = append(remove, p.underRun(f.Path))
+		} else {
+			write = append(write, p.underRun(f.Path))
+		}
+	}
+	logged := p.LogLine != "" && !slices.Contains(write, p.underRun(p.LogPath))
+	var does []string
+	if len(remove) > 0 {
+		does = append(does, "remove "+plural.And(remove))
+	}
+	switch {
+	case len(write) > 0 && logged:
+		does = append(does, "write this change to "+plural.And(append(write, p.underRun(p.LogPath))))
+	case len(write) > 0:
+		does = append(does, "write this change to "+plural.And(write))
+	case logged:
+		does = append(does, "append to "+p.underRun(p.LogPath))
+	}
+	if len(does) == 0 {
+		return "Apply this change?"
+	}
+	q := strings.Join(does, " and ") + "?"
+	return strings.ToUpper(q[:1]) + q[1:]
+}
+
+// underRun is path relative to the run's folder when it lies inside it (Files hold real paths, symlinks
+// resolved, so the folder's real path is tried too), else path whole.
+func (p *Plan) underRun(path string) string {
+	for _, dir := range []string{p.dir, realDir(p.dir)} {
+		if dir == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return rel
+		}
+	}
+	return path
+}
+
+func realDir(dir string) string {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil || dir == "" {
+		return ""
+	}
+	return real
 }
 
 // IsRefusal reports whether err is a refusal or a safety stop rather than an I/O failure.

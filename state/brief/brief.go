@@ -300,7 +300,7 @@ func lockSteps(b *Brief) (live []string, cleanup []string) {
 		}
 	}
 	if len(cleanup) > 0 {
-		cleanup = []string{"Clean the stale " + plural.Word(len(cleanup), "lock", "locks") + " " + joinAnd(cleanup) +
+		cleanup = []string{"Clean the stale " + plural.Word(len(cleanup), "lock", "locks") + " " + plural.And(cleanup) +
 			" (runwatch unlock " + oneLine(b.ID) + ")."}
 	}
 	for _, l := range b.Locks {

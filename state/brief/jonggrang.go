@@ -437,7 +437,7 @@ func gateSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) []st
 				for _, dm := range f.BlockedDomains {
 					quotedDomains = append(quotedDomains, code(dm))
 				}
-				domains = joinAnd(quotedDomains)
+				domains = plural.And(quotedDomains)
 			}
 			g.Advice = "the feedback loop is dirty: " + domains + " must pass review and testing again before the loop may exit"
 			steps = append(steps, "Feedback loop (iteration "+itoa(f.Iteration)+") is dirty: "+domains+
@@ -510,7 +510,7 @@ func nextHeavy(run model.Run) string {
 // compactLabels lists phases briefly, collapsing runs of consecutive entries: "1 setup–9 simplification".
 func compactLabels(refs []StageRef) string {
 	if len(refs) <= 4 {
-		return joinAnd(labels(refs))
+		return plural.And(labels(refs))
 	}
 	return refs[0].label() + " through " + refs[len(refs)-1].label() + " (" + itoa(len(refs)) + " in all)"
 }
@@ -528,5 +528,5 @@ func skipReasons(refs []StageRef) string {
 			reasons = append(reasons, quoted(why))
 		}
 	}
-	return "skip reason " + joinAnd(reasons)
+	return "skip reason " + plural.And(reasons)
 }

@@ -382,7 +382,7 @@ func writeResumableWhere(w *mdWriter, r *ResumableBrief) {
 		for _, c := range r.Contradictions {
 			keys = append(keys, code(c))
 		}
-		w.bullet("⚠ Marked done but contradicted by the checklist: " + joinAnd(keys))
+		w.bullet("⚠ Marked done but contradicted by the checklist: " + plural.And(keys))
 	}
 }
 

@@ -515,7 +515,7 @@ func openItemsStep(items []OpenItem) string {
 			keys = append(keys, code(items[j].Key))
 			j++
 		}
-		parts = append(parts, "stage "+code(items[i].Stage)+": "+joinAnd(keys))
+		parts = append(parts, "stage "+code(items[i].Stage)+": "+plural.And(keys))
 		i = j
 	}
 	return "Checklist items still open, each to make true and then tick (what each needs, where the run's files " +

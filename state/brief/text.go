@@ -84,15 +84,4 @@ func code(s string) string {
 // quoted renders an untrusted free-text value inside quotation marks.
 func quoted(s string) string { return "“" + oneLine(s) + "”" }
 
-// joinAnd joins items as "a, b and c".
-func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -39,6 +39,12 @@ type Planned interface {
 	Apply(typed string) (string, error)
 }
 
+// Questioner is a Planned that says what its confirmation asks ("Write this change to state.env?"); a
+// Planned without it is asked "Apply this change?".
+type Questioner interface {
+	Question() string
+}
+
 // Actor plans actions. A nil Actor (read-only) means no action can be planned.
 type Actor interface {
 	Plan(req ActionRequest) (Planned, error)
