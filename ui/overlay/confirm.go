@@ -89,7 +89,21 @@ func (c *Confirm) question() []string {
 		}
 		return append(out, c.typed.View(), t.Dim.Render("esc cancel"))
 	}
-	return []string{t.Bold.Render("Apply this change? [y/N]") + t.Dim.Render("  enter or esc: no")}
+	q := "Apply this change?"
+	if asker, ok := c.planned.(app.Questioner); ok {
+		q = asker.Question()
+	}
+	var out []string
+	for _, l := range text.WrapText(text.Sanitize(q)+" [y/N]", max(10, c.w-4)) {
+		out = append(out, t.Bold.Render(l))
+	}
+	const no = "  enter or esc: no"
+	if last := out[len(out)-1]; text.VisibleWidth(last)+len(no) <= max(10, c.w-4) {
+		out[len(out)-1] = last + t.Dim.Render(no)
+	} else {
+		out = append(out, t.Dim.Render(strings.TrimSpace(no)))
+	}
+	return out
 }
 
 func (c *Confirm) Update(msg tea.Msg) tea.Cmd {
@@ -165,11 +179,15 @@ func (c *Confirm) ShortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		}
 	}
-	return []key.Binding{
+	b := []key.Binding{
 		key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "apply")),
 		key.NewBinding(key.WithKeys("n"), key.WithHelp("n/enter/esc", "cancel")),
-		key.NewBinding(key.WithKeys("j"), key.WithHelp("j/k", "scroll")),
 	}
+	if c.view.scrolls() {
+		// Only with something to scroll: on a preview that fits, the hint pointed at nothing.
+		b = append(b, key.NewBinding(key.WithKeys("j"), key.WithHelp("j/k", "scroll")))
+	}
+	return b
 }
 
 func (c *Confirm) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }

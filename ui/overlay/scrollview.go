@@ -82,3 +82,6 @@ func (s *scrollView) scroll() theme.Scroll {
 }
 
 func (s *scrollView) total() int { return s.vp.TotalLineCount() }
+
+// scrolls reports whether there is more than the view shows.
+func (s *scrollView) scrolls() bool { return s.vp.TotalLineCount() > s.vp.Height() }

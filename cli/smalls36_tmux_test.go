@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"runwatch/ui/keys"
+)
+
+// TestConfirmSaysWhatItWritesInTmux (issue 36): the confirmation asks what it will write, the files under
+// the run's folder ("Apply this change?" said nothing of where), and its footer offers j/k only when the
+// preview has more than the dialog shows.
+func TestConfirmSaysWhatItWritesInTmux(t *testing.T) {
+	t.Parallel()
+	d, _, exitFile := startDemo(t, 200, 60)
+	d.selectRun("iso26262")
+	d.press(keys.ActUnlock)
+	s := d.waitText("[y/N]")
+	if !strings.Contains(s, "Remove lock/active.lock and append to run.log? [y/N]") {
+		t.Errorf("the unlock's question does not say what it writes:\n%s", s)
+	}
+	if strings.Contains(s, "more below") || strings.Contains(footerOf(s), "scroll") {
+		t.Errorf("at 200x60 the preview fits, yet the footer offers to scroll:\n%s", s)
+	}
+	d.send("n")
+	d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "[y/N]") })
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}
