@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,6 +25,21 @@ func TestConfirmSaysWhatItWritesInTmux(t *testing.T) {
 	}
 	d.send("n")
 	d.waitScreen("the dialog to close", func(s string) bool { return !strings.Contains(s, "[y/N]") })
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}
+
+// TestMessageKeepsTheRunsNameInTmux (issue 36): Z on a run with nothing to undo said "the journal … has no
+// action on … to undo" at 120 columns: the footer's cut took the run's name, the one word that mattered.
+func TestMessageKeepsTheRunsNameInTmux(t *testing.T) {
+	t.Parallel()
+	d, _, exitFile := startDemo(t, 120, 40)
+	d.selectRun("iso26262")
+	d.press(keys.ActUndo)
+	s := d.waitText("undo refused")
+	if !regexp.MustCompile(`iso26262-mining-\d{8}T\d{6}Z`).MatchString(footerOf(s)) {
+		t.Errorf("the refusal cuts the run's name:\n%s", footerOf(s))
+	}
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }

@@ -102,7 +102,11 @@ func (f *footer) view(c app.Component) string {
 			// parts first, then its middle, so its start (what failed) and its end (the item or lock
 			// it names) both stay.
 			more := " · " + a.Keys.First(keys.ActMessage) + " reads all"
-			txt = cutMessage(shortPaths(txt), max(1, f.width-text.VisibleWidth(more))) + more
+			name := ""
+			if run, ok := a.SelectedRun(); ok {
+				name = text.Sanitize(run.ID)
+			}
+			txt = cutMessage(shortPaths(txt), max(1, f.width-text.VisibleWidth(more)), name) + more
 		}
 		line2 = style.Render(txt)
 	}
@@ -194,8 +198,9 @@ func shortPaths(msg string) string {
 // (after its last ": ", the items or the lock it names) when that takes at most half the room, else a third.
 // Neither side is cut inside a word (an item's name cut to "CY_TOKENS=0" or "fo" named nothing): a tail with
 // no whole word in its room goes (a path's end stays), and the message is cut at its end instead; i reads it
-// whole.
-func cutMessage(s string, w int) string {
+// whole. The run the message names (name, the selected run's) is never cut: the tail starts at it when the
+// cut would fall inside it, and where that leaves no room, the message starts with it.
+func cutMessage(s string, w int, name string) string {
 	if text.VisibleWidth(s) <= w {
 		return s
 	}
@@ -206,6 +211,24 @@ func cutMessage(s string, w int) string {
 	if i := strings.LastIndex(s, ": "); i >= 0 {
 		if last := text.VisibleWidth(s[i+2:]); last <= (w-3)/2 {
 			tail = max(tail, last)
+		}
+	}
+	if at := strings.LastIndex(s, name); name != "" && at >= 0 {
+		from, toEnd, minHead := text.VisibleWidth(s[:at]), text.VisibleWidth(s[at:]), min(16, w/3)
+		switch {
+		case from+text.VisibleWidth(name) <= w-3-tail || toEnd <= tail:
+			// In the start or the end that stay.
+		case toEnd <= w-3-minHead:
+			tail = toEnd
+		case text.VisibleWidth(name)+4+10 <= w:
+			mark, before := "", s[:at]
+			if strings.HasPrefix(before, "✗ ") {
+				mark, before = "✗ ", before[len("✗ "):] // an error's mark stays first
+			}
+			rest := strings.Join(strings.Fields(before+s[at+len(name):]), " ")
+			return mark + name + ": " + cutMessage(rest, w-text.VisibleWidth(mark+name)-2, "")
+		default:
+			return ansi.Truncate(name, w, "…")
 		}
 	}
 	end := ansi.TruncateLeft(s, text.VisibleWidth(s)-tail, "")

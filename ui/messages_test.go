@@ -192,3 +192,20 @@ func TestHelpIsWrappedNotCut(t *testing.T) {
 		}
 	}
 }
+
+// TestCutMessageKeepsTheRunsName (issue 36): after Z the footer read "undo refused: the journal … has no
+// action on … to undo": the cut took the run's name. The name stays whole at every width; the rest is cut.
+func TestCutMessageKeepsTheRunsName(t *testing.T) {
+	t.Parallel()
+	name := "iso26262-mining-20261207T122214Z"
+	msg := "✗ undo refused: the journal …/runwatch/journal.jsonl has no action on " + name + " to undo"
+	for w := 40; w <= 120; w++ {
+		got := cutMessage(msg, w, name)
+		if !strings.Contains(got, name) || text.VisibleWidth(got) > w {
+			t.Errorf("%d columns: %q (%d wide) loses the run's name", w, got, text.VisibleWidth(got))
+		}
+	}
+	if got := cutMessage(msg, 80, name); !strings.HasPrefix(got, "✗ undo refused: ") {
+		t.Errorf("80 columns: %q loses what failed", got)
+	}
+}
