@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/charmbracelet/x/term"
 
@@ -46,10 +48,11 @@ type statusOptions struct {
 	output, sort string
 	json         bool
 	common       commonFlags
+	flags        *flag.FlagSet // to tell an --output given from its default
 }
 
 func defineStatus(fs *flagSet) runFunc {
-	o := &statusOptions{}
+	o := &statusOptions{flags: fs.FlagSet}
 	fs.StringVar(&o.output, "output", "table", "the `FORMAT` to print: "+orList(status.Formats))
 	fs.alias("o", "output")
 	fs.BoolVar(&o.json, "json", false, "same as --output json (kept for scripts)")
@@ -59,10 +62,18 @@ func defineStatus(fs *flagSet) runFunc {
 	return func(paths []string, stdout, stderr io.Writer) int { return runStatus(o, paths, stdout, stderr) }
 }
 
+// flagGiven reports whether any of names was set on the command line (not left at its default).
+func flagGiven(fs *flag.FlagSet, names ...string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || slices.Contains(names, f.Name) })
+	return set
+}
+
 func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	defer gcpolicy.Status.Apply()()
 	if o.json {
-		if o.output != "table" && o.output != "json" {
+		// Any --output but json is a conflict, table too: `-o table --json` was silently JSON.
+		if flagGiven(o.flags, "output", "o") && o.output != "json" {
 			return usageError(stderr, "status", "--json is --output json; it cannot go with --output %s", o.output)
 		}
 		o.output = "json"

@@ -427,3 +427,21 @@ func TestStatusTableFitsTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusJSONConflictsWithEveryOutput (issue 36): `-o wide --json` was refused while `-o table --json`
+// was silently JSON; any --output but json given with --json is the same conflict, exit 2.
+func TestStatusJSONConflictsWithEveryOutput(t *testing.T) {
+	t.Parallel()
+	env := []string{"XDG_CONFIG_HOME=" + t.TempDir()}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"-o", "table"}, {"--output=table"}, {"-o", "wide"}} {
+		code, out, errOut := runReal(t, env, "", append(append([]string{"status"}, args...), "--json", dir)...)
+		want := "--json is --output json; it cannot go with --output " + args[len(args)-1][strings.LastIndex(args[len(args)-1], "=")+1:]
+		if code != exitUsage || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("status %v --json: exit %d, stdout %q, stderr %q; want exit %d and %q", args, code, out, errOut, exitUsage, want)
+		}
+	}
+	if code, out, _ := runReal(t, env, "", "status", "-o", "json", "--json", dir); code == exitUsage || !strings.HasPrefix(out, "{") {
+		t.Errorf("status -o json --json: exit %d, stdout %q: the same format twice is no conflict", code, out)
+	}
+}
