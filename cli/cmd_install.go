@@ -11,12 +11,12 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runwatch/plural"
 	"strconv"
 	"strings"
 	"time"
 
 	"runwatch/config"
+	"runwatch/plural"
 	"runwatch/remote"
 	"runwatch/shellword"
 )

@@ -2,11 +2,11 @@ package notify
 
 import (
 	"fmt"
-	"runwatch/plural"
 	"strings"
 	"time"
 
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/termsafe"
 )
 

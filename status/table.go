@@ -3,7 +3,6 @@ package status
 import (
 	"fmt"
 	"io"
-	"runwatch/plural"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"runwatch/colfit"
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/ui/text"
 )
 

@@ -8,11 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runwatch/plural"
 	"strings"
 	"time"
 
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/state/atomicfile"
 	"runwatch/state/jonggrang"
 	"runwatch/state/journal"

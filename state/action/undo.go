@@ -2,10 +2,10 @@ package action
 
 import (
 	"fmt"
-	"runwatch/plural"
 	"strings"
 
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/state/atomicfile"
 	"runwatch/state/journal"
 )

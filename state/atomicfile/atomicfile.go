@@ -39,12 +39,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runwatch/plural"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"runwatch/plural"
 	"runwatch/state/safefile"
 )
 

@@ -3,11 +3,11 @@ package brief
 import (
 	"encoding/json"
 	"fmt"
-	"runwatch/plural"
 	"strings"
 	"time"
 
 	"runwatch/model"
+	"runwatch/plural"
 )
 
 // Schema versions the JSON form of a Brief: fields may be added, never renamed.

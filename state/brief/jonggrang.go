@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runwatch/plural"
 	"strings"
 	"time"
 
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/state/jonggrang"
 )
 

@@ -2,11 +2,11 @@ package brief
 
 import (
 	"fmt"
-	"runwatch/plural"
 	"strings"
 	"time"
 
 	"runwatch/model"
+	"runwatch/plural"
 )
 
 // Markdown renders the brief for a person or an agent. Every value from a run file is made one-line and

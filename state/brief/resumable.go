@@ -3,10 +3,10 @@ package brief
 import (
 	"fmt"
 	"path/filepath"
-	"runwatch/plural"
 	"strings"
 
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/state/resumable"
 )
 

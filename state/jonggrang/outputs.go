@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runwatch/plural"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"runwatch/model"
+	"runwatch/plural"
 )
 
 // outputName matches phase output files: a phase number, a dash, anything, .json (07-lead-plan.json). Agents
