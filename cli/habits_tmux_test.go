@@ -114,6 +114,10 @@ func TestCheckShortItem(t *testing.T) {
 	if envValue(cl, "CB_S3_A") != "0" {
 		t.Fatal("the ambiguous check wrote")
 	}
+	// A short item that names none gets the did-you-mean a whole key gets (issue 36).
+	if code, _, errOut := runReal(t, env, "", "check", "irm", "S4_B", "--yes"); code == 0 || !strings.Contains(errOut, "did you mean CB_S2_B?") {
+		t.Errorf("check irm S4_B: exit %d, no did-you-mean:\n%s", code, errOut)
+	}
 }
 
 // inPane runs a shell command line in a fresh tmux pane of w×h (a real terminal) and returns what it

@@ -67,6 +67,12 @@ func TestUncheckOfDoneStageRefused(t *testing.T) {
 	// A typo names the item meant, as commands, flags and config keys do.
 	p, err = PlanCheck(load(t, sp, o.Env), "CB_S3_VERIFY_GREN", true, o)
 	refused(t, p, err, "no checklist item", "did you mean CB_S3_VERIFY_GREEN?")
+	// A short name a step off (the wrong stage, a letter) is answered as the whole key is (issue 36).
+	for short, want := range map[string]string{"S4_SHADOW_REPORT_WRITTEN": "did you mean CB_S2_SHADOW_REPORT_WRITTEN?",
+		"SHADOW_REPORT_WRITEN": "did you mean CB_S2_SHADOW_REPORT_WRITTEN?"} {
+		p, err = PlanCheck(load(t, sp, o.Env), short, true, o)
+		refused(t, p, err, "no checklist item", want)
+	}
 }
 
 // startSleeper is a real, living process whose pid a lock can name.

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"runwatch/plural"
+	"slices"
 	"strings"
 
 	"runwatch/model"
+	"runwatch/plural"
 	"runwatch/shellword"
 	"runwatch/state/atomicfile"
 	"runwatch/state/envfile"
@@ -435,6 +437,18 @@ func stageLike(w string) bool {
 	return i > 0 && i <= 4 && j > i && len(w)-j <= 2
 }
 
+// nearestItems is did-you-mean over every way an item may be named, so a short name a step off
+// (M3_NO_LEGACY_TOKENS for CB_M2_NO_LEGACY_TOKENS) is answered as the whole key is: with the whole keys.
+func nearestItems(key string, forms map[string]string) []string {
+	var out []string
+	for _, f := range suggest.Nearest(key, slices.Sorted(maps.Keys(forms))) {
+		if !slices.Contains(out, forms[f]) {
+			out = append(out, forms[f])
+		}
+	}
+	return out
+}
+
 func hasKey(f *envfile.File, key string) bool {
 	_, ok := f.Get(key)
 	return ok
@@ -448,16 +462,21 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 	}
 	var found *model.KV
 	var names []string
-	var short []model.KV // items whose part after CB_<STAGE>_ is key
+	var short []model.KV         // items whose part after CB_<STAGE>_ is key
+	forms := map[string]string{} // each way an item may be named (CB_M2_X, M2_X, X) → its key
 	for _, e := range rs.checklist.Entries() {
 		if strings.HasPrefix(strings.ToUpper(e.Key), "CB_") {
 			names = append(names, e.Key)
+			forms[e.Key], forms[e.Key[len("CB_"):]] = e.Key, e.Key
 			if strings.EqualFold(e.Key, key) {
 				e := e
 				found = &e
 			}
-			if st, ok := model.StageForChecklistKey(e.Key, stageIDs(run)); ok && strings.EqualFold(e.Key[len("CB_")+len(st)+1:], key) {
-				short = append(short, e)
+			if st, ok := model.StageForChecklistKey(e.Key, stageIDs(run)); ok {
+				forms[e.Key[len("CB_")+len(st)+1:]] = e.Key
+				if strings.EqualFold(e.Key[len("CB_")+len(st)+1:], key) {
+					short = append(short, e)
+				}
 			}
 		}
 	}
@@ -473,7 +492,7 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 	}
 	if found == nil {
 		hint := ""
-		if near := suggest.Nearest(key, names); len(near) > 0 {
+		if near := nearestItems(key, forms); len(near) > 0 {
 			hint = fmt.Sprintf("; did you mean %s?", strings.Join(near, " or "))
 		}
 		return refusef("%s has no checklist item %q%s (items: %s)", rs.checklistPath, key, hint, strings.Join(names, ", "))
