@@ -22,7 +22,7 @@ var unsafeClasses = []struct {
 	marked       bool // a single rune that Screen, JSON and the brief each show as a mark
 }{
 	{"C0 bell", "\a", true}, {"C0 backspace", "\b", true}, {"DEL", "\x7f", true}, {"C1 NEL", "\u0085", true},
-	{"C1 CSI", "\u009b31m", false}, {"CSI", "\x1b[2J", false}, {"OSC 52", "\x1b]52;c;ZXZpbA==\a", false},
+	{"C1 CSI", "\u009b31m", true}, {"CSI", "\x1b[2J", false}, {"OSC 52", "\x1b]52;c;ZXZpbA==\a", false},
 	{"bidi override", "\u202e", true}, {"bidi isolate", "\u2066", true}, {"arabic letter mark", "\u061c", true},
 	{"zero width space", "\u200b", true}, {"word joiner", "\u2060", true}, {"BOM", "\ufeff", true},
 	{"mongolian vowel separator", "\u180e", true}, {"soft hyphen", "\u00ad", true}, {"invalid UTF-8", "\xff", false},
@@ -35,8 +35,9 @@ var mark = regexp.MustCompile(`\\[bfnrt]|\^[@-_?]|<U\+[0-9A-F]{4}>|\\x[0-9a-f]{2
 
 // TestEveryUnsafeClassIsTreatedAlikeEverywhere feeds each class through the status table, wide and json,
 // the brief in Markdown and JSON, events, and a notification and its tmux message: none lets a hidden rune
-// through as it is, and each output that shows marks shows one where the rune was. The dashboard's frame
-// gets the same samples in ui.TestHostileTextNeverReachesTerminal.
+// through as it is, and each shows a mark where the rune was and keeps the text after it (a C1 CSI ate
+// "31m"; a notification showed a space, issue 36). The dashboard's frame gets the same samples in
+// ui.TestHostileTextNeverReachesTerminal.
 func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
@@ -74,17 +75,24 @@ func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
 			continue
 		}
 		id := regexp.MustCompile(fmt.Sprintf(`cls%02d-a(.*?)b-2026`, i))
-		for _, what := range []string{"status", "status -o wide", "status --json", "events", "brief " + c.name, "brief --json " + c.name} {
+		// What follows the rune is kept: the sample's visible text ("31m" after a C1 CSI).
+		rest := strings.Map(func(r rune) rune {
+			if termsafe.Hidden(r) {
+				return -1
+			}
+			return r
+		}, c.sample)
+		for _, what := range []string{"status", "status -o wide", "status --json", "events", "brief " + c.name,
+			"brief --json " + c.name, "notification " + c.name, "tmux message " + c.name} {
 			m := id.FindStringSubmatch(surfaces[what])
 			switch {
 			case m == nil:
 				t.Errorf("%s: the run of %s is not shown:\n%s", what, c.name, surfaces[what])
 			case !mark.MatchString(m[1]):
 				t.Errorf("%s shows %s as %q, not as a mark", what, c.name, m[1])
+			case mark.ReplaceAllString(m[1], "") != rest:
+				t.Errorf("%s shows %s as %q: the text after the mark is not %q", what, c.name, m[1], rest)
 			}
-		}
-		if got := notify.Plain(fmt.Sprintf("cls%02d-a%sb", i, c.sample)); got != fmt.Sprintf("cls%02d-a b", i) {
-			t.Errorf("notification of %s: %q, want the rune as a space", c.name, got)
 		}
 	}
 }

@@ -65,13 +65,3 @@ func skipString(s string, i int) int {
 	}
 	return i
 }
-
-func skipC1Sequence(s string, i int, r rune) (int, bool) {
-	switch r {
-	case 0x9b: // CSI
-		return skipCSI(s, i), true
-	case 0x9d, 0x90, 0x98, 0x9e, 0x9f: // OSC, DCS, SOS, PM, APC
-		return skipString(s, i), true
-	}
-	return 0, false
-}

@@ -3,7 +3,7 @@
 //
 //   - Screen: the dashboard and plain-text commands. Escape sequences go whole; every other control or
 //     hidden rune is shown in caret notation or as <U+XXXX>, so it stays visible without acting.
-//   - Plain: notifications and tmux messages, which have no grid to show a mark in: they become a space.
+//   - Plain: notifications and tmux messages: one line, blanks one space, hidden runes the marks Screen shows.
 //   - JSON: encoded JSON whose strings keep every rune a parser reads back, with hidden ones \u-escaped.
 //   - WriteEscaped: Markdown (the brief), where a mark must read as text: \xNN or \uNNNN.
 //
@@ -39,10 +39,12 @@ func Hidden(r rune) bool {
 const tabWidth = 8
 
 // Screen makes untrusted text safe to print in a terminal cell grid. Escape sequences (CSI, OSC including
-// clipboard writes and hyperlinks, DCS, SOS, PM, APC, two-byte ESC sequences and their 8-bit C1 forms) are
-// removed whole, because printing them visibly would flood a log line with noise while the text around them
-// is what people want to read. Every other hidden rune is shown in caret notation (^G, ^H, ^M, ^?) or as
-// <U+XXXX>, so its presence stays visible without it acting on the terminal or reordering the line. Invalid
+// clipboard writes and hyperlinks, DCS, SOS, PM, APC, two-byte ESC sequences) are removed whole, because
+// printing them visibly would flood a log line with noise while the text around them is what people want
+// to read. Every other hidden rune is shown in caret notation (^G, ^H, ^M, ^?) or as <U+XXXX>, so its
+// presence stays visible without it acting on the terminal or reordering the line; an 8-bit C1 introducer
+// (U+009B CSI) too, with the text after it kept: it is a rune in a name, and never reaches the terminal to
+// start anything, so what follows it is text like any other (it ate "31m" of "a\u009b31mb"). Invalid
 // UTF-8 becomes U+FFFD, newlines become ^J (callers that want lines split them first, see ScreenLines) and
 // tabs expand to the next 8-column stop.
 func Screen(s string) string {
@@ -85,27 +87,26 @@ func Screen(s string) string {
 			i++
 			continue
 		}
-		switch {
-		case r <= 0x9f:
-			// 8-bit C1 controls: the introducers start sequences exactly like ESC [ / ESC ] / ESC P do.
-			if end, ok := skipC1Sequence(s, i+size, r); ok {
-				i = end
-				continue
-			}
-			emit(fmt.Sprintf("<U+%04X>", r))
-		case isWidthJoiner(r):
-			// Dropped, ZERO WIDTH JOINER too: terminals disagree on what these do to width. The grapheme-aware
-			// measure lipgloss uses counts a ZWJ emoji sequence, an emoji with VS16 or a skin tone as one
-			// 2-cell glyph, while tmux 3.3 and wcwidth-based terminals draw ❤️ in 1 cell and 👍🏽 in 4, which
-			// moves every pane border after it. Without them each emoji stands alone and every measure agrees.
-		case Hidden(r):
-			emit(fmt.Sprintf("<U+%04X>", r))
-		default:
-			emit(s[i : i+size])
-		}
+		emit(shown(r, s[i:i+size]))
 		i += size
 	}
 	return b.String()
+}
+
+// shown is what Screen and Plain show for a rune at or above 0x80 (raw, its bytes): a hidden one as
+// <U+XXXX>, a width joiner as nothing, any other as itself.
+func shown(r rune, raw string) string {
+	switch {
+	case isWidthJoiner(r):
+		// Dropped, ZERO WIDTH JOINER too: terminals disagree on what these do to width. The grapheme-aware
+		// measure lipgloss uses counts a ZWJ emoji sequence, an emoji with VS16 or a skin tone as one
+		// 2-cell glyph, while tmux 3.3 and wcwidth-based terminals draw ❤️ in 1 cell and 👍🏽 in 4, which
+		// moves every pane border after it. Without them each emoji stands alone and every measure agrees.
+		return ""
+	case Hidden(r):
+		return fmt.Sprintf("<U+%04X>", r)
+	}
+	return raw
 }
 
 // ScreenLines splits untrusted multi-line text into Screen lines; a trailing CR of each line (CRLF files)
@@ -118,10 +119,11 @@ func ScreenLines(s string) []string {
 	return parts
 }
 
-// Plain makes untrusted text fit to travel inside an escape sequence or a tmux message: escape sequences
-// are removed, every other hidden rune and every blank becomes a space, runs of spaces become one, and the
-// text is cut to maxRunes runes (then "…"). The result has no byte below 0x20, no 0x7f and no
-// U+0080–U+009F, so it can neither end the sequence it travels in nor start another.
+// Plain makes untrusted text fit to travel inside an escape sequence or a tmux message, on one line:
+// escape sequences are removed, blanks (tabs, newlines, the Unicode spaces) become one space, every other
+// hidden rune is the mark Screen shows for it (^G, <U+200B>), and the text is cut to maxRunes runes (then
+// "…"). The result has no byte below 0x20, no 0x7f and no U+0080–U+009F, so it can neither end the sequence
+// it travels in nor start another.
 func Plain(s string, maxRunes int) string {
 	var b strings.Builder
 	n, space := 0, false
@@ -131,21 +133,28 @@ func Plain(s string, maxRunes int) string {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r >= 0x80 && r <= 0x9f {
-			if end, ok := skipC1Sequence(s, i+size, r); ok {
-				i = end
-				continue
-			}
-		}
+		raw := s[i : i+size]
 		i += size
-		if r == utf8.RuneError && size <= 1 {
-			r = '\uFFFD'
-		}
-		if Hidden(r) || unicode.IsSpace(r) {
+		var out string
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			out = "\uFFFD"
+		case unicode.IsSpace(r) && (r < 0x80 || !Hidden(r)):
 			space = b.Len() > 0
 			continue
+		case r < 0x20:
+			out = "^" + string(r+'@')
+		case r == 0x7f:
+			out = "^?"
+		case r < 0x80:
+			out = raw
+		default:
+			out = shown(r, raw)
 		}
-		if n == maxRunes {
+		if out == "" {
+			continue
+		}
+		if n >= maxRunes {
 			b.WriteString("…")
 			break
 		}
@@ -153,8 +162,8 @@ func Plain(s string, maxRunes int) string {
 			b.WriteByte(' ')
 			space = false
 		}
-		b.WriteRune(r)
-		n++
+		b.WriteString(out)
+		n += utf8.RuneCountInString(out)
 	}
 	return b.String()
 }
