@@ -370,6 +370,14 @@ func TestRunLookedUpWhereYouStandAndWhereSaid(t *testing.T) {
 	if code, out, errOut := runReal(t, env, runDir, "brief", "sphinx"); code != 0 || !strings.Contains(out, "sphinx-traceability-migration") {
 		t.Errorf("brief sphinx in the run's folder: exit %d\n%s%s", code, out, errOut)
 	}
+	// In a folder inside the run's, the run around it is found (issue 36).
+	sub := filepath.Join(runDir, "notes", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runReal(t, env, sub, "brief", "sphinx"); code != 0 || !strings.Contains(out, "sphinx-traceability-migration") {
+		t.Errorf("brief sphinx in a folder inside the run's: exit %d\n%s%s", code, out, errOut)
+	}
 	// Not found: the roots searched are named, the current directory too.
 	code, _, errOut := runReal(t, env, elsewhere, "brief", "no-such")
 	if code != exitNoRun || !strings.Contains(errOut, elsewhere) || !strings.Contains(errOut, "--root") {

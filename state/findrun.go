@@ -52,6 +52,8 @@ func FindRun(arg string, roots []string, maxDepth int) (Location, []Location, er
 		if cwd, cerr := os.Getwd(); cerr == nil && !coveredBy(cwd, searched) {
 			searched = append(searched, cwd)
 			more, merr := Discover([]string{cwd}, maxDepth)
+			// Standing in a folder inside a run's (its lock/, a report's folder), the run around it.
+			more = append(more, runAround(cwd)...)
 			locs, pick = append(locs, more...), matchRun(more, arg)
 			err = errors.Join(err, merr)
 		}
@@ -66,6 +68,21 @@ func FindRun(arg string, roots []string, maxDepth int) (Location, []Location, er
 		}
 	}
 	return loc, locs, err
+}
+
+// runAround is the run whose folder holds dir below it: the nearest folder above dir that is a run's.
+func runAround(dir string) []Location {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		locs, _ := Discover([]string{d}, 1)
+		for _, l := range locs {
+			if l.Dir == d {
+				return []Location{l}
+			}
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
 }
 
 // runsContaining are the ids (at most three) of the runs whose id holds arg anywhere, as the dashboard's
