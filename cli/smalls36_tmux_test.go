@@ -43,3 +43,27 @@ func TestMessageKeepsTheRunsNameInTmux(t *testing.T) {
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
 }
+
+// TestCompletedRunShowsItsLastStage (issue 36): a completed jonggrang run's STAGE read "–" while a completed
+// resumable run showed the stage it ended at; status and the dashboard show the last stage for both.
+func TestCompletedRunShowsItsLastStage(t *testing.T) {
+	t.Parallel()
+	ws := demoWorkspace(t)
+	_, out, _ := runReal(t, []string{"XDG_CONFIG_HOME=" + t.TempDir()}, "", "status", ws.Dir)
+	row := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "fix-typo") {
+			row = l
+		}
+	}
+	if f := strings.Fields(row); len(f) < 4 || f[1] != "completed" || f[2] == "-" {
+		t.Errorf("status: the completed jonggrang run's row %q has no stage:\n%s", row, out)
+	}
+	d, exitFile := dashboardOn(t, 120, 40, ws.Dir)
+	s := d.waitText("fix-typo")
+	if !regexp.MustCompile(`fix-typo\S*\s+done\s+completion`).MatchString(s) {
+		t.Errorf("the dashboard shows the completed run with no stage:\n%s", s)
+	}
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}

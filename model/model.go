@@ -592,6 +592,21 @@ func (r *Run) Stage(key string) *Stage {
 	return nil
 }
 
+// ShownStage is the stage a run is shown at (STAGE in the dashboard and status): its current stage, or,
+// completed without one (a finished jonggrang run's current_phase is null), its last completed stage, as a
+// completed resumable run shows the CURRENT_STAGE it ended at.
+func (r *Run) ShownStage() string {
+	if r.CurrentStage != "" || r.Status != StatusCompleted {
+		return r.CurrentStage
+	}
+	for i := len(r.Stages) - 1; i >= 0; i-- {
+		if r.Stages[i].Status == StageCompleted {
+			return r.Stages[i].Key
+		}
+	}
+	return ""
+}
+
 // AddProblem appends a problem.
 func (r *Run) AddProblem(sev Severity, code, path, msg string) {
 	r.Problems = append(r.Problems, Problem{Severity: sev, Code: code, Message: msg, Path: path})

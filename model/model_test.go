@@ -206,3 +206,23 @@ func TestJudgementOutdated(t *testing.T) {
 		t.Error("a parallel worker's exit was not noticed")
 	}
 }
+
+// TestShownStageOfACompletedRun (issue 36): a completed jonggrang run (current_phase null) showed STAGE "–"
+// while a completed resumable run showed the stage it ended at; both show their last completed stage.
+func TestShownStageOfACompletedRun(t *testing.T) {
+	t.Parallel()
+	stages := []Stage{{Key: "1", Status: StageCompleted}, {Key: "2", Status: StageCompleted}, {Key: "3", Status: StageSkipped}}
+	for _, c := range []struct {
+		r    Run
+		want string
+	}{
+		{Run{Status: StatusCompleted, Stages: stages}, "2"},
+		{Run{Status: StatusCompleted, Stages: stages, CurrentStage: "S4"}, "S4"},
+		{Run{Status: StatusRunning, Stages: stages}, ""},
+		{Run{Status: StatusCompleted}, ""},
+	} {
+		if got := c.r.ShownStage(); got != c.want {
+			t.Errorf("%s run, current %q: ShownStage() = %q, want %q", c.r.Status, c.r.CurrentStage, got, c.want)
+		}
+	}
+}

@@ -625,8 +625,9 @@ func fillEmptyLists(r *model.Run) {
 
 // statusRow is r's line of the table, every field from a run file sanitised.
 func statusRow(r model.Run, now time.Time, wide bool) []string {
-	stage := r.CurrentStage
-	if s := r.Stage(r.CurrentStage); s != nil && s.Name != "" && s.Name != s.Key {
+	shown := r.ShownStage()
+	stage := shown
+	if s := r.Stage(shown); s != nil && s.Name != "" && s.Name != s.Key {
 		stage += " " + s.Name
 	}
 	if stage == "" {
@@ -637,8 +638,8 @@ func statusRow(r model.Run, now time.Time, wide bool) []string {
 		updated = model.HumanDuration(now.Sub(r.UpdatedAt))
 	}
 	progress := fmt.Sprintf("%d/%d", r.Progress.Done, r.Progress.Total)
-	key := r.CurrentStage
-	if s := r.Stage(r.CurrentStage); s != nil && s.Name != "" && s.Name != s.Key {
+	key := shown
+	if s := r.Stage(shown); s != nil && s.Name != "" && s.Name != s.Key {
 		key = s.Name // a number alone told no one which phase it was
 	}
 	if key == "" {

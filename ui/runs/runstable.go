@@ -656,7 +656,7 @@ func lockBadge(r model.Run) (string, model.Verdict) {
 // stageCell is the current stage: in its long form "key name" ("10 design-verification"), in its short
 // form the name alone where the stage has one ("design-verification"; a number alone told no one which phase
 // it was), else the key ("M2").
-func stageCell(r model.Run, long bool) string { return stageCellOf(r, r.CurrentStage, long) }
+func stageCell(r model.Run, long bool) string { return stageCellOf(r, r.ShownStage(), long) }
 
 // stageCellOf is stageCell for the run's stage current, one it may show.
 func stageCellOf(r model.Run, current string, long bool) string {
