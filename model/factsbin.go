@@ -25,12 +25,14 @@ func (f TimeFacts) AppendBinary(b []byte) ([]byte, error) {
 		b = appendTime(b, s.Started)
 		b = appendTime(b, s.Ended)
 		b = appendBool(b, s.Done)
+		b = appendBool(b, s.Skipped)
 	}
 	b = binary.AppendVarint(b, int64(f.Current))
 	b = appendTime(b, f.ActiveAt)
 	b = appendString(b, f.Watch)
 	b = appendString(b, f.Label)
-	return appendString(b, f.Who), nil
+	b = appendString(b, f.Who)
+	return appendBool(b, f.Counted), nil
 }
 
 // UnmarshalBinary reads facts AppendBinary wrote.
@@ -41,7 +43,7 @@ func (f *TimeFacts) UnmarshalBinary(data []byte) error {
 	if n := d.uvarint(); n > 0 && n <= uint64(len(d.b)) {
 		f.Stages = make([]StageFact, n)
 		for i := range f.Stages {
-			f.Stages[i] = StageFact{Key: d.string(), Started: d.time(), Ended: d.time(), Done: d.bool()}
+			f.Stages[i] = StageFact{Key: d.string(), Started: d.time(), Ended: d.time(), Done: d.bool(), Skipped: d.bool()}
 		}
 	} else if n > 0 {
 		d.err = errBadFacts
@@ -49,6 +51,7 @@ func (f *TimeFacts) UnmarshalBinary(data []byte) error {
 	f.Current = int(d.varint())
 	f.ActiveAt = d.time()
 	f.Watch, f.Label, f.Who = d.string(), d.string(), d.string()
+	f.Counted = d.bool()
 	if d.err == nil && len(d.b) > 0 {
 		d.err = errBadFacts
 	}

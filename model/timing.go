@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -160,6 +161,43 @@ type usualOf struct {
 	u Usual
 	// median, p90, low, high
 	secs [4]int64
+	// sorted are the samples; less[j] is the stage's usual without one sample below which j of the four
+	// quantiles of the rest fall (without): at most five, shared by every run of the task as secs is.
+	sorted []time.Duration
+	less   [5]*usualOf
+}
+
+// newUsualOf is what the sorted samples say.
+func newUsualOf(sorted []time.Duration) *usualOf {
+	n := len(sorted)
+	q := func(q float64) time.Duration { return sorted[nearestRank(n, q)] }
+	u := Usual{Median: q(0.5), P90: q(0.9), Low: q(0.25), High: q(0.75), Runs: n}
+	return &usualOf{u: u, secs: [4]int64{seconds(u.Median), seconds(u.P90), seconds(u.Low), seconds(u.High)}, sorted: sorted}
+}
+
+// without is o with one sample of duration own left out when mine (nil when none stays). Which sample goes
+// changes the four quantiles only by how many of their ranks fall below it, so five answers cover them all.
+func (o *usualOf) without(own time.Duration, mine bool) *usualOf {
+	at := func(i int) time.Duration { return o.sorted[i] }
+	skip, n := leftOut(len(o.sorted), at, own, mine)
+	switch {
+	case n == len(o.sorted):
+		return o
+	case n == 0:
+		return nil
+	}
+	j := 0
+	for _, q := range []float64{0.25, 0.5, 0.75, 0.9} {
+		if nearestRank(n, q) < skip {
+			j++
+		}
+	}
+	if o.less[j] == nil {
+		q := func(q float64) time.Duration { return o.sorted[skipped(nearestRank(n, q), skip)] }
+		u := Usual{Median: q(0.5), P90: q(0.9), Low: q(0.25), High: q(0.75), Runs: n}
+		o.less[j] = &usualOf{u: u, secs: [4]int64{seconds(u.Median), seconds(u.P90), seconds(u.Low), seconds(u.High)}}
+	}
+	return o.less[j]
 }
 
 type contribution struct {
@@ -190,11 +228,8 @@ func NewHistory() *History {
 func contributionOf(r *Run) contribution {
 	c := contribution{task: TaskOf(r)}
 	for _, s := range r.Stages {
-		switch {
-		case s.Status == StageSkipped:
-			c.stages = append(c.stages, stageTook{strings.ToUpper(s.Key), 0})
-		case s.Status == StageCompleted && s.StartedAt != nil && s.CompletedAt != nil && !s.CompletedAt.Before(*s.StartedAt):
-			c.stages = append(c.stages, stageTook{strings.ToUpper(s.Key), s.CompletedAt.Sub(*s.StartedAt)})
+		if d, ok := sampleOf(s.Status == StageSkipped, s.Status == StageCompleted, s.StartedAt, s.CompletedAt); ok {
+			c.stages = append(c.stages, stageTook{strings.ToUpper(s.Key), d})
 		}
 	}
 	// Sorted stably by key and the last of each key kept: what assigning them in order into a map kept.
@@ -208,6 +243,18 @@ func contributionOf(r *Run) contribution {
 	}
 	c.stages = slices.Clone(out) // no spare capacity held for the run's life
 	return c
+}
+
+// sampleOf is what a stage tells the history: a skipped stage took no time, a completed one its end less its
+// start when both are known; any other tells nothing (ok false).
+func sampleOf(skipped, completed bool, start, end *time.Time) (d time.Duration, ok bool) {
+	switch {
+	case skipped:
+		return 0, true
+	case completed && start != nil && end != nil && !end.Before(*start):
+		return end.Sub(*start), true
+	}
+	return 0, false
 }
 
 // TaskOf is the name a run's durations are learned under: resumable TASK_NAME (its title when unset),
@@ -370,13 +417,15 @@ func (h *History) Version() uint64 {
 
 // Usual returns what the runs seen say about stage of task.
 func (h *History) Usual(task, stage string) Usual {
-	u, _ := h.usual(task, stage)
+	u, _ := h.usual(task, stage, 0, false)
 	return u
 }
 
 // usual is Usual with its durations in whole seconds when the history caches them (nil when it does not):
 // the same four numbers for every caller until a contribution to the task changes, never written through.
-func (h *History) usual(task, stage string) (Usual, *[4]int64) {
+// With mine, one sample of duration own is left out: the run asking, whose own stage is no measure of
+// itself (a run that alone finished the stage read "usually 3m (1 run)" of its own 3m).
+func (h *History) usual(task, stage string, own time.Duration, mine bool) (Usual, *[4]int64) {
 	if h == nil {
 		return Usual{}, nil
 	}
@@ -387,25 +436,52 @@ func (h *History) usual(task, stage string) (Usual, *[4]int64) {
 		// Only kept samples: they are sorted in place, and nothing a task is cached (over 100,000 runs of
 		// as many tasks a cache would hold every sample again, in a map a task).
 		ks := h.keptOf(task, &stage)
-		if len(ks) == 0 {
+		at := func(i int) time.Duration { return ks[i].d }
+		skip, n := leftOut(len(ks), at, own, mine)
+		if n == 0 {
 			return Usual{}, nil
 		}
-		q := func(q float64) time.Duration { return ks[nearestRank(len(ks), q)].d }
-		return Usual{Median: q(0.5), P90: q(0.9), Low: q(0.25), High: q(0.75), Runs: len(ks)}, nil
+		q := func(q float64) time.Duration { return at(skipped(nearestRank(n, q), skip)) }
+		return Usual{Median: q(0.5), P90: q(0.9), Low: q(0.25), High: q(0.75), Runs: n}, nil
 	}
 	per, ok := h.stats[task]
 	if !ok {
 		per = h.statsOf(task)
 		h.stats[task] = per
 	}
-	if o := per[stage]; o != nil {
-		return o.u, &o.secs
+	o := per[stage]
+	if o == nil {
+		return Usual{}, nil
 	}
-	return Usual{}, nil
+	if o = o.without(own, mine); o == nil {
+		return Usual{}, nil
+	}
+	return o.u, &o.secs
 }
 
-// statsOf works out what the samples of task say about each of its stages; the samples themselves are not
-// kept.
+// leftOut is where the sample to leave out lies among n sorted samples (at(i) the i-th), and how many stay:
+// n and skip n when there is none to leave out (not mine, or no sample of that duration).
+func leftOut(n int, at func(int) time.Duration, own time.Duration, mine bool) (skip, stay int) {
+	if !mine {
+		return n, n
+	}
+	i := sort.Search(n, func(i int) bool { return at(i) >= own })
+	if i == n || at(i) != own {
+		return n, n
+	}
+	return i, n - 1
+}
+
+// skipped maps index k among the samples that stay to its index among them all, skip being left out.
+func skipped(k, skip int) int {
+	if k >= skip {
+		return k + 1
+	}
+	return k
+}
+
+// statsOf works out what the samples of task say about each of its stages, keeping them sorted (8 bytes a
+// sample) so a run's own can be left out of its usual (usualOf.without).
 func (h *History) statsOf(task string) map[string]*usualOf {
 	samples := map[string][]time.Duration{}
 	for _, k := range h.keptOf(task, nil) {
@@ -421,15 +497,9 @@ func (h *History) statsOf(task string) map[string]*usualOf {
 	per := make(map[string]*usualOf, len(samples))
 	for k, ds := range samples {
 		slices.Sort(ds)
-		u := Usual{Median: quantile(ds, 0.5), P90: quantile(ds, 0.9), Low: quantile(ds, 0.25), High: quantile(ds, 0.75), Runs: len(ds)}
-		per[k] = &usualOf{u: u, secs: [4]int64{seconds(u.Median), seconds(u.P90), seconds(u.Low), seconds(u.High)}}
+		per[k] = newUsualOf(ds)
 	}
 	return per
-}
-
-// quantile of sorted samples, by the nearest rank (a duration that some run really took).
-func quantile(sorted []time.Duration, q float64) time.Duration {
-	return sorted[nearestRank(len(sorted), q)]
 }
 
 // nearestRank is the index of quantile q among n sorted samples.
@@ -480,6 +550,9 @@ type TimeFacts struct {
 	Watch string `json:"watch,omitempty"`
 	Label string `json:"label,omitempty"`
 	Who   string `json:"who,omitempty"`
+	// Counted: the run's own stages are among the history's samples (a local run; History counts no
+	// remote one), so its usual leaves them out (own).
+	Counted bool `json:"counted,omitempty"`
 }
 
 // StageFact is one stage as the clock and the history judge it.
@@ -488,6 +561,25 @@ type StageFact struct {
 	Started *time.Time `json:"started,omitempty"`
 	Ended   *time.Time `json:"ended,omitempty"`
 	Done    bool       `json:"done,omitempty"`
+	Skipped bool       `json:"skipped,omitempty"`
+}
+
+// own is the sample the run's stage key gave the history (contributionOf: the last stage of the key that
+// tells one), ok false when it gave none.
+func (f TimeFacts) own(key string) (d time.Duration, ok bool) {
+	if !f.Counted {
+		return 0, false
+	}
+	for i := len(f.Stages) - 1; i >= 0; i-- {
+		s := f.Stages[i]
+		if !equalFold(s.Key, key) {
+			continue
+		}
+		if d, ok := sampleOf(s.Skipped, s.Done && !s.Skipped, s.Started, s.Ended); ok {
+			return d, true
+		}
+	}
+	return 0, false
 }
 
 const (
@@ -498,12 +590,13 @@ const (
 // FactsOf takes the facts of run r, whose Status and Attention are its time-free judgement (FinalizeRun).
 func FactsOf(r *Run) TimeFacts {
 	f := TimeFacts{ID: r.ID, Task: TaskOf(r), Status: r.Status, Attention: r.Attention, CurrentStage: r.CurrentStage,
-		Current: -1, ActiveAt: r.ActiveAt}
+		Current: -1, ActiveAt: r.ActiveAt, Counted: r.Remote == nil}
 	if len(r.Stages) > 0 {
 		f.Stages = make([]StageFact, len(r.Stages))
 	}
 	for i, s := range r.Stages {
-		f.Stages[i] = StageFact{Key: s.Key, Started: s.StartedAt, Ended: s.CompletedAt, Done: s.Status.Done()}
+		f.Stages[i] = StageFact{Key: s.Key, Started: s.StartedAt, Ended: s.CompletedAt, Done: s.Status.Done(),
+			Skipped: s.Status == StageSkipped}
 		if equalFold(s.Key, r.CurrentStage) {
 			f.Current = i
 		}
@@ -541,7 +634,8 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		r.Stages = make([]Stage, len(f.Stages))
 	}
 	for i, s := range f.Stages {
-		u, shared := h.usual(f.Task, s.Key)
+		own, mine := f.own(s.Key)
+		u, shared := h.usual(f.Task, s.Key, own, mine)
 		st := &StageTiming{Started: s.Started, Ended: s.Ended, Runs: u.Runs}
 		switch {
 		case !u.Known():

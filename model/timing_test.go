@@ -340,3 +340,62 @@ func TestHistoryStatsLookAtTheirTasksRunsOnly(t *testing.T) {
 		t.Fatalf("task-0001 once the run was forgotten: %+v", u)
 	}
 }
+
+// A run's own stage is no measure of itself (issue 36): alone in its task's history its finished stages have
+// no usual; with others, its usual is theirs. The same whether the history observed or kept the runs (the
+// dashboard, status) and whatever the run's place among the samples; a remote run's stages were never
+// counted, so nothing of it is left out.
+func TestUsualLeavesTheRunItselfOut(t *testing.T) {
+	alone := pastRun("alone", 3*time.Minute, 10*time.Minute)
+	h := NewHistory()
+	h.Observe(&alone)
+	JudgeTime(&alone, t0, LivenessRules{}, h)
+	if u := alone.Stages[0].Timing.Usual(); u.Known() {
+		t.Fatalf("a run alone in its task says S1 %q of its own 3m", u.String())
+	}
+	mins := []time.Duration{1, 2, 3, 4, 5, 6, 7}
+	for _, keep := range []bool{false, true} {
+		h := NewHistory()
+		runs := make([]Run, len(mins))
+		for i, m := range mins {
+			runs[i] = pastRun(fmt.Sprintf("r%d", i), m*time.Minute, time.Minute)
+			if keep {
+				h.Keep(&runs[i])
+			} else {
+				h.Observe(&runs[i])
+			}
+		}
+		for i := range runs {
+			others := NewHistory()
+			for j := range runs {
+				if j != i {
+					others.Observe(&runs[j])
+				}
+			}
+			want := others.Usual("resumable:mine", "S1")
+			JudgeTime(&runs[i], t0, LivenessRules{}, h)
+			if got := runs[i].Stages[0].Timing.Usual(); got.Runs != 6 || got.String() != want.String() || got.P90 != want.P90 {
+				t.Errorf("kept %v, run %d (S1 %v): %+v, want the others' %+v", keep, i, mins[i], got, want)
+			}
+		}
+	}
+	remote := pastRun("far", 3*time.Minute, time.Minute)
+	remote.Remote = &RemoteRef{Host: "h"}
+	h.Observe(&remote) // not counted: a remote run
+	JudgeTime(&remote, t0, LivenessRules{}, h)
+	if u := remote.Stages[0].Timing.Usual(); u.Runs != 1 {
+		t.Errorf("a remote run's usual left a local run out: %+v", u)
+	}
+}
+
+// The facts status keeps aside say what the run's own samples are, so its judgement leaves them out too.
+func TestTimeFactsBinaryKeepsWhatIsOwn(t *testing.T) {
+	r := pastRun("x", time.Minute, time.Minute)
+	r.Stages[1].Status = StageSkipped
+	f := FactsOf(&r)
+	b, _ := f.AppendBinary(nil)
+	var g TimeFacts
+	if err := g.UnmarshalBinary(b); err != nil || !g.Counted || !g.Stages[1].Skipped || g.Stages[0].Skipped {
+		t.Fatalf("read back: %v %+v", err, g)
+	}
+}
