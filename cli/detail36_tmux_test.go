@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,4 +32,42 @@ func TestDetailUsualLeavesTheRunOutInTmux(t *testing.T) {
 	}
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)
+}
+
+// TestStalledRunReadsStalledEverywhereInTmux is point 10 (issue 36, a trial): a stalled run's current stage
+// reads stalled in Detail, as the header, the Runs row, the brief and status say, and no ETA is shown. The
+// demo's orphaned bugfix (its orchestrator gone, orphan_after 1s here) read `▶ 4 skill-discovery … running`
+// in Detail, and the brief's restart line `4 skill-discovery — running`.
+func TestStalledRunReadsStalledEverywhereInTmux(t *testing.T) {
+	t.Parallel()
+	ws := demoWorkspace(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("orphan_after: 1s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.Join(ws.Paths(), " ")
+	d, exitFile := dashboardOn(t, 120, 40, paths, "--config", cfg)
+	d.selectRun("fix-broken")
+	s := d.waitText("◀ current")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "skill-discovery") && strings.Contains(l, "◀ current") &&
+			(!strings.Contains(l, "stalled") || strings.Contains(l, "running")) {
+			t.Errorf("the stalled run's current phase: %q\n%s", strings.TrimSpace(l), s)
+		}
+		if strings.Contains(l, "fix-broken-links") && !strings.Contains(l, "Detail ") && (!strings.Contains(l, "stalled") || strings.Contains(l, " left")) {
+			t.Errorf("the Runs row: %q", strings.TrimSpace(l))
+		}
+	}
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+	_, brief, _ := runReal(t, nil, "", "brief", "--config", cfg, only(t, filepath.Join(ws.Dir, "docs-site", ".jonggrang", ".output", "features", "fix-broken-*")))
+	if !strings.Contains(brief, "Restart at: 4 skill-discovery — stalled") || strings.Contains(brief, " left by ") {
+		t.Errorf("the brief does not call the phase stalled, or gives an ETA:\n%s", brief)
+	}
+	_, status, _ := runReal(t, nil, "", append([]string{"status", "--config", cfg}, ws.Paths()...)...)
+	for _, l := range strings.Split(status, "\n") {
+		if strings.HasPrefix(l, "fix-broken-links") && !strings.Contains(l, "stalled") {
+			t.Errorf("status: %q", l)
+		}
+	}
 }

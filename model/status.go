@@ -134,3 +134,18 @@ func finalizationComplete(r *Run) bool {
 	// A run whose state.env carries no finalization flags at all has nothing left to finalize.
 	return seen >= 0
 }
+
+// StoppedAt says whether stage st is where run r stopped, and as what: the current, unfinished stage of a run
+// judged stalled (nothing runs it, the orchestrator or the lock's holder is gone) or blocked (it waits at a
+// gate for a person) is not being run, whatever its file says ("running", "pending", "failed"), so it reads
+// as the run does. Detail's stage line, its Time bar and the brief all ask here: Detail said `▶ 4
+// skill-discovery running` under a run the header and the Runs row called stalled.
+func (r *Run) StoppedAt(st *Stage) (RunStatus, bool) {
+	if st == nil || st.Status.Done() || !equalFold(st.Key, r.CurrentStage) {
+		return "", false
+	}
+	if r.Status == StatusStalled || r.Status == StatusBlocked {
+		return r.Status, true
+	}
+	return "", false
+}

@@ -399,3 +399,32 @@ func TestTimeFactsBinaryKeepsWhatIsOwn(t *testing.T) {
 		t.Fatalf("read back: %v %+v", err, g)
 	}
 }
+
+// An orphaned run stopped at its running phase: that phase reads as the run does (stalled), and the run has
+// no ETA; the phases around it read as their files say. Within the grace it is running and nothing stopped.
+func TestStoppedAtIsWhereAStalledRunStopped(t *testing.T) {
+	h := NewHistory()
+	past := orphanRun()
+	past.StatePath, past.Stages[1].Status = "/q/MANIFEST.yaml", StageCompleted
+	past.Stages[1].CompletedAt = tp(time.Minute)
+	past.Stages[0].StartedAt, past.Stages[0].CompletedAt = tp(-2*time.Minute), tp(-time.Minute)
+	h.Observe(&past)
+	r := orphanRun()
+	JudgeTime(&r, t0.Add(time.Minute), LivenessRules{}, h)
+	if _, ok := r.StoppedAt(&r.Stages[1]); ok {
+		t.Fatalf("within the grace the phase is stopped: %s", r.Status)
+	}
+	if _, ok := r.ETA(t0.Add(time.Minute)); !ok {
+		t.Fatal("a running run with history has no ETA")
+	}
+	JudgeTime(&r, t0.Add(time.Hour), LivenessRules{}, h)
+	if st, ok := r.StoppedAt(&r.Stages[1]); !ok || st != StatusStalled {
+		t.Errorf("orphaned: StoppedAt %q %v, want stalled", st, ok)
+	}
+	if _, ok := r.StoppedAt(&r.Stages[0]); ok {
+		t.Error("a done phase of the stalled run is stopped")
+	}
+	if left, ok := r.ETA(t0.Add(time.Hour)); ok {
+		t.Errorf("orphaned run has an ETA: %v", left)
+	}
+}

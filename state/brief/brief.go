@@ -67,6 +67,9 @@ type StageRef struct {
 	SkipReason  string     `json:"skip_reason,omitempty"`
 	// startedText and completedText are the times as the file spells them (model.TimeText).
 	startedText, completedText string
+	// stopped is the run's status when the run stopped at this stage (model.Run.StoppedAt): the Markdown
+	// words it as the run is judged, the file's word after it; the JSON keeps the file's.
+	stopped model.RunStatus
 }
 
 // MarshalJSON writes the times as the file spells them, as status --json does.
@@ -149,7 +152,7 @@ func BuildWith(run model.Run, env model.Env, opts Options) Brief {
 		CrashSigns:  run.CrashSigns,
 	}
 	for _, s := range run.Stages {
-		ref := stageRef(s)
+		ref := stageRef(run, s)
 		switch s.Status {
 		case model.StageCompleted:
 			b.Completed = append(b.Completed, ref)
@@ -163,7 +166,7 @@ func BuildWith(run model.Run, env model.Env, opts Options) Brief {
 		}
 	}
 	if s := run.Stage(run.CurrentStage); s != nil && run.CurrentStage != "" {
-		ref := stageRef(*s)
+		ref := stageRef(run, *s)
 		b.Current = &ref
 		b.Time = timeLine(run, *s, env.Now)
 	}
@@ -242,13 +245,14 @@ func (b *Brief) fillEmptyLists() {
 	}
 }
 
-func stageRef(s model.Stage) StageRef {
+func stageRef(run model.Run, s model.Stage) StageRef {
 	status := string(s.Status)
 	if status == "" {
 		status = s.RawStatus
 	}
+	stopped, _ := run.StoppedAt(&s)
 	return StageRef{Key: s.Key, Name: s.Name, Status: status, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
-		Error: s.Error, SkipReason: s.SkipReason, startedText: s.StartedText, completedText: s.CompletedText}
+		Error: s.Error, SkipReason: s.SkipReason, startedText: s.StartedText, completedText: s.CompletedText, stopped: stopped}
 }
 
 // label is "10 design-verification" for a phase and "S2" for a stage whose name is its key.
@@ -370,7 +374,12 @@ func timeLine(run model.Run, s model.Stage, now time.Time) string {
 	}
 	var parts []string
 	if d := s.Duration(now); d > 0 {
-		parts = append(parts, run.Kind.StageWord()+" "+s.Key+" has run "+model.HumanDuration(d))
+		if stopped, ok := run.StoppedAt(&s); ok {
+			// Nothing runs it: it has not "run" all that time (point 10 of issue 36).
+			parts = append(parts, run.Kind.StageWord()+" "+s.Key+" started "+model.HumanDuration(d)+" ago and is "+string(stopped))
+		} else {
+			parts = append(parts, run.Kind.StageWord()+" "+s.Key+" has run "+model.HumanDuration(d))
+		}
 	}
 	if u := s.Timing.Usual(); u.Known() {
 		parts = append(parts, "it "+strings.Replace(u.String(), "usually", "usually takes", 1))

@@ -72,7 +72,7 @@ type WorktreeNote struct {
 func readWorktreeCopy(n *WorktreeNote, runID string, env model.Env) {
 	wt := jonggrang.Load(filepath.Dir(n.ManifestPath), env)
 	if s := wt.Stage(wt.CurrentStage); s != nil && wt.CurrentStage != "" {
-		n.CurrentPhase = stageRef(*s).label() + " (" + string(s.Status) + ")"
+		n.CurrentPhase = stageRef(wt, *s).label() + " (" + string(s.Status) + ")"
 	}
 	n.Status, n.Progress = wt.RawStatus, wt.Progress
 	for _, p := range wt.Problems {
@@ -501,7 +501,7 @@ func gateSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) []st
 func nextHeavy(run model.Run) string {
 	for _, s := range run.Stages {
 		if !s.Status.Done() && heavyPhaseNames[strings.ToLower(s.Name)] {
-			return stageRef(s).label()
+			return stageRef(run, s).label()
 		}
 	}
 	return ""

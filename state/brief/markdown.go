@@ -141,7 +141,7 @@ type mdWriter struct {
 // current stage was said whole four times (Where to restart, Restart at, Failed, Still to do).
 func (w *mdWriter) refOnce(r StageRef) string {
 	s := refLine(r)
-	if short := r.label() + " — " + oneLine(r.Status); w.said[s] && s != short {
+	if short := r.label() + " — " + r.statusWord(); w.said[s] && s != short {
 		return short + " (above)"
 	}
 	if w.said == nil {
@@ -192,8 +192,19 @@ func conditionLine(c Condition) string {
 	return s
 }
 
+// statusWord is the stage's status as the run is judged: the run's when the run stopped there.
+func (r StageRef) statusWord() string {
+	if r.stopped != "" {
+		return string(r.stopped)
+	}
+	return oneLine(r.Status)
+}
+
 func refLine(r StageRef) string {
-	s := r.label() + " — " + oneLine(r.Status)
+	s := r.label() + " — " + r.statusWord()
+	if r.stopped != "" && !strings.EqualFold(string(r.stopped), r.Status) {
+		s += " (the file says " + code(r.Status) + ")"
+	}
 	if r.StartedAt != nil {
 		s += ", started " + r.StartedAt.UTC().Format(time.RFC3339)
 	}

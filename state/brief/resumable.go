@@ -107,7 +107,7 @@ func buildResumable(b *Brief, run model.Run, opts Options) {
 		}
 	}
 	if restartIdx < len(run.Stages) {
-		ref := stageRef(run.Stages[restartIdx])
+		ref := stageRef(run, run.Stages[restartIdx])
 		rb.EarliestIncomplete = &ref
 		b.Restart = &ref
 	}
@@ -483,7 +483,7 @@ func remainingAfter(run model.Run, key string) []StageRef {
 	seen := false
 	for _, s := range run.Stages {
 		if seen && !s.Status.Done() {
-			out = append(out, stageRef(s))
+			out = append(out, stageRef(run, s))
 		}
 		if strings.EqualFold(s.Key, key) {
 			seen = true

@@ -216,10 +216,11 @@ func stageKeyWidth(run model.Run) int {
 func (b *rowBuilder) stageLine(st model.Stage, keyW int) string {
 	t, run, now := b.t, b.run, b.now
 	glyph, word, gst := st.Status.Glyph(), string(st.Status), t.StageStyle(st.Status)
-	if st.Status == model.StageFailed && run.Status == model.StatusBlocked && strings.EqualFold(st.Key, run.CurrentStage) {
-		// The run waits at this stage's gate for a person: one word and glyph with the run's (it read
-		// "✗ M2 failed" under a run that read "⊘ blocked").
-		glyph, word, gst = run.Status.Glyph(), string(run.Status), t.StatusStyle(run.Status)
+	stopped, isStopped := run.StoppedAt(&st)
+	if isStopped {
+		// Nothing runs this stage: one word and glyph with the run's (it read "✗ M2 failed" under a run that
+		// read "⊘ blocked", "▶ 4 running" under "⚠ stalled").
+		glyph, word, gst = stopped.Glyph(), string(stopped), t.StatusStyle(stopped)
 	}
 	line := gst.Render(glyph) + " " + text.PadRight(text.Sanitize(st.Key), keyW)
 	if st.Name != "" && st.Name != st.Key {
@@ -231,9 +232,9 @@ func (b *rowBuilder) stageLine(st model.Stage, keyW int) string {
 	if u := st.Timing.Usual(); u.Known() {
 		line += t.Dim.Render(" · " + u.String())
 	}
-	if st.Status != model.StagePending || st.RawStatus != "" {
+	if st.Status != model.StagePending || st.RawStatus != "" || isStopped {
 		status := word
-		if st.RawStatus != "" && st.RawStatus != string(st.Status) {
+		if st.RawStatus != "" && st.RawStatus != string(st.Status) && !isStopped {
 			status += " (" + text.Sanitize(st.RawStatus) + ")"
 		}
 		line += t.Dim.Render(" " + status)

@@ -131,3 +131,42 @@ func press(s string) tea.KeyPressMsg {
 	}
 	return tea.KeyPressMsg{Code: r, Text: s}
 }
+
+// A stalled run's current stage reads stalled on its line and on its Time bar, as the header and the Runs row
+// say (issue 36, point 10): its line said `▶ 4 skill-discovery running`.
+func TestDetailStalledStageReadsStalled(t *testing.T) {
+	t.Parallel()
+	start, mid := testNow.Add(-time.Hour), testNow.Add(-50*time.Minute)
+	past := model.Run{ID: "past", Kind: model.KindJonggrang, RawStatus: "completed", StatePath: "/p/MANIFEST.yaml",
+		Jonggrang: &model.JonggrangDetail{WorkType: "BUGFIX"},
+		Stages: []model.Stage{{Key: "3", Name: "discovery", Status: model.StageCompleted, StartedAt: &start, CompletedAt: &mid},
+			{Key: "4", Name: "skills", Status: model.StageCompleted, StartedAt: &mid, CompletedAt: &testNow}}}
+	run := model.Run{ID: "now", Kind: model.KindJonggrang, RawStatus: "running", CurrentStage: "4", StatePath: "/r/MANIFEST.yaml",
+		Jonggrang: &model.JonggrangDetail{WorkType: "BUGFIX"}, ActiveAt: &mid,
+		Stages: []model.Stage{{Key: "3", Name: "discovery", Status: model.StageCompleted, StartedAt: &start, CompletedAt: &mid},
+			{Key: "4", Name: "skills", Status: model.StageRunning, StartedAt: &mid}}}
+	model.FinalizeRun(&past)
+	model.FinalizeRun(&run)
+	h := model.NewHistory()
+	h.Observe(&past)
+	h.Observe(&run)
+	model.JudgeTime(&run, testNow, model.LivenessRules{}, h)
+	if run.Status != model.StatusStalled {
+		t.Fatalf("the run is %s, want stalled (orphaned)", run.Status)
+	}
+	p := newTestPane(run, 100, 60)
+	rows := rowsText(p, run, 100)
+	var line string
+	for _, l := range strings.Split(rows, "\n") {
+		if strings.Contains(l, "4 skills ") && strings.Contains(l, "◀ current") {
+			line = l
+			break
+		}
+	}
+	if !strings.Contains(line, "stalled") || strings.Contains(line, "running") || strings.HasPrefix(line, "▶") {
+		t.Errorf("the stalled run's current stage line: %q\n%s", line, rows)
+	}
+	if !strings.Contains(rows, "50m stalled") || strings.Contains(rows, "~") {
+		t.Errorf("the Time bar of the stalled stage is not drawn stalled, or an ETA is shown:\n%s", rows)
+	}
+}

@@ -1,6 +1,7 @@
 package detail
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -14,16 +15,12 @@ import (
 // So "where is it and how long is left" is seen at a glance. Nil when no stage has a length to draw.
 func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 	t := p.app.Theme
-	type seg struct {
-		key             string
-		done, ran, rest time.Duration
-		unknown, cur    bool
-	}
 	var segs []seg
 	var total time.Duration
 	keyW := 0
 	for _, st := range run.Stages {
 		s := seg{key: text.Sanitize(st.Key), cur: strings.EqualFold(st.Key, run.CurrentStage) && !st.Status.Done()}
+		s.stopped, _ = run.StoppedAt(&st)
 		u := st.Timing.Usual()
 		switch {
 		case st.Status == model.StageSkipped:
@@ -35,7 +32,7 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 			if st.StartedAt != nil {
 				s.ran = st.Duration(now)
 			}
-			if run.Status == model.StatusStalled || run.Status == model.StatusBlocked {
+			if s.stopped != "" {
 				// Nothing runs it: no usual length of what is left is drawn as if it were being spent.
 				break
 			}
@@ -60,23 +57,14 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 	}
 	// A stalled or blocked run's current stage is not being run: drawn as running (▓), its bar read as work
 	// under way while the legend said running. It has its own glyph, named in the legend.
-	stopped := run.Status == model.StatusStalled || run.Status == model.StatusBlocked
+	var stopped model.RunStatus
+	for _, s := range segs {
+		stopped = cmp.Or(s.stopped, stopped)
+	}
 	labels := make([]string, len(segs))
 	labelW := 10
 	for i, s := range segs {
-		switch {
-		case s.cur:
-			labels[i] = p.app.Growing(now, s.ran, s.ran > 0)
-			if stopped {
-				labels[i] += " " + string(run.Status)
-			} else if !s.unknown && s.rest > 0 {
-				labels[i] += " ~" + model.HumanDuration(s.rest)
-			}
-		case s.done > 0:
-			labels[i] = model.HumanDuration(s.done)
-		case !s.unknown && s.rest > 0:
-			labels[i] = "~" + model.HumanDuration(s.rest)
-		}
+		labels[i] = p.segLabel(s, now)
 		// The bars leave room for the longest label: a bar that took the whole width cut "24m stalled".
 		labelW = max(labelW, text.VisibleWidth(labels[i]))
 	}
@@ -92,8 +80,8 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 		return max(1, int(float64(barW)*float64(d)/float64(total)+0.5))
 	}
 	legend := "█ done  ▓ running  ░ usual length of what is left  ? not known"
-	if stopped {
-		legend = "█ done  ▓ running  ▒ " + string(run.Status) + "  ░ usual length of what is left  ? not known"
+	if stopped != "" {
+		legend = "█ done  ▓ running  ▒ " + string(stopped) + "  ░ usual length of what is left  ? not known"
 	}
 	out := []string{t.Dim.Render(legend)}
 	// Each bar starts where the one before it ended, so the rows read as one line of time, left to right.
@@ -104,7 +92,7 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 		fit := func(n int) int { n = min(n, room); room -= n; return n }
 		bar := ""
 		switch {
-		case s.cur && stopped:
+		case s.stopped != "":
 			bar = t.Warn.Render(strings.Repeat("▒", fit(cells(s.ran))))
 		case s.cur:
 			bar = t.Bold.Render(strings.Repeat("▓", fit(cells(s.ran)))) + t.Dim.Render(strings.Repeat("░", fit(cells(s.rest))))
@@ -130,6 +118,34 @@ func (p *Pane) timeBars(run model.Run, w int, now time.Time) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// seg is one stage's bar: what it took (done), has run (ran) and usually has left (rest).
+type seg struct {
+	key             string
+	done, ran, rest time.Duration
+	unknown, cur    bool
+	stopped         model.RunStatus // the current stage where the run stopped (StoppedAt)
+}
+
+// segLabel is what stands after a stage's bar: its time, and for the current stage what is left or why
+// nothing is being spent on it.
+func (p *Pane) segLabel(s seg, now time.Time) string {
+	switch {
+	case s.cur:
+		l := p.app.Growing(now, s.ran, s.ran > 0)
+		if s.stopped != "" {
+			return l + " " + string(s.stopped)
+		} else if !s.unknown && s.rest > 0 {
+			return l + " ~" + model.HumanDuration(s.rest)
+		}
+		return l
+	case s.done > 0:
+		return model.HumanDuration(s.done)
+	case !s.unknown && s.rest > 0:
+		return "~" + model.HumanDuration(s.rest)
+	}
+	return ""
 }
 
 func anyUsual(run model.Run) bool {
