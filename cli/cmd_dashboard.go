@@ -232,7 +232,7 @@ func (d *dashboard) model(roots *fleet.Roots, notifier *dashboardNotifier, send 
 	ssh := sshFor(cfg)
 	d.actor = ui.NewActor(action.Options{ReadOnly: d.readOnly, JournalPath: d.opts.JournalPath}, actionEnv)
 	return ui.New(app.Options{
-		Theme: cfg.Theme, Keys: d.keys, ReadOnly: d.readOnly, Scanned: shownPaths(roots.Scanned), NoMouse: d.opts.NoMouse,
+		Theme: cfg.Theme, Keys: d.keys, ReadOnly: d.readOnly, Scanned: shownPaths(roots.Scanned), ScannedHosts: hostsOf(roots.Scanned), NoMouse: d.opts.NoMouse,
 		Actor:   fleetActor{local: d.actor, ssh: ssh, env: actionEnv, roots: roots.Remote},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(ssh), RemoteBrief: remoteBriefFetcher(ssh), Debug: d.debug, InTmux: ui.InTmux(),
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
@@ -299,6 +299,17 @@ func remoteLogFetcher(s remote.SSH) app.RemoteLogFunc {
 
 // shownPaths are the scanned paths as the empty dashboard names them: local ones absolute ("." said
 // nothing), remote roots as given.
+// hostsOf is the host of each root ("" for a local one), as its host's health names it.
+func hostsOf(roots []string) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		if _, rs, err := remote.Split([]string{r}); err == nil && len(rs) == 1 {
+			out[i] = rs[0].Host
+		}
+	}
+	return out
+}
+
 func shownPaths(paths []string) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {

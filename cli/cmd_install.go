@@ -246,7 +246,7 @@ func prepareInstall(s remote.SSH, host remote.Root, dir string) (p *installPlan,
 	case err != nil:
 		return nil, "", fmt.Errorf("%s: %v", label, err)
 	case code == 255:
-		return nil, "", fmt.Errorf("cannot reach %s: %s", label, remote.Explain(host, code, []byte(errb)))
+		return nil, "", fmt.Errorf("%s", remote.Explain(host, code, []byte(errb)))
 	case code != 0:
 		return nil, "", fmt.Errorf("%s: uname -sm failed: %s", label, remote.Explain(host, code, []byte(errb)))
 	}

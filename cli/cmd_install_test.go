@@ -282,7 +282,7 @@ func TestInstallOnAnUnreachableHost(t *testing.T) {
 	in := newInstaller(t, t.TempDir())
 	in.fleet.Kill("alpha")
 	code, out, errOut := in.run("install", "alpha", "--yes")
-	if code != exitRefused || !strings.Contains(errOut, "cannot reach alpha: alpha: ") || !strings.Contains(errOut, "Connection refused") {
+	if code != exitRefused || !strings.Contains(errOut, "alpha cannot be reached: ") || !strings.Contains(errOut, "Connection refused") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -130,7 +130,7 @@ func TestUnreachableHostEndsEveryCommandAlike(t *testing.T) {
 		name := args[0]
 		code, _, errOut := runEnded(t, env, append(args, "nohost.invalid:/x")...)
 		got := lastSaid(errOut, "runwatch "+name+": ")
-		if code != exitIncomplete || !strings.HasPrefix(got, "nohost.invalid: ") {
+		if code != exitIncomplete || !strings.HasPrefix(got, "nohost.invalid cannot be reached: ") {
 			t.Errorf("runwatch %s nohost.invalid:/x: exit %d, stderr %q; want %d naming the host", name, code, errOut, exitIncomplete)
 		}
 		if said == "" {

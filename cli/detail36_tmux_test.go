@@ -71,3 +71,30 @@ func TestStalledRunReadsStalledEverywhereInTmux(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreachableHostSaysSoInTmux (issue 36, a trial): the dashboard on a root whose host cannot be reached
+// says so in the Runs pane, with ssh's reason, in the words status uses; it said "no runs found in
+// nohost:/x", as if the folder had been read and held nothing.
+func TestUnreachableHostSaysSoInTmux(t *testing.T) {
+	t.Parallel()
+	_, _, statusErr := runReal(t, nil, "", "status", "nohost:/x")
+	said := strings.TrimSpace(lastSaid(statusErr, "runwatch status: "))
+	if !strings.HasPrefix(said, "nohost cannot be reached: ") {
+		t.Fatalf("status does not say the host cannot be reached: %q", statusErr)
+	}
+	d, exitFile := dashboardOn(t, 120, 40, "nohost:/x")
+	s := d.waitText("cannot be reached")
+	// The Runs pane's column only: Detail may stand beside it.
+	var cells []string
+	for _, l := range strings.Split(s, "\n") {
+		if parts := strings.Split(l, "┃"); len(parts) >= 3 {
+			cells = append(cells, parts[1])
+		}
+	}
+	pane := strings.Join(strings.Fields(strings.Join(cells, " ")), " ")
+	if !strings.Contains(pane, "✗ "+said) || strings.Contains(s, "no runs found") {
+		t.Errorf("the Runs pane does not say what status says (%q):\n%s", said, s)
+	}
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}

@@ -45,7 +45,7 @@ func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 				t.Errorf("status of an unreachable root printed %q, want nothing on stdout", out)
 			}
 			said := lastSaid(statusErr, "runwatch status: ")
-			if !strings.HasPrefix(said, tc.host+": ") {
+			if !strings.HasPrefix(said, tc.host+" cannot be reached: ") {
 				t.Fatalf("status does not name the host: %q", statusErr)
 			}
 			if got := lastSaid(notifyErr, "runwatch notify: "); got != said {

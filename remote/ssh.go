@@ -449,10 +449,12 @@ func Explain(r Root, code int, stderr []byte) string {
 		return fmt.Sprintf("%s: its runwatch is older than this one (it does not know %s, which carries every command this one sends): upgrade the one on %s (%s)",
 			r.Label(), ArgvCommand, r.Label(), InstallHint(r))
 	case code == 255:
+		// ssh's own failure: the host was not reached. Status, the dashboard's empty list and install all
+		// say it in these words.
 		if msg == "" {
 			msg = "ssh failed"
 		}
-		return fmt.Sprintf("%s: %s", r.Label(), msg)
+		return fmt.Sprintf("%s cannot be reached: %s", r.Label(), msg)
 	case code == 127 || strings.Contains(msg, "command not found") || strings.Contains(msg, "No such file"):
 		return fmt.Sprintf("%s: runwatch is not installed there (%s)", r.Label(), InstallHint(r))
 	}

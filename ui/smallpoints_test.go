@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"runwatch/model"
 	"runwatch/ui/app"
 	"runwatch/ui/overlay"
 	"runwatch/ui/text"
@@ -157,4 +158,22 @@ func wordsInOrder(s, want string) bool {
 		at += i + len(w)
 	}
 	return true
+}
+
+// TestEmptyListNamesAHostThatCannotBeReached (issue 36, a trial): with no run, a root whose host did not
+// answer is named by the host's error, as status names it, and not as looked in ("no runs found in
+// nohost:/x" said its folder was read and empty); the roots that were looked in are still named.
+func TestEmptyListNamesAHostThatCannotBeReached(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, 80, 24, nil, app.Options{Scanned: []string{"/home/me/work", "nohost:/x"}, ScannedHosts: []string{"", "nohost"}})
+	m = send(t, m, app.BatchMsg{Hosts: []model.HostHealth{{Host: "nohost", State: model.HostReconnecting,
+		Error: "nohost cannot be reached: ssh: Could not resolve hostname nohost: Name or service not known\x1b[2J"}}, At: testNow})
+	frame := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(plain(m))), " ")
+	if !strings.Contains(frame, "✗ nohost cannot be reached: ssh: Could not resolve hostname nohost: Name or service not known") ||
+		strings.Contains(frame, "nohost:/x") || !strings.Contains(frame, "no runs found in /home/me/work") {
+		t.Errorf("the empty list with an unreachable host:\n%s", plain(m))
+	}
+	if strings.Contains(plain(m), "\x1b[2J") {
+		t.Error("the host's error reached the screen unsanitized")
+	}
 }

@@ -36,10 +36,12 @@ type Options struct {
 	// scrolls the pane under the pointer and selecting text takes shift-drag.
 	NoMouse bool
 	// Scanned names the folders (and remote roots) the runs are looked for in, for the empty list to say
-	// where it looked.
-	Scanned []string
-	Actor   Actor // nil disables actions
-	OpenLog OpenLogFunc
+	// where it looked; ScannedHosts is the host of each ("" for a folder here), so a root whose host did
+	// not answer is named by the host's error, not as looked in.
+	Scanned      []string
+	ScannedHosts []string
+	Actor        Actor // nil disables actions
+	OpenLog      OpenLogFunc
 	// RemoteLog fetches a remote run's log history when its timeline opens; nil shows only what its host
 	// streams.
 	RemoteLog RemoteLogFunc

@@ -270,12 +270,12 @@ func (b *rowBuilder) stageNotes(st model.Stage) {
 	t := b.t
 	if st.Error != "" {
 		for i, l := range text.WrapText(text.Sanitize(st.Error), b.w-6) {
-			b.add("    " + t.Bad.Render(markFirst(i, "✗ ")+l))
+			b.add("    " + t.Bad.Render(text.MarkFirst(i, "✗ ")+l))
 		}
 	}
 	for _, warn := range st.Warnings {
 		for i, l := range text.WrapText(text.Sanitize(warn), b.w-6) {
-			b.add("    " + t.Warn.Render(markFirst(i, "⚠ ")+l))
+			b.add("    " + t.Warn.Render(text.MarkFirst(i, "⚠ ")+l))
 		}
 	}
 	if st.SkipReason != "" {
@@ -502,15 +502,6 @@ func stageShort(s model.Stage) string {
 		return s.Name
 	}
 	return s.Key
-}
-
-// markFirst is the glyph that starts a wrapped message's first line; its continuation lines are indented
-// instead, so one error does not read as three.
-func markFirst(i int, glyph string) string {
-	if i == 0 {
-		return glyph
-	}
-	return strings.Repeat(" ", text.VisibleWidth(glyph))
 }
 
 // orderSource says where a resumable run's stage order came from when something other than the ids

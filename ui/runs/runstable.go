@@ -523,6 +523,41 @@ func (p *Pane) NaturalWidth() int {
 	return used
 }
 
+// noRuns is what the empty list says: where it looked, and each host that did not answer with its error, in
+// status's words (a host's roots were not looked in: "no runs found in nohost:/x" said the opposite).
+func (p *Pane) noRuns(w int) []string {
+	t, a := p.app.Theme, p.app
+	var out []string
+	down := map[string]bool{}
+	for _, h := range a.Hosts {
+		if h.State != model.HostLive && h.Error != "" {
+			down[h.Host] = true
+			for i, l := range text.WrapText(text.Sanitize(h.Error), w-2) {
+				out = append(out, t.Bad.Render(text.MarkFirst(i, "✗ ")+l))
+			}
+		}
+	}
+	var looked []string
+	for i, s := range a.Opts.Scanned {
+		if i < len(a.Opts.ScannedHosts) && down[a.Opts.ScannedHosts[i]] {
+			continue
+		}
+		looked = append(looked, text.Sanitize(s))
+	}
+	switch {
+	case len(looked) > 0:
+		out = append(out, t.Dim.Render("no runs found in "+strings.Join(looked, ", ")))
+	case len(a.Opts.Scanned) == 0:
+		out = append(out, t.Dim.Render("no runs found in the given paths"))
+	default:
+		return out // nothing was looked in: the hosts' errors say why
+	}
+	for _, l := range text.WrapText("(looked for .jonggrang/ projects and state.env run folders); runwatch demo shows the dashboard on simulated runs", w) {
+		out = append(out, t.Dim.Render(l))
+	}
+	return out
+}
+
 // renderTable draws the header and the visible rows into w×h cells.
 func (p *Pane) renderTable(w, h int) []string {
 	t := p.app.Theme
@@ -538,19 +573,7 @@ func (p *Pane) renderTable(w, h int) []string {
 		case p.hidden > 0:
 			return []string{t.Dim.Render(fmt.Sprintf("all %d runs are done; %s shows them", p.hidden, a.Keys.First(keys.ActHideDone)))}
 		}
-		where := "the given paths"
-		if len(a.Opts.Scanned) > 0 {
-			var qs []string
-			for _, s := range a.Opts.Scanned {
-				qs = append(qs, text.Sanitize(s))
-			}
-			where = strings.Join(qs, ", ")
-		}
-		out := []string{t.Dim.Render("no runs found in " + where)}
-		for _, l := range text.WrapText("(looked for .jonggrang/ projects and state.env run folders); runwatch demo shows the dashboard on simulated runs", w) {
-			out = append(out, t.Dim.Render(l))
-		}
-		return out
+		return p.noRuns(w)
 	}
 	lay := p.Fit(w)
 	now := a.Now()

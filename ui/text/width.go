@@ -97,3 +97,12 @@ func HumanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// MarkFirst is the glyph that starts line i of a wrapped message when i is its first; its continuation lines
+// are indented instead, so one error does not read as three.
+func MarkFirst(i int, glyph string) string {
+	if i == 0 {
+		return glyph
+	}
+	return strings.Repeat(" ", VisibleWidth(glyph))
+}
