@@ -355,12 +355,22 @@ func stateUnreadable(run model.Run) bool {
 	return false
 }
 
+// stopStep is the step a stop condition asks for: it points at the condition, said under Stop conditions in
+// force, rather than saying it again, and gives the advice.
+func stopStep(c Condition, advice string) string {
+	s := "Stop condition `" + oneLine(c.Code) + "` (under Stop conditions in force)"
+	if advice == "" {
+		return s + ": resolve it before resuming."
+	}
+	return s + ": " + advice
+}
+
 // stopSteps turns the reader's stop conditions into instructions (a live lock is covered by lockSteps).
 func stopSteps(b *Brief) []string {
 	var steps []string
 	for _, c := range b.StopConditions {
 		if c.Source == "state" && c.Code != model.CodeLockLiveForeign {
-			steps = append(steps, "Stop condition: "+oneLine(c.Message)+".")
+			steps = append(steps, stopStep(c, ""))
 		}
 	}
 	return steps

@@ -50,6 +50,8 @@ type GateNote struct {
 	Blocked bool   `json:"blocked"`
 	Detail  string `json:"detail"`
 	Advice  string `json:"advice,omitempty"`
+	// Stepped: Next steps says the gate's state and advice, so the Markdown's Gates line points there.
+	Stepped bool `json:"-"`
 }
 
 // WorktreeNote points at the copy of the manifest a parallel run's worker writes.
@@ -186,7 +188,7 @@ func phaseSteps(b *Brief, jb *JonggrangBrief, run model.Run, flags map[string]bo
 			if rest := after(b.Remaining, r.Key); len(rest) > 0 {
 				next = rest[0].label()
 			}
-			steps = append(steps, "Phase "+r.label()+" is waiting for a person ("+quoted(r.Error)+"): answer the "+
+			steps = append(steps, "Phase "+r.label()+" is waiting for a person: answer the "+
 				"questions under “Awaiting input”, then mark the phase done and move on with runwatch step "+id+
 				" (phase "+oneLine(r.Key)+" completed, current_phase moved to "+next+"), lift the pause with runwatch resume "+id+
 				", and start the orchestrator's own resume ("+orchestratorResume+"). Or resume in autonomous mode, "+
@@ -481,6 +483,7 @@ func gateSteps(jb *JonggrangBrief, run model.Run, d *model.JonggrangDetail) []st
 		}
 		if g.Advice != "" {
 			s := "Context compaction is at " + code(c.Status) + " (" + g.Detail + "): " + capitalize(g.Advice)
+			g.Stepped = true
 			if h := nextHeavy(run); h != "" {
 				s += "; the next heavy phase is " + h
 			}

@@ -44,11 +44,18 @@ func (b Brief) Markdown() string {
 			w.bullet("✗ " + conditionLine(c))
 		}
 	}
-	if len(b.Warnings) > 0 {
+	if warnings := ownWarnings(b); len(warnings) > 0 {
 		w.section("Warnings")
-		for _, c := range b.Warnings {
+		for _, c := range warnings {
 			w.bullet("⚠ " + conditionLine(c))
 		}
+	}
+	// What a section of its own says is not said again in a stage's line (its error).
+	for _, c := range b.StopConditions {
+		w.elsewhere = append(w.elsewhere, c.Message)
+	}
+	if b.Jonggrang != nil && b.Jonggrang.AwaitingInput != nil {
+		w.elsewhere = append(w.elsewhere, b.Jonggrang.AwaitingInput.Reason)
 	}
 
 	w.section("Where to restart")
@@ -101,46 +108,80 @@ func (b Brief) Markdown() string {
 
 	writeStages(&w, "Completed "+word+"s", b.Completed)
 	writeStages(&w, "Skipped "+word+"s", b.Skipped)
-	writeStages(&w, "Failed "+word+"s", b.Failed)
+	// A failed stage said whole above (the current one) is still to do: listed there, not twice.
+	var failed []StageRef
+	for _, r := range b.Failed {
+		if !w.said[w.refLine(r)] {
+			failed = append(failed, r)
+		}
+	}
+	writeStages(&w, "Failed "+word+"s", failed)
 	writeStages(&w, "Still to do", b.Remaining)
 
 	if b.Jonggrang != nil {
 		writeJonggrang(&w, b.Jonggrang)
 	}
 
-	w.section("Locks")
-	if len(b.Locks) == 0 {
-		w.line("No lock files.")
-	}
-	for _, l := range b.Locks {
-		s := "**" + oneLine(string(l.Verdict)) + "** " + code(l.Path)
-		var who []string
-		if l.Holder != "" {
-			who = append(who, "holder "+code(l.Holder))
-		}
-		if l.PID > 0 {
-			who = append(who, "pid "+itoa(l.PID))
-		}
-		if l.Host != "" {
-			who = append(who, "host "+code(l.Host))
-		}
-		if len(who) > 0 {
-			s += " (" + strings.Join(who, ", ") + ")"
-		}
-		w.bullet(s + ": " + oneLine(joinReasons(l.Reasons)) + ". " + capitalize(l.Advice) + ".")
-	}
+	writeLocks(&w, b.Locks)
 	return neutralize(w.String())
 }
 
 type mdWriter struct {
 	strings.Builder
 	said map[string]bool // the stage lines written whole (refOnce)
+	// elsewhere are texts a section of their own says (stop conditions, the awaiting input's reason): a
+	// stage's error that one of them carries is not quoted again on its line.
+	elsewhere []string
+}
+
+// conditionSection is the section that says a condition of source with message, "" when none does.
+func conditionSection(b Brief, source, message string) string {
+	for _, c := range b.StopConditions {
+		if c.Source == source && c.Message == message {
+			return "Stop conditions in force"
+		}
+	}
+	for _, c := range ownWarnings(b) {
+		if c.Source == source && c.Message == message {
+			return "Warnings"
+		}
+	}
+	return ""
+}
+
+// ownWarnings are the warnings a section of their own does not say: a lock's verdict and reasons are under
+// Locks, the phase awaiting input under Awaiting input.
+func ownWarnings(b Brief) []Condition {
+	var out []Condition
+	for _, c := range b.Warnings {
+		switch {
+		case c.Code == model.CodeLockStale && len(b.Locks) > 0:
+			continue
+		case c.Code == model.CodeAwaitingInput && b.Jonggrang != nil && b.Jonggrang.AwaitingInput != nil:
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// saidElsewhere reports whether err is carried by a text with a section of its own, whole or after its
+// first "word: " ("blocked: run.log …" is the stop condition's own evidence).
+func (w *mdWriter) saidElsewhere(err string) bool {
+	err = strings.TrimSpace(err)
+	_, rest, _ := strings.Cut(err, ": ")
+	for _, e := range w.elsewhere {
+		if err != "" && strings.Contains(e, err) || len(rest) > 12 && strings.Contains(e, rest) {
+			return true
+		}
+	}
+	return false
 }
 
 // refOnce is a stage's line the first time the brief says it, and its name and status after: a failed
 // current stage was said whole four times (Where to restart, Restart at, Failed, Still to do).
 func (w *mdWriter) refOnce(r StageRef) string {
-	s := refLine(r)
+	s := w.refLine(r)
 	if short := r.label() + " — " + r.statusWord(); w.said[s] && s != short {
 		return short + " (above)"
 	}
@@ -200,7 +241,7 @@ func (r StageRef) statusWord() string {
 	return oneLine(r.Status)
 }
 
-func refLine(r StageRef) string {
+func (w *mdWriter) refLine(r StageRef) string {
 	s := r.label() + " — " + r.statusWord()
 	if r.stopped != "" && !strings.EqualFold(string(r.stopped), r.Status) {
 		s += " (the file says " + code(r.Status) + ")"
@@ -211,7 +252,7 @@ func refLine(r StageRef) string {
 	if r.CompletedAt != nil {
 		s += ", ended " + r.CompletedAt.UTC().Format(time.RFC3339)
 	}
-	if r.Error != "" {
+	if r.Error != "" && !w.saidElsewhere(r.Error) {
 		s += ", error " + quoted(r.Error)
 	}
 	if r.SkipReason != "" {
@@ -277,11 +318,16 @@ func writeJonggrang(w *mdWriter, j *JonggrangBrief) {
 				glyph = "⚠"
 			}
 			s := glyph + " " + oneLine(g.Name) + ": " + oneLine(g.Status)
-			if g.Detail != "" {
-				s += " (" + oneLine(g.Detail) + ")"
-			}
-			if g.Advice != "" {
-				s += " — " + g.Advice
+			switch {
+			case g.Stepped:
+				s += " (see Next steps)"
+			default:
+				if g.Detail != "" {
+					s += " (" + oneLine(g.Detail) + ")"
+				}
+				if g.Advice != "" {
+					s += " — " + g.Advice
+				}
 			}
 			w.bullet(s)
 		}
@@ -320,6 +366,9 @@ func writeJonggrang(w *mdWriter, j *JonggrangBrief) {
 			w.line("Last lines:")
 			w.blank()
 			for _, l := range j.ProgressTail {
+				if j.AwaitingInput != nil && strings.HasSuffix(strings.TrimSpace(l), strings.TrimSpace(j.AwaitingInput.Reason)) {
+					continue // under Awaiting input
+				}
 				w.line("    " + oneLine(l))
 			}
 		}
@@ -400,9 +449,8 @@ func writeResumableWhere(w *mdWriter, r *ResumableBrief) {
 func writeResumable(w *mdWriter, b Brief) {
 	r := b.Resumable
 	if r.Window.Code != "" {
+		// What to do in it is a Next step; here is why it is this window.
 		w.section("Resume window " + r.Window.Code + ": " + r.Window.Name)
-		w.line(r.Window.Action)
-		w.blank()
 		w.line("Why this window:")
 		for _, e := range r.Window.Evidence {
 			w.bullet(oneLine(e))
@@ -417,11 +465,15 @@ func writeResumable(w *mdWriter, b Brief) {
 		w.blank()
 	}
 	if r.Git.Note != "" {
-		w.line("– " + oneLine(r.Git.Note) + ".")
+		w.line("– Nothing was checked: see Warnings.") // git-unchecked says why
 	} else {
 		for _, c := range r.Git.Checks {
 			glyph := map[string]string{resultOK: "✓", resultFailed: "✗", resultSkipped: "–"}[c.Result]
-			w.bullet(glyph + " " + c.Name + ": " + oneLine(c.Detail))
+			detail := oneLine(c.Detail)
+			if where := conditionSection(b, "git", c.Detail); where != "" {
+				detail = "see " + where
+			}
+			w.bullet(glyph + " " + c.Name + ": " + detail)
 			for _, p := range c.Paths {
 				w.line("  - " + code(p))
 			}
@@ -495,5 +547,30 @@ func writeOpenItems(w *mdWriter, items []OpenItem) {
 		for _, n := range it.Needs {
 			w.line("  - " + noteWhere(n) + ": " + quoted(n.Text))
 		}
+	}
+}
+
+// writeLocks is the Locks section: each lock's verdict, holder, reasons and advice.
+func writeLocks(w *mdWriter, locks []LockNote) {
+	w.section("Locks")
+	if len(locks) == 0 {
+		w.line("No lock files.")
+	}
+	for _, l := range locks {
+		s := "**" + oneLine(string(l.Verdict)) + "** " + code(l.Path)
+		var who []string
+		if l.Holder != "" {
+			who = append(who, "holder "+code(l.Holder))
+		}
+		if l.PID > 0 {
+			who = append(who, "pid "+itoa(l.PID))
+		}
+		if l.Host != "" {
+			who = append(who, "host "+code(l.Host))
+		}
+		if len(who) > 0 {
+			s += " (" + strings.Join(who, ", ") + ")"
+		}
+		w.bullet(s + ": " + oneLine(joinReasons(l.Reasons)) + ". " + capitalize(l.Advice) + ".")
 	}
 }

@@ -394,7 +394,7 @@ func resumableSteps(b *Brief, rb *ResumableBrief, run model.Run) []string {
 		if c.Source == "lock" || c.Code == model.CodeLockLiveForeign {
 			continue // lockSteps has said it, first
 		}
-		steps = append(steps, "Stop condition: "+stopAdvice(c, rb))
+		steps = append(steps, stopStep(c, stopAdvice(c, rb)))
 	}
 	steps = append(steps, cleanup...)
 	if len(run.Stages) == 0 {
@@ -443,27 +443,29 @@ func resumableSteps(b *Brief, rb *ResumableBrief, run model.Run) []string {
 	return steps
 }
 
+// stopAdvice is what to do about a stop condition; the condition itself is said under Stop conditions in
+// force (stopStep), once.
 func stopAdvice(c Condition, rb *ResumableBrief) string {
 	switch c.Code {
 	case "git-" + CheckWorktreeClean:
-		return c.Message + " in " + code(rb.Git.RepoRoot) + ". Decide whether they are the interrupted stage's own work " +
+		return "Decide whether the changes in " + code(rb.Git.RepoRoot) + " are the interrupted stage's own work " +
 			"(verify and commit them) or foreign (set them aside) before going on."
 	case "git-" + CheckHeadIsLast:
-		return c.Message + ". Find out what changed (git log) before going on; the run's record no longer matches the repository."
+		return "Find out what changed (git log) before going on; the run's record no longer matches the repository."
 	case "git-" + CheckBasePin:
-		return c.Message + ". The run's immutable base is gone from this repository: stop and restore it."
+		return "The run's immutable base is gone from this repository: stop and restore it."
 	case model.CodeArtifactMissing:
-		return oneLine(c.Message) + ". Restore or regenerate it; the stage gate needs it."
+		return "Restore or regenerate it; the stage gate needs it."
 	case model.CodeStageDoneChecklistIncomplete:
-		return oneLine(c.Message) + ". Re-verify that stage: tick the items that truly hold, or set its done flag back to 0."
+		return "Re-verify that stage: tick the items that truly hold, or set its done flag back to 0."
 	case model.CodeStageBlocked:
-		return oneLine(c.Message) + ". Do not step past it and do not simply re-run: fix what its gate measured " +
+		return "Do not step past it and do not simply re-run: fix what its gate measured " +
 			"(the failed metrics or LAST_ERROR), re-run that stage's verification, and clear LAST_ERROR once it passes."
 	case model.CodeStateMissing:
-		return oneLine(c.Message) + ". This brief is built from run.log, checkpoints and ledgers only: restore state.env " +
+		return "This brief is built from run.log, checkpoints and ledgers only: restore state.env " +
 			"(from the machine that ran it) or rebuild it from this evidence before resuming."
 	}
-	return oneLine(c.Message)
+	return ""
 }
 
 // mentionsStage reports whether a hint like "Resume from S2" names stage key as a word.
