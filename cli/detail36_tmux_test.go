@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,34 @@ func TestUnreachableHostSaysSoInTmux(t *testing.T) {
 	pane := strings.Join(strings.Fields(strings.Join(cells, " ")), " ")
 	if !strings.Contains(pane, "✗ "+said) || strings.Contains(s, "no runs found") {
 		t.Errorf("the Runs pane does not say what status says (%q):\n%s", said, s)
+	}
+	d.press(keys.ActQuit)
+	d.waitExit(exitFile)
+}
+
+// TestTimelineDatesStayWhileScrollingInTmux (issue 36, point 9): with `t`, a log whose entries span two days
+// dates every entry, at its top (where the entries in view are all of the first day) as at its end, so the
+// time column keeps its width while scrolling. It was decided per window: `22:00:00` at the top, `Feb 16
+// 00:05:00` at the end.
+func TestTimelineDatesStayWhileScrollingInTmux(t *testing.T) {
+	t.Parallel()
+	dir, _ := actionRunEnv(t)
+	var log strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&log, "[2026-02-15T22:%02d:00Z] check_progress item=%d\n", i, i)
+	}
+	log.WriteString("[2026-02-16T00:05:00Z] stage_start stage=S2\n")
+	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, exitFile := dashboardOn(t, 120, 40, filepath.Dir(dir))
+	d.focus("Timeline")
+	d.send("t")
+	d.waitText("Feb 16 00:05:00")
+	d.press(keys.ActTop)
+	s := d.waitText("item=0")
+	if !strings.Contains(s, "Feb 15 22:00:00") {
+		t.Errorf("at the log's top the time column is not dated:\n%s", s)
 	}
 	d.press(keys.ActQuit)
 	d.waitExit(exitFile)

@@ -44,7 +44,8 @@ type timeline struct {
 	top, cursor int
 	follow      bool
 	absolute    bool
-	days        bool // the entries shown are of more than one day: absolute times carry their date
+	days        bool // the log's entries are of more than one day: absolute times carry their date
+	daysOf      int  // the log's length, plus one, that days was decided at (0: not yet)
 
 	srch tlSearch
 	// last is the search of a run left (its pattern and kind): n and enter on an empty prompt search for it
@@ -182,17 +183,49 @@ func (tl *timeline) readWindow(h int) {
 	}
 	tl.windowFrom = tl.top
 	tl.windowEntries = make([]model.LogEntry, len(tl.window))
-	tl.days = false
-	var day string
 	for i, raw := range tl.window {
-		e := parseLine(raw)
-		tl.windowEntries[i] = e
-		if e.HasTime {
-			d := e.Time.UTC().Format(time.DateOnly)
-			tl.days = tl.days || day != "" && d != day
-			day = d
+		tl.windowEntries[i] = parseLine(raw)
+	}
+	tl.decideDays()
+}
+
+// daysScan bounds how many lines from each end of the log decideDays reads for a timed entry.
+const daysScan = 64
+
+// decideDays says whether the log's entries span more than one day, by its first and last timed entries:
+// over the whole log, not the lines in view, so the time column keeps one width while scrolling (it was
+// decided a window at a time, and widened and narrowed as days came into view). Decided again only when the
+// log's length changes.
+func (tl *timeline) decideDays() {
+	n := tl.src.Len()
+	if tl.daysOf == n+1 {
+		return
+	}
+	tl.daysOf = n + 1
+	first, okF := tl.timedEnd(n, true)
+	last, okL := tl.timedEnd(n, false)
+	tl.days = okF && okL && first.UTC().Format(time.DateOnly) != last.UTC().Format(time.DateOnly)
+}
+
+// timedEnd is the time of the first (forward) or last timed entry among the log's n lines, looking at most
+// daysScan lines in from that end.
+func (tl *timeline) timedEnd(n int, forward bool) (time.Time, bool) {
+	k := min(n, daysScan)
+	at := 0
+	if !forward {
+		at = n - k
+	}
+	lines := tl.src.Lines(at, k)
+	for i := range lines {
+		j := i
+		if !forward {
+			j = len(lines) - 1 - i
+		}
+		if e := parseLine(lines[j]); e.HasTime {
+			return e.Time, true
 		}
 	}
+	return time.Time{}, false
 }
 
 // rowsThrough is the rows lines top..line take when wrapped.
