@@ -25,6 +25,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unique"
 
 	"runwatch/model"
 )
@@ -275,7 +276,10 @@ func (f *File) lastIndex(key string) int {
 }
 
 // Entries returns the effective key/values in file order. A duplicated key appears once, at the position
-// of its last (winning) occurrence.
+// of its last (winning) occurrence. The entries do not share the file's text: a watcher keeps every run's
+// entries for as long as it shows the run, and a substring would keep the whole text (its comments, quotes
+// and line endings) along. Keys are interned, as the same keys recur in every run of a task; the values are
+// one copy (issue 35).
 func (f *File) Entries() []model.KV {
 	last := map[string]int{}
 	for i, ln := range f.lines {
@@ -283,10 +287,24 @@ func (f *File) Entries() []model.KV {
 			last[ln.key] = i
 		}
 	}
+	n := 0
+	for _, i := range last {
+		n += len(f.lines[i].value)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, ln := range f.lines {
+		if ln.kind == kindEntry && last[ln.key] == i {
+			b.WriteString(ln.value)
+		}
+	}
+	values := b.String()
 	out := make([]model.KV, 0, len(last))
 	for i, ln := range f.lines {
 		if ln.kind == kindEntry && last[ln.key] == i {
-			out = append(out, model.KV{Key: ln.key, Value: ln.value})
+			v := values[:len(ln.value)]
+			values = values[len(v):]
+			out = append(out, model.KV{Key: unique.Make(ln.key).Value(), Value: v})
 		}
 	}
 	return out
