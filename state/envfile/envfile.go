@@ -25,7 +25,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unique"
 
 	"runwatch/model"
 )
@@ -304,7 +303,7 @@ func (f *File) Entries() []model.KV {
 		if ln.kind == kindEntry && last[ln.key] == i {
 			v := values[:len(ln.value)]
 			values = values[len(v):]
-			out = append(out, model.KV{Key: unique.Make(ln.key).Value(), Value: v})
+			out = append(out, model.KV{Key: model.Intern(ln.key), Value: v})
 		}
 	}
 	return out

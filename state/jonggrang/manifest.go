@@ -449,7 +449,7 @@ func (r *nodeReader) activePhases(n *yaml.Node) []string {
 	var out []string
 	for _, it := range r.items(n) {
 		if s, _, ok := r.number(it, "active_phases"); ok {
-			out = append(out, s)
+			out = append(out, model.Intern(s))
 		}
 	}
 	return out
@@ -517,7 +517,7 @@ func (r *nodeReader) phaseList(n *yaml.Node) []model.Stage {
 }
 
 func (r *nodeReader) phase(key string, n *yaml.Node) model.Stage {
-	st := model.Stage{Key: key, Status: model.StagePending}
+	st := model.Stage{Key: model.Intern(key), Status: model.StagePending}
 	where := fmt.Sprintf("phases.'%s'", truncate(key, 20))
 	n = r.resolve(n)
 	if isNull(n) {
@@ -533,7 +533,7 @@ func (r *nodeReader) phase(key string, n *yaml.Node) model.Stage {
 		field := where + "." + p.key
 		switch p.key {
 		case "name":
-			st.Name = r.str(p.val, field)
+			st.Name = model.Intern(r.str(p.val, field))
 		case "status":
 			statusSeen = true
 			raw := r.str(p.val, field)
@@ -651,9 +651,9 @@ func (r *nodeReader) agents(n *yaml.Node) []model.Agent {
 			field := where + "." + f.key
 			switch f.key {
 			case "role":
-				a.Role = r.str(f.val, field)
+				a.Role = model.Intern(r.str(f.val, field))
 			case "status":
-				a.Status = r.str(f.val, field)
+				a.Status = model.Intern(r.str(f.val, field))
 			case "started_at":
 				a.StartedAt, a.StartedText = r.timestampText(f.val, field)
 			case "completed_at":

@@ -84,11 +84,11 @@ func parseOutputFile(name, path string, data []byte, probs *problemSink) (model.
 	if m := outputName.FindStringSubmatch(name); m != nil {
 		namePhase = m[1]
 	}
-	po := model.PhaseOutput{File: name, Role: h.Role, TaskID: h.TaskID, AgentID: h.AgentID, Status: h.Status}
-	po.Phase = jsonNumberText(h.Phase)
+	po := model.PhaseOutput{File: name, Role: model.Intern(h.Role), TaskID: h.TaskID, AgentID: h.AgentID, Status: model.Intern(h.Status)}
+	po.Phase = model.Intern(jsonNumberText(h.Phase))
 	if po.Phase == "" && namePhase != "" {
 		f, _ := strconv.ParseFloat(namePhase, 64)
-		po.Phase = canonicalNumber(namePhase, f)
+		po.Phase = model.Intern(canonicalNumber(namePhase, f))
 	}
 	if t, ok := jsonTime(h.Timestamp); ok {
 		po.Timestamp = &t

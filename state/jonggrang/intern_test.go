@@ -1,0 +1,35 @@
+package jonggrang
+
+import (
+	"testing"
+	"unsafe"
+
+	"runwatch/model"
+)
+
+// The words every feature's manifest repeats (phase numbers and names, agents' roles and statuses, the
+// outputs' phases) are held once, however many features the dashboard shows (issue 35).
+func TestFeaturesShareTheirPhaseWords(t *testing.T) {
+	t.Parallel()
+	p := copyFixture(t)
+	a, b := Load(p.feature(fidLogin), realEnv()), Load(p.feature(fidTypo), realEnv())
+	shared := func(what, x, y string) {
+		if x != y {
+			t.Fatalf("%s: %q and %q", what, x, y)
+		}
+		if unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("%s %q is held by each feature", what, x)
+		}
+	}
+	shared("phase key", a.Stages[0].Key, b.Stages[0].Key)
+	shared("phase name", a.Stages[0].Name, b.Stages[0].Name)
+	ja, jb := a.Jonggrang, b.Jonggrang
+	if len(ja.Agents) == 0 || len(ja.PhaseOutputs) == 0 || len(ja.ActivePhases) == 0 || len(jb.ActivePhases) == 0 {
+		t.Fatal("the login feature has no agents or outputs, or a feature no active phases")
+	}
+	shared("active phase", ja.ActivePhases[0], jb.ActivePhases[0])
+	shared("agent status", ja.Agents[0].Status, model.Intern(ja.Agents[0].Status))
+	shared("agent role", ja.Agents[0].Role, model.Intern(ja.Agents[0].Role))
+	shared("output role", ja.PhaseOutputs[0].Role, model.Intern(ja.PhaseOutputs[0].Role))
+	shared("output phase", ja.PhaseOutputs[0].Phase, model.Intern(ja.PhaseOutputs[0].Phase))
+}
