@@ -80,7 +80,7 @@ func New(opts app.Options) Model {
 			dark = d
 		}
 	}
-	a := &app.App{Opts: opts, Keys: ks, Theme: theme.NewTheme(th, dark), Runs: map[string]model.Run{}}
+	a := &app.App{Opts: opts, Keys: ks, Theme: theme.NewTheme(th, dark), Runs: map[string]*model.Run{}}
 	if !opts.ReadOnly {
 		a.Actor = opts.Actor
 	}
@@ -133,10 +133,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.tl.Update(msg)
 		return nil
 	case app.SnapshotMsg:
-		a.Runs = make(map[string]model.Run, len(msg.Runs))
+		a.Runs = make(map[string]*model.Run, len(msg.Runs))
 		m.list.ForgetAll()
 		for _, r := range msg.Runs {
-			a.Runs[r.Key()] = judged(r)
+			r = judged(r)
+			a.Runs[r.Key()] = &r
 		}
 		a.ForgetRemoteLogs(nil, true)
 		a.Health = msg.Health
@@ -234,16 +235,20 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 	for _, r := range msg.Changed {
 		r = judged(r)
 		old, had := a.Runs[r.Key()]
-		if k := app.RemoteLogKey(old); k != "" && k != app.RemoteLogKey(r) {
-			gone = append(gone, k)
+		if had {
+			if k := app.RemoteLogKey(*old); k != "" && k != app.RemoteLogKey(r) {
+				gone = append(gone, k)
+			}
 		}
-		moved = moved || !had || !m.list.SamePlace(old, r)
-		a.Runs[r.Key()] = r
+		moved = moved || !had || !m.list.SamePlace(*old, r)
+		a.Runs[r.Key()] = &r
 		m.list.Forget(r.Key())
 	}
 	for _, p := range msg.Removed {
-		if old := app.RemoteLogKey(a.Runs[p]); old != "" {
-			gone = append(gone, old)
+		if r, ok := a.Runs[p]; ok {
+			if old := app.RemoteLogKey(*r); old != "" {
+				gone = append(gone, old)
+			}
 		}
 		delete(a.Runs, p)
 		m.list.Forget(p)

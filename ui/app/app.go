@@ -31,7 +31,9 @@ type App struct {
 	Theme theme.Theme
 	Actor Actor
 
-	Runs map[string]model.Run // by Run.Key
+	// Runs are by Run.Key. A run is never changed in place: a change is a new value, so the runs pane's
+	// cached rows point at it rather than keep copies of what they show.
+	Runs map[string]*model.Run
 	// Applying holds the runs (by Run.Key) with a confirmed action not yet finished: no other action on
 	// them starts meanwhile (one may wait on a lock for its bound).
 	Applying map[string]bool
@@ -64,8 +66,10 @@ type App struct {
 func (a *App) Now() time.Time { return a.Opts.Now() }
 
 func (a *App) SelectedRun() (model.Run, bool) {
-	r, ok := a.Runs[a.Selected]
-	return r, ok
+	if r, ok := a.Runs[a.Selected]; ok {
+		return *r, true
+	}
+	return model.Run{}, false
 }
 
 func (a *App) Note(s string)  { a.Msgs.add(text.Sanitize(s), false, a.Now()) }

@@ -155,7 +155,7 @@ func (a *App) ForgetRemoteLogs(keys []string, all bool) {
 	}
 	for _, r := range a.Runs {
 		if r.Remote != nil {
-			delete(ask, RemoteLogKey(r))
+			delete(ask, RemoteLogKey(*r))
 		}
 	}
 	for k := range ask {

@@ -26,7 +26,7 @@ var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // newTestPane is Detail at w×h over one run, selected, in the mono theme at testNow.
 func newTestPane(run model.Run, w, h int) *Pane {
 	a := &app.App{Opts: app.Options{Now: func() time.Time { return testNow }}, Keys: keys.DefaultKeyMap(false),
-		Theme: theme.NewTheme("mono", true), Runs: map[string]model.Run{run.Key(): run}, Selected: run.Key()}
+		Theme: theme.NewTheme("mono", true), Runs: map[string]*model.Run{run.Key(): &run}, Selected: run.Key()}
 	p := New(a)
 	p.SetSize(w, h)
 	return p

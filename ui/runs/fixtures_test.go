@@ -26,12 +26,12 @@ func fixturePane(t testing.TB, w, h int) *Pane {
 // paneOf is the runs pane holding runs, w×h, as fixturePane.
 func paneOf(runs []model.Run, w, h int) *Pane {
 	a := &app.App{Opts: app.Options{Theme: "mono", Now: func() time.Time { return fixtureNow }},
-		Keys: keys.DefaultKeyMap(false), Theme: theme.NewTheme("mono", true), Runs: map[string]model.Run{}}
+		Keys: keys.DefaultKeyMap(false), Theme: theme.NewTheme("mono", true), Runs: map[string]*model.Run{}}
 	for _, r := range runs {
 		if r.Attention.Code == "" {
 			r.Attention = model.Judge(&r)
 		}
-		a.Runs[r.Key()] = r
+		a.Runs[r.Key()] = &r
 	}
 	a.Loaded = true
 	p := New(a)

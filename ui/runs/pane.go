@@ -289,7 +289,7 @@ func (p *Pane) Resort() {
 		if r.Attention.NeedsYou {
 			p.needYou++
 		}
-		if h := hostOf(r); firstHost == "" {
+		if h := hostOf(*r); firstHost == "" {
 			firstHost = h
 		} else if h != firstHost {
 			p.manyHosts = true
@@ -298,8 +298,8 @@ func (p *Pane) Resort() {
 			p.hidden++
 			continue
 		}
-		if matchesFilter(r, p.terms) {
-			ks = append(ks, sortRow{sp: sp, id: r.ID, key: r.Key(), group: sortGroup(r), updated: r.UpdatedAt})
+		if matchesFilter(*r, p.terms) {
+			ks = append(ks, sortRow{sp: sp, id: r.ID, key: r.Key(), group: sortGroup(*r), updated: r.UpdatedAt})
 		}
 	}
 	sort.Slice(ks, func(i, j int) bool {

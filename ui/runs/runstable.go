@@ -60,11 +60,11 @@ type runCells struct {
 	// The CHANGED cell reads as worked out from agoFrom until agoUntil (zero: forever).
 	agoFrom, agoUntil time.Time
 	agoSet            bool
-	// att is the run's attention, whose reason may hold an age; eta is the run while the history gives it an
-	// ETA. The WHY cell reads as worked out from whyFrom until whyUntil (zero: forever), so their times count
-	// on without the run changing.
-	att               model.Attention
-	eta               *model.Run
+	// run is the run itself (app.Runs' value, never changed in place, not a copy: issue 35), whose
+	// attention's reason may hold an age; eta: the history gives it an ETA. The WHY cell reads as worked
+	// out from whyFrom until whyUntil (zero: forever), so their times count on without the run changing.
+	run               *model.Run
+	eta               bool
 	whyCalm           bool
 	whySet            bool
 	whyFrom, whyUntil time.Time
@@ -89,8 +89,12 @@ func cellWidth(s string) uint16 {
 // widthOf is the width of column id's text in form f.
 func (c *runCells) widthOf(id ColID, f int) int { return int(c.width[id][f]) }
 
-func newRunCells(r model.Run) *runCells {
-	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt}
+func newRunCells(run *model.Run) *runCells {
+	if run == nil {
+		run = &model.Run{} // not shown: a row of nothing, as a missing run's always was
+	}
+	r := *run
+	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt, run: run}
 	c.nameW = cellWidth(c.name)
 	set := func(id ColID, long, short string) { c.text[id] = [2]string{long, short} }
 	if r.Archived {
@@ -111,13 +115,11 @@ func newRunCells(r model.Run) *runCells {
 	c.verdict = verdict
 	set(ColLock, badge, badge)
 	set(colKind, string(r.Kind), string(r.Kind))
-	c.att = r.Attention
 	if r.Attention.NeedsYou {
 		why := text.Sanitize(r.Attention.Reason)
 		set(ColWhy, why, why)
 	} else if _, ok := r.ETA(r.UpdatedAt); ok && r.Status == model.StatusRunning {
-		run := r
-		c.eta, c.whyCalm = &run, true
+		c.eta, c.whyCalm = true, true
 	}
 	for id := range ColCount {
 		for f := range 2 {
@@ -172,19 +174,19 @@ func (c *runCells) refreshWhy(now time.Time) {
 	c.whySet, c.whyFrom, c.whyUntil = true, now, time.Time{}
 	why, short := "", ""
 	switch {
-	case c.att.NeedsYou:
-		why = text.Sanitize(c.att.ReasonAt(now))
+	case c.run.Attention.NeedsYou:
+		why = text.Sanitize(c.run.Attention.ReasonAt(now))
 		short = why
-		if from := c.att.AgeFrom(); !from.IsZero() && !from.After(now) {
+		if from := c.run.Attention.AgeFrom(); !from.IsZero() && !from.After(now) {
 			c.whyUntil = now.Add(model.HumanAgeGrows(now.Sub(from)))
 			c.whySlack = model.HumanDurationUnit(now.Sub(from)) - 1
 		}
-	case c.eta != nil:
-		left, ok := c.eta.ETA(now)
+	case c.eta:
+		left, ok := c.run.ETA(now)
 		if !ok {
 			return
 		}
-		why, short = app.ETAText(left, c.eta.Timing.Runs), "~"+model.HumanDuration(left)+" left"
+		why, short = app.ETAText(left, c.run.Timing.Runs), "~"+model.HumanDuration(left)+" left"
 		if sh := model.HumanDurationShrinks(left); sh > 0 {
 			c.whyUntil = now.Add(sh)
 			c.whySlack = model.HumanDurationUnit(left) - 1

@@ -41,7 +41,7 @@ func indexedPane(t *testing.T, path string, w, h int) *Pane {
 		Log: &model.LogRef{Path: "/r/irm-backfill-20261103T120000Z/run.log"}}
 	a := &app.App{Opts: app.Options{Theme: "mono", OpenLog: open, Now: func() time.Time { return now }},
 		Keys: keys.DefaultKeyMap(false), Theme: theme.NewTheme("mono", true),
-		Runs: map[string]model.Run{run.Key(): run}, Selected: run.Key(), Focus: app.PaneTimeline, Loaded: true}
+		Runs: map[string]*model.Run{run.Key(): &run}, Selected: run.Key(), Focus: app.PaneTimeline, Loaded: true}
 	p := New(a)
 	p.SetSize(w, h)
 	send(t, p, p.Sync())
