@@ -270,7 +270,7 @@ func (st *eventStream) remote(ru remote.Update, stderr io.Writer) (code int, end
 	if ru.Initial {
 		// What a host has when first reached is the state at start, as the local snapshot is: primed, not
 		// reported as runs that just entered needing you.
-		st.att.tracker.Prime(ru.Changed, ru.At)
+		st.att.tracker.Prime(model.RunValues(ru.Changed), ru.At)
 	} else if err := st.att.lines(st.em, ru.Update); err != nil {
 		return st.em.failed(stderr, err), true
 	}
@@ -576,7 +576,7 @@ func (e *eventWriter) updateLines(u watch.Update) error {
 		}
 	}
 	for _, r := range u.Changed {
-		if err := e.runLine(r, at); err != nil {
+		if err := e.runLine(*r, at); err != nil {
 			return err
 		}
 	}

@@ -267,7 +267,7 @@ func (d *dashboardNotifier) observe(u watch.Update) { observe(d.Notifier, u) }
 // when first reached) are the start-up state, primed like a snapshot rather than reported as changes.
 func observe(n *notify.Notifier, u watch.Update) {
 	if u.Initial {
-		n.Prime(u.Changed)
+		n.Prime(model.RunValues(u.Changed))
 		return
 	}
 	n.Apply(u)

@@ -12,3 +12,23 @@ func Intern(s string) string {
 	}
 	return unique.Make(s).Value()
 }
+
+// RunValues copies the runs a batch shares (watch.Update) for code that keeps or changes its own.
+func RunValues(runs []*Run) []Run {
+	out := make([]Run, len(runs))
+	for i, r := range runs {
+		out[i] = *r
+	}
+	return out
+}
+
+// RunPointers gives each run a value of its own to share: a reader keeps them one by one, and a pointer into
+// the batch's array would keep the whole batch alive while any of its runs is shown.
+func RunPointers(runs []Run) []*Run {
+	out := make([]*Run, len(runs))
+	for i := range runs {
+		r := runs[i]
+		out[i] = &r
+	}
+	return out
+}

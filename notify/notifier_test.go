@@ -187,8 +187,8 @@ func TestNotifierInsideTmux(t *testing.T) {
 	if r.written() != "" || r.n.Status().Sent != 0 {
 		t.Fatalf("the start-up state was notified: %q", r.written())
 	}
-	r.n.Apply(watch.Update{Changed: []model.Run{hostile()}})
-	r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{hostile()})})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 1)})})
 	r.step(DefaultSettle - time.Millisecond)
 	if r.written() != "" {
 		t.Fatal("delivered before the settle time")
@@ -221,9 +221,9 @@ func TestNotifierInsideTmux(t *testing.T) {
 func TestNotifierPassthroughOffNotesOnce(t *testing.T) {
 	r := newRig(t, Settings{}, "off")
 	r.n.Prime(nil)
-	r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 1)})})
 	r.step(DefaultSettle)
-	r.n.Apply(watch.Update{Changed: []model.Run{failed("b")}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{failed("b")})})
 	r.step(DefaultSettle)
 	w := r.written()
 	if strings.Contains(w, "\x1b") || strings.Count(w, "\a") != 2 {
@@ -238,7 +238,7 @@ func TestNotifierMute(t *testing.T) {
 	r := newRig(t, Settings{Desktop: ProtoOff}, "on")
 	r.n.Prime([]model.Run{paused("a")})
 	r.n.SetMuted(true)
-	r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 1)})})
 	r.step(DefaultSettle)
 	if r.written() != "" || len(r.tmux.displayed()) != 0 {
 		t.Fatalf("muted, yet %q was written", r.written())
@@ -251,7 +251,7 @@ func TestNotifierMute(t *testing.T) {
 	if r.written() != "" {
 		t.Error("unmuting replayed what was held")
 	}
-	r.n.Apply(watch.Update{Changed: []model.Run{failed("a")}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{failed("a")})})
 	r.step(DefaultSettle)
 	if r.written() != "\a" {
 		t.Errorf("after unmuting: %q", r.written())
@@ -282,10 +282,10 @@ func TestHookRunsOncePerNotificationWithItsArguments(t *testing.T) {
 		t.Fatalf("channels: %q", got)
 	}
 	r.n.Prime([]model.Run{paused("a")})
-	r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
-	r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 2)}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 1)})})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 2)})})
 	r.step(DefaultSettle)
-	r.n.Apply(watch.Update{Changed: []model.Run{hostile()}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{hostile()})})
 	r.step(DefaultSettle)
 	data, err := os.ReadFile(log)
 	if err != nil {
@@ -312,7 +312,7 @@ func TestHookFailuresReachTheStatus(t *testing.T) {
 	} {
 		r := newRig(t, Settings{Command: c.tmpl, CommandTimeout: c.timeout, Desktop: ProtoOff, TmuxMessage: Off, Bell: Off}, "on")
 		r.n.Prime(nil)
-		r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+		r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 1)})})
 		r.step(DefaultSettle)
 		if s := r.n.Status(); !strings.Contains(s.Err, c.want) || !s.ErrAt.Equal(r.now) {
 			t.Errorf("%s: status error %q at %v, want %q", c.tmpl, s.Err, s.ErrAt, c.want)
@@ -346,7 +346,7 @@ func TestRunPublishesStatusAndDeliversOnItsOwn(t *testing.T) {
 		done := make(chan struct{})
 		go func() { n.Run(ctx); close(done) }()
 		n.Prime([]model.Run{paused("a")})
-		n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+		n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 1)})})
 		time.Sleep(DefaultSettle - time.Millisecond)
 		synctest.Wait()
 		if got, st := seen(); got != "" || len(st) == 0 || st[len(st)-1] != 0 {
@@ -368,7 +368,7 @@ func TestDisabledTurnsEveryChannelOffButStillChecksTheHook(t *testing.T) {
 		t.Fatalf("disabled, yet channels %v", s.Channels)
 	}
 	r.n.Prime(nil)
-	r.n.Apply(watch.Update{Changed: []model.Run{stalled("a", 1)}})
+	r.n.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 1)})})
 	r.step(DefaultSettle)
 	if r.written() != "" || len(r.tmux.displayed()) != 0 {
 		t.Errorf("disabled notifier delivered: %q %q", r.written(), r.tmux.displayed())

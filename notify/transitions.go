@@ -117,7 +117,7 @@ func (t *Tracker) Apply(u watch.Update, now time.Time) []Transition {
 	}
 	var out []Transition
 	for _, r := range u.Changed {
-		if tr, ok := t.Observe(r, now); ok {
+		if tr, ok := t.Observe(*r, now); ok {
 			out = append(out, tr)
 		}
 	}

@@ -145,7 +145,7 @@ func TestCompletionsOnlyWhenAsked(t *testing.T) {
 func TestApplyForgetsRemovedRuns(t *testing.T) {
 	tr := &Tracker{}
 	tr.Prime([]model.Run{stalled("a", 1)}, t0)
-	if got := tr.Apply(watch.Update{Changed: []model.Run{stalled("a", 2)}}, t0.Add(time.Second)); len(got) != 0 {
+	if got := tr.Apply(watch.Update{Changed: model.RunPointers([]model.Run{stalled("a", 2)})}, t0.Add(time.Second)); len(got) != 0 {
 		t.Fatalf("unchanged run made transitions: %v", got)
 	}
 	got := tr.Apply(watch.Update{Removed: []string{stalled("a", 1).StatePath}}, t0.Add(2*time.Second))
@@ -188,7 +188,7 @@ func TestBurstOfFiftyIsOneSummary(t *testing.T) {
 	// The burst arrives over three batches within the settle time.
 	for i, part := range [][]model.Run{after[:10], after[10:40], after[40:]} {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
-		l.Add(tr.Apply(watch.Update{Changed: part}, at), at)
+		l.Add(tr.Apply(watch.Update{Changed: model.RunPointers(part)}, at), at)
 	}
 	got := l.Flush(t0.Add(DefaultSettle))
 	if len(got) != 1 || len(got[0].Items) != 50 {

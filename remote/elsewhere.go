@@ -521,7 +521,7 @@ func (w *Watcher) judgeAgain(ctx context.Context, every time.Duration) {
 		}
 		if len(changed) > 0 {
 			sortRuns(changed)
-			w.send(ctx, Update{Update: watch.Update{Changed: changed}})
+			w.send(ctx, Update{Update: watch.Update{Changed: model.RunPointers(changed)}})
 		}
 		j.mu.Unlock()
 	}

@@ -18,19 +18,19 @@ func TestMergeEqualsApplyingInOrder(t *testing.T) {
 	key := func(host, path string) string { return model.RemoteKey(host, path) }
 	apply := func(held map[string]model.Run, u Update) {
 		for _, r := range u.Changed { // the dashboard's order: changed, then removed (ui.applyBatch)
-			held[r.Key()] = r
+			held[r.Key()] = *r
 		}
 		for _, k := range u.Removed {
 			delete(held, k)
 		}
 	}
 	updates := []Update{
-		{Update: watch.Update{Changed: []model.Run{run("h1", "/r/a", "1"), run("h2", "/r/a", "1"), run("h1", "/r/b", "1")}}},
+		{Update: watch.Update{Changed: model.RunPointers([]model.Run{run("h1", "/r/a", "1"), run("h2", "/r/a", "1"), run("h1", "/r/b", "1")})}},
 		{Update: watch.Update{Removed: []string{key("h1", "/r/a")}}},
-		{Update: watch.Update{Changed: []model.Run{run("h2", "/r/a", "2")}, Removed: []string{key("h1", "/r/b")}}},
-		{Update: watch.Update{Changed: []model.Run{run("h1", "/r/a", "3"), run("h1", "/r/b", "3")}}},
+		{Update: watch.Update{Changed: model.RunPointers([]model.Run{run("h2", "/r/a", "2")}), Removed: []string{key("h1", "/r/b")}}},
+		{Update: watch.Update{Changed: model.RunPointers([]model.Run{run("h1", "/r/a", "3"), run("h1", "/r/b", "3")})}},
 		{Update: watch.Update{Removed: []string{key("h1", "/r/b")}}},
-		{Update: watch.Update{Changed: []model.Run{run("h1", "/r/c", "5")}}},
+		{Update: watch.Update{Changed: model.RunPointers([]model.Run{run("h1", "/r/c", "5")})}},
 	}
 	for from := range updates {
 		for to := from + 1; to <= len(updates); to++ {
@@ -46,7 +46,7 @@ func TestMergeEqualsApplyingInOrder(t *testing.T) {
 			for i, u := range updates[from:to] {
 				if i == 0 {
 					m = u
-					m.Changed = append([]model.Run(nil), u.Changed...)
+					m.Changed = append([]*model.Run(nil), u.Changed...)
 					m.Removed = append([]string(nil), u.Removed...)
 					continue
 				}

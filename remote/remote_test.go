@@ -182,7 +182,7 @@ func (c *collector) until(t *testing.T, what string, ok func() bool) {
 				delete(c.runs, k)
 			}
 			for _, r := range u.Changed {
-				c.runs[r.Key()] = r
+				c.runs[r.Key()] = *r
 			}
 			for _, a := range u.Appended {
 				c.logs[a.Path] += len(a.Entries)

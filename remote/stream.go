@@ -52,7 +52,7 @@ func (u *Update) Merge(later Update) {
 		gone[k] = true
 	}
 	if len(gone) > 0 {
-		u.Changed = slices.DeleteFunc(u.Changed, func(r model.Run) bool { return gone[r.Key()] })
+		u.Changed = slices.DeleteFunc(u.Changed, func(r *model.Run) bool { return gone[r.Key()] })
 		u.Removed = slices.DeleteFunc(u.Removed, func(k string) bool { return gone[k] })
 	}
 	u.Changed = append(u.Changed, later.Changed...)
@@ -285,7 +285,7 @@ func (w *Watcher) follow(ctx context.Context, c connection, opts Options) {
 		}
 		sortRuns(stale)
 		w.judge.send(c.label, stale, func(judged []model.Run) bool {
-			return w.send(ctx, Update{Update: watch.Update{Changed: judged, At: now}})
+			return w.send(ctx, Update{Update: watch.Update{Changed: model.RunPointers(judged), At: now}})
 		})
 	}
 }
@@ -462,8 +462,8 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 		healthChanged = false
 		pending.Initial = firstContact && !sentLive
 		sentLive = live
-		ok := w.judge.send(c.label, pending.Changed, func(judged []model.Run) bool {
-			pending.Changed = judged
+		ok := w.judge.send(c.label, model.RunValues(pending.Changed), func(judged []model.Run) bool {
+			pending.Changed = model.RunPointers(judged)
 			return w.send(ctx, pending)
 		})
 		pending = Update{}
@@ -515,7 +515,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 			}
 			known[k] = run
 			readded[k] = true
-			pending.Changed = append(pending.Changed, run)
+			pending.Changed = append(pending.Changed, &run)
 		case "run-removed":
 			k := (&model.Run{StatePath: ev.StatePath, Remote: &model.RemoteRef{Host: c.label}}).Key()
 			heldTotal -= held[k]

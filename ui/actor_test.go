@@ -62,7 +62,7 @@ func TestUnlockAndUndoThroughKeys(t *testing.T) {
 		t.Fatal("no audit line in run.log")
 	}
 
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{load()}})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{load()})})
 	m = send(t, m, press("Z"))
 	if m.confirmDialog() == nil {
 		t.Fatalf("Z did not ask; footer %q", m.app.Msgs.ErrText())

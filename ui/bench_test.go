@@ -55,7 +55,7 @@ func BenchmarkViewThousandRuns(b *testing.B) {
 func BenchmarkBatchThousandRuns(b *testing.B) {
 	runList := manyRuns(1000)
 	m := newTestModel(b, 140, 40, runList, app.Options{Theme: "dark"})
-	changed := runList[:10]
+	changed := model.RunPointers(runList[:10])
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

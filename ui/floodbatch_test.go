@@ -29,7 +29,7 @@ func TestFloodBatchDoesNotResort(t *testing.T) {
 	}
 	m := newTestModel(t, 160, 40, nil, app.Options{})
 	hosts := []model.HostHealth{{Host: "h1", State: model.HostLive, Since: testNow}, {Host: "h2", State: model.HostLive, Since: testNow}}
-	m = send(t, m, app.BatchMsg{Changed: all, Hosts: hosts, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers(all), Hosts: hosts, At: testNow})
 	before, sorts := slices.Clone(m.list.Order()), m.list.Sorts()
 	// h2's logs grow, batch after batch.
 	flood := func(size int64) []model.Run {
@@ -44,7 +44,7 @@ func TestFloodBatchDoesNotResort(t *testing.T) {
 		return out
 	}
 	for size := int64(200); size < 1200; size += 100 {
-		m = send(t, m, app.BatchMsg{Changed: flood(size), Hosts: hosts, At: testNow})
+		m = send(t, m, app.BatchMsg{Changed: model.RunPointers(flood(size)), Hosts: hosts, At: testNow})
 	}
 	if got := m.list.Sorts(); got != sorts {
 		t.Errorf("10 flood batches re-sorted %d times, want 0", got-sorts)
@@ -60,7 +60,7 @@ func TestFloodBatchDoesNotResort(t *testing.T) {
 	done := flood(1300)[3]
 	done.Status = model.StatusCompleted
 	sorts = m.list.Sorts()
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{done}, Hosts: hosts, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{done}), Hosts: hosts, At: testNow})
 	if m.list.Sorts() != sorts+1 || slices.Index(m.list.Order(), done.Key()) != len(all)-1 {
 		t.Errorf("a run that completed: %d re-sorts, at %d of %d", m.list.Sorts()-sorts, slices.Index(m.list.Order(), done.Key()), len(all))
 	}

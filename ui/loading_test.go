@@ -29,11 +29,11 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 	if v := plain(m); !strings.Contains(v, "reading 4 runs…") || strings.Contains(v, "no runs found") {
 		t.Fatalf("before any run is read the list should say it is reading:\n%s", v)
 	}
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{byID["old-done"]}, Health: app.Health{Mode: "inotify", Loading: 3}, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{byID["old-done"]}), Health: app.Health{Mode: "inotify", Loading: 3}, At: testNow})
 	if v := plain(m); !strings.Contains(v, "1 run (3 more loading)") {
 		t.Fatalf("header should count the runs still loading:\n%s", v)
 	}
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{byID["pay-flow"]}, Health: app.Health{Mode: "inotify", Loading: 2}, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{byID["pay-flow"]}), Health: app.Health{Mode: "inotify", Loading: 2}, At: testNow})
 	if m.app.Selected != byID["pay-flow"].StatePath {
 		t.Fatalf("selection %q; a selection at the top stays at the top while runs load", m.app.Selected)
 	}
@@ -48,7 +48,7 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 			rest = append(rest, r)
 		}
 	}
-	m = send(t, m, app.BatchMsg{Changed: rest, Health: app.Health{Mode: "inotify"}, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers(rest), Health: app.Health{Mode: "inotify"}, At: testNow})
 	if m.app.Selected != chosen {
 		t.Fatalf("selection moved to %q; the person chose %q", m.app.Selected, chosen)
 	}

@@ -23,7 +23,7 @@ func TestBatchHealthIsPerSource(t *testing.T) {
 	remote := model.Run{ID: "far-run", Kind: model.KindResumable, Status: model.StatusRunning, StatePath: "/far/state.env", Dir: "/far",
 		Remote: &model.RemoteRef{Host: "gpu2", Root: "ssh://gpu2/far"}}
 	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostLive, Since: testNow}}
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{remote}, Hosts: hosts, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{remote}), Hosts: hosts, At: testNow})
 	if _, ok := m.app.Runs[remote.Key()]; !ok || m.app.Health.Mode != "inotify" || len(m.app.Hosts) != 1 {
 		t.Fatalf("after the remote batch: run there %v, local health %+v, hosts %+v", ok, m.app.Health, m.app.Hosts)
 	}
@@ -59,7 +59,7 @@ func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
 	hosts := []model.HostHealth{{Host: "gpu2", State: model.HostLive, Since: testNow}}
 	key := "ssh://gpu2/far/run.log"
 	// Streamed before the history arrives: an entry the tail also holds, and a newer one.
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow,
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{run}), Hosts: hosts, At: testNow,
 		Appended: []app.LogAppend{{Path: key, Entries: []model.LogEntry{entry(80, 2, "both"), entry(120, 3, "streamed")}}}})
 	select {
 	case <-fetched:
@@ -79,7 +79,7 @@ func TestRemoteTimelineMergesHistoryWithTheStream(t *testing.T) {
 		t.Errorf("the timeline does not show the merged log once:\n%s", screen)
 	}
 	// Opened again with the host live all along: no second fetch.
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{run}, Hosts: hosts, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{run}), Hosts: hosts, At: testNow})
 	select {
 	case <-fetched:
 		t.Error("the history was fetched again with nothing missed")
@@ -109,12 +109,12 @@ func TestRemoteLogsGoWithTheirRunsAndAreBoundedInTotal(t *testing.T) {
 	}
 	keeper := remoteRun("a-keeper") // first in the list, so the run selected
 	m := newTestModel(t, 120, 30, nil, app.Options{})
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{keeper}, Hosts: hosts, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{keeper}), Hosts: hosts, At: testNow})
 	before := heaptest.Now()
 	const cycles = 150
 	for i := range cycles {
 		r := remoteRun(fmt.Sprintf("churn-%d", i))
-		m = send(t, m, app.BatchMsg{Changed: []model.Run{r}, Hosts: hosts, At: testNow, Appended: []app.LogAppend{
+		m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{r}), Hosts: hosts, At: testNow, Appended: []app.LogAppend{
 			{Path: logKey(r), Entries: mib(0)},
 			{Path: logKey(keeper), Entries: []model.LogEntry{{Message: fmt.Sprintf("keeper line %d", i), Offset: int64(i) * 100}}}}})
 		m = send(t, m, app.BatchMsg{Removed: []string{r.Key()}, Hosts: hosts, At: testNow})
@@ -136,7 +136,7 @@ func TestRemoteLogsGoWithTheirRunsAndAreBoundedInTotal(t *testing.T) {
 	for i := range 12 {
 		held = append(held, remoteRun(fmt.Sprintf("held-%d", i)))
 	}
-	m = send(t, m, app.BatchMsg{Changed: held, Hosts: hosts, At: testNow})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers(held), Hosts: hosts, At: testNow})
 	if m.app.Selected != keeper.Key() {
 		t.Fatalf("selected %q, want %q", m.app.Selected, keeper.Key())
 	}

@@ -136,8 +136,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		a.Runs = make(map[string]*model.Run, len(msg.Runs))
 		m.list.ForgetAll()
 		for _, r := range msg.Runs {
-			r = judged(r)
-			a.Runs[r.Key()] = &r
+			a.Runs[r.Key()] = judged(&r)
 		}
 		a.ForgetRemoteLogs(nil, true)
 		a.Health = msg.Health
@@ -236,12 +235,12 @@ func (m *Model) applyBatch(msg app.BatchMsg) tea.Cmd {
 		r = judged(r)
 		old, had := a.Runs[r.Key()]
 		if had {
-			if k := app.RemoteLogKey(*old); k != "" && k != app.RemoteLogKey(r) {
+			if k := app.RemoteLogKey(*old); k != "" && k != app.RemoteLogKey(*r) {
 				gone = append(gone, k)
 			}
 		}
-		moved = moved || !had || !m.list.SamePlace(*old, r)
-		a.Runs[r.Key()] = &r
+		moved = moved || !had || !m.list.SamePlace(*old, *r)
+		a.Runs[r.Key()] = r
 		m.list.Forget(r.Key())
 	}
 	for _, p := range msg.Removed {
@@ -505,9 +504,13 @@ func closesOverlay(ks keys.KeyMap, o app.Overlay, msg tea.KeyPressMsg) bool {
 
 // judged makes sure a run carries its attention. The readers' FinalizeRun sets it; a run built another
 // way (a test, a future remote source) gets the same judgement from model.Judge, never one of the ui's own.
-func judged(r model.Run) model.Run {
+// judged is r with its attention, which a run read by another runwatch may lack: a copy then, as the batch's
+// runs are shared with the watcher and never changed in place.
+func judged(r *model.Run) *model.Run {
 	if r.Attention.Code == "" {
-		r.Attention = model.Judge(&r)
+		c := *r
+		c.Attention = model.Judge(&c)
+		return &c
 	}
 	return r
 }

@@ -49,7 +49,7 @@ func TestRunsTableShowsEachChange(t *testing.T) {
 	changed.Stages[1].Status = model.StageCompleted
 	changed.Locks = []model.Lock{{Path: "/r/lock", Holder: "me", PID: 1, Verdict: model.VerdictLive}}
 	changed.Attention = model.Attention{}
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{changed}, At: now, Health: app.Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{changed}), At: now, Health: app.Health{Mode: "inotify"}})
 	after := runsRow(m, rs.ID)
 	for _, want := range []string{"running", "S3", "2/3", "live"} {
 		if !strings.Contains(after, want) {
@@ -101,7 +101,7 @@ func BenchmarkFrame1200Runs(b *testing.B) {
 func BenchmarkFrame1200RunsBatch(b *testing.B) {
 	runList := manyRuns(1200)
 	m := newTestModel(b, 200, 60, runList, app.Options{Theme: "dark"})
-	changed := runList[:20]
+	changed := model.RunPointers(runList[:20])
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -124,7 +124,7 @@ func TestUnreachableHostIsMarked(t *testing.T) {
 	here.Remote = &model.RemoteRef{Host: "build1", Root: "ssh://build1/p"}
 	m := newTestModel(t, 200, 40, nil, app.Options{})
 	retry := testNow.Add(4 * time.Second)
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{gone, here}, At: testNow, Health: app.Health{Mode: "inotify"},
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{gone, here}), At: testNow, Health: app.Health{Mode: "inotify"},
 		Hosts: []model.HostHealth{{Host: "gpu2", State: model.HostReconnecting, RetryAt: &retry}, {Host: "build1", State: model.HostLive}}})
 	if row := runsRow(m, gone.ID); !strings.Contains(row, "gpu2 ⚠") {
 		t.Errorf("the unreachable host's run is not marked in HOST:\n%s", row)
@@ -294,11 +294,11 @@ func TestHeaderCountFollowsBatches(t *testing.T) {
 	settled := runList[2]
 	stalled := settled
 	settled.Status, settled.Locks, settled.Attention = model.StatusCompleted, nil, model.Attention{}
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{settled}, At: testNow, Health: app.Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{settled}), At: testNow, Health: app.Health{Mode: "inotify"}})
 	if want := fmt.Sprintf("⚠ %d need you", before-1); !strings.Contains(count(), want) {
 		t.Errorf("after %s completed the header is %q, want %q", settled.ID, count(), want)
 	}
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{stalled}, At: testNow, Health: app.Health{Mode: "inotify"}})
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{stalled}), At: testNow, Health: app.Health{Mode: "inotify"}})
 	if want := fmt.Sprintf("⚠ %d need you", before); !strings.Contains(count(), want) {
 		t.Errorf("after %s stalled again the header is %q, want %q", stalled.ID, count(), want)
 	}

@@ -111,7 +111,7 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 			flip.Status = model.StatusPaused
 		}
 		flip.UpdatedAt = testNow.Add(time.Duration(i) * time.Second)
-		m = send(t, m, app.BatchMsg{Changed: []model.Run{flip}, At: flip.UpdatedAt, Health: app.Health{Mode: "inotify"}})
+		m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{flip}), At: flip.UpdatedAt, Health: app.Health{Mode: "inotify"}})
 		if got := strings.Join(m.list.Order(), ","); got != want {
 			t.Fatalf("flip %d (%s) moved rows:\n got %s\nwant %s", i, flip.Status, got, want)
 		}

@@ -458,7 +458,7 @@ func TestBatchUpdatesRunsAndFreshness(t *testing.T) {
 	changed := sampleRuns()[1]
 	changed.Status = model.StatusRunning
 	changed.UpdatedAt = testNow
-	m = send(t, m, app.BatchMsg{Changed: []model.Run{changed}, Removed: []string{"/q/MANIFEST.yaml"}, At: now,
+	m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{changed}), Removed: []string{"/q/MANIFEST.yaml"}, At: now,
 		Health: app.Health{Mode: "polling 2s", Err: "inotify watch limit reached"}})
 	out := plain(m)
 	if _, ok := m.app.Runs["/q/MANIFEST.yaml"]; ok {

@@ -153,8 +153,8 @@ func (w *Watcher) judgeLiveness(now time.Time, l *livenessTimer) {
 	var comes time.Time // the earliest acquired_at still to come
 	judged := 0
 	for sp, tr := range w.runs.runs {
-		poll := model.JudgementNeedsPolling(&tr.run, env)
-		at := model.JudgementComesAt(&tr.run)
+		poll := model.JudgementNeedsPolling(tr.run, env)
+		at := model.JudgementComesAt(tr.run)
 		if !poll && (at.IsZero() || now.Before(at)) {
 			if !at.IsZero() && (comes.IsZero() || at.Before(comes)) {
 				comes = at
@@ -163,7 +163,7 @@ func (w *Watcher) judgeLiveness(now time.Time, l *livenessTimer) {
 		}
 		l.on = l.on || poll
 		judged++
-		if model.JudgementOutdated(&tr.run, env) {
+		if model.JudgementOutdated(tr.run, env) {
 			w.force[sp] = true
 		}
 	}
@@ -619,29 +619,29 @@ func (w *Watcher) rejudge(now time.Time, u *Update) {
 			w.noteJudge(tr.run)
 			continue
 		}
-		again := tr.run
+		again := *tr.run
 		again.Stages = slices.Clone(tr.run.Stages)
 		model.JudgeTime(&again, now, w.runs.rules, w.runs.history)
-		w.noteJudge(again)
+		w.noteJudge(&again)
 		if again.Status == tr.run.Status && again.Attention == tr.run.Attention && reflect.DeepEqual(again.Timing, tr.run.Timing) &&
 			reflect.DeepEqual(again.Stages, tr.run.Stages) {
 			continue
 		}
-		tr.run = again
+		tr.run = &again
 		if _, pending := w.rereads[sp]; pending || w.unshown[sp] {
 			continue // held back (read mid-write, or not shown yet): its next read goes out instead
 		}
 		if i, ok := at[sp]; ok {
-			u.Changed[i] = again
+			u.Changed[i] = &again
 		} else {
 			at[sp] = len(u.Changed)
-			u.Changed = append(u.Changed, again)
+			u.Changed = append(u.Changed, &again)
 		}
 	}
 }
 
 // noteJudge keeps nextJudge the earliest recheck time of the runs judged.
-func (w *Watcher) noteJudge(r model.Run) {
+func (w *Watcher) noteJudge(r *model.Run) {
 	if rc := r.Attention.RecheckAt(); !rc.IsZero() && (w.nextJudge.IsZero() || rc.Before(w.nextJudge)) {
 		w.nextJudge = rc
 	}

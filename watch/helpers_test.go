@@ -53,7 +53,7 @@ func (v *view) apply(u Update) {
 		v.removed[sp]++
 	}
 	for _, r := range u.Changed {
-		v.runs[r.StatePath] = r
+		v.runs[r.StatePath] = *r
 		v.statuses[r.StatePath] = append(v.statuses[r.StatePath], r.Status)
 	}
 	for _, a := range u.Appended {

@@ -29,11 +29,11 @@ func TestScratchNames(t *testing.T) {
 func TestMergeKeepsOrderAndRemovals(t *testing.T) {
 	a := model.Run{StatePath: "/r/a/state.env", CurrentStage: "S1"}
 	b := model.Run{StatePath: "/r/b/state.env"}
-	u := Update{Changed: []model.Run{a, b}, Appended: []LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: "1", HasTime: true}}}}}
+	u := Update{Changed: []*model.Run{&a, &b}, Appended: []LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: "1", HasTime: true}}}}}
 	a2 := a
 	a2.CurrentStage = "S2"
 	u.Merge(Update{
-		Changed: []model.Run{a2}, Removed: []string{b.StatePath},
+		Changed: []*model.Run{&a2}, Removed: []string{b.StatePath},
 		Appended: []LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: "2", HasTime: true}}}},
 		At:       time.Unix(2, 0),
 	})

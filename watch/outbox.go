@@ -118,7 +118,7 @@ func (u *Update) Merge(later Update) {
 	u.Initial = u.Initial && later.Initial
 }
 
-func slicesDeleteRun(runs []model.Run, sp string) []model.Run {
+func slicesDeleteRun(runs []*model.Run, sp string) []*model.Run {
 	out := runs[:0]
 	for _, r := range runs {
 		if r.StatePath != sp {

@@ -13,8 +13,10 @@ import (
 
 // trackedRun is a run as last read, with the paths that tie file changes back to it.
 type trackedRun struct {
-	loc      state.Location
-	run      model.Run
+	loc state.Location
+	// run is the run as last read and judged, the very value the reader holds too (Update.Changed): never
+	// changed in place, a change is a new value (issue 35).
+	run      *model.Run
 	lockPath string // resumable LOCK_FILE, which may sit in a subfolder or outside the run folder
 	logPath  string
 	// planPath is the plan (PLAN_PATH) the stage order was read from; it sits in the repository, outside
@@ -51,14 +53,14 @@ func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
 	}
 }
 
-func (tk *tracker) load(loc state.Location) model.Run {
+func (tk *tracker) load(loc state.Location) *model.Run {
 	env := tk.env
 	env.Now = time.Now()
 	run := state.Load(loc, env)
 	tk.history.Observe(&run)
 	model.JudgeTime(&run, env.Now, tk.rules, tk.history)
 	trim(&run)
-	return run
+	return &run
 }
 
 // trim drops the spare room reading left at the end of a run's lists (appends double it): the watcher and the
@@ -80,7 +82,7 @@ func clipped[S ~[]E, E any](s S) S {
 }
 
 // set records a freshly read run and re-indexes its paths (a rewrite can move LOCK_FILE).
-func (tk *tracker) set(loc state.Location, run model.Run) *trackedRun {
+func (tk *tracker) set(loc state.Location, run *model.Run) *trackedRun {
 	if old, ok := tk.runs[loc.StatePath]; ok {
 		tk.unindex(old)
 	}
@@ -329,7 +331,7 @@ func isStateName(name string) bool { return name == "MANIFEST.yaml" || state.IsS
 
 // manifestNotYet reports a jonggrang feature folder without its MANIFEST.yaml: brand new, it is one
 // createManifest has made and not yet written.
-func manifestNotYet(run model.Run) bool {
+func manifestNotYet(run *model.Run) bool {
 	if run.Kind != model.KindJonggrang {
 		return false
 	}
@@ -343,7 +345,7 @@ func manifestNotYet(run model.Run) bool {
 
 // needsReread reports whether a run's problems look like a half-written file: jonggrang writers rewrite the
 // manifest in place without a temp file, so a read can land between truncate and write.
-func needsReread(run model.Run) bool {
+func needsReread(run *model.Run) bool {
 	for _, p := range run.Problems {
 		switch p.Code {
 		case model.CodeManifestUnparsable, model.CodeManifestInvalid, model.CodeManifestTorn, model.CodeStateUnparsable,

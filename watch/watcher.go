@@ -97,7 +97,9 @@ type LogAppend struct {
 // Update is one batch of changes. Apply it in order: drop Removed, upsert Changed (a StatePath not seen
 // before is a new run), then append Appended.
 type Update struct {
-	Changed  []model.Run
+	// Changed are the runs as read, shared with the watcher, which never changes them in place (a change
+	// is a new value): a reader keeps them as they are and must not write to them either.
+	Changed  []*model.Run
 	Removed  []string // StatePaths
 	Appended []LogAppend
 	Health   Health
@@ -297,9 +299,9 @@ func New(opts Options) (*Watcher, error) {
 		runs := loadAll(w.runs, locs)
 		// Judged again once every run has taught the history: the order they were read in must not matter.
 		now := time.Now()
-		for i := range runs {
-			model.JudgeTime(&runs[i], now, w.runs.rules, w.runs.history)
-			w.noteJudge(runs[i])
+		for _, r := range runs {
+			model.JudgeTime(r, now, w.runs.rules, w.runs.history)
+			w.noteJudge(r)
 		}
 		w.judgedVersion = w.runs.history.Version()
 		for i, loc := range locs {
@@ -308,7 +310,10 @@ func New(opts Options) (*Watcher, error) {
 				w.rereads[loc.StatePath] = time.Now().Add(rereadAfter)
 			}
 		}
-		w.snapshot = runs
+		w.snapshot = make([]model.Run, len(runs))
+		for i, r := range runs {
+			w.snapshot[i] = *r
+		}
 		// The snapshot is what disk held at this moment: the footer's "changed N ago" counts from here.
 		w.health = w.currentHealth(time.Now())
 	}
@@ -354,7 +359,7 @@ func (w *Watcher) loadInitial() {
 	roots := w.runs.roots
 	locs := w.initial
 	w.initial = nil
-	runs := make([]model.Run, len(locs))
+	runs := make([]*model.Run, len(locs))
 	readAt := make([]time.Time, len(locs))
 	read := make(chan int, len(locs)) // never blocks a reader: every index fits
 	stop := make(chan struct{})
@@ -373,7 +378,7 @@ func (w *Watcher) loadInitial() {
 	delivered := make(chan struct{})
 	go func() {
 		defer close(delivered)
-		var batch []model.Run
+		var batch []*model.Run
 		last, wait := time.Now(), firstLoadBatch
 		for n := 1; n <= len(locs); n++ {
 			var i int
@@ -421,7 +426,7 @@ func (w *Watcher) loadInitial() {
 	unseen := newUnseenChanges(w.tree, w.rereadSlack())
 	var mu sync.Mutex
 	var again []int
-	againRuns := map[int]model.Run{}
+	againRuns := map[int]*model.Run{}
 	var next2 atomic.Int64
 	done := make(chan struct{})
 	var left atomic.Int64
@@ -497,8 +502,8 @@ func (w *Watcher) parallel(n int, next *atomic.Int64, stop <-chan struct{}, fn f
 }
 
 // loadAll reads runs in parallel: startup with many runs is bound by parsing, and there are cores to use.
-func loadAll(tk *tracker, locs []state.Location) []model.Run {
-	runs := make([]model.Run, len(locs))
+func loadAll(tk *tracker, locs []state.Location) []*model.Run {
+	runs := make([]*model.Run, len(locs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0), len(locs))) {
@@ -550,13 +555,13 @@ func (w *Watcher) Close() error {
 }
 
 // trackRun records a run and makes sure every folder it depends on is watched.
-func (w *Watcher) trackRun(loc state.Location, run model.Run, initial bool, synth *[]change) {
+func (w *Watcher) trackRun(loc state.Location, run *model.Run, initial bool, synth *[]change) {
 	prevLog := ""
 	if old, ok := w.runs.runs[loc.StatePath]; ok {
 		prevLog = old.logPath
 	}
 	tr := w.runs.set(loc, run)
-	if model.JudgementMayChange(&run, w.runs.env) {
+	if model.JudgementMayChange(run, w.runs.env) {
 		w.livenessWanted = true
 	}
 	budget := 0

@@ -35,7 +35,8 @@ type SnapshotMsg struct {
 // BatchMsg is one batch of changes (watch.Update-shaped). The dashboard redraws once per batch, never per
 // file event.
 type BatchMsg struct {
-	Changed []model.Run
+	// Changed are shared with the watcher: never changed in place (App.Runs keeps them as they are).
+	Changed []*model.Run
 	Removed []string // Run.Key values (the StatePath of a local run)
 	// Hosts is every remote host's health, on batches from remote roots (nil on local batches).
 	Hosts    []model.HostHealth
