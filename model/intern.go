@@ -1,17 +1,40 @@
 package model
 
-import "unique"
+import (
+	"strings"
+	"sync"
+)
 
-// Intern returns s as one copy shared by every caller that interns the same text, held only while something
-// uses it. A reader interns the words that recur across runs (keys, stage names, statuses, roles): the
-// dashboard keeps every run it shows, 10,000 of them, and without it each holds its own copy (issue 35).
-// Text that differs from run to run (paths, times, ids) gains nothing and is not interned.
+// Intern returns s as one copy shared by every caller that interns the same text. A reader interns the
+// words that recur across runs (keys, stage names, statuses, roles): the dashboard keeps every run it
+// shows, 10,000 of them, and without it each holds its own copy (issue 35). Text that differs from run to
+// run (paths, times, ids) gains nothing and is not interned. The copy never aliases s, so a word cut from a
+// file's text does not keep the text. Not package unique: a handle dropped (the string kept, not its
+// handle) lets the next collection forget the word, and runs read after it got copies of their own.
 func Intern(s string) string {
 	if s == "" {
 		return ""
 	}
-	return unique.Make(s).Value()
+	words.Lock()
+	defer words.Unlock()
+	if w, ok := words.m[s]; ok {
+		return w
+	}
+	w := strings.Clone(s)
+	if len(words.m) < maxWords {
+		words.m[w] = w
+	}
+	return w
 }
+
+// maxWords bounds what Intern keeps: the words runs repeat are a few thousand; past the bound a word is only
+// copied.
+const maxWords = 1 << 16
+
+var words = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
 
 // RunValues copies the runs a batch shares (watch.Update) for code that keeps or changes its own.
 func RunValues(runs []*Run) []Run {
