@@ -18,12 +18,9 @@ import (
 // trackers) and the screen (every run, its cached row) hold once every run is shown: the live heap after a
 // collection with one tree of runs and with four times as many, the difference a run, as status's
 // (TestStatusHoldsFewBytesPerRun); what it measures is in docs/BENCHMARKS.md, "Dashboard memory". Where it
-// goes, at 2,000 runs (a heap profile taken inside dashboardLive, issue 35): the runs as read and judged
-// (60%: state.env's keys and text, the manifests' strings, stages: ~10 a run of 280 bytes, 18% alone, most
-// made again by the judgement once the history has learned from every run), the watcher's tree of
-// folders (15%, a quarter of it fsnotify's own: 4.5 folders and 10 files a run, in sorted slices), the
-// screen's copy of each run's struct and its row's cells (9%), the watcher's copy and its indexes (7%), the
-// stage scan's cache of each run.log's evidence (4%, at most 4,096 logs) and the history (3%).
+// goes (a heap profile taken inside dashboardLive, issue 35): the runs as read and judged (their stages
+// most), held once by the watcher and the screen together, the watcher's tree of folders, the rows' cells,
+// the stage scan's cache of each run.log's evidence and the history.
 // The bound is a little above what it holds now, so what a change adds a run is seen: a 1 KiB field in a
 // run's cells fails it.
 func TestDashboardHoldsFewBytesPerRun(t *testing.T) {
@@ -53,8 +50,8 @@ func TestDashboardHoldsFewBytesPerRun(t *testing.T) {
 
 // What the dashboard may hold a run (see TestDashboardHoldsFewBytesPerRun).
 const (
-	dashboardBytesPerRun = 19<<10 + 512 // 19.1 KB held (issue 35; 19.7–20.2 KB before it)
-	dashboardScanPerRun  = 14 << 10     // 13.8 KB held (14.4–14.5 KB before)
+	dashboardBytesPerRun = 18 << 10 // docs/BENCHMARKS.md, "Dashboard memory"
+	dashboardScanPerRun  = 13<<10 + 512
 )
 
 // dashboardLive watches dir as the dashboard does and feeds its batches to the screen until it shows want
