@@ -26,7 +26,7 @@ func TestUpdateHoldSendsARunOnceAnEvery(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	change := func(size int64, msg string) watch.Update {
 		return watch.Update{
-			Changed:  []model.Run{{StatePath: "/r/a/state.env", Log: &model.LogRef{Path: "/r/a/run.log", SizeBytes: size}}},
+			Changed:  []*model.Run{{StatePath: "/r/a/state.env", Log: &model.LogRef{Path: "/r/a/run.log", SizeBytes: size}}},
 			Appended: []watch.LogAppend{{Path: "/r/a/run.log", Entries: []model.LogEntry{{Message: msg, HasTime: true}}}},
 		}
 	}
