@@ -229,7 +229,10 @@ measured:
 		if refusedButApplied != 0 {
 			t.Errorf("%s: %d refused actions were seen by the writer", name, refusedButApplied)
 		}
-		if !w.inPlace && w.lost > out.overwrote {
+		// Where the build renames plainly (atomicfile.CanReportDisplaced false: FreeBSD, the tag portable), a
+		// writer's rename landing in the microseconds between the last check and ours is overwritten unseen, as
+		// documented there; it is measured here as the in-place writer's losses are, not asserted.
+		if !w.inPlace && atomicfile.CanReportDisplaced && w.lost > out.overwrote {
 			t.Errorf("%s: %d writer updates lost, only %d reported", name, w.lost, out.overwrote)
 		}
 	}
