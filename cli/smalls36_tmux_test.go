@@ -56,7 +56,8 @@ func TestCompletedRunShowsItsLastStage(t *testing.T) {
 			row = l
 		}
 	}
-	if f := strings.Fields(row); len(f) < 4 || f[1] != "completed" || f[2] == "-" {
+	// RUN, STATUS's glyph and word, then STAGE.
+	if f := strings.Fields(row); len(f) < 5 || f[2] != "completed" || f[3] == "-" || f[3] == "–" {
 		t.Errorf("status: the completed jonggrang run's row %q has no stage:\n%s", row, out)
 	}
 	// The dashboard's STAGE cell takes the same rule (Run.ShownStage): ui's goldens show it.
