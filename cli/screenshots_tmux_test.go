@@ -21,6 +21,8 @@ var (
 	frameNumbers       = regexp.MustCompile(`[0-9]+`)
 	frameFeatureSuffix = regexp.MustCompile(`-mx[0-9a-z]{6}\b`)
 	frameSpaces        = regexp.MustCompile(` {2,}`)
+	// A pid or an age one digit shorter than the frame's leaves one more blank before a pane's border.
+	frameBorderGap = regexp.MustCompile(` +([┃│])`)
 )
 
 // frameWords is a screen without what differs between two drawings of the demo on two clocks and machines,
@@ -31,7 +33,8 @@ func frameWords(screen string) []string {
 		line = frameFeatureSuffix.ReplaceAllString(line, "-mx…")
 		line = frameNumbers.ReplaceAllString(line, "#")
 		line = strings.ReplaceAll(line, "<#", "#") // "<1m" turns "1m" as the test runs
-		lines = append(lines, strings.TrimRight(frameSpaces.ReplaceAllString(line, " "), " "))
+		line = frameBorderGap.ReplaceAllString(frameSpaces.ReplaceAllString(line, " "), "$1")
+		lines = append(lines, strings.TrimRight(line, " "))
 	}
 	return lines
 }
