@@ -745,8 +745,12 @@ func deletedWhileRead(t *testing.T, kind model.Kind) {
 	}()
 	env := state.NewEnv(0)
 	var whole, partial int
+	loads := 300
+	if testing.Short() {
+		loads = 30 // the same reads under the same churn, fewer times: 7 s of the -short suite otherwise
+	}
 	within(t, "loading a run that is being deleted", func() {
-		for range 300 {
+		for range loads {
 			r := state.Load(locs[0], env)
 			noReaderCrash(t, r)
 			if len(r.Problems) == 0 {
