@@ -2,9 +2,7 @@ package main
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,23 +29,7 @@ func TestCIRunsEveryHeapTest(t *testing.T) {
 	packages := strings.Fields(setting("HEAP_PACKAGES"))
 	found := 0
 	fset := token.NewFileSet()
-	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	eachGoFile(t, fset, 0, func(path string) bool { return !notTest(path) }, func(path string, file *ast.File) {
 		for _, decl := range file.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "Test") || !callsSkipUnderRace(fn.Body) {
@@ -61,11 +43,7 @@ func TestCIRunsEveryHeapTest(t *testing.T) {
 				t.Errorf("%s: %s skips under -race and .ci/run's HEAP_PACKAGES does not name %s", path, fn.Name.Name, pkg)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if found == 0 {
 		t.Error("no test calls heaptest.SkipUnderRace: this test looks for the wrong call")
 	}

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,24 +71,8 @@ func TestCommentsCiteDocsInTheRepo(t *testing.T) {
 			}
 		}
 	}
-	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	fset := token.NewFileSet()
+	eachGoFile(t, fset, parser.ParseComments, func(string) bool { return true }, func(path string, f *ast.File) {
 		for _, group := range f.Comments {
 			for _, c := range group.List {
 				pos := fset.Position(c.Pos())
@@ -107,11 +91,7 @@ func TestCommentsCiteDocsInTheRepo(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // docExists finds a cited document where a reader would look: from the repository's root, beside the file,

@@ -2,11 +2,7 @@ package main
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -17,23 +13,7 @@ const maxFuncLines = 120
 // maxFuncLines lines: split it by what it does.
 func TestFunctionsFitInAHead(t *testing.T) {
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	eachGoFile(t, fset, 0, notTest, func(_ string, file *ast.File) {
 		long := func(name string, n ast.Node) {
 			if lines := fset.Position(n.End()).Line - fset.Position(n.Pos()).Line + 1; lines > maxFuncLines {
 				t.Errorf("%s: %s is %d lines, over %d: split it by what it does", fset.Position(n.Pos()), name, lines, maxFuncLines)
@@ -55,9 +35,5 @@ func TestFunctionsFitInAHead(t *testing.T) {
 				})
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
