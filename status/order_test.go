@@ -163,3 +163,76 @@ func TestStatusJudgesEachRunWithTheWholeHistoryInAnyReadOrder(t *testing.T) {
 	}
 	t.Fatal("the live run is not in the document")
 }
+
+// The write pass encodes runs on every core a block at a time: over several blocks, with more runs than
+// workers and a last block part full, the document is still the whole judgement's, run for run in order,
+// and -o jsonl lists the same runs in the same order.
+func TestStatusWritesRunsInOrderAcrossEncodeBlocks(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fixture, env := orderRuns(t, now)
+	head := Snapshot([]model.Run{}, env)
+	var runs []model.Run
+	for copyNo := 0; len(runs) < 3*encodeBlock*4+7; copyNo++ {
+		for _, r := range fixture {
+			r.ID = fmt.Sprintf("%s-%03d", r.ID, copyNo)
+			r.Dir = fmt.Sprintf("%s/%03d", r.Dir, copyNo)
+			r.StatePath = fmt.Sprintf("%s/%03d/state.env", r.Dir, copyNo)
+			r.Stages = append([]model.Stage(nil), r.Stages...)
+			model.FinalizeRun(&r) // what the id decides (the command it suggests) follows the new id
+			runs = append(runs, r)
+		}
+	}
+	whole := make([]model.Run, len(runs))
+	h := model.NewHistory()
+	for i := range runs {
+		whole[i] = runs[i]
+		whole[i].Stages = append([]model.Stage(nil), runs[i].Stages...)
+		h.Observe(&whole[i])
+	}
+	for i := range whole {
+		model.JudgeTime(&whole[i], env.Now, env.Liveness, h)
+		model.TimingAt(&whole[i], env.Now)
+	}
+	snap := Snapshot(whole, env)
+	snap.Hosts = head.Hosts
+	var want bytes.Buffer
+	if err := WriteSnapshotJSON(&want, snap); err != nil {
+		t.Fatal(err)
+	}
+	stream := func(format string) string {
+		out := NewOut(format, env.Now, env.Liveness)
+		for i := len(runs) - 1; i >= 0; i-- {
+			r := runs[i]
+			r.Stages = append([]model.Stage(nil), runs[i].Stages...)
+			out.Add(r)
+		}
+		var b bytes.Buffer
+		if _, err := out.Print(&b, "path", head, 0); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if got := stream("json"); got != want.String() {
+		t.Fatalf("over %d runs the document differs from the whole judgement's (%d bytes, want %d)", len(runs), len(got), want.Len())
+	}
+	var doc struct {
+		Runs []struct {
+			ID string `json:"id"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(want.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(stream("jsonl"), "\n"), "\n")
+	if len(lines) != len(doc.Runs) {
+		t.Fatalf("-o jsonl wrote %d lines for %d runs", len(lines), len(doc.Runs))
+	}
+	for i, line := range lines {
+		var r struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.ID != doc.Runs[i].ID {
+			t.Fatalf("-o jsonl line %d is run %q (%v), the document's is %q", i+1, r.ID, err, doc.Runs[i].ID)
+		}
+	}
+}

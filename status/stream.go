@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -52,10 +53,13 @@ type Out struct {
 	names strings.Builder // each run's state file path and id (statusRec.key, .id)
 	err   error
 
-	// The write pass's buffers and the stages' hole marks, used by it alone.
-	scratch    struct{ run, facts, out []byte }
+	// The stages' hole marks, made as the write pass first needs each; its workers share them.
+	marksMu    sync.Mutex
 	stageMarks [][]byte
 }
+
+// writeScratch is one write-pass worker's buffers, reused run after run.
+type writeScratch struct{ run, facts, out, ind []byte }
 
 // statusRec is what stays in memory of a run once it is encoded: 72 bytes, and its state file's path and
 // its id in Out.names (the id costs nothing when the path holds it, as a run's folder name is). It
@@ -194,6 +198,9 @@ func (o *Out) Print(w io.Writer, by string, head model.Snapshot, width int) (fai
 	// Each run's place in the order (its rank) and, for the table, its cells follow its judgement; the
 	// table's column widths follow every row's cells.
 	table, wide := o.format != "json" && o.format != "jsonl", o.format == "wide"
+	if !table {
+		return o.printJSON(w, by, head)
+	}
 	natural := newColumnWidths(wide)
 	var buf, rowBuf []byte
 	for i := range o.recs {
@@ -205,9 +212,6 @@ func (o *Out) Print(w io.Writer, by string, head model.Snapshot, width int) (fai
 				return failed, err
 			}
 			r.rank = j.Attention.Rank
-		}
-		if !table {
-			continue
 		}
 		if rowBuf, err = o.spill.read(r.off, r.n, rowBuf); err != nil {
 			return failed, err
@@ -227,24 +231,96 @@ func (o *Out) Print(w io.Writer, by string, head model.Snapshot, width int) (fai
 		}
 		natural.widen(row)
 	}
+	o.sortBy(by)
+	return failed, o.writeTable(w, natural, wide, width, o.slice)
+}
+
+func (o *Out) sortBy(by string) {
 	names := o.names.String()
 	sort.Slice(o.recs, func(i, j int) bool { return o.recs[i].order(names).less(by, o.recs[j].order(names)) })
-	switch o.format {
-	case "json":
-		return failed, o.writeJSON(w, head)
-	case "jsonl":
-		bw := bufio.NewWriterSize(w, 256<<10)
-		for _, r := range o.recs {
-			var run []byte
-			if run, err = o.runJSON(r); err != nil {
-				return failed, err
-			}
-			bw.Write(termsafe.JSON(run))
-			bw.WriteByte('\n')
-		}
-		return failed, bw.Flush()
+}
+
+// printJSON is Print for json and jsonl. Judging, filling and indenting the runs was a tenth of status's CPU,
+// on one core once the reading had ended and left the others idle, so both passes run on every core.
+func (o *Out) printJSON(w io.Writer, by string, head model.Snapshot) (failed bool, err error) {
+	if o.spill.flush(); o.spill.err != nil {
+		return false, o.spill.err // the workers only read the spill from here on
 	}
-	return failed, o.writeTable(w, natural, wide, width, o.slice)
+	scratch := make([]writeScratch, runtime.GOMAXPROCS(0))
+	err = eachInParallel(len(o.recs), len(scratch), func(worker, i int) error {
+		r := &o.recs[i]
+		if r.facts == 0 {
+			return nil
+		}
+		j, buf, err := o.judge(*r, scratch[worker].facts)
+		scratch[worker].facts = buf
+		r.rank = j.Attention.Rank
+		return err
+	})
+	for _, r := range o.recs {
+		failed = failed || r.failed
+	}
+	if err != nil {
+		return failed, err
+	}
+	o.sortBy(by)
+	if o.format == "json" {
+		return failed, o.writeJSON(w, head, scratch)
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	err = o.encodeInOrder(scratch, func(s *writeScratch, rec statusRec) ([]byte, error) {
+		run, err := o.runJSON(rec, s)
+		return termsafe.JSON(run), err
+	}, func(_ int, run []byte) {
+		bw.Write(run)
+		bw.WriteByte('\n')
+	})
+	if err != nil {
+		return failed, err
+	}
+	return failed, bw.Flush()
+}
+
+// eachInParallel calls f(worker, i) for every i below n on up to workers goroutines, worker being the
+// goroutine's number, and returns the first error.
+func eachInParallel(n, workers int, f func(worker, i int) error) error {
+	workers = max(1, min(workers, n))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n && errs[w] == nil; i += workers {
+				errs[w] = f(w, i)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// encodeBlock is how many runs each worker encodes before they are written: enough to keep the workers
+// busy, few enough that the encodings held at once stay small.
+const encodeBlock = 64
+
+// encodeInOrder encodes o.recs, in their order, with enc on one worker a scratch, and hands each encoding to
+// emit in that order with its index. What enc returns may be reused by its worker's next call.
+func (o *Out) encodeInOrder(scratch []writeScratch, enc func(*writeScratch, statusRec) ([]byte, error), emit func(int, []byte)) error {
+	outs := make([][]byte, encodeBlock*len(scratch))
+	for start := 0; start < len(o.recs); start += len(outs) {
+		block := o.recs[start:min(start+len(outs), len(o.recs))]
+		err := eachInParallel(len(block), len(scratch), func(worker, i int) error {
+			b, err := enc(&scratch[worker], block[i])
+			outs[i] = append(outs[i][:0], b...)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for i := range block {
+			emit(start+i, outs[i])
+		}
+	}
+	return nil
 }
 
 // LookedIn names the paths the runs were looked for under, which the table names when it finds none: "no
@@ -321,25 +397,25 @@ func readRow(b []byte) ([]string, error) {
 }
 
 // runJSON is rec's run, compact, its holes filled by its judgement. What it returns is valid until the next
-// call: the write pass reuses its buffers (it runs alone, once every run is read).
-func (o *Out) runJSON(rec statusRec) ([]byte, error) {
-	b, err := o.spill.read(rec.off, rec.n, o.scratch.run)
-	if cap(b) > cap(o.scratch.run) && o.spill.f != nil {
-		o.scratch.run = b
+// call with s: it is held in s's buffers.
+func (o *Out) runJSON(rec statusRec, s *writeScratch) ([]byte, error) {
+	b, err := o.spill.read(rec.off, rec.n, s.run)
+	if cap(b) > cap(s.run) && o.spill.f != nil {
+		s.run = b
 	}
 	if err != nil || rec.facts == 0 {
 		return b, err
 	}
 	var j model.Run
-	if j, o.scratch.facts, err = o.judge(rec, o.scratch.facts); err != nil {
+	if j, s.facts, err = o.judge(rec, s.facts); err != nil {
 		return nil, err
 	}
-	o.scratch.out, err = o.fill(o.scratch.out[:0], b, j)
-	return o.scratch.out, err
+	s.out, err = o.fill(s.out[:0], b, j)
+	return s.out, err
 }
 
 // writeJSON writes the document as WriteSnapshotJSON does, the runs read back from the spill in order.
-func (o *Out) writeJSON(w io.Writer, head model.Snapshot) error {
+func (o *Out) writeJSON(w io.Writer, head model.Snapshot, scratch []writeScratch) error {
 	head.Runs = []model.Run{}
 	if len(o.recs) == 0 {
 		return WriteSnapshotJSON(w, head)
@@ -351,20 +427,24 @@ func (o *Out) writeJSON(w io.Writer, head model.Snapshot) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(termsafe.JSON(doc))
 	bw.WriteString("[\n")
-	var ind []byte
-	for i, r := range o.recs {
-		run, err := o.runJSON(r)
+	err = o.encodeInOrder(scratch, func(s *writeScratch, rec statusRec) ([]byte, error) {
+		run, err := o.runJSON(rec, s)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// As WriteSnapshotJSON encodes a run: compact, then indented one level into the document.
-		ind = jsonindent.Append(ind[:0], run, "    ", "  ")
+		s.ind = jsonindent.Append(s.ind[:0], run, "    ", "  ")
+		return termsafe.JSON(s.ind), nil
+	}, func(i int, run []byte) {
 		bw.WriteString("    ")
-		bw.Write(termsafe.JSON(ind))
+		bw.Write(run)
 		if i < len(o.recs)-1 {
 			bw.WriteByte(',')
 		}
 		bw.WriteByte('\n')
+	})
+	if err != nil {
+		return err
 	}
 	bw.WriteString("  ]\n}\n")
 	return bw.Flush()
@@ -401,6 +481,8 @@ func (h holeMarks) timingMark() *model.RunTiming {
 
 // stageMark is `,"timing":…` as the mark of stage i's timing encodes.
 func (o *Out) stageMark(i int) []byte {
+	o.marksMu.Lock()
+	defer o.marksMu.Unlock()
 	for len(o.stageMarks) <= i {
 		b, _ := json.Marshal(&model.StageTiming{Runs: -1 - len(o.stageMarks)}) // a plain struct: it always encodes
 		o.stageMarks = append(o.stageMarks, append([]byte(`,"timing":`), b...))
