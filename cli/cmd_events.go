@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"runwatch/fleet"
+	"runwatch/gcpolicy"
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
@@ -95,6 +96,7 @@ func defineEvents(fs *flagSet) runFunc {
 }
 
 func runEvents(paths []string, common commonFlags, poll *time.Duration, until, runArg *string, timeout *time.Duration, stdout, stderr io.Writer) int {
+	defer gcpolicy.Events.Apply()()
 	if (*until == "") != (*runArg == "") {
 		return usageError(stderr, "events", "--until and --run go together")
 	}

@@ -47,6 +47,14 @@ var Dashboard = Policy{floor: 56 << 20, factor: 1.5}
 // docs/BENCHMARKS.md, "The collector's settings").
 var Status = Policy{percent: -1, headroom: 26 << 20}
 
+// Events: `runwatch events` holds every run it has written (to tell what changed) and the watcher's tree, so
+// its live heap grows with the runs (~20 MiB at 1,000), and reading its first runs makes ~15 times that in
+// garbage. Under GOGC 100 a host's events for a dashboard collected 25 times over its first 1,000 runs, an
+// eighth of its CPU (issue 35). GOGC is off and the soft limit paces the collector: the process may grow
+// 48 MiB past the live heap, or twice the live heap once that is larger (GOGC 100's pace, for a host of
+// 10,000 runs), never less than what is live.
+var Events = Policy{percent: -1, headroom: 48 << 20, factor: 2}
+
 // Apply sets the policy for this process and returns what undoes it (tests run commands in one process).
 func (p Policy) Apply() (restore func()) { return p.apply(os.Getenv) }
 

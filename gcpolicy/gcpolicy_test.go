@@ -115,3 +115,19 @@ func TestStatusSoftLimitIsTheLiveHeapAndAFixedHeadroom(t *testing.T) {
 		}
 	}
 }
+
+// events' limit is never below what is live, lets a small heap grow a fixed 48 MiB, and a large one by as
+// much as is live (GOGC 100's pace: a fixed headroom beside 200 MiB live would collect every few runs).
+func TestEventsLimitFollowsTheLiveHeap(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ live, want int64 }{
+		{0, 48 << 20},
+		{20 << 20, 68 << 20},
+		{48 << 20, 96 << 20},
+		{200 << 20, 400 << 20},
+	} {
+		if got := Events.limitFor(uint64(c.live)); got != c.want {
+			t.Errorf("live %d MiB: limit %d MiB, want %d MiB", c.live>>20, got>>20, c.want>>20)
+		}
+	}
+}
