@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // NotRegularError refuses a path that is a directory, FIFO, device or socket, or a file of a kernel
@@ -102,7 +104,9 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	if kind := pseudoFSOfFD(fd); kind != "" {
 		return fail(&NotRegularError{Mode: fi.Mode(), FS: kind})
 	}
-	if err := syscall.SetNonblock(fd, false); err != nil {
+	// F_SETFL to nothing clears O_NONBLOCK, the only status flag the open set: one fcntl where
+	// syscall.SetNonblock makes two, on every file status reads.
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
 		return fail(&fs.PathError{Op: "fcntl", Path: path, Err: err})
 	}
 	f := os.NewFile(uintptr(fd), path)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // done fails the test if f blocks: the point of this package is that nothing here can hang.
@@ -117,5 +119,31 @@ func TestOpenDir(t *testing.T) {
 	}
 	if _, err := OpenDir(filepath.Join(dir, "absent")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent: err %v, want fs.ErrNotExist", err)
+	}
+}
+
+// The descriptor Open returns is blocking, opened non-blocking or not: Go parks reads of a non-blocking
+// descriptor in its netpoller, and nothing else changed in its status flags.
+func TestOpenReturnsABlockingDescriptor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.env")
+	if err := os.WriteFile(path, []byte("STATUS=running\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Not f.Fd(), which would make the descriptor blocking itself.
+	raw, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags int
+	if cerr := raw.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); cerr != nil || err != nil {
+		t.Fatal(cerr, err)
+	}
+	if flags&(unix.O_NONBLOCK|unix.O_APPEND) != 0 || flags&unix.O_ACCMODE != unix.O_RDONLY {
+		t.Errorf("the descriptor's status flags are %#x: want read-only, blocking, not appending", flags)
 	}
 }
