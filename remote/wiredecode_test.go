@@ -237,3 +237,43 @@ func TestWireNamesShareShortStrings(t *testing.T) {
 		t.Fatalf("%d names held, want at most %d", len(names.m), maxWireNames)
 	}
 }
+
+// A decoded run's lists are made at their length, not grown by append (which held up to twice the room,
+// and was a sixth of what a dashboard allocated while its hosts' runs loaded), and its times are not made
+// one by one: a generated jonggrang run (19 phases, four times each) takes few allocations (issue 35).
+func TestWireDecodeMakesListsAtTheirLength(t *testing.T) { // not parallel: testing.AllocsPerRun
+	var line []byte
+	for _, l := range wireLines(t) {
+		if strings.Contains(string(l), `"kind":"jonggrang"`) && strings.Count(string(l), `"key":`) > 10 {
+			line = l
+			break
+		}
+	}
+	if line == nil {
+		t.Fatal("no generated jonggrang run among the lines")
+	}
+	var ev wireEvent
+	if err := decodeWire(line, &ev, newWireNames()); err != nil {
+		t.Fatal(err)
+	}
+	r := ev.Run
+	caps := map[string][2]int{"stages": {len(r.Stages), cap(r.Stages)}, "problems": {len(r.Problems), cap(r.Problems)},
+		"agents":        {len(r.Jonggrang.Agents), cap(r.Jonggrang.Agents)},
+		"phase_outputs": {len(r.Jonggrang.PhaseOutputs), cap(r.Jonggrang.PhaseOutputs)},
+		"active_phases": {len(r.Jonggrang.ActivePhases), cap(r.Jonggrang.ActivePhases)}}
+	for name, lc := range caps {
+		if lc[0] != lc[1] {
+			t.Errorf("%s: %d elements in room for %d", name, lc[0], lc[1])
+		}
+	}
+	names := newWireNames()
+	allocs := testing.AllocsPerRun(20, func() {
+		var ev wireEvent
+		_ = decodeWire(line, &ev, names)
+	})
+	// 234 allocations with lists grown and times made one by one; 144 without.
+	if allocs > 170 {
+		t.Errorf("decoding a %d-stage jonggrang run took %.0f allocations, want at most 170", len(r.Stages), allocs)
+	}
+	t.Logf("%.0f allocations", allocs)
+}
