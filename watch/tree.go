@@ -128,8 +128,10 @@ type tree struct {
 	watchLimit int // test hook: Add fails with ENOSPC once this many watches exist (0: no cap)
 	remote     func(string) (string, bool)
 
-	dirs    map[string]*dirNode
-	ids     map[fileID]string
+	dirs map[string]*dirNode
+	// ids are the identities of the watched directories, to watch a directory reached twice (a symlink)
+	// once. A set: its name is the one in dirs, and a name beside each id cost ~40 bytes a folder.
+	ids     map[fileID]struct{}
 	wanted  map[string]int // directories to watch as soon as they exist, with their budget
 	watches int
 	polled  int
@@ -144,7 +146,7 @@ type tree struct {
 func newTree(fsw *fsnotify.Watcher, forcePoll, costsDescriptors bool) *tree {
 	return &tree{
 		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().Add(-mtimeSlack).UnixNano(),
-		dirs: map[string]*dirNode{}, ids: map[fileID]string{}, wanted: map[string]int{},
+		dirs: map[string]*dirNode{}, ids: map[fileID]struct{}{}, wanted: map[string]int{},
 		remoteSeen: map[string]int{}, fds: newFDBudget(costsDescriptors),
 	}
 }
@@ -204,7 +206,8 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 	}
 	if !known {
 		id := idOf(st)
-		if other, dup := t.ids[id]; dup && id.ino != 0 && other != dir {
+		// dir is not in dirs, so an id already there is another name's.
+		if _, dup := t.ids[id]; dup && id.ino != 0 {
 			// The same directory reached through a symlink: inotify would report its events under the first
 			// name only, so watching it twice would only confuse which run a change belongs to.
 			return
@@ -216,7 +219,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 			return
 		}
 		t.dirs[dir] = node
-		t.ids[id] = dir
+		t.ids[id] = struct{}{}
 	}
 	node.budget = budget
 	entries, err := os.ReadDir(dir)
