@@ -131,3 +131,69 @@ func TestEventsLimitFollowsTheLiveHeap(t *testing.T) {
 		}
 	}
 }
+
+// Idle, the dashboard's limit drops from 1.5 × the live heap to what it holds and a little: the pages a load
+// left free go back to the system. Never below the live heap, no collection of its own, and the collector
+// does not spin under it.
+func TestDashboardIdleLimitIsWhatItHoldsAndNeverBelowTheLiveHeap(t *testing.T) {
+	p := Dashboard
+	p.idleAfter = 50 * time.Millisecond
+	defer p.apply(noEnv)()
+
+	held := make([][]byte, 0, 160)
+	for range 160 {
+		held = append(held, make([]byte, 1<<20))
+	}
+	// The allocation's own collections over, the second one busy: its limit set, no collection is due.
+	runtime.GC()
+	runtime.GC()
+	afterCleanups(t)
+	before := gcCycles()
+	time.Sleep(10 * p.idleAfter)
+	if n := gcCycles() - before; n > 0 {
+		t.Errorf("idle, the policy collected %d times of its own", n)
+	}
+	runtime.GC() // as the runtime's forced collection of an idle process: idleAfter after the last one
+	live, limit := liveHeap(), debug.SetMemoryLimit(-1)
+	for range 2000 {
+		if limit <= halfway(p, live) {
+			break
+		}
+		time.Sleep(time.Millisecond) // the cleanup that follows runs after the collection returns
+		limit = debug.SetMemoryLimit(-1)
+	}
+	if limit < int64(live) {
+		t.Fatalf("idle: soft limit %d MiB is below the live heap of %d MiB", limit>>20, live>>20)
+	}
+	if limit > halfway(p, live) {
+		t.Errorf("idle with %d MiB live: soft limit %d MiB, busy %d MiB", live>>20, limit>>20, p.limitFor(live)>>20)
+	}
+
+	// Garbage a fifth the size of what is live takes a few collections, not one per allocation: the first
+	// under the idle limit, then, as they come sooner than idleAfter, the busy one.
+	before = gcCycles()
+	for range 32 << 10 {
+		sink = make([]byte, 1<<10)
+	}
+	if n := gcCycles() - before; n > 8 {
+		t.Errorf("32 MiB of garbage beside %d MiB live, idle, took %d collections", len(held), n)
+	}
+	runtime.KeepAlive(held)
+}
+
+// halfway is halfway between the live heap and the busy limit: the test holds little besides its 160 MiB, so
+// its idle limit is well below that.
+func halfway(p Policy, live uint64) int64 { return int64(live) + (p.limitFor(live)-int64(live))/2 }
+
+func TestIdleLimitIsNeverBelowWhatIsHeldNorAboveTheBusyLimit(t *testing.T) {
+	for _, c := range []struct{ live, held uint64 }{{0, 0}, {8 << 20, 20 << 20}, {170 << 20, 240 << 20}, {170 << 20, 400 << 20}, {1 << 30, 1<<30 + 1}} {
+		got := Dashboard.idleLimitFor(c.live, c.held)
+		if got < int64(c.live) || got > Dashboard.limitFor(c.live) {
+			t.Errorf("live %d MiB, held %d MiB: idle limit %d MiB, not between the live heap and the busy limit %d MiB",
+				c.live>>20, c.held>>20, got>>20, Dashboard.limitFor(c.live)>>20)
+		}
+		if c.held+16<<20 < uint64(Dashboard.limitFor(c.live)) && got < int64(c.held) {
+			t.Errorf("live %d MiB, held %d MiB: idle limit %d MiB below what is held", c.live>>20, c.held>>20, got>>20)
+		}
+	}
+}
