@@ -48,9 +48,35 @@ type Tracker struct {
 }
 
 // runState remembers, per state code a run was in, when it left it: zero while it is still there. A code
-// left longer than Hold ago is forgotten, so entering it again is a new episode.
+// left longer than Hold ago is forgotten, so entering it again is a new episode. A slice, not a map: a run
+// is in a code or two, and a map of one cost ~340 bytes more a run (the dashboard holds 10,000, issue 35).
 type runState struct {
-	episodes map[string]time.Time
+	episodes []episode
+}
+
+type episode struct {
+	code string
+	left time.Time
+}
+
+// enter records that the run is in code now.
+func (s *runState) enter(code string) {
+	for i := range s.episodes {
+		if s.episodes[i].code == code {
+			s.episodes[i].left = time.Time{}
+			return
+		}
+	}
+	s.episodes = append(s.episodes, episode{code: code})
+}
+
+func (s *runState) left(code string) (time.Time, bool) {
+	for _, e := range s.episodes {
+		if e.code == code {
+			return e.left, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func (t *Tracker) hold() time.Duration {
@@ -77,7 +103,7 @@ func (t *Tracker) Prime(runs []model.Run, now time.Time) {
 	for _, r := range runs {
 		st := t.state(r.Key())
 		if code, _ := t.episode(r); code != "" {
-			st.episodes[code] = time.Time{}
+			st.enter(code)
 		}
 	}
 }
@@ -87,20 +113,24 @@ func (t *Tracker) Prime(runs []model.Run, now time.Time) {
 func (t *Tracker) Observe(r model.Run, now time.Time) (Transition, bool) {
 	st := t.state(r.Key())
 	code, kind := t.episode(r)
-	for c, left := range st.episodes {
+	kept := st.episodes[:0]
+	for _, e := range st.episodes {
 		switch {
-		case c == code:
-		case left.IsZero():
-			st.episodes[c] = now // it left c just now
-		case now.Sub(left) >= t.hold():
-			delete(st.episodes, c)
+		case e.code == code:
+		case e.left.IsZero():
+			e.left = now // it left e.code just now
+		case now.Sub(e.left) >= t.hold():
+			continue // forgotten
 		}
+		kept = append(kept, e)
 	}
+	clear(st.episodes[len(kept):])
+	st.episodes = kept
 	if code == "" {
 		return Transition{}, false
 	}
-	left, seen := st.episodes[code]
-	st.episodes[code] = time.Time{}
+	left, seen := st.left(code)
+	st.enter(code)
 	if seen && (left.IsZero() || now.Sub(left) < t.hold()) {
 		return Transition{}, false // still in it, or back within the flap window: the same episode
 	}
@@ -130,7 +160,7 @@ func (t *Tracker) state(sp string) *runState {
 	}
 	st, ok := t.runs[sp]
 	if !ok {
-		st = &runState{episodes: map[string]time.Time{}}
+		st = &runState{}
 		t.runs[sp] = st
 	}
 	return st

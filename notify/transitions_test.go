@@ -2,10 +2,12 @@ package notify
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"runwatch/heaptest"
 	"runwatch/model"
 	"runwatch/watch"
 )
@@ -233,5 +235,28 @@ func TestRateLimitTurnsATrickleIntoSummaries(t *testing.T) {
 	// 3 at once, then one every 20 s: over 60-odd seconds that is at most 3 + 4.
 	if len(sent) > 7 || singles < 3 {
 		t.Errorf("%d notifications (%d single) for a trickle of 30", len(sent), singles)
+	}
+}
+
+// The dashboard's tracker remembers every run it shows (10,000 of them): a run that needs you costs its
+// entry and one episode (133 bytes), not a map of its own (469 bytes, issue 35). Not parallel: it
+// measures the process's heap.
+func TestTrackerHoldsFewBytesPerRun(t *testing.T) {
+	heaptest.SkipUnderRace(t)
+	const n = 2000
+	runs := make([]model.Run, n)
+	for i := range runs {
+		runs[i] = stalled(fmt.Sprintf("r%04d", i), 7200)
+	}
+	before := heaptest.Now()
+	var tk Tracker
+	tk.Prime(runs, t0)
+	after := heaptest.Now()
+	runtime.KeepAlive(runs)
+	runtime.KeepAlive(&tk)
+	per := (int64(after.Live) - int64(before.Live)) / n
+	t.Logf("the tracker holds %d bytes a run", per)
+	if per > 200 {
+		t.Errorf("the tracker holds %d bytes a run; at most 200", per)
 	}
 }
