@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"runwatch/model"
+	"runwatch/sim"
+	"runwatch/state"
 )
 
 // TestRunGoesOrphanedWithNoFileChange: a feature whose phase is marked running with nothing alive to run it
@@ -54,4 +56,39 @@ func TestHistoryMovesTheUsualOfOtherRuns(t *testing.T) {
 		s := r.Stage("S1")
 		return s != nil && s.Timing.Usual().Runs == 1 && s.Timing.Usual().Median == 4*time.Minute
 	})
+}
+
+// TestLoadAllLeavesTheClockToItsCaller: the runs read at start are judged by the clock once all are read,
+// by New, not also one by one as read: each run read taught the history, which then worked out its task's
+// usual durations again over all its runs for the next (issue 35). Judged once, they have their timing.
+func TestLoadAllLeavesTheClockToItsCaller(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := sim.GenerateRuns(dir, 12); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := state.Discover([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := newTracker([]string{dir}, 0, state.NewEnv(0))
+	for _, r := range loadAll(tk, locs) {
+		if r.Timing != nil {
+			t.Fatalf("%s was judged by the clock as it was read: %+v", r.ID, r.Timing)
+		}
+	}
+	w, err := New(Options{Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	timed := 0
+	for _, r := range w.Snapshot() {
+		if r.Timing != nil {
+			timed++
+		}
+	}
+	if timed == 0 {
+		t.Fatal("no run New read has its timing")
+	}
 }

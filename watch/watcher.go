@@ -501,7 +501,8 @@ func (w *Watcher) parallel(n int, next *atomic.Int64, stop <-chan struct{}, fn f
 	}
 }
 
-// loadAll reads runs in parallel: startup with many runs is bound by parsing, and there are cores to use.
+// loadAll reads runs in parallel: startup with many runs is bound by parsing, and there are cores to use. Its
+// caller judges them once all are read.
 func loadAll(tk *tracker, locs []state.Location) []*model.Run {
 	runs := make([]*model.Run, len(locs))
 	next := make(chan int)
@@ -511,7 +512,7 @@ func loadAll(tk *tracker, locs []state.Location) []*model.Run {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				runs[i] = tk.load(locs[i])
+				runs[i], _ = tk.read(locs[i])
 			}
 		}()
 	}
