@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,9 +35,9 @@ var unsafeClasses = []struct {
 var mark = regexp.MustCompile(`\\[bfnrt]|\^[@-_?]|<U\+[0-9A-F]{4}>|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}`)
 
 // TestEveryUnsafeClassIsTreatedAlikeEverywhere feeds each class through the status table, wide and json,
-// the brief in Markdown and JSON, events, and a notification and its tmux message: none lets a hidden rune
-// through as it is, and each shows a mark where the rune was and keeps the text after it (a C1 CSI ate
-// "31m"; a notification showed a space, issue 36). The dashboard's frame gets the same samples in
+// the brief in Markdown and JSON, events, a notification and its tmux message, and the line unlock writes
+// in run.log: none lets a hidden rune through as it is, and each shows a mark where the rune was and keeps
+// the text after it (a C1 CSI ate "31m"; a notification and run.log showed a space, issue 36). The dashboard's frame gets the same samples in
 // ui.TestHostileTextNeverReachesTerminal.
 func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -67,6 +68,26 @@ func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
 		surfaces["notification "+c.name] = plain
 		surfaces["tmux message "+c.name] = tmuxsafe.Message(plain)
 	}
+	// An action writes untrusted text into run.log: unlock quotes the lock it clears, whose holder here
+	// carries the sample. The line stays one line, with the sample's mark.
+	for i, c := range unsafeClasses {
+		dir := filepath.Join(root, fmt.Sprintf("cls%02d-a%sb-20260215T000000Z", i, c.sample))
+		lock := fmt.Sprintf("host=\"cls%02d-a%sb-2026\"\npid=\"123\"\nuser=\"u\"\n", i, c.sample)
+		if err := os.WriteFile(filepath.Join(dir, "run.lock"), []byte(lock), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run("unlock", "--yes", "--force", dir, "run.lock")
+		data, err := os.ReadFile(filepath.Join(dir, "run.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		last := lines[len(lines)-1]
+		if !strings.Contains(last, "stale_lock_cleared payload=") || !strings.HasSuffix(string(data), "\n") {
+			t.Errorf("unlock of %s: run.log's last line is %q, not the one line that clears the lock", c.name, last)
+		}
+		surfaces["run.log "+c.name] = last
+	}
 	for what, out := range surfaces {
 		noHidden(t, what, out)
 	}
@@ -83,7 +104,7 @@ func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
 			return r
 		}, c.sample)
 		for _, what := range []string{"status", "status -o wide", "status --json", "events", "brief " + c.name,
-			"brief --json " + c.name, "notification " + c.name, "tmux message " + c.name} {
+			"brief --json " + c.name, "notification " + c.name, "tmux message " + c.name, "run.log " + c.name} {
 			m := id.FindStringSubmatch(surfaces[what])
 			switch {
 			case m == nil:

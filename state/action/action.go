@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -42,6 +43,7 @@ import (
 	"runwatch/plural"
 	"runwatch/state/atomicfile"
 	"runwatch/state/journal"
+	"runwatch/termsafe"
 )
 
 // Options are the caller's choices for planning and applying.
@@ -322,10 +324,10 @@ func logLine(now time.Time, event string, fields ...string) string {
 	return b.String()
 }
 
-// kv renders key=value, quoting values that hold spaces, quotes, '=' or control characters so one audit
-// line stays one line and parses back.
+// kv renders key=value, quoting values that hold spaces, quotes, '=', a rune termsafe hides or invalid
+// UTF-8, so one audit line stays one line, parses back, and shows no raw control to whoever reads run.log.
 func kv(key, value string) string {
-	if value == "" || strings.ContainsAny(value, " \t\"'=\\") || strings.IndexFunc(value, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+	if value == "" || strings.ContainsAny(value, " \t\"'=\\") || strings.IndexFunc(value, termsafe.Hidden) >= 0 || !utf8.ValidString(value) {
 		return key + "=" + strconv.Quote(value)
 	}
 	return key + "=" + value

@@ -220,3 +220,22 @@ S_VERIFY_DONE="0"
 		Stages: []string{"ingest", "extract", "normalize", "anchor", "publish", "verify", "finalize"}}}
 	golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, sp, o.Env), o) }, ""))
 }
+
+// TestKVQuotesWhatTermsafeHides: a value with a rune termsafe hides, or invalid UTF-8, is quoted and
+// escaped, so a reader of run.log sees \u200b where a raw value would hide inside the word.
+func TestKVQuotesWhatTermsafeHides(t *testing.T) {
+	t.Parallel()
+	for value, want := range map[string]string{
+		"plain":       `k=plain`,
+		"a\u200bb":    `k="a\u200bb"`,
+		"a\u202eb":    `k="a\u202eb"`,
+		"a\u009b31mb": `k="a\u009b31mb"`,
+		"a\xffb":      `k="a\xffb"`,
+		"a\nb":        `k="a\nb"`,
+		"":            `k=""`,
+	} {
+		if got := kv("k", value); got != want {
+			t.Errorf("kv(%q) = %s, want %s", value, got, want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"runwatch/state/jonggrang"
 	"runwatch/state/journal"
 	"runwatch/state/procinfo"
+	"runwatch/termsafe"
 )
 
 // JournalError means the action was applied but could not be recorded in the journal (so undo will not
@@ -630,7 +631,7 @@ func (p *Plan) releaseOwnDeadLock() {
 	if !dead {
 		return
 	}
-	line := logLine(p.opts.now(), "stale_lock_cleared", "payload="+oneLine(string(held), 4096), kv("lock", relTo(filepath.Dir(p.RunPath), p.LockPath)),
+	line := logLine(p.opts.now(), "stale_lock_cleared", "payload="+termsafe.Plain(string(held), 4096), kv("lock", relTo(filepath.Dir(p.RunPath), p.LockPath)),
 		"tool=runwatch", kv("user", p.opts.user()), kv("why", why))
 	if err := p.root.RemoveIfUnchanged(snap, atomicfile.NewClaimName(filepath.Base(p.LockPath)), func() error {
 		return p.root.Append(p.LogPath, []byte(line), !p.opts.Force)

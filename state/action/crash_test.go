@@ -23,6 +23,7 @@ import (
 	"runwatch/state/envfile"
 	"runwatch/state/journal"
 	"runwatch/state/yamledit"
+	"runwatch/termsafe"
 )
 
 // The crash harness: `go test ./state/action -run TestCrashConsistency -crash.kills=1400 -v`.
@@ -145,9 +146,9 @@ func TestCrashChild(t *testing.T) {
 		case err == nil:
 			fmt.Fprintln(out, "applied", p.ID, p.Action)
 		case Applied(err):
-			fmt.Fprintln(out, "warned", p.ID, oneLine(err.Error(), 300))
+			fmt.Fprintln(out, "warned", p.ID, termsafe.Plain(err.Error(), 300))
 		default:
-			fmt.Fprintf(out, "refused %v\n", oneLine(err.Error(), 200))
+			fmt.Fprintf(out, "refused %v\n", termsafe.Plain(err.Error(), 200))
 		}
 		if p != nil {
 			p.Close()

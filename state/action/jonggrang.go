@@ -13,6 +13,7 @@ import (
 	"runwatch/state/atomicfile"
 	"runwatch/state/jonggrang"
 	"runwatch/state/yamledit"
+	"runwatch/termsafe"
 )
 
 // manifestRereadDelay is how long to wait before re-reading a manifest that did not read whole, and
@@ -294,7 +295,7 @@ func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
 	if st := run.Stage(key); st != nil && strings.HasPrefix(strings.TrimSpace(st.Error), model.AwaitingInputPrefix) {
 		// The brief's own warning for this phase, so the confirmation says what the brief would.
 		p.Warnings = append(p.Warnings, fmt.Sprintf("phase %s is waiting for a person's answer (%s). %s Answer the questions "+
-			"in the brief, then step past it (runwatch step), or resume in autonomous mode", key, oneLine(st.Error, 120), model.NoRetryAwaiting))
+			"in the brief, then step past it (runwatch step), or resume in autonomous mode", key, termsafe.Plain(st.Error, 120), model.NoRetryAwaiting))
 	}
 	return p.finishManifest(m, e)
 }
@@ -387,7 +388,7 @@ func refusePauseThatCannotStick(run model.Run, m *manifest) error {
 		for _, g := range run.Jonggrang.Groups {
 			if g.Alive && g.FeatureID == run.ID {
 				return refusef("pause would not stick: a parallel worker (pid %d) runs %s in worktree %s and writes its own copy of the manifest, which is copied over this one when it exits. "+
-					"Instead: let the worker finish, then pause here; or stop the worker yourself (runwatch never kills a process)", g.PID, run.ID, oneLine(g.WorktreePath, 200))
+					"Instead: let the worker finish, then pause here; or stop the worker yourself (runwatch never kills a process)", g.PID, run.ID, termsafe.Plain(g.WorktreePath, 200))
 			}
 		}
 	}
@@ -398,5 +399,5 @@ func refusePauseThatCannotStick(run model.Run, m *manifest) error {
 	}
 	return refusef("pause would not stick: phase %s (%s) is running under the live lock of %s (%s); the orchestrator reads the status only between phases, and the completePhase that ends phase %s writes status running over a pause. "+
 		"Instead: pause once phase %s has completed (the run is then between phases), or stop the orchestrator yourself (runwatch never kills a process)",
-		key, oneLine(m.phaseStr(key, "name"), 80), lockHolder(*l), strings.Join(l.Reasons, "; "), key, key)
+		key, termsafe.Plain(m.phaseStr(key, "name"), 80), lockHolder(*l), strings.Join(l.Reasons, "; "), key, key)
 }

@@ -13,6 +13,7 @@ import (
 	"runwatch/state/envfile"
 	"runwatch/state/journal"
 	"runwatch/state/yamledit"
+	"runwatch/termsafe"
 )
 
 // A writer that takes no lock (state_tool.py update: temp file, rename) can land its rename between Apply's
@@ -143,7 +144,7 @@ func shown(v string, ok bool) string {
 	if !ok {
 		return "absent"
 	}
-	return fmt.Sprintf("%q", oneLine(v, 40))
+	return fmt.Sprintf("%q", termsafe.Plain(v, 40))
 }
 
 func isWriterStamp(key string) bool {
@@ -205,7 +206,7 @@ func scalarShown(n *yaml.Node) string {
 	case n.Kind != yaml.ScalarNode:
 		return "not a single value"
 	}
-	return fmt.Sprintf("%q", oneLine(n.Value, 40))
+	return fmt.Sprintf("%q", termsafe.Plain(n.Value, 40))
 }
 
 func laterMS(theirs, ours string) bool {

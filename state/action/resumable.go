@@ -17,6 +17,7 @@ import (
 	"runwatch/state/envfile"
 	"runwatch/state/resumable"
 	"runwatch/suggest"
+	"runwatch/termsafe"
 )
 
 // resumableState is what a resumable action read: state.env (and checklist.state.env when needed).
@@ -196,7 +197,7 @@ func lockHolder(l model.Lock) string {
 	if l.Host != "" && !strings.Contains(l.Holder, l.Host) {
 		who += " on " + l.Host
 	}
-	return oneLine(who, 200)
+	return termsafe.Plain(who, 200)
 }
 
 func sameFile(a, b string) bool {
@@ -255,7 +256,7 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 		if st, ok := model.StageForChecklistKey(e.Key, ids); ok && strings.EqualFold(st, stage.Key) {
 			items++
 			if strings.TrimSpace(e.Value) != "1" {
-				blockers = append(blockers, fmt.Sprintf("%s=%s", e.Key, oneLine(e.Value, 20)))
+				blockers = append(blockers, fmt.Sprintf("%s=%s", e.Key, termsafe.Plain(e.Value, 20)))
 			}
 		}
 	}
@@ -309,7 +310,7 @@ func planResumableStep(p *Plan, run model.Run, to string) error {
 	}
 	if d := run.Resumable; d != nil && d.Blocked != nil && strings.EqualFold(d.Blocked.Stage, stage.Key) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("run.log's latest word on %s is stage_blocked (failed metrics: %s): "+
-			"marking it done says its gate passed", stage.Key, oneLine(strings.Join(d.Blocked.FailedMetrics, ", "), 200)))
+			"marking it done says its gate passed", stage.Key, termsafe.Plain(strings.Join(d.Blocked.FailedMetrics, ", "), 200)))
 	}
 	return p.setLog(p.LogPath, "stage_complete", fields...)
 }
@@ -376,7 +377,7 @@ func hintSets(state *envfile.File, cur, next string, p *Plan) []model.KV {
 			}
 		} else {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("LAST_RESUME_HINT %q names no single stage to move on; "+
-				"it is left as it is, so update it by hand", oneLine(v, 120)))
+				"it is left as it is, so update it by hand", termsafe.Plain(v, 120)))
 		}
 	}
 	return out
@@ -525,7 +526,7 @@ func planResumableCheck(p *Plan, run model.Run, key string, done bool) error {
 	if !done {
 		verb = "untick"
 	}
-	p.Summary = fmt.Sprintf("%s %s (%s → %s)", verb, found.Key, oneLine(found.Value, 20), want)
+	p.Summary = fmt.Sprintf("%s %s (%s → %s)", verb, found.Key, termsafe.Plain(found.Value, 20), want)
 	return p.setLog(p.LogPath, "checklist_update", kv("key", found.Key), kv("old", found.Value), kv("new", want))
 }
 

@@ -8,13 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"runwatch/model"
 	"runwatch/state/atomicfile"
+	"runwatch/termsafe"
 )
 
 // lockPayload is the resumable convention's lock content (docs/FORMATS.md B.6): one line of JSON with sorted keys,
@@ -99,9 +97,9 @@ func (p *Plan) takeRunLock() (func(), error) {
 		why, dead := p.ownDeadLock(held)
 		if !dead || attempt > 0 {
 			return nil, refusef("the run lock %s is held (%s); if it is stale, clear it with: runwatch unlock %s",
-				p.LockPath, oneLine(string(held), 200), p.RunID)
+				p.LockPath, termsafe.Plain(string(held), 200), p.RunID)
 		}
-		line := logLine(p.opts.now(), "stale_lock_replaced", "payload="+oneLine(string(held), 4096), kv("lock", relTo(filepath.Dir(p.RunPath), p.LockPath)),
+		line := logLine(p.opts.now(), "stale_lock_replaced", "payload="+termsafe.Plain(string(held), 4096), kv("lock", relTo(filepath.Dir(p.RunPath), p.LockPath)),
 			"tool=runwatch", kv("user", p.opts.user()), kv("why", why), kv("for_action", p.ID))
 		err = p.root.RemoveIfUnchanged(snap, atomicfile.NewClaimName(base), func() error {
 			return p.root.Append(p.LogPath, []byte(line), !p.opts.Force)
@@ -155,25 +153,4 @@ func (p *Plan) ownDeadLock(held []byte) (string, bool) {
 			l.PID, started.UTC().Format(time.RFC3339), l.Acquired), true
 	}
 	return "", false
-}
-
-// oneLine flattens untrusted text for a message or a log field: no line breaks, no control characters,
-// at most max bytes.
-func oneLine(s string, max int) string {
-	// Every non-printable rune (C0, DEL, the 8-bit C1 controls that some terminals honour as CSI/OSC, bidi
-	// overrides) becomes a space: the result is logged, shown, and may have to be typed back.
-	s = strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			return ' '
-		}
-		return r
-	}, strings.TrimSpace(s))
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }

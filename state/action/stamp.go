@@ -8,6 +8,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state/envfile"
+	"runwatch/termsafe"
 )
 
 // writerStamps are the keys a writer sets on every save of the file that holds them: the mining tool's
@@ -39,7 +40,7 @@ func (p *Plan) stampSets(path string, f *envfile.File) []model.KV {
 		layout, known := stampLayout(strings.TrimSpace(old))
 		if !known {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s held %q, in no timestamp format runwatch knows; it is "+
-				"set in the mining tool's %s", filepath.Base(path), key, oneLine(old, 80), layout))
+				"set in the mining tool's %s", filepath.Base(path), key, termsafe.Plain(old, 80), layout))
 		}
 		out = append(out, model.KV{Key: key, Value: now.Format(layout)})
 	}

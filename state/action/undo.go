@@ -8,6 +8,7 @@ import (
 	"runwatch/plural"
 	"runwatch/state/atomicfile"
 	"runwatch/state/journal"
+	"runwatch/termsafe"
 )
 
 // planUndo restores the bytes the run's last (not yet undone) action replaced, only where each file still
@@ -66,7 +67,7 @@ func planUndo(p *Plan, run model.Run) error {
 				return refusef("cannot undo %s: %s exists again", e.Action, f.Path)
 			}
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s is %s: the undo takes it over, putting back the lock the unlock removed", f.Path, why))
-			tookOver = append(tookOver, "stale_lock_replaced=1", kv("payload", oneLine(string(data), 4096)), kv("why", why))
+			tookOver = append(tookOver, "stale_lock_replaced=1", kv("payload", termsafe.Plain(string(data), 4096)), kv("why", why))
 		}
 		fc := FileChange{Path: real, Snap: snap, Old: data}
 		if f.OldExists {

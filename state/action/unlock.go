@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"runwatch/model"
+	"runwatch/termsafe"
 )
 
 // planUnlock clears stale locks. Without which: every stale lock of the run, as the convention's own cleanup
@@ -47,7 +48,7 @@ func planUnlock(p *Plan, run model.Run, which string) error {
 			if word == "" {
 				word = run.ID
 			}
-			p.Confirm = Confirm{Kind: ConfirmTyped, Word: oneLine(word, 80)}
+			p.Confirm = Confirm{Kind: ConfirmTyped, Word: termsafe.Plain(word, 80)}
 		case model.VerdictStale:
 		default:
 			return refusef("lock %s has no verdict; reload the run", l.Path)
@@ -65,8 +66,8 @@ func planUnlock(p *Plan, run model.Run, which string) error {
 	p.Summary = "clear " + strings.Join(what, "; ")
 	if run.Kind == model.KindResumable {
 		l := chosen[0]
-		return p.setLog(logPathOf(run), "stale_lock_cleared", "payload="+oneLine(l.Raw, 4096), kv("lock", relTo(run.Dir, l.Path)),
-			kv("verdict", string(l.Verdict)), kv("why", oneLine(strings.Join(l.Reasons, "; "), 300)))
+		return p.setLog(logPathOf(run), "stale_lock_cleared", "payload="+termsafe.Plain(l.Raw, 4096), kv("lock", relTo(run.Dir, l.Path)),
+			kv("verdict", string(l.Verdict)), kv("why", termsafe.Plain(strings.Join(l.Reasons, "; "), 300)))
 	}
 	return nil
 }
