@@ -75,13 +75,7 @@ func (e errString) Error() string { return string(e) }
 
 func TestFilterTermsAndHideDone(t *testing.T) {
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
-	ids := func(m Model) string {
-		var out []string
-		for _, sp := range m.list.Order() {
-			out = append(out, m.app.Runs[sp].ID)
-		}
-		return strings.Join(out, ",")
-	}
+	ids := func(m Model) string { return strings.Join(listed(t, m), ",") }
 	filter := func(m Model, txt string) Model {
 		m = send(t, m, press("/"))
 		for _, r := range txt {

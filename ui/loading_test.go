@@ -53,8 +53,8 @@ func TestRunsJoinTheListAsTheyLoad(t *testing.T) {
 		t.Fatalf("selection moved to %q; the person chose %q", m.app.Selected, chosen)
 	}
 	full := newTestModel(t, 140, 40, runList, app.Options{})
-	if strings.Join(m.list.Order(), "\n") != strings.Join(full.list.Order(), "\n") {
-		t.Fatalf("order after loading:\n%v\nwith every run at once:\n%v", m.list.Order(), full.list.Order())
+	if got, want := listed(t, m), listed(t, full); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("order after loading:\n%v\nwith every run at once:\n%v", got, want)
 	}
 	if v := plain(m); strings.Contains(v, "loading") {
 		t.Fatalf("header still says loading:\n%s", v)

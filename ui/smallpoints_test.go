@@ -25,8 +25,8 @@ func TestUnknownFilterWordIsRejected(t *testing.T) {
 	if got := m.app.Msgs.ErrText(); !strings.Contains(got, "unknown filter word is:bogus left out: is: takes needs-you") {
 		t.Errorf("the message is %q", got)
 	}
-	if runsFilter(t, m) != "irm" || len(m.list.Order()) == 0 {
-		t.Errorf("the filter is %q listing %d runs", runsFilter(t, m), len(m.list.Order()))
+	if runsFilter(t, m) != "irm" || len(listed(t, m)) == 0 {
+		t.Errorf("the filter is %q listing %v", runsFilter(t, m), listed(t, m))
 	}
 	m = newTestModel(t, 120, 40, sampleRuns(), app.Options{})
 	m = typeText(t, send(t, m, press("/")), "is:stall has:lo kind:res")

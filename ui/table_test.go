@@ -59,8 +59,7 @@ func TestGoldenSizes(t *testing.T) {
 				t.Errorf("no STAGE column:\n%s", pane)
 			}
 			named := 0
-			for _, sp := range list.list.Order() {
-				r := list.app.Runs[sp]
+			for _, r := range list.app.Runs {
 				st := r.Stage(r.CurrentStage)
 				row := runsRow(list, r.ID[len(r.ID)-min(len(r.ID), 10):])
 				if st == nil || st.Name == "" || st.Name == st.Key || row == "" {
@@ -104,7 +103,7 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 	m = send(t, m, press("j"))
 	m = send(t, m, press("j"))
 	selected := m.app.Selected
-	want := strings.Join(m.list.Order(), ",")
+	want := strings.Join(listed(t, m), ",")
 	for i := range 20 {
 		flip.Status = model.StatusRunning
 		if i%2 == 1 {
@@ -112,7 +111,7 @@ func TestRunningPausedFlipKeepsRowOrder(t *testing.T) {
 		}
 		flip.UpdatedAt = testNow.Add(time.Duration(i) * time.Second)
 		m = send(t, m, app.BatchMsg{Changed: model.RunPointers([]model.Run{flip}), At: flip.UpdatedAt, Health: app.Health{Mode: "inotify"}})
-		if got := strings.Join(m.list.Order(), ","); got != want {
+		if got := strings.Join(listed(t, m), ","); got != want {
 			t.Fatalf("flip %d (%s) moved rows:\n got %s\nwant %s", i, flip.Status, got, want)
 		}
 		if m.app.Selected != selected {

@@ -50,9 +50,9 @@ func TestRunsNavigationKeys(t *testing.T) {
 	if m.layoutKind() != layoutWide {
 		t.Fatal("the runs are not beside Detail: the half-page steps below assume a pane of the body's height")
 	}
-	order := append([]string(nil), m.list.Order()...)
-	if len(order) != 4 || m.app.Selected != order[0] {
-		t.Fatalf("initial selection %q of %v", m.app.Selected, order)
+	order := listed(t, m)
+	if len(order) != 4 || idOf(m) != order[0] {
+		t.Fatalf("initial selection %q of %v", idOf(m), order)
 	}
 	steps := []struct {
 		key  string
@@ -67,8 +67,8 @@ func TestRunsNavigationKeys(t *testing.T) {
 			k = tea.KeyPressMsg{Code: tea.KeyHome}
 		}
 		m = send(t, m, k)
-		if m.list.Cursor() != s.want || m.app.Selected != order[s.want] {
-			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.list.Cursor(), m.app.Selected, s.want)
+		if m.list.Cursor() != s.want || idOf(m) != order[s.want] {
+			t.Fatalf("after %s: cursor %d selected %q, want %d", s.key, m.list.Cursor(), idOf(m), s.want)
 		}
 	}
 }
@@ -76,9 +76,13 @@ func TestRunsNavigationKeys(t *testing.T) {
 func TestAttentionFirstOrder(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, 140, 40, sampleRuns(), app.Options{})
+	status := map[string]model.RunStatus{}
+	for _, r := range m.app.Runs {
+		status[r.ID] = r.Status
+	}
 	var got []model.RunStatus
-	for _, p := range m.list.Order() {
-		got = append(got, m.app.Runs[p].Status)
+	for _, id := range listed(t, m) {
+		got = append(got, status[id])
 	}
 	want := []model.RunStatus{model.StatusStalled, model.StatusFailed, model.StatusPaused, model.StatusCompleted}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -110,8 +114,8 @@ func TestFilterKeys(t *testing.T) {
 	for _, k := range "pay" {
 		m = send(t, m, press(string(k)))
 	}
-	if len(m.list.Order()) != 1 || m.app.Runs[m.list.Order()[0]].ID != "pay-flow" {
-		t.Fatalf("filter pay: %v", m.list.Order())
+	if got := listed(t, m); len(got) != 1 || got[0] != "pay-flow" {
+		t.Fatalf("filter pay: %v", got)
 	}
 	m = send(t, m, press("backspace"))
 	if runsFilter(t, m) != "pa" {
@@ -125,8 +129,8 @@ func TestFilterKeys(t *testing.T) {
 		t.Error("filter not shown in the runs title")
 	}
 	m = send(t, m, press("esc"))
-	if runsFilter(t, m) != "" || len(m.list.Order()) != 4 {
-		t.Fatalf("esc should clear the filter: %q %d", runsFilter(t, m), len(m.list.Order()))
+	if runsFilter(t, m) != "" || len(listed(t, m)) != 4 {
+		t.Fatalf("esc should clear the filter: %q %v", runsFilter(t, m), listed(t, m))
 	}
 	m = send(t, m, press("/"))
 	m = send(t, m, press("z"))

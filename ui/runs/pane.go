@@ -29,7 +29,7 @@ type sortKey int
 const (
 	SortAttention sortKey = iota // runs that need you first, then the rest by name
 	sortName
-	SortChanged // most recently changed first
+	sortChanged // most recently changed first
 	sortCount
 )
 
@@ -52,7 +52,6 @@ type Pane struct {
 	sortBy   sortKey
 	hideDone bool
 	hidden   int // runs left out by hideDone
-	sorts    int // Resort calls, for tests
 	// chosen is set once the person moves the cursor: until then the selection is the top run (the one
 	// that most needs them), whatever arrives; after, it stays on the run they chose.
 	chosen bool
@@ -257,7 +256,7 @@ func (p *Pane) SamePlace(old, now model.Run) bool {
 	if sortGroup(old) != sortGroup(now) || old.ID != now.ID || old.Attention.NeedsYou != now.Attention.NeedsYou {
 		return false
 	}
-	if p.sortBy == SortChanged && !old.UpdatedAt.Equal(now.UpdatedAt) {
+	if p.sortBy == sortChanged && !old.UpdatedAt.Equal(now.UpdatedAt) {
 		return false
 	}
 	done := func(r model.Run) bool { return r.Archived || r.Status == model.StatusCompleted }
@@ -273,7 +272,6 @@ func (p *Pane) Resort() {
 	p.order = p.order[:0]
 	p.hidden = 0
 	p.gen++
-	p.sorts++
 	// Sorting on these small keys rather than on the runs themselves keeps a re-sort of 1,200 runs from
 	// copying whole runs in every comparison.
 	type sortRow struct {
@@ -309,7 +307,7 @@ func (p *Pane) Resort() {
 			if a.group != b.group {
 				return a.group < b.group
 			}
-		case SortChanged:
+		case sortChanged:
 			if !a.updated.Equal(b.updated) {
 				return a.updated.After(b.updated)
 			}

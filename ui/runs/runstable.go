@@ -23,28 +23,28 @@ import (
 // rebuilding every row's cells on every frame was most of the dashboard's CPU and garbage.
 
 // colID is a column of the runs table after NAME, in the order they are drawn.
-type ColID int
+type colID int
 
 const (
-	ColStatus ColID = iota
+	colStatus colID = iota
 	colHost
 	colStage
 	colDone
-	ColLock
+	colLock
 	colKind
 	colChanged
-	ColWhy
-	ColCount
+	colWhy
+	colCount
 )
 
 var (
-	ColTitle = [ColCount]string{"STATUS", "HOST", "STAGE", "DONE", "LOCK", "KIND", "CHANGED", "WHY"}
-	colRight = [ColCount]bool{colDone: true, colChanged: true}
+	colTitle = [colCount]string{"STATUS", "HOST", "STAGE", "DONE", "LOCK", "KIND", "CHANGED", "WHY"}
+	colRight = [colCount]bool{colDone: true, colChanged: true}
 )
 
 // Every cell has a long and a short form; a column with one form has the same text in both.
 const (
-	FormLong = iota
+	formLong = iota
 	formShort
 )
 
@@ -69,10 +69,10 @@ type runCells struct {
 	whySet            bool
 	whyFrom, whyUntil time.Time
 	whySlack          time.Duration
-	text              [ColCount][2]string
+	text              [colCount][2]string
 	// width is each text's width, at most 65,535 (cellWidth): 16 bits, not 64, keep a run's cells in 704
 	// bytes, not 896, over 10,000 runs (issue 35).
-	width [ColCount][2]uint16
+	width [colCount][2]uint16
 	// stageReach (in each form) and doneReach are the widest STAGE and DONE cells the run may show as it
 	// goes on (reach).
 	stageReach [2]uint16
@@ -87,7 +87,7 @@ func cellWidth(s string) uint16 {
 }
 
 // widthOf is the width of column id's text in form f.
-func (c *runCells) widthOf(id ColID, f int) int { return int(c.width[id][f]) }
+func (c *runCells) widthOf(id colID, f int) int { return int(c.width[id][f]) }
 
 func newRunCells(run *model.Run) *runCells {
 	if run == nil {
@@ -96,11 +96,11 @@ func newRunCells(run *model.Run) *runCells {
 	r := *run
 	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt, run: run}
 	c.nameW = cellWidth(c.name)
-	set := func(id ColID, long, short string) { c.text[id] = [2]string{long, short} }
+	set := func(id colID, long, short string) { c.text[id] = [2]string{long, short} }
 	if r.Archived {
-		set(ColStatus, "archived", "archived")
+		set(colStatus, "archived", "archived")
 	} else {
-		set(ColStatus, string(r.Status), shortStatus(r.Status))
+		set(colStatus, string(r.Status), shortStatus(r.Status))
 	}
 	h := hostOf(r)
 	if r.Remote != nil && r.Remote.StaleSince != nil {
@@ -113,15 +113,15 @@ func newRunCells(run *model.Run) *runCells {
 	set(colDone, done, done)
 	badge, verdict := lockBadge(r)
 	c.verdict = verdict
-	set(ColLock, badge, badge)
+	set(colLock, badge, badge)
 	set(colKind, string(r.Kind), string(r.Kind))
 	if r.Attention.NeedsYou {
 		why := text.Sanitize(r.Attention.Reason)
-		set(ColWhy, why, why)
+		set(colWhy, why, why)
 	} else if _, ok := r.ETA(r.UpdatedAt); ok && r.Status == model.StatusRunning {
 		c.eta, c.whyCalm = true, true
 	}
-	for id := range ColCount {
+	for id := range colCount {
 		for f := range 2 {
 			c.width[id][f] = cellWidth(c.text[id][f])
 		}
@@ -137,11 +137,11 @@ func newRunCells(run *model.Run) *runCells {
 func (c *runCells) reach(r model.Run) {
 	c.stageReach = c.width[colStage]
 	for _, st := range r.Stages {
-		for f, long := range [2]bool{FormLong: true, formShort: false} {
+		for f, long := range [2]bool{formLong: true, formShort: false} {
 			c.stageReach[f] = max(c.stageReach[f], cellWidth(stageCellOf(r, st.Key, long)))
 		}
 	}
-	c.doneReach = max(c.width[colDone][FormLong], cellWidth(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total)))
+	c.doneReach = max(c.width[colDone][formLong], cellWidth(fmt.Sprintf("%d/%d", r.Progress.Total, r.Progress.Total)))
 }
 
 // refreshAgo works out the CHANGED cell again when its text changes: it is the only cell that changes
@@ -194,13 +194,13 @@ func (c *runCells) refreshWhy(now time.Time) {
 	default:
 		return
 	}
-	c.text[ColWhy] = [2]string{why, short}
-	c.width[ColWhy] = [2]uint16{cellWidth(why), cellWidth(short)}
+	c.text[colWhy] = [2]string{why, short}
+	c.width[colWhy] = [2]uint16{cellWidth(why), cellWidth(short)}
 }
 
-func (c *runCells) style(t theme.Theme, id ColID) lipgloss.Style {
+func (c *runCells) style(t theme.Theme, id colID) lipgloss.Style {
 	switch id {
-	case ColStatus:
+	case colStatus:
 		if c.archived {
 			return t.Dim
 		}
@@ -211,9 +211,9 @@ func (c *runCells) style(t theme.Theme, id ColID) lipgloss.Style {
 		}
 	case colStage:
 		return lipgloss.NewStyle()
-	case ColLock:
+	case colLock:
 		return t.VerdictStyle(c.verdict)
-	case ColWhy:
+	case colWhy:
 		if c.whyCalm {
 			return t.Dim
 		}
@@ -236,7 +236,7 @@ func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
 		return c.updated
 	}
 	d := now.Sub(c.updated)
-	if c.widthOf(colChanged, FormLong) == w && w > header {
+	if c.widthOf(colChanged, formLong) == w && w > header {
 		return now.Add(model.HumanWidthGrows(d, agoWidthHorizon))
 	}
 	if g, ok := model.HumanWidthExceeds(d, w, agoWidthHorizon); ok {
@@ -282,8 +282,8 @@ type tableMeasure struct {
 	at       time.Time
 	until    time.Time // the first instant a CHANGED cell's width changes; zero: never
 	valid    bool
-	width    [ColCount][2]int // the header included
-	filled   [ColCount]bool   // some row has something in the column
+	width    [colCount][2]int // the header included
+	filled   [colCount]bool   // some row has something in the column
 	nameNeed int              // the longest live name: archived runs' names may be cut
 	// stageReach (in each form) and doneReach are the widest STAGE and DONE cells any run may show as it
 	// goes on.
@@ -307,18 +307,18 @@ func (p *Pane) measure() *tableMeasure {
 func (p *Pane) remeasure(now time.Time) {
 	ms := &p.measured
 	*ms = tableMeasure{gen: p.gen, at: now, valid: true, nameNeed: len("NAME")}
-	for id := range ColCount {
-		w := text.VisibleWidth(ColTitle[id])
+	for id := range colCount {
+		w := text.VisibleWidth(colTitle[id])
 		ms.width[id] = [2]int{w, w}
 	}
 	// Every run, not only the listed ones: the columns and the pane's width stay put while the filter or
 	// hide-done changes what is listed.
 	for sp := range p.app.Runs {
 		c := p.cellsOf(sp, now)
-		for id := range ColCount {
-			ms.width[id][FormLong] = max(ms.width[id][FormLong], c.widthOf(id, FormLong))
+		for id := range colCount {
+			ms.width[id][formLong] = max(ms.width[id][formLong], c.widthOf(id, formLong))
 			ms.width[id][formShort] = max(ms.width[id][formShort], c.widthOf(id, formShort))
-			ms.filled[id] = ms.filled[id] || c.width[id][FormLong] > 0
+			ms.filled[id] = ms.filled[id] || c.width[id][formLong] > 0
 		}
 		if !c.archived {
 			ms.nameNeed = max(ms.nameNeed, int(c.nameW))
@@ -330,7 +330,7 @@ func (p *Pane) remeasure(now time.Time) {
 	}
 	// Only a cell that would widen the column (or one as wide as it, past its header) changes the layout:
 	// the other ages change their text, not the table.
-	w, header := ms.width[colChanged][FormLong], text.VisibleWidth(ColTitle[colChanged])
+	w, header := ms.width[colChanged][formLong], text.VisibleWidth(colTitle[colChanged])
 	for _, sp := range p.order {
 		if u := p.cells[sp].widthChangesAt(now, w, header); !u.IsZero() && (ms.until.IsZero() || u.Before(ms.until)) {
 			ms.until = u
@@ -345,7 +345,7 @@ func (p *Pane) remeasure(now time.Time) {
 // blank only while a whole column waits for its room.
 type tableStep struct {
 	kind stepKind
-	col  ColID
+	col  colID
 }
 
 type stepKind int
@@ -384,12 +384,12 @@ const (
 // name, so a sort is never on a column that is not shown.
 func (p *Pane) tableSteps() []tableStep {
 	steps := []tableStep{
-		{stepName, 0}, {stepAdd, ColStatus}, {stepAdd, colStage}, {stepAdd, ColWhy}, {stepSpacing, 0},
-		{stepNameAll, 0}, {stepReach, 0}, {stepAdd, colChanged}, {stepWhyAll, ColWhy}, {stepAdd, colDone},
-		{stepAdd, colHost}, {stepAdd, ColLock}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, ColWhy},
+		{stepName, 0}, {stepAdd, colStatus}, {stepAdd, colStage}, {stepAdd, colWhy}, {stepSpacing, 0},
+		{stepNameAll, 0}, {stepReach, 0}, {stepAdd, colChanged}, {stepWhyAll, colWhy}, {stepAdd, colDone},
+		{stepAdd, colHost}, {stepAdd, colLock}, {stepLong, colStage}, {stepAdd, colKind}, {stepWhyRest, colWhy},
 		{stepReachAll, 0},
 	}
-	if p.sortBy == SortChanged {
+	if p.sortBy == sortChanged {
 		steps = append([]tableStep{steps[0], {stepAdd, colChanged}}, steps[1:]...)
 	}
 	return steps
@@ -399,7 +399,7 @@ func (p *Pane) tableSteps() []tableStep {
 // exactly as wide as its widest cell or header (until every step is taken: then STAGE and DONE as wide as
 // their runs may reach).
 type tableLayout struct {
-	show, long  [ColCount]bool
+	show, long  [colCount]bool
 	nameW, whyW int
 	whyGap      int
 	sep         int // the widest gap
@@ -408,15 +408,15 @@ type tableLayout struct {
 
 // shownCol is a column the layout shows, in its form and width, and the gap before it.
 type shownCol struct {
-	id    ColID
+	id    colID
 	form  int
 	width int
 	gap   int
 }
 
-func (lay *tableLayout) form(id ColID) int {
+func (lay *tableLayout) form(id colID) int {
 	if lay.long[id] {
-		return FormLong
+		return formLong
 	}
 	return formShort
 }
@@ -425,12 +425,12 @@ func (lay *tableLayout) form(id ColID) int {
 // holds a lock, WHY when none needs you) is left out, and HOST shows only when the runs come from more than
 // one machine. It is judged over every run, not only the listed ones, so the table does not change its
 // columns as the filter changes.
-func (p *Pane) wanted(id ColID, ms *tableMeasure) bool {
+func (p *Pane) wanted(id colID, ms *tableMeasure) bool {
 	return ms.filled[id] && (id != colHost || p.manyHosts)
 }
 
-// Fit chooses the layout for inner width w by the rule above.
-func (p *Pane) Fit(w int) tableLayout {
+// fit chooses the layout for inner width w by the rule above.
+func (p *Pane) fit(w int) tableLayout {
 	lay, _ := p.grow(w)
 	return lay
 }
@@ -440,10 +440,10 @@ func (p *Pane) Fit(w int) tableLayout {
 func (p *Pane) grow(w int) (tableLayout, int) {
 	ms := p.measure()
 	const glyphW = 2           // status glyph and a space
-	const name = int(ColCount) // the lead column, after the others in colfit's terms
-	cols := make([]colfit.Natural, ColCount+1)
-	for id := range ColCount {
-		cols[id] = colfit.Natural{Long: ms.width[id][FormLong], Short: ms.width[id][formShort]}
+	const name = int(colCount) // the lead column, after the others in colfit's terms
+	cols := make([]colfit.Natural, colCount+1)
+	for id := range colCount {
+		cols[id] = colfit.Natural{Long: ms.width[id][formLong], Short: ms.width[id][formShort]}
 	}
 	cols[name] = colfit.Natural{Long: ms.nameNeed, Short: ms.nameNeed}
 	var steps []colfit.Step
@@ -459,7 +459,7 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 				continue
 			}
 			step := colfit.Step{Kind: colfit.Add, Col: col}
-			if st.col == ColWhy {
+			if st.col == colWhy {
 				step.Upto, step.Min = whyMin, whyIn
 			}
 			steps = append(steps, step)
@@ -471,14 +471,14 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 			// No bound: at 280 columns reasons were cut at 96 cells beside 65 blank ones (issue 36 point 7).
 			// The runs go beside Detail only where every reason is whole there (NaturalWidth), so a wider
 			// terminal never shows less of one.
-			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: cols[ColWhy].Long})
+			steps = append(steps, colfit.Step{Kind: colfit.Grow, Col: col, Upto: cols[colWhy].Long})
 		case stepSpacing:
 			steps = append(steps, colfit.Step{Kind: colfit.Spacing})
 		case stepReach:
 			// Short: STAGE has not taken its long form yet (stepLong comes after the first reach).
 			steps = append(steps, colfit.Step{Kind: colfit.Pad, Col: int(colStage), Upto: ms.stageReach[formShort]})
 		case stepReachAll:
-			steps = append(steps, colfit.Step{Kind: colfit.Pad, Col: int(colStage), Upto: ms.stageReach[FormLong]},
+			steps = append(steps, colfit.Step{Kind: colfit.Pad, Col: int(colStage), Upto: ms.stageReach[formLong]},
 				colfit.Step{Kind: colfit.Pad, Col: int(colDone), Upto: ms.doneReach})
 		}
 	}
@@ -486,29 +486,29 @@ func (p *Pane) grow(w int) (tableLayout, int) {
 	// STAGE and DONE are counted as wide as their runs may reach, so the columns after them stay put as the
 	// runs go on (at 120 columns DONE dropped out whenever a run reached design-verification); the cells the
 	// stages shown now leave go to WHY while it is cut: no column holds blank cells beside a cut one.
-	for _, id := range [2]ColID{colStage, colDone} {
-		if fit.Show[id] && fit.Show[ColWhy] {
+	for _, id := range [2]colID{colStage, colDone} {
+		if fit.Show[id] && fit.Show[colWhy] {
 			f := formShort
 			if fit.LongForm[id] {
-				f = FormLong
+				f = formLong
 			}
-			move := min(fit.Width[id]-ms.width[id][f], cols[ColWhy].Long-fit.Width[ColWhy])
-			fit.Width[id], fit.Width[ColWhy] = fit.Width[id]-move, fit.Width[ColWhy]+move
+			move := min(fit.Width[id]-ms.width[id][f], cols[colWhy].Long-fit.Width[colWhy])
+			fit.Width[id], fit.Width[colWhy] = fit.Width[id]-move, fit.Width[colWhy]+move
 		}
 	}
 	lay := tableLayout{nameW: fit.Width[name]}
-	for id := range ColCount {
+	for id := range colCount {
 		lay.show[id], lay.long[id] = fit.Show[id], fit.LongForm[id]
 		if !lay.show[id] {
 			continue
 		}
 		lay.sep = max(lay.sep, fit.Gap[id])
-		if id == ColWhy {
+		if id == colWhy {
 			lay.whyW, lay.whyGap = fit.Width[id], fit.Gap[id]
 			continue
 		}
 		col := shownCol{id: id, form: lay.form(id), width: fit.Width[id], gap: fit.Gap[id]}
-		if id == colChanged && p.sortBy == SortChanged {
+		if id == colChanged && p.sortBy == sortChanged {
 			// The column the list is sorted by comes straight after the name, as docs/DASHBOARD.md says.
 			lay.cols = append([]shownCol{col}, lay.cols...)
 			continue
@@ -577,7 +577,7 @@ func (p *Pane) renderTable(w, h int) []string {
 		}
 		return p.noRuns(w)
 	}
-	lay := p.Fit(w)
+	lay := p.fit(w)
 	now := a.Now()
 	align := func(c shownCol, s string) string {
 		if colRight[c.id] {
@@ -587,10 +587,10 @@ func (p *Pane) renderTable(w, h int) []string {
 	}
 	hdr := "  " + text.PadRight("NAME", lay.nameW)
 	for _, c := range lay.cols {
-		hdr += gap(c.gap) + align(c, ColTitle[c.id])
+		hdr += gap(c.gap) + align(c, colTitle[c.id])
 	}
 	if lay.whyW > 0 {
-		hdr += gap(lay.whyGap) + text.CutEnd(ColTitle[ColWhy], lay.whyW)
+		hdr += gap(lay.whyGap) + text.CutEnd(colTitle[colWhy], lay.whyW)
 	}
 	lines := []string{t.Dim.Render(text.Truncate(hdr, w))}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
@@ -615,9 +615,9 @@ func (p *Pane) renderTable(w, h int) []string {
 			styled += gap(c.gap) + rc.style(t, c.id).Render(s)
 		}
 		if lay.whyW > 0 {
-			why := text.CutEnd(rc.text[ColWhy][FormLong], lay.whyW)
+			why := text.CutEnd(rc.text[colWhy][formLong], lay.whyW)
 			plainRow += gap(lay.whyGap) + why
-			styled += gap(lay.whyGap) + rc.style(t, ColWhy).Render(why)
+			styled += gap(lay.whyGap) + rc.style(t, colWhy).Render(why)
 		}
 		line := styled
 		if i == p.cursor {

@@ -22,13 +22,13 @@ func TestStageColumnShowsThePhaseName(t *testing.T) {
 		lines := p.renderTable(w, 100)
 		if !strings.Contains(text.Stripped(lines[0]), "STAGE") {
 			droppedAt++
-			if lay := p.Fit(w); lay.nameW > nameMin {
+			if lay := p.fit(w); lay.nameW > nameMin {
 				t.Errorf("w=%d: STAGE dropped although the name has %d cells", w, lay.nameW)
 			}
 			continue
 		}
 		shownAt++
-		for i, sp := range p.Order() {
+		for i, sp := range p.order {
 			r := p.app.Runs[sp]
 			st := r.Stage(r.CurrentStage)
 			if st == nil || st.Name == "" || st.Name == st.Key {
@@ -53,26 +53,26 @@ func TestStageColumnShowsThePhaseName(t *testing.T) {
 func TestNoBlankCellsWhileANameIsCut(t *testing.T) {
 	p := fixturePane(t, 200, 60)
 	need, whyNeed := 0, 0
-	for _, sp := range p.Order() {
+	for _, sp := range p.order {
 		c := p.cellsOf(sp, fixtureNow)
 		if !c.archived {
 			need = max(need, int(c.nameW))
 		}
-		whyNeed = max(whyNeed, c.widthOf(ColWhy, FormLong))
+		whyNeed = max(whyNeed, c.widthOf(colWhy, formLong))
 	}
 	whole := p.NaturalWidth()
 	cutSeen, blankSeen, wholeSeen := false, false, false
 	var prev tableLayout
 	for w := 30; w <= 300; w++ {
-		lay := p.Fit(w)
+		lay := p.fit(w)
 		used := 2 + lay.nameW
 		for _, c := range lay.cols {
-			widest := text.VisibleWidth(ColTitle[c.id])
-			for _, sp := range p.Order() {
+			widest := text.VisibleWidth(colTitle[c.id])
+			for _, sp := range p.order {
 				widest = max(widest, text.VisibleWidth(p.cellsOf(sp, fixtureNow).text[c.id][c.form]))
 			}
 			if c.width != widest && w < whole {
-				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, ColTitle[c.id], c.width, widest)
+				t.Errorf("w=%d: column %s is %d wide, its widest cell %d", w, colTitle[c.id], c.width, widest)
 			}
 			used += c.gap + c.width
 		}
@@ -83,7 +83,7 @@ func TestNoBlankCellsWhileANameIsCut(t *testing.T) {
 		if cut && used < w {
 			blankSeen = true
 			next := w + 1
-			for ; next < 1000 && fmt.Sprint(p.Fit(next)) == fmt.Sprint(lay); next++ {
+			for ; next < 1000 && fmt.Sprint(p.fit(next)) == fmt.Sprint(lay); next++ {
 			}
 			if _, nextUsed := p.grow(next); nextUsed <= w {
 				t.Errorf("w=%d: %d cells blank beside a cut name or reason, and what %d columns add fits in them", w, w-used, next)
@@ -120,14 +120,14 @@ func TestStageIsAsWideAsTheStagesRunsAreAt(t *testing.T) {
 	}
 	p := paneOf(runs, 200, 20)
 	for w := 30; w <= 300; w++ {
-		lay := p.Fit(w)
+		lay := p.fit(w)
 		for _, c := range lay.cols {
 			if c.id == colStage && c.width > len("1 setup") && lay.whyW < len(runs[0].Attention.Reason) {
 				t.Errorf("w=%d: STAGE is %d cells for stages of %d beside a cut reason", w, c.width, len("1 setup"))
 			}
 		}
 	}
-	natural := p.Fit(1 << 20)
+	natural := p.fit(1 << 20)
 	for _, c := range natural.cols {
 		if c.id == colStage && c.width != len("10 design-verification") {
 			t.Errorf("every step taken, STAGE is %d cells, not as wide as the stage the runs go on to", c.width)
@@ -138,13 +138,13 @@ func TestStageIsAsWideAsTheStagesRunsAreAt(t *testing.T) {
 // lessIn names what a shows that b does not, or shows narrower ("" when b shows all of it, as wide).
 func lessIn(a, b tableLayout) string {
 	var lost []string
-	shown := map[ColID]shownCol{}
+	shown := map[colID]shownCol{}
 	for _, c := range b.cols {
 		shown[c.id] = c
 	}
 	for _, c := range a.cols {
-		if bc, ok := shown[c.id]; !ok || bc.width < c.width || bc.gap < c.gap || bc.form == formShort && c.form == FormLong {
-			lost = append(lost, fmt.Sprintf("%s %+v → %+v", ColTitle[c.id], c, bc))
+		if bc, ok := shown[c.id]; !ok || bc.width < c.width || bc.gap < c.gap || bc.form == formShort && c.form == formLong {
+			lost = append(lost, fmt.Sprintf("%s %+v → %+v", colTitle[c.id], c, bc))
 		}
 	}
 	if b.nameW < a.nameW || b.whyW < a.whyW || b.whyGap < a.whyGap {
