@@ -24,21 +24,6 @@ func TestNaturalSort(t *testing.T) {
 	}
 }
 
-func TestOrderByLogForNamedStages(t *testing.T) {
-	ids := []string{"anchor", "extract", "finalize", "ingest", "normalize", "publish", "verify"}
-	got, used := OrderByLog(ids, []string{"ingest", "extract", "normalize", "anchor", "publish", "verify", "ingest"})
-	if !used {
-		t.Fatal("log order not used")
-	}
-	want := "ingest extract normalize anchor publish verify finalize"
-	if strings.Join(got, " ") != want {
-		t.Fatalf("got %v, want %s", got, want)
-	}
-	if _, used := OrderByLog(ids, nil); used {
-		t.Fatal("empty log reported as used")
-	}
-}
-
 func TestStageForChecklistKeyLongestPrefix(t *testing.T) {
 	stages := []string{"M3", "M3B", "M7", "ingest", "S1", "S10"}
 	cases := map[string]string{

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"unicode"
 )
 
@@ -18,16 +17,8 @@ func SortNumericKeys(keys []string) {
 	sort.SliceStable(keys, func(i, j int) bool { return NumericLess(keys[i], keys[j]) })
 }
 
-// numericCompares counts NumericLess calls (NumericCompares), so a test can tell a plan that orders phases
-// once (n log n comparisons) from one that compares each phase with every other.
-var numericCompares atomic.Int64
-
-// NumericCompares is how many times NumericLess has been called in this process.
-func NumericCompares() int64 { return numericCompares.Load() }
-
 // NumericLess orders decimal phase keys by value; non-numbers go last.
 func NumericLess(a, b string) bool {
-	numericCompares.Add(1)
 	fa, errA := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	fb, errB := strconv.ParseFloat(strings.TrimSpace(b), 64)
 	switch {
@@ -101,38 +92,6 @@ func naturalChunks(s string) []chunk {
 // SortNatural sorts stage ids with NaturalLess.
 func SortNatural(ids []string) {
 	sort.SliceStable(ids, func(i, j int) bool { return NaturalLess(ids[i], ids[j]) })
-}
-
-// OrderByLog orders stage ids by their first appearance in logOrder (run.log stage_start lines); ids the log
-// never mentions follow in natural order. Matching is case-insensitive. It reports whether the log decided
-// anything.
-func OrderByLog(ids, logOrder []string) ([]string, bool) {
-	rank := map[string]int{}
-	for _, s := range logOrder {
-		k := strings.ToUpper(s)
-		if _, seen := rank[k]; !seen {
-			rank[k] = len(rank)
-		}
-	}
-	out := append([]string(nil), ids...)
-	used := false
-	for _, id := range out {
-		if _, ok := rank[strings.ToUpper(id)]; ok {
-			used = true
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ri, okI := rank[strings.ToUpper(out[i])]
-		rj, okJ := rank[strings.ToUpper(out[j])]
-		switch {
-		case okI && okJ:
-			return ri < rj
-		case okI != okJ:
-			return okI
-		}
-		return NaturalLess(out[i], out[j])
-	})
-	return out, used
 }
 
 // StageForChecklistKey maps CB_<STAGE>_<ITEM> to the stage whose id is the longest case-insensitive prefix
