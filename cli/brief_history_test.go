@@ -55,7 +55,7 @@ func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, env)
+	runs := fixturetest.LoadAll(locs, env)
 	judgeTimes(runs, env.Now, env.Liveness)
 	var want, wantFeature string
 	for _, r := range runs {

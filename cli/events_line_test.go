@@ -8,6 +8,7 @@ import (
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state"
+	"runwatch/state/fixturetest"
 )
 
 // A run's events line written by hand is byte for byte what line made of the runEvent by encoding/json, for
@@ -21,7 +22,7 @@ func TestRunEventLineAsLine(t *testing.T) {
 	if _, err = state.SplitUnreadable(err); err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, state.NewEnv(0))
+	runs := fixturetest.LoadAll(locs, state.NewEnv(0))
 	hostile := "t \"q\" \\ <b>&</b> \n\x1b[31m \u009b \u202e \u2028 caf\u00e9 \xff"
 	extra := runs[0]
 	extra.Title, extra.CrashSigns = hostile, []string{hostile}

@@ -12,6 +12,7 @@ import (
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state"
+	"runwatch/state/fixturetest"
 	"runwatch/watch"
 )
 
@@ -26,7 +27,7 @@ func wireLines(t testing.TB) [][]byte {
 	if _, err = state.SplitUnreadable(err); err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, state.NewEnv(0))
+	runs := fixturetest.LoadAll(locs, state.NewEnv(0))
 	hostile := "t \"q\" \\ <b>&</b> \n\x1b[31m \u009b \u202e \u2028 caf\u00e9 \xff \U0001F600"
 	now := time.Date(2026, 12, 1, 9, 0, 0, 120000000, time.FixedZone("", 5*3600+1800))
 	yes := true

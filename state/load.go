@@ -49,17 +49,10 @@ func Load(loc Location, env model.Env) (run model.Run) {
 	return run
 }
 
-// LoadAll loads every location, runs[i] from locs[i], on every core: reading many runs is bound by parsing
-// and by one syscall after another per file, and the runs share nothing but caches that lock.
-func LoadAll(locs []Location, env model.Env) []model.Run {
-	runs := make([]model.Run, len(locs))
-	LoadEach(locs, env, func(i int, r model.Run) { runs[i] = r })
-	return runs
-}
-
-// LoadEach loads every location as LoadAll does and hands each run to each as soon as it is read, from
-// several goroutines at once, so a caller that needs one run at a time (status, streaming its document)
-// never holds them all.
+// LoadEach loads every location, on every core (reading many runs is bound by parsing and by one syscall
+// after another per file, and the runs share nothing but caches that lock), and hands each run to each as
+// soon as it is read, from several goroutines at once, so a caller that needs one run at a time (status,
+// streaming its document) never holds them all.
 func LoadEach(locs []Location, env model.Env, each func(i int, r model.Run)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup

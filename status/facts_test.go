@@ -8,6 +8,7 @@ import (
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state"
+	"runwatch/state/fixturetest"
 )
 
 // TestFactsBinaryJudgeAsJSONDid: the time facts status spills for each run, in their binary form, judge
@@ -25,7 +26,7 @@ func TestFactsBinaryJudgeAsJSONDid(t *testing.T) {
 	if _, err = state.SplitUnreadable(err); err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, env)
+	runs := fixturetest.LoadAll(locs, env)
 	if len(runs) < 60 {
 		t.Fatalf("only %d runs read", len(runs))
 	}

@@ -10,6 +10,7 @@ import (
 	"runwatch/model"
 	"runwatch/sim"
 	"runwatch/state"
+	"runwatch/state/fixturetest"
 	"runwatch/termsafe"
 )
 
@@ -22,7 +23,7 @@ func TestWriteSnapshotJSONMatchesEncoder(t *testing.T) {
 	if _, err = state.SplitUnreadable(err); err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, env)
+	runs := fixturetest.LoadAll(locs, env)
 	if len(runs) < 10 {
 		t.Fatalf("only %d fixture runs found", len(runs))
 	}
@@ -142,7 +143,7 @@ func TestRunJSONAsReflection(t *testing.T) {
 	if _, err = state.SplitUnreadable(err); err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, env)
+	runs := fixturetest.LoadAll(locs, env)
 	if len(runs) < 40 {
 		t.Fatalf("only %d runs read", len(runs))
 	}

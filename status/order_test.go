@@ -11,6 +11,7 @@ import (
 
 	"runwatch/model"
 	"runwatch/state"
+	"runwatch/state/fixturetest"
 )
 
 // orderRuns is the fixture tree plus one task's history: four finished runs whose S1 took 2m, and a run of the
@@ -24,7 +25,7 @@ func orderRuns(t *testing.T, now time.Time) ([]model.Run, model.Env) {
 	if _, err = state.SplitUnreadable(err); err != nil {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, env)
+	runs := fixturetest.LoadAll(locs, env)
 	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
 	stage := func(key string, st model.StageStatus, start, end *time.Time) model.Stage {
 		return model.Stage{Key: key, Status: st, StartedAt: start, CompletedAt: end}

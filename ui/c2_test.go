@@ -13,6 +13,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/state/fixturetest"
 	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
@@ -26,7 +27,7 @@ func TestRunsTableShowsPhaseNamesWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runList := state.LoadAll(locs, fixtureEnv())
+	runList := fixturetest.LoadAll(locs, fixtureEnv())
 	named := 0
 	for w := 40; w <= 240; w += 4 {
 		m := newTestModel(t, w, 40, runList, app.Options{Theme: "dark", Now: fixtureClock(), OpenLog: OpenIndexedLog})

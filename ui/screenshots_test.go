@@ -26,6 +26,7 @@ import (
 	"runwatch/sim"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/state/fixturetest"
 	"runwatch/ui/app"
 	"runwatch/ui/text"
 )
@@ -290,7 +291,7 @@ func demoWorkspace(t *testing.T) ([]model.Run, func() time.Time, func() model.En
 	if err != nil {
 		t.Fatal(err)
 	}
-	runList := state.LoadAll(locs, env())
+	runList := fixturetest.LoadAll(locs, env())
 	// As the watcher does: every run teaches the history, then each is judged by the clock with it.
 	h := model.NewHistory()
 	for i := range runList {

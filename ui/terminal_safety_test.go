@@ -13,6 +13,7 @@ import (
 	"runwatch/model"
 	"runwatch/state"
 	"runwatch/state/action"
+	"runwatch/state/fixturetest"
 	"runwatch/ui/app"
 )
 
@@ -69,7 +70,7 @@ func hostileFileRuns(t *testing.T) []model.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runList := state.LoadAll(locs, state.NewEnv(0))
+	runList := fixturetest.LoadAll(locs, state.NewEnv(0))
 	if len(runList) != 5+len(logs) {
 		t.Fatalf("read %d runs, want %d", len(runList), 5+len(logs))
 	}
@@ -239,7 +240,7 @@ func badCaseRuns(t *testing.T) []model.Run {
 	if len(locs) != n {
 		t.Fatalf("found %d runs, want %d", len(locs), n)
 	}
-	return state.LoadAll(locs, state.NewEnv(0))
+	return fixturetest.LoadAll(locs, state.NewEnv(0))
 }
 
 // TestEveryBadCaseShowsItsProblem opens each run of the bad-input matrix in the dashboard: its detail pane

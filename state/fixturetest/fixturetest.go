@@ -60,7 +60,7 @@ func Load(t testing.TB, testdata string) []model.Run {
 	if err != nil && len(locs) == 0 {
 		t.Fatal(err)
 	}
-	runs := state.LoadAll(locs, Env())
+	runs := LoadAll(locs, Env())
 	for i := range runs {
 		relocate(&runs[i], root)
 	}
@@ -85,4 +85,11 @@ func relocate(r *model.Run, root string) {
 		// The timeline still reads the real file: only what is displayed is relocated.
 		r.Log = &model.LogRef{Path: r.Log.Path, SizeBytes: r.Log.SizeBytes}
 	}
+}
+
+// LoadAll reads every location with state.LoadEach, runs[i] from locs[i].
+func LoadAll(locs []state.Location, env model.Env) []model.Run {
+	runs := make([]model.Run, len(locs))
+	state.LoadEach(locs, env, func(i int, r model.Run) { runs[i] = r })
+	return runs
 }
