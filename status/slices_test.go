@@ -43,36 +43,8 @@ const slicesRuns = 64
 var slicesPer = []int{1, 7, 25}
 
 // The table drawn a slice at a time is byte for byte the table drawn whole, for any slice size, at any
-// width (0: not a terminal) and in both layouts: every column's width is fixed from all the rows first.
-func TestStatusTableInSlicesIsTheWholeTable(t *testing.T) {
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	runs := hostileRuns(slicesRuns, now)
-	for _, wide := range []bool{false, true} {
-		for _, width := range []int{0, 200, 120, 80, 50} {
-			draw := func(per int) string {
-				rows := make([][]string, len(runs))
-				for i, r := range runs {
-					rows[i] = statusRow(r, now, wide)
-				}
-				var b bytes.Buffer
-				renderStatusTableIn(&b, rows, wide, width, per)
-				return b.String()
-			}
-			whole := draw(len(runs))
-			if n := strings.Count(whole, "\n"); n != len(runs)+1 {
-				t.Fatalf("wide=%v width=%d: %d lines for %d runs", wide, width, n, len(runs))
-			}
-			for _, per := range slicesPer {
-				if got := draw(per); got != whole {
-					t.Errorf("wide=%v width=%d: in slices of %d the table differs from the whole:\n%s", wide, width, per, firstDiff(whole, got))
-				}
-			}
-		}
-	}
-}
-
-// The same through status's own path: runs taken as read, judged, spilled, read back and drawn a slice at
-// a time, against the same runs drawn in one slice.
+// width (0: not a terminal) and in both layouts: every column's width is fixed from all the rows first. The
+// runs are taken as read, judged, spilled, read back and drawn a slice at a time, as status draws them.
 func TestStatusStreamTableInSlicesIsTheWholeTable(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	runs := hostileRuns(slicesRuns, now)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
@@ -15,41 +14,9 @@ import (
 	"runwatch/ui/text"
 )
 
-// PrintTable writes one line per run, fitted to width when it is above 0 (narrowTable), in full otherwise
-// and always with wide. Every field from a run file is sanitised: a run's title or stage name must not be able to
-// drive the terminal. The table is plain text, with no styles, so it greps and pipes cleanly.
-func PrintTable(w io.Writer, runs []model.Run, now time.Time, wide bool, width int) {
-	rows := make([][]string, 0, len(runs))
-	for _, r := range runs {
-		rows = append(rows, statusRow(r, now, wide))
-	}
-	renderStatusTable(w, rows, wide, width)
-}
-
-// renderStatusTable writes the table of rows (statusRow), fitted to width as PrintTable says.
-func renderStatusTable(w io.Writer, rows [][]string, wide bool, width int) {
-	renderStatusTableIn(w, rows, wide, width, statusTableSlice)
-}
-
 // statusTableSlice is how many rows are drawn at once: what the table holds in memory is one slice of
 // rows and its drawing, whatever the number of runs (lipgloss's table drew 100,000 at once in 426 MiB).
 const statusTableSlice = 256
-
-// renderStatusTableIn is renderStatusTable drawing per rows at a time.
-func renderStatusTableIn(w io.Writer, rows [][]string, wide bool, width, per int) {
-	if len(rows) == 0 {
-		fmt.Fprintln(w, noRunsLine)
-		return
-	}
-	natural := newColumnWidths(wide)
-	for _, row := range rows {
-		natural.widen(row)
-	}
-	t := newStatusTable(wide, width, natural)
-	for i := 0; i < len(rows); i += per {
-		t.write(w, rows[i:min(i+per, len(rows))])
-	}
-}
 
 const noRunsLine = "no runs found (looked for .jonggrang/ projects and state.env run folders)"
 

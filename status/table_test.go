@@ -25,6 +25,25 @@ func runsOfOneTask(now time.Time) []model.Run {
 	return runs
 }
 
+// printTable is the table status prints of runs, taken as judged already (as a host's runs come), sorted
+// by id, at width (0: not a terminal).
+func printTable(t *testing.T, runs []model.Run, now time.Time, wide bool, width int) string {
+	t.Helper()
+	format := "table"
+	if wide {
+		format = "wide"
+	}
+	o := NewOut(format, now, model.LivenessRules{})
+	for _, r := range runs {
+		o.AddJudged(r)
+	}
+	var b bytes.Buffer
+	if _, err := o.Print(&b, "id", model.Snapshot{}, width); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestStatusTableKeepsRunIDs (issue 24 point 3): on a terminal of any width the RUN column is what is cut
 // last but one: the reason is kept to colfit.ReasonMin first (issue 36: at 80 columns the ids kept 48 cells
 // and the reason 5). Three runs of one task differ only in their suffix; wherever an id fits whole beside the
@@ -38,9 +57,8 @@ func TestStatusTableKeepsRunIDs(t *testing.T) {
 	others := 2 + ansi.StringWidth("? input") + 2 + len("design-verification") + 2 + colfit.ReasonMin + 2 + len("UPDATED") + 2 + len("PROGRESS")
 	for _, wide := range []bool{false} { // -o wide is never cut: TestStatusTableCutsOnlyTheIDAndTheReason
 		for width := 40; width <= 220; width++ {
-			var out bytes.Buffer
-			PrintTable(&out, runs, now, wide, width)
-			lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+			out := printTable(t, runs, now, wide, width)
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 			seen := map[string]bool{}
 			for i, r := range runs {
 				row := lines[1+i]
@@ -49,7 +67,7 @@ func TestStatusTableKeepsRunIDs(t *testing.T) {
 				}
 				cell := strings.Fields(row)[0]
 				if width >= idW+others && cell != r.ID {
-					t.Errorf("wide=%v %d columns: the id is cut to %q while the reason could give way:\n%s", wide, width, cell, out.String())
+					t.Errorf("wide=%v %d columns: the id is cut to %q while the reason could give way:\n%s", wide, width, cell, out)
 				}
 				if !strings.HasSuffix(cell, r.ID[len(r.ID)-7:]) {
 					t.Errorf("wide=%v %d columns: %q lost the suffix that tells the runs apart", wide, width, cell)
@@ -72,19 +90,15 @@ func TestStatusTableKeepsRunIDs(t *testing.T) {
 func TestStatusTableCutsOnlyTheIDAndTheReason(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	runs := runsOfOneTask(now)
-	var whole bytes.Buffer
-	PrintTable(&whole, runs, now, true, 0)
+	whole := printTable(t, runs, now, true, 0)
 	var before []string
 	keyOnly, stageWhole := 0, 0
 	for width := 30; width <= 220; width++ {
-		var wide bytes.Buffer
-		PrintTable(&wide, runs, now, true, width)
-		if wide.String() != whole.String() {
-			t.Fatalf("-o wide at %d columns is not the whole table:\n%s", width, wide.String())
+		if wide := printTable(t, runs, now, true, width); wide != whole {
+			t.Fatalf("-o wide at %d columns is not the whole table:\n%s", width, wide)
 		}
-		var out bytes.Buffer
-		PrintTable(&out, runs, now, false, width)
-		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		out := printTable(t, runs, now, false, width)
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 		header := strings.Fields(lines[0])
 		for _, h := range before {
 			if !strings.Contains(lines[0], h) {
@@ -107,7 +121,7 @@ func TestStatusTableCutsOnlyTheIDAndTheReason(t *testing.T) {
 				}
 				if strings.Contains(lines[0], map[string]string{"? input": "STATUS", "1/4": "PROGRESS", "1h": "UPDATED"}[cell]) &&
 					!strings.Contains(row, cell) {
-					t.Errorf("%d columns: %q is cut or missing though its column is shown:\n%s", width, cell, out.String())
+					t.Errorf("%d columns: %q is cut or missing though its column is shown:\n%s", width, cell, out)
 				}
 			}
 		}
