@@ -366,13 +366,15 @@ func identity(fi fs.FileInfo) fileIdentity {
 	return fileIdentity{}
 }
 
-// stageScanCache is bounded: past maxStageScans logs it starts over, which costs one full look per log.
+// stageScanCache is bounded: past maxStageScans logs it starts over, which costs one full look per log. A
+// log's evidence is ~3 KB; the cache saves rescanning the logs that grow, a handful to hundreds at a time,
+// while a dashboard over 10,000 runs kept 4,096 of them, 12.7 MB, 8% of its heap (issue 35).
 type stageScanCache struct {
 	mu sync.Mutex
 	m  map[string]stageScan
 }
 
-const maxStageScans = 4096
+const maxStageScans = 1024
 
 var stageScans = &stageScanCache{m: map[string]stageScan{}}
 
