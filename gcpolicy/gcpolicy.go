@@ -7,8 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"sync"
-	"time"
+	"sync/atomic"
 )
 
 // Policy is how a long command tunes the collector. A fixed soft memory limit is tuned for one size of
@@ -29,22 +28,12 @@ type Policy struct {
 	floor    int64
 	factor   float64
 	headroom int64
-	// idleAfter: a collection that comes this long or longer after the one before finds the process idle
-	// (0: never). The limit is then what the process holds and cannot return (the live heap, the free room
-	// in its spans, stacks, the runtime's own) plus idleHeadroom, so the pages a load left free go back to
-	// the system; a process that allocates less than idleHeadroom in two minutes stays idle, as the runtime
-	// collects every two minutes whatever is allocated. A collection sooner than idleAfter after the one
-	// before ends it. No collection of its own: the runtime's forced one finds the process idle.
-	idleAfter    time.Duration
-	idleHeadroom int64
 }
 
 // Dashboard: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
 // for its RSS goal at 1,200 runs, where the default GC let the heap reach twice what is live; above it the
-// heap may grow by half of what is live. Idle, it holds what it needs and 16 MiB: the idle dashboard
-// allocates well under 16 MiB in two minutes (docs/BENCHMARKS.md, "The collector's settings"), and at 10,000
-// runs the half of what is live it kept room for after loading was ~100 MiB of RSS.
-var Dashboard = Policy{floor: 56 << 20, factor: 1.5, idleAfter: 100 * time.Second, idleHeadroom: 16 << 20}
+// heap may grow by half of what is live.
+var Dashboard = Policy{floor: 56 << 20, factor: 1.5}
 
 // Status: status streams its document, and what it keeps of each run holds no pointer (status.statusRec, the
 // history's samples, discovery's seen sets); the rest of its live heap is caches of a bounded size. So a
@@ -80,11 +69,11 @@ func (p Policy) apply(getenv func(string) string) (restore func()) {
 	}
 	if limited {
 		old := debug.SetMemoryLimit(-1)
-		f := &follower{p: p}
-		f.collected()
-		rearm(f)
+		stop := &atomic.Bool{}
+		p.follow()
+		rearm(p, stop)
 		undo = append(undo, func() {
-			f.end()
+			stop.Store(true)
 			debug.SetMemoryLimit(old)
 		})
 	}
@@ -95,6 +84,11 @@ func (p Policy) apply(getenv func(string) string) (restore func()) {
 	}
 }
 
+// follow sets the soft limit from the live heap of the last collection.
+func (p Policy) follow() {
+	debug.SetMemoryLimit(p.limitFor(liveHeap()))
+}
+
 func (p Policy) limitFor(live uint64) int64 {
 	l := max(p.factor*float64(live), float64(live)+float64(p.headroom))
 	if l >= math.MaxInt64 {
@@ -103,88 +97,20 @@ func (p Policy) limitFor(live uint64) int64 {
 	return max(p.floor, int64(l))
 }
 
-// idleLimitFor is the limit of an idle process that holds held bytes it cannot return, live of them the
-// live heap: never above the limit it has while busy, never below what it holds.
-func (p Policy) idleLimitFor(live, held uint64) int64 {
-	busy := p.limitFor(live)
-	if held >= math.MaxInt64-uint64(p.idleHeadroom) {
-		return busy
-	}
-	return min(busy, max(p.floor, int64(held)+p.idleHeadroom))
-}
-
-// follower sets the soft limit after every collection.
-type follower struct {
-	p     Policy
-	mu    sync.Mutex
-	ended bool
-	last  time.Time // when the last collection was followed
-}
-
-// collected sets the limit from the live heap of the collection that just ended: the idle limit when it
-// came idleAfter or more after the one before.
-func (f *follower) collected() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.ended {
-		return
-	}
-	now := time.Now()
-	idle := f.p.idleAfter > 0 && !f.last.IsZero() && now.Sub(f.last) >= f.p.idleAfter
-	f.last = now
-	if idle {
-		live, held := heldMemory()
-		debug.SetMemoryLimit(f.p.idleLimitFor(live, held))
-		return
-	}
-	debug.SetMemoryLimit(f.p.limitFor(liveHeap()))
-}
-
-func (f *follower) end() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.ended = true
-}
-
-// rearm runs f.collected once after the next collection and arms itself again: a cleanup on an object
-// nothing keeps runs after the collection that found it unreachable. An idle process allocates little,
-// collects only when the runtime forces it (every two minutes) and so wakes no more for this.
-func rearm(f *follower) {
+// rearm runs follow once after the next collection and arms itself again: a cleanup on an object nothing
+// keeps runs after the collection that found it unreachable. An idle process allocates nothing, collects
+// only when the runtime forces it (every two minutes) and so wakes no more for this.
+func rearm(p Policy, stop *atomic.Bool) {
 	// 32 bytes without pointers: not the tiny allocator's (under 16 bytes), whose blocks are shared with
 	// other objects and may never be freed.
 	sentinel := new([32]byte)
-	runtime.AddCleanup(sentinel, func(f *follower) {
-		f.mu.Lock()
-		ended := f.ended
-		f.mu.Unlock()
-		if ended {
+	runtime.AddCleanup(sentinel, func(stop *atomic.Bool) {
+		if stop.Load() {
 			return
 		}
-		f.collected()
-		rearm(f)
-	}, f)
-}
-
-// heldMemory is the live heap of the last collection and what the process holds that no collection can
-// return: all the runtime's memory but the free pages (returned or not) and the heap's dead objects.
-func heldMemory() (live, held uint64) {
-	s := []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
-	}
-	metrics.Read(s)
-	var v [5]uint64
-	for i := range s {
-		if s[i].Value.Kind() == metrics.KindUint64 {
-			v[i] = s[i].Value.Uint64()
-		}
-	}
-	live = v[0]
-	// The objects counted now are the live heap and what was allocated or died since: only live stays.
-	if other := v[2] + v[3] + v[4]; v[1] > other {
-		held = v[1] - other
-	}
-	return live, held + live
+		p.follow()
+		rearm(p, stop)
+	}, stop)
 }
 
 // liveHeap is the heap the last collection found live (runtime/metrics: what GOGC's goal is computed from).
