@@ -282,7 +282,7 @@ func (s SSH) checkControl(r Root) error {
 }
 
 // command runs argv in its own process group, so stopping it never sends a signal to the dashboard's
-// terminal. Start it with Start (startChild), never c.Start, so that it dies with runwatch.
+// terminal. Start it with startChild, never c.Start, so that it dies with runwatch.
 func (s SSH) command(ctx context.Context, argv []string) *exec.Cmd {
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // startChild adds the parent-death signal
@@ -291,9 +291,6 @@ func (s SSH) command(ctx context.Context, argv []string) *exec.Cmd {
 	c.WaitDelay = 2 * time.Second
 	return c
 }
-
-// Start starts a command made here (Cmd, StreamCmd) so that it dies with runwatch however runwatch ends.
-func Start(c *exec.Cmd) error { return startChild(c) }
 
 // Run runs runwatch args on the host and returns its stdout, stderr and exit code. An exit code of 255 is
 // ssh's own failure (could not connect or authenticate); a missing remote runwatch is 127.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 )
@@ -79,13 +78,6 @@ func (s *Simulator) Steps() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.steps
-}
-
-// Err returns the first write error so far.
-func (s *Simulator) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
 }
 
 func (s *Simulator) fail(err error) {
@@ -201,16 +193,3 @@ func (s *Simulator) runResumable(ctx context.Context, first *resumableActor) {
 
 // Paths is what to open a dashboard on: the workspace folder.
 func (w *Workspace) Paths() []string { return []string{w.Dir} }
-
-// StatePaths lists the scenario runs' state files in a stable order.
-func (w *Workspace) StatePaths() []string {
-	return []string{w.Advancing, w.AwaitingInput, w.Completed, w.Stepping, w.Paused, w.DeadLock, w.Orphaned}
-}
-
-// Remove deletes the workspace folder.
-func (w *Workspace) Remove() error {
-	if w.Dir == "" || w.Dir == string(filepath.Separator) {
-		return fmt.Errorf("refusing to remove %q", w.Dir)
-	}
-	return os.RemoveAll(w.Dir)
-}

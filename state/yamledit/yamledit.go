@@ -38,7 +38,6 @@ type valueKind int
 const (
 	kindString valueKind = iota
 	kindNumber
-	kindBool
 	kindNull
 )
 
@@ -48,9 +47,6 @@ func String(s string) Value { return Value{kind: kindString, text: s} }
 
 // Number is a decimal number value such as 10 or 6.5; the text is written as is.
 func Number(text string) Value { return Value{kind: kindNumber, text: text} }
-
-// Bool is true or false.
-func Bool(b bool) Value { return Value{kind: kindBool, text: strconv.FormatBool(b)} }
 
 // Null is YAML null.
 func Null() Value { return Value{kind: kindNull, text: "null"} }
@@ -368,7 +364,7 @@ var plainSafe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_./-]*$`)
 // stays double-quoted.
 func format(v Value, old *yaml.Node) string {
 	switch v.kind {
-	case kindNull, kindBool, kindNumber:
+	case kindNull, kindNumber:
 		return v.text
 	}
 	// Single quotes fold line breaks into spaces and cannot escape anything, so text with a control character
