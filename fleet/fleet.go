@@ -132,9 +132,6 @@ func (o Options) Reaching(roots []remote.Root) *remote.Elsewhere {
 	return remote.NewElsewhere(o.SSH, all)
 }
 
-// Reaching is what asks the machines of the roots about their processes; nil when there are none.
-func (r *Roots) Reaching() *remote.Elsewhere { return r.reach }
-
 // Env is Options.Env with the machines runwatch reaches, each lock asked about afresh.
 func (r *Roots) Env() model.Env {
 	env := r.opts.Env()

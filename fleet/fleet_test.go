@@ -32,12 +32,12 @@ func TestOpenChecksEveryRootFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(r.Local, []string{root}) || len(r.Remote) != 2 || r.Remote[0].Host != "alpha" || r.Reaching() == nil {
+	if !slices.Equal(r.Local, []string{root}) || len(r.Remote) != 2 || r.Remote[0].Host != "alpha" || r.reach == nil {
 		t.Errorf("split: local %q, remote %+v", r.Local, r.Remote)
 	}
 	// Without paths, the config's roots.
 	r, err = Open(Options{Roots: []string{root}})
-	if err != nil || !slices.Equal(r.Scanned, []string{root}) || r.Reaching() != nil {
+	if err != nil || !slices.Equal(r.Scanned, []string{root}) || r.reach != nil {
 		t.Errorf("the config's roots: %v %+v", err, r)
 	}
 }

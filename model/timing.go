@@ -415,13 +415,7 @@ func (h *History) Version() uint64 {
 	return h.version
 }
 
-// Usual returns what the runs seen say about stage of task.
-func (h *History) Usual(task, stage string) Usual {
-	u, _ := h.usual(task, stage, 0, false)
-	return u
-}
-
-// usual is Usual with its durations in whole seconds when the history caches them (nil when it does not):
+// usual is what the runs seen say about stage of task, with its durations in whole seconds when the history caches them (nil when it does not):
 // the same four numbers for every caller until a contribution to the task changes, never written through.
 // With mine, one sample of duration own is left out: the run asking, whose own stage is no measure of
 // itself (a run that alone finished the stage read "usually 3m (1 run)" of its own 3m).

@@ -197,7 +197,7 @@ func benchStageStartOrder(b *testing.B, size int) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if ids := StageStartOrder(path); len(ids) == 0 {
+		if ids := startOrder(path); len(ids) == 0 {
 			b.Fatal("no stages")
 		}
 	}

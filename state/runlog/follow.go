@@ -42,9 +42,6 @@ func NewFollower(path string, fromOffset int64) *Follower {
 	return &Follower{path: path, offset: max(0, fromOffset)}
 }
 
-// Offset is the file offset up to which bytes have been read (including a held unfinished line).
-func (fl *Follower) Offset() int64 { return fl.offset }
-
 // More reports that the last Poll stopped at MaxPollBytes before the end of the file.
 func (fl *Follower) More() bool { return fl.more }
 

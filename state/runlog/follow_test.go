@@ -79,8 +79,8 @@ func TestFollowerHoldsPartialLineAndMergesContinuations(t *testing.T) {
 	if !sameEntries(all, whole) {
 		t.Fatalf("followed entries differ from a full parse:\n%+v\n%+v", all, whole)
 	}
-	if fl.Offset() != int64(len(content)) {
-		t.Fatalf("offset %d, want %d", fl.Offset(), len(content))
+	if fl.offset != int64(len(content)) {
+		t.Fatalf("offset %d, want %d", fl.offset, len(content))
 	}
 }
 

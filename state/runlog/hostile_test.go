@@ -81,7 +81,7 @@ func TestBinaryLog(t *testing.T) {
 		t.Fatalf("followed %d entries, parsed %d", len(followed), len(whole))
 	}
 
-	if got := StageStartOrder(path); len(got) != 1 || got[0] != "B\x1b[31m" {
+	if got := startOrder(path); len(got) != 1 || got[0] != "B\x1b[31m" {
 		t.Fatalf("StageStartOrder = %q", got)
 	}
 

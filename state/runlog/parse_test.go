@@ -150,7 +150,7 @@ func TestParseEntriesByteOrderMark(t *testing.T) {
 		t.Fatalf("ReadTail with a BOM: %+v %v", tail, err)
 	}
 	path = writeFile(t, t.TempDir(), "run.log", "\ufeff[2026-02-15T01:50:43Z] stage_start stage=A\n")
-	if got := StageStartOrder(path); !slices.Equal(got, []string{"A"}) {
+	if got := startOrder(path); !slices.Equal(got, []string{"A"}) {
 		t.Fatalf("StageStartOrder with a BOM = %q", got)
 	}
 }

@@ -14,13 +14,13 @@ import (
 	"runwatch/model"
 )
 
-// stageWindow is how much of the head and of the tail StageStartOrder reads. Stage starts are written once
+// stageWindow is how much of the head and of the tail ReadStageEvidence reads. Stage starts are written once
 // per stage, near the top for a fresh run and near the end after a resume, so both ends are looked at and
 // the middle of a huge log is skipped.
 const stageWindow = 1 << 20
 
 // StageEvidence is what a run.log says about its stages (docs/FORMATS.md C.1), from the bounded scan described at
-// StageStartOrder.
+// ReadStageEvidence.
 type StageEvidence struct {
 	// Starts and Completes are the stages of stage_start / stage_complete entries (any of the spellings of
 	// B.5: `stage_start stage=X`, `stage-complete X next=Y`, `X complete`), in order of first appearance.
@@ -129,16 +129,6 @@ func (ev StageEvidence) clone() StageEvidence {
 		}
 	}
 	return out
-}
-
-// StageStartOrder returns the stage ids of stage_start entries in order of first appearance (see
-// ReadStageEvidence).
-func StageStartOrder(path string) []string {
-	ev, ok := ReadStageEvidence(path)
-	if !ok {
-		return nil
-	}
-	return ev.Starts
 }
 
 // ReadStageEvidence returns what the log says about stages. The first look at a log reads only its first and
@@ -348,7 +338,7 @@ func fieldOf(fields []model.KV, key string) string {
 	return ""
 }
 
-// stageScan is what StageStartOrder remembers of one log.
+// stageScan is what ReadStageEvidence remembers of one log.
 type stageScan struct {
 	id      fileIdentity
 	size    int64

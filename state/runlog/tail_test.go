@@ -163,7 +163,7 @@ func TestRefusesFIFOAndDevZero(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: ReadTail blocked", p)
 		}
-		if order := StageStartOrder(p); order != nil {
+		if order := startOrder(p); order != nil {
 			t.Errorf("StageStartOrder(%s) = %v", p, order)
 		}
 	}
@@ -182,10 +182,10 @@ func TestStageStartOrder(t *testing.T) {
 		"[2026-02-15T01:00:04Z] stage_start stage=INGEST\n" +
 		"[2026-02-15T01:00:05Z] S4 start\n"
 	path := writeFile(t, dir, "run.log", content)
-	if got, want := StageStartOrder(path), []string{"INGEST", "parse", "S4"}; !reflect.DeepEqual(got, want) {
+	if got, want := startOrder(path), []string{"INGEST", "parse", "S4"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("order = %v, want %v", got, want)
 	}
-	if got := StageStartOrder(filepath.Join(dir, "none.log")); got != nil {
+	if got := startOrder(filepath.Join(dir, "none.log")); got != nil {
 		t.Errorf("missing log: %v", got)
 	}
 }
@@ -204,7 +204,7 @@ func TestStageStartOrderReadsOnlyEnds(t *testing.T) {
 	}
 	b.WriteString("[2026-02-15T01:00:03Z] stage_start stage=TAIL\n")
 	path := writeFile(t, t.TempDir(), "run.log", b.String())
-	if got, want := StageStartOrder(path), []string{"HEAD", "TAIL"}; !reflect.DeepEqual(got, want) {
+	if got, want := startOrder(path), []string{"HEAD", "TAIL"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("order = %v, want %v", got, want)
 	}
 }
@@ -214,7 +214,7 @@ func TestStageStartOrderReadsOnlyEnds(t *testing.T) {
 func TestStageStartOrderFollowsAppends(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "run.log", "[2026-02-15T01:00:01Z] stage_start stage=ingest\n[2026-02-15T01:00:02Z] stage_st")
-	if got := StageStartOrder(path); !reflect.DeepEqual(got, []string{"ingest"}) {
+	if got := startOrder(path); !reflect.DeepEqual(got, []string{"ingest"}) {
 		t.Fatalf("first look: %v", got)
 	}
 	appendTo := func(s string) {
@@ -228,13 +228,13 @@ func TestStageStartOrderFollowsAppends(t *testing.T) {
 		f.Close()
 	}
 	appendTo("art stage=extract\n[2026-02-15T01:00:03Z] stage_start stage=ingest\n[2026-02-15T01:00:04Z] stage_start stage=publish\n")
-	if got, want := StageStartOrder(path), []string{"ingest", "extract", "publish"}; !reflect.DeepEqual(got, want) {
+	if got, want := startOrder(path), []string{"ingest", "extract", "publish"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("after append: %v, want %v (the partial line completed)", got, want)
 	}
 	if err := os.WriteFile(path, []byte("[2026-02-15T02:00:00Z] stage_start stage=verify\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := StageStartOrder(path); !reflect.DeepEqual(got, []string{"verify"}) {
+	if got := startOrder(path); !reflect.DeepEqual(got, []string{"verify"}) {
 		t.Fatalf("after truncation: %v", got)
 	}
 }
@@ -249,7 +249,7 @@ func TestStageStartOrderRereadCostsTheAppendOnly(t *testing.T) {
 		b.WriteString(filler)
 	}
 	path := writeFile(t, t.TempDir(), "run.log", b.String())
-	StageStartOrder(path)
+	startOrder(path)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +257,7 @@ func TestStageStartOrderRereadCostsTheAppendOnly(t *testing.T) {
 	f.WriteString("[2026-02-15T01:00:02Z] stage_start stage=NEXT\n")
 	f.Close()
 	before := rchar(t)
-	got := StageStartOrder(path)
+	got := startOrder(path)
 	read := rchar(t) - before
 	if !reflect.DeepEqual(got, []string{"HEAD", "NEXT"}) {
 		t.Fatalf("order %v", got)
@@ -281,4 +281,14 @@ func rchar(t *testing.T) int64 {
 	}
 	t.Skip("no rchar")
 	return 0
+}
+
+// startOrder is the stage ids of stage_start entries in order of first appearance, as ReadStageEvidence
+// reads them; nil when it reads no log.
+func startOrder(path string) []string {
+	ev, ok := ReadStageEvidence(path)
+	if !ok {
+		return nil
+	}
+	return ev.Starts
 }
