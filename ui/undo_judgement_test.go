@@ -72,7 +72,7 @@ func TestDashboardFullUndoKeepsBlockedRunCounted(t *testing.T) {
 	apply(func(r model.Run, o action.Options) (*action.Plan, error) {
 		return action.PlanCheck(r, "CB_S2_B", true, o)
 	})
-	apply(action.PlanStep)
+	apply(func(r model.Run, o action.Options) (*action.Plan, error) { return action.PlanStep(r, "", o) })
 	waitScreen(t, tm, "paused at stage S3") // the step seen (S3 alone is on screen from the start)
 	apply(action.PlanUndo)
 	apply(action.PlanUndo)

@@ -2,7 +2,7 @@
 //
 // Every action is Plan → Preview → Apply → Journal:
 //
-//	p, err := action.PlanStep(run, opts)      // also PlanUnlock, PlanCheck, PlanRetry, PlanPause, PlanResume, PlanUndo
+//	p, err := action.PlanStep(run, "", opts)  // also PlanUnlock, PlanCheck, PlanRetry, PlanPause, PlanResume, PlanUndo
 //	if err != nil { show err; return }        // refused: gate not met, live lock, read-only, ... (p.Summary still set)
 //	show p.Summary and p.Preview()            // unified diff of the exact bytes, plus the log line to append
 //	switch p.Confirm.Kind {
@@ -26,7 +26,6 @@
 package action
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -423,14 +422,4 @@ func realDir(dir string) string {
 		return ""
 	}
 	return real
-}
-
-// IsRefusal reports whether err is a refusal or a safety stop rather than an I/O failure.
-func IsRefusal(err error) bool {
-	var r *Refused
-	var c *atomicfile.ChangedError
-	var u *atomicfile.UnsafePathError
-	var b *PutBackError
-	var n *NotAsShownError
-	return errors.As(err, &r) || errors.As(err, &c) || errors.As(err, &u) || errors.As(err, &b) || errors.As(err, &n)
 }

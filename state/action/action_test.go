@@ -84,7 +84,7 @@ func TestGolden(t *testing.T) {
 		root := t.TempDir()
 		sp := makeResumable(t, root)
 		o := opts(t, fixedEnv())
-		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, sp, o.Env), o) }, ""))
+		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, sp, o.Env), "", o) }, ""))
 	})
 	t.Run("resumable_check", func(t *testing.T) {
 		root := t.TempDir()
@@ -111,20 +111,20 @@ func TestGolden(t *testing.T) {
 		root := t.TempDir()
 		mp := makeJonggrang(t, root, "add-login-mlop4860", manifestPaused)
 		o := opts(t, fixedEnv())
-		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, mp, o.Env), o) }, ""))
+		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, mp, o.Env), "", o) }, ""))
 	})
 	t.Run("jonggrang_step_awaiting_input", func(t *testing.T) {
 		root := t.TempDir()
 		mp := makeJonggrang(t, root, "add-login-mlop4860", manifestAwaiting)
 		o := opts(t, fixedEnv())
-		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, mp, o.Env), o) }, ""))
+		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, mp, o.Env), "", o) }, ""))
 	})
 	t.Run("jonggrang_step_last", func(t *testing.T) {
 		root := t.TempDir()
 		m := strings.Replace(manifestPaused, "current_phase: 6\n", "current_phase: 7\n", 1)
 		mp := makeJonggrang(t, root, "add-login-mlop4860", m)
 		o := opts(t, fixedEnv())
-		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, mp, o.Env), o) }, ""))
+		golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, mp, o.Env), "", o) }, ""))
 	})
 	t.Run("jonggrang_retry", func(t *testing.T) {
 		root := t.TempDir()
@@ -203,22 +203,22 @@ S_VERIFY_DONE="0"
 	o := opts(t, fixedEnv())
 	sp := filepath.Join(dir, "state.env")
 	before := mustRead(t, sp)
-	p, err := PlanStep(load(t, sp, o.Env), o)
+	p, err := PlanStep(load(t, sp, o.Env), "", o)
 	refused(t, p, err, "the stage after verify is not known", "stage_order", "--to STAGE", "finalize")
 	if mustRead(t, sp) != before {
 		t.Fatal("a refused step changed state.env")
 	}
-	p, err = PlanStepTo(load(t, sp, o.Env), "ingest", o)
+	p, err = PlanStep(load(t, sp, o.Env), "ingest", o)
 	refused(t, p, err, "--to ingest", "already marked done")
 
-	p, err = PlanStepTo(load(t, sp, o.Env), "FINALIZE", o)
+	p, err = PlanStep(load(t, sp, o.Env), "FINALIZE", o)
 	if err != nil || !strings.Contains(string(p.Files[0].New), `CURRENT_STAGE="finalize"`) {
 		t.Fatalf("--to: %v", err)
 	}
 
 	o.Env.StageOrders = []model.StageOrderRule{{Pattern: "iso26262-mining-*",
 		Stages: []string{"ingest", "extract", "normalize", "anchor", "publish", "verify", "finalize"}}}
-	golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, sp, o.Env), o) }, ""))
+	golden.RequireEqual(t, planAndApply(t, root, func() (*Plan, error) { return PlanStep(load(t, sp, o.Env), "", o) }, ""))
 }
 
 // TestKVQuotesWhatTermsafeHides: a value with a rune termsafe hides, or invalid UTF-8, is quoted and

@@ -27,7 +27,7 @@ func BenchmarkPlanApply(b *testing.B) {
 		mustWrite(b, filepath.Join(filepath.Dir(p), "checklist.state.env"), checklistEnv)
 	}
 	for _, bc := range []bench{
-		{"resumable/step", resumable, rewrite(stateEnv), func(r model.Run, o Options) (*Plan, error) { return PlanStep(r, o) }},
+		{"resumable/step", resumable, rewrite(stateEnv), func(r model.Run, o Options) (*Plan, error) { return PlanStep(r, "", o) }},
 		{"resumable/check", resumable, rewriteChecklist, func(r model.Run, o Options) (*Plan, error) {
 			return PlanCheck(r, "CB_S3_VERIFY_GREEN", true, o)
 		}},
@@ -37,7 +37,7 @@ func BenchmarkPlanApply(b *testing.B) {
 		{"resumable/unlock", resumable, func(b *testing.B, p string) {
 			mustWrite(b, filepath.Join(filepath.Dir(p), "run.lock"), `{"acquired_at_utc": "2026-11-30T00:00:00Z", "host": "testhost", "pid": `+deadPID(b)+`, "run_id": "x", "user": "u"}`+"\n")
 		}, func(r model.Run, o Options) (*Plan, error) { return PlanUnlock(r, "", o) }},
-		{"jonggrang/step", jonggrang(manifestPaused), rewrite(manifestPaused), func(r model.Run, o Options) (*Plan, error) { return PlanStep(r, o) }},
+		{"jonggrang/step", jonggrang(manifestPaused), rewrite(manifestPaused), func(r model.Run, o Options) (*Plan, error) { return PlanStep(r, "", o) }},
 		{"jonggrang/retry", jonggrang(manifestFailed), rewrite(manifestFailed), func(r model.Run, o Options) (*Plan, error) { return PlanRetry(r, "", o) }},
 		{"jonggrang/resume", jonggrang(manifestPaused), rewrite(manifestPaused), func(r model.Run, o Options) (*Plan, error) { return PlanResume(r, o) }},
 		{"jonggrang/unlock", jonggrang(manifestPaused), func(b *testing.B, p string) {
@@ -100,14 +100,14 @@ func BenchmarkPlan(b *testing.B) {
 	rr, jr := load(b, sp, o.Env), load(b, mp, o.Env)
 	b.Run("resumable/step", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := PlanStep(rr, o); err != nil {
+			if _, err := PlanStep(rr, "", o); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("jonggrang/step", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := PlanStep(jr, o); err != nil {
+			if _, err := PlanStep(jr, "", o); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -73,7 +73,7 @@ func TestConcurrentResumableAgent(t *testing.T) {
 		case err == nil:
 			applied++
 			lastApplied = map[bool]string{true: "0", false: "1"}[cb == "1"]
-		case IsRefusal(err):
+		case isRefusal(err):
 			refusedN++
 		default:
 			t.Fatalf("an action failed without a refusal: %v", err)
@@ -156,7 +156,7 @@ func TestConcurrentJonggrangAgent(t *testing.T) {
 		switch {
 		case err == nil:
 			applied++
-		case errors.Is(err, atomicfile.ErrChanged) || IsRefusal(err):
+		case errors.Is(err, atomicfile.ErrChanged) || isRefusal(err):
 			conflicts++
 		case errors.As(err, new(*OverwroteError)):
 			// The agent's write landed between the last check and the rename (a window of microseconds,

@@ -106,7 +106,7 @@ func TestCrashChild(t *testing.T) {
 				case 0, 2:
 					p, err = PlanCheck(run, "CB_S3_VERIFY_GREEN", checklistValue(t, c.cp) != "1", o)
 				case 1:
-					p, err = PlanStep(run, o)
+					p, err = PlanStep(run, "", o)
 				case 3:
 					p, err = PlanUndo(run, o)
 				}
@@ -122,7 +122,7 @@ func TestCrashChild(t *testing.T) {
 						p, err = PlanPause(run, o)
 					}
 				case 1:
-					p, err = PlanStep(run, o)
+					p, err = PlanStep(run, "", o)
 				case 2:
 					p, err = PlanUndo(run, o)
 				}

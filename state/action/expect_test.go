@@ -38,7 +38,7 @@ func TestPlanRefusedWhenItStartsFromOtherBytesThanThePreview(t *testing.T) {
 	o.Expect = expect
 	p, err := PlanCheck(load(t, statePath, env), "CB_S2_SHADOW_REPORT_WRITTEN", false, o)
 	var nas *NotAsShownError
-	if !errors.As(err, &nas) || !errors.Is(err, atomicfile.ErrChanged) || !IsRefusal(err) || !strings.Contains(err.Error(), "checklist.state.env") {
+	if !errors.As(err, &nas) || !errors.Is(err, atomicfile.ErrChanged) || !isRefusal(err) || !strings.Contains(err.Error(), "checklist.state.env") {
 		t.Fatalf("planned from other bytes than the preview's: %v", err)
 	}
 	if err := Apply(p, ApplyOptions{}); err == nil {

@@ -146,7 +146,7 @@ func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
 	}
 	before := files()
 	o := Options{User: "t", JournalPath: jp, Env: realEnv(), LockWait: time.Second}
-	p, err := PlanStep(load(t, sp, o.Env), o)
+	p, err := PlanStep(load(t, sp, o.Env), "", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestAJournalHeldElsewhereChangesNothing(t *testing.T) {
 	}
 
 	release()
-	p, err = PlanStep(load(t, sp, o.Env), o)
+	p, err = PlanStep(load(t, sp, o.Env), "", o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,10 @@ func PlanUnlock(run model.Run, which string, opts Options) (*Plan, error) {
 	return plan(ActUnlock, run, opts, func(p *Plan) error { return planUnlock(p, run, which) })
 }
 
-// PlanStep moves a run forward one stage (docs/USAGE.md, "Actions", gives each convention's rule).
-func PlanStep(run model.Run, opts Options) (*Plan, error) { return PlanStepTo(run, "", opts) }
-
-// PlanStepTo is PlanStep naming the stage a resumable run moves to, for when the files do not settle the
-// order (to may not contradict them). An empty to is PlanStep.
-func PlanStepTo(run model.Run, to string, opts Options) (*Plan, error) {
+// PlanStep moves a run forward one stage (docs/USAGE.md, "Actions", gives each convention's rule). to names
+// the stage a resumable run moves to, for when the files do not settle the order (to may not contradict
+// them); empty, the files decide.
+func PlanStep(run model.Run, to string, opts Options) (*Plan, error) {
 	return plan(ActStep, run, opts, func(p *Plan) error {
 		if run.Kind == model.KindJonggrang {
 			if to != "" {

@@ -201,7 +201,7 @@ func TestRaceHarness(t *testing.T) {
 			out.applied++
 			out.overwrote++
 			out.appliedHashes[newHash] = true
-		case IsRefusal(err) || errors.Is(err, atomicfile.ErrChanged):
+		case isRefusal(err) || errors.Is(err, atomicfile.ErrChanged):
 			out.refused++
 			out.refused2[newHash] = true
 		default:

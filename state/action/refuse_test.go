@@ -22,7 +22,7 @@ func refused(t *testing.T, p *Plan, err error, want ...string) {
 	if err == nil {
 		t.Fatalf("not refused; summary %q", p.Summary)
 	}
-	if !IsRefusal(err) {
+	if !isRefusal(err) {
 		t.Errorf("error is not a refusal: %T %v", err, err)
 	}
 	for _, w := range want {
@@ -45,7 +45,7 @@ func TestStepGateRefusalNamesBlockers(t *testing.T) {
 	o := opts(t, fixedEnv())
 	st := strings.Replace(stateEnv, `CURRENT_STAGE="S2"`, `CURRENT_STAGE="S3"`, 1)
 	mustWrite(t, sp, st)
-	p, err := PlanStep(load(t, sp, o.Env), o)
+	p, err := PlanStep(load(t, sp, o.Env), "", o)
 	refused(t, p, err, "gate not met", "CB_S3_VERIFY_GREEN=0")
 	if strings.Contains(err.Error(), "CB_S3_GENERATOR_SMOKE") {
 		t.Errorf("names an item that is done: %v", err)
@@ -102,7 +102,7 @@ func TestLiveLockRefused(t *testing.T) {
 		if len(run.Locks) != 1 || run.Locks[0].Verdict != model.VerdictLive {
 			t.Fatalf("fixture lock not judged live: %+v", run.Locks)
 		}
-		p, err := PlanStep(run, o)
+		p, err := PlanStep(run, "", o)
 		refused(t, p, err, "live lock", fmt.Sprintf("pid %d", pid), "agent@testhost")
 		p, err = PlanUnlock(run, "", o)
 		refused(t, p, err, "no stale lock")
@@ -123,7 +123,7 @@ func TestLiveLockRefused(t *testing.T) {
 		run := load(t, mp, o.Env)
 		p, err := PlanUnlock(run, "developer-auth-001", o)
 		refused(t, p, err, "refusing to clear a live lock", "developer-auth-001")
-		p, err = PlanStep(run, o)
+		p, err = PlanStep(run, "", o)
 		refused(t, p, err, "live lock", "developer-auth-001")
 	})
 }
@@ -134,14 +134,14 @@ func TestApplyRefusesWhenRunLockAppears(t *testing.T) {
 	root := t.TempDir()
 	sp := makeResumable(t, root)
 	o := opts(t, fixedEnv())
-	p, err := PlanStep(load(t, sp, o.Env), o)
+	p, err := PlanStep(load(t, sp, o.Env), "", o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lock := filepath.Join(filepath.Dir(sp), "run.lock")
 	mustWrite(t, lock, `{"pid": 1}`)
 	err = Apply(p, ApplyOptions{})
-	if !IsRefusal(err) || !strings.Contains(err.Error(), "run lock") || !strings.Contains(err.Error(), "is held") {
+	if !isRefusal(err) || !strings.Contains(err.Error(), "run lock") || !strings.Contains(err.Error(), "is held") {
 		t.Fatalf("err = %v", err)
 	}
 	if mustRead(t, sp) != stateEnv || mustRead(t, lock) != `{"pid": 1}` {
@@ -171,7 +171,7 @@ func TestUnknownLockNeedsTypedConfirmation(t *testing.T) {
 	if p.Confirm.Kind != ConfirmTyped || p.Confirm.Word != "u@other-host" {
 		t.Fatalf("confirm = %+v", p.Confirm)
 	}
-	if err := Apply(p, ApplyOptions{Typed: "y"}); !IsRefusal(err) || !strings.Contains(err.Error(), "u@other-host") {
+	if err := Apply(p, ApplyOptions{Typed: "y"}); !isRefusal(err) || !strings.Contains(err.Error(), "u@other-host") {
 		t.Fatalf("wrong word: err = %v", err)
 	}
 	if mustRead(t, lockPath) != lock {
@@ -208,10 +208,10 @@ func TestChangedBetweenPlanAndApply(t *testing.T) {
 		make func(t *testing.T, root string) (string, func(model.Run, Options) (*Plan, error))
 	}{
 		{"resumable", func(t *testing.T, root string) (string, func(model.Run, Options) (*Plan, error)) {
-			return makeResumable(t, root), PlanStep
+			return makeResumable(t, root), planStep
 		}},
 		{"jonggrang", func(t *testing.T, root string) (string, func(model.Run, Options) (*Plan, error)) {
-			return makeJonggrang(t, root, "add-login-mlop4860", manifestPaused), PlanStep
+			return makeJonggrang(t, root, "add-login-mlop4860", manifestPaused), planStep
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -258,7 +258,7 @@ func TestUndo(t *testing.T) {
 		if err := Apply(p, ApplyOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		p, err = PlanStep(load(t, sp, o.Env), o)
+		p, err = PlanStep(load(t, sp, o.Env), "", o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +340,7 @@ func TestReadOnlyRefusesEverything(t *testing.T) {
 	rr, jr := load(t, sp, o.Env), load(t, mp, o.Env)
 	for name, plan := range map[string]func() (*Plan, error){
 		"unlock":  func() (*Plan, error) { return PlanUnlock(rr, "", o) },
-		"step":    func() (*Plan, error) { return PlanStep(rr, o) },
+		"step":    func() (*Plan, error) { return PlanStep(rr, "", o) },
 		"check":   func() (*Plan, error) { return PlanCheck(rr, "CB_S3_VERIFY_GREEN", true, o) },
 		"uncheck": func() (*Plan, error) { return PlanCheck(rr, "CB_S3_GENERATOR_SMOKE", false, o) },
 		"retry":   func() (*Plan, error) { return PlanRetry(jr, "", o) },
@@ -452,7 +452,7 @@ func TestWrongConventionAndNothingToDo(t *testing.T) {
 	refused(t, p, err, "holds no lock")
 	m := strings.Replace(manifestPaused, "status: paused\n", "status: running\n", 1)
 	mustWrite(t, mp, m)
-	p, err = PlanStep(load(t, mp, o.Env), o)
+	p, err = PlanStep(load(t, mp, o.Env), "", o)
 	refused(t, p, err, "step needs a paused run")
 	p, err = PlanResume(load(t, mp, o.Env), o)
 	refused(t, p, err, "not paused")
@@ -549,4 +549,17 @@ func TestAnUnusableJournalRefusesBeforeAnyChange(t *testing.T) {
 	if mustRead(t, mp) != before {
 		t.Fatal("changed a file although the journal cannot be written")
 	}
+}
+
+// planStep is PlanStep with the files deciding the next stage.
+func planStep(run model.Run, o Options) (*Plan, error) { return PlanStep(run, "", o) }
+
+// isRefusal reports whether err is a refusal or a safety stop rather than an I/O failure.
+func isRefusal(err error) bool {
+	var r *Refused
+	var c *atomicfile.ChangedError
+	var u *atomicfile.UnsafePathError
+	var b *PutBackError
+	var n *NotAsShownError
+	return errors.As(err, &r) || errors.As(err, &c) || errors.As(err, &u) || errors.As(err, &b) || errors.As(err, &n)
 }

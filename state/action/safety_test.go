@@ -57,7 +57,7 @@ func TestFIFONeverHangsAnAction(t *testing.T) {
 				var err error
 				within(t, "the action", func() {
 					if tc.file == "state.env" {
-						p, err = PlanStep(run, o) // writes state.env
+						p, err = PlanStep(run, "", o) // writes state.env
 					} else {
 						p, err = PlanCheck(run, "CB_S3_VERIFY_GREEN", true, o)
 					}
@@ -119,7 +119,7 @@ func TestSwapDuringConfirmationCannotRedirect(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = Apply(p, ApplyOptions{})
-		if err == nil || !IsRefusal(err) || !strings.Contains(err.Error(), "symlink") {
+		if err == nil || !isRefusal(err) || !strings.Contains(err.Error(), "symlink") {
 			t.Fatalf("err = %v, want a refusal naming the symlink", err)
 		}
 		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
@@ -146,7 +146,7 @@ func TestSwapDuringConfirmationCannotRedirect(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = Apply(p, ApplyOptions{})
-		if err == nil || !IsRefusal(err) {
+		if err == nil || !isRefusal(err) {
 			t.Fatalf("err = %v, want a refusal", err)
 		}
 		if mustRead(t, filepath.Join(outside, "MANIFEST.yaml")) != manifestPaused {
@@ -291,7 +291,7 @@ func TestAuditFailureAfterApplyIsDistinct(t *testing.T) {
 	p.opts.Seams.changed = func(*Plan) { mkfifo(t, logp) }
 	err = Apply(p, ApplyOptions{})
 	var ae *AuditError
-	if !errors.As(err, &ae) || !Applied(err) || IsRefusal(err) || !strings.Contains(err.Error(), p.ID) {
+	if !errors.As(err, &ae) || !Applied(err) || isRefusal(err) || !strings.Contains(err.Error(), p.ID) {
 		t.Fatalf("err = %v, want an AuditError naming the journal entry", err)
 	}
 	if checklistValue(t, filepath.Join(filepath.Dir(sp), "checklist.state.env")) != "1" {
@@ -458,7 +458,7 @@ func TestTornManifestNeverPlanned(t *testing.T) {
 			case "pause":
 				p, err = PlanPause(run, o)
 			case "step":
-				p, err = PlanStep(run, o)
+				p, err = PlanStep(run, "", o)
 			case "retry":
 				p, err = PlanRetry(run, "", o)
 			}
@@ -563,7 +563,7 @@ func TestDisplacedWriteEditNoLongerAppliesPutsBack(t *testing.T) {
 	}
 	err = Apply(p, ApplyOptions{})
 	var pb *PutBackError
-	if !errors.As(err, &pb) || Applied(err) || !IsRefusal(err) || !errors.Is(err, atomicfile.ErrChanged) {
+	if !errors.As(err, &pb) || Applied(err) || !isRefusal(err) || !errors.Is(err, atomicfile.ErrChanged) {
 		t.Fatalf("err = %v, want a put back refusal", err)
 	}
 	for _, want := range []string{"not applied", "put back", `CB_S3_VERIFY_GREEN is now "1", not "0" as planned`, "in place for"} {

@@ -53,7 +53,7 @@ S_VERIFY_DONE="0"
 		t.Error("check wrote state.env")
 	}
 
-	p, err = PlanStep(load(t, sp, o.Env), o)
+	p, err = PlanStep(load(t, sp, o.Env), "", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ S_VERIFY_DONE="0"
 		t.Errorf("a stamp was added to a file that had none:\n%s", p.Files[0].New)
 	}
 	mustWrite(t, sp, strings.Replace(state, "2026-02-15T14:37:31Z", "yesterday", 1))
-	p, err = PlanStep(load(t, sp, o.Env), o)
+	p, err = PlanStep(load(t, sp, o.Env), "", o)
 	if err != nil {
 		t.Fatal(err)
 	}

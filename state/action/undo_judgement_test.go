@@ -34,7 +34,7 @@ func TestFullUndoRestoresJudgement(t *testing.T) {
 
 	steps := []func(model.Run) (*Plan, error){
 		func(r model.Run) (*Plan, error) { return PlanCheck(r, "CB_S2_VERIFY_GREEN", true, o) },
-		func(r model.Run) (*Plan, error) { return PlanStep(r, o) },
+		func(r model.Run) (*Plan, error) { return PlanStep(r, "", o) },
 		func(r model.Run) (*Plan, error) { return PlanUndo(r, o) },
 		func(r model.Run) (*Plan, error) { return PlanUndo(r, o) },
 	}

@@ -130,7 +130,7 @@ func (r Request) Plan(opts Options) (*Plan, error) {
 	case ActUnlock:
 		return PlanUnlock(r.Run, r.Word, opts)
 	case ActStep:
-		return PlanStepTo(r.Run, r.To, opts)
+		return PlanStep(r.Run, r.To, opts)
 	case ActCheck, ActUncheck:
 		return PlanCheck(r.Run, r.Word, r.Verb == ActCheck, opts)
 	case ActRetry:

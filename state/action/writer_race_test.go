@@ -178,7 +178,7 @@ func TestWriterUpdateNeverLost(t *testing.T) {
 		case errors.As(err, &pb):
 			putBack++
 			refusedHashes[planned] = err.Error()
-		case IsRefusal(err) || errors.Is(err, atomicfile.ErrChanged):
+		case isRefusal(err) || errors.Is(err, atomicfile.ErrChanged):
 			refused++
 			refusedHashes[planned] = err.Error()
 		default:
