@@ -142,6 +142,9 @@ type planJSON struct {
 	Run     string `json:"run"`
 	Summary string `json:"summary"`
 	Preview string `json:"preview"`
+	// Question is what a confirmation asks, what the plan writes ("Remove lock/active.lock and append to
+	// run.log?"); a runwatch before it sends none.
+	Question string `json:"question,omitempty"`
 	// Confirm is the word a person must type to apply the plan (a lock whose liveness is unknown), if any.
 	Confirm string         `json:"confirm,omitempty"`
 	Starts  []action.Start `json:"starts"`
@@ -199,7 +202,7 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 		return exitRefused
 	case *o.asJSON:
 		defer p.Close()
-		out := planJSON{Action: name, Run: run.ID, Summary: p.Summary, Preview: p.Preview(), Starts: p.Starts()}
+		out := planJSON{Action: name, Run: run.ID, Summary: p.Summary, Preview: p.Preview(), Question: p.Question(), Starts: p.Starts()}
 		if p.Confirm.Kind == action.ConfirmTyped {
 			out.Confirm = p.Confirm.Word
 		}

@@ -176,7 +176,7 @@ func runInstall(host remote.Root, dir string, yes bool, cfg config.Config, stdou
 			fmt.Fprintf(stderr, "runwatch install: refused: no terminal to confirm on; pass --yes to install on %s\n", host.Label())
 			return exitRefused
 		}
-		fmt.Fprintf(stdout, "Install? [y/N] ")
+		fmt.Fprint(stdout, p.Question()+" [y/N] ")
 		answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			fmt.Fprintln(stderr, "runwatch install: refused: not confirmed")
@@ -223,6 +223,11 @@ func (p *installPlan) Preview() string {
 	return b.String()
 }
 func (p *installPlan) TypedConfirmation() string { return "" }
+
+// Question is what the confirmation asks: what the copy writes, and where.
+func (p *installPlan) Question() string {
+	return "Copy this runwatch to " + p.host.Label() + ":" + p.where + "/runwatch?"
+}
 
 func (p *installPlan) Apply(string) (string, error) {
 	defer p.close()

@@ -319,7 +319,8 @@ func TestDashboardInstallsOnAHostWithoutRunwatch(t *testing.T) {
 	d.waitText("I install")
 	d.press(keys.ActInstall)
 	s := d.waitText("[y/N]")
-	if flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(s)), ""); !strings.Contains(flat, "toalpha:"+home+"/.local/bin/runwatch") || !strings.Contains(flat, "copy"+bin) {
+	if flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(s)), ""); !strings.Contains(flat, "toalpha:"+home+"/.local/bin/runwatch") || !strings.Contains(flat, "copy"+bin) ||
+		!strings.Contains(flat, "Copythisrunwatchtoalpha:"+home+"/.local/bin/runwatch?[y/N]") {
 		t.Errorf("the confirmation does not say where the copy goes:\n%s", s)
 	}
 	d.send("y")

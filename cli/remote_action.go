@@ -12,6 +12,7 @@ import (
 	"runwatch/config"
 	"runwatch/remote"
 	"runwatch/state/action"
+	"runwatch/termsafe"
 )
 
 // runRemoteAction carries out an action on a run on another machine through that machine's runwatch: the
@@ -70,7 +71,7 @@ func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local 
 		fmt.Fprintf(stderr, "runwatch %s: refused: no terminal to confirm on; pass --yes to apply on %s\n", call.name(), run.Label())
 		return exitRefused
 	}
-	fmt.Fprintf(stdout, "Apply this change on %s? [y/N] ", run.Label())
+	fmt.Fprint(stdout, plan.questionOn(run)+" [y/N] ")
 	answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
@@ -90,6 +91,17 @@ func readRemotePlan(out []byte) (planJSON, error) {
 		return p, fmt.Errorf("its runwatch's plan is not JSON (%v): upgrade it with runwatch install", err)
 	}
 	return p, nil
+}
+
+// questionOn is what a confirmation of the plan asks, on the host of root: what the host's runwatch says it
+// writes ("Remove lock/active.lock and append to run.log on gpu2?"), or, from a runwatch before it said so,
+// "Apply this change on gpu2?".
+func (p planJSON) questionOn(root remote.Root) string {
+	q := strings.TrimSuffix(strings.TrimSpace(p.Question), "?")
+	if q == "" {
+		q = "Apply this change"
+	}
+	return termsafe.Plain(q, 300) + " on " + root.Label() + "?"
 }
 
 // expect is the --expect words that hold the host to the bytes this plan starts from.

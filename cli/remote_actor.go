@@ -98,7 +98,8 @@ func (f fleetActor) Plan(req app.ActionRequest) (app.Planned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s refused on %s: %w", req.Act, root.Label(), err)
 	}
-	p := &remotePlan{ssh: f.ssh, root: root, call: call, summary: shown.Summary, preview: shown.Preview, expect: shown.expect()}
+	p := &remotePlan{ssh: f.ssh, root: root, call: call, summary: shown.Summary, preview: shown.Preview, question: shown.questionOn(root),
+		expect: shown.expect()}
 	if req.Verb == action.ActUnlock {
 		// A lock on a host nobody here can judge still needs its holder typed, as it does locally; the
 		// typed word then stands for --force on the remote command line. So does one judged stale here on a
@@ -218,6 +219,7 @@ type remotePlan struct {
 	root             remote.Root
 	call             remoteCall
 	summary, preview string
+	question         string
 	typed            string
 	// expect holds the host to the bytes the preview started from (--expect).
 	expect []string
@@ -225,6 +227,7 @@ type remotePlan struct {
 
 func (p *remotePlan) Summary() string           { return p.summary + " (on " + p.root.Label() + ")" }
 func (p *remotePlan) Preview() string           { return p.preview }
+func (p *remotePlan) Question() string          { return p.question }
 func (p *remotePlan) TypedConfirmation() string { return p.typed }
 
 func (p *remotePlan) Apply(typed string) (string, error) {

@@ -11,6 +11,7 @@ import (
 
 	"runwatch/config"
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/state/action"
 	"runwatch/state/resumable/resumabletest"
 	"runwatch/ui/app"
@@ -89,8 +90,8 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 	if code != exitNotAsShown || !strings.Contains(errOut.String(), "not what the preview you confirmed started from") {
 		t.Fatalf("step confirmed after a change: exit %d, want %d\n%s%s", code, exitNotAsShown, out.String(), errOut.String())
 	}
-	if !strings.Contains(out.String(), `+S1_DONE="1"`) || !strings.Contains(out.String(), "Apply this change on alpha?") {
-		t.Errorf("the command line did not show the host's plan before asking:\n%s", out.String())
+	if !strings.Contains(out.String(), `+S1_DONE="1"`) || !strings.Contains(out.String(), "Write this change to state.env and run.log on alpha? [y/N]") {
+		t.Errorf("the command line did not show the host's plan before asking what it writes, on alpha:\n%s", out.String())
 	}
 	unchanged("command line", append(state, note...), log)
 
@@ -149,5 +150,24 @@ func TestRemoteCommandLineWordsStayWords(t *testing.T) {
 	var plan planJSON
 	if err := json.Unmarshal(out.Bytes(), &plan); code != exitOK || err != nil || len(plan.Starts) != 1 || !strings.HasSuffix(plan.Starts[0].Path, "run.lock") {
 		t.Fatalf("unlock --dry-run --json: exit %d, %v\n%s%s", code, err, out.String(), errOut.String())
+	}
+}
+
+// A remote confirmation asks what the host's runwatch says the plan writes, on that host, in one line of
+// text that cannot act on the terminal; a runwatch there from before it said so is asked about "this change".
+func TestRemoteQuestionSaysWhatItWritesOnTheHost(t *testing.T) {
+	t.Parallel()
+	root, _, err := remote.Parse("ssh://alpha/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for question, want := range map[string]string{
+		"Remove lock/active.lock and append to run.log?": "Remove lock/active.lock and append to run.log on alpha?",
+		"":                          "Apply this change on alpha?",
+		"Write\x1b[2J to\nx\u202e?": "Write to x<U+202E> on alpha?",
+	} {
+		if got := (planJSON{Question: question}).questionOn(root); got != want {
+			t.Errorf("%q: asked %q, want %q", question, got, want)
+		}
 	}
 }

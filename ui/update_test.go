@@ -579,6 +579,9 @@ func TestLaunchKey(t *testing.T) {
 	if !strings.Contains(plain(m), "echo resume "+run.ID) || !strings.Contains(plain(m), "dashboard is suspended") {
 		t.Fatalf("confirmation does not show the exact command:\n%s", plain(m))
 	}
+	if strings.Contains(plain(m), "Apply this change?") || !strings.Contains(plain(m), "Run the resume command here") {
+		t.Fatalf("the confirmation does not ask what it starts:\n%s", plain(m))
+	}
 	_, cmd := m.Update(press("y"))
 	if cmd == nil {
 		t.Fatal("y returned no command to run the launch")

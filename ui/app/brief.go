@@ -71,6 +71,14 @@ func (l launchPlan) Preview() string {
 
 func (l launchPlan) TypedConfirmation() string { return "" }
 
+// Question is what the confirmation asks: what the launch starts, and where.
+func (l launchPlan) Question() string {
+	if l.cmd.InTmux {
+		return "Run the resume command in a new tmux window " + l.cmd.WindowName + "?"
+	}
+	return "Run the resume command here, the dashboard suspended until it exits?"
+}
+
 func (l launchPlan) Apply(string) (string, error) {
 	opened, err := l.cmd.LaunchInTmux(context.Background())
 	if err != nil {
