@@ -119,3 +119,38 @@ func BenchmarkUnseenCheck1000Runs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkProgressiveLoad measures the dashboard's first read (Options.Progressive) until every run is
+// shown and the load is over: the runs of a task teach the history as they are read, which must not make
+// each judgement work out the task's usual durations again over all its runs.
+//
+//	RUNWATCH_BENCH_DIR=DIR go test -run '^$' -bench ProgressiveLoad -benchtime 3x ./watch
+//
+// DIR is a tree of runs (bench/genruns); without it 2,000 are generated.
+func BenchmarkProgressiveLoad(b *testing.B) {
+	dir := os.Getenv("RUNWATCH_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+		if _, err := sim.GenerateRuns(dir, 2000); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		w, err := New(Options{Paths: []string{dir}, Progressive: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		shown, loading := 0, true
+		for loading || shown == 0 {
+			u := <-w.Updates()
+			if u.Initial {
+				shown += len(u.Changed)
+			}
+			loading = u.Health.Loading > 0
+		}
+		b.ReportMetric(float64(shown), "runs")
+		b.StopTimer()
+		w.Close()
+		b.StartTimer()
+	}
+}
