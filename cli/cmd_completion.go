@@ -266,8 +266,8 @@ func flagValues(name string, src typedConfig, typed string) []string {
 
 // knownRunIDs are the ids of the runs under the configured roots (or the defaults) that start with prefix,
 // from folder names alone: a completion must answer at once, and in a tree of 100,000 runs listing every run
-// folder took seconds (state.DiscoverNamed reads no run and lists only the folders the prefix may name, and
-// its walk cache spares even those listings while the folders are unchanged).
+// folder took seconds (state.DiscoverNamedCached reads no run, lists only the folders the prefix may name,
+// and its walk cache spares even those listings while the folders are unchanged).
 func knownRunIDs(src typedConfig, prefix string) []string {
 	locs, ok := runsNamed(src, func(id string) bool { return strings.HasPrefix(id, prefix) })
 	if !ok {

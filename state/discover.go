@@ -120,18 +120,6 @@ func DiscoverEach(paths []string, maxDepth int, found func(Location)) error {
 	return err
 }
 
-// DiscoverNamed is Discover for a caller that needs only the runs whose folder is named as named accepts,
-// such as completion of a typed prefix of a run id (a run's id is its folder's name). It reads no file of a
-// run whose name named refuses and lists no run folder of such a name: a folder holding state.env is a run
-// folder, never a folder of runs, and one stat of that file says so; a feature folder is not looked into; a
-// folder without state.env but with a run.log or an artifacts folder is taken for a run folder (or none)
-// without reading its log. It returns what Discover returns for the folders named accepts, and the runs of
-// other names it comes across in the folders it lists (<name>.state.env files in a folder of runs), which
-// the caller filters; the <name>.state.env files inside run folders of refused names are not looked for.
-func DiscoverNamed(paths []string, maxDepth int, named func(folder string) bool) ([]Location, error) {
-	return discover(paths, maxDepth, named, osFS{})
-}
-
 // walkFS is the reads a walk makes to tell runs from folders of runs: osFS makes them, the completion cache
 // (discovercache.go) answers from an earlier walk what a folder's stat shows is unchanged. The rules of what
 // is a run stay in walk alone; only where its facts come from differs. Not in it: the root's own stat, a
@@ -255,7 +243,7 @@ type discoverer struct {
 	locSeed    [2]maphash.Seed
 	locs       []Location
 	maxDepth   int
-	// named, when set, is DiscoverNamed's: folders of other names are looked at only as far as telling a run
+	// named, when set, is DiscoverNamedCached's: folders of other names are looked at only as far as telling a run
 	// folder from a folder that may hold runs.
 	named func(folder string) bool
 	fs    walkFS

@@ -147,7 +147,7 @@ func TestSplitUnreadableKeepsOtherErrors(t *testing.T) {
 	}
 }
 
-// DiscoverNamed finds, for the names it accepts, exactly the runs Discover finds: it only leaves the others
+// A walk of the named folders finds, for the names it accepts, exactly the runs Discover finds: it only leaves the others
 // unlisted.
 func TestDiscoverNamedFindsWhatDiscoverFindsForThoseNames(t *testing.T) {
 	jg := t.TempDir()
@@ -174,14 +174,14 @@ func TestDiscoverNamedFindsWhatDiscoverFindsForThoseNames(t *testing.T) {
 				want = append(want, l.StatePath)
 			}
 		}
-		named, _ := DiscoverNamed(roots, 0, func(name string) bool { return strings.HasPrefix(name, prefix) })
+		named, _ := discover(roots, 0, func(name string) bool { return strings.HasPrefix(name, prefix) }, osFS{})
 		for _, l := range named {
 			if strings.HasPrefix(idOf(l), prefix) {
 				got = append(got, l.StatePath)
 			}
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("prefix %q: DiscoverNamed found\n%s\nDiscover\n%s", prefix, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			t.Errorf("prefix %q: the named walk found\n%s\nDiscover\n%s", prefix, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		if prefix == "iso" && len(want) < 5 {
 			t.Errorf("the fixtures changed: only %d runs start with i", len(want))

@@ -69,9 +69,17 @@ func DefaultWalkCacheDir() string {
 	return filepath.Join(base, "runwatch")
 }
 
-// DiscoverNamedCached is DiscoverNamed answered, where it can be, from the walk cache of the same paths and
-// depth (see above), for completion alone. It finds the same runs as DiscoverNamed, except runs inside a run
-// folder of a name named refuses that lost its state.env since the cache learnt it had one.
+// DiscoverNamedCached is Discover for a caller that needs only the runs whose folder is named as named
+// accepts, such as completion of a typed prefix of a run id (a run's id is its folder's name), answered where
+// it can be from the walk cache of the same paths and depth (see above), for completion alone. It reads no
+// file of a run whose name named refuses and lists no run folder of such a name: a folder holding state.env
+// is a run folder, never a folder of runs, and one stat of that file says so; a feature folder is not looked
+// into; a folder without state.env but with a run.log or an artifacts folder is taken for a run folder (or
+// none) without reading its log. It returns what Discover returns for the folders named accepts, and the
+// runs of other names it comes across in the folders it lists (<name>.state.env files in a folder of runs),
+// which the caller filters; the <name>.state.env files inside run folders of refused names are not looked
+// for. The cache may miss runs inside a run folder of a refused name that lost its state.env since it
+// learnt it had one.
 func DiscoverNamedCached(paths []string, maxDepth int, named func(folder string) bool, c WalkCache) ([]Location, error) {
 	return discoverCached(paths, maxDepth, named, c, osFS{})
 }

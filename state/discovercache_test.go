@@ -61,7 +61,7 @@ func statePaths(locs []Location) string {
 
 var cachePrefixes = []string{"run-a", "run-b-1", "feat", "o", "solo", "nothing", ""}
 
-// sameAsFresh checks that the cached walk answers what DiscoverNamed answers, for several prefixes, twice
+// sameAsFresh checks that the cached walk answers what a fresh walk of the same names answers, for several prefixes, twice
 // (the second time from the cache the first wrote).
 func sameAsFresh(t *testing.T, step string, roots []string, c WalkCache, inner walkFS) {
 	t.Helper()
@@ -75,7 +75,7 @@ func sameAsFresh(t *testing.T, step string, roots []string, c WalkCache, inner w
 			os.WriteFile(files[0], start, 0o600)
 		}
 		named := func(name string) bool { return strings.HasPrefix(name, prefix) }
-		want, _ := DiscoverNamed(roots, 0, named)
+		want, _ := discover(roots, 0, named, osFS{})
 		for i := range 2 {
 			got, _ := discoverCached(roots, 0, named, c, inner)
 			if g, w := statePaths(got), statePaths(want); g != w {
@@ -423,7 +423,7 @@ func TestWalkCacheIgnoresAndReplacesADamagedFile(t *testing.T) {
 				write(t, filepath.Join(root, "reports/run-b-1/state.env"), "STATUS=running\n")
 				ageFolders(t, root, agedAt)
 			}
-			want, _ := DiscoverNamed(roots, 0, named)
+			want, _ := discover(roots, 0, named, osFS{})
 			got, _ := discoverCached(roots, 0, named, c, osFS{})
 			if statePaths(got) != statePaths(want) {
 				t.Errorf("a cache file %s (tree changed: %v):\n%s\nfresh walk:\n%s", name, changed, statePaths(got), statePaths(want))
