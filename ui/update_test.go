@@ -521,6 +521,7 @@ func (p recordedPlan) Summary() string { return p.req.Act + " " + p.req.Run.ID }
 func (p recordedPlan) Preview() string {
 	return "--- a/checklist.state.env\n+++ b/checklist.state.env\n@@ -1 +1 @@\n-CB_S2_VERIFY_GREEN=1\n+CB_S2_VERIFY_GREEN=0\n"
 }
+func (p recordedPlan) Question() string          { return "Write this change to checklist.state.env?" }
 func (p recordedPlan) TypedConfirmation() string { return p.a.typed }
 func (p recordedPlan) Apply(typed string) (string, error) {
 	if typed != p.a.typed {

@@ -31,18 +31,15 @@ type Planned interface {
 	Summary() string
 	// Preview is the exact change: a unified diff plus any log line to be appended.
 	Preview() string
+	// Question is what the confirmation asks: what the change writes, or starts, and where ("Remove
+	// lock/active.lock and append to run.log?").
+	Question() string
 	// TypedConfirmation is the word the user must type (for locks whose liveness is unknown), or "" when
 	// y/N suffices.
 	TypedConfirmation() string
 	// Apply writes the change, re-checking that the files are still what the preview showed. typed is what
 	// the person typed for a typed confirmation.
 	Apply(typed string) (string, error)
-}
-
-// Questioner is a Planned that says what its confirmation asks ("Write this change to state.env?"); a
-// Planned without it is asked "Apply this change?".
-type Questioner interface {
-	Question() string
 }
 
 // Actor plans actions. A nil Actor (read-only) means no action can be planned.

@@ -89,10 +89,7 @@ func (c *Confirm) question() []string {
 		}
 		return append(out, c.typed.View(), t.Dim.Render("esc cancel"))
 	}
-	q := "Apply this change?"
-	if asker, ok := c.planned.(app.Questioner); ok {
-		q = asker.Question()
-	}
+	q := c.planned.Question()
 	var out []string
 	for _, l := range text.WrapText(text.Sanitize(q)+" [y/N]", max(10, c.w-4)) {
 		out = append(out, t.Bold.Render(l))
