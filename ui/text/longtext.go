@@ -131,16 +131,6 @@ func (l *RichLine) indent(w int) int {
 	return min(n, w/2)
 }
 
-// wrap draws the line in rows of at most w cells.
-func (l *RichLine) wrap(w int) []string {
-	lay := l.Rows(w)
-	out := make([]string, len(lay.Rows))
-	for i := range lay.Rows {
-		out[i] = l.DrawRow(lay, i)
-	}
-	return out
-}
-
 // wrapped is a line laid out in rows without drawing them: a pane counts the rows of every visible line
 // but draws only those that fit.
 type wrapped struct {

@@ -125,3 +125,13 @@ func TestHangingPrefix(t *testing.T) {
 		}
 	}
 }
+
+// wrap draws the line in rows of at most w cells, as a pane draws them with Rows and DrawRow.
+func (l *RichLine) wrap(w int) []string {
+	lay := l.Rows(w)
+	out := make([]string, len(lay.Rows))
+	for i := range lay.Rows {
+		out[i] = l.DrawRow(lay, i)
+	}
+	return out
+}

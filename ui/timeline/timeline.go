@@ -417,7 +417,7 @@ func (tl *timeline) setMemory(runPath string, lines []string, h int) {
 		tl.runPath, tl.path = runPath, ""
 		tl.follow = true
 	}
-	tl.src = &MemSource{lines: lines}
+	tl.src = NewMemSource(lines)
 	if tl.srch.re != nil {
 		tl.startCount() // in memory: counted at once, no command
 		if tl.filtered {
