@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -433,4 +435,57 @@ func TestStoppedAtIsWhereAStalledRunStopped(t *testing.T) {
 func (h *History) usualOf(task, stage string) Usual {
 	u, _ := h.usual(task, stage, 0, false)
 	return u
+}
+
+// A task's cached usual durations follow each run observed, replaced or moved, rather than being worked out
+// again over all the task's runs for the next judgement: 1,000 runs of one task, each judged as it is
+// observed (as a dashboard's first read judges each run it shows), looked at half a million runs (issue
+// 35). What they say is what working them out again says, after every change.
+func TestHistoryStatsFollowEachRun(t *testing.T) {
+	t.Parallel()
+	h := NewHistory()
+	for i := range 1000 {
+		r := pastRun(fmt.Sprintf("r%04d", i), time.Duration(i%37+1)*time.Minute, time.Duration(i%11+1)*time.Second)
+		h.Observe(&r)
+		h.usualOf(TaskOf(&r), "S1")
+	}
+	if h.looked > 2000 {
+		t.Fatalf("1,000 runs of one task, each judged as observed, looked at %d runs, want at most 2,000", h.looked)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	tasks := []string{"a", "b", "mine"}
+	for step := range 3000 {
+		key := fmt.Sprintf("r%04d", rng.IntN(1100))
+		if rng.IntN(10) == 0 {
+			h.Forget("/r/" + key + "/state.env")
+		} else {
+			r := pastRun(key, time.Duration(rng.IntN(40)+1)*time.Minute, time.Duration(rng.IntN(5))*time.Second)
+			r.Resumable.TaskName = tasks[rng.IntN(len(tasks))]
+			if rng.IntN(5) == 0 {
+				r.Stages = r.Stages[:1]
+			}
+			h.Observe(&r)
+		}
+		task := "resumable:" + tasks[rng.IntN(len(tasks))]
+		h.usualOf(task, "S1") // caches the task's stats
+		h.mu.Lock()
+		for _, tk := range tasks {
+			cached, ok := h.stats["resumable:"+tk]
+			if !ok {
+				continue
+			}
+			fresh := h.statsOf("resumable:" + tk)
+			if len(cached) != len(fresh) {
+				h.mu.Unlock()
+				t.Fatalf("step %d, task %s: %d stages cached, %d worked out again", step, tk, len(cached), len(fresh))
+			}
+			for stage, o := range fresh {
+				if c := cached[stage]; c == nil || c.u != o.u || !slices.Equal(c.sorted, o.sorted) {
+					h.mu.Unlock()
+					t.Fatalf("step %d, task %s, stage %s: cached %+v, worked out again %+v", step, tk, stage, c, o)
+				}
+			}
+		}
+		h.mu.Unlock()
+	}
 }
