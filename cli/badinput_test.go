@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -727,10 +728,10 @@ func deletedWhileRead(t *testing.T, kind model.Kind) {
 		model.CodeNoStages: true, model.CodeCurrentStageUnknown: true, model.CodeLogUnreadable: true,
 	}
 	stop := make(chan struct{})
-	churned := make(chan int)
+	var churns atomic.Int64
+	churned := make(chan struct{})
 	go func() {
-		n := 0
-		defer func() { churned <- n }()
+		defer close(churned)
 		for {
 			select {
 			case <-stop:
@@ -740,7 +741,7 @@ func deletedWhileRead(t *testing.T, kind model.Kind) {
 			// Remove the run folder and copy it back, as a reset or a sync tool would.
 			os.RemoveAll(root)
 			os.CopyFS(root, os.DirFS(base))
-			n++
+			churns.Add(1)
 		}
 	}()
 	env := state.NewEnv(0)
@@ -750,7 +751,9 @@ func deletedWhileRead(t *testing.T, kind model.Kind) {
 		loads = 30 // the same reads under the same churn, fewer times: 7 s of the -short suite otherwise
 	}
 	within(t, "loading a run that is being deleted", func() {
-		for range loads {
+		// The loads go on until the folder has churned under them a few times: on a loaded machine the
+		// churn may not have run once in the first loads.
+		for i := 0; i < loads || churns.Load() < 3; i++ {
 			r := state.Load(locs[0], env)
 			noReaderCrash(t, r)
 			if len(r.Problems) == 0 {
@@ -769,9 +772,7 @@ func deletedWhileRead(t *testing.T, kind model.Kind) {
 		}
 	})
 	close(stop)
-	if n := <-churned; n == 0 {
-		t.Fatal("the folder was never deleted during the loads")
-	}
+	<-churned
 	t.Logf("%s: %d whole reads, %d reads that saw the folder missing or half-copied (in %s)", kind, whole, partial, dir)
 }
 

@@ -72,7 +72,10 @@ func TestDashboardReasonsTakeTheWidthInTmux(t *testing.T) {
 	t.Parallel()
 	for _, w := range []int{200, 280} {
 		d, _, exitFile := startDemo(t, w, 60)
-		s := d.waitScreen("the runs' header", func(s string) bool { return runsHeader(s) != "" })
+		// The blocked run's row, not only the header: the first frames come before every run is read.
+		s := d.waitScreen("the blocked run's reason", func(s string) bool {
+			return runsHeader(s) != "" && strings.Contains(s, "stage M2 is blocked")
+		})
 		checked := 0
 		for _, l := range strings.Split(s, "\n") {
 			if !strings.Contains(l, "stage M2 is blocked at its gate") {
