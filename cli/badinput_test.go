@@ -61,7 +61,6 @@ func within(t *testing.T, what string, f func()) {
 // (the resumable run folder, or the jonggrang feature folder).
 func badTree(t *testing.T, kind model.Kind) (root, runDir string) {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no user config may change what status shows
 	root = filepath.Join(t.TempDir(), "bad-"+string(kind)+"-20260215T000000Z")
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "bad", "base", string(kind)))); err != nil {
 		t.Fatal(err)
@@ -107,7 +106,7 @@ func statusSnapshot(t *testing.T, args ...string) (model.Snapshot, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	var code int
-	within(t, "status --json", func() { code = dispatch(append([]string{"status", "--json"}, args...), &out, &errOut) })
+	within(t, "status --json", func() { code = dispatch(append([]string{"status", "--json"}, args...), &out, &errOut, testEnv(t)) })
 	var snap model.Snapshot
 	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
 		t.Fatalf("status --json (exit %d) is not JSON: %v\nstdout %q\nstderr %q", code, err, out.String(), errOut.String())
@@ -667,14 +666,13 @@ func TestBadInputRunRoot(t *testing.T) {
 		}
 	})
 	t.Run("root is a symlink loop", func(t *testing.T) {
-		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 		loop := filepath.Join(t.TempDir(), "runs")
 		if err := os.Symlink(loop, loop); err != nil {
 			t.Fatal(err)
 		}
 		var out, errOut bytes.Buffer
 		var code int
-		within(t, "status on a symlink loop", func() { code = dispatch([]string{"status", "--json", loop}, &out, &errOut) })
+		within(t, "status on a symlink loop", func() { code = dispatch([]string{"status", "--json", loop}, &out, &errOut, testEnv(t)) })
 		if code != exitUsage || !strings.Contains(errOut.String(), loop) || !strings.Contains(errOut.String(), "too many levels of symbolic links") {
 			t.Errorf("exit %d stderr %q", code, errOut.String())
 		}
@@ -783,7 +781,7 @@ const helperArgsEnv = "RUNWATCH_BAD_INPUT_ARGS"
 func TestMain(m *testing.M) {
 	// Linked as "runwatch" (see runwatchOnPath), the test binary is runwatch with its arguments.
 	if filepath.Base(os.Args[0]) == "runwatch" {
-		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 	}
 	if args := os.Getenv(helperArgsEnv); args != "" {
 		var argv []string
@@ -791,7 +789,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(99)
 		}
-		os.Exit(dispatch(argv, os.Stdout, os.Stderr))
+		os.Exit(Main(argv, os.Stdout, os.Stderr, os.Getenv))
 	}
 	// The parallel tests (t.Parallel) wait on tmux, sshd, shells and the built binary more than on this
 	// process: at -parallel's default, GOMAXPROCS (2 on CI), they mostly waited one after another.
@@ -801,14 +799,13 @@ func TestMain(m *testing.M) {
 	if !explicit {
 		flag.Set("test.parallel", "4")
 	}
-	// Completion keeps a walk cache under $XDG_CACHE_HOME: the tests' go to a folder of their own, not the
-	// home of whoever runs them (the shells and binaries they start inherit it).
-	cache, err := os.MkdirTemp("", "runwatch-test-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(99)
+	// Completion keeps a walk cache under $XDG_CACHE_HOME: the shells and binaries the tests start go to a
+	// folder of their own, not the home of whoever runs them. They inherit it from this process, which no
+	// test changes the environment of: the test binary starts again, with it, before any test runs.
+	cache := os.Getenv(testCacheEnv)
+	if cache == "" {
+		startAgainWithACache()
 	}
-	os.Setenv("XDG_CACHE_HOME", cache)
 	// The whole package needs the built binary: build it while the sequential tests run (they mostly wait on
 	// files and children), not in the first test that asks for it. A run picked with -run builds on demand.
 	if !testing.Short() && flag.Lookup("test.run").Value.String() == "" {
@@ -818,6 +815,23 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(cache)
 	removeBuiltRunwatch()
 	os.Exit(code)
+}
+
+// testCacheEnv names the cache folder of a test binary that TestMain started again with it.
+const testCacheEnv = "RUNWATCH_TEST_CACHE"
+
+// startAgainWithACache makes a cache folder and replaces this process by the test binary again, with
+// $XDG_CACHE_HOME (and testCacheEnv) there; it returns only to exit when it cannot.
+func startAgainWithACache() {
+	cache, err := os.MkdirTemp("", "runwatch-test-cache-")
+	if err == nil {
+		var self string
+		if self, err = os.Executable(); err == nil {
+			err = syscall.Exec(self, os.Args, append(os.Environ(), "XDG_CACHE_HOME="+cache, testCacheEnv+"="+cache))
+		}
+	}
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(99)
 }
 
 // nobody is the uid/gid the unprivileged cases run as.
@@ -830,7 +844,7 @@ func asNobody(t *testing.T, args ...string) (int, string, string) {
 	if os.Geteuid() != 0 {
 		var out, errOut bytes.Buffer
 		var code int
-		within(t, "runwatch "+strings.Join(args, " "), func() { code = dispatch(args, &out, &errOut) })
+		within(t, "runwatch "+strings.Join(args, " "), func() { code = dispatch(args, &out, &errOut, testEnv(t)) })
 		return code, out.String(), errOut.String()
 	}
 	self, err := os.Executable()
@@ -890,7 +904,6 @@ func openTempDir(t *testing.T) string {
 // TestBadInputUnreadable covers mode 000 for real: as root the cases run as uid nobody (a copy of this test
 // binary acting as runwatch), since root is not stopped by file modes.
 func TestBadInputUnreadable(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	tree := func(t *testing.T) (scan, runDir string) {
 		scan = openTempDir(t)
 		runDir = filepath.Join(scan, "bad-resumable-20260215T000000Z")
@@ -990,7 +1003,6 @@ func unreadableFolderNamed(t *testing.T, dir string, code, runs int, stderr stri
 }
 
 func TestBadInputFileNames(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	scan := t.TempDir()
 	names := []string{"run\nwith newline\x1b[31m-20260215T000000Z", "bad-utf8-\xff\xfe-20260215T000000Z"}
 	for _, name := range names {
@@ -1018,7 +1030,7 @@ func TestBadInputFileNames(t *testing.T) {
 
 	// The table shows one line per run, sanitised.
 	var out, errOut bytes.Buffer
-	within(t, "status table", func() { code = dispatch([]string{"status", scan}, &out, &errOut) })
+	within(t, "status table", func() { code = dispatch([]string{"status", scan}, &out, &errOut, testEnv(t)) })
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if code != exitOK || len(lines) != 3 || !strings.HasPrefix(lines[1], "bad-utf8-\uFFFD\uFFFD-20260215T000000Z ") ||
 		!strings.HasPrefix(lines[2], "run^Jwith newline-20260215T000000Z ") {
@@ -1092,25 +1104,25 @@ func lockOverCap(t *testing.T, r model.Run, limit string) {
 	}
 }
 
-// actionCmd runs an action subcommand through dispatch, under the deadline.
-func actionCmd(t *testing.T, args ...string) (int, string, string) {
+// actionCmd runs an action subcommand through dispatch in e, under the deadline.
+func actionCmd(t *testing.T, e env, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	var code int
-	within(t, "runwatch "+args[0], func() { code = dispatch(args, &out, &errOut) })
+	within(t, "runwatch "+args[0], func() { code = dispatch(args, &out, &errOut, e) })
 	return code, out.String(), errOut.String()
 }
 
-// actionTree is a run of the given kind set up for actions: a private journal, and for resumable runs the
-// current stage's item ticked so that step is allowed.
-func actionTree(t *testing.T, kind model.Kind) (root, dir string) {
+// actionTree is a run of the given kind set up for actions, and the environment to act in (a private
+// journal); for resumable runs the current stage's item is ticked so that step is allowed.
+func actionTree(t *testing.T, kind model.Kind) (root, dir string, e env) {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	e = testEnv(t)
 	root, dir = badTree(t, kind)
 	if kind == model.KindResumable {
 		writeBad(t, filepath.Join(dir, "checklist.state.env"), []byte("CB_S1_READY=\"1\"\nCB_S2_VERIFY=\"1\"\n"))
 	}
-	return root, dir
+	return root, dir, e
 }
 
 // moveOut replaces path by a symlink to a copy outside the run root and returns the copy.
@@ -1142,16 +1154,16 @@ func TestBadInputWriteSafety(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.args[0]+" "+tc.file, func(t *testing.T) {
-				root, dir := actionTree(t, tc.kind)
+				root, dir, e := actionTree(t, tc.kind)
 				tc.args[1] = dir
 				// Control: with the file in place the same action is planned, so the refusal below is the
 				// symlink's doing.
-				if code, _, errOut := actionCmd(t, append(tc.args, "--dry-run")...); code != exitOK {
+				if code, _, errOut := actionCmd(t, e, append(tc.args, "--dry-run")...); code != exitOK {
 					t.Fatalf("control: exit %d stderr %q", code, errOut)
 				}
 				outside := moveOut(t, filepath.Join(dir, tc.file))
 				before := treeHash(t, filepath.Dir(outside), root)
-				code, _, errOut := actionCmd(t, tc.args...)
+				code, _, errOut := actionCmd(t, e, tc.args...)
 				if code != exitRefused || !strings.Contains(errOut, "outside the run root") {
 					t.Fatalf("exit %d stderr %q", code, errOut)
 				}
@@ -1165,31 +1177,31 @@ func TestBadInputWriteSafety(t *testing.T) {
 		if os.Geteuid() != 0 {
 			t.Skip("giving a file to another user needs root")
 		}
-		root, dir := actionTree(t, model.KindResumable)
+		root, dir, e := actionTree(t, model.KindResumable)
 		checklist := filepath.Join(dir, "checklist.state.env")
 		if err := os.Chown(checklist, 4242, 4242); err != nil {
 			t.Fatal(err)
 		}
 		before := treeHash(t, root)
-		code, _, errOut := actionCmd(t, "uncheck", dir, "CB_S2_VERIFY", "--yes")
+		code, _, errOut := actionCmd(t, e, "uncheck", dir, "CB_S2_VERIFY", "--yes")
 		if code != exitRefused || !containsAll(errOut, []string{"owned by uid 4242", "--force"}) {
 			t.Fatalf("exit %d stderr %q", code, errOut)
 		}
 		if after := treeHash(t, root); after != before {
 			t.Fatalf("files changed after a refusal:\n%s", diffLines(before, after))
 		}
-		code, out, errOut := actionCmd(t, "uncheck", dir, "CB_S2_VERIFY", "--yes", "--force")
+		code, out, errOut := actionCmd(t, e, "uncheck", dir, "CB_S2_VERIFY", "--yes", "--force")
 		data, _ := os.ReadFile(checklist)
 		if code != exitOK || !strings.Contains(out, "applied") || !strings.Contains(string(data), `CB_S2_VERIFY="0"`) {
 			t.Fatalf("--force: exit %d out %q stderr %q checklist %q", code, out, errOut, data)
 		}
 	})
 	t.Run("read-only touches nothing", func(t *testing.T) {
-		rroot, rdir := actionTree(t, model.KindResumable)
+		rroot, rdir, e := actionTree(t, model.KindResumable)
 		jroot, jdir := badTree(t, model.KindJonggrang)
 		writeBad(t, filepath.Join(rdir, "run.lock"), []byte(`{"pid": 999999, "run_id": "20260215T000000Z"}`))
 		writeBad(t, filepath.Join(jroot, ".jonggrang", "locks", "dev.lock"), []byte(`{"agent_id": "dev", "acquired_at": "2026-02-15T00:00:00.000Z"}`))
-		journal := os.Getenv("XDG_STATE_HOME")
+		journal := e.getenv("XDG_STATE_HOME")
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
 		writeBad(t, cfg, []byte("read_only: true\n"))
 		commands := [][]string{
@@ -1199,7 +1211,7 @@ func TestBadInputWriteSafety(t *testing.T) {
 		for _, how := range [][]string{{"--read-only"}, {"--config", cfg}} {
 			for _, c := range commands {
 				before := treeHash(t, rroot, jroot, journal)
-				code, _, errOut := actionCmd(t, append(append(c, "--yes", "--force"), how...)...)
+				code, _, errOut := actionCmd(t, e, append(append(c, "--yes", "--force"), how...)...)
 				if code != exitRefused || !strings.Contains(errOut, "read-only") {
 					t.Errorf("%v %v: exit %d stderr %q", c[0], how, code, errOut)
 				}
@@ -1210,15 +1222,13 @@ func TestBadInputWriteSafety(t *testing.T) {
 		}
 	})
 	t.Run("never writes a file it did not read", func(t *testing.T) {
-		_, dir := actionTree(t, model.KindResumable)
+		_, dir, e := actionTree(t, model.KindResumable)
 		checklist := filepath.Join(dir, "checklist.state.env")
 		theirs := []byte("CB_S1_READY=\"1\"\nCB_S2_VERIFY=\"1\"\nCB_S2_ADDED_BY_AGENT=\"0\"\n")
 		// The agent writes while the person reads the preview; they then confirm.
-		oldIn, oldTerm := actionStdin, stdinIsTerminal
-		actionStdin = &writeOnRead{path: checklist, data: theirs, answer: "y\n"}
-		stdinIsTerminal = func() bool { return true }
-		t.Cleanup(func() { actionStdin, stdinIsTerminal = oldIn, oldTerm })
-		code, _, errOut := actionCmd(t, "uncheck", dir, "CB_S2_VERIFY")
+		e.stdin = &writeOnRead{path: checklist, data: theirs, answer: "y\n"}
+		e.stdinTerminal = func() bool { return true }
+		code, _, errOut := actionCmd(t, e, "uncheck", dir, "CB_S2_VERIFY")
 		if code != exitRefused || !strings.Contains(errOut, "changed on disk since you looked") {
 			t.Fatalf("exit %d stderr %q", code, errOut)
 		}

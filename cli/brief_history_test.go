@@ -46,7 +46,7 @@ func TestBriefOnTheRealBinaryHasTheTasksHistory(t *testing.T) {
 	}
 
 	// The dashboard's brief of the run: every run of the roots read, judged with what all of them say.
-	conf, err := config.Load(cfg)
+	conf, err := config.Load(cfg, testEnv(t).getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,9 @@ const (
 )
 
 // c2Workspace copies the C.2 fixture project into a temp dir, with a config naming it as the only root.
-func c2Workspace(t *testing.T) (root, cfg string) {
+// The environment to run runwatch in is the test's own (testEnv).
+func c2Workspace(t *testing.T) (root, cfg string, e env) {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("OPENCODE_CONFIG_DIR", "")
 	root = filepath.Join(t.TempDir(), "app")
 	if err := os.CopyFS(root, os.DirFS("../testdata/jonggrang-c2")); err != nil {
 		t.Fatal(err)
@@ -33,7 +31,7 @@ func c2Workspace(t *testing.T) (root, cfg string) {
 	if err := os.WriteFile(cfg, []byte("roots: ["+root+"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return root, cfg
+	return root, cfg, testEnv(t)
 }
 
 func c2Feature(root, fid string) string {
@@ -68,7 +66,8 @@ func rawRun(t *testing.T, raw map[string]any, id string) map[string]any {
 // errors, stale compaction state blocks nothing, the feedback gate counts only modified_domains, and times
 // are the file's text.
 func TestStatusJSONOnC2Fixtures(t *testing.T) {
-	root, _ := c2Workspace(t)
+	t.Parallel()
+	root, _, _ := c2Workspace(t)
 	snap, raw, code, stderr := runStatusJSON(t, root)
 	if code != 0 {
 		t.Errorf("exit %d, want 0: nothing in the C.2 fixtures is an error (stderr %s)", code, stderr)
@@ -153,12 +152,13 @@ func problemOf(r model.Run, code string) *model.Problem {
 
 // pause while a phase runs under a live agent is refused by the subcommand, with the reason and the way out.
 func TestPauseSubcommandRefusedUnderALiveAgent(t *testing.T) {
-	root, cfg := c2Workspace(t)
+	t.Parallel()
+	root, cfg, e := c2Workspace(t)
 	dir := c2Feature(root, c2Review)
 	manifest := filepath.Join(dir, "MANIFEST.yaml")
 	before, _ := os.ReadFile(manifest)
 	lock := c2LiveLock(t, root, "reviewer-design-001")
-	code, _, errOut := runCmd("pause", "--config", cfg, dir, "--yes")
+	code, _, errOut := runCmd(e, "pause", "--config", cfg, dir, "--yes")
 	if code != exitRefused || !strings.Contains(errOut, "pause would not stick") || !strings.Contains(errOut, "phase 10 (design-verification)") ||
 		!strings.Contains(errOut, "reviewer-design-001") || !strings.Contains(errOut, "Instead") {
 		t.Fatalf("pause under a live agent: exit %d, stderr %q", code, errOut)
@@ -167,7 +167,7 @@ func TestPauseSubcommandRefusedUnderALiveAgent(t *testing.T) {
 		t.Fatal("a refused pause changed the manifest")
 	}
 	os.Remove(lock)
-	if code, out, errOut := runCmd("pause", "--config", cfg, dir, "--yes"); code != 0 || !strings.Contains(out, "marked running but no live lock holds it") {
+	if code, out, errOut := runCmd(e, "pause", "--config", cfg, dir, "--yes"); code != 0 || !strings.Contains(out, "marked running but no live lock holds it") {
 		t.Fatalf("pause with nothing live: exit %d, out %q, stderr %q", code, out, errOut)
 	}
 }
@@ -175,7 +175,8 @@ func TestPauseSubcommandRefusedUnderALiveAgent(t *testing.T) {
 // retry writes in_progress, as the convention's reopen does: the run is then paused, not running; resume
 // of a run already waiting changes nothing and says how to start it.
 func TestRetryThenResumeSubcommands(t *testing.T) {
-	root, cfg := c2Workspace(t)
+	t.Parallel()
+	root, cfg, e := c2Workspace(t)
 	dir := c2Feature(root, c2Review)
 	manifest := filepath.Join(dir, "MANIFEST.yaml")
 	data, _ := os.ReadFile(manifest)
@@ -188,7 +189,7 @@ func TestRetryThenResumeSubcommands(t *testing.T) {
 		t.Fatal("fixture edit did not apply")
 	}
 	os.WriteFile(manifest, []byte(failed), 0o644)
-	if code, _, errOut := runCmd("retry", "--config", cfg, dir, "--yes"); code != 0 {
+	if code, _, errOut := runCmd(e, "retry", "--config", cfg, dir, "--yes"); code != 0 {
 		t.Fatalf("retry: exit %d, stderr %q", code, errOut)
 	}
 	snap, _, _, _ := runStatusJSON(t, root)
@@ -196,7 +197,7 @@ func TestRetryThenResumeSubcommands(t *testing.T) {
 	if run.RawStatus != "in_progress" || run.Status != model.StatusPaused {
 		t.Fatalf("after retry: %s (%s)", run.Status, run.RawStatus)
 	}
-	code, _, errOut := runCmd("resume", "--config", cfg, dir, "--yes")
+	code, _, errOut := runCmd(e, "resume", "--config", cfg, dir, "--yes")
 	if code != exitRefused || !strings.Contains(errOut, "already waiting to be resumed") || !strings.Contains(errOut, "jonggrang orchestrate --resume") {
 		t.Fatalf("resume of a waiting run: exit %d, stderr %q", code, errOut)
 	}
@@ -204,9 +205,10 @@ func TestRetryThenResumeSubcommands(t *testing.T) {
 
 // The brief of a human pause gets the run past it: step and resume, or autonomous mode; never retry.
 func TestBriefAwaitingInputAdvice(t *testing.T) {
+	t.Parallel()
 	jg, _ := fixtureWorkspace(t)
 	feature := filepath.Join(jg, ".jonggrang", ".output", "features", "new-billing-mlopa001")
-	code, out, errOut := runCmd("brief", feature)
+	code, out, errOut := runCmd(testEnv(t), "brief", feature)
 	if code != 0 {
 		t.Fatalf("brief: exit %d, stderr %s", code, errOut)
 	}
@@ -225,7 +227,8 @@ func TestBriefAwaitingInputAdvice(t *testing.T) {
 
 // A running run is never explained as not running, even with a sign of trouble beside its live agent.
 func TestBriefOfARunningRunNeverSaysWhyItIsNotRunning(t *testing.T) {
-	root, cfg := c2Workspace(t)
+	t.Parallel()
+	root, cfg, e := c2Workspace(t)
 	c2LiveLock(t, root, "reviewer-design-001")
 	// A parallel group of the feature that died: a crash sign, while the agent's lock is live.
 	eph := filepath.Join(root, ".jonggrang", ".ephemeral", "orchestration-run.json")
@@ -242,7 +245,7 @@ func TestBriefOfARunningRunNeverSaysWhyItIsNotRunning(t *testing.T) {
     }
   ]
 }`), 0o644)
-	code, out, errOut := runCmd("brief", "--config", cfg, c2Feature(root, c2Review))
+	code, out, errOut := runCmd(e, "brief", "--config", cfg, c2Feature(root, c2Review))
 	if code != 0 || !strings.Contains(out, "- Status: running") {
 		t.Fatalf("brief: exit %d, stderr %s\n%s", code, errOut, out)
 	}
@@ -260,7 +263,7 @@ func TestBriefOfARunningRunNeverSaysWhyItIsNotRunning(t *testing.T) {
 	// lock of its own), so the brief does not tell anyone to restart the phase as if it had stopped.
 	os.Remove(eph)
 	os.Remove(filepath.Join(root, ".jonggrang", "locks", "reviewer-design-001.lock"))
-	code, out, errOut = runCmd("brief", "--config", cfg, c2Feature(root, c2Review))
+	code, out, errOut = runCmd(e, "brief", "--config", cfg, c2Feature(root, c2Review))
 	if code != 0 || !strings.Contains(out, "- Status: running") {
 		t.Fatalf("brief: exit %d, stderr %s\n%s", code, errOut, out)
 	}

@@ -10,9 +10,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"runwatch/config"
 	"runwatch/fleet"
 	"runwatch/remote"
+	"runwatch/state/action"
 	"runwatch/suggest"
 )
 
@@ -56,12 +59,64 @@ func register(c command) {
 // defaultCommand runs when the first argument is not a subcommand: the dashboard.
 const defaultCommand = "dashboard"
 
-// Main runs runwatch with the arguments after the program name and returns the process exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	return dispatch(args, stdout, stderr)
+// Main runs runwatch with the arguments after the program name and returns the process exit code. getenv is
+// the environment it runs in (os.Getenv): every variable runwatch reads is read through it, so a test gives
+// each call its own and runs in parallel.
+func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return dispatch(args, stdout, stderr, env{getenv: getenv})
 }
 
-func dispatch(args []string, stdout, stderr io.Writer) int {
+// env is what a command is given besides its arguments and its output: the environment it runs in, and the
+// seams a test gives one call (the terminal it draws on, the moments of an action); their zero values are the
+// process's own.
+type env struct {
+	getenv func(string) string
+	// terminal, when set, says whether the dashboard has a terminal (isTerminal).
+	terminal func(stdout io.Writer) bool
+	// width, when set, is the width of the terminal w writes to (terminalWidth).
+	width func(w io.Writer) (int, bool)
+	// actionSeams play a writer or a full disk at an exact moment of an action a subcommand applies.
+	actionSeams action.Seams
+	// stdin, when set, is where confirmations are read from, and stdinTerminal whether it is a terminal.
+	stdin         io.Reader
+	stdinTerminal func() bool
+}
+
+// hasTerminal says whether the dashboard can run (isTerminal, unless a test says).
+func (e env) hasTerminal(stdout io.Writer) bool {
+	if e.terminal != nil {
+		return e.terminal(stdout)
+	}
+	return isTerminal(stdout)
+}
+
+// terminalWidth is the width of the terminal w writes to (terminalWidth, unless a test says).
+func (e env) terminalWidth(w io.Writer) (int, bool) {
+	if e.width != nil {
+		return e.width(w)
+	}
+	return terminalWidth(w)
+}
+
+// confirmations is where a command reads a person's answer: stdin.
+func (e env) confirmations() io.Reader {
+	if e.stdin != nil {
+		return e.stdin
+	}
+	return os.Stdin
+}
+
+// stdinIsTerminal says whether a person can answer on stdin.
+func (e env) stdinIsTerminal() bool {
+	if e.stdinTerminal != nil {
+		return e.stdinTerminal()
+	}
+	// A character device is not enough: /dev/null is one. Only a tty answers the termios ioctl (TCGETS on
+	// Linux, TIOCGETA on the BSDs and macOS), which term asks.
+	return term.IsTerminal(os.Stdin.Fd())
+}
+
+func dispatch(args []string, stdout, stderr io.Writer, e env) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "--help", "-help":
@@ -71,16 +126,16 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return runVersion(nil, stdout, stderr)
 		}
 		if c, ok := commands[args[0]]; ok {
-			return runCommand(c, args[1:], stdout, stderr)
+			return runCommand(c, args[1:], stdout, stderr, e)
 		}
 		if c, i, ok := commandAfterFlags(args); ok {
-			return runCommand(c, append(append([]string{}, args[:i]...), args[i+1:]...), stdout, stderr)
+			return runCommand(c, append(append([]string{}, args[:i]...), args[i+1:]...), stdout, stderr, e)
 		}
 		if code, handled := unknownCommand(args[0], stderr); handled {
 			return code
 		}
 	}
-	return runCommand(commands[defaultCommand], args, stdout, stderr)
+	return runCommand(commands[defaultCommand], args, stdout, stderr, e)
 }
 
 // commandAfterFlags finds a command named after flags (`runwatch --config F status`): as with git's and
@@ -130,9 +185,11 @@ func unknownCommand(arg string, stderr io.Writer) (code int, handled bool) {
 }
 
 // runCommand parses a command's flags, wherever they stand among its arguments, and runs it. Every flag
-// problem is reported here, once, in one style, with a suggestion when a flag is misspelt.
-func runCommand(c command, args []string, stdout, stderr io.Writer) int {
+// problem is reported here, once, in one style, with a suggestion when a flag is misspelt. e is what the
+// command runs in (flagSet.env).
+func runCommand(c command, args []string, stdout, stderr io.Writer, e env) int {
 	fs := newFlagSet(c.name)
+	fs.env = e
 	run := c.define(fs)
 	if c.rawArgs {
 		return run(args, stdout, stderr)

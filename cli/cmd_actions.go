@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-
-	"github.com/charmbracelet/x/term"
 
 	"runwatch/remote"
 	"runwatch/state"
@@ -45,19 +42,6 @@ const (
 	exitAppliedOver    = 5
 	// exitNotAsShown: --expect named other bytes than the plan starts from now (a change since the preview).
 	exitNotAsShown = 7
-)
-
-// Where confirmations are read from; tests replace them.
-var (
-	actionStdin     io.Reader = os.Stdin
-	stdinIsTerminal           = func() bool {
-		// A character device is not enough: /dev/null is one. Only a tty answers the termios ioctl (TCGETS on
-		// Linux, TIOCGETA on the BSDs and macOS), which term asks.
-		return term.IsTerminal(os.Stdin.Fd())
-	}
-	// actionSeams play a writer or a full disk at an exact moment of an action the subcommand applies
-	// (action.Seams); tests set them, like the two above, and the program leaves them zero.
-	actionSeams action.Seams
 )
 
 func init() {
@@ -106,7 +90,7 @@ func defineActionFlags(fs *flagSet, to bool) *actionFlags {
 	o.readOnly = fs.Bool("read-only", false, "refuse every change")
 	o.asJSON = fs.Bool("json", false, "with --dry-run: print the plan as JSON, with what it starts from for --expect")
 	fs.Var(&o.expect, "expect", "apply only if the plan starts from the bytes a --dry-run --json showed (`F:SUM`: a file and its sha256, one per file)")
-	o.common.register(fs.FlagSet)
+	o.common.register(fs)
 	o.common.registerRunRoots(fs.FlagSet)
 	return o
 }
@@ -151,7 +135,7 @@ type planJSON struct {
 }
 
 func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Writer) int {
-	dryRun, yes, reason, force, readOnly, common := o.dryRun, o.yes, o.reason, o.force, o.readOnly, o.common
+	dryRun, yes, reason, force, readOnly, common, e := o.dryRun, o.yes, o.reason, o.force, o.readOnly, o.common, o.set.env
 	name := string(v)
 	if *o.asJSON && !*dryRun {
 		return usageError(stderr, name, "--json goes with --dry-run: it prints the plan")
@@ -177,19 +161,20 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
 		return usageError(stderr, name, "%v", err)
 	} else if isRemote {
-		return runRemoteAction(remoteCallOf(req, o, root), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly, asJSON: *o.asJSON}, stdout, stderr)
+		return runRemoteAction(e, remoteCallOf(req, o, root), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly, asJSON: *o.asJSON}, stdout, stderr)
 	}
-	if code := checkRoots(name, cfg, stderr); code != exitOK {
+	if code := checkRoots(e.getenv, name, cfg, stderr); code != exitOK {
 		return code // RUN is looked for under them
 	}
-	loc, err := resolveRun(pos[0], cfg)
+	loc, err := resolveRun(e.getenv, pos[0], cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch %s: %v\n", name, err)
 		return exitRefused
 	}
-	env := reachingEnv(cfg)
+	env := reachingEnv(e.getenv, cfg)
 	run := state.Load(loc, env)
-	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly, Expect: o.expect, Seams: actionSeams}
+	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly, Expect: o.expect, Seams: e.actionSeams,
+		JournalPath: journalIn(e.getenv, "")}
 	req.Run = run
 	p, err := req.Plan(opts)
 	var notShown *action.NotAsShownError
@@ -218,7 +203,7 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 		fmt.Fprintln(stdout, "(dry run: nothing written)")
 		return exitOK
 	}
-	typed, err := confirm(p, *yes, *force, stdout)
+	typed, err := confirm(e, p, *yes, *force, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch %s: refused: %v\n", name, err)
 		return exitRefused
@@ -250,16 +235,16 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 }
 
 // confirm asks on a terminal, or takes --yes/--force; without a terminal and without them it refuses.
-func confirm(p *action.Plan, yes, force bool, stdout io.Writer) (typed string, err error) {
+func confirm(e env, p *action.Plan, yes, force bool, stdout io.Writer) (typed string, err error) {
 	if p.Confirm.Kind == action.ConfirmTyped {
 		if force {
 			return "", nil
 		}
-		if !stdinIsTerminal() {
+		if !e.stdinIsTerminal() {
 			return "", fmt.Errorf("this lock's liveness is unknown: confirm on a terminal by typing %q, or pass --force", p.Confirm.Word)
 		}
 		fmt.Fprintf(stdout, "The lock's liveness cannot be checked from here. Type %q to clear it: ", p.Confirm.Word)
-		answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
+		answer, _ := bufio.NewReader(e.confirmations()).ReadString('\n')
 		answer = strings.TrimSpace(answer)
 		if answer != p.Confirm.Word {
 			return "", fmt.Errorf("not confirmed (typed %q)", answer)
@@ -269,11 +254,11 @@ func confirm(p *action.Plan, yes, force bool, stdout io.Writer) (typed string, e
 	if yes {
 		return "", nil
 	}
-	if !stdinIsTerminal() {
+	if !e.stdinIsTerminal() {
 		return "", errors.New("no terminal to confirm on; pass --yes to apply")
 	}
 	fmt.Fprint(stdout, termsafe.Screen(p.Question())+" [y/N] ")
-	answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
+	answer, _ := bufio.NewReader(e.confirmations()).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 		return "", nil

@@ -20,11 +20,14 @@ func init() {
 			"person reading what was sent).",
 		hidden:  true,
 		rawArgs: true,
-		define:  func(*flagSet) runFunc { return runArgv },
+		define: func(fs *flagSet) runFunc {
+			return func(args []string, stdout, stderr io.Writer) int { return runArgv(fs.env, args, stdout, stderr) }
+		},
 	})
 }
 
-func runArgv(args []string, stdout, stderr io.Writer) int {
+// runArgv runs the command encoded in args in e, the environment this runwatch was started in.
+func runArgv(e env, args []string, stdout, stderr io.Writer) int {
 	print := len(args) == 2 && args[0] == "--sh"
 	if print {
 		args = args[1:]
@@ -49,5 +52,5 @@ func runArgv(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "runwatch: an encoded command may not hold another")
 		return exitUsage
 	}
-	return dispatch(words, stdout, stderr)
+	return dispatch(words, stdout, stderr, e)
 }

@@ -41,7 +41,7 @@ const exitNoRun = 1
 func defineBrief(fs *flagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print the brief as JSON (schema 1) instead of Markdown")
 	var common commonFlags
-	common.register(fs.FlagSet)
+	common.register(fs)
 	common.registerRunRoots(fs.FlagSet)
 	return func(args []string, stdout, stderr io.Writer) int {
 		return runBrief(args, *asJSON, common, stdout, stderr)
@@ -67,24 +67,24 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	if root, isRemote, err := remote.Parse(target); err != nil {
 		return usageError(stderr, "brief", "%v", err)
 	} else if isRemote {
-		return remoteBrief(root, *asJSON, cfg, stdout, stderr)
+		return remoteBrief(common.getenv, root, *asJSON, cfg, stdout, stderr)
 	}
 	// A RUN here is looked for under the roots, and its task's other runs read there: checked as every
 	// command checks its roots.
-	if code := checkRoots("brief", cfg, stderr); code != exitOK {
+	if code := checkRoots(common.getenv, "brief", cfg, stderr); code != exitOK {
 		return code
 	}
-	loc, rootRuns, err := resolveRunIn(target, cfg)
+	loc, rootRuns, err := resolveRunIn(common.getenv, target, cfg)
 	if err != nil {
 		// Not found, ambiguous (the candidates are listed) or unreadable: in every case there is no one run.
 		fmt.Fprintf(stderr, "runwatch brief: %v\n", err)
 		return exitNoRun
 	}
-	env := reachingEnv(cfg)
+	env := reachingEnv(common.getenv, cfg)
 	run := state.Load(loc, env)
 	// Judged as the dashboard judges it, by the clock and with what the task's other runs say (its Time
 	// line, the ETA; orphaned, quiet).
-	model.JudgeTime(&run, env.Now, env.Liveness, taskHistory(run, loc, rootRuns, cfg))
+	model.JudgeTime(&run, env.Now, env.Liveness, taskHistory(common.getenv, run, loc, rootRuns, cfg))
 	b := brief.Build(run, env)
 	if *asJSON {
 		enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
@@ -103,9 +103,9 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 }
 
 // taskHistory is state.TaskHistory over the local roots of the config (or the defaults): what the dashboard
-// would read.
-func taskHistory(run model.Run, loc state.Location, rootRuns []state.Location, cfg config.Config) *model.History {
-	local, _, err := remote.Split(scanPaths(nil, cfg))
+// would read, in the environment getenv reads.
+func taskHistory(getenv func(string) string, run model.Run, loc state.Location, rootRuns []state.Location, cfg config.Config) *model.History {
+	local, _, err := remote.Split(scanPaths(getenv, nil, cfg))
 	if err != nil {
 		local = nil
 	}
@@ -113,8 +113,8 @@ func taskHistory(run model.Run, loc state.Location, rootRuns []state.Location, c
 }
 
 // remoteBrief prints the brief of a run on another machine as that machine's runwatch builds it, from its
-// own files and its own git.
-func remoteBrief(root remote.Root, asJSON bool, cfg config.Config, stdout, stderr io.Writer) int {
+// own files and its own git; getenv is the environment ssh is found in.
+func remoteBrief(getenv func(string) string, root remote.Root, asJSON bool, cfg config.Config, stdout, stderr io.Writer) int {
 	args := []string{"brief"}
 	if asJSON {
 		args = append(args, "--json")
@@ -122,7 +122,7 @@ func remoteBrief(root remote.Root, asJSON bool, cfg config.Config, stdout, stder
 	if cfg.ReadOnly {
 		args = append(args, "--read-only") // it writes nothing there either
 	}
-	out, errb, code, err := sshFor(cfg).Run(context.Background(), root, append(args, "--", root.Path)...)
+	out, errb, code, err := sshFor(getenv, cfg).Run(context.Background(), root, append(args, "--", root.Path)...)
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "runwatch brief: %s: %v\n", root.Label(), err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBriefCommand(t *testing.T) {
+	t.Parallel()
 	project, err := filepath.Abs(filepath.Join("..", "testdata", "jonggrang"))
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +23,7 @@ func TestBriefCommand(t *testing.T) {
 	}
 
 	var out, errb bytes.Buffer
-	if code := dispatch([]string{"brief", "--config", cfg, feature}, &out, &errb); code != 0 {
+	if code := dispatch([]string{"brief", "--config", cfg, feature}, &out, &errb, testEnv(t)); code != 0 {
 		t.Fatalf("brief of a run dir: exit %d, stderr %s", code, errb.String())
 	}
 	if !strings.HasPrefix(out.String(), "# Resuming feature: new-billing-mlopa001\n") ||
@@ -31,7 +32,7 @@ func TestBriefCommand(t *testing.T) {
 	}
 
 	out.Reset()
-	if code := dispatch([]string{"brief", "--config", cfg, "new-bill", "--json"}, &out, &errb); code != 0 {
+	if code := dispatch([]string{"brief", "--config", cfg, "new-bill", "--json"}, &out, &errb, testEnv(t)); code != 0 {
 		t.Fatalf("brief by id prefix with --json after RUN: exit %d, stderr %s", code, errb.String())
 	}
 	var doc struct {
@@ -47,17 +48,17 @@ func TestBriefCommand(t *testing.T) {
 	}
 
 	errb.Reset()
-	if code := dispatch([]string{"brief", "--config", cfg, "no-such-run"}, &out, &errb); code != 1 ||
+	if code := dispatch([]string{"brief", "--config", cfg, "no-such-run"}, &out, &errb, testEnv(t)); code != 1 ||
 		!strings.Contains(errb.String(), "no-such-run") {
 		t.Fatalf("unknown run: exit %d, stderr %q; want 1 naming the run", code, errb.String())
 	}
-	if code := dispatch([]string{"brief", "--config", cfg}, &out, &errb); code != 2 {
+	if code := dispatch([]string{"brief", "--config", cfg}, &out, &errb, testEnv(t)); code != 2 {
 		t.Fatalf("missing RUN: exit %d, want 2", code)
 	}
-	if code := dispatch([]string{"brief", "--config", cfg, "a", "b"}, &out, &errb); code != 2 {
+	if code := dispatch([]string{"brief", "--config", cfg, "a", "b"}, &out, &errb, testEnv(t)); code != 2 {
 		t.Fatalf("two RUNs: exit %d, want 2", code)
 	}
-	if code := dispatch([]string{"brief", "--no-such-flag", "a"}, &out, &errb); code != 2 {
+	if code := dispatch([]string{"brief", "--no-such-flag", "a"}, &out, &errb, testEnv(t)); code != 2 {
 		t.Fatalf("unknown flag: exit %d, want 2", code)
 	}
 }

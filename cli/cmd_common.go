@@ -15,6 +15,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
+	"runwatch/state/journal"
 	"runwatch/termsafe"
 	"runwatch/ui/text"
 )
@@ -26,7 +27,8 @@ type commonFlags struct {
 	orphanAfter time.Duration
 	quietAfter  time.Duration
 	maxDepth    int
-	runRoots    rootList // --root, for the commands that take RUN (registerRunRoots)
+	runRoots    rootList            // --root, for the commands that take RUN (registerRunRoots)
+	getenv      func(string) string // the command's environment (flagSet.env)
 }
 
 // rootList is a flag given once per folder (--root A --root B).
@@ -48,7 +50,7 @@ func (c *commonFlags) registerRunRoots(fs *flag.FlagSet) {
 	fs.Var(&c.runRoots, "root", "look for RUN under `DIR` instead of the config's roots (repeatable); the current directory is looked in too")
 }
 
-func (c *commonFlags) register(fs *flag.FlagSet) {
+func (c *commonFlags) register(fs *flagSet) {
 	c.registerConfig(fs)
 	fs.DurationVar(&c.staleAfter, "stale-after", 0, "age after which a jonggrang lock without a pid is stale (default 30m)")
 	fs.DurationVar(&c.orphanAfter, "orphan-after", 0, "how long a jonggrang phase marked running may go unwritten with nothing alive to run it before it is orphaned (default 5m)")
@@ -56,8 +58,10 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxDepth, "max-depth", 0, "how many directory levels to scan below each path (default 4)")
 }
 
-// registerConfig is --config alone, for a command that reads no runs (install).
-func (c *commonFlags) registerConfig(fs *flag.FlagSet) {
+// registerConfig is --config alone, for a command that reads no runs (install), and the environment the
+// default config is found in.
+func (c *commonFlags) registerConfig(fs *flagSet) {
+	c.getenv = fs.env.getenv
 	fs.StringVar(&c.configPath, "config", "", "read the config from `FILE` (default $XDG_CONFIG_HOME/runwatch/config.yaml)")
 }
 
@@ -67,7 +71,7 @@ func (c *commonFlags) resolve() (config.Config, error) {
 		// As the config's max_depth is: 0 is the default, and no depth is below it.
 		return config.Config{}, fmt.Errorf("--max-depth %d is negative", c.maxDepth)
 	}
-	cfg, err := config.Load(c.configPath)
+	cfg, err := config.Load(c.configPath, c.getenv)
 	if err != nil {
 		return cfg, err
 	}
@@ -87,17 +91,18 @@ func (c *commonFlags) overrides() config.Overrides {
 	return config.Overrides{StaleAfter: c.staleAfter, OrphanAfter: c.orphanAfter, QuietAfter: c.quietAfter, MaxDepth: c.maxDepth}
 }
 
-// scanPaths picks what to scan: paths from the command line, else the config's roots, else the defaults.
-func scanPaths(args []string, cfg config.Config) []string {
-	return fleet.Options{Paths: args, Roots: cfg.Roots}.Scanned()
+// scanPaths picks what to scan: paths from the command line, else the config's roots, else the defaults of
+// the environment getenv reads.
+func scanPaths(getenv func(string) string, args []string, cfg config.Config) []string {
+	return fleet.Options{Paths: args, Roots: cfg.Roots, Getenv: getenv}.Scanned()
 }
 
 // openRoots opens the runs under paths (else the config's roots, else the defaults), local and remote, with
 // cfg's settings: every command that reads runs opens them here. given are the command line's flags, which
 // each host's runwatch is given too. When they cannot be opened it has said why (rootsProblem) and returns
 // nil and the exit code.
-func openRoots(name string, paths []string, cfg config.Config, given fleet.Given, stderr io.Writer) (*fleet.Roots, int) {
-	roots, err := fleet.Open(fleetOptions(paths, cfg, given))
+func openRoots(getenv func(string) string, name string, paths []string, cfg config.Config, given fleet.Given, stderr io.Writer) (*fleet.Roots, int) {
+	roots, err := fleet.Open(fleetOptions(getenv, paths, cfg, given))
 	if err != nil {
 		return nil, rootsProblem(stderr, name, paths, cfg, err)
 	}
@@ -106,8 +111,8 @@ func openRoots(name string, paths []string, cfg config.Config, given fleet.Given
 
 // checkRoots is openRoots' check alone, for a command that looks for one RUN under the roots (brief): the
 // config's roots, or --root's.
-func checkRoots(name string, cfg config.Config, stderr io.Writer) int {
-	if _, _, err := fleet.Check(scanPaths(nil, cfg)); err != nil {
+func checkRoots(getenv func(string) string, name string, cfg config.Config, stderr io.Writer) int {
+	if _, _, err := fleet.Check(scanPaths(getenv, nil, cfg)); err != nil {
 		return rootsProblem(stderr, name, nil, cfg, err)
 	}
 	return exitOK
@@ -135,18 +140,30 @@ func rootsProblem(stderr io.Writer, name string, paths []string, cfg config.Conf
 	return exitUsage
 }
 
-func fleetOptions(paths []string, cfg config.Config, given fleet.Given) fleet.Options {
-	o := fleet.Options{Paths: paths, Roots: cfg.Roots, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
-		Liveness: livenessFor(cfg), StageOrders: stageOrders(cfg), SSH: sshFor(cfg), Given: given}
+// fleetOptions are the options of fleet.Open from the config, the command line and the environment getenv
+// reads (the default roots, ssh).
+func fleetOptions(getenv func(string) string, paths []string, cfg config.Config, given fleet.Given) fleet.Options {
+	o := fleet.Options{Paths: paths, Roots: cfg.Roots, Getenv: getenv, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
+		Liveness: livenessFor(cfg), StageOrders: stageOrders(cfg), SSH: sshFor(getenv, cfg), Given: given}
 	if given.Poll > 0 {
 		o.Poll = given.Poll
 	}
 	return o
 }
 
-// sshFor is the ssh that reaches remote roots: the config's, overridden by RUNWATCH_SSH_COMMAND.
-func sshFor(cfg config.Config) remote.SSH {
-	return remote.FromEnv(cfg.SSH.Command, cfg.SSH.Runwatch)
+// sshFor is the ssh that reaches remote roots: the config's, overridden by RUNWATCH_SSH_COMMAND in the
+// environment getenv reads.
+func sshFor(getenv func(string) string, cfg config.Config) remote.SSH {
+	return remote.FromEnv(getenv, cfg.SSH.Command, cfg.SSH.Runwatch)
+}
+
+// journalIn is the journal actions are written to: path when set, else the one of the environment getenv
+// reads ("" when it has no home for one, which the action then reports).
+func journalIn(getenv func(string) string, path string) string {
+	if path == "" {
+		path, _ = journal.DefaultPath(getenv)
+	}
+	return path
 }
 
 // given are the flags of c that each host's runwatch is given too (fleet.Given); poll is the command's --poll.
@@ -154,8 +171,9 @@ func (c *commonFlags) given(poll time.Duration) fleet.Given {
 	return fleet.Given{StaleAfter: c.staleAfter, OrphanAfter: c.orphanAfter, QuietAfter: c.quietAfter, MaxDepth: c.maxDepth, Poll: poll}
 }
 
+// envFor is the environment runs are judged in, as the config says (fleet.Options.Env).
 func envFor(cfg config.Config) model.Env {
-	return fleetOptions(nil, cfg, fleet.Given{}).Env()
+	return fleet.Options{StaleAfter: cfg.StaleAfter.D(), Liveness: livenessFor(cfg), StageOrders: stageOrders(cfg)}.Env()
 }
 
 // livenessFor is the config's thresholds for the judgements the clock decides (orphaned, quiet).
@@ -166,8 +184,8 @@ func livenessFor(cfg config.Config) model.LivenessRules {
 // reachingEnv is envFor with the machines runwatch reaches (the config's remote roots), so a lock that names
 // one of them is judged there. Every lock is asked about afresh: a command's answer, and an action's plan,
 // rest on nothing older than the command.
-func reachingEnv(cfg config.Config) model.Env {
-	o := fleetOptions(nil, cfg, fleet.Given{})
+func reachingEnv(getenv func(string) string, cfg config.Config) model.Env {
+	o := fleetOptions(getenv, nil, cfg, fleet.Given{})
 	env := o.Env()
 	if e := o.Reaching(nil); e != nil {
 		env.Elsewhere = e
@@ -184,16 +202,17 @@ func stageOrders(cfg config.Config) []model.StageOrderRule {
 	return out
 }
 
-// resolveRun finds RUN (state.FindRun) under the configured roots, else the defaults.
-func resolveRun(arg string, cfg config.Config) (state.Location, error) {
-	loc, _, err := resolveRunIn(arg, cfg)
+// resolveRun finds RUN (state.FindRun) under the configured roots, else the defaults of the environment
+// getenv reads.
+func resolveRun(getenv func(string) string, arg string, cfg config.Config) (state.Location, error) {
+	loc, _, err := resolveRunIn(getenv, arg, cfg)
 	return loc, err
 }
 
 // resolveRunIn is resolveRun, also returning the runs of the configured roots when it walked them to find
 // RUN (nil when RUN was a path).
-func resolveRunIn(arg string, cfg config.Config) (state.Location, []state.Location, error) {
-	return state.FindRun(arg, scanPaths(nil, cfg), cfg.MaxDepth)
+func resolveRunIn(getenv func(string) string, arg string, cfg config.Config) (state.Location, []state.Location, error) {
+	return state.FindRun(arg, scanPaths(getenv, nil, cfg), cfg.MaxDepth)
 }
 
 // sanitizingWriter neutralises escape and control sequences line by line, for commands whose output quotes

@@ -56,7 +56,11 @@ func init() {
 		args:    "ARGS...",
 		hidden:  true,
 		rawArgs: true,
-		define:  func(*flagSet) runFunc { return runComplete },
+		define: func(fs *flagSet) runFunc {
+			return func(args []string, stdout, stderr io.Writer) int {
+				return runComplete(fs.env.getenv, args, stdout, stderr)
+			}
+		},
 	})
 	register(command{
 		name:    "__complete0",
@@ -64,7 +68,11 @@ func init() {
 		args:    "ARGS...",
 		hidden:  true,
 		rawArgs: true,
-		define:  func(*flagSet) runFunc { return runComplete0 },
+		define: func(fs *flagSet) runFunc {
+			return func(args []string, stdout, stderr io.Writer) int {
+				return runComplete0(fs.env.getenv, args, stdout, stderr)
+			}
+		},
 	})
 }
 
@@ -89,8 +97,8 @@ func runCompletion(args []string, stdout, stderr io.Writer) int {
 // versions ask (fish's is saved to a file), and a line cannot carry a newline: a run folder named
 // "h8 a\nh0-victim" would be offered as two candidates, the second another run's id. So a candidate with a
 // newline is left out here; the scripts printed now ask __complete0, which carries it whole.
-func runComplete(args []string, stdout, stderr io.Writer) int {
-	for _, c := range completionsFor(args) {
+func runComplete(getenv func(string) string, args []string, stdout, stderr io.Writer) int {
+	for _, c := range completionsFor(getenv, args) {
 		if !strings.Contains(c, "\n") && !heldTabs(c) {
 			fmt.Fprintln(stdout, c)
 		}
@@ -103,10 +111,10 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 const completeTabsEnv = "RUNWATCH_COMPLETE_TABS"
 
 // runComplete0 is runComplete with every candidate ended by a NUL, a newline in it kept.
-func runComplete0(args []string, stdout, stderr io.Writer) int {
+func runComplete0(getenv func(string) string, args []string, stdout, stderr io.Writer) int {
 	var b strings.Builder
-	tabs := os.Getenv(completeTabsEnv) == "1"
-	for _, c := range completionsFor(args) {
+	tabs := getenv(completeTabsEnv) == "1"
+	for _, c := range completionsFor(getenv, args) {
 		if heldTabs(c) && !tabs {
 			continue
 		}
@@ -117,22 +125,23 @@ func runComplete0(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// completionsFor is what may stand at the last of args, given the words before it.
-func completionsFor(args []string) []string {
+// completionsFor is what may stand at the last of args, given the words before it, in the environment
+// getenv reads (the config, the default roots, the walk cache).
+func completionsFor(getenv func(string) string, args []string) []string {
 	if len(args) == 0 {
 		args = []string{""}
 	}
-	return completions(args[:len(args)-1], args[len(args)-1])
+	return completions(getenv, args[:len(args)-1], args[len(args)-1])
 }
 
 // completions works out what may stand at cur, after the words before it.
-func completions(before []string, cur string) []string {
+func completions(getenv func(string) string, before []string, cur string) []string {
 	c := commands[defaultCommand]
 	fs := newFlagSet(c.name)
 	c.define(fs)
 	haveCommand := false
 	var positional []string
-	var src typedConfig
+	src := typedConfig{getenv: getenv}
 	for i := 0; i < len(before); i++ {
 		w := before[i]
 		if w == "--" {
@@ -244,6 +253,7 @@ func completions(before []string, cur string) []string {
 type typedConfig struct {
 	path     string
 	readOnly bool
+	getenv   func(string) string // the environment the completion runs in
 }
 
 // flagValues are the values a flag takes, where they can be listed (those that start with typed, where
@@ -290,15 +300,15 @@ func knownRunIDs(src typedConfig, prefix string) []string {
 // answered from the walk cache where the folders' stats show it holds (state.DiscoverNamedCached): the
 // candidates of a keystroke, never what a command acts on, which finds and reads its run itself.
 func runsNamed(src typedConfig, named func(folder string) bool) ([]state.Location, bool) {
-	cfg, err := config.Load(src.path)
+	cfg, err := config.Load(src.path, src.getenv)
 	if err != nil {
 		return nil, false
 	}
-	local, _, err := remote.Split(scanPaths(nil, cfg))
+	local, _, err := remote.Split(scanPaths(src.getenv, nil, cfg))
 	if err != nil {
 		return nil, false
 	}
-	locs, _ := state.DiscoverNamedCached(local, cfg.MaxDepth, named, state.WalkCache{Dir: state.DefaultWalkCacheDir(), ReadOnly: cfg.ReadOnly || src.readOnly})
+	locs, _ := state.DiscoverNamedCached(local, cfg.MaxDepth, named, state.WalkCache{Dir: state.DefaultWalkCacheDir(src.getenv), ReadOnly: cfg.ReadOnly || src.readOnly})
 	return locs, true
 }
 
@@ -307,13 +317,13 @@ func runsNamed(src typedConfig, named func(folder string) bool) ([]state.Locatio
 // (state.MatchRun, without its look into every state.env for a RUN_ID that is no folder's name: that read
 // every run for a keystroke), and only that run is read.
 func loadRunQuietly(arg string, src typedConfig) (model.Run, bool) {
-	cfg, err := config.Load(src.path)
+	cfg, err := config.Load(src.path, src.getenv)
 	if err != nil {
 		return model.Run{}, false
 	}
 	var loc state.Location
 	if _, err := os.Stat(arg); err == nil {
-		if loc, err = resolveRun(arg, cfg); err != nil {
+		if loc, err = resolveRun(src.getenv, arg, cfg); err != nil {
 			return model.Run{}, false
 		}
 	} else {

@@ -13,9 +13,10 @@ import (
 )
 
 // candidates is what __complete answers for the words, without descriptions.
-func candidates(t *testing.T, words ...string) []string {
+// candidates is what `runwatch __complete words...` offers in e.
+func candidates(t *testing.T, e env, words ...string) []string {
 	t.Helper()
-	_, out, _ := run(t, append([]string{"__complete"}, words...)...)
+	_, out, _ := runIn(t, e, append([]string{"__complete"}, words...)...)
 	var got []string
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		if line != "" {
@@ -55,7 +56,8 @@ func completionWorkspace(t *testing.T) (configHome string) {
 }
 
 func TestCompleteWords(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", completionWorkspace(t))
+	t.Parallel()
+	e := testEnv(t, "XDG_CONFIG_HOME", completionWorkspace(t))
 	for _, tc := range []struct {
 		words []string
 		want  []string // all of these, and nothing that does not start with the last word
@@ -80,7 +82,7 @@ func TestCompleteWords(t *testing.T) {
 		{[]string{"uncheck", "--yes", "iso26262-mining", ""}, []string{"CB_VERIFY_SCHEMA_VALID"}},
 		{[]string{"unlock", "iso26262-mining-20260215T143525Z", ""}, []string{"active.lock"}},
 	} {
-		got := candidates(t, tc.words...)
+		got := candidates(t, e, tc.words...)
 		if !has(got, tc.want...) {
 			t.Errorf("complete %q: got %q, want %q among them", tc.words, got, tc.want)
 		}
@@ -91,13 +93,13 @@ func TestCompleteWords(t *testing.T) {
 			}
 		}
 	}
-	if got := candidates(t, "check", "iso26262-mining", ""); has(got, "CB_VERIFY_SCHEMA_VALID") {
+	if got := candidates(t, e, "check", "iso26262-mining", ""); has(got, "CB_VERIFY_SCHEMA_VALID") {
 		t.Errorf("check offers an item already ticked: %q", got)
 	}
-	if got := candidates(t, "step", "iso26262-mining-20260215T143525Z", ""); len(got) != 0 {
+	if got := candidates(t, e, "step", "iso26262-mining-20260215T143525Z", ""); len(got) != 0 {
 		t.Errorf("after RUN, step takes nothing more; got %q", got)
 	}
-	if got := candidates(t, "__com"); has(got, "__complete") {
+	if got := candidates(t, e, "__com"); has(got, "__complete") {
 		t.Errorf("the hidden helper is offered: %q", got)
 	}
 }

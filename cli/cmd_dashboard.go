@@ -62,6 +62,8 @@ type dashboardOptions struct {
 	NoMouse   bool
 	// Notify holds the notification flags; nil means the config file's notify: section alone.
 	Notify *notifyFlags
+	// env is what the dashboard runs in (flagSet.env).
+	env env
 	// JournalPath, when set, is where actions are journaled instead of $XDG_STATE_HOME (the demo keeps its
 	// journal in its workspace, so trying it leaves nothing in the person's real journal).
 	JournalPath string
@@ -75,7 +77,7 @@ type dashboardOptions struct {
 
 func defineDashboard(fs *flagSet) runFunc {
 	var common commonFlags
-	common.register(fs.FlagSet)
+	common.register(fs)
 	readOnly := fs.Bool("read-only", false, "remove every key that changes run state")
 	noMouse := fs.Bool("no-mouse", false, "leave the mouse to the terminal: no wheel scrolling or clicks, text selection without shift")
 	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
@@ -87,16 +89,16 @@ func defineDashboard(fs *flagSet) runFunc {
 			return usageError(stderr, defaultCommand, "--%v", err)
 		}
 		return openDashboard(paths, dashboardOptions{
-			Common: common, ReadOnly: *readOnly, Poll: *poll, DebugPath: *debug, Notify: &nf, NoMouse: *noMouse,
+			Common: common, ReadOnly: *readOnly, Poll: *poll, DebugPath: *debug, Notify: &nf, NoMouse: *noMouse, env: fs.env,
 		}, stdout, stderr)
 	}
 }
 
 const noTerminalMessage = "runwatch needs a terminal for the dashboard; use `runwatch status` or `runwatch events` in scripts"
 
-// hasTerminal says whether the dashboard can run: it draws on stdout and reads keys from stdin, or from
-// /dev/tty when stdin is a pipe (as Bubble Tea does). Tests replace it.
-var hasTerminal = func(stdout io.Writer) bool {
+// isTerminal says whether the dashboard can run: it draws on stdout and reads keys from stdin, or from
+// /dev/tty when stdin is a pipe (as Bubble Tea does).
+func isTerminal(stdout io.Writer) bool {
 	f, ok := stdout.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return false
@@ -114,7 +116,8 @@ var hasTerminal = func(stdout io.Writer) bool {
 
 // openDashboard runs the dashboard over paths until the user quits. It returns the exit code.
 func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) int {
-	defer gcpolicy.Dashboard.Apply()()
+	opts.Common.getenv = opts.env.getenv // the config is the one of the dashboard's environment
+	defer gcpolicy.Dashboard.Apply(opts.env.getenv)()
 	d, code := setUpDashboard(paths, opts, stdout, stderr)
 	if d == nil {
 		return code
@@ -130,7 +133,7 @@ func openDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writ
 	defer src.Close()
 
 	var p *tea.Program
-	notifier, err := newDashboardNotifier(d.notify, func(msg tea.Msg) { p.Send(msg) })
+	notifier, err := newDashboardNotifier(opts.env.getenv, d.notify, func(msg tea.Msg) { p.Send(msg) })
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch: %v\n", err)
 		return 2
@@ -200,10 +203,10 @@ func setUpDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Wri
 	}
 	// Before the terminal is asked for: a root that cannot be opened is said the same way as by status.
 	var code int
-	if d.roots, code = openRoots(defaultCommand, paths, cfg, opts.Common.given(opts.Poll), stderr); d.roots == nil {
+	if d.roots, code = openRoots(opts.env.getenv, defaultCommand, paths, cfg, opts.Common.given(opts.Poll), stderr); d.roots == nil {
 		return nil, code
 	}
-	if opts.Input == nil && opts.Output == nil && !hasTerminal(stdout) {
+	if opts.Input == nil && opts.Output == nil && !opts.env.hasTerminal(stdout) {
 		fmt.Fprintln(stderr, noTerminalMessage)
 		return nil, exitUsage
 	}
@@ -220,23 +223,23 @@ func setUpDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Wri
 
 // model is the dashboard's root model over roots; send delivers a message to the running program.
 func (d *dashboard) model(roots *fleet.Roots, notifier *dashboardNotifier, send func(tea.Msg)) tea.Model {
-	cfg := d.cfg
+	cfg, getenv := d.cfg, d.opts.env.getenv
 	// A lock here that names one of the remote machines is judged there: the watcher from answers at most a
 	// liveness tick old, an action's plan from an answer asked for the plan.
 	actionEnv := roots.Env
 	// Launches in tmux are recorded beside the journal, so goto finds a launched run's pane.
-	launches := launch.DefaultLaunches()
+	launches := launch.DefaultLaunches(getenv)
 	if d.opts.JournalPath != "" {
 		launches = launch.LaunchesFile(d.opts.JournalPath)
 	}
-	ssh := sshFor(cfg)
-	d.actor = ui.NewActor(action.Options{ReadOnly: d.readOnly, JournalPath: d.opts.JournalPath}, actionEnv)
+	ssh := sshFor(getenv, cfg)
+	d.actor = ui.NewActor(action.Options{ReadOnly: d.readOnly, JournalPath: journalIn(getenv, d.opts.JournalPath)}, actionEnv)
 	return ui.New(app.Options{
 		Theme: cfg.Theme, Keys: d.keys, ReadOnly: d.readOnly, Scanned: shownPaths(roots.Scanned), ScannedHosts: hostsOf(roots.Scanned), NoMouse: d.opts.NoMouse,
 		Actor:   fleetActor{local: d.actor, ssh: ssh, env: actionEnv, roots: roots.Remote},
-		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(ssh), RemoteBrief: remoteBriefFetcher(ssh), Debug: d.debug, InTmux: ui.InTmux(),
+		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(ssh), RemoteBrief: remoteBriefFetcher(ssh), Debug: d.debug, InTmux: getenv("TMUX") != "", Getenv: getenv,
 		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
-		Launches: launches, FindAgent: dashboardAgents(cfg, launches),
+		Launches: launches, FindAgent: dashboardAgents(getenv, cfg, launches),
 		Send: send,
 	})
 }

@@ -152,13 +152,14 @@ func TestDashboardNoColorInTmux(t *testing.T) {
 func stripSGR(s string) string { return regexp.MustCompile(`\x1b\[[0-9;:]*m`).ReplaceAllString(s, "") }
 
 func TestDashboardRejectsKeymapConflicts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("keys:\n  step: [j]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	code := dispatch([]string{"--config", cfg, dir}, &stdout, &stderr)
+	code := dispatch([]string{"--config", cfg, dir}, &stdout, &stderr, testEnv(t))
 	if code != 2 || !strings.Contains(stderr.String(), `key "j" is bound to both "down" and "step"`) ||
 		!strings.Contains(stderr.String(), cfg) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
@@ -166,8 +167,9 @@ func TestDashboardRejectsKeymapConflicts(t *testing.T) {
 }
 
 func TestParseInterleaved(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	code := dispatch([]string{"dashboard", "--poll", "nonsense"}, &stdout, &stderr)
+	code := dispatch([]string{"dashboard", "--poll", "nonsense"}, &stdout, &stderr, testEnv(t))
 	if code != 2 {
 		t.Fatalf("bad --poll: exit %d", code)
 	}
@@ -185,9 +187,9 @@ func TestParseInterleaved(t *testing.T) {
 // TestDashboardDebugLog runs the whole command headless (keys from a reader, frames to a buffer) and checks
 // that --debug records messages and frame timings.
 func TestDashboardDebugLog(t *testing.T) {
+	t.Parallel()
 	root := resumabletest.Copy(t)
 	debug := filepath.Join(t.TempDir(), "debug.log")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	var out lockedBuffer
 	var stderr bytes.Buffer
 	keys, typeKeys := io.Pipe()
@@ -199,7 +201,7 @@ func TestDashboardDebugLog(t *testing.T) {
 		typeKeys.Write([]byte("jjq"))
 	}()
 	code := openDashboard([]string{root}, dashboardOptions{
-		ReadOnly: true, DebugPath: debug, Input: keys, Output: &out, Width: 140, Height: 40,
+		ReadOnly: true, DebugPath: debug, Input: keys, Output: &out, Width: 140, Height: 40, env: testEnv(t),
 	}, &out, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

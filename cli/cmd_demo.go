@@ -12,6 +12,7 @@ import (
 	"runwatch/shellword"
 	"runwatch/sim"
 	"runwatch/state/journal"
+	"runwatch/userdir"
 )
 
 func init() {
@@ -35,11 +36,11 @@ func defineDemo(fs *flagSet) runFunc {
 	seed := fs.Uint64("seed", sim.DefaultSeed, "seed for the simulation's choices (same seed, same runs)")
 	keep := fs.Bool("keep", false, "keep the temporary workspace when the demo ends")
 	return func(args []string, stdout, stderr io.Writer) int {
-		return runDemo(args, *dir, *speed, *seed, *keep, stdout, stderr)
+		return runDemo(fs.env, args, *dir, *speed, *seed, *keep, stdout, stderr)
 	}
 }
 
-func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keepFlag bool, stdout, stderr io.Writer) int {
+func runDemo(e env, args []string, dirFlag string, speedFlag float64, seed uint64, keepFlag bool, stdout, stderr io.Writer) int {
 	dir, speed, keep := &dirFlag, &speedFlag, &keepFlag
 	if len(args) > 0 {
 		return usageError(stderr, "demo", "unexpected argument %q", args[0])
@@ -48,17 +49,17 @@ func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keep
 		return usageError(stderr, "demo", "--speed must be a number above 0 and at most 10000, got %v", *speed)
 	}
 	// Before anything is created: a demo without a terminal would only make and remove a workspace.
-	if !hasTerminal(stdout) {
+	if !e.hasTerminal(stdout) {
 		fmt.Fprintln(stderr, noTerminalMessage)
 		return exitUsage
 	}
 
-	root, temporary, err := demoDir(*dir)
+	root, temporary, err := demoDir(userdir.Temp(e.getenv), *dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
 		return exitProblems
 	}
-	code := demoIn(root, *speed, seed, stdout, stderr)
+	code := demoIn(e, root, *speed, seed, stdout, stderr)
 	switch {
 	case temporary && !*keep:
 		if err := os.RemoveAll(root); err != nil {
@@ -72,7 +73,7 @@ func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keep
 		argv := []string{"runwatch", "status", "--orphan-after", demoOrphanAfter.String(), root}
 		fmt.Fprintf(stdout, "runwatch demo: workspace kept at %s\nits actions are journaled in it: act on it, or undo, with\n  XDG_STATE_HOME=%s runwatch undo RUN --dry-run\n"+
 			"as the demo judged it (orphaned after %s):\n  %s\n\n", root, shellword.Quote(demoStateHome(root)), demoOrphanAfter, shellword.Line(argv))
-		if c := dispatch(argv[1:], stdout, stderr); c != exitOK && c != exitProblems && code == exitOK {
+		if c := dispatch(argv[1:], stdout, stderr, e); c != exitOK && c != exitProblems && code == exitOK {
 			code = c
 		}
 	}
@@ -80,10 +81,10 @@ func runDemo(args []string, dirFlag string, speedFlag float64, seed uint64, keep
 }
 
 // demoDir returns the workspace folder: DIR when given (created if absent, refused if it holds anything, so a
-// demo never mixes its runs into real ones), otherwise a new temporary folder.
-func demoDir(dir string) (root string, temporary bool, err error) {
+// demo never mixes its runs into real ones), otherwise a new folder under the temporary folder tmp.
+func demoDir(tmp, dir string) (root string, temporary bool, err error) {
 	if dir == "" {
-		root, err = os.MkdirTemp("", "runwatch-demo-")
+		root, err = os.MkdirTemp(tmp, "runwatch-demo-")
 		return root, true, err
 	}
 	entries, err := os.ReadDir(dir)
@@ -98,7 +99,7 @@ func demoDir(dir string) (root string, temporary bool, err error) {
 	return dir, false, nil
 }
 
-func demoIn(root string, speed float64, seed uint64, stdout, stderr io.Writer) int {
+func demoIn(e env, root string, speed float64, seed uint64, stdout, stderr io.Writer) int {
 	ws, err := sim.NewWorkspaceWith(root, sim.Options{Seed: seed})
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
@@ -109,7 +110,7 @@ func demoIn(root string, speed float64, seed uint64, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "runwatch demo: %v\n", err)
 		return exitProblems
 	}
-	code := demoView(ws, stdout, stderr)
+	code := demoView(e, ws, stdout, stderr)
 	if err := simulator.Stop(); err != nil {
 		fmt.Fprintf(stderr, "runwatch demo: simulator: %v\n", err)
 		if code == exitOK {
@@ -128,7 +129,7 @@ func demoStateHome(root string) string { return filepath.Join(root, "state") }
 const demoOrphanAfter = 90 * time.Second
 
 // demoView opens the dashboard on the workspace and returns when the person quits it.
-func demoView(ws *sim.Workspace, stdout, stderr io.Writer) int {
-	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: journal.PathIn(demoStateHome(ws.Dir)),
+func demoView(e env, ws *sim.Workspace, stdout, stderr io.Writer) int {
+	return openDashboard(ws.Paths(), dashboardOptions{JournalPath: journal.PathIn(demoStateHome(ws.Dir)), env: e,
 		Common: commonFlags{orphanAfter: demoOrphanAfter}}, stdout, stderr)
 }

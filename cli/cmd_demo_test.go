@@ -10,11 +10,12 @@ import (
 )
 
 func TestDemoUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--speed", "0"}, {"--speed", "-1"}, {"--speed", "NaN"}, {"--speed", "1e9"}, {"extra"}, {"--bogus"},
 	} {
 		var out, errb bytes.Buffer
-		if code := dispatch(append([]string{"demo"}, args...), &out, &errb); code != exitUsage {
+		if code := dispatch(append([]string{"demo"}, args...), &out, &errb, testEnv(t)); code != exitUsage {
 			t.Errorf("demo %v: exit %d, want %d (stderr %q)", args, code, exitUsage, errb.String())
 		}
 		if errb.Len() == 0 {
@@ -24,8 +25,9 @@ func TestDemoUsageErrors(t *testing.T) {
 }
 
 func TestDemoHelp(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
-	if code := dispatch([]string{"demo", "-h"}, &out, &errb); code != exitOK || errb.Len() > 0 {
+	if code := dispatch([]string{"demo", "-h"}, &out, &errb, testEnv(t)); code != exitOK || errb.Len() > 0 {
 		t.Fatalf("demo -h: exit %d, want 0 (stderr %q)", code, errb.String())
 	}
 	for _, want := range []string{"--dir DIR", "--speed X", "--keep", "paused run"} {
@@ -37,14 +39,14 @@ func TestDemoHelp(t *testing.T) {
 
 // A demo never mixes its runs into a folder that already holds something.
 func TestDemoRefusesNonEmptyDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keep := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fakeDashboardTerminal(t)
 	var out, errb bytes.Buffer
-	if code := dispatch([]string{"demo", "--dir", dir}, &out, &errb); code != exitProblems {
+	if code := dispatch([]string{"demo", "--dir", dir}, &out, &errb, fakeDashboardTerminal(testEnv(t))); code != exitProblems {
 		t.Fatalf("exit %d, want %d", code, exitProblems)
 	}
 	if !strings.Contains(errb.String(), "not empty") || !strings.Contains(errb.String(), dir) {
@@ -57,13 +59,14 @@ func TestDemoRefusesNonEmptyDir(t *testing.T) {
 }
 
 func TestDemoDirChoosesFolders(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	root, temporary, err := demoDir("")
-	if err != nil || !temporary || !strings.HasPrefix(filepath.Base(root), "runwatch-demo-") {
+	t.Parallel()
+	tmp := t.TempDir()
+	root, temporary, err := demoDir(tmp, "")
+	if err != nil || !temporary || filepath.Dir(root) != tmp || !strings.HasPrefix(filepath.Base(root), "runwatch-demo-") {
 		t.Fatalf("demoDir(\"\") = %q, %v, %v", root, temporary, err)
 	}
 	fresh := filepath.Join(t.TempDir(), "a", "b")
-	root, temporary, err = demoDir(fresh)
+	root, temporary, err = demoDir(tmp, fresh)
 	if err != nil || temporary || root != fresh {
 		t.Fatalf("demoDir(new) = %q, %v, %v", root, temporary, err)
 	}
@@ -72,10 +75,8 @@ func TestDemoDirChoosesFolders(t *testing.T) {
 	}
 }
 
-// fakeDashboardTerminal lets a test get past the terminal check, for what is decided before the dashboard
-// starts.
-func fakeDashboardTerminal(t *testing.T) {
-	saved := hasTerminal
-	hasTerminal = func(io.Writer) bool { return true }
-	t.Cleanup(func() { hasTerminal = saved })
+// fakeDashboardTerminal is e past the terminal check, for what is decided before the dashboard starts.
+func fakeDashboardTerminal(e env) env {
+	e.terminal = func(io.Writer) bool { return true }
+	return e
 }

@@ -85,7 +85,7 @@ var runStatuses = []model.RunStatus{
 // then one line per change until interrupted, until --until is reached (0) or --timeout passes (3).
 func defineEvents(fs *flagSet) runFunc {
 	var common commonFlags
-	common.register(fs.FlagSet)
+	common.register(fs)
 	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
 	until := fs.String("until", "", "exit 0 once the run named by --run has this `STATUS` ("+statusList()+")")
 	runArg := fs.String("run", "", "the `RUN` --until waits for: its directory, state file, or a unique id prefix")
@@ -96,7 +96,7 @@ func defineEvents(fs *flagSet) runFunc {
 }
 
 func runEvents(paths []string, common commonFlags, poll *time.Duration, until, runArg *string, timeout *time.Duration, stdout, stderr io.Writer) int {
-	defer gcpolicy.Events.Apply()()
+	defer gcpolicy.Events.Apply(common.getenv)()
 	if (*until == "") != (*runArg == "") {
 		return usageError(stderr, "events", "--until and --run go together")
 	}
@@ -114,7 +114,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	if err := watch.CheckPoll(*poll); err != nil {
 		return usageError(stderr, "events", "--%v", err)
 	}
-	roots, code := openRoots("events", paths, cfg, common.given(*poll), stderr)
+	roots, code := openRoots(common.getenv, "events", paths, cfg, common.given(*poll), stderr)
 	if roots == nil {
 		return code
 	}
@@ -137,7 +137,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	done := make(chan struct{})
 	defer close(done)
 	gone := readerGone(stdout, done)
-	stdinGone := stdinEnded()
+	stdinGone := stdinEnded(common.getenv)
 	// For the runwatch that follows this one over ssh (remote.StdinLinkEnv), a line every
 	// remote.HeartbeatEvery, so it can tell a quiet host from one that lags (issue 35). A person's events
 	// prints none.
@@ -663,9 +663,9 @@ func jsonFields(r model.Run) (map[string]json.RawMessage, error) {
 
 // stdinEnded is closed when stdin ends, for a runwatch events that another runwatch runs over ssh and
 // that must end with it (remote.StdinLinkEnv); nil otherwise, since a person's `events </dev/null` or
-// `ssh -n host runwatch events` must go on.
-func stdinEnded() <-chan struct{} {
-	if os.Getenv(remote.StdinLinkEnv) != "1" {
+// `ssh -n host runwatch events` must go on. getenv is the environment the command runs in.
+func stdinEnded(getenv func(string) string) <-chan struct{} {
+	if getenv(remote.StdinLinkEnv) != "1" {
 		return nil
 	}
 	ended := make(chan struct{})

@@ -40,13 +40,13 @@ type eventsSession struct {
 	seen  []map[string]any
 }
 
-func startEvents(t *testing.T, args ...string) *eventsSession {
+// startEvents runs `runwatch events args...` in process in e.
+func startEvents(t *testing.T, e env, args ...string) *eventsSession {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no user config leaks in
 	pr, pw := io.Pipe()
 	s := &eventsSession{t: t, lines: make(chan map[string]any, 1024), code: make(chan int, 1)}
 	go func() {
-		code := dispatch(append([]string{"events"}, args...), pw, io.Discard)
+		code := dispatch(append([]string{"events"}, args...), pw, io.Discard, e)
 		pw.Close()
 		s.code <- code
 	}()
@@ -109,6 +109,7 @@ func runField(m map[string]any, key string) any {
 }
 
 func TestEventsUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--until", "completed"},
 		{"--run", "x"},
@@ -117,16 +118,17 @@ func TestEventsUsageErrors(t *testing.T) {
 		{"--timeout", "-1s"},
 		{filepath.Join(t.TempDir(), "no-such-dir")},
 	} {
-		if code := dispatch(append([]string{"events"}, args...), io.Discard, io.Discard); code != 2 {
+		if code := dispatch(append([]string{"events"}, args...), io.Discard, io.Discard, testEnv(t)); code != 2 {
 			t.Errorf("events %v exited %d, want 2", args, code)
 		}
 	}
 }
 
 func TestEventsTimeoutExits3AfterInitialLines(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	eventsRun(t, filepath.Join(root, "reports", "quiet-20260301T000000Z"), "S1")
-	s := startEvents(t, root, "--timeout", "200ms")
+	s := startEvents(t, testEnv(t), root, "--timeout", "200ms")
 	added := s.next("run-added", ofType("run-added"))
 	if runField(added, "id") != "quiet-20260301T000000Z" {
 		t.Fatalf("run-added for %v", runField(added, "id"))
@@ -138,9 +140,10 @@ func TestEventsTimeoutExits3AfterInitialLines(t *testing.T) {
 }
 
 func TestEventsUntilAlreadyReached(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	eventsRun(t, filepath.Join(root, "paused-20260301T000000Z"), "S1")
-	s := startEvents(t, "--until", "paused", "--run", "paused-2026", root)
+	s := startEvents(t, testEnv(t), "--until", "paused", "--run", "paused-2026", root)
 	s.next("run-added", ofType("run-added"))
 	if code := s.exit(); code != 0 {
 		t.Fatalf("exit %d, want 0 for a run already paused", code)
@@ -150,12 +153,13 @@ func TestEventsUntilAlreadyReached(t *testing.T) {
 // --run takes RUN as every command does (state.MatchRun): the RUN_ID a run's state file says names it too,
 // as it does for brief, goto and the actions (events matched only ids and their prefixes).
 func TestEventsRunIsNamedByItsRunID(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := eventsRun(t, filepath.Join(root, "paused-20260301T000000Z"), "S1")
 	if err := os.WriteFile(filepath.Join(dir, "state.env"), []byte("CURRENT_STAGE=\"S1\"\nRUN_ID=\"the-own-id\"\nS1_DONE=\"0\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := startEvents(t, "--until", "paused", "--run", "the-own-id", "--timeout", "20s", root)
+	s := startEvents(t, testEnv(t), "--until", "paused", "--run", "the-own-id", "--timeout", "20s", root)
 	s.next("run-added", ofType("run-added"))
 	if code := s.exit(); code != 0 {
 		t.Fatalf("exit %d, want 0 for the run its RUN_ID names, already paused", code)
@@ -164,19 +168,21 @@ func TestEventsRunIsNamedByItsRunID(t *testing.T) {
 
 // An ambiguous --run is refused as brief refuses it (exit 1, no usage): TestEventsRefusesAnAmbiguousRunFirst.
 func TestEventsAmbiguousRunIsRefused(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	eventsRun(t, filepath.Join(root, "job-a"), "S1")
 	eventsRun(t, filepath.Join(root, "job-b"), "S1")
-	s := startEvents(t, "--until", "running", "--run", "job", root)
+	s := startEvents(t, testEnv(t), "--until", "running", "--run", "job", root)
 	if code := s.exit(); code != exitNoRun {
 		t.Fatalf("exit %d, want %d for a prefix matching two runs", code, exitNoRun)
 	}
 }
 
 func TestEventsStreamsChangesUntilStatus(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := eventsRun(t, filepath.Join(root, "live-20260301T000000Z"), "S1")
-	s := startEvents(t, "--until", "running", "--run", dir, root)
+	s := startEvents(t, testEnv(t), "--until", "running", "--run", dir, root)
 	s.next("watch-health", ofType("watch-health"))
 
 	// An atomic replace of state.env: run-changed naming current_stage.

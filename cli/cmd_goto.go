@@ -49,7 +49,11 @@ func init() {
 		about:   "Another runwatch runs this over ssh to find the agent of a run on this machine. It changes nothing.",
 		hidden:  true,
 		rawArgs: true,
-		define:  func(*flagSet) runFunc { return runAgentPane },
+		define: func(fs *flagSet) runFunc {
+			return func(args []string, stdout, stderr io.Writer) int {
+				return runAgentPane(fs.env.getenv, args, stdout, stderr)
+			}
+		},
 	})
 	register(command{
 		name:    remote.AttachCommand,
@@ -77,7 +81,7 @@ func defineGoto(fs *flagSet) runFunc {
 	printOnly := fs.Bool("print", false, "print SESSION:WINDOW.PANE %PANE_ID instead of going there")
 	asJSON := fs.Bool("json", false, `print {"host","pid","session","window","pane","pane_id"} instead of going there`)
 	var common commonFlags
-	common.register(fs.FlagSet)
+	common.register(fs)
 	common.registerRunRoots(fs.FlagSet)
 	return func(args []string, stdout, stderr io.Writer) int {
 		return runGoto(args, *printOnly, *asJSON, common, stdout, stderr)
@@ -92,6 +96,8 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 	if err != nil {
 		return configError(stderr, "goto", err)
 	}
+	getenv := common.getenv
+	tmux := agentpane.TmuxOf(getenv)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var pane agentpane.Pane
@@ -101,21 +107,21 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		return usageError(stderr, "goto", "%v", err)
 	} else if isRemote {
 		root = r
-		pane, err = remoteAgent(ctx, sshFor(cfg), r, r.Path)
+		pane, err = remoteAgent(ctx, sshFor(getenv, cfg), r, r.Path)
 		if err != nil {
 			return noAgent(r.Label(), err, stderr)
 		}
 	} else {
-		if code := checkRoots("goto", cfg, stderr); code != exitOK {
+		if code := checkRoots(getenv, "goto", cfg, stderr); code != exitOK {
 			return code // RUN is looked for under them
 		}
-		loc, err := resolveRun(target, cfg)
+		loc, err := resolveRun(getenv, target, cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "runwatch goto: %v\n", text.Sanitize(err.Error()))
 			return exitNoRun
 		}
 		run := state.Load(loc, envFor(cfg))
-		if pane, err = localFinder(cfg).Find(&run); err != nil {
+		if pane, err = localFinder(getenv, cfg).Find(&run); err != nil {
 			return noAgent(run.ID, err, stderr)
 		}
 	}
@@ -135,9 +141,9 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		return exitOK
 	}
 	if pane.Host != "" {
-		argv := sshFor(cfg).AttachArgv(root, pane.Socket, pane.PaneID)
-		if agentpane.CurrentSocket() != "" {
-			if err := agentpane.OpenWindow(ctx, "agent "+pane.Host, argv); err != nil {
+		argv := sshFor(getenv, cfg).AttachArgv(root, pane.Socket, pane.PaneID)
+		if tmux.CurrentSocket() != "" {
+			if err := tmux.OpenWindow(ctx, "agent "+pane.Host, argv); err != nil {
 				fmt.Fprintf(stderr, "runwatch goto: %v\n", text.Sanitize(err.Error()))
 				return exitProblems
 			}
@@ -145,11 +151,11 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 		}
 		return execAttach(argv, stderr)
 	}
-	err = agentpane.SwitchTo(ctx, pane)
+	err = tmux.SwitchTo(ctx, pane)
 	switch {
 	case err == nil:
 		return exitOK
-	case agentpane.CurrentSocket() == "":
+	case tmux.CurrentSocket() == "":
 		return execAttach(pane.AttachArgv(), stderr)
 	case errors.Is(err, agentpane.ErrOtherServer):
 		fmt.Fprintf(stderr, "runwatch goto: %s is on another tmux server than this one; from outside tmux: %s\n",
@@ -178,24 +184,26 @@ func execAttach(argv []string, stderr io.Writer) int {
 	return exitProblems
 }
 
-// localFinder finds agents of this machine's runs, with the launches the dashboard recorded.
-func localFinder(cfg config.Config) *agentpane.Finder {
-	return agentpane.NewFinder(envFor(cfg), launch.DefaultLaunches())
+// localFinder finds agents of this machine's runs, with the launches the dashboard recorded, in the
+// environment getenv reads (tmux's, the journal's folder).
+func localFinder(getenv func(string) string, cfg config.Config) *agentpane.Finder {
+	return agentpane.NewFinder(envFor(cfg), agentpane.TmuxOf(getenv), launch.DefaultLaunches(getenv))
 }
 
 // dashboardAgents is the dashboard's FindAgent: a run of this machine here (with the launches at launches),
-// a remote run by its host's runwatch; with the command that attaches a terminal here to the pane.
-func dashboardAgents(cfg config.Config, launches string) app.FindAgentFunc {
+// a remote run by its host's runwatch; with the command that attaches a terminal here to the pane. getenv is
+// the environment tmux and ssh are found in.
+func dashboardAgents(getenv func(string) string, cfg config.Config, launches string) app.FindAgentFunc {
 	return func(ctx context.Context, run model.Run) (agentpane.Pane, []string, error) {
 		if run.Remote == nil {
-			p, err := agentpane.NewFinder(envFor(cfg), launches).Find(&run)
+			p, err := agentpane.NewFinder(envFor(cfg), agentpane.TmuxOf(getenv), launches).Find(&run)
 			return p, p.AttachArgv(), err
 		}
 		root, _, err := remote.Parse(run.Remote.Root)
 		if err != nil {
 			return agentpane.Pane{}, nil, err
 		}
-		s := sshFor(cfg)
+		s := sshFor(getenv, cfg)
 		p, err := remoteAgent(ctx, s, root, run.StatePath)
 		return p, s.AttachArgv(root, p.Socket, p.PaneID), err
 	}
@@ -232,21 +240,22 @@ func remoteAgent(ctx context.Context, s remote.SSH, root remote.Root, path strin
 	return p, nil
 }
 
-func runAgentPane(args []string, stdout, stderr io.Writer) int {
+// runAgentPane answers another runwatch with the pane of the run at args[0], in the environment getenv reads.
+func runAgentPane(getenv func(string) string, args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
 		return usageError(stderr, agentpane.Command, "takes PATH")
 	}
-	cfg, err := config.Load("")
+	cfg, err := config.Load("", getenv)
 	if err != nil {
 		return usageError(stderr, agentpane.Command, "%v", err)
 	}
 	var a agentpane.Answer
-	loc, err := resolveRun(args[0], cfg)
+	loc, err := resolveRun(getenv, args[0], cfg)
 	if err != nil {
 		a.NotFound = err.Error()
 	} else {
 		run := state.Load(loc, envFor(cfg))
-		if p, err := localFinder(cfg).Find(&run); err != nil {
+		if p, err := localFinder(getenv, cfg).Find(&run); err != nil {
 			a.NotFound = err.Error()
 		} else {
 			a.Pane = &p

@@ -49,7 +49,7 @@ func defineInstall(fs *flagSet) runFunc {
 	dir := fs.String("dir", defaultInstallDir, "the `DIR` on HOST to install into (~/ is HOST's home)")
 	yes := fs.Bool("yes", false, "do not ask for confirmation")
 	var common commonFlags
-	common.registerConfig(fs.FlagSet) // the run-reading flags (--max-depth, --stale-after …) mean nothing here
+	common.registerConfig(fs) // the run-reading flags (--max-depth, --stale-after …) mean nothing here
 	return func(args []string, stdout, stderr io.Writer) int {
 		if len(args) != 1 {
 			return usageError(stderr, "install", "takes one HOST, got %d arguments", len(args))
@@ -65,7 +65,7 @@ func defineInstall(fs *flagSet) runFunc {
 		if *dir == "" {
 			return usageError(stderr, "install", "--dir must not be empty")
 		}
-		return runInstall(host, *dir, *yes, cfg, sanitizingWriter{stdout}, sanitizingWriter{stderr})
+		return runInstall(fs.env, host, *dir, *yes, cfg, sanitizingWriter{stdout}, sanitizingWriter{stderr})
 	}
 }
 
@@ -159,8 +159,8 @@ t=
 echo "onpath=$(command -v runwatch 2>/dev/null)"
 `
 
-func runInstall(host remote.Root, dir string, yes bool, cfg config.Config, stdout, stderr io.Writer) int {
-	p, done, err := prepareInstall(sshFor(cfg), host, dir)
+func runInstall(e env, host remote.Root, dir string, yes bool, cfg config.Config, stdout, stderr io.Writer) int {
+	p, done, err := prepareInstall(sshFor(e.getenv, cfg), host, dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "runwatch install: %v\n", err)
 		return exitRefused
@@ -172,12 +172,12 @@ func runInstall(host remote.Root, dir string, yes bool, cfg config.Config, stdou
 	defer p.close()
 	fmt.Fprintln(stdout, p.summary)
 	if !yes {
-		if !stdinIsTerminal() {
+		if !e.stdinIsTerminal() {
 			fmt.Fprintf(stderr, "runwatch install: refused: no terminal to confirm on; pass --yes to install on %s\n", host.Label())
 			return exitRefused
 		}
 		fmt.Fprint(stdout, p.Question()+" [y/N] ")
-		answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
+		answer, _ := bufio.NewReader(e.confirmations()).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			fmt.Fprintln(stderr, "runwatch install: refused: not confirmed")
 			return exitRefused

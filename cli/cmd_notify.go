@@ -112,16 +112,16 @@ func (f *notifyFlags) settings(cfg config.Config) (notify.Settings, error) {
 
 func defineNotify(fs *flagSet) runFunc {
 	var common commonFlags
-	common.register(fs.FlagSet)
+	common.register(fs)
 	var nf notifyFlags
 	nf.register(fs.FlagSet)
 	poll := fs.Duration("poll", 0, "poll at this interval instead of using inotify (e.g. 2s, for network filesystems)")
 	return func(paths []string, stdout, stderr io.Writer) int {
-		return runNotify(paths, common, &nf, poll, stdout, stderr)
+		return runNotify(fs.env.getenv, paths, common, &nf, poll, stdout, stderr)
 	}
 }
 
-func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.Duration, stdout, stderr io.Writer) int {
+func runNotify(getenv func(string) string, paths []string, common commonFlags, nf *notifyFlags, poll *time.Duration, stdout, stderr io.Writer) int {
 	cfg, err := common.resolve()
 	if err != nil {
 		return configError(stderr, "notify", err)
@@ -133,7 +133,7 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	if err != nil {
 		return usageError(stderr, "notify", "%v", err)
 	}
-	roots, code := openRoots("notify", paths, cfg, common.given(*poll), stderr)
+	roots, code := openRoots(getenv, "notify", paths, cfg, common.given(*poll), stderr)
 	if roots == nil {
 		return code
 	}
@@ -145,7 +145,7 @@ func runNotify(paths []string, common commonFlags, nf *notifyFlags, poll *time.D
 	}
 	var mu sync.Mutex // OnNotify and OnStatus come from the notifier's goroutine and its hooks'
 	lastErr, noted := "", false
-	n, err := notify.New(notify.Options{Settings: settings, Terminal: term,
+	n, err := notify.New(notify.Options{Settings: settings, Terminal: term, Env: getenv,
 		OnNotify: func(nt notify.Notification) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -242,8 +242,9 @@ type dashboardNotifier struct {
 	done   chan struct{}
 }
 
-func newDashboardNotifier(s notify.Settings, send func(tea.Msg)) (*dashboardNotifier, error) {
-	n, err := notify.New(notify.Options{Settings: s,
+// newDashboardNotifier is the dashboard's notifier, in the environment getenv reads ($TMUX, $TMUX_PANE).
+func newDashboardNotifier(getenv func(string) string, s notify.Settings, send func(tea.Msg)) (*dashboardNotifier, error) {
+	n, err := notify.New(notify.Options{Settings: s, Env: getenv,
 		Terminal: func(seq string) { send(tea.RawMsg{Msg: seq}) },
 		OnStatus: func(st notify.Status) { send(st) }})
 	if err != nil {

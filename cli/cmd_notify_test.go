@@ -60,7 +60,7 @@ func notifyFixture(t *testing.T) (root, live, old string, h *holder) {
 
 func TestEventsAttentionLines(t *testing.T) {
 	root, live, _, h := notifyFixture(t)
-	s := startEvents(t, "--until", "stalled", "--run", live, root)
+	s := startEvents(t, testEnv(t), "--until", "stalled", "--run", live, root)
 	s.next("watch-health", ofType("watch-health"))
 	h.kill()
 	at := s.next("attention", ofType("attention"))
@@ -227,7 +227,7 @@ func TestNotifyExistingAndUsage(t *testing.T) {
 		{filepath.Join(t.TempDir(), "missing")},
 	} {
 		var stderr bytes.Buffer
-		if code := dispatch(append([]string{"notify"}, args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "runwatch notify: ") {
+		if code := dispatch(append([]string{"notify"}, args...), &bytes.Buffer{}, &stderr, testEnv(t)); code != 2 || !strings.HasPrefix(stderr.String(), "runwatch notify: ") {
 			t.Errorf("notify %q: exit %d, stderr %q", args, code, stderr.String())
 		}
 	}

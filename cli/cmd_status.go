@@ -18,6 +18,7 @@ import (
 	"runwatch/status"
 	"runwatch/suggest"
 	"runwatch/ui/text"
+	"runwatch/userdir"
 )
 
 func init() {
@@ -49,16 +50,17 @@ type statusOptions struct {
 	json         bool
 	common       commonFlags
 	flags        *flag.FlagSet // to tell an --output given from its default
+	env          env           // what it runs in (flagSet.env)
 }
 
 func defineStatus(fs *flagSet) runFunc {
-	o := &statusOptions{flags: fs.FlagSet}
+	o := &statusOptions{flags: fs.FlagSet, env: fs.env}
 	fs.StringVar(&o.output, "output", "table", "the `FORMAT` to print: "+orList(status.Formats))
 	fs.alias("o", "output")
 	fs.BoolVar(&o.json, "json", false, "same as --output json (kept for scripts)")
 	fs.StringVar(&o.sort, "sort", "attention", "the `ORDER` of the runs: attention (the dashboard's: those that need you first), "+
 		"name or id (the dashboard's name order: by run id), updated (most recent first) or path (by state file)")
-	o.common.register(fs.FlagSet)
+	o.common.register(fs)
 	return func(paths []string, stdout, stderr io.Writer) int { return runStatus(o, paths, stdout, stderr) }
 }
 
@@ -70,7 +72,7 @@ func flagGiven(fs *flag.FlagSet, names ...string) bool {
 }
 
 func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
-	defer gcpolicy.Status.Apply()()
+	defer gcpolicy.Status.Apply(o.env.getenv)()
 	if o.json {
 		// Any --output but json is a conflict, table too: `-o table --json` was silently JSON.
 		if flagGiven(o.flags, "output", "o") && o.output != "json" {
@@ -89,7 +91,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 		return configError(stderr, "status", err)
 	}
 	// Said before any run is read: over 100,000 runs a mistyped path would otherwise wait for all of them.
-	roots, code := openRoots("status", paths, cfg, o.common.given(0), stderr)
+	roots, code := openRoots(o.env.getenv, "status", paths, cfg, o.common.given(0), stderr)
 	if roots == nil {
 		return code
 	}
@@ -102,12 +104,12 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	// clock and the history once every run is read (status.Out), so the order they are read in does not
 	// matter (docs/FORMATS.md C.3).
 	out := status.NewOut(format, env.Now, env.Liveness)
-	out.SpillIn(cfg.ReadOnly, stderr)
+	out.SpillIn(userdir.Temp(o.env.getenv), cfg.ReadOnly, stderr)
 	defer out.Close()
 	add := out.Add
 	if format == "json" || format == "jsonl" {
 		// Where each live holder's agent runs: the panes are listed once, on the first run that has one.
-		agents := agentpane.NewFinder(env, "")
+		agents := agentpane.NewFinder(env, agentpane.TmuxOf(o.env.getenv), "")
 		add = func(r model.Run) {
 			if r.LiveHolder() {
 				if p, err := agents.Find(&r); err == nil {
@@ -133,7 +135,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	width := 0
 	if format == "table" {
 		// Only the table fits the terminal: -o wide exists to add columns, so, as kubectl's, it never cuts.
-		width, _ = terminalWidth(stdout)
+		width, _ = o.env.terminalWidth(stdout)
 	}
 	failed, err := out.Print(stdout, o.sort, head, width)
 	if err != nil {
@@ -192,8 +194,8 @@ func oneOf(flagName, value string, choices []string) error {
 }
 
 // terminalWidth is the width of the terminal w writes to; ok is false when w is not a terminal (a pipe or a
-// file), where the table is never cut. Tests replace it.
-var terminalWidth = func(w io.Writer) (int, bool) {
+// file), where the table is never cut.
+func terminalWidth(w io.Writer) (int, bool) {
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return 0, false

@@ -30,7 +30,7 @@ func fixtureWorkspace(t *testing.T) (jonggrangRoot, opencodeRoot string) {
 func runStatusJSON(t *testing.T, paths ...string) (model.Snapshot, map[string]any, int, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := dispatch(append([]string{"status", "--json"}, paths...), &out, &errOut)
+	code := dispatch(append([]string{"status", "--json"}, paths...), &out, &errOut, testEnv(t))
 	var snap model.Snapshot
 	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
 		t.Fatalf("status --json is not JSON: %v\n%s\nstderr: %s", err, out.String(), errOut.String())
@@ -52,6 +52,7 @@ func findRun(t *testing.T, snap model.Snapshot, id string) model.Run {
 }
 
 func TestStatusJSONOnEveryFixture(t *testing.T) {
+	t.Parallel()
 	jg, oc := fixtureWorkspace(t)
 	snap, raw, code, stderr := runStatusJSON(t, jg, filepath.Join(oc, "reports"))
 	if code != exitProblems {
@@ -142,20 +143,22 @@ func hasProblem(r model.Run, code, mention string) bool {
 }
 
 func TestStatusExitCodes(t *testing.T) {
+	t.Parallel()
 	_, oc := fixtureWorkspace(t)
 	if _, _, code, _ := runStatusJSON(t, resumabletest.Run(oc, resumabletest.IRM)); code != exitOK {
 		t.Errorf("a healthy paused run: exit %d, want 0", code)
 	}
 	var out, errOut bytes.Buffer
-	if code := dispatch([]string{"status", "--no-such-flag"}, &out, &errOut); code != exitUsage {
+	if code := dispatch([]string{"status", "--no-such-flag"}, &out, &errOut, testEnv(t)); code != exitUsage {
 		t.Errorf("bad flag: exit %d, want 2", code)
 	}
-	if code := dispatch([]string{"status", filepath.Join(oc, "absent")}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "absent") {
+	if code := dispatch([]string{"status", filepath.Join(oc, "absent")}, &out, &errOut, testEnv(t)); code != exitUsage || !strings.Contains(errOut.String(), "absent") {
 		t.Errorf("missing path: exit %d, stderr %q", code, errOut.String())
 	}
 }
 
 func TestStatusTableSanitisesRunText(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "evil-run")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -166,7 +169,7 @@ func TestStatusTableSanitisesRunText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	dispatch([]string{"status", dir}, &out, &errOut)
+	dispatch([]string{"status", dir}, &out, &errOut, testEnv(t))
 	if strings.ContainsRune(out.String(), 0x1b) {
 		t.Fatalf("table output carries an escape sequence: %q", out.String())
 	}
@@ -227,7 +230,7 @@ func TestStatusOnThousandRunsNeverReadsWholeLogs(t *testing.T) {
 	realBinary(t)
 	before := readBytes(t)
 	var out, errOut bytes.Buffer
-	dispatch([]string{"status", "--json", dir}, &out, &errOut)
+	dispatch([]string{"status", "--json", dir}, &out, &errOut, testEnv(t))
 	read := readBytes(t) - before
 	var snap model.Snapshot
 	if err := json.Unmarshal(out.Bytes(), &snap); err != nil || len(snap.Runs) != 1000 {
@@ -245,6 +248,7 @@ func TestStatusOnThousandRunsNeverReadsWholeLogs(t *testing.T) {
 // escapes them, so a --json piped to a terminal stays inert and shows what hides there, while a parser still
 // reads the exact text.
 func TestJSONOutputEscapesC1AndBidi(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "c1-run")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -255,7 +259,7 @@ func TestJSONOutputEscapesC1AndBidi(t *testing.T) {
 	}
 	for _, args := range [][]string{{"status", "--json", dir}, {"events", "--timeout", "200ms", dir}} {
 		var out, errOut bytes.Buffer
-		dispatch(args, &out, &errOut)
+		dispatch(args, &out, &errOut, testEnv(t))
 		for _, r := range []rune{0x9b, 0x9d, 0x9c, 0x202e, 0x2066, 0x2069, 0x7f, 0x200b, 0x200c, 0x200d, 0x2060, 0xfeff} {
 			if strings.ContainsRune(out.String(), r) {
 				t.Errorf("%s: output carries U+%04X raw", args[0], r)
@@ -282,7 +286,7 @@ func TestJSONOutputEscapesC1AndBidi(t *testing.T) {
 // status lists runs in the dashboard's order, by model.Judge's rank, with its reason, and -o json, -o jsonl
 // and --json agree on that order and carry the attention object.
 func TestStatusSpeaksLikeTheDashboard(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	jg, oc := fixtureWorkspace(t)
 	reports := filepath.Join(oc, "reports")
 	snap, raw, _, _ := runStatusJSON(t, jg, reports)
@@ -365,7 +369,7 @@ func idsOf(t *testing.T, doc string) string {
 }
 
 func TestStatusSort(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	jg, oc := fixtureWorkspace(t)
 	for _, by := range []string{"id", "path", "updated"} {
 		_, out, _ := run(t, "status", "--sort", by, "-o", "jsonl", jg, filepath.Join(oc, "reports"))
@@ -397,14 +401,13 @@ func TestStatusSort(t *testing.T) {
 
 // On a terminal the table fits its width: no line is wider, and what does not fit is cut with "…".
 func TestStatusTableFitsTheTerminal(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	jg, oc := fixtureWorkspace(t)
-	saved := terminalWidth
-	t.Cleanup(func() { terminalWidth = saved })
 	for _, width := range []int{200, 120, 80, 50} {
-		terminalWidth = func(io.Writer) (int, bool) { return width, true }
+		e := testEnv(t)
+		e.width = func(io.Writer) (int, bool) { return width, true }
 		for _, format := range []string{"table", "wide"} {
-			_, out, _ := run(t, "status", "-o", format, jg, filepath.Join(oc, "reports"))
+			_, out, _ := runIn(t, e, "status", "-o", format, jg, filepath.Join(oc, "reports"))
 			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 			if !strings.HasPrefix(lines[0], "RUN") || len(lines) < 10 {
 				t.Errorf("%s at %d columns:\n%s", format, width, out)

@@ -19,14 +19,11 @@ func init() {
 	})
 }
 
-// readBuildInfo is debug.ReadBuildInfo; tests replace it.
-var readBuildInfo = debug.ReadBuildInfo
-
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		return usageError(stderr, "version", "takes no arguments, got %q", args)
 	}
-	info, ok := readBuildInfo()
+	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		fmt.Fprintf(stdout, "runwatch (no build information)\ngo        %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK

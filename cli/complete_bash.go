@@ -17,11 +17,15 @@ func init() {
 		args:    "ARGS...",
 		hidden:  true,
 		rawArgs: true,
-		define:  func(*flagSet) runFunc { return runCompleteBash },
+		define: func(fs *flagSet) runFunc {
+			return func(args []string, stdout, stderr io.Writer) int {
+				return runCompleteBash(fs.env.getenv, args, stdout, stderr)
+			}
+		},
 	})
 }
 
-func runCompleteBash(args []string, stdout, stderr io.Writer) int {
+func runCompleteBash(getenv func(string) string, args []string, stdout, stderr io.Writer) int {
 	words := make([]string, len(args))
 	for i, a := range args {
 		words[i] = bashUnquote(a)
@@ -31,7 +35,7 @@ func runCompleteBash(args []string, stdout, stderr io.Writer) int {
 	}
 	cur := words[len(words)-1]
 	var b strings.Builder
-	for _, c := range completions(words[:len(words)-1], cur) {
+	for _, c := range completions(getenv, words[:len(words)-1], cur) {
 		if c == completeFiles {
 			// the script completes file names itself, from the unquoted word
 			c += "\t" + cur

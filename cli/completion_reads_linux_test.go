@@ -80,8 +80,8 @@ func (w *openWatch) drain(t *testing.T) []string {
 
 // completionTree is the fixture reports folder plus what completion must tell apart without reading it:
 // a run folder whose state did not travel (only a run.log), a folder of runs below reports, and a jonggrang
-// project with two features. Its config makes the tree the one root.
-func completionTree(t *testing.T) (root string) {
+// project with two features; and the environment whose config makes the tree the one root.
+func completionTree(t *testing.T) (root string, e env) {
 	t.Helper()
 	root = resumabletest.Copy(t)
 	write := func(rel, content string) {
@@ -106,8 +106,7 @@ func completionTree(t *testing.T) (root string) {
 	if err := os.WriteFile(cfgFile, []byte("roots: ["+root+"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("XDG_CONFIG_HOME", home)
-	return root
+	return root, testEnv(t, "XDG_CONFIG_HOME", home)
 }
 
 // openedIn is the opened paths that lie in one of the folders.
@@ -133,11 +132,11 @@ func isRunFile(p string) bool {
 // tree of 100,000 runs, listing every run folder on each TAB took seconds (issue 26). (A folder without
 // state.env, like lost-state, may be a folder of runs: it is listed, and its run.log is not read.)
 func TestCompletingARunIDReadsNoRunAndListsOnlyFoldersOfThatName(t *testing.T) {
-	root := completionTree(t)
+	root, e := completionTree(t)
 	reports := filepath.Join(root, "reports")
 	w := watchOpens(t, root)
 
-	got := candidates(t, "unlock", "iso")
+	got := candidates(t, e, "unlock", "iso")
 	opened := w.drain(t)
 	if want := []string{resumabletest.Mining, "iso26262-archive-20260101T000000Z", "iso26262-feature"}; !has(got, want...) {
 		t.Errorf("unlock iso<TAB>: got %q, want %q among them", got, want)
@@ -155,7 +154,7 @@ func TestCompletingARunIDReadsNoRunAndListsOnlyFoldersOfThatName(t *testing.T) {
 	}
 
 	// What follows RUN is read from that run alone.
-	got = candidates(t, "unlock", resumabletest.Mining, "")
+	got = candidates(t, e, "unlock", resumabletest.Mining, "")
 	opened = w.drain(t)
 	if !has(got, "active.lock") {
 		t.Errorf("unlock %s <TAB>: got %q, want active.lock", resumabletest.Mining, got)
@@ -171,8 +170,7 @@ func TestCompletingARunIDReadsNoRunAndListsOnlyFoldersOfThatName(t *testing.T) {
 // The second TAB in an unchanged tree opens nothing under the roots, not even a folder to list it: the walk
 // cache vouches for each listing by the folder's stat, and a stat opens nothing (issue 26: 100,000 runs).
 func TestSecondTABInAnUnchangedTreeListsNoFolder(t *testing.T) {
-	root := completionTree(t)
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root, e := completionTree(t)
 	// An hour back: a listing of a folder changed within the last moments is taken again (racily clean).
 	old := time.Now().Add(-time.Hour)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -186,11 +184,11 @@ func TestSecondTABInAnUnchangedTreeListsNoFolder(t *testing.T) {
 	}
 	w := watchOpens(t, root)
 
-	first := candidates(t, "unlock", "iso")
+	first := candidates(t, e, "unlock", "iso")
 	if opened := w.drain(t); len(opened) == 0 {
 		t.Fatal("the first TAB opened nothing under the root: the watch hears nothing?")
 	}
-	second := candidates(t, "unlock", "iso")
+	second := candidates(t, e, "unlock", "iso")
 	if opened := w.drain(t); len(opened) > 0 {
 		t.Errorf("the second TAB in an unchanged tree opened %q", opened)
 	}
@@ -205,7 +203,7 @@ func TestSecondTABInAnUnchangedTreeListsNoFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "reports", "iso-new-run", "state.env"), []byte("STATUS=running\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := candidates(t, "unlock", "iso"); !has(got, "iso-new-run") {
+	if got := candidates(t, e, "unlock", "iso"); !has(got, "iso-new-run") {
 		t.Errorf("a run made since the last TAB is not offered: %q", got)
 	}
 }
@@ -213,9 +211,8 @@ func TestSecondTABInAnUnchangedTreeListsNoFolder(t *testing.T) {
 // Completion answers the same with a walk cache it must not use: a cache folder others may write (refused,
 // and nothing written there) or one that cannot be made.
 func TestCompletionAnswersTheSameWithoutAUsableCache(t *testing.T) {
-	completionTree(t)
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	want := candidates(t, "unlock", "iso")
+	_, e := completionTree(t)
+	want := candidates(t, e, "unlock", "iso")
 	if !has(want, resumabletest.Mining, "iso26262-archive-20260101T000000Z", "iso26262-feature") {
 		t.Fatalf("unlock iso<TAB>: %q", want)
 	}
@@ -231,9 +228,8 @@ func TestCompletionAnswersTheSameWithoutAUsableCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for what, cache := range map[string]string{"a cache folder of mode 0777": open, "a cache folder that cannot be made": file} {
-		t.Setenv("XDG_CACHE_HOME", cache)
 		for range 2 {
-			if got := candidates(t, "unlock", "iso"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			if got := candidates(t, e.with("XDG_CACHE_HOME", cache), "unlock", "iso"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%s: %q, want %q", what, got, want)
 			}
 		}

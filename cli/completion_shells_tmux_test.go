@@ -284,15 +284,14 @@ func TestCompletionNeverCutsAtATab(t *testing.T) {
 		t.Errorf("fish offers %q for a run named %q", out, hostileTabName)
 	}
 	// The protocol itself: for the scripts that read the first TAB, left out; for zsh's, whole.
-	t.Setenv("XDG_CONFIG_HOME", configHome)
-	if _, got, _ := run(t, "__complete0", "brief", "hb"); strings.Contains(got, "hb-victim") {
+	e := testEnv(t, "XDG_CONFIG_HOME", configHome)
+	if _, got, _ := runIn(t, e, "__complete0", "brief", "hb"); strings.Contains(got, "hb-victim") {
 		t.Errorf("__complete0 offers %q", got)
 	}
-	if _, got, _ := run(t, "__complete", "brief", "hb"); strings.Contains(got, "hb-victim") {
+	if _, got, _ := runIn(t, e, "__complete", "brief", "hb"); strings.Contains(got, "hb-victim") {
 		t.Errorf("__complete offers %q", got)
 	}
-	t.Setenv(completeTabsEnv, "1")
-	if _, got, _ := run(t, "__complete0", "brief", "hb"); got != hostileTabName+"\t\x00" {
+	if _, got, _ := runIn(t, e.with(completeTabsEnv, "1"), "__complete0", "brief", "hb"); got != hostileTabName+"\t\x00" {
 		t.Errorf("__complete0 for zsh answers %q, want %q", got, hostileTabName+"\t\x00")
 	}
 }

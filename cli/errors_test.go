@@ -15,17 +15,9 @@ import (
 	"runwatch/state/resumable/resumabletest"
 )
 
-// run runs `runwatch args...` in process, with no terminal, and returns its exit code and outputs.
-func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code = dispatch(args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
 // Each mistake a person makes on the command line gets one message that says what to do, and exit 2.
 func TestErrorsAPersonCanActOn(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "no", "such", "path")
 	for _, tc := range []struct {
 		args []string
@@ -106,6 +98,7 @@ func exitCodeOf(t *testing.T, err error) int {
 
 // The real process, without any terminal, says what to use instead of the raw "could not open TTY".
 func TestDashboardWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	cmd := helperProcess(t, t.TempDir())
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -118,8 +111,7 @@ func TestDashboardWithoutTerminal(t *testing.T) {
 
 // Every exit code in the table that help and the README show is produced by the case it describes.
 func TestExitCodesTable(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	jg, oc := fixtureWorkspace(t)
 	healthy := resumabletest.Run(oc, resumabletest.IRM)
 	cases := map[int][][]string{
@@ -135,13 +127,12 @@ func TestExitCodesTable(t *testing.T) {
 	}
 	// The change is applied, and its journal entry's write fails (as on a full disk): the journal is opened
 	// and locked before the first change, so only its append can fail after it.
-	unjournaled := actionRun(t)
-	actionSeams.BeforeJournalAppend = func(f *os.File, line []byte) {
+	unjournaled, env := actionRun(t)
+	env.actionSeams.BeforeJournalAppend = func(f *os.File, line []byte) {
 		if bytes.Contains(line, []byte(unjournaled)) {
 			f.Close()
 		}
 	}
-	defer func() { actionSeams.BeforeJournalAppend = nil }()
 	cases[exitAppliedUnaudit] = [][]string{{"check", unjournaled, "CB_S2_B", "--yes"}}
 	zeros := strings.Repeat("0", 64)
 	cases[exitNotAsShown] = [][]string{{"check", healthy, "CB_S2_VERIFY_GREEN", "--yes", "--expect=" + zeros + ":" + zeros}}
@@ -160,7 +151,7 @@ func TestExitCodesTable(t *testing.T) {
 		for _, args := range cases[e.code] {
 			var code int
 			var stderr string
-			within(t, "runwatch "+strings.Join(args, " "), func() { code, _, stderr = run(t, args...) })
+			within(t, "runwatch "+strings.Join(args, " "), func() { code, _, stderr = runIn(t, env, args...) })
 			if code != e.code {
 				t.Errorf("runwatch %s: exit %d, want %d (%s); stderr %q", strings.Join(args, " "), code, e.code, e.meaning, stderr)
 			}
@@ -181,6 +172,7 @@ func TestExitCodesTable(t *testing.T) {
 // events interrupted while it waits for --until exits 130, as the table says; the signal goes to a real
 // process.
 func TestEventsInterruptedWhileWaiting(t *testing.T) {
+	t.Parallel()
 	cmd := helperProcess(t, "events", "--until", "completed", "--run", "not-there-yet", t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -152,7 +152,7 @@ func TestEventsWriteTheFirstRunsInBatches(t *testing.T) {
 		eventsRun(t, filepath.Join(root, "reports", fmt.Sprintf("run%02d-20260301T000000Z", i)), "S1")
 	}
 	var stderr strings.Builder
-	roots, code := openRoots("events", []string{root}, config.Default(), fleet.Given{}, &stderr)
+	roots, code := openRoots(testEnv(t).getenv, "events", []string{root}, config.Default(), fleet.Given{}, &stderr)
 	if roots == nil {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

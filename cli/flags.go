@@ -17,6 +17,9 @@ import (
 type flagSet struct {
 	*flag.FlagSet
 	short map[string]string // long name → its one-letter alias
+	// env is what the command runs in, the other input it is given besides its arguments: a command's
+	// define keeps it for its run. Help and completion, which define flags only to list them, leave it zero.
+	env env
 }
 
 func newFlagSet(name string) *flagSet {

@@ -13,12 +13,11 @@ import (
 // global flags go; "status" was taken for a path to watch ("runwatch: status: no such file or directory").
 // After `--` the word is a path again.
 func TestFlagsBeforeTheCommand(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	runs := filepath.Join(resumabletest.Copy(t), "reports")
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := dispatch(args, &out, &errOut)
+		code := dispatch(args, &out, &errOut, testEnv(t))
 		return code, out.String(), errOut.String()
 	}
 	wantCode, want, _ := run("status", "--max-depth", "2", "-o", "json", runs)

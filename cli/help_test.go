@@ -18,7 +18,7 @@ import (
 func helpOf(t *testing.T, args ...string) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	if code := dispatch(args, &out, &errOut); code != exitOK || errOut.Len() > 0 {
+	if code := dispatch(args, &out, &errOut, testEnv(t)); code != exitOK || errOut.Len() > 0 {
 		t.Fatalf("runwatch %s: exit %d, stderr %q; want 0 and nothing", strings.Join(args, " "), code, errOut.String())
 	}
 	return out.String()
@@ -43,6 +43,7 @@ func cliReference(t *testing.T) string {
 // TestHelpTexts is the golden test of every help text; the golden file is docs/CLI.md, the reference that
 // README links to.
 func TestHelpTexts(t *testing.T) {
+	t.Parallel()
 	want := cliReference(t)
 	const path = "../docs/CLI.md"
 	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
@@ -73,6 +74,7 @@ func TestHelpTexts(t *testing.T) {
 
 // Every way of asking for a command's help prints the same text on stdout and exits 0, in the house style.
 func TestHelpIsTheSameEveryWay(t *testing.T) {
+	t.Parallel()
 	main := helpOf(t, "help")
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help", "dashboard"}, {"dashboard", "--help"}, {".", "--help"}} {
 		if got := helpOf(t, args...); got != main {
@@ -118,6 +120,7 @@ func TestHelpIsTheSameEveryWay(t *testing.T) {
 }
 
 // A flag another engineer adds shows up in help by itself: help is built from the flags the command parses.
+// Not parallel: it registers a command in the package's table, which every other command reads.
 func TestHelpListsFlagsFromTheDefinition(t *testing.T) {
 	name := "test-only"
 	register(command{name: name, summary: "a command only this test has", examples: []example{{"a", "b"}, {"c", "d"}},

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"runwatch/remote"
@@ -33,7 +34,7 @@ func ownSourceDir() (string, bool) {
 
 // crossSource finds the checkout to build this version from, or says why there is none.
 func crossSource() (dir, rev string, err error) {
-	info, ok := readBuildInfo()
+	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "", "", fmt.Errorf("this runwatch carries no build information")
 	}
@@ -117,7 +118,7 @@ func crossCommands(goos, goarch string, host remote.Root, dir string) string {
 	if d, ok := ownSourceDir(); ok {
 		src = d
 	}
-	if info, ok := readBuildInfo(); ok {
+	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			if s.Key == "vcs.revision" {
 				rev = s.Value

@@ -10,7 +10,7 @@ import (
 // TestDurationFlagSaysWhatADurationIs (issue 24 point 7): --poll 2 says a duration looks like 2s, not
 // only "parse error".
 func TestDurationFlagSaysWhatADurationIs(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	for _, args := range [][]string{{"--poll", "2", t.TempDir()}, {"status", "--stale-after", "30", t.TempDir()}} {
 		code, _, stderr := run(t, args...)
 		if code != 2 || !strings.Contains(stderr, "not a duration: give one like 2s") || strings.Contains(stderr, "parse error") {
@@ -22,7 +22,7 @@ func TestDurationFlagSaysWhatADurationIs(t *testing.T) {
 // TestPlainFileAsPath (issue 24 point 7): a file given as PATH means that file's run (a run.log: the run
 // whose folder holds it), never "scan its folder"; a file in no run's folder is an error naming it.
 func TestPlainFileAsPath(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	jg, oc := fixtureWorkspace(t)
 	reports := filepath.Join(oc, "reports")
 	entries, err := os.ReadDir(reports)

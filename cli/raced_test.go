@@ -14,6 +14,7 @@ import (
 // there (exit 0, the writer's key kept) and stderr says it raced; when the writer ticked the item itself, the
 // check is refused (exit 1) with the writer's file in place, and stderr says it was not applied.
 func TestCheckRacingAWriterSaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	if !atomicfile.CanReportDisplaced {
 		t.Skip("this build renames plainly: a write landing in between is overwritten unseen")
 	}
@@ -29,18 +30,17 @@ func TestCheckRacingAWriterSaysWhatHappened(t *testing.T) {
 			[]string{"refused: not applied", `CB_S2_B is now "1", not "0" as planned`}, "CB_S2_A=\"1\"\nCB_S2_B=\"1\"\nW_1=\"1\"\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := actionRun(t)
+			dir, e := actionRun(t)
 			checklist := filepath.Join(dir, "checklist.state.env")
 			landed := false
-			actionSeams.BeforeRename = func() {
+			e.actionSeams.BeforeRename = func() {
 				if !landed {
 					landed = true
 					os.WriteFile(checklist+".tmp", []byte(tc.theirs), 0o644)
 					os.Rename(checklist+".tmp", checklist)
 				}
 			}
-			t.Cleanup(func() { actionSeams.BeforeRename = nil })
-			code, _, errOut := runCmd("check", dir, "CB_S2_B", "--yes")
+			code, _, errOut := runCmd(e, "check", dir, "CB_S2_B", "--yes")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, errOut)
 			}

@@ -14,7 +14,7 @@ import (
 // reader is the connection, and a remote events process that outlived its connection would wait on a quiet
 // root forever (one more per reconnect).
 func TestEventsStopsWhenItsReaderIsGone(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	root := t.TempDir()
 	eventsRun(t, filepath.Join(root, "quiet-20260215T014733Z"), "S1")
 	pr, pw, err := os.Pipe()
@@ -23,7 +23,7 @@ func TestEventsStopsWhenItsReaderIsGone(t *testing.T) {
 	}
 	code := make(chan int, 1)
 	go func() {
-		code <- dispatch([]string{"events", root}, pw, io.Discard)
+		code <- dispatch([]string{"events", root}, pw, io.Discard, testEnv(t))
 		pw.Close()
 	}()
 	// Read up to its health line: it is watching now, and will write nothing more on its own.
@@ -46,6 +46,7 @@ func TestEventsStopsWhenItsReaderIsGone(t *testing.T) {
 
 // A reader that stays keeps it running: a pipe with its reader open, or a plain file, is not "gone".
 func TestReaderGoneOnlyForAClosedReader(t *testing.T) {
+	t.Parallel()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -15,15 +15,14 @@ import (
 // --read-only typed on the line being completed writes nothing, as read_only in the config does: the walk
 // cache stays unwritten. Without it the same TAB writes the cache (so the test would see the write).
 func TestReadOnlyTypedOnTheLineWritesNoWalkCache(t *testing.T) {
-	completionTree(t)
+	_, e := completionTree(t)
 	for _, readOnly := range []bool{true, false} {
 		cache := t.TempDir()
-		t.Setenv("XDG_CACHE_HOME", cache)
 		words := []string{"check", "iso"}
 		if readOnly {
 			words = []string{"check", "--read-only", "iso"}
 		}
-		if got := candidates(t, words...); len(got) == 0 {
+		if got := candidates(t, e.with("XDG_CACHE_HOME", cache), words...); len(got) == 0 {
 			t.Fatalf("%q: no candidates", words)
 		}
 		entries, _ := os.ReadDir(cache)
@@ -39,16 +38,15 @@ func TestReadOnlyTypedOnTheLineWritesNoWalkCache(t *testing.T) {
 // status under read_only: true makes no spill file (it made one in the temp folder and unlinked it): the
 // temp folder sees no open at all. Without read_only it does (so the test would see it).
 func TestReadOnlyStatusMakesNoTempFile(t *testing.T) {
-	root := completionTree(t)
+	root, e := completionTree(t)
 	for _, readOnly := range []bool{true, false} {
 		tmp := t.TempDir()
-		t.Setenv("TMPDIR", tmp)
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
 		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("read_only: %v\n", readOnly)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		w := watchOpens(t, tmp)
-		if code, out, stderr := run(t, "status", "--config", cfg, "--json", root); !strings.Contains(out, `"runs"`) {
+		if code, out, stderr := runIn(t, e.with("TMPDIR", tmp), "status", "--config", cfg, "--json", root); !strings.Contains(out, `"runs"`) {
 			t.Fatalf("status: exit %d, stderr %s", code, stderr)
 		}
 		opened := w.drain(t)
@@ -73,8 +71,6 @@ func TestAFullTempFolderIsSaidOnce(t *testing.T) {
 		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", tmp).Run() })
-	t.Setenv("TMPDIR", tmp)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	root := t.TempDir()
 	const runs = 600
 	for i := range runs {
@@ -82,7 +78,7 @@ func TestAFullTempFolderIsSaidOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, out, stderr := run(t, "status", "--json", root)
+	_, out, stderr := runIn(t, testEnv(t, "TMPDIR", tmp), "status", "--json", root)
 	var snap struct {
 		Runs []json.RawMessage `json:"runs"`
 	}

@@ -19,11 +19,11 @@ import (
 // plan is asked for with --dry-run --json and shown here, the confirmation is asked here, and the change is
 // made there with --yes and --expect (what the plan shown started from), so the locks, compare-and-swap,
 // journal and audit line all happen where the files are, and only to the bytes the person saw.
-func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local remoteActionFlags, stdout, stderr io.Writer) int {
+func runRemoteAction(e env, call remoteCall, run remote.Root, cfg config.Config, local remoteActionFlags, stdout, stderr io.Writer) int {
 	if local.readOnly || cfg.ReadOnly {
 		call.flags = append(call.flags, "--read-only")
 	}
-	s := sshFor(cfg)
+	s := sshFor(e.getenv, cfg)
 	ctx := context.Background()
 	do := func(flags ...string) (out []byte, code int) {
 		out, errb, code, err := s.Run(ctx, run, call.argv(flags...)...)
@@ -67,12 +67,12 @@ func runRemoteAction(call remoteCall, run remote.Root, cfg config.Config, local 
 	}
 	fmt.Fprintf(stdout, "%s %s: %s\n", call.name(), plan.Run, plan.Summary)
 	io.WriteString(stdout, plan.Preview)
-	if !stdinIsTerminal() {
+	if !e.stdinIsTerminal() {
 		fmt.Fprintf(stderr, "runwatch %s: refused: no terminal to confirm on; pass --yes to apply on %s\n", call.name(), run.Label())
 		return exitRefused
 	}
 	fmt.Fprint(stdout, plan.questionOn(run)+" [y/N] ")
-	answer, _ := bufio.NewReader(actionStdin).ReadString('\n')
+	answer, _ := bufio.NewReader(e.confirmations()).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 	default:

@@ -37,7 +37,7 @@ func (c *changeThenAnswer) Read(p []byte) (int, error) {
 // nothing, when its fresh plan starts from other bytes: on a real sshd, from the dashboard and from the
 // command line. Confirmed with nothing changed in between, it is applied.
 func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
-	sshFleet(t, "alpha")
+	_, e := sshFleet(t, "alpha")
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-shown-20261201T080000Z")
 	stateFile, logFile := filepath.Join(dir, "state.env"), filepath.Join(dir, "run.log")
@@ -65,7 +65,7 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 	}
 
 	// The dashboard: preview, a change on disk, confirm.
-	f := fleetActor{ssh: sshFor(config.Config{})}
+	f := fleetActor{ssh: sshFor(e.getenv, config.Config{})}
 	p, err := f.Plan(app.ActionRequest{Act: keys.ActStep, Request: action.Request{Verb: action.ActStep, Run: run}})
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +83,10 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 
 	// The command line: preview, a change on disk while the person reads it, confirm.
 	target := "ssh://alpha" + dir
-	fakeTerminal(t, "")
-	actionStdin = &changeThenAnswer{change: writerChange, answer: strings.NewReader("y\n")}
+	onTerminal := fakeTerminal(e, "")
+	onTerminal.stdin = &changeThenAnswer{change: writerChange, answer: strings.NewReader("y\n")}
 	var out, errOut bytes.Buffer
-	code := dispatch([]string{"step", target}, &out, &errOut)
+	code := dispatch([]string{"step", target}, &out, &errOut, onTerminal)
 	if code != exitNotAsShown || !strings.Contains(errOut.String(), "not what the preview you confirmed started from") {
 		t.Fatalf("step confirmed after a change: exit %d, want %d\n%s%s", code, exitNotAsShown, out.String(), errOut.String())
 	}
@@ -96,10 +96,9 @@ func TestARemoteActionAppliesOnlyWhatWasShown(t *testing.T) {
 	unchanged("command line", append(state, note...), log)
 
 	// Nothing changed between preview and confirmation: applied, from both.
-	actionStdin = strings.NewReader("y\n")
 	out.Reset()
 	errOut.Reset()
-	if code := dispatch([]string{"step", target}, &out, &errOut); code != exitOK {
+	if code := dispatch([]string{"step", target}, &out, &errOut, fakeTerminal(e, "y\n")); code != exitOK {
 		t.Fatalf("step: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	if after := string(mustReadFile(t, stateFile)); !strings.Contains(after, `S1_DONE="1"`) || !strings.Contains(after, "WRITER_NOTE") {
@@ -129,7 +128,7 @@ func mustReadFile(t *testing.T, path string) []byte {
 // Issue 37.9: the words after RUN on the command line reach the host's runwatch as words, after `--`, as the
 // dashboard's do: `unlock ssh://h/RUN -- --force` names a lock called --force, it does not force anything.
 func TestRemoteCommandLineWordsStayWords(t *testing.T) {
-	sshFleet(t, "alpha")
+	_, e := sshFleet(t, "alpha")
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-words-20261201T080000Z")
 	here, err := os.Hostname()
@@ -139,14 +138,14 @@ func TestRemoteCommandLineWordsStayWords(t *testing.T) {
 	// A stale lock, which a bare unlock (or one with --force) would clear.
 	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), resumabletest.DeadPID(t), here, time.Now())
 	var out, errOut bytes.Buffer
-	code := dispatch([]string{"unlock", "--dry-run", "ssh://alpha" + dir, "--", "--force"}, &out, &errOut)
+	code := dispatch([]string{"unlock", "--dry-run", "ssh://alpha" + dir, "--", "--force"}, &out, &errOut, e)
 	if code != exitRefused || !strings.Contains(errOut.String(), `has no lock "--force"`) {
 		t.Fatalf("unlock -- --force: exit %d, want a refusal naming the lock --force\n%s%s", code, out.String(), errOut.String())
 	}
 	// The plan as JSON, as the host prints it, with what it starts from.
 	out.Reset()
 	errOut.Reset()
-	code = dispatch([]string{"unlock", "--dry-run", "--json", "ssh://alpha" + dir}, &out, &errOut)
+	code = dispatch([]string{"unlock", "--dry-run", "--json", "ssh://alpha" + dir}, &out, &errOut, e)
 	var plan planJSON
 	if err := json.Unmarshal(out.Bytes(), &plan); code != exitOK || err != nil || len(plan.Starts) != 1 || !strings.HasSuffix(plan.Starts[0].Path, "run.lock") {
 		t.Fatalf("unlock --dry-run --json: exit %d, %v\n%s%s", code, err, out.String(), errOut.String())

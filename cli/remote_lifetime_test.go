@@ -109,7 +109,7 @@ func noneLeft(t *testing.T, fleet *sshtest.Fleet, how string, roots ...string) {
 
 // Issue 25.1: nothing runwatch starts over ssh outlives it, however `events` over two hosts ends.
 func TestEventsOverSSHLeavesNothingBehind(t *testing.T) {
-	fleet := sshFleet(t, "alpha", "beta")
+	fleet, e := sshFleet(t, "alpha", "beta")
 	bin := filepath.Join(fleet.BinDir, "runwatch")
 	for _, end := range []syscall.Signal{syscall.SIGHUP, syscall.SIGKILL, syscall.SIGTERM} {
 		t.Run(end.String(), func(t *testing.T) {
@@ -117,6 +117,7 @@ func TestEventsOverSSHLeavesNothingBehind(t *testing.T) {
 			resumabletest.MinimalRun(t, rootA, "irm-a-20261201T080000Z")
 			resumabletest.MinimalRun(t, rootB, "irm-b-20261201T080000Z")
 			c := exec.Command(bin, "events", "ssh://alpha"+rootA, "beta:"+rootB)
+			c.Env = e.environ()
 			c.Stdout, c.Stderr = io.Discard, io.Discard
 			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			if err := c.Start(); err != nil {
@@ -135,7 +136,7 @@ func TestEventsOverSSHLeavesNothingBehind(t *testing.T) {
 
 // Issue 25.1: the same for the dashboard, ended by SIGHUP (its terminal closed), SIGKILL and q.
 func TestDashboardOverSSHLeavesNothingBehind(t *testing.T) {
-	fleet := sshFleet(t, "alpha", "beta")
+	fleet, _ := sshFleet(t, "alpha", "beta")
 	bin := filepath.Join(fleet.BinDir, "runwatch")
 	for _, end := range []string{"SIGHUP", "SIGKILL", "q"} {
 		t.Run(end, func(t *testing.T) {
@@ -178,16 +179,13 @@ func TestAStaleMasterIsNotUsed(t *testing.T) {
 	name := "alpha"
 	bin := buildRunwatch(t)
 	fleet := sshtest.NewNamed(t, filepath.Dir(bin), map[string]string{"alpha": name, "beta": "beta"}, "alpha", "beta")
-	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
-	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	_, e := useFleet(t, fleet)
 	// Which machine answers shows in a lock naming alpha held by a live process: alpha judges it live by
 	// its own processes, beta can only call it unknown.
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-stale-master-20261201T080000Z")
 	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), os.Getpid(), name, time.Now())
-	s := sshFor(config.Config{})
+	s := sshFor(e.getenv, config.Config{})
 	if err := os.MkdirAll(s.ControlDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +214,7 @@ func TestAStaleMasterIsNotUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, errOut := runCmd("status", "--json", "ssh://alpha"+root)
+	code, out, errOut := runCmd(e, "status", "--json", "ssh://alpha"+root)
 	if code != 0 && code != 1 {
 		t.Fatalf("status: exit %d\n%s%s", code, out, errOut)
 	}

@@ -19,16 +19,13 @@ import (
 )
 
 // sshFleetNamed is sshFleet with servers that are other machines by name (alias → host name), and a config
-// whose roots reach them, as a person's would.
-func sshFleetNamed(t *testing.T, hostnames map[string]string, aliases ...string) *sshtest.Fleet {
+// whose roots reach them, as a person's would; with the environment to run runwatch in.
+func sshFleetNamed(t *testing.T, hostnames map[string]string, aliases ...string) (*sshtest.Fleet, env) {
 	t.Helper()
 	bin := buildRunwatch(t)
 	fleet := sshtest.NewNamed(t, filepath.Dir(bin), hostnames, aliases...)
-	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
-	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
 	config := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", config)
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	e := testEnv(t, append(fleetVars(fleet), "XDG_CONFIG_HOME", config)...)
 	var roots strings.Builder
 	for _, a := range aliases {
 		fmt.Fprintf(&roots, "  - ssh://%s%s\n", a, t.TempDir())
@@ -39,12 +36,12 @@ func sshFleetNamed(t *testing.T, hostnames map[string]string, aliases ...string)
 	if err := os.WriteFile(filepath.Join(config, "runwatch", "config.yaml"), []byte("roots:\n"+roots.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return fleet
+	return fleet, e
 }
 
-func statusLock(t *testing.T, dir string) model.Lock {
+func statusLock(t *testing.T, e env, dir string) model.Lock {
 	t.Helper()
-	code, out, errOut := runCmd("status", "--json", dir)
+	code, out, errOut := runCmd(e, "status", "--json", dir)
 	if code != 0 && code != 1 {
 		t.Fatalf("status: exit %d\n%s", code, errOut)
 	}
@@ -63,24 +60,23 @@ func statusLock(t *testing.T, dir string) model.Lock {
 // cleared), and unknown, with why, while the machine is down.
 func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
 	name := "alpha" // the machine calls itself by the name it is reached as
-	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
+	fleet, e := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
 	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-held-20261201T080000Z")
 	lock := filepath.Join(dir, "run.lock")
 
 	dead := resumabletest.DeadPID(t)
 	resumabletest.WriteEnvLock(t, lock, dead, name, time.Now())
-	l := statusLock(t, dir)
+	l := statusLock(t, e, dir)
 	want := fmt.Sprintf("judged on alpha: pid %d is not running", dead)
 	if l.Verdict != model.VerdictStale || l.JudgedOn != "alpha" || len(l.Reasons) == 0 || l.Reasons[0] != want {
 		t.Fatalf("dead pid on %s: %s judged on %q %q, want stale %q", name, l.Verdict, l.JudgedOn, l.Reasons, want)
 	}
-	if code, out, _ := runCmd("status", dir); !strings.Contains(out, fmt.Sprintf("lock held by dead pid %d on alpha", dead)) {
+	if code, out, _ := runCmd(e, "status", dir); !strings.Contains(out, fmt.Sprintf("lock held by dead pid %d on alpha", dead)) {
 		t.Errorf("status (table) does not say where the lock was judged (exit %d):\n%s", code, out)
 	}
 
 	// Stale there: cleared after a plain y/N, with the verdict and where it was made in the audit line.
-	fakeTerminal(t, "y\n")
-	if code, out, errOut := runCmd("unlock", dir); code != 0 {
+	if code, out, errOut := runCmd(fakeTerminal(e, "y\n"), "unlock", dir); code != 0 {
 		t.Fatalf("unlock of a lock stale on alpha: exit %d\n%s%s", code, out, errOut)
 	}
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
@@ -92,10 +88,10 @@ func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
 
 	// Alive there (the sshd itself, which lives on that machine): live, and never cleared.
 	resumabletest.WriteEnvLock(t, lock, fleet.PID("alpha"), name, time.Now())
-	if l := statusLock(t, dir); l.Verdict != model.VerdictLive || l.JudgedOn != "alpha" {
+	if l := statusLock(t, e, dir); l.Verdict != model.VerdictLive || l.JudgedOn != "alpha" {
 		t.Fatalf("live pid on %s: %s judged on %q %q", name, l.Verdict, l.JudgedOn, l.Reasons)
 	}
-	code, _, errOut := runCmd("unlock", dir, "run.lock", "--yes", "--force")
+	code, _, errOut := runCmd(e, "unlock", dir, "run.lock", "--yes", "--force")
 	if code != exitRefused || !strings.Contains(errOut, "refusing to clear a live lock") {
 		t.Fatalf("unlock of a lock live on alpha: exit %d, %s", code, errOut)
 	}
@@ -105,7 +101,7 @@ func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
 
 	// The machine is down: unknown, saying which machine and why, and the unlock needs the holder typed.
 	fleet.Kill("alpha")
-	l = statusLock(t, dir)
+	l = statusLock(t, e, dir)
 	if l.Verdict != model.VerdictUnknown || l.JudgedOn != "" || !strings.Contains(strings.Join(l.Reasons, "; "), "alpha did not say its host name") {
 		t.Fatalf("machine down: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
 	}
@@ -115,7 +111,7 @@ func TestALockHeldOnAReachedMachineIsJudgedThere(t *testing.T) {
 // machine turns the run from running to stalled here.
 func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
 	name := "alpha" // the machine calls itself by the name it is reached as
-	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
+	fleet, e := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
 	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-watched-20261201T080000Z")
 	n := fleet.Holder("alpha")
 	resumabletest.WriteEnvLock(t, filepath.Join(dir, "run.lock"), n, name, time.Now())
@@ -124,7 +120,7 @@ func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
 	done := make(chan int, 1)
 	var errOut bytes.Buffer
 	go func() {
-		done <- dispatch([]string{"events", "--timeout", "90s", "--until", "stalled", "--run", "irm-watched", dir}, pw, &errOut)
+		done <- dispatch([]string{"events", "--timeout", "90s", "--until", "stalled", "--run", "irm-watched", dir}, pw, &errOut, e)
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)
@@ -161,7 +157,7 @@ func TestAWatcherSeesTheHolderExitOnTheMachineThatHoldsTheLock(t *testing.T) {
 // there, and the verdict falls back to unknown, with why, when alpha goes down.
 func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
 	name := "alpha" // the machine calls itself by the name it is reached as
-	fleet := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
+	fleet, _ := sshFleetNamed(t, map[string]string{"alpha": name}, "alpha")
 	local := t.TempDir()
 	dir := resumabletest.MinimalRun(t, local, "irm-held-20261201T080000Z")
 	lock := filepath.Join(dir, "run.lock")
@@ -204,13 +200,13 @@ func TestDashboardJudgesALockOnTheMachineThatHoldsIt(t *testing.T) {
 // unknown, runwatch here reaches both and judges it on beta, and the run's status follows.
 func TestARemoteRunsLockNamingAThirdMachineIsJudgedThere(t *testing.T) {
 	alphaName, betaName := "alpha", "beta"
-	fleet := sshFleetNamed(t, map[string]string{"alpha": alphaName, "beta": betaName}, "alpha", "beta")
+	fleet, e := sshFleetNamed(t, map[string]string{"alpha": alphaName, "beta": betaName}, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
 	dir := resumabletest.MinimalRun(t, rootA, "irm-shared-20261201T080000Z")
 	lock := filepath.Join(dir, "run.lock")
 	status := func() model.Run {
 		t.Helper()
-		code, out, errOut := runCmd("status", "--json", "ssh://alpha"+rootA, "beta:"+rootB)
+		code, out, errOut := runCmd(e, "status", "--json", "ssh://alpha"+rootA, "beta:"+rootB)
 		if code != 0 && code != 1 {
 			t.Fatalf("status: exit %d\n%s", code, errOut)
 		}
@@ -240,8 +236,7 @@ func TestARemoteRunsLockNamingAThirdMachineIsJudgedThere(t *testing.T) {
 	}
 
 	// Without beta among the roots (given or in the config), nothing here reaches it: alpha's verdict stands.
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	code, out, _ := runCmd("status", "--json", "ssh://alpha"+rootA)
+	code, out, _ := runCmd(e.with("XDG_CONFIG_HOME", t.TempDir()), "status", "--json", "ssh://alpha"+rootA)
 	if code > 1 || !strings.Contains(out, "liveness cannot be checked here") {
 		t.Fatalf("beta not reached: exit %d\n%s", code, out)
 	}
@@ -252,18 +247,18 @@ func TestARemoteRunsLockNamingAThirdMachineIsJudgedThere(t *testing.T) {
 // here" (an impostor answering "not running" made it stale and clearable with a y), and unlock still needs
 // --force. One that calls itself a reached machine's name is not heard either: that machine judges.
 func TestAHostsWordAloneJudgesNoLock(t *testing.T) {
-	fleet := sshFleetNamed(t, map[string]string{"alpha": "alpha", "evil": "gpu9"}, "alpha", "evil")
+	fleet, e := sshFleetNamed(t, map[string]string{"alpha": "alpha", "evil": "gpu9"}, "alpha", "evil")
 	dir := resumabletest.MinimalRun(t, t.TempDir(), "irm-claim-20261201T080000Z")
 	lock := filepath.Join(dir, "run.lock")
 	resumabletest.WriteEnvLock(t, lock, resumabletest.DeadPID(t), "gpu9", time.Now())
 
-	l := statusLock(t, dir)
+	l := statusLock(t, e, dir)
 	why := strings.Join(l.Reasons, "; ")
 	if l.Verdict != model.VerdictUnknown || l.JudgedOn != "" || !strings.Contains(why, "evil calls itself gpu9") ||
 		!strings.Contains(why, "cannot check gpu9 from here") {
 		t.Fatalf("a lock of gpu9, which only evil claims to be: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
 	}
-	if code, _, errOut := runCmd("unlock", dir, "--yes"); code == exitOK {
+	if code, _, errOut := runCmd(e, "unlock", dir, "--yes"); code == exitOK {
 		t.Fatalf("unlock --yes cleared a lock nobody could judge: %s", errOut)
 	}
 	if _, err := os.Stat(lock); err != nil {
@@ -275,7 +270,7 @@ func TestAHostsWordAloneJudgesNoLock(t *testing.T) {
 	fleet.Kill("evil")
 	fleet.Start("evil")
 	resumabletest.WriteEnvLock(t, lock, fleet.PID("alpha"), "alpha", time.Now())
-	if l := statusLock(t, dir); l.Verdict != model.VerdictLive || l.JudgedOn != "alpha" {
+	if l := statusLock(t, e, dir); l.Verdict != model.VerdictLive || l.JudgedOn != "alpha" {
 		t.Fatalf("a lock of alpha, which evil claims too: %s judged on %q %q", l.Verdict, l.JudgedOn, l.Reasons)
 	}
 }

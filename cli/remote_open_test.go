@@ -21,7 +21,7 @@ import (
 // the host and the same exit code, instead of watching nothing (notify printed "watching 0 runs", events
 // retried for ever).
 func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
-	fleet := sshFleet(t, "alpha")
+	fleet, e := sshFleet(t, "alpha")
 	bin := filepath.Join(fleet.BinDir, "runwatch")
 	root := t.TempDir()
 	resumabletest.MinimalRun(t, root, "irm-a-20261201T080000Z")
@@ -31,9 +31,9 @@ func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 		{"nohost:/x", "nohost"},         // no such host
 	} {
 		t.Run(tc.host, func(t *testing.T) {
-			statusCode, statusErr := runBuilt(t, bin, "status", tc.root)
-			notifyCode, notifyErr := runBuilt(t, bin, "notify", "--notify-command", "true", tc.root)
-			eventsCode, eventsErr := runBuilt(t, bin, "events", tc.root)
+			statusCode, statusErr := runBuilt(t, e, bin, "status", tc.root)
+			notifyCode, notifyErr := runBuilt(t, e, bin, "notify", "--notify-command", "true", tc.root)
+			eventsCode, eventsErr := runBuilt(t, e, bin, "events", tc.root)
 			if statusCode != exitIncomplete {
 				t.Fatalf("status exit %d, want %d; stderr %q", statusCode, exitIncomplete, statusErr)
 			}
@@ -41,7 +41,9 @@ func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 				t.Fatalf("notify exit %d, events %d, want %d; stderr %q, %q", notifyCode, eventsCode, exitIncomplete, notifyErr, eventsErr)
 			}
 			// A host that never answered was not looked in: its error says so, and no "no runs found in" it.
-			if out, _ := exec.Command(bin, "status", tc.root).Output(); len(out) > 0 {
+			status := exec.Command(bin, "status", tc.root)
+			status.Env = e.environ()
+			if out, _ := status.Output(); len(out) > 0 {
 				t.Errorf("status of an unreachable root printed %q, want nothing on stdout", out)
 			}
 			said := lastSaid(statusErr, "runwatch status: ")
@@ -58,15 +60,15 @@ func TestNotifyOnAnUnreachableHostFailsLikeStatus(t *testing.T) {
 	}
 }
 
-// runBuilt runs the runwatch under test to its end, or fails after a minute (notify that watches nothing
-// never ends by itself).
-func runBuilt(t *testing.T, bin string, args ...string) (code int, stderr string) {
+// runBuilt runs the runwatch under test in e to its end, or fails after a minute (notify that watches
+// nothing never ends by itself).
+func runBuilt(t *testing.T, e env, bin string, args ...string) (code int, stderr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var errOut bytes.Buffer
 	c := exec.CommandContext(ctx, bin, args...)
-	c.Dir, c.Stderr = t.TempDir(), &errOut
+	c.Dir, c.Env, c.Stderr = t.TempDir(), e.environ(), &errOut
 	err := c.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("runwatch %s still running after a minute; stderr %q", strings.Join(args, " "), errOut.String())
@@ -91,7 +93,7 @@ func lastSaid(out, prefix string) string {
 // Issue 33.3: every command that follows hosts gives each host's runwatch the flags status gives it
 // (--max-depth among them, which the dashboard did not pass): a host finds and judges runs as here.
 func TestEveryWatchGivesHostsTheFlagsStatusGives(t *testing.T) {
-	fleet := sshFleet(t, "alpha")
+	fleet, e := sshFleet(t, "alpha")
 	bin := filepath.Join(fleet.BinDir, "runwatch")
 	flags := []string{"--max-depth", "1", "--stale-after", "7m0s", "--orphan-after", "3m0s", "--quiet-after", "50m0s"}
 
@@ -99,7 +101,7 @@ func TestEveryWatchGivesHostsTheFlagsStatusGives(t *testing.T) {
 	root := t.TempDir()
 	resumabletest.MinimalRun(t, root, "irm-shallow-20261201T080000Z")
 	resumabletest.MinimalRun(t, filepath.Join(root, "a", "b", "c"), "irm-deep-20261201T080000Z")
-	code, out, errOut := runCmd(append(append([]string{"status", "-o", "wide"}, flags...), "ssh://alpha"+root)...)
+	code, out, errOut := runCmd(e, append(append([]string{"status", "-o", "wide"}, flags...), "ssh://alpha"+root)...)
 	if code != 0 || !strings.Contains(out, "irm-shallow") || strings.Contains(out, "irm-deep") {
 		t.Fatalf("status %v over alpha: exit %d\n%s%s", flags, code, out, errOut)
 	}
@@ -126,6 +128,7 @@ func TestEveryWatchGivesHostsTheFlagsStatusGives(t *testing.T) {
 				}
 			} else {
 				c := exec.Command(bin, args...)
+				c.Env = e.environ()
 				if err := c.Start(); err != nil {
 					t.Fatal(err)
 				}
@@ -162,11 +165,11 @@ func remoteEventsArgs(t *testing.T, root string) []string {
 // watcher health (the host's is a host-health line), and was taken for the local one: a watch-health line
 // with no mode, then the local one again, at each of the host's batches.
 func TestEventsWatchHealthIsTheLocalWatchers(t *testing.T) {
-	sshFleet(t, "alpha")
+	_, e := sshFleet(t, "alpha")
 	local, root := t.TempDir(), t.TempDir()
 	resumabletest.MinimalRun(t, local, "irm-here-20261201T080000Z")
 	dir := resumabletest.MinimalRun(t, root, "irm-there-20261201T080000Z")
-	s := startEvents(t, "--timeout", "60s", "--until", "running", "--run", "irm-there", local, "ssh://alpha"+root)
+	s := startEvents(t, e, "--timeout", "60s", "--until", "running", "--run", "irm-there", local, "ssh://alpha"+root)
 	s.next("alpha's run", func(m map[string]any) bool {
 		run, _ := m["run"].(map[string]any)
 		return m["type"] == "run-added" && run["id"] == "irm-there-20261201T080000Z"
@@ -209,11 +212,12 @@ func hostname(t *testing.T) string {
 // Issue 33: a host lost after it was reached is tried again, as before, and events says so on stderr (its
 // host-health lines say it on stdout); only a host never reached ends it.
 func TestEventsSaysAHostLostLaterAndRetries(t *testing.T) {
-	fleet := sshFleet(t, "alpha")
+	fleet, e := sshFleet(t, "alpha")
 	bin := filepath.Join(fleet.BinDir, "runwatch")
 	root := t.TempDir()
 	resumabletest.MinimalRun(t, root, "irm-a-20261201T080000Z")
 	cmd := exec.Command(bin, "events", "ssh://alpha"+root)
+	cmd.Env = e.environ()
 	var mu sync.Mutex
 	var errOut bytes.Buffer
 	cmd.Stderr = &syncWriter{mu: &mu, w: &errOut}

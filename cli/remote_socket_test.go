@@ -21,32 +21,29 @@ func needRoot(t *testing.T) {
 	}
 }
 
-// withoutRuntimeDir makes runwatch fall back to the temp dir for its control folder, as on a machine
-// without a login session's XDG_RUNTIME_DIR, with the temp dir one the test owns.
-func withoutRuntimeDir(t *testing.T) string {
+// withoutRuntimeDir is e where runwatch falls back to the temp dir for its control folder, as on a machine
+// without a login session's XDG_RUNTIME_DIR, with the temp dir one the test owns (short, for the sockets).
+func withoutRuntimeDir(t *testing.T, e env) (string, env) {
 	t.Helper()
-	t.Setenv("XDG_RUNTIME_DIR", "")
-	os.Unsetenv("XDG_RUNTIME_DIR")
 	tmp, err := os.MkdirTemp("", "rwt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
-	t.Setenv("TMPDIR", tmp)
-	return tmp
+	return tmp, e.with("XDG_RUNTIME_DIR", "", "TMPDIR", tmp)
 }
 
 // Issue 22.1: a control folder another user made under the temp dir (where runwatch falls back to without
 // XDG_RUNTIME_DIR) is refused with its owner named, and no command goes out through it.
 func TestAControlFolderPlantedByAnotherUserIsRefused(t *testing.T) {
 	needRoot(t)
-	sshFleet(t, "alpha")
-	tmp := withoutRuntimeDir(t)
+	_, e := sshFleet(t, "alpha")
+	tmp, e := withoutRuntimeDir(t, e)
 	root := t.TempDir()
 	resumabletest.MinimalRun(t, root, "irm-cf-20261201T080000Z")
 	dir := filepath.Join(tmp, "runwatch-0")
-	if remote.DefaultControlDir() != dir {
-		t.Fatalf("control folder %q, the test plants %q", remote.DefaultControlDir(), dir)
+	if got := remote.DefaultControlDir(e.getenv); got != dir {
+		t.Fatalf("control folder %q, the test plants %q", got, dir)
 	}
 	for _, plant := range []struct {
 		name string
@@ -69,7 +66,7 @@ func TestAControlFolderPlantedByAnotherUserIsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out, errOut bytes.Buffer
-			code := dispatch([]string{"status", "--json", "ssh://alpha" + root}, &out, &errOut)
+			code := dispatch([]string{"status", "--json", "ssh://alpha" + root}, &out, &errOut, e)
 			if code == exitOK || !strings.Contains(errOut.String(), dir) || !strings.Contains(errOut.String(), plant.want) {
 				t.Fatalf("exit %d, stderr %q: want a refusal naming %s (%s)", code, errOut.String(), dir, plant.want)
 			}
@@ -81,7 +78,7 @@ func TestAControlFolderPlantedByAnotherUserIsRefused(t *testing.T) {
 	// Once the folder is gone, runwatch makes its own (0700) and works.
 	os.RemoveAll(dir)
 	var out, errOut bytes.Buffer
-	if code := dispatch([]string{"status", "--json", "ssh://alpha" + root}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "irm-cf-") {
+	if code := dispatch([]string{"status", "--json", "ssh://alpha" + root}, &out, &errOut, e); code != exitOK || !strings.Contains(out.String(), "irm-cf-") {
 		t.Fatalf("with the folder its own: exit %d\n%s", code, errOut.String())
 	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
@@ -93,10 +90,10 @@ func TestAControlFolderPlantedByAnotherUserIsRefused(t *testing.T) {
 // connected to (it would receive the command and our stdio).
 func TestAControlSocketPlantedByAnotherUserIsNeverUsed(t *testing.T) {
 	needRoot(t)
-	sshFleet(t, "alpha")
+	_, e := sshFleet(t, "alpha")
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-cs-20261201T080000Z")
-	s := sshFor(config.Config{})
+	s := sshFor(e.getenv, config.Config{})
 	if err := os.MkdirAll(s.ControlDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +122,7 @@ func TestAControlSocketPlantedByAnotherUserIsNeverUsed(t *testing.T) {
 		{"step", "ssh://alpha" + dir, "--yes"},
 	} {
 		var out, errOut bytes.Buffer
-		code := dispatch(args, &out, &errOut)
+		code := dispatch(args, &out, &errOut, e)
 		if code == exitOK || !strings.Contains(errOut.String(), sock) || !strings.Contains(errOut.String(), "owned by uid 65534") {
 			t.Errorf("%v: exit %d, stderr %q: want a refusal naming %s", args, code, errOut.String(), sock)
 		}

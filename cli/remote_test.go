@@ -25,26 +25,28 @@ import (
 )
 
 // sshFleet starts real sshd servers named by aliases whose sessions find the runwatch under test on their
-// PATH, and points this process's runwatch at them through RUNWATCH_SSH_COMMAND.
-func sshFleet(t *testing.T, aliases ...string) *sshtest.Fleet {
+// PATH, and returns them with the environment that points runwatch at them (useFleet).
+func sshFleet(t *testing.T, aliases ...string) (*sshtest.Fleet, env) {
 	t.Helper()
 	bin := buildRunwatch(t)
 	return useFleet(t, sshtest.New(t, filepath.Dir(bin), aliases...))
 }
 
-// useFleet points this process's runwatch, and those it starts, at fleet.
-func useFleet(t *testing.T, fleet *sshtest.Fleet) *sshtest.Fleet {
+// useFleet returns fleet with a test's environment (testEnv) that points runwatch at it through
+// RUNWATCH_SSH_COMMAND.
+func useFleet(t *testing.T, fleet *sshtest.Fleet) (*sshtest.Fleet, env) {
 	t.Helper()
-	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
-	// ControlMaster sockets: a short folder, as unix socket paths are limited to 108 bytes.
-	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	return fleet
+	return fleet, testEnv(t, fleetVars(fleet)...)
+}
+
+// fleetVars are the variables (NAME, value …) that point runwatch at fleet: its ssh command, and its
+// ControlMaster sockets in a short folder, as unix socket paths are limited to 108 bytes.
+func fleetVars(fleet *sshtest.Fleet) []string {
+	return []string{"RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "), "XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt")}
 }
 
 func TestStatusOverSSHMergesHostsAndSaysWhichFailed(t *testing.T) {
-	fleet := sshFleet(t, "alpha", "beta")
+	fleet, e := sshFleet(t, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
 	resumabletest.MinimalRun(t, rootA, "irm-a-20261201T080000Z")
 	resumabletest.MinimalRun(t, rootB, "irm-b-20261201T080000Z")
@@ -52,7 +54,7 @@ func TestStatusOverSSHMergesHostsAndSaysWhichFailed(t *testing.T) {
 	resumabletest.MinimalRun(t, local, "irm-local-20261201T080000Z")
 
 	var out, errOut bytes.Buffer
-	code := dispatch([]string{"status", "--json", "ssh://alpha" + rootA, "beta:" + rootB, local}, &out, &errOut)
+	code := dispatch([]string{"status", "--json", "ssh://alpha" + rootA, "beta:" + rootB, local}, &out, &errOut, e)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut.String())
 	}
@@ -81,7 +83,7 @@ func TestStatusOverSSHMergesHostsAndSaysWhichFailed(t *testing.T) {
 	fleet.Kill("beta")
 	out.Reset()
 	errOut.Reset()
-	code = dispatch([]string{"status", "--json", "ssh://alpha" + rootA, "beta:" + rootB}, &out, &errOut)
+	code = dispatch([]string{"status", "--json", "ssh://alpha" + rootA, "beta:" + rootB}, &out, &errOut, e)
 	if code != exitIncomplete || !strings.Contains(errOut.String(), "beta") || !strings.Contains(errOut.String(), "Connection refused") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
@@ -95,7 +97,7 @@ func TestStatusOverSSHMergesHostsAndSaysWhichFailed(t *testing.T) {
 }
 
 func TestEventsOverSSHStreamsTheRemoteChange(t *testing.T) {
-	sshFleet(t, "alpha")
+	_, e := sshFleet(t, "alpha")
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-ev-20261201T080000Z")
 
@@ -104,7 +106,7 @@ func TestEventsOverSSHStreamsTheRemoteChange(t *testing.T) {
 	var errOut bytes.Buffer
 	go func() {
 		// Until the run is running: the lock taken below makes it so, on the remote side.
-		done <- dispatch([]string{"events", "--timeout", "60s", "--until", "running", "--run", "irm-ev", "ssh://alpha" + root}, pw, &errOut)
+		done <- dispatch([]string{"events", "--timeout", "60s", "--until", "running", "--run", "irm-ev", "ssh://alpha" + root}, pw, &errOut, e)
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)
@@ -150,7 +152,7 @@ func TestEventsOverSSHStreamsTheRemoteChange(t *testing.T) {
 }
 
 func TestActionsOnARemoteRunHappenThere(t *testing.T) {
-	fleet := sshFleet(t, "alpha")
+	fleet, e := sshFleet(t, "alpha")
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-act-20261201T080000Z")
 	stateFile := filepath.Join(dir, "state.env")
@@ -159,7 +161,7 @@ func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 
 	// The plan comes from the remote runwatch and nothing is written.
 	var out, errOut bytes.Buffer
-	if code := dispatch([]string{"step", target, "--dry-run"}, &out, &errOut); code != 0 {
+	if code := dispatch([]string{"step", target, "--dry-run"}, &out, &errOut, e); code != 0 {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	if !strings.Contains(out.String(), `+S1_DONE="1"`) || !strings.Contains(out.String(), "dry run") {
@@ -168,14 +170,12 @@ func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 	// Without a terminal and without --yes, nothing happens.
 	out.Reset()
 	errOut.Reset()
-	wasTerminal := stdinIsTerminal
-	stdinIsTerminal = func() bool { return false }
-	t.Cleanup(func() { stdinIsTerminal = wasTerminal })
-	if code := dispatch([]string{"step", target}, &out, &errOut); code != exitRefused || !strings.Contains(errOut.String(), "--yes") {
+	e.stdinTerminal = func() bool { return false }
+	if code := dispatch([]string{"step", target}, &out, &errOut, e); code != exitRefused || !strings.Contains(errOut.String(), "--yes") {
 		t.Fatalf("unconfirmed: exit %d, %s", code, errOut.String())
 	}
 	// Read-only here means read-only there.
-	if code := dispatch([]string{"step", target, "--yes", "--read-only"}, &out, &errOut); code != exitRefused {
+	if code := dispatch([]string{"step", target, "--yes", "--read-only"}, &out, &errOut, e); code != exitRefused {
 		t.Fatalf("read-only step: exit %d", code)
 	}
 	if after, _ := os.ReadFile(stateFile); !bytes.Equal(after, before) {
@@ -184,7 +184,7 @@ func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 
 	out.Reset()
 	errOut.Reset()
-	if code := dispatch([]string{"step", target, "--yes", "--reason", "stepped from another machine"}, &out, &errOut); code != 0 {
+	if code := dispatch([]string{"step", target, "--yes", "--reason", "stepped from another machine"}, &out, &errOut, e); code != 0 {
 		t.Fatalf("step: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	after, _ := os.ReadFile(stateFile)
@@ -200,7 +200,7 @@ func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 	}
 
 	// Undo, the same way.
-	if code := dispatch([]string{"undo", target, "--yes"}, &out, &errOut); code != 0 {
+	if code := dispatch([]string{"undo", target, "--yes"}, &out, &errOut, e); code != 0 {
 		t.Fatalf("undo: exit %d\n%s", code, errOut.String())
 	}
 	if undone, _ := os.ReadFile(stateFile); !bytes.Equal(undone, before) {
@@ -211,7 +211,7 @@ func TestActionsOnARemoteRunHappenThere(t *testing.T) {
 // The issue's end-to-end: the real dashboard in tmux over two hosts, a step applied on the remote run with
 // its audit line there, a host whose sshd is killed shown reconnecting and then live again.
 func TestDashboardOverSSHTwoHosts(t *testing.T) {
-	fleet := sshFleet(t, "alpha", "beta")
+	fleet, _ := sshFleet(t, "alpha", "beta")
 	rootA, rootB := t.TempDir(), t.TempDir()
 	dirA := resumabletest.MinimalRun(t, rootA, "irm-alpha-20261201T080000Z")
 	resumabletest.MinimalRun(t, rootB, "irm-beta-20261201T080000Z")
@@ -290,7 +290,6 @@ func TestUnlockOfARemoteRunsLockJudgedHere(t *testing.T) {
 	}
 	bin := buildRunwatch(t)
 	fleet := sshtest.NewNamed(t, filepath.Dir(bin), map[string]string{"alpha": fmt.Sprintf("alpha-box-%d", os.Getpid())}, "alpha")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-held-here-20261201T080000Z")
 	lock := filepath.Join(dir, "run.lock")
@@ -333,12 +332,12 @@ func TestUnlockOfARemoteRunsLockJudgedHere(t *testing.T) {
 // reaches the remote runwatch as a word, after --: the plan is refused for what it names, not the help
 // shown as a plan and then "done".
 func TestRemoteWordsThatLookLikeFlagsStayWords(t *testing.T) {
-	sshFleet(t, "alpha")
+	_, e := sshFleet(t, "alpha")
 	root := t.TempDir()
 	dir := resumabletest.MinimalRun(t, root, "irm-dash-20261201T080000Z")
 	run := model.Run{Kind: model.KindResumable, ID: "irm-dash-20261201T080000Z", Dir: dir, StatePath: filepath.Join(dir, "state.env"),
 		Remote: &model.RemoteRef{Host: "alpha", Root: "ssh://alpha" + root}}
-	f := fleetActor{ssh: sshFor(config.Config{})}
+	f := fleetActor{ssh: sshFor(e.getenv, config.Config{})}
 	for _, req := range []app.ActionRequest{
 		{Act: keys.ActRetry, Request: action.Request{Verb: action.ActRetry, Word: "-h", Run: run}},
 		{Act: keys.ActTick, Request: action.Request{Verb: action.ActCheck, Word: "-h", Run: run}},
@@ -394,10 +393,9 @@ func TestDashboardBriefComesFromTheHostAndLaunchIsRefused(t *testing.T) {
 	}
 
 	// The command line asks the host the same way.
-	t.Setenv("RUNWATCH_SSH_COMMAND", strings.Join(fleet.SSHCommand(), " "))
-	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(fleet.Dir, "rt"))
+	_, e := useFleet(t, fleet)
 	var out, errOut bytes.Buffer
-	if code := dispatch([]string{"brief", "ssh://alpha" + dir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "ANSWERED-ON-THE-HOST") {
+	if code := dispatch([]string{"brief", "ssh://alpha" + dir}, &out, &errOut, e); code != 0 || !strings.Contains(out.String(), "ANSWERED-ON-THE-HOST") {
 		t.Fatalf("brief ssh://alpha…: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 }
@@ -405,9 +403,9 @@ func TestDashboardBriefComesFromTheHostAndLaunchIsRefused(t *testing.T) {
 // Issue 25.4: remote events primes its attention lines on what a host has when first reached, as the local
 // root does: a run already stalled at start-up says nothing; one that stalls later does.
 func TestRemoteEventsPrimeAttentionOnTheFirstBatch(t *testing.T) {
-	sshFleet(t, "alpha")
+	_, e := sshFleet(t, "alpha")
 	root, live, _, h := notifyFixture(t)
-	s := startEvents(t, "--until", "stalled", "--run", "live-", "ssh://alpha"+root)
+	s := startEvents(t, e, "--until", "stalled", "--run", "live-", "ssh://alpha"+root)
 	s.next("alpha live", func(m map[string]any) bool {
 		host, _ := m["host"].(map[string]any)
 		return m["type"] == "host-health" && host["state"] == "live"

@@ -29,7 +29,7 @@ func TestCommandLineAndDashboardActOnADashNamedRunAlike(t *testing.T) {
 		t.Skip("dash is not installed (.ci/run installs it)")
 	}
 	bin := buildRunwatch(t)
-	fleet := useFleet(t, sshtest.NewWith(t, filepath.Dir(bin), sshtest.Options{Shells: map[string]string{"alpha": sh}}, "alpha"))
+	fleet, e := useFleet(t, sshtest.NewWith(t, filepath.Dir(bin), sshtest.Options{Shells: map[string]string{"alpha": sh}}, "alpha"))
 	home := fleet.Home("alpha")
 	for _, root := range []string{"-cli", "-dash"} {
 		dir := filepath.Join(home, root, "-x")
@@ -49,7 +49,7 @@ func TestCommandLineAndDashboardActOnADashNamedRunAlike(t *testing.T) {
 
 	// The dashboard's run is the one the host reports for the root alpha:-dash.
 	var out, errOut bytes.Buffer
-	if code := dispatch([]string{"status", "--json", "--", "alpha:-dash"}, &out, &errOut); code != exitOK {
+	if code := dispatch([]string{"status", "--json", "--", "alpha:-dash"}, &out, &errOut, e); code != exitOK {
 		t.Fatalf("status: exit %d\n%s", code, errOut.String())
 	}
 	var snap model.Snapshot
@@ -57,7 +57,7 @@ func TestCommandLineAndDashboardActOnADashNamedRunAlike(t *testing.T) {
 		t.Fatalf("status --json: %v, %d runs\n%s%s", err, len(snap.Runs), out.String(), errOut.String())
 	}
 	run := snap.Runs[0]
-	f := fleetActor{ssh: sshFor(config.Config{})}
+	f := fleetActor{ssh: sshFor(e.getenv, config.Config{})}
 
 	for _, step := range []struct {
 		cli  []string
@@ -69,6 +69,7 @@ func TestCommandLineAndDashboardActOnADashNamedRunAlike(t *testing.T) {
 			app.ActionRequest{Act: keys.ActStep, Request: action.Request{Verb: action.ActStep, Run: run}}},
 	} {
 		c := exec.Command(bin, step.cli...)
+		c.Env = e.environ()
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("runwatch %q: %v\n%s", step.cli, err, out)
 		}

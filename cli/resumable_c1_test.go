@@ -25,22 +25,20 @@ const (
 
 // c1Tree copies the fixtures into a temp $OPENCODE_CONFIG_DIR and returns its reports folder and an empty
 // config file (so the user's own config stays out).
-func c1Tree(t *testing.T, config string) (reports, cfg string) {
+func c1Tree(t *testing.T, config string) (reports, cfg string, e env) {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := t.TempDir()
 	resumabletest.CopyDir(t, filepath.Join("..", "testdata", "resumable-c1"), root)
-	t.Setenv("OPENCODE_CONFIG_DIR", root)
 	cfg = filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(root, "reports"), cfg
+	return filepath.Join(root, "reports"), cfg, testEnv(t, "OPENCODE_CONFIG_DIR", root)
 }
 
-func c1Status(t *testing.T, reports, cfg string) map[string]model.Run {
+func c1Status(t *testing.T, e env, reports, cfg string) map[string]model.Run {
 	t.Helper()
-	code, out, errOut := runCmd("status", "--json", "--config", cfg, reports)
+	code, out, errOut := runCmd(e, "status", "--json", "--config", cfg, reports)
 	if code != exitProblems && code != exitOK {
 		t.Fatalf("status: exit %d, stderr %s", code, errOut)
 	}
@@ -55,9 +53,9 @@ func c1Status(t *testing.T, reports, cfg string) map[string]model.Run {
 	return runs
 }
 
-func c1Brief(t *testing.T, cfg, dir string) brief.Brief {
+func c1Brief(t *testing.T, e env, cfg, dir string) brief.Brief {
 	t.Helper()
-	code, out, errOut := runCmd("brief", "--config", cfg, dir, "--json")
+	code, out, errOut := runCmd(e, "brief", "--config", cfg, dir, "--json")
 	if code != 0 {
 		t.Fatalf("brief %s: exit %d, stderr %s", dir, code, errOut)
 	}
@@ -102,8 +100,9 @@ func envOf(t *testing.T, path string) string {
 // → CURRENT_STAGE) orders some stages; anchor has no checkpoint and finalize was never reached, so their place
 // is open. status marks them, step refuses to guess and says how to settle it, --to and the config settle it.
 func TestC1StageOrderFromEvidenceOnly(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
-	runs := c1Status(t, reports, cfg)
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
+	runs := c1Status(t, e, reports, cfg)
 	mining := runs[c1Mining]
 	if got := stageKeysOf(mining); got != "ingest, extract, normalize, publish, anchor?, verify, finalize?" {
 		t.Errorf("stages %s: the files order ingest..publish and verify after publish, nothing else", got)
@@ -117,7 +116,7 @@ func TestC1StageOrderFromEvidenceOnly(t *testing.T) {
 
 	dir := filepath.Join(reports, c1Mining)
 	before := envOf(t, filepath.Join(dir, "state.env"))
-	code, _, errOut := runCmd("step", "--config", cfg, dir, "--yes")
+	code, _, errOut := runCmd(e, "step", "--config", cfg, dir, "--yes")
 	if code != exitRefused || !containsAll(errOut, []string{"the stage after verify is not known", "stage_order", "--to STAGE", "anchor", "finalize"}) {
 		t.Fatalf("step without evidence: exit %d, stderr %s", code, errOut)
 	}
@@ -125,15 +124,15 @@ func TestC1StageOrderFromEvidenceOnly(t *testing.T) {
 		t.Fatal("a refused step wrote state.env")
 	}
 	// --to may not name a stage already done, nor an unknown one.
-	if code, _, errOut = runCmd("step", "--config", cfg, dir, "--to", "publish", "--yes"); code != exitRefused || !strings.Contains(errOut, "already marked done") {
+	if code, _, errOut = runCmd(e, "step", "--config", cfg, dir, "--to", "publish", "--yes"); code != exitRefused || !strings.Contains(errOut, "already marked done") {
 		t.Errorf("--to a done stage: exit %d, stderr %s", code, errOut)
 	}
-	if code, _, errOut = runCmd("step", "--config", cfg, dir, "--to", "nowhere", "--yes"); code != exitRefused || !strings.Contains(errOut, "not one of the run's stages") {
+	if code, _, errOut = runCmd(e, "step", "--config", cfg, dir, "--to", "nowhere", "--yes"); code != exitRefused || !strings.Contains(errOut, "not one of the run's stages") {
 		t.Errorf("--to an unknown stage: exit %d, stderr %s", code, errOut)
 	}
 	// The person names the next stage: written in the file's spelling (lower case), with the mining tool's
 	// reopen warning for verify, whose checkpoint runwatch does not write.
-	code, out, errOut := runCmd("step", "--config", cfg, dir, "--to", "FINALIZE", "--yes")
+	code, out, errOut := runCmd(e, "step", "--config", cfg, dir, "--to", "FINALIZE", "--yes")
 	if code != 0 {
 		t.Fatalf("step --to: exit %d, stderr %s", code, errOut)
 	}
@@ -152,18 +151,19 @@ func TestC1StageOrderFromEvidenceOnly(t *testing.T) {
 }
 
 func TestC1StageOrderFromConfig(t *testing.T) {
-	reports, cfg := c1Tree(t, "stage_order:\n  \"iso26262-mining*\": ["+c1Pipeline+"]\n")
-	runs := c1Status(t, reports, cfg)
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "stage_order:\n  \"iso26262-mining*\": ["+c1Pipeline+"]\n")
+	runs := c1Status(t, e, reports, cfg)
 	mining := runs[c1Mining]
 	if got := stageKeysOf(mining); got != c1Pipeline || mining.Resumable.StageOrderSource != "config" {
 		t.Errorf("with stage_order: stages %s source %s", got, mining.Resumable.StageOrderSource)
 	}
 	dir := filepath.Join(reports, c1Mining)
 	// --to may not contradict what is known.
-	if code, _, errOut := runCmd("step", "--config", cfg, dir, "--to", "anchor", "--yes"); code != exitRefused || !strings.Contains(errOut, "already marked done") {
+	if code, _, errOut := runCmd(e, "step", "--config", cfg, dir, "--to", "anchor", "--yes"); code != exitRefused || !strings.Contains(errOut, "already marked done") {
 		t.Errorf("exit %d stderr %s", code, errOut)
 	}
-	if code, _, errOut := runCmd("step", "--config", cfg, dir, "--yes"); code != 0 {
+	if code, _, errOut := runCmd(e, "step", "--config", cfg, dir, "--yes"); code != 0 {
 		t.Fatalf("step with stage_order: exit %d, stderr %s", code, errOut)
 	}
 	if st := envOf(t, filepath.Join(dir, "state.env")); !strings.Contains(st, `CURRENT_STAGE="finalize"`) {
@@ -172,15 +172,16 @@ func TestC1StageOrderFromConfig(t *testing.T) {
 	// A bad glob is reported at load with the file and line.
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("stage_order:\n  \"[mining\": [a, b]\n"), 0o644)
-	if code, _, errOut := runCmd("status", "--config", bad, reports); code != exitUsage || !containsAll(errOut, []string{bad, "line 2", "not a valid glob"}) {
+	if code, _, errOut := runCmd(e, "status", "--config", bad, reports); code != exitUsage || !containsAll(errOut, []string{bad, "line 2", "not a valid glob"}) {
 		t.Errorf("bad glob: exit %d stderr %s", code, errOut)
 	}
 }
 
 // C.1 point 2: checkpoints are shown per stage; a done stage without one is flagged for the mining tool.
 func TestC1CheckpointsPerStage(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
-	mining := c1Status(t, reports, cfg)[c1Mining]
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
+	mining := c1Status(t, e, reports, cfg)[c1Mining]
 	for _, s := range mining.Stages {
 		switch s.Key {
 		case "ingest", "extract", "normalize", "publish":
@@ -198,7 +199,7 @@ func TestC1CheckpointsPerStage(t *testing.T) {
 		t.Errorf("problems %+v", mining.Problems)
 	}
 	// Writers that do not reopen stages (no CONTROL_RUN_ROOT) get no such warning.
-	if q := c1Status(t, reports, cfg)[c1Quality]; q.Resumable.ReopensWithoutCheckpoint || len(q.Problems) != 0 {
+	if q := c1Status(t, e, reports, cfg)[c1Quality]; q.Resumable.ReopensWithoutCheckpoint || len(q.Problems) != 0 {
 		t.Errorf("quality run problems %+v", q.Problems)
 	}
 }
@@ -206,12 +207,13 @@ func TestC1CheckpointsPerStage(t *testing.T) {
 // C.1 points 3 and 8: EQ1 stays EQ1 everywhere, and step keeps LAST_RESUME_HINT / RESUME_TARGET_STAGE true.
 // RUN may be the state's RUN_ID.
 func TestC1SpellingAndHints(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
-	q := c1Status(t, reports, cfg)[c1Quality]
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
+	q := c1Status(t, e, reports, cfg)[c1Quality]
 	if q.CurrentStage != "EQ1" || stageKeysOf(q) != "EQ0, EQ1, EQ2, EQ3" || q.Stages[1].DoneKey != "S_EQ1_DONE" {
 		t.Errorf("current %q stages %s", q.CurrentStage, stageKeysOf(q))
 	}
-	code, out, errOut := runCmd("step", "--config", cfg, "pr1-20260302T090000Z", "--yes")
+	code, out, errOut := runCmd(e, "step", "--config", cfg, "pr1-20260302T090000Z", "--yes")
 	if code != 0 {
 		t.Fatalf("step by RUN_ID: exit %d stderr %s", code, errOut)
 	}
@@ -228,7 +230,7 @@ func TestC1SpellingAndHints(t *testing.T) {
 	if log := envOf(t, filepath.Join(reports, c1Quality, "run.log")); !strings.Contains(log, "stage_complete stage=EQ1 next=EQ2") {
 		t.Errorf("run.log:\n%s", log)
 	}
-	b := c1Brief(t, cfg, filepath.Join(reports, c1Quality))
+	b := c1Brief(t, e, cfg, filepath.Join(reports, c1Quality))
 	for _, s := range b.Steps {
 		if strings.Contains(s, "disagrees") {
 			t.Errorf("after step the brief still finds a stale hint: %s", s)
@@ -242,8 +244,9 @@ func TestC1SpellingAndHints(t *testing.T) {
 // C.1 point 4: stage_blocked as the latest word on the current stage, and LAST_ERROR, are a stop condition.
 // C.1 point 5: EQ1's commit in the stage ledger puts the resume window at B.
 func TestC1BlockedStageAndLedgers(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
-	runs := c1Status(t, reports, cfg)
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
+	runs := c1Status(t, e, reports, cfg)
 	r := runs[c1Blocked]
 	eq1 := r.Stage("EQ1")
 	if r.Status != model.StatusBlocked || eq1.Status != model.StageFailed ||
@@ -256,7 +259,7 @@ func TestC1BlockedStageAndLedgers(t *testing.T) {
 	if d := r.Resumable; d.Blocked == nil || strings.Join(d.Blocked.FailedMetrics, ",") != "clause_recall,table_recall" || d.LastError == "" {
 		t.Errorf("blocked %+v last error %q", d.Blocked, d.LastError)
 	}
-	b := c1Brief(t, cfg, filepath.Join(reports, c1Blocked))
+	b := c1Brief(t, e, cfg, filepath.Join(reports, c1Blocked))
 	found := false
 	for _, c := range b.StopConditions {
 		found = found || c.Code == model.CodeStageBlocked && strings.Contains(c.Message, "clause_recall")
@@ -264,7 +267,7 @@ func TestC1BlockedStageAndLedgers(t *testing.T) {
 	if !found || b.Resumable.Window.Code != "B" || !strings.Contains(strings.Join(b.Resumable.Window.Evidence, ";"), "stage-commit-ledger.json records commit 2b1b2c3") {
 		t.Errorf("stop conditions %+v window %+v", b.StopConditions, b.Resumable.Window)
 	}
-	if md := runBriefMarkdown(t, cfg, filepath.Join(reports, c1Blocked)); !strings.Contains(md, "fix what its gate measured") {
+	if md := runBriefMarkdown(t, e, cfg, filepath.Join(reports, c1Blocked)); !strings.Contains(md, "fix what its gate measured") {
 		t.Errorf("brief lacks the advice for a blocked stage:\n%s", md)
 	}
 
@@ -273,15 +276,15 @@ func TestC1BlockedStageAndLedgers(t *testing.T) {
 	if l := s.Resumable.Ledger; len(l) != 3 || strings.Join(l[0].Stages, ",") != "M0,M1" || strings.Join(l[2].Stages, ",") != "M3" {
 		t.Errorf("ledger %+v", l)
 	}
-	b = c1Brief(t, cfg, filepath.Join(reports, c1Sphinx))
+	b = c1Brief(t, e, cfg, filepath.Join(reports, c1Sphinx))
 	if b.Resumable.Window.Code != "B" || !strings.Contains(strings.Join(b.Resumable.Window.Evidence, ";"), "(C03-M3)") {
 		t.Errorf("window %+v", b.Resumable.Window)
 	}
 }
 
-func runBriefMarkdown(t *testing.T, cfg, dir string) string {
+func runBriefMarkdown(t *testing.T, e env, cfg, dir string) string {
 	t.Helper()
-	code, out, errOut := runCmd("brief", "--config", cfg, dir)
+	code, out, errOut := runCmd(e, "brief", "--config", cfg, dir)
 	if code != 0 {
 		t.Fatalf("brief: exit %d stderr %s", code, errOut)
 	}
@@ -291,8 +294,9 @@ func runBriefMarkdown(t *testing.T, cfg, dir string) string {
 // C.1 point 6: a run folder that travelled without its state.env is a run with state-file-missing, in
 // status and in a brief built from run.log, checkpoints and the ledger.
 func TestC1RunWithoutStateFile(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
-	r, ok := c1Status(t, reports, cfg)[c1NoState]
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
+	r, ok := c1Status(t, e, reports, cfg)[c1NoState]
 	if !ok {
 		t.Fatal("the folder without state.env is not listed")
 	}
@@ -302,7 +306,7 @@ func TestC1RunWithoutStateFile(t *testing.T) {
 	if got := stageKeysOf(r); got != "S1, S2" || r.Stage("S1").Status != model.StageCompleted || r.Stage("S1").Checkpoint == nil {
 		t.Errorf("stages %s: from the checkpoint and run.log's next_stage", got)
 	}
-	b := c1Brief(t, cfg, filepath.Join(reports, c1NoState))
+	b := c1Brief(t, e, cfg, filepath.Join(reports, c1NoState))
 	if b.Restart == nil || b.Restart.Key != "S2" || !strings.Contains(strings.Join(b.Steps, "\n"), "built from run.log, checkpoints and ledgers") {
 		t.Errorf("restart %+v steps %q", b.Restart, b.Steps)
 	}
@@ -310,21 +314,22 @@ func TestC1RunWithoutStateFile(t *testing.T) {
 		t.Errorf("artifact recorded on the other machine reported missing though it travelled: %+v", a)
 	}
 	// Nothing can be stepped without the state file.
-	if code, _, errOut := runCmd("step", "--config", cfg, filepath.Join(reports, c1NoState), "--yes"); code != exitRefused || !strings.Contains(errOut, "state.env") {
+	if code, _, errOut := runCmd(e, "step", "--config", cfg, filepath.Join(reports, c1NoState), "--yes"); code != exitRefused || !strings.Contains(errOut, "state.env") {
 		t.Errorf("step: exit %d stderr %s", code, errOut)
 	}
 }
 
 // C.1 point 8: the refusal for a lock whose liveness is unknown names the command that works.
 func TestC1UnknownLockRefusalNamesTheWayOut(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
 	dir := filepath.Join(reports, c1Sphinx)
-	code, _, errOut := runCmd("step", "--config", cfg, dir, "--yes")
+	code, _, errOut := runCmd(e, "step", "--config", cfg, dir, "--yes")
 	lock := filepath.Join(dir, "run.lock")
 	if code != exitRefused || !containsAll(errOut, []string{"runwatch unlock " + c1Sphinx + " " + lock + " --force", "build-07"}) {
 		t.Fatalf("exit %d stderr %s", code, errOut)
 	}
-	if code, _, errOut := runCmd("unlock", "--config", cfg, c1Sphinx, lock, "--force", "--yes"); code != 0 {
+	if code, _, errOut := runCmd(e, "unlock", "--config", cfg, c1Sphinx, lock, "--force", "--yes"); code != 0 {
 		t.Fatalf("the named command fails: exit %d stderr %s", code, errOut)
 	}
 }
@@ -346,10 +351,11 @@ func appendLog(t *testing.T, path, line string) {
 // printed earlier in this stream (S1 complete, then next_stage later), and it was written before the stream
 // began (the bootstrap line, whose run_id continuation arrives after events started).
 func TestC1EventsContinuationLinesWrittenLater(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := eventsRun(t, filepath.Join(root, "irm-20260301T000000Z"), "S1")
 	log := filepath.Join(dir, "run.log")
-	s := startEvents(t, root)
+	s := startEvents(t, testEnv(t), root)
 	s.next("watch-health", ofType("watch-health"))
 
 	appendLog(t, log, "  run_id=r1")

@@ -36,11 +36,12 @@ func c1WithPlan(t *testing.T, reports string) string {
 // why the plan is no evidence; with the real plan, the stages read in the tool's order, status says where
 // the order came from, and step from anchor moves to publish.
 func TestC1StageOrderFromThePlan(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
 	dir := filepath.Join(reports, c1Planned)
 	sp := filepath.Join(dir, "state.env")
 
-	run := c1Status(t, reports, cfg)[c1Planned]
+	run := c1Status(t, e, reports, cfg)[c1Planned]
 	if run.Resumable.StageOrderSource == "plan" || !run.Resumable.StageOrderUncertain {
 		t.Fatalf("no plan here: source %s, stages %s", run.Resumable.StageOrderSource, stageKeysOf(run))
 	}
@@ -49,25 +50,25 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 		t.Errorf("problems %+v", run.Problems)
 	}
 	// The gate holds first: anchor's second item is open.
-	code, _, errOut := runCmd("step", "--config", cfg, dir, "--dry-run")
+	code, _, errOut := runCmd(e, "step", "--config", cfg, dir, "--dry-run")
 	if code != exitRefused || !strings.Contains(errOut, "CB_ANCHOR_DEDUP_CHECK_PASS=0") {
 		t.Fatalf("step with an open item: exit %d, stderr %s", code, errOut)
 	}
 	before := envOf(t, sp)
-	if code, _, errOut = runCmd("check", "--config", cfg, dir, "CB_ANCHOR_DEDUP_CHECK_PASS", "--yes"); code != 0 {
+	if code, _, errOut = runCmd(e, "check", "--config", cfg, dir, "CB_ANCHOR_DEDUP_CHECK_PASS", "--yes"); code != 0 {
 		t.Fatalf("check: exit %d, stderr %s", code, errOut)
 	}
 	if envOf(t, sp) != before {
 		t.Error("check wrote state.env")
 	}
-	code, _, errOut = runCmd("step", "--config", cfg, dir, "--dry-run")
+	code, _, errOut = runCmd(e, "step", "--config", cfg, dir, "--dry-run")
 	if code != exitRefused || !containsAll(errOut, []string{"the stage after anchor is not known", missing}) {
 		t.Fatalf("step --dry-run without the plan: exit %d, stderr %s", code, errOut)
 	}
 
 	plan := c1WithPlan(t, reports)
 	before = envOf(t, sp)
-	run = c1Status(t, reports, cfg)[c1Planned]
+	run = c1Status(t, e, reports, cfg)[c1Planned]
 	d := run.Resumable
 	if got := stageKeysOf(run); got != c1Pipeline || d.StageOrderSource != "plan" || d.PlanPath != plan {
 		t.Fatalf("with the plan: stages %s source %s plan %s", got, d.StageOrderSource, d.PlanPath)
@@ -80,7 +81,7 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 	}
 
 	// Point 3: the step's confirmation shows LAST_UPDATED_AT_UTC set beside the change, in the tool's format.
-	code, out, errOut := runCmd("step", "--config", cfg, dir, "--dry-run")
+	code, out, errOut := runCmd(e, "step", "--config", cfg, dir, "--dry-run")
 	stamp := regexp.MustCompile(`\+LAST_UPDATED_AT_UTC="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`)
 	if code != 0 || !containsAll(out, []string{`+CURRENT_STAGE="publish"`, `+S_ANCHOR_DONE="1"`, `-LAST_UPDATED_AT_UTC="2026-03-06T11:30:04Z"`}) ||
 		!stamp.MatchString(out) {
@@ -89,7 +90,7 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 	if envOf(t, sp) != before {
 		t.Fatal("--dry-run wrote state.env")
 	}
-	if code, _, errOut = runCmd("step", "--config", cfg, dir, "--yes"); code != 0 {
+	if code, _, errOut = runCmd(e, "step", "--config", cfg, dir, "--yes"); code != 0 {
 		t.Fatalf("step: exit %d, stderr %s", code, errOut)
 	}
 	st := envOf(t, sp)
@@ -114,15 +115,16 @@ func TestC1StageOrderFromThePlan(t *testing.T) {
 // in the plan's words (the plan's key catalog and its line about that key, wrapped); without the plan here
 // it says no run file says.
 func TestC1BriefNamesOpenItems(t *testing.T) {
-	reports, cfg := c1Tree(t, "")
+	t.Parallel()
+	reports, cfg, e := c1Tree(t, "")
 	dir := filepath.Join(reports, c1Planned)
-	b := c1Brief(t, cfg, dir)
+	b := c1Brief(t, e, cfg, dir)
 	items := b.Resumable.OpenItems
 	if len(items) != 1 || items[0].Key != "CB_ANCHOR_DEDUP_CHECK_PASS" || items[0].Stage != "anchor" || len(items[0].Needs) != 0 {
 		t.Fatalf("without the plan: %+v", items)
 	}
 	plan := c1WithPlan(t, reports)
-	b = c1Brief(t, cfg, dir)
+	b = c1Brief(t, e, cfg, dir)
 	items = b.Resumable.OpenItems
 	const catalog = "`anchor` keys: `CB_ANCHOR_IDS_WRITTEN`, `CB_ANCHOR_DEDUP_CHECK_PASS`, `CB_ANCHOR_SUMMARY_WRITTEN`."
 	const check = "`CB_ANCHOR_DEDUP_CHECK_PASS`: no two units share an anchor id; `anchor-summary.json` reports zero " +
@@ -132,7 +134,7 @@ func TestC1BriefNamesOpenItems(t *testing.T) {
 		items[0].Needs[1] != (brief.ItemNote{Source: "plan", File: plan, Line: 46, Text: check}) {
 		t.Fatalf("with the plan: %+v", items)
 	}
-	code, out, errOut := runCmd("brief", "--config", cfg, dir)
+	code, out, errOut := runCmd(e, "brief", "--config", cfg, dir)
 	if code != 0 || !containsAll(out, []string{"2 of its 3 checklist items are ticked; open: CB_ANCHOR_DEDUP_CHECK_PASS",
 		"stage `anchor`: `CB_ANCHOR_DEDUP_CHECK_PASS`", "the plan " + c1PlanFile + ", line 46: “" + check + "”"}) {
 		t.Errorf("brief: exit %d, stderr %s\n%s", code, errOut, out)

@@ -22,9 +22,10 @@ func BenchmarkStatusJSON1200Runs(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	e := testEnv(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if code := dispatch([]string{"status", "--json", dir}, io.Discard, io.Discard); code == exitUsage {
+		if code := dispatch([]string{"status", "--json", dir}, io.Discard, io.Discard, e); code == exitUsage {
 			b.Fatalf("status exited %d", code)
 		}
 	}

@@ -20,9 +20,6 @@ func TestStatusCollectsAHandfulOfTimes(t *testing.T) {
 		t.Skip("generates and reads 1,200 runs")
 	}
 	heaptest.SkipUnderRace(t) // the detector's own allocations are collections too
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	ws := t.TempDir()
 	if _, err := sim.GenerateShaped(ws, 200, 1000, sim.Shape{LogLines: 400}); err != nil {
 		t.Fatal(err)

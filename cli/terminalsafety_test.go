@@ -48,6 +48,7 @@ func assertPlainTerminalText(t *testing.T, what, text string) {
 // notes, phase outputs, tasks, gates) through `runwatch status` and `runwatch brief`, and checks that
 // nothing in the output can act on a terminal. The dashboard side is ui.TestHostileFilesNeverReachTheTerminal.
 func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
+	t.Parallel()
 	root := hostileCopy(t)
 	// A lock file name is a holder name too; git cannot hold this one comfortably, so it is made here.
 	hostileName := filepath.Join(root, "jonggrang", ".jonggrang", "locks", "agent\nwith\x1b]52;c;AAAA\x07\xfe.lock")
@@ -56,7 +57,7 @@ func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	var code int
-	within(t, "status table", func() { code = dispatch([]string{"status", root}, &out, &errOut) })
+	within(t, "status table", func() { code = dispatch([]string{"status", root}, &out, &errOut, testEnv(t)) })
 	if code != exitProblems || strings.Count(out.String(), "\n") != 3 {
 		t.Fatalf("status exit %d, want 1 and two runs:\n%s\nstderr %q", code, out.String(), errOut.String())
 	}
@@ -70,7 +71,7 @@ func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
 	for _, loc := range locs {
 		out.Reset()
 		errOut.Reset()
-		within(t, "brief", func() { code = dispatch([]string{"brief", loc.Dir}, &out, &errOut) })
+		within(t, "brief", func() { code = dispatch([]string{"brief", loc.Dir}, &out, &errOut, testEnv(t)) })
 		if code != exitOK || !strings.Contains(out.String(), "#") {
 			t.Fatalf("brief %s: exit %d\n%s\nstderr %q", loc.Dir, code, out.String(), errOut.String())
 		}
@@ -87,6 +88,7 @@ func TestStatusAndBriefNeverDriveTheTerminal(t *testing.T) {
 // as a refusal, and checks what it prints: the preview quotes file bytes, and refusals quote values from
 // the files (lock holders, checklist values).
 func TestActionOutputNeverDrivesTheTerminal(t *testing.T) {
+	t.Parallel()
 	root := hostileCopy(t)
 	rdir := filepath.Join(root, "resumable", "hostile-run-20260215T000000Z")
 	jdir := filepath.Join(root, "jonggrang", ".jonggrang", ".output", "features", "hostile-feature")
@@ -105,18 +107,16 @@ func TestActionOutputNeverDrivesTheTerminal(t *testing.T) {
 	}
 	for _, c := range commands {
 		var out, errOut bytes.Buffer
-		within(t, "runwatch "+c[0], func() { dispatch(append(c, "--dry-run"), &out, &errOut) })
+		within(t, "runwatch "+c[0], func() { dispatch(append(c, "--dry-run"), &out, &errOut, testEnv(t)) })
 		assertPlainTerminalText(t, c[0]+" stdout", out.String())
 		assertPlainTerminalText(t, c[0]+" stderr", errOut.String())
 	}
 }
 
-// hostileCopy copies testdata/bad/hostile into a temp dir, with a private config and journal, so nothing a
-// test runs can touch the repository or the user's files.
+// hostileCopy copies testdata/bad/hostile into a temp dir, so nothing a test runs can touch the repository;
+// each command runs in an environment of its own (testEnv), which keeps the user's files out.
 func hostileCopy(t *testing.T) string {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := filepath.Join(t.TempDir(), "hostile")
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "bad", "hostile"))); err != nil {
 		t.Fatal(err)

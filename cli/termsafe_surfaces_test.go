@@ -40,8 +40,7 @@ var mark = regexp.MustCompile(`\\[bfnrt]|\^[@-_?]|<U\+[0-9A-F]{4}>|\\x[0-9a-f]{2
 // the text after it (a C1 CSI ate "31m"; a notification and run.log showed a space, issue 36). The dashboard's frame gets the same samples in
 // ui.TestHostileTextNeverReachesTerminal.
 func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	fixture := filepath.Join(resumabletest.Copy(t), "reports", resumabletest.Sphinx)
 	root := t.TempDir()
 	for i, c := range unsafeClasses {
@@ -50,7 +49,7 @@ func TestEveryUnsafeClassIsTreatedAlikeEverywhere(t *testing.T) {
 	}
 	run := func(args ...string) string {
 		var out, errOut bytes.Buffer
-		within(t, strings.Join(args, " "), func() { dispatch(args, &out, &errOut) })
+		within(t, strings.Join(args, " "), func() { dispatch(args, &out, &errOut, testEnv(t)) })
 		noHidden(t, strings.Join(args[:len(args)-1], " ")+" stderr", errOut.String())
 		return out.String()
 	}

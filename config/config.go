@@ -21,6 +21,7 @@ import (
 	"runwatch/state/launch"
 	"runwatch/state/safefile"
 	"runwatch/suggest"
+	"runwatch/userdir"
 	"runwatch/watch"
 )
 
@@ -163,8 +164,14 @@ func Default() Config {
 	return Config{Theme: "auto", StaleAfter: Duration(30 * time.Minute)}
 }
 
-// DefaultPath is $XDG_CONFIG_HOME/runwatch/config.yaml, falling back to ~/.config.
-func DefaultPath() string { return defaultPath(os.Getenv, os.UserHomeDir) }
+// DefaultPath is $XDG_CONFIG_HOME/runwatch/config.yaml, falling back to ~/.config, in the environment getenv
+// reads.
+func DefaultPath(getenv func(string) string) string { return defaultPath(getenv, homeIn(getenv)) }
+
+// homeIn is the home folder of the environment getenv reads.
+func homeIn(getenv func(string) string) func() (string, error) {
+	return func() (string, error) { return userdir.Home(getenv) }
+}
 
 // defaultPath is DefaultPath with the environment and the home directory given, so tests run in parallel.
 func defaultPath(getenv func(string) string, userHome func() (string, error)) string {
@@ -183,8 +190,11 @@ func defaultPath(getenv func(string) string, userHome func() (string, error)) st
 const maxConfigBytes = 1 << 20
 
 // Load reads path; an empty path means DefaultPath, which may be absent. An explicitly named file must exist.
-// Errors name the file and the line. A root ~ or ~/x is under the user's home directory.
-func Load(path string) (Config, error) { return load(path, DefaultPath, os.UserHomeDir) }
+// Errors name the file and the line. A root ~ or ~/x is under the user's home directory. getenv is the
+// environment the default path and the home folder are read from.
+func Load(path string, getenv func(string) string) (Config, error) {
+	return load(path, func() string { return DefaultPath(getenv) }, homeIn(getenv))
+}
 
 // load is Load with the default path, and the home directory that ~ in roots stands for, given.
 func load(path string, defaultPath func() string, home func() (string, error)) (Config, error) {

@@ -41,7 +41,7 @@ notify:
   command_timeout: 3s
   on_complete: true
 `)
-	c, err := Load(p)
+	c, err := Load(p, os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestLoadErrorsNameFileAndProblem(t *testing.T) {
 	}
 	for content, want := range cases {
 		p := writeConfig(t, content)
-		_, err := Load(p)
+		_, err := Load(p, os.Getenv)
 		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v; want it to name %s and contain %q", content, err, p, want)
 		}
@@ -98,7 +98,7 @@ func TestUnknownKeysSayWhatWasMeant(t *testing.T) {
 		"theme: darkk\n":          `line 1: theme "darkk": want one of auto, dark, light, mono (did you mean "dark"?)`,
 	} {
 		p := writeConfig(t, content)
-		_, err := Load(p)
+		_, err := Load(p, os.Getenv)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "config.Config") {
 			t.Errorf("%q: error %v\nwant it to contain %q", content, err, want)
 		}
@@ -111,7 +111,7 @@ func TestMissingDefaultIsFineMissingExplicitIsNot(t *testing.T) {
 	if err != nil || c.Theme != "auto" || c.StaleAfter.D() != 30*time.Minute {
 		t.Fatalf("default: %+v, %v", c, err)
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "absent.yaml")); err == nil {
+	if _, err := Load(filepath.Join(t.TempDir(), "absent.yaml"), os.Getenv); err == nil {
 		t.Fatal("explicit missing config gave no error")
 	}
 }
@@ -128,7 +128,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := Load(path)
+		c, err := Load(path, os.Getenv)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {
 				t.Fatalf("error does not name the file: %v", err)
@@ -153,6 +153,9 @@ func defaultIn(dir string) func() string {
 	}
 }
 
+// noDefault is a default config path never reached: the tests that use it name their file.
+func noDefault() string { return "" }
+
 // TestRootsArePlaced: docs/CONFIG.md's own example, roots: [~/src], is the folder under the home directory,
 // a relative root is read from the config's folder, a remote one is the host's, and ~user is refused at its
 // line. Before, ~/src was taken as a folder named ~ in whatever folder runwatch ran in.
@@ -160,7 +163,7 @@ func TestRootsArePlaced(t *testing.T) {
 	t.Parallel()
 	home := func() (string, error) { return "/home/u", nil }
 	p := writeConfig(t, "theme: auto\nroots:\n  - ~\n  - ~/src\n  - rel/x\n  - /abs\n  - host:/srv\n  - ssh://h/x\n")
-	c, err := load(p, DefaultPath, home)
+	c, err := load(p, noDefault, home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,19 +171,19 @@ func TestRootsArePlaced(t *testing.T) {
 	if !slices.Equal(c.Roots, want) || c.RootsLine != 2 {
 		t.Errorf("roots %q at line %d, want %q at line 2", c.Roots, c.RootsLine, want)
 	}
-	c, err = load(writeConfig(t, "\nroots: [~/src]\n"), DefaultPath, home)
+	c, err = load(writeConfig(t, "\nroots: [~/src]\n"), noDefault, home)
 	if err != nil || !slices.Equal(c.Roots, []string{"/home/u/src"}) || c.RootsLine != 2 {
 		t.Errorf("roots: [~/src]: %q at line %d, %v", c.Roots, c.RootsLine, err)
 	}
 	p = writeConfig(t, "roots:\n  - /a\n  - ~bob/src\n")
-	if _, err := load(p, DefaultPath, home); err == nil || !strings.Contains(err.Error(), "config "+p+": line 3: roots: \"~bob/src\": ~user is not expanded") {
+	if _, err := load(p, noDefault, home); err == nil || !strings.Contains(err.Error(), "config "+p+": line 3: roots: \"~bob/src\": ~user is not expanded") {
 		t.Errorf("~bob/src: %v", err)
 	}
 	noHome := func() (string, error) { return "", errors.New("$HOME is not defined") }
-	if _, err := load(writeConfig(t, "roots: [~]\n"), DefaultPath, noHome); err == nil || !strings.Contains(err.Error(), "line 1: roots:") {
+	if _, err := load(writeConfig(t, "roots: [~]\n"), noDefault, noHome); err == nil || !strings.Contains(err.Error(), "line 1: roots:") {
 		t.Errorf("~ with no home: %v", err)
 	}
-	if c, err := load(writeConfig(t, "theme: dark\n"), DefaultPath, noHome); err != nil || c.RootsLine != 0 {
+	if c, err := load(writeConfig(t, "theme: dark\n"), noDefault, noHome); err != nil || c.RootsLine != 0 {
 		t.Errorf("no roots: line %d, %v", c.RootsLine, err)
 	}
 }
@@ -216,7 +219,7 @@ func TestEveryLoadErrorNamesItsLine(t *testing.T) {
 		{"\nroots: [/a, null]\n", "line 2: roots: an empty root"},
 	} {
 		p := writeConfig(t, tc.body)
-		_, err := load(p, DefaultPath, func() (string, error) { return "/home/u", nil })
+		_, err := load(p, noDefault, func() (string, error) { return "/home/u", nil })
 		if err == nil || !strings.HasPrefix(err.Error(), "config "+p+": ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v\nwant config %s: ... %q", tc.body, err, p, tc.want)
 		}

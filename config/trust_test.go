@@ -41,7 +41,7 @@ func TestConfigWritableOrOwnedByOthersIsRefused(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			_, err := Load(path)
+			_, err := Load(path, os.Getenv)
 			if err == nil {
 				t.Fatalf("loaded")
 			}
@@ -53,7 +53,7 @@ func TestConfigWritableOrOwnedByOthersIsRefused(t *testing.T) {
 		})
 	}
 	// the user's own file, and one in a sticky folder (only a file's owner can replace it there)
-	if _, err := Load(writeConfig(t, body)); err != nil {
+	if _, err := Load(writeConfig(t, body), os.Getenv); err != nil {
 		t.Errorf("own config: %v", err)
 	}
 	sticky := t.TempDir()
@@ -64,7 +64,7 @@ func TestConfigWritableOrOwnedByOthersIsRefused(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(p); err != nil {
+	if _, err := Load(p, os.Getenv); err != nil {
 		t.Errorf("own config in a sticky folder: %v", err)
 	}
 }
@@ -81,7 +81,7 @@ func TestConfigFIFOIsRefusedWithoutBlocking(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := Load(fifo); done <- err }()
+	go func() { _, err := Load(fifo, os.Getenv); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe (FIFO))") || !strings.Contains(err.Error(), fifo) {
@@ -90,7 +90,7 @@ func TestConfigFIFOIsRefusedWithoutBlocking(t *testing.T) {
 	case <-time.After(time.Minute): // bounds a hang; a pass takes microseconds
 		t.Fatal("Load blocked on a FIFO")
 	}
-	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "character device") {
+	if _, err := Load("/dev/zero", os.Getenv); err == nil || !strings.Contains(err.Error(), "character device") {
 		t.Errorf("/dev/zero as config: %v", err)
 	}
 }
@@ -104,14 +104,14 @@ func TestRelativeProgramsAreRefused(t *testing.T) {
 		"resume_command:\n  jonggrang: 'bin/agent {{.ID}}'\n":  "line 2: resume_command.jonggrang: the program \"bin/agent\"",
 		"ssh:\n  command: [../ssh, -F, x]\n":                   "line 2: ssh.command: the program \"../ssh\"",
 	} {
-		_, err := Load(writeConfig(t, body))
+		_, err := Load(writeConfig(t, body), os.Getenv)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", body, err, want)
 		}
 	}
 	for _, ok := range []string{"notify:\n  command: notify-send {{.ID}}\n", "notify:\n  command: /usr/bin/env x\n",
 		"resume_command:\n  resumable: '{{.Dir}}/resume.sh'\n", "ssh:\n  command: [ssh, -F, ./fleet]\n"} {
-		if _, err := Load(writeConfig(t, ok)); err != nil {
+		if _, err := Load(writeConfig(t, ok), os.Getenv); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
@@ -123,14 +123,14 @@ func TestRemoteProgramMustBeSafeWords(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"x';touch /tmp/PWN;'", "~/bin/runwatch", "run watch", "$HOME/runwatch", "-oX", "a\\'b"} {
 		path := writeConfig(t, "theme: auto\nssh:\n  runwatch: \""+strings.ReplaceAll(bad, `\`, `\\`)+"\"\n")
-		_, err := Load(path)
+		_, err := Load(path, os.Getenv)
 		if err == nil || !strings.Contains(err.Error(), "config "+path+": line 3: ssh.runwatch: the remote program") ||
 			!strings.Contains(err.Error(), "/opt/runwatch/bin/runwatch") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
 	for _, ok := range []string{"runwatch", "/opt/runwatch-1.2/bin/runwatch", "bin/runwatch_x"} {
-		if cfg, err := Load(writeConfig(t, "ssh:\n  runwatch: "+ok+"\n")); err != nil || cfg.SSH.Runwatch != ok {
+		if cfg, err := Load(writeConfig(t, "ssh:\n  runwatch: "+ok+"\n"), os.Getenv); err != nil || cfg.SSH.Runwatch != ok {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestRemoteProgramMustBeSafeWords(t *testing.T) {
 
 func TestKeyLines(t *testing.T) {
 	t.Parallel()
-	cfg, err := Load(writeConfig(t, "theme: auto\nkeys:\n  copy: [c]\n  unlock: [u]\n"))
+	cfg, err := Load(writeConfig(t, "theme: auto\nkeys:\n  copy: [c]\n  unlock: [u]\n"), os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestConfigPathFoldersOthersCouldWriteAreRefused(t *testing.T) {
 		if err := os.Symlink(real, link); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(link)
+		_, err := Load(link, os.Getenv)
 		for _, w := range []string{link, "the folder " + open + " on its path", "mode 0777"} {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("error %v does not say %q", err, w)
@@ -188,7 +188,7 @@ func TestConfigPathFoldersOthersCouldWriteAreRefused(t *testing.T) {
 		if err := os.Chmod(gp, 0o757); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(path)
+		_, err := Load(path, os.Getenv)
 		for _, w := range []string{path, "the folder " + gp + " on its path", "mode 0757"} {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("error %v does not say %q", err, w)

@@ -17,8 +17,10 @@ import (
 
 // Options are what opening the runs takes.
 type Options struct {
-	// Paths are the command line's roots; without any, Roots (the config's), else state.DefaultPaths().
+	// Paths are the command line's roots; without any, Roots (the config's), else state.DefaultPaths of
+	// Getenv, the environment the command runs in.
 	Paths, Roots []string
+	Getenv       func(string) string
 	MaxDepth     int
 	Poll         time.Duration
 	StaleAfter   time.Duration
@@ -75,7 +77,7 @@ func (o Options) Scanned() []string {
 	if len(o.Roots) > 0 {
 		return o.Roots
 	}
-	return state.DefaultPaths()
+	return state.DefaultPaths(o.Getenv)
 }
 
 // JudgeEvery is how old an answer about a process on another machine may be when a watch judges a lock by

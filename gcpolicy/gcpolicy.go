@@ -3,7 +3,6 @@ package gcpolicy
 
 import (
 	"math"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -56,11 +55,8 @@ var Status = Policy{percent: -1, headroom: 26 << 20}
 var Events = Policy{percent: -1, headroom: 48 << 20, factor: 2}
 
 // Apply sets the policy for this process and returns what undoes it (tests run commands in one process).
-func (p Policy) Apply() (restore func()) { return p.apply(os.Getenv) }
-
-// apply is Apply with the environment read through getenv: GOGC and GOMEMLIMIT there are the user's, and
-// win.
-func (p Policy) apply(getenv func(string) string) (restore func()) {
+// getenv is the environment the command runs in: GOGC and GOMEMLIMIT there are the user's, and win.
+func (p Policy) Apply(getenv func(string) string) (restore func()) {
 	var undo []func()
 	limited := (p.factor > 0 || p.headroom > 0) && getenv("GOMEMLIMIT") == ""
 	if p.percent != 0 && getenv("GOGC") == "" && (p.percent > 0 || limited) {

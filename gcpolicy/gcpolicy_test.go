@@ -11,7 +11,7 @@ import (
 // The dashboard at 10,000 runs holds more than any fixed limit tuned on 1,200: the soft limit must follow
 // the live heap up, or the collector runs without pause (docs/BENCHMARKS.md, "The collector's settings").
 func TestDashboardSoftLimitIsNeverBelowTheLiveHeap(t *testing.T) {
-	defer Dashboard.apply(noEnv)()
+	defer Dashboard.Apply(noEnv)()
 
 	var held [][]byte
 	for step := 0; step < 12; step++ {
@@ -43,7 +43,7 @@ func TestGCPolicyRestores(t *testing.T) {
 	oldLimit := debug.SetMemoryLimit(-1)
 	oldPercent := debug.SetGCPercent(100)
 	debug.SetGCPercent(oldPercent)
-	Policy{percent: 400, floor: 256 << 20, factor: 2}.apply(noEnv)()
+	Policy{percent: 400, floor: 256 << 20, factor: 2}.Apply(noEnv)()
 	for range 3 {
 		runtime.GC()
 	}
@@ -60,13 +60,13 @@ func TestGCPolicyRestores(t *testing.T) {
 func TestStatusKeepsGOGCUnderTheUsersMemoryLimit(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
-	undo := Status.apply(func(k string) string { return map[string]string{"GOMEMLIMIT": "1GiB"}[k] })
+	undo := Status.Apply(func(k string) string { return map[string]string{"GOMEMLIMIT": "1GiB"}[k] })
 	got := debug.SetGCPercent(100)
 	undo()
 	if got != 100 {
 		t.Errorf("GOGC under the user's GOMEMLIMIT: %d, want 100", got)
 	}
-	undo = Status.apply(noEnv)
+	undo = Status.Apply(noEnv)
 	got = debug.SetGCPercent(-1)
 	undo()
 	if got != -1 {

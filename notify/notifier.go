@@ -61,7 +61,8 @@ type Options struct {
 	// Terminal receives the bell and escape sequences; nil means there is no terminal to write to, and those
 	// channels are off.
 	Terminal func(seq string)
-	// Env is os.Getenv unless a test sets it; $TMUX and $TMUX_PANE say whether runwatch runs inside tmux.
+	// Env is the environment runwatch runs in (nil: this process's); $TMUX and $TMUX_PANE say whether it
+	// runs inside tmux.
 	Env func(string) string
 	// TmuxClient runs tmux commands; nil uses the tmux binary for $TMUX_PANE.
 	TmuxClient *Tmux

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"runwatch/userdir"
 )
 
 // The ControlMaster sockets carry every remote command: whoever can put a socket where ssh looks for one
@@ -14,12 +16,13 @@ import (
 // it is used (as ssh and tmux check theirs), and a socket in it that we did not make is never used.
 
 // DefaultControlDir is $XDG_RUNTIME_DIR/runwatch (a folder the login session made private for the user),
-// else runwatch-UID under the temp dir, which privateDir then checks is ours and 0700 before every use.
-func DefaultControlDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+// else runwatch-UID under the temp dir, which privateDir then checks is ours and 0700 before every use; in
+// the environment getenv reads.
+func DefaultControlDir(getenv func(string) string) string {
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
 		return filepath.Join(d, "runwatch")
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("runwatch-%d", os.Geteuid()))
+	return filepath.Join(userdir.Temp(getenv), fmt.Sprintf("runwatch-%d", os.Geteuid()))
 }
 
 // privateDir makes dir (0700) when it is missing, and refuses it unless it is a real folder (not a link)

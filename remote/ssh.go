@@ -52,11 +52,11 @@ type SSH struct {
 	ControlDir string
 }
 
-// FromEnv is the SSH a command line uses: RUNWATCH_SSH_COMMAND (split into words, no shell) over the
-// config's command.
-func FromEnv(configCommand []string, remote string) SSH {
-	s := SSH{Command: configCommand, Remote: remote, ControlDir: DefaultControlDir()}
-	if env := strings.Fields(os.Getenv("RUNWATCH_SSH_COMMAND")); len(env) > 0 {
+// FromEnv is the SSH a command line uses in the environment getenv reads: RUNWATCH_SSH_COMMAND (split into
+// words, no shell) over the config's command.
+func FromEnv(getenv func(string) string, configCommand []string, remote string) SSH {
+	s := SSH{Command: configCommand, Remote: remote, ControlDir: DefaultControlDir(getenv)}
+	if env := strings.Fields(getenv("RUNWATCH_SSH_COMMAND")); len(env) > 0 {
 		s.Command = env
 	}
 	return s

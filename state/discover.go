@@ -39,10 +39,11 @@ const DefaultMaxDepth = 4
 // artifacts/ is a run's evidence folder, possibly huge.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, "artifacts": true}
 
-// DefaultPaths are the scan roots when none are given: the current dir, plus $OPENCODE_CONFIG_DIR/reports.
-func DefaultPaths() []string {
+// DefaultPaths are the scan roots when none are given: the current dir, plus $OPENCODE_CONFIG_DIR/reports
+// of the environment getenv reads.
+func DefaultPaths(getenv func(string) string) []string {
 	paths := []string{"."}
-	if cfg := os.Getenv("OPENCODE_CONFIG_DIR"); cfg != "" {
+	if cfg := getenv("OPENCODE_CONFIG_DIR"); cfg != "" {
 		reports := filepath.Join(cfg, "reports")
 		if st, err := os.Stat(reports); err == nil && st.IsDir() {
 			paths = append(paths, reports)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"runwatch/state/cachedir"
+	"runwatch/userdir"
 )
 
 // Completing a run id walks the roots on every TAB, and in a tree of 100,000 runs the walk alone lists
@@ -60,9 +61,10 @@ type WalkCache struct {
 	ReadOnly bool
 }
 
-// DefaultWalkCacheDir is $XDG_CACHE_HOME/runwatch, else ~/.cache/runwatch (os.UserCacheDir), or "".
-func DefaultWalkCacheDir() string {
-	base, err := os.UserCacheDir()
+// DefaultWalkCacheDir is $XDG_CACHE_HOME/runwatch, else ~/.cache/runwatch (userdir.Cache), or "", in the
+// environment getenv reads.
+func DefaultWalkCacheDir(getenv func(string) string) string {
+	base, err := userdir.Cache(getenv)
 	if err != nil {
 		return ""
 	}

@@ -105,9 +105,12 @@ func (o *Out) Add(r model.Run) {
 	o.put(r, facts)
 }
 
-// SpillIn says where the runs wait until they are written: readOnly makes no temporary file (an anonymous
-// memory file, else memory), and warn is told once if the temporary folder fails and they move to memory.
-func (o *Out) SpillIn(readOnly bool, warn io.Writer) { o.spill.readOnly, o.spill.warn = readOnly, warn }
+// SpillIn says where the runs wait until they are written: a temporary file in dir ("" is os.TempDir);
+// readOnly makes none (an anonymous memory file, else memory), and warn is told once if the temporary folder
+// fails and they move to memory.
+func (o *Out) SpillIn(dir string, readOnly bool, warn io.Writer) {
+	o.spill.dir, o.spill.readOnly, o.spill.warn = dir, readOnly, warn
+}
 
 // AddJudged takes a run judged already (read by another machine's runwatch), written as it came.
 func (o *Out) AddJudged(r model.Run) { o.put(r, nil) }
@@ -567,6 +570,8 @@ func (a runOrder) less(by string, b runOrder) bool {
 // spill holds encoded runs until they are written in order: a temporary file, removed as soon as it is
 // made so nothing is left behind even if status is killed; in memory where no file can be made.
 type spill struct {
+	// dir is the temporary folder ("" is os.TempDir).
+	dir string
 	// readOnly: no temp file is made (read-only writes nothing): an anonymous memory file where the system
 	// has one (memfd, Linux), else memory.
 	readOnly bool
@@ -589,7 +594,7 @@ func (s *spill) open() {
 		s.f = memoryFile("runwatch-status")
 		return
 	}
-	if f, err := os.CreateTemp("", "runwatch-status-*"); err == nil {
+	if f, err := os.CreateTemp(s.dir, "runwatch-status-*"); err == nil {
 		if os.Remove(f.Name()) == nil {
 			s.f = f
 		} else {
@@ -641,8 +646,12 @@ func (s *spill) flush() {
 	s.f.Close()
 	s.f = nil
 	if s.warn != nil {
+		dir := s.dir
+		if dir == "" {
+			dir = os.TempDir()
+		}
 		fmt.Fprintf(s.warn, "runwatch status: the temporary folder %s cannot take the runs while they are sorted (%v); "+
-			"they are kept in memory instead (free some space there, or set TMPDIR to a folder with room)\n", os.TempDir(), err)
+			"they are kept in memory instead (free some space there, or set TMPDIR to a folder with room)\n", dir, err)
 	}
 }
 

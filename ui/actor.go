@@ -58,7 +58,7 @@ func (a *stateActor) NothingToUndo(run model.Run) string {
 	path := a.opts.JournalPath
 	if path == "" {
 		var err error
-		if path, err = journal.DefaultPath(); err != nil {
+		if path, err = journal.DefaultPath(os.Getenv); err != nil {
 			return ""
 		}
 	}

@@ -34,9 +34,7 @@ func heldRun(t *testing.T, pid int) model.Run {
 // through getenv's environment.
 func findHere(getenv func(string) string) app.FindAgentFunc {
 	return func(ctx context.Context, run model.Run) (agentpane.Pane, []string, error) {
-		f := agentpane.NewFinder(state.NewEnv(0), "")
-		f.Tmux = agentpane.TmuxOf(getenv)
-		p, err := f.Find(&run)
+		p, err := agentpane.NewFinder(state.NewEnv(0), agentpane.TmuxOf(getenv), "").Find(&run)
 		return p, p.AttachArgv(), err
 	}
 }

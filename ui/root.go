@@ -571,9 +571,6 @@ func (m Model) focusedText() string {
 	return run.Dir
 }
 
-// InTmux reports whether this process runs inside tmux.
-func InTmux() bool { return os.Getenv("TMUX") != "" }
-
 // firstWords says what the action that must come first does.
 func firstWords(act string) string {
 	if act == keys.ActUnlock {

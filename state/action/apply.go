@@ -74,7 +74,7 @@ func (p *Plan) journalPath() (string, error) {
 	if p.opts.JournalPath != "" {
 		return p.opts.JournalPath, nil
 	}
-	return journal.DefaultPath()
+	return journal.DefaultPath(os.Getenv) // a caller that passes no path means this process's environment
 }
 
 func (p *Plan) proc() model.ProcInspector {

@@ -2,6 +2,7 @@ package action
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"runwatch/model"
@@ -17,7 +18,7 @@ func planUndo(p *Plan, run model.Run) error {
 	path := p.opts.JournalPath
 	if path == "" {
 		var err error
-		if path, err = journal.DefaultPath(); err != nil {
+		if path, err = journal.DefaultPath(os.Getenv); err != nil {
 			return err
 		}
 	}

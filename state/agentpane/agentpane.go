@@ -214,10 +214,10 @@ type Finder struct {
 	panes Panes
 }
 
-// NewFinder finds on this machine, in the user's tmux servers, with the launches recorded at launches ("":
-// none).
-func NewFinder(env model.Env, launches string) *Finder {
-	f := &Finder{Env: env, Proc: procinfo.System{}}
+// NewFinder finds on this machine, in the user's tmux servers that tmux reaches, with the launches recorded
+// at launches ("": none).
+func NewFinder(env model.Env, tmux Tmux, launches string) *Finder {
+	f := &Finder{Env: env, Proc: procinfo.System{}, Tmux: tmux}
 	if launches != "" {
 		f.Launched = func(sp string) (launch.Launched, bool) { return launch.LastLaunch(launches, sp) }
 	}

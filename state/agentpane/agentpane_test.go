@@ -57,9 +57,7 @@ func (f *fixture) load(dir string) model.Run {
 }
 
 func (f *fixture) find(run model.Run, launches string) (agentpane.Pane, error) {
-	finder := agentpane.NewFinder(f.env, launches)
-	finder.Tmux = f.tmux
-	return finder.Find(&run)
+	return agentpane.NewFinder(f.env, f.tmux, launches).Find(&run)
 }
 
 func wantPane(t *testing.T, got agentpane.Pane, err error, s *agentpanetest.Server, paneID string, pid int) {

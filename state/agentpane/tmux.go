@@ -74,9 +74,6 @@ func (t Tmux) output(ctx context.Context, sock string, args ...string) ([]byte, 
 	return tmuxsafe.RunIn(ctx, t.environ(), nil, append([]string{"-u", "-S", sock}, args...)...)
 }
 
-// CurrentSocket is the socket of the tmux server this process runs in ("" outside tmux).
-func CurrentSocket() string { return Tmux{}.CurrentSocket() }
-
 // CurrentSocket is the socket of the tmux server $TMUX names ("" outside tmux).
 func (t Tmux) CurrentSocket() string {
 	sock, _, _ := strings.Cut(t.getenv("TMUX"), ",")
@@ -87,12 +84,9 @@ func (t Tmux) CurrentSocket() string {
 // switched across servers, so the caller says the command that attaches instead.
 var ErrOtherServer = errors.New("the pane is on another tmux server")
 
-// SwitchTo switches the tmux client this process runs under to the pane: its session, its window, the pane
-// (tmux's last-pane and last-window keys go back). Outside tmux, or for a pane of another server, it does
+// SwitchTo switches the tmux client t's $TMUX and $TMUX_PANE name to the pane: its session, its window, the
+// pane (tmux's last-pane and last-window keys go back). Outside tmux, or for a pane of another server, it does
 // nothing and returns ErrOtherServer or an error saying it is not inside tmux.
-func SwitchTo(ctx context.Context, p Pane) error { return Tmux{}.SwitchTo(ctx, p) }
-
-// SwitchTo is SwitchTo for the client t's $TMUX and $TMUX_PANE name.
 func (t Tmux) SwitchTo(ctx context.Context, p Pane) error {
 	cur := t.CurrentSocket()
 	if cur == "" {
@@ -110,14 +104,9 @@ func (t Tmux) SwitchTo(ctx context.Context, p Pane) error {
 	return err
 }
 
-// OpenWindow opens argv in a new window of the tmux server this process runs in and selects it: how the
-// dashboard reaches a pane it cannot switch to (on another machine, through ssh). Each word is one argument
-// tmux hands to the program, never a shell line.
-func OpenWindow(ctx context.Context, name string, argv []string) error {
-	return Tmux{}.OpenWindow(ctx, name, argv)
-}
-
-// OpenWindow is OpenWindow on the tmux server t's $TMUX names.
+// OpenWindow opens argv in a new window of the tmux server t's $TMUX names and selects it: how the dashboard
+// reaches a pane it cannot switch to (on another machine, through ssh). Each word is one argument tmux hands
+// to the program, never a shell line.
 func (t Tmux) OpenWindow(ctx context.Context, name string, argv []string) error {
 	cur := t.CurrentSocket()
 	if cur == "" {

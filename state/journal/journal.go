@@ -35,6 +35,7 @@ import (
 
 	"runwatch/state/atomicfile"
 	"runwatch/state/safefile"
+	"runwatch/userdir"
 )
 
 // File is one file an action changed.
@@ -348,8 +349,11 @@ func parseLine(line []byte) (e Entry, ok, torn bool) {
 	return Entry{}, false, true
 }
 
-// DefaultPath is $XDG_STATE_HOME/runwatch/journal.jsonl, falling back to ~/.local/state.
-func DefaultPath() (string, error) { return defaultPath(os.Getenv, os.UserHomeDir) }
+// DefaultPath is $XDG_STATE_HOME/runwatch/journal.jsonl, falling back to ~/.local/state, in the environment
+// getenv reads.
+func DefaultPath(getenv func(string) string) (string, error) {
+	return defaultPath(getenv, func() (string, error) { return userdir.Home(getenv) })
+}
 
 // defaultPath is DefaultPath with the environment and the home directory given, so tests run in parallel.
 func defaultPath(getenv func(string) string, userHome func() (string, error)) (string, error) {

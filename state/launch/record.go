@@ -28,9 +28,10 @@ func LaunchesFile(journalPath string) string {
 	return filepath.Join(filepath.Dir(journalPath), "launches.jsonl")
 }
 
-// DefaultLaunches is LaunchesFile beside the default journal ("" when there is no home to keep it in).
-func DefaultLaunches() string {
-	p, err := journal.DefaultPath()
+// DefaultLaunches is LaunchesFile beside the default journal of the environment getenv reads ("" when there is
+// no home to keep it in).
+func DefaultLaunches(getenv func(string) string) string {
+	p, err := journal.DefaultPath(getenv)
 	if err != nil {
 		return ""
 	}

@@ -21,21 +21,9 @@ type Server struct {
 	Sock   string
 }
 
-// Setup points this process's tmux at tmpdir (TMUX_TMPDIR) and outside any tmux (TMUX, TMUX_PANE unset) for
-// the test, and returns tmpdir. For code that reads them from the process (the CLI, the dashboard); code
-// that takes them per call (agentpane.Tmux) is given Private's, and its tests run in parallel.
-func Setup(t *testing.T) string {
-	t.Helper()
-	tmpdir, env := Private(t)
-	for _, e := range env {
-		k, v, _ := strings.Cut(e, "=")
-		t.Setenv(k, v)
-	}
-	return tmpdir
-}
-
 // Private makes a TMUX_TMPDIR for the test and returns it, with the variables (NAME=value) that point tmux
-// there and outside any tmux.
+// there and outside any tmux: given per call (agentpane.Tmux's Env, the CLI's environment), so the tests
+// that use them run in parallel.
 func Private(t testing.TB) (tmpdir string, env []string) {
 	tmpdir = t.TempDir()
 	return tmpdir, []string{"TMUX_TMPDIR=" + tmpdir, "TMUX=", "TMUX_PANE="}
