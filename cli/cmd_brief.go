@@ -61,9 +61,6 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	if err != nil {
 		return configError(stderr, "brief", err)
 	}
-	if cfg.ReadOnly {
-		brief.ReadOnlyCache()
-	}
 	if root, isRemote, err := remote.Parse(target); err != nil {
 		return usageError(stderr, "brief", "%v", err)
 	} else if isRemote {
@@ -85,7 +82,7 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	// Judged as the dashboard judges it, by the clock and with what the task's other runs say (its Time
 	// line, the ETA; orphaned, quiet).
 	model.JudgeTime(&run, env.Now, env.Liveness, taskHistory(common.getenv, run, loc, rootRuns, cfg))
-	b := brief.Build(run, env)
+	b := brief.BuildWith(run, env, brief.Options{Cache: briefCache(common.getenv, cfg.ReadOnly)})
 	if *asJSON {
 		enc := json.NewEncoder(terminalSafeJSONWriter{stdout})
 		enc.SetIndent("", "  ")

@@ -15,6 +15,7 @@ import (
 	"runwatch/model"
 	"runwatch/remote"
 	"runwatch/state"
+	"runwatch/state/brief"
 	"runwatch/state/journal"
 	"runwatch/termsafe"
 	"runwatch/ui/text"
@@ -155,6 +156,12 @@ func fleetOptions(getenv func(string) string, paths []string, cfg config.Config,
 // environment getenv reads.
 func sshFor(getenv func(string) string, cfg config.Config) remote.SSH {
 	return remote.FromEnv(getenv, cfg.SSH.Command, cfg.SSH.Runwatch)
+}
+
+// briefCache is where briefs keep the index of a large run.log: the cache folder of the environment getenv
+// reads, written to unless readOnly (read-only mode writes nothing: an index found there is still used).
+func briefCache(getenv func(string) string, readOnly bool) brief.IndexCache {
+	return brief.IndexCache{Dir: brief.IndexDir(getenv), ReadOnly: readOnly}
 }
 
 // journalIn is the journal actions are written to: path when set, else the one of the environment getenv

@@ -24,7 +24,6 @@ import (
 	"runwatch/notify"
 	"runwatch/remote"
 	"runwatch/state/action"
-	"runwatch/state/brief"
 	"runwatch/state/launch"
 	"runwatch/ui"
 	"runwatch/ui/app"
@@ -186,9 +185,6 @@ func setUpDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Wri
 	}
 	cfg.Apply(config.Overrides{Poll: opts.Poll})
 	d := &dashboard{opts: opts, cfg: cfg, readOnly: opts.ReadOnly || cfg.ReadOnly, close: func() {}}
-	if d.readOnly {
-		brief.ReadOnlyCache()
-	}
 	if d.keys, err = keys.NewKeyMapAt(cfg.Keys, cfg.KeyLines, d.readOnly); err != nil {
 		where := "config"
 		if cfg.Path != "" {
@@ -238,7 +234,7 @@ func (d *dashboard) model(roots *fleet.Roots, notifier *dashboardNotifier, send 
 		Theme: cfg.Theme, Keys: d.keys, ReadOnly: d.readOnly, Scanned: shownPaths(roots.Scanned), ScannedHosts: hostsOf(roots.Scanned), NoMouse: d.opts.NoMouse,
 		Actor:   fleetActor{local: d.actor, ssh: ssh, env: actionEnv, roots: roots.Remote},
 		OpenLog: ui.OpenIndexedLog, RemoteLog: remoteLogFetcher(ssh), RemoteBrief: remoteBriefFetcher(ssh), Debug: d.debug, InTmux: getenv("TMUX") != "", Getenv: getenv,
-		Env: func() model.Env { return envFor(cfg) }, ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
+		Env: func() model.Env { return envFor(cfg) }, BriefCache: briefCache(getenv, d.readOnly), ResumeCommand: cfg.ResumeCommand, Notifier: notifier,
 		Launches: launches, FindAgent: dashboardAgents(getenv, cfg, launches),
 		Send: send,
 	})

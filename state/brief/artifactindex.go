@@ -15,6 +15,7 @@ import (
 
 	"runwatch/state/cachedir"
 	"runwatch/state/safefile"
+	"runwatch/userdir"
 )
 
 // A brief checks every artifact a run.log's `artifact integrity` blocks recorded, and those blocks can sit
@@ -24,19 +25,29 @@ import (
 // rewrites it), so the index is checked against the file rather than trusted: same inode, at least as large,
 // and the same bytes at its start and just before the offset; anything else means a new scan from the start.
 //
-// The index lives in memory for the dashboard's process and, for logs past persistMinOffset, in
-// $XDG_CACHE_HOME/runwatch/artifact-index/ so that `runwatch brief` (a new process each time) gains too. It
-// is a cache: when it cannot be read or written, the brief scans the log, as before.
+// The index lives in memory for the dashboard's process and, for logs past indexStore.persistMin, in the
+// cache folder the caller names (IndexDir: $XDG_CACHE_HOME/runwatch/artifact-index/) so that `runwatch brief`
+// (a new process each time) gains too. It is a cache: when it cannot be read or written, the brief scans the
+// log, as before.
 
-// scanChunk is how much of the log one read takes; between blocks the scan only looks for the marker. It must
-// exceed maxScanLine (tests make it small to cross chunk boundaries often).
-var scanChunk = 4 << 20
+// IndexCache is where a brief keeps the indexes of large logs between processes.
+type IndexCache struct {
+	// Dir holds the index files (IndexDir); "" keeps them in memory only.
+	Dir string
+	// ReadOnly keeps Dir as it is: indexes found there are used, none is written (read-only mode writes
+	// nothing anywhere).
+	ReadOnly bool
+}
 
-// persistMinOffset: smaller logs scan in a few milliseconds and are not worth a file in the cache.
-var persistMinOffset int64 = 16 << 20
-
-// scannedBytes counts the log bytes scans have read, so tests can tell an indexed scan from a full one.
-var scannedBytes atomic.Int64
+// IndexDir is the index files' folder in the user's cache folder of the environment getenv reads
+// (userdir.Cache), or "" when it has none.
+func IndexDir(getenv func(string) string) string {
+	base, err := userdir.Cache(getenv)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "runwatch", "artifact-index")
+}
 
 const (
 	// checkWindow is how many bytes at the log's start and before the index offset must still match.
@@ -125,17 +136,17 @@ func scanLine(raw []byte) []byte {
 
 // scanFrom reads f from st.Offset to its end. It returns the state at the last line boundary (to keep) and
 // the state with the unterminated last line, if any, taken too (to use).
-func scanFrom(f *os.File, size int64, st scanState) (kept, final scanState, err error) {
+func (s *indexStore) scanFrom(f *os.File, size int64, st scanState) (kept, final scanState, err error) {
 	if _, err := f.Seek(st.Offset, io.SeekStart); err != nil {
 		return st, st, err
 	}
 	// A small log (or a small appended part) needs no 4 MiB buffer; the buffer stays above the line cap so
 	// that a line filling it is one to cut.
-	buf := make([]byte, min(int64(scanChunk), max(size-st.Offset+1, maxScanLine+1)))
+	buf := make([]byte, min(int64(s.chunk), max(size-st.Offset+1, maxScanLine+1)))
 	have := 0
 	for {
 		n, rerr := io.ReadFull(f, buf[have:])
-		scannedBytes.Add(int64(n))
+		s.scanned.Add(int64(n))
 		have += n
 		eof := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
 		if rerr != nil && !eof {
@@ -146,7 +157,7 @@ func scanFrom(f *os.File, size int64, st scanState) (kept, final scanState, err 
 			// One line fills the buffer: keep what a line reader keeps of it and skip to its end.
 			before := st.clone()
 			st.line(scanLine(buf[:have]))
-			skipped, end, serr := skipLine(f)
+			skipped, end, serr := skipLine(f, &s.scanned)
 			if serr != nil {
 				return before, st, serr
 			}
@@ -171,13 +182,14 @@ func scanFrom(f *os.File, size int64, st scanState) (kept, final scanState, err 
 	}
 }
 
-// skipLine reads past the next '\n'. It returns the bytes consumed and whether the file ended first.
-func skipLine(f *os.File) (int64, bool, error) {
+// skipLine reads past the next '\n', counting what it reads in scanned. It returns the bytes consumed and
+// whether the file ended first.
+func skipLine(f *os.File, scanned *atomic.Int64) (int64, bool, error) {
 	buf := make([]byte, 64<<10)
 	var n int64
 	for {
 		k, err := f.Read(buf)
-		scannedBytes.Add(int64(k))
+		scanned.Add(int64(k))
 		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
 			n += int64(i + 1)
 			_, serr := f.Seek(int64(i+1-k), io.SeekCurrent)
@@ -195,8 +207,8 @@ func skipLine(f *os.File) (int64, bool, error) {
 
 // scanArtifactBlocks returns the artifact= paths of `<STAGE> artifact integrity` entries in run.log, in log
 // order; a later block for the same path replaces the earlier one's stage. It reads only what an index of an
-// earlier scan of this log does not cover.
-func scanArtifactBlocks(path string) ([]recordedArtifact, error) {
+// earlier scan of this log does not cover, kept in s and in c.
+func (s *indexStore) scanArtifactBlocks(path string, c IndexCache) ([]recordedArtifact, error) {
 	f, fi, err := safefile.Open(path)
 	if err != nil {
 		return nil, err
@@ -204,19 +216,19 @@ func scanArtifactBlocks(path string) ([]recordedArtifact, error) {
 	defer f.Close()
 	id := logIdentity(fi)
 	start := scanState{}
-	idx, ok := indexes.get(path, id)
+	idx, ok := s.get(path, id, c.Dir)
 	if ok && idx.valid(f, fi.Size()) {
 		start = idx.State.clone()
 	} else {
 		idx = nil
 	}
-	kept, final, err := scanFrom(f, fi.Size(), start)
+	kept, final, err := s.scanFrom(f, fi.Size(), start)
 	if err != nil {
 		return final.Recorded, err
 	}
 	if kept.Offset > 0 && len(kept.Recorded) <= maxIndexedArtifacts {
 		if next, err := newIndex(f, path, id, kept); err == nil {
-			indexes.put(next, idx)
+			s.put(next, idx, c)
 		}
 	}
 	return final.Recorded, nil
@@ -285,29 +297,25 @@ func (x *artifactIndex) valid(f *os.File, size int64) bool {
 	return err == nil && head == x.Head && tail == x.Tail
 }
 
-// indexStore holds indexes in memory and, for large logs, in the user's cache folder.
+// indexStore holds indexes in memory and, for large logs, in a cache folder (IndexCache).
 type indexStore struct {
 	mu  sync.Mutex
 	mem map[string]*artifactIndex
-	// dir returns the cache folder ("" for none); tests point it elsewhere.
-	dir func() string
-	// readOnly keeps the cache folder as it is: indexes found there are used, none is written.
-	readOnly atomic.Bool
+	// chunk is how much of the log one read takes; between blocks the scan only looks for the marker. It
+	// must exceed maxScanLine (tests make it small to cross chunk boundaries often).
+	chunk int
+	// persistMin: smaller logs scan in a few milliseconds and are not worth a file in the cache.
+	persistMin int64
+	// scanned counts the log bytes scans have read, so tests can tell an indexed scan from a full one.
+	scanned atomic.Int64
 }
 
-// ReadOnlyCache makes this process write nothing in the cache folder (read-only mode writes nothing
-// anywhere): a brief still uses an index an earlier run left there, and keeps new ones in memory.
-func ReadOnlyCache() { indexes.readOnly.Store(true) }
-
-var indexes = &indexStore{mem: map[string]*artifactIndex{}, dir: defaultIndexDir}
-
-func defaultIndexDir() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "runwatch", "artifact-index")
+func newIndexStore() *indexStore {
+	return &indexStore{mem: map[string]*artifactIndex{}, chunk: 4 << 20, persistMin: 16 << 20}
 }
+
+// indexes are this process's: a long-lived one (the dashboard) keeps them from one brief to the next.
+var indexes = newIndexStore()
 
 // maxIndexFileBytes caps an index file, read or written: an index is a few bytes an artifact recorded.
 const maxIndexFileBytes = 64 << 20
@@ -317,14 +325,14 @@ func indexFileName(path string) string {
 	return hex.EncodeToString(sum[:16]) + ".json"
 }
 
-func (s *indexStore) get(path string, id fileIdentity) (*artifactIndex, bool) {
+// get is the index of the log at path: in memory, else in dir ("" for none).
+func (s *indexStore) get(path string, id fileIdentity, dir string) (*artifactIndex, bool) {
 	s.mu.Lock()
 	x, ok := s.mem[path]
 	s.mu.Unlock()
 	if ok && x.File == id {
 		return x, true
 	}
-	dir := s.dir()
 	if dir == "" {
 		return nil, false
 	}
@@ -345,7 +353,8 @@ func (s *indexStore) get(path string, id fileIdentity) (*artifactIndex, bool) {
 	return x, true
 }
 
-func (s *indexStore) put(x *artifactIndex, from *artifactIndex) {
+// put keeps x in memory and, unless c says not to, in c.Dir; from is the index x grew from, if any.
+func (s *indexStore) put(x *artifactIndex, from *artifactIndex, c IndexCache) {
 	if from != nil && from.File == x.File {
 		x.persisted = from.persisted
 	}
@@ -358,8 +367,8 @@ func (s *indexStore) put(x *artifactIndex, from *artifactIndex) {
 	}
 	s.mem[x.Path] = x
 	s.mu.Unlock()
-	dir := s.dir()
-	if dir == "" || s.readOnly.Load() || x.State.Offset < persistMinOffset || (x.persisted > 0 && x.State.Offset-x.persisted < persistEvery) {
+	dir := c.Dir
+	if dir == "" || c.ReadOnly || x.State.Offset < s.persistMin || (x.persisted > 0 && x.State.Offset-x.persisted < persistEvery) {
 		return
 	}
 	data, err := json.Marshal(x)

@@ -58,13 +58,13 @@ func startsEntry(line []byte) bool {
 }
 
 // artifactReport finds recorded and configured artifacts that are missing. restartIdx is the index in
-// run.Stages of the stage work resumes at (len(Stages) when all are done).
-func artifactReport(run model.Run, restartIdx int, required map[string][]string) ArtifactReport {
+// run.Stages of the stage work resumes at (len(Stages) when all are done); the log's index is kept in cache.
+func artifactReport(run model.Run, restartIdx int, required map[string][]string, cache IndexCache) ArtifactReport {
 	rep := ArtifactReport{}
 	rebase := rebaser(run)
 	if run.Log != nil && run.Log.Path != "" {
 		rep.LogPath = run.Log.Path
-		recorded, err := scanArtifactBlocks(run.Log.Path)
+		recorded, err := indexes.scanArtifactBlocks(run.Log.Path, cache)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			rep.Notes = append(rep.Notes, "run.log "+run.Log.Path+" does not exist, so no recorded artifacts could be checked")

@@ -14,6 +14,8 @@ import (
 )
 
 func TestScanArtifactBlocks(t *testing.T) {
+	t.Parallel()
+	x := memoryOnly()
 	long := strings.Repeat("x", maxScanLine*2)
 	log := strings.Join([]string{
 		"[2026-02-15T01:50:43Z] run bootstrapped",
@@ -33,7 +35,7 @@ func TestScanArtifactBlocks(t *testing.T) {
 	}, "\n") // no final newline: the last line is still read
 	path := filepath.Join(t.TempDir(), "run.log")
 	writeFile(t, path, log)
-	got, err := scanArtifactBlocks(path)
+	got, err := x.scan(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func TestScanArtifactBlocks(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
-	if _, err := scanArtifactBlocks(filepath.Join(t.TempDir(), "missing.log")); !os.IsNotExist(err) {
+	if _, err := x.scan(filepath.Join(t.TempDir(), "missing.log")); !os.IsNotExist(err) {
 		t.Fatalf("missing log: %v", err)
 	}
 }
@@ -54,11 +56,12 @@ func FuzzScanArtifactBlocks(f *testing.F) {
 	f.Add([]byte("[2026-02-15T01:58:34Z] S1 artifact integrity\n  artifact=/a\n  sha256=1\n"))
 	f.Add([]byte("[] artifact integrity\nartifact=\n[2"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		x := memoryOnly()
 		path := filepath.Join(t.TempDir(), "run.log")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := scanArtifactBlocks(path)
+		got, err := x.scan(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,11 +77,11 @@ func FuzzScanArtifactBlocks(f *testing.F) {
 		if err := os.WriteFile(split, data[:len(data)/2], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := scanArtifactBlocks(split); err != nil {
+		if _, err := x.scan(split); err != nil {
 			t.Fatal(err)
 		}
 		appendFile(t, split, string(data[len(data)/2:]))
-		if again, err := scanArtifactBlocks(split); err != nil || !reflect.DeepEqual(again, want) {
+		if again, err := x.scan(split); err != nil || !reflect.DeepEqual(again, want) {
 			t.Fatalf("scanned in two parts: %+v (%v)\nwhole: %+v", again, err, want)
 		}
 		seen := map[string]bool{}
@@ -94,10 +97,7 @@ func FuzzScanArtifactBlocks(f *testing.F) {
 // BenchmarkScanArtifactBlocks measures the run.log pass of a resumable brief: a first one over the whole log,
 // and one that starts from the index. Indexes go to a temporary folder, never the user's cache.
 func BenchmarkScanArtifactBlocks(b *testing.B) {
-	dir := b.TempDir()
-	prevDir := indexes.dir
-	indexes.dir = func() string { return dir }
-	b.Cleanup(func() { indexes.dir = prevDir; forgetIndexes() })
+	x := indexTest{newIndexStore(), IndexCache{Dir: b.TempDir()}}
 	path := filepath.Join(b.TempDir(), "run.log")
 	f, err := os.Create(path)
 	if err != nil {
@@ -118,8 +118,8 @@ func BenchmarkScanArtifactBlocks(b *testing.B) {
 	b.Run("full", func(b *testing.B) {
 		b.SetBytes(st.Size())
 		for b.Loop() {
-			forgetIndexes()
-			if _, err := scanArtifactBlocks(path); err != nil {
+			x.forget()
+			if _, err := x.scan(path); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -128,7 +128,7 @@ func BenchmarkScanArtifactBlocks(b *testing.B) {
 	b.Run("indexed", func(b *testing.B) {
 		for b.Loop() {
 			appendFile(b, path, "[2026-02-15T03:00:00Z] stage_progress stage=S1\n")
-			if _, err := scanArtifactBlocks(path); err != nil {
+			if _, err := x.scan(path); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -207,22 +207,33 @@ func appendFile(t testing.TB, path, content string) {
 	}
 }
 
-// useIndexDir points the persisted indexes at a fresh folder and forgets the in-memory ones.
-func useIndexDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	prevDir, prevMin := indexes.dir, persistMinOffset
-	indexes.dir = func() string { return dir }
-	persistMinOffset = 1
-	forgetIndexes()
-	t.Cleanup(func() { indexes.dir, persistMinOffset = prevDir, prevMin; forgetIndexes() })
-	return dir
+// indexTest is an index store of the test's own, and the cache folder it keeps indexes in ("" for none).
+type indexTest struct {
+	*indexStore
+	cache IndexCache
 }
 
-func forgetIndexes() {
-	indexes.mu.Lock()
-	indexes.mem = map[string]*artifactIndex{}
-	indexes.mu.Unlock()
+func (x indexTest) scan(path string) ([]recordedArtifact, error) {
+	return x.scanArtifactBlocks(path, x.cache)
+}
+
+// forget drops the indexes in memory, as a new process would start.
+func (x indexTest) forget() {
+	x.mu.Lock()
+	x.mem = map[string]*artifactIndex{}
+	x.mu.Unlock()
+}
+
+// memoryOnly is a store of the test's own that keeps its indexes in memory only.
+func memoryOnly() indexTest { return indexTest{indexStore: newIndexStore()} }
+
+// useIndexDir is a store of the test's own that keeps its indexes in a fresh folder, whatever the log's size.
+func useIndexDir(t testing.TB) (string, indexTest) {
+	t.Helper()
+	dir := t.TempDir()
+	x := indexTest{newIndexStore(), IndexCache{Dir: dir}}
+	x.persistMin = 1
+	return dir, x
 }
 
 func integrityBlock(ts, stage string, paths ...string) string {
@@ -236,12 +247,13 @@ func integrityBlock(ts, stage string, paths ...string) string {
 // A second brief of a grown log reads what was appended and the two small windows that check the index,
 // from memory or, in a new process, from the index file; the result is the one a full scan gives.
 func TestArtifactIndexReadsOnlyWhatWasAppended(t *testing.T) {
-	dir := useIndexDir(t)
+	t.Parallel()
+	dir, x := useIndexDir(t)
 	path := filepath.Join(t.TempDir(), "run.log")
 	filler := strings.Repeat("[2026-02-15T01:50:00Z] stage_progress stage=S1 detail=yyyyyyyyyyyyyyyyyyyyyyyy\n", 20000)
 	writeFile(t, path, integrityBlock("2026-02-15T01:58:34Z", "S1", "/r/a.json")+filler+
 		"[2026-02-15T02:00:00Z] S2 artifact integrity\n  artifact=/r/b.json\n  sha") // cut mid-block, mid-line
-	if _, err := scanArtifactBlocks(path); err != nil {
+	if _, err := x.scan(path); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -250,16 +262,16 @@ func TestArtifactIndexReadsOnlyWhatWasAppended(t *testing.T) {
 	}
 	for _, fromDisk := range []bool{false, true} {
 		if fromDisk {
-			forgetIndexes() // as a new process would start
+			x.forget() // as a new process would start
 		}
 		appended := "256=00\n  artifact=/r/c.json\n" + integrityBlock("2026-02-15T02:01:00Z", "S3", "/r/a.json")
 		appendFile(t, path, appended)
-		before := scannedBytes.Load()
-		got, err := scanArtifactBlocks(path)
+		before := x.scanned.Load()
+		got, err := x.scan(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		read := scannedBytes.Load() - before
+		read := x.scanned.Load() - before
 		if read > int64(len(appended))+200 {
 			t.Errorf("fromDisk=%v: read %d bytes of the log for %d appended", fromDisk, read, len(appended))
 		}
@@ -273,7 +285,8 @@ func TestArtifactIndexReadsOnlyWhatWasAppended(t *testing.T) {
 // The index is checked against the log, never trusted: a log rewritten in place, shortened, or replaced by
 // another file is scanned again from the start.
 func TestArtifactIndexNoticesARewrittenLog(t *testing.T) {
-	useIndexDir(t)
+	t.Parallel()
+	_, x := useIndexDir(t)
 	path := filepath.Join(t.TempDir(), "run.log")
 	filler := strings.Repeat("[2026-02-15T01:50:00Z] stage_progress stage=S1 detail=yyyyyyyyyyyyyyyyyyyyyyyy\n", 2000)
 	original := integrityBlock("2026-02-15T01:58:34Z", "S1", "/r/a.json") + filler + integrityBlock("2026-02-15T02:00:00Z", "S2", "/r/b.json")
@@ -296,11 +309,11 @@ func TestArtifactIndexNoticesARewrittenLog(t *testing.T) {
 	for name, change := range cases {
 		t.Run(name, func(t *testing.T) {
 			writeFile(t, path, original)
-			if _, err := scanArtifactBlocks(path); err != nil {
+			if _, err := x.scan(path); err != nil {
 				t.Fatal(err)
 			}
 			change()
-			got, err := scanArtifactBlocks(path)
+			got, err := x.scan(path)
 			want, _ := scanArtifactBlocksByLine(path)
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("after the change: %+v (%v)\nfull scan: %+v", got, err, want)
@@ -326,9 +339,8 @@ func writeFileInPlace(t *testing.T, path, content string) {
 // Chunk boundaries anywhere (in a block, in a line, in the marker), lines longer than a chunk and than the
 // line cap: the chunked scan keeps what the line reader keeps.
 func TestArtifactScanAcrossChunkBoundaries(t *testing.T) {
-	useIndexDir(t)
-	prev := scanChunk
-	t.Cleanup(func() { scanChunk = prev })
+	t.Parallel()
+	_, x := useIndexDir(t)
 	long := strings.Repeat("z", maxScanLine+10)
 	var b strings.Builder
 	for i := 0; i < 300; i++ {
@@ -351,9 +363,9 @@ func TestArtifactScanAcrossChunkBoundaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, chunk := range []int{maxScanLine + 1, maxScanLine + 7919, 2*maxScanLine + 3} {
-		scanChunk = chunk
-		forgetIndexes()
-		got, err := scanArtifactBlocks(path)
+		x.chunk = chunk
+		x.forget()
+		got, err := x.scan(path)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("chunk %d: %d recorded (%v), want %d", chunk, len(got), err, len(want))
 		}
@@ -363,11 +375,12 @@ func TestArtifactScanAcrossChunkBoundaries(t *testing.T) {
 // An index folder that others may write, or an index file that is a link, is neither read nor written
 // (cachedir): an index planted there could make a brief report artifacts the log never recorded.
 func TestArtifactIndexNotOursAloneIsNeitherReadNorWritten(t *testing.T) {
-	dir := useIndexDir(t)
+	t.Parallel()
+	dir, x := useIndexDir(t)
 	path := filepath.Join(t.TempDir(), "run.log")
 	filler := strings.Repeat("[2026-02-15T01:50:00Z] stage_progress stage=S1 detail=yyyyyyyyyyyyyyyyyyyyyyyy\n", 2000)
 	writeFile(t, path, integrityBlock("2026-02-15T01:58:34Z", "S1", "/r/a.json")+filler)
-	if _, err := scanArtifactBlocks(path); err != nil {
+	if _, err := x.scan(path); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -381,15 +394,15 @@ func TestArtifactIndexNotOursAloneIsNeitherReadNorWritten(t *testing.T) {
 	}
 	fullScan := func(what string) {
 		t.Helper()
-		forgetIndexes() // as a new process would start
+		x.forget() // as a new process would start
 		appendFile(t, path, integrityBlock("2026-02-15T02:01:00Z", "S3", "/r/b.json"))
 		fi, _ := os.Stat(path)
-		before := scannedBytes.Load()
-		got, err := scanArtifactBlocks(path)
+		before := x.scanned.Load()
+		got, err := x.scan(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if read := scannedBytes.Load() - before; read < fi.Size() {
+		if read := x.scanned.Load() - before; read < fi.Size() {
 			t.Errorf("%s: the brief read %d of the log's %d bytes: it used the index", what, read, fi.Size())
 		}
 		if want, _ := scanArtifactBlocksByLine(path); !reflect.DeepEqual(got, want) {

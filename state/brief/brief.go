@@ -116,7 +116,7 @@ type LockNote struct {
 	Advice     string        `json:"advice"`
 }
 
-// Options tune Build. The zero value is what the dashboard and `runwatch brief` use.
+// Options tune Build. The zero value is what the dashboard and `runwatch brief` use, with their Cache.
 type Options struct {
 	// GitTimeout bounds each git command (default 5s).
 	GitTimeout time.Duration
@@ -127,6 +127,9 @@ type Options struct {
 	// RequiredArtifacts lists, per resumable stage id, artifact paths (relative to the run folder, or
 	// absolute) that the plan's stage gate requires, when a config provides them.
 	RequiredArtifacts map[string][]string
+	// Cache is where the index of a large run.log is kept between processes; the zero value keeps it in
+	// this process's memory only.
+	Cache IndexCache
 }
 
 // Build makes the brief for run. It reads the few files the model does not carry (run.log artifact blocks, a

@@ -118,7 +118,7 @@ func buildResumable(b *Brief, run model.Run, opts Options) {
 	last, _ := d.Value("LAST_COMMITTED_SHA")
 	pin, _ := d.Value("BASE_PIN_SHA")
 	rb.Git = checkGit(opts.Git, repo, last, pin, opts.GitTimeout, opts.SkipGit)
-	rb.Artifacts = artifactReport(run, restartIdx, opts.RequiredArtifacts)
+	rb.Artifacts = artifactReport(run, restartIdx, opts.RequiredArtifacts, opts.Cache)
 	rb.LockState = lockState(run)
 
 	addResumableConditions(b, rb)

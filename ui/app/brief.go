@@ -44,9 +44,9 @@ func ShowBrief(a *App) tea.Cmd {
 			return PagerMsg{Title: "Resume brief " + run.ID + " from " + host + " · y copies it", Text: md, Copyable: true}
 		}
 	}
-	env := a.env()
+	env, cache := a.env(), a.Opts.BriefCache
 	return func() tea.Msg {
-		return PagerMsg{Title: "Resume brief " + run.ID + " · y copies it", Text: brief.Build(run, env).Markdown(), Copyable: true}
+		return PagerMsg{Title: "Resume brief " + run.ID + " · y copies it", Text: brief.BuildWith(run, env, brief.Options{Cache: cache}).Markdown(), Copyable: true}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"runwatch/model"
+	"runwatch/state/brief"
 	"runwatch/ui/keys"
 	"time"
 
@@ -65,6 +66,9 @@ type Options struct {
 	InTmux bool
 	// Env gives briefs and resume commands the time, host and process facts (state.NewEnv).
 	Env func() model.Env
+	// BriefCache is where a brief keeps the index of a large run.log (brief.IndexCache); zero keeps it in
+	// memory only.
+	BriefCache brief.IndexCache
 	// ResumeCommand is the config's resume_command templates, by convention.
 	ResumeCommand map[string]string
 	// FindAgent finds where a run's agent runs (the agent key, Detail's agent line); nil looks for none.
