@@ -131,3 +131,45 @@ func TestEventsLimitFollowsTheLiveHeap(t *testing.T) {
 		}
 	}
 }
+
+// Once the dashboard's limit paces the collector (a live heap over 28 MiB, where 1.5 times it or the 56 MiB
+// floor is below twice it), GOGC is off: the runtime's collection every two minutes would mark the whole
+// heap for nothing. A small heap keeps GOGC 100 under the floor.
+func TestDashboardTurnsGOGCOffOnlyWhereItsLimitPaces(t *testing.T) {
+	for _, c := range []struct {
+		live    uint64
+		percent int
+	}{{0, 100}, {8 << 20, 100}, {28 << 20, 100}, {29 << 20, -1}, {165 << 20, -1}} {
+		if got := gcPercentFor(c.live, Dashboard.limitFor(c.live)); got != c.percent {
+			t.Errorf("%d MiB live: GOGC %d, want %d", c.live>>20, got, c.percent)
+		}
+	}
+	// Applied: with 64 MiB held, GOGC is off after a collection; undone, it is what it was.
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	undo := Dashboard.Apply(noEnv)
+	held := make([][]byte, 64)
+	for i := range held {
+		held[i] = make([]byte, 1<<20)
+	}
+	runtime.GC()
+	afterCleanups(t)
+	got := debug.SetGCPercent(-1)
+	runtime.KeepAlive(held)
+	undo()
+	if got != -1 {
+		t.Errorf("the dashboard with 64 MiB live: GOGC %d, want off", got)
+	}
+	if now := debug.SetGCPercent(100); now != 100 {
+		t.Errorf("GOGC after the policy is undone: %d, want 100", now)
+	}
+	// The user's GOGC stays theirs.
+	undo = Dashboard.Apply(func(k string) string { return map[string]string{"GOGC": "200"}[k] })
+	runtime.GC()
+	afterCleanups(t)
+	got = debug.SetGCPercent(100)
+	undo()
+	if got != 100 {
+		t.Errorf("with GOGC=200 in the environment the policy set GOGC %d; it must leave it alone", got)
+	}
+}
