@@ -62,26 +62,7 @@ func TestStatusJudgesEachRunWithTheWholeHistoryInAnyReadOrder(t *testing.T) {
 	runs, env := orderRuns(t, now)
 	head := Snapshot([]model.Run{}, env)
 
-	// The judgement with the whole history, not streamed.
-	whole := make([]model.Run, len(runs))
-	for i := range runs {
-		whole[i] = runs[i]
-		whole[i].Stages = append([]model.Stage(nil), runs[i].Stages...)
-	}
-	h := model.NewHistory()
-	for i := range whole {
-		h.Observe(&whole[i])
-	}
-	for i := range whole {
-		model.JudgeTime(&whole[i], env.Now, env.Liveness, h)
-		model.TimingAt(&whole[i], env.Now)
-	}
-	snap := Snapshot(whole, env)
-	snap.Hosts = head.Hosts
-	var want bytes.Buffer
-	if err := WriteSnapshotJSON(&want, snap); err != nil {
-		t.Fatal(err)
-	}
+	want := wholeJudgement(t, runs, env, head)
 
 	stream := func(format, by string, order []int) string {
 		out := NewOut(format, env.Now, env.Liveness)
@@ -183,23 +164,7 @@ func TestStatusWritesRunsInOrderAcrossEncodeBlocks(t *testing.T) {
 			runs = append(runs, r)
 		}
 	}
-	whole := make([]model.Run, len(runs))
-	h := model.NewHistory()
-	for i := range runs {
-		whole[i] = runs[i]
-		whole[i].Stages = append([]model.Stage(nil), runs[i].Stages...)
-		h.Observe(&whole[i])
-	}
-	for i := range whole {
-		model.JudgeTime(&whole[i], env.Now, env.Liveness, h)
-		model.TimingAt(&whole[i], env.Now)
-	}
-	snap := Snapshot(whole, env)
-	snap.Hosts = head.Hosts
-	var want bytes.Buffer
-	if err := WriteSnapshotJSON(&want, snap); err != nil {
-		t.Fatal(err)
-	}
+	want := wholeJudgement(t, runs, env, head)
 	stream := func(format string) string {
 		out := NewOut(format, env.Now, env.Liveness)
 		for i := len(runs) - 1; i >= 0; i-- {
@@ -236,4 +201,28 @@ func TestStatusWritesRunsInOrderAcrossEncodeBlocks(t *testing.T) {
 			t.Fatalf("-o jsonl line %d is run %q (%v), the document's is %q", i+1, r.ID, err, doc.Runs[i].ID)
 		}
 	}
+}
+
+// wholeJudgement is the document of runs judged with the whole history in hand, not streamed: what status
+// must write whatever order it reads them in.
+func wholeJudgement(t *testing.T, runs []model.Run, env model.Env, head model.Snapshot) *bytes.Buffer {
+	t.Helper()
+	whole := make([]model.Run, len(runs))
+	h := model.NewHistory()
+	for i := range runs {
+		whole[i] = runs[i]
+		whole[i].Stages = append([]model.Stage(nil), runs[i].Stages...)
+		h.Observe(&whole[i])
+	}
+	for i := range whole {
+		model.JudgeTime(&whole[i], env.Now, env.Liveness, h)
+		model.TimingAt(&whole[i], env.Now)
+	}
+	snap := Snapshot(whole, env)
+	snap.Hosts = head.Hosts
+	var want bytes.Buffer
+	if err := WriteSnapshotJSON(&want, snap); err != nil {
+		t.Fatal(err)
+	}
+	return &want
 }
