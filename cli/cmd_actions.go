@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"runwatch/config"
 	"runwatch/remote"
 	"runwatch/state"
 	"runwatch/state/action"
@@ -154,14 +155,14 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 	if o.to != nil {
 		req.To = *o.to
 	}
-	cfg, err := common.resolve()
+	cfg, err := common.resolve(config.Overrides{ReadOnly: *readOnly})
 	if err != nil {
 		return configError(stderr, name, err)
 	}
 	if root, isRemote, err := remote.Parse(pos[0]); err != nil {
 		return usageError(stderr, name, "%v", err)
 	} else if isRemote {
-		return runRemoteAction(e, remoteCallOf(req, o, root), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, readOnly: *readOnly, asJSON: *o.asJSON}, stdout, stderr)
+		return runRemoteAction(e, remoteCallOf(req, o, root), root, cfg, remoteActionFlags{dryRun: *dryRun, yes: *yes, asJSON: *o.asJSON}, stdout, stderr)
 	}
 	if code := checkRoots(e.getenv, name, cfg, stderr); code != exitOK {
 		return code // RUN is looked for under them
@@ -173,7 +174,7 @@ func runAction(v action.Verb, o *actionFlags, pos []string, stdout, stderr io.Wr
 	}
 	env := reachingEnv(e.getenv, cfg)
 	run := state.Load(loc, env)
-	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: *readOnly || cfg.ReadOnly, Expect: o.expect, Seams: e.actionSeams,
+	opts := action.Options{Env: env, Reason: *reason, Force: *force, ReadOnly: cfg.ReadOnly, Expect: o.expect, Seams: e.actionSeams,
 		JournalPath: journalIn(e.getenv, "")}
 	req.Run = run
 	p, err := req.Plan(opts)

@@ -57,7 +57,7 @@ func runBrief(rest []string, asJSONFlag bool, common commonFlags, stdout, stderr
 	if len(rest) > 1 {
 		return usageError(stderr, "brief", "%s", oneRunOnly(rest))
 	}
-	cfg, err := common.resolve()
+	cfg, err := common.resolve(config.Overrides{})
 	if err != nil {
 		return configError(stderr, "brief", err)
 	}

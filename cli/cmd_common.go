@@ -67,7 +67,9 @@ func (c *commonFlags) registerConfig(fs *flagSet) {
 }
 
 // resolve loads the config and applies flags over it: flags > config > defaults.
-func (c *commonFlags) resolve() (config.Config, error) {
+// own are the command's flags over the config beyond the common ones (--poll, --read-only), merged with
+// them in one config.Apply.
+func (c *commonFlags) resolve(own config.Overrides) (config.Config, error) {
 	if c.maxDepth < 0 {
 		// As the config's max_depth is: 0 is the default, and no depth is below it.
 		return config.Config{}, fmt.Errorf("--max-depth %d is negative", c.maxDepth)
@@ -76,7 +78,9 @@ func (c *commonFlags) resolve() (config.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	cfg.Apply(c.overrides())
+	o := c.overrides()
+	o.Poll, o.ReadOnly = own.Poll, own.ReadOnly
+	cfg.Apply(o)
 	if len(c.runRoots) > 0 {
 		// Checked as every root is, so a missing one is a usage error here as everywhere.
 		if _, _, err := fleet.Check(c.runRoots); err != nil {
@@ -146,9 +150,6 @@ func rootsProblem(stderr io.Writer, name string, paths []string, cfg config.Conf
 func fleetOptions(getenv func(string) string, paths []string, cfg config.Config, given fleet.Given) fleet.Options {
 	o := fleet.Options{Paths: paths, Roots: cfg.Roots, Getenv: getenv, MaxDepth: cfg.MaxDepth, Poll: cfg.Poll.D(), StaleAfter: cfg.StaleAfter.D(),
 		Liveness: livenessFor(cfg), StageOrders: stageOrders(cfg), SSH: sshFor(getenv, cfg), Given: given}
-	if given.Poll > 0 {
-		o.Poll = given.Poll
-	}
 	return o
 }
 

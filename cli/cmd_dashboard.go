@@ -179,12 +179,11 @@ type dashboard struct {
 // with the exit code
 // when it cannot start.
 func setUpDashboard(paths []string, opts dashboardOptions, stdout, stderr io.Writer) (*dashboard, int) {
-	cfg, err := opts.Common.resolve()
+	cfg, err := opts.Common.resolve(config.Overrides{Poll: opts.Poll, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, configError(stderr, defaultCommand, err)
 	}
-	cfg.Apply(config.Overrides{Poll: opts.Poll})
-	d := &dashboard{opts: opts, cfg: cfg, readOnly: opts.ReadOnly || cfg.ReadOnly, close: func() {}}
+	d := &dashboard{opts: opts, cfg: cfg, readOnly: cfg.ReadOnly, close: func() {}}
 	if d.keys, err = keys.NewKeyMapAt(cfg.Keys, cfg.KeyLines, d.readOnly); err != nil {
 		where := "config"
 		if cfg.Path != "" {

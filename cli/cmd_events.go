@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"runwatch/config"
 	"runwatch/fleet"
 	"runwatch/gcpolicy"
 	"runwatch/model"
@@ -106,7 +107,7 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	if *timeout < 0 || *poll < 0 {
 		return usageError(stderr, "events", "durations must not be negative")
 	}
-	cfg, err := common.resolve()
+	cfg, err := common.resolve(config.Overrides{Poll: *poll})
 	if err != nil {
 		return configError(stderr, "events", err)
 	}

@@ -92,7 +92,7 @@ func runGoto(rest []string, printOnly, asJSON bool, common commonFlags, stdout, 
 	if len(rest) != 1 {
 		return usageError(stderr, "goto", "takes one RUN: a run directory, a state file, or the start of a run id")
 	}
-	cfg, err := common.resolve()
+	cfg, err := common.resolve(config.Overrides{})
 	if err != nil {
 		return configError(stderr, "goto", err)
 	}

@@ -54,7 +54,7 @@ func defineInstall(fs *flagSet) runFunc {
 		if len(args) != 1 {
 			return usageError(stderr, "install", "takes one HOST, got %d arguments", len(args))
 		}
-		cfg, err := common.resolve()
+		cfg, err := common.resolve(config.Overrides{})
 		if err != nil {
 			return configError(stderr, "install", err)
 		}

@@ -122,7 +122,7 @@ func defineNotify(fs *flagSet) runFunc {
 }
 
 func runNotify(getenv func(string) string, paths []string, common commonFlags, nf *notifyFlags, poll *time.Duration, stdout, stderr io.Writer) int {
-	cfg, err := common.resolve()
+	cfg, err := common.resolve(config.Overrides{Poll: *poll})
 	if err != nil {
 		return configError(stderr, "notify", err)
 	}

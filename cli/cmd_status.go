@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"runwatch/config"
 	"runwatch/fleet"
 	"runwatch/gcpolicy"
 	"runwatch/model"
@@ -86,7 +87,7 @@ func runStatus(o *statusOptions, paths []string, stdout, stderr io.Writer) int {
 	if err := oneOf("--sort", o.sort, status.Sorts); err != nil {
 		return usageError(stderr, "status", "%v", err)
 	}
-	cfg, err := o.common.resolve()
+	cfg, err := o.common.resolve(config.Overrides{})
 	if err != nil {
 		return configError(stderr, "status", err)
 	}

@@ -20,7 +20,7 @@ import (
 // made there with --yes and --expect (what the plan shown started from), so the locks, compare-and-swap,
 // journal and audit line all happen where the files are, and only to the bytes the person saw.
 func runRemoteAction(e env, call remoteCall, run remote.Root, cfg config.Config, local remoteActionFlags, stdout, stderr io.Writer) int {
-	if local.readOnly || cfg.ReadOnly {
+	if cfg.ReadOnly {
 		call.flags = append(call.flags, "--read-only")
 	}
 	s := sshFor(e.getenv, cfg)
@@ -115,7 +115,7 @@ func (p planJSON) expect() []string {
 
 // remoteActionFlags are the action flags runwatch looks at itself before handing an action to another machine.
 type remoteActionFlags struct {
-	dryRun, yes, readOnly, asJSON bool
+	dryRun, yes, asJSON bool
 }
 
 // remoteCallOf is the command a remote runwatch gets for an action typed here: the request as the dashboard

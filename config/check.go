@@ -20,6 +20,7 @@ import (
 type Overrides struct {
 	StaleAfter, OrphanAfter, QuietAfter, Poll time.Duration
 	MaxDepth                                  int
+	ReadOnly                                  bool // --read-only: on if either says so
 }
 
 // Apply puts the flags over the config: flags > config file > defaults, the one place that rule is written.
@@ -39,6 +40,7 @@ func (c *Config) Apply(o Overrides) {
 	if o.MaxDepth > 0 {
 		c.MaxDepth = o.MaxDepth
 	}
+	c.ReadOnly = c.ReadOnly || o.ReadOnly
 }
 
 // checkDocument is what Load checks once the file is decoded, so every command refuses the same config

@@ -225,3 +225,21 @@ func TestEveryLoadErrorNamesItsLine(t *testing.T) {
 		}
 	}
 }
+
+// Apply is where flags go over the config, every one of them in one call: a duration or a depth given
+// replaces the file's, one not given keeps it, and --read-only or the file's read_only is read-only.
+func TestApplyPutsFlagsOverTheConfig(t *testing.T) {
+	t.Parallel()
+	file := Config{StaleAfter: Duration(time.Hour), Poll: Duration(2 * time.Second), MaxDepth: 3}
+	c := file
+	c.Apply(Overrides{Poll: 5 * time.Second, ReadOnly: true})
+	if c.Poll.D() != 5*time.Second || c.StaleAfter.D() != time.Hour || c.MaxDepth != 3 || !c.ReadOnly {
+		t.Errorf("flags --poll 5s --read-only over the file: %+v", c)
+	}
+	c = file
+	c.ReadOnly = true
+	c.Apply(Overrides{MaxDepth: 7})
+	if !c.ReadOnly || c.MaxDepth != 7 || c.Poll.D() != 2*time.Second {
+		t.Errorf("read_only in the file, --max-depth 7: %+v", c)
+	}
+}
