@@ -352,6 +352,15 @@ func (p *Plan) journal(jp string, e journal.Entry, logged bool) error {
 	if logged {
 		e.LogLine = p.LogLine
 	}
+	if err := p.record(jp, e); err != nil {
+		return &JournalError{Err: err}
+	}
+	return nil
+}
+
+// record appends e, done, to the journal at jp without its temp and claim files (gone once an action is
+// done) and drops its intent; a failure keeps the intent, so the next action records it.
+func (p *Plan) record(jp string, e journal.Entry) error {
 	for i := range e.Files {
 		e.Files[i].Temp, e.Files[i].Claim = "", ""
 	}
@@ -360,7 +369,7 @@ func (p *Plan) journal(jp string, e journal.Entry, logged bool) error {
 		p.Recovered = append(p.Recovered, repaired)
 	}
 	if err != nil {
-		return &JournalError{Err: err}
+		return err
 	}
 	journal.RemoveIntent(jp, e.ID)
 	return nil
@@ -456,18 +465,10 @@ func (p *Plan) recoverPending(jp string) {
 		} else if logged && in.Planned != "" {
 			e.LogLine = in.Planned
 		}
-		for i := range e.Files {
-			e.Files[i].Temp, e.Files[i].Claim = "", ""
-		}
-		repaired, err := p.appendJournal(jp, e)
-		if repaired != "" {
-			p.Recovered = append(p.Recovered, repaired)
-		}
-		if err != nil {
+		if err := p.record(jp, e); err != nil {
 			p.Recovered = append(p.Recovered, fmt.Sprintf("%s %s: %s; but the journal could not be written: %v", in.Action, in.ID, e.Recovered, err))
 			continue
 		}
-		journal.RemoveIntent(jp, in.ID)
 		p.Recovered = append(p.Recovered, fmt.Sprintf("%s %s: %s", in.Action, in.ID, e.Recovered))
 	}
 	p.pending = nil
