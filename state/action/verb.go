@@ -16,14 +16,16 @@ import (
 // audit lines.
 type Verb string
 
+// The verbs a run's attention can suggest are spelt once, by model (which cannot import this package):
+// what a run suggests is the verb that does it.
 const (
-	ActUnlock  Verb = "unlock"
-	ActStep    Verb = "step"
-	ActCheck   Verb = "check"
+	ActUnlock       = Verb(model.ActionUnlock)
+	ActStep         = Verb(model.ActionStep)
+	ActCheck        = Verb(model.ActionCheck)
 	ActUncheck Verb = "uncheck"
-	ActRetry   Verb = "retry"
+	ActRetry        = Verb(model.ActionRetry)
 	ActPause   Verb = "pause"
-	ActResume  Verb = "resume"
+	ActResume       = Verb(model.ActionResume)
 	ActUndo    Verb = "undo"
 )
 
