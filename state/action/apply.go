@@ -375,7 +375,7 @@ func (p *Plan) record(jp string, e journal.Entry) error {
 	return nil
 }
 
-// appendJournal appends e under the lock Apply holds, or takes the lock for it (Recover).
+// appendJournal appends e under the lock Apply holds, or takes the lock for it (recoverRun, in the tests).
 func (p *Plan) appendJournal(jp string, e journal.Entry) (string, error) {
 	if p.journalLock != nil {
 		return p.journalLock.Append(e)
@@ -583,42 +583,6 @@ func (p *Plan) removeLeftovers(paths ...string) {
 			}
 		}
 	}
-}
-
-// Recover settles, for run, what killed actions left: it finishes or reports each interrupted action (its
-// intent is pending and its owner dead), removes dead owners' temp and quarantine files beside the run's
-// files, and clears runwatch's own lock when the process that took it is gone (with a run.log line). It
-// writes nothing else. Apply does the same before every action; Recover is for a start or a check.
-func Recover(run model.Run, opts Options) ([]string, error) {
-	p, err := newPlan("recover", run, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	jp, err := p.journalPath()
-	if err != nil {
-		return nil, err
-	}
-	p.recoverPending(jp)
-	paths := []string{}
-	for _, path := range []string{run.StatePath, logPathOf(run)} {
-		if real, err := atomicfile.Resolve(p.Root, path); err == nil {
-			paths = append(paths, real)
-		}
-	}
-	for _, l := range run.Locks {
-		if real, err := atomicfile.Resolve(p.Root, l.Path); err == nil {
-			paths = append(paths, real)
-		}
-	}
-	if run.Kind == model.KindResumable {
-		if _, err := p.readResumable(run, false); err == nil && p.LockPath != "" {
-			paths = append(paths, p.LockPath, p.LogPath)
-			p.releaseOwnDeadLock()
-		}
-	}
-	p.removeLeftovers(paths...)
-	return p.Recovered, nil
 }
 
 // releaseOwnDeadLock removes runwatch's own lock whose process is gone, logging the payload first as the

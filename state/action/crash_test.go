@@ -332,7 +332,7 @@ func TestCrashConsistency(t *testing.T) {
 	// What the next action (or a start) does: recover every run.
 	o := Options{User: "crash", JournalPath: filepath.Join(root, "journal.jsonl"), Env: realEnv()}
 	for _, p := range []string{c.sp, c.ma, c.mb} {
-		notes, err := Recover(load(t, p, o.Env), o)
+		notes, err := recoverRun(load(t, p, o.Env), o)
 		if err != nil {
 			t.Fatalf("recover %s: %v", p, err)
 		}

@@ -424,7 +424,7 @@ func TestCrashLeavesNothingUnaudited(t *testing.T) {
 		t.Fatal("intent left pending")
 	}
 	// Recovering again adds nothing.
-	if notes, _ := Recover(load(t, sp, o.Env), o); len(notes) != 0 {
+	if notes, _ := recoverRun(load(t, sp, o.Env), o); len(notes) != 0 {
 		t.Fatalf("second recovery did something: %v", notes)
 	}
 	if strings.Count(mustRead(t, filepath.Join(dir, "run.log")), "action_id="+id) != 1 {
