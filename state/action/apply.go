@@ -17,7 +17,6 @@ import (
 	"runwatch/state/jonggrang"
 	"runwatch/state/journal"
 	"runwatch/state/procinfo"
-	"runwatch/termsafe"
 )
 
 // JournalError means the action was applied but could not be recorded in the journal (so undo will not
@@ -582,25 +581,5 @@ func (p *Plan) removeLeftovers(paths ...string) {
 				}
 			}
 		}
-	}
-}
-
-// releaseOwnDeadLock removes runwatch's own lock whose process is gone, logging the payload first as the
-// convention's unlock does.
-func (p *Plan) releaseOwnDeadLock() {
-	held, snap, err := p.root.Read(p.LockPath)
-	if err != nil || !snap.Exists {
-		return
-	}
-	why, dead := p.ownDeadLock(held)
-	if !dead {
-		return
-	}
-	line := logLine(p.opts.now(), "stale_lock_cleared", "payload="+termsafe.Plain(string(held), 4096), kv("lock", relTo(filepath.Dir(p.RunPath), p.LockPath)),
-		"tool=runwatch", kv("user", p.opts.user()), kv("why", why))
-	if err := p.root.RemoveIfUnchanged(snap, atomicfile.NewClaimName(filepath.Base(p.LockPath)), func() error {
-		return p.root.Append(p.LogPath, []byte(line), !p.opts.Force)
-	}); err == nil {
-		p.Recovered = append(p.Recovered, "cleared "+p.LockPath+": "+why)
 	}
 }

@@ -1,8 +1,11 @@
 package action
 
 import (
+	"path/filepath"
+
 	"runwatch/model"
 	"runwatch/state/atomicfile"
+	"runwatch/termsafe"
 )
 
 // recoverRun settles, for run, what killed actions left: it finishes or reports each interrupted action (its
@@ -39,4 +42,24 @@ func recoverRun(run model.Run, opts Options) ([]string, error) {
 	}
 	p.removeLeftovers(paths...)
 	return p.Recovered, nil
+}
+
+// releaseOwnDeadLock removes runwatch's own lock whose process is gone, logging the payload first as the
+// convention's unlock does.
+func (p *Plan) releaseOwnDeadLock() {
+	held, snap, err := p.root.Read(p.LockPath)
+	if err != nil || !snap.Exists {
+		return
+	}
+	why, dead := p.ownDeadLock(held)
+	if !dead {
+		return
+	}
+	line := logLine(p.opts.now(), "stale_lock_cleared", "payload="+termsafe.Plain(string(held), 4096), kv("lock", relTo(filepath.Dir(p.RunPath), p.LockPath)),
+		"tool=runwatch", kv("user", p.opts.user()), kv("why", why))
+	if err := p.root.RemoveIfUnchanged(snap, atomicfile.NewClaimName(filepath.Base(p.LockPath)), func() error {
+		return p.root.Append(p.LogPath, []byte(line), !p.opts.Force)
+	}); err == nil {
+		p.Recovered = append(p.Recovered, "cleared "+p.LockPath+": "+why)
+	}
 }
