@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"runwatch/heaptest"
-	"runwatch/remote"
 	"runwatch/sim"
 )
 
@@ -26,21 +25,8 @@ func TestEventsCollectsAHandfulOfTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As a dashboard runs it over ssh: linked to its stdin, it says a heartbeat once its first runs are out.
-	cmd := helperProcess(t, "events", "--", ws)
-	cmd.Env = append(cmd.Env, "GODEBUG=gctrace=1", "GOGC=", "GOMEMLIMIT=", remote.StdinLinkEnv+"=1")
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startLinkedEvents(t, []string{"GODEBUG=gctrace=1", "GOGC=", "GOMEMLIMIT="}, &stderr, "--", ws)
 	lines := bufio.NewReaderSize(stdout, 1<<20)
 	runs := 0
 	for {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,19 +71,7 @@ func TestLinkedEventsHoldAFloodingRun(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	dir := eventsRun(t, filepath.Join(root, "live-20260301T000000Z"), "S1")
-	cmd := helperProcess(t, "events", root)
-	cmd.Env = append(cmd.Env, remote.StdinLinkEnv+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startLinkedEvents(t, nil, nil, root)
 	lines := make(chan map[string]any, 1024)
 	go func() {
 		defer close(lines)
@@ -172,4 +161,25 @@ func TestEventsWriteTheFirstRunsInBatches(t *testing.T) {
 	if want := 2 + out.bytes/batchBytes; out.writes > want {
 		t.Fatalf("40 runs and the watcher's health (%d bytes) went out in %d writes, want at most %d", out.bytes, out.writes, want)
 	}
+}
+
+// startLinkedEvents starts `runwatch events args...` as a dashboard runs it over ssh (linked to its stdin,
+// remote.StdinLinkEnv), with env added to its environment and its stderr to stderr when not nil.
+func startLinkedEvents(t *testing.T, env []string, stderr io.Writer, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	cmd := helperProcess(t, append([]string{"events"}, args...)...)
+	cmd.Env = append(append(cmd.Env, env...), remote.StdinLinkEnv+"=1")
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout
 }
