@@ -56,6 +56,9 @@ func TestParse(t *testing.T) {
 		{"ssh:///srv", true, Root{}, "names no host"},
 		{"ssh://-oProxyCommand=x/srv", true, Root{}, "may not start with '-'"},
 		{"-oProxyCommand=x:/srv", true, Root{}, "may not start with '-'"},
+		{"al\x1b]52;c;eA==\x07pha:/srv", true, Root{}, "control characters"},
+		{"bob\u202e@alpha:/srv", true, Root{}, "control characters"},
+		{"al\x9bpha:/srv", true, Root{}, "control characters"},
 		{"ssh://h:99999/srv", true, Root{}, "not a port number"},
 		// Issue 37.17: the path is the path, whatever it holds.
 		{"ssh://build1/srv/a#b?c=d", true, Root{Host: "build1", Path: "/srv/a#b?c=d"}, ""},

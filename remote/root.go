@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Root is a run root on another machine.
@@ -123,8 +125,9 @@ func (r Root) check(arg string) error {
 	case strings.HasPrefix(r.Host, "-") || strings.HasPrefix(r.User, "-"):
 		// ssh would take it as an option.
 		return fmt.Errorf("%q: a host or user may not start with '-'", arg)
-	case strings.ContainsAny(r.Host, "/@") || strings.ContainsAny(r.Host+r.User, "/ \t\n\r\x00"):
-		// A label is the host's identity in run keys (model.RemoteKey), where the first slash ends it.
+	case strings.ContainsAny(r.Host, "/@") || strings.ContainsAny(r.Host+r.User, "/ \t\n\r\x00") || !printableName(r.Host+r.User):
+		// A label is the host's identity in run keys (model.RemoteKey), where the first slash ends it; it is
+		// printed in messages and questions as it is, so no escape sequence or bidi mark may ride in it.
 		return fmt.Errorf("%q: a host or user may not hold '/', spaces or control characters (nor a host '@')", arg)
 	case r.Path == "":
 		return fmt.Errorf("%q names no path on %s (want ssh://%s/path)", arg, r.Host, r.Host)
@@ -135,6 +138,19 @@ func (r Root) check(arg string) error {
 		}
 	}
 	return nil
+}
+
+// printableName is whether s is valid UTF-8 without control or format characters (ESC, C1, bidi marks).
+func printableName(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, c := range s {
+		if unicode.IsControl(c) || unicode.Is(unicode.Cf, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // Split separates remote roots from local paths, keeping each list in the order given.
