@@ -30,15 +30,12 @@ func (w *Watcher) loop() {
 	pollT := time.NewTimer(w.pollIvl)
 	pollOn := true
 	defer pollT.Stop()
-	every := reconcileEvery
-	if w.opts.reconcile > 0 {
-		every = w.opts.reconcile
-	}
 	// The walk that set up the watches listed every folder, as a scan does: the first scan waits for its share
 	// of that, as every later one waits for its share of the scan before it. (At a fixed 30 s, the first
 	// scan was an idle dashboard's only work in its first minute: 0.33% of a core at 1,200 runs, issue 35.)
-	reconcileT := time.NewTimer(w.reconcileAfter(every, w.walkTook))
-	defer reconcileT.Stop()
+	w.rec.start(w.opts.reconcile, w.walkTook)
+	defer w.rec.t.Stop()
+	w.rec.arm(w.reconcileAfter(w.rec.ivl, w.rec.took), w.opts.reconcileArmed)
 	live := newLivenessTimer(w.opts.liveness)
 	defer live.t.Stop()
 	for {
@@ -91,8 +88,8 @@ func (w *Watcher) loop() {
 			pollOn = w.pollDirs(pollT)
 		case now := <-live.t.C:
 			w.judgeLiveness(now, live)
-		case <-reconcileT.C:
-			reconcileT.Reset(w.reconcile(every))
+		case <-w.rec.t.C:
+			w.reconcile()
 		}
 	}
 }
@@ -184,38 +181,88 @@ func (w *Watcher) judgeLiveness(now time.Time, l *livenessTimer) {
 }
 
 // reconcile is the safety net: it compares every watched directory with what was last seen, by stat only,
-// and returns when to do it again.
-func (w *Watcher) reconcile(every time.Duration) time.Duration {
+// and arms itself again.
+func (w *Watcher) reconcile() {
 	start := time.Now()
 	var ch []change
 	for _, d := range w.tree.allDirs() {
 		w.tree.scan(d, &ch)
 	}
-	next := w.reconcileAfter(every, time.Since(start))
+	w.rec.took = time.Since(start)
+	w.rec.found(len(ch) > 0)
+	w.rec.arm(w.reconcileAfter(w.rec.ivl, w.rec.took), w.opts.reconcileArmed)
 	w.addChanges(ch)
 	if len(ch) > 0 || (w.lastErr != "" && time.Since(w.lastErrAt) >= errShownFor) {
 		w.flush() // also takes an old passing error off the health line
 	}
-	return next
 }
 
-// reconcileAfter is how long the reconcile scan waits after a look at the whole tree that took took. Over
-// 10,000 runs one scan lists and stats every folder (hundreds of milliseconds, and the collection its
-// garbage costs): at a fixed 30 s it was most of an idle dashboard's CPU. Spaced by its own cost, it takes
-// at most 1/reconcileShare of the time however big the tree.
-func (w *Watcher) reconcileAfter(every, took time.Duration) time.Duration {
-	next := every
-	if w.opts.reconcile <= 0 {
-		share := time.Duration(reconcileShare)
-		if w.opts.reconcileShare > 0 {
-			share = w.opts.reconcileShare
-		}
-		next = max(every, share*took)
+// reconcileAfter is how long the reconcile scan waits, at interval ivl, after a look at the whole tree that
+// took took. Over 10,000 runs one scan lists and stats every folder (hundreds of milliseconds, and the
+// collection its garbage costs): at a fixed 30 s it was most of an idle dashboard's CPU. Spaced by its own
+// cost, it takes at most 1/reconcileShare of the time however big the tree.
+func (w *Watcher) reconcileAfter(ivl, took time.Duration) time.Duration {
+	if w.opts.reconcile > 0 {
+		return ivl
 	}
-	if w.opts.reconcileArmed != nil {
-		w.opts.reconcileArmed(next)
+	share := time.Duration(reconcileShare)
+	if w.opts.reconcileShare > 0 {
+		share = w.opts.reconcileShare
 	}
-	return next
+	return max(ivl, share*took)
+}
+
+// reconcileSched is when the reconcile scan runs. Its interval doubles after each scan that found nothing
+// inotify had not already reported, up to reconcileStretch times the base, and is back at the base after
+// one that did, or after a passing error (an overflow, a failed read). inotify misses nothing but what an
+// overflow reports, so a scan that keeps finding nothing only costs: at 30 s over a small tree it was a
+// third of an idle dashboard's CPU (issue 35), while the base interval still holds wherever events are
+// being lost.
+type reconcileSched struct {
+	t    *time.Timer // nil until the loop starts
+	at   time.Time   // when t fires
+	base time.Duration
+	ivl  time.Duration
+	took time.Duration // how long the last look at the whole tree took
+}
+
+func (r *reconcileSched) start(test, walkTook time.Duration) {
+	r.base = reconcileEvery
+	if test > 0 {
+		r.base = test
+	}
+	r.ivl, r.took = r.base, walkTook
+	r.t = time.NewTimer(time.Hour)
+}
+
+func (r *reconcileSched) arm(d time.Duration, told func(time.Duration)) {
+	r.t.Reset(d)
+	r.at = time.Now().Add(d)
+	if told != nil {
+		told(d)
+	}
+}
+
+// found sets the interval after a scan that found something (or not).
+func (r *reconcileSched) found(something bool) {
+	if something {
+		r.ivl = r.base
+		return
+	}
+	r.ivl = min(2*r.ivl, reconcileStretch*r.base)
+}
+
+// reconcileSoon puts the reconcile scan back at its base interval, and brings it forward if it was armed
+// for later than that.
+func (w *Watcher) reconcileSoon() {
+	r := &w.rec
+	if r.t == nil {
+		return
+	}
+	r.ivl = r.base
+	if d := w.reconcileAfter(r.ivl, r.took); time.Now().Add(d).Before(r.at) {
+		r.arm(d, w.opts.reconcileArmed)
+	}
 }
 
 // noteEvent records one inotify event. New directories are watched at once (and scanned, so files made
@@ -279,6 +326,7 @@ func (w *Watcher) arm(d time.Duration) {
 // noteErr records a passing problem for the health line.
 func (w *Watcher) noteErr(msg string) {
 	w.lastErr, w.lastErrAt = msg, time.Now()
+	w.reconcileSoon()
 }
 
 func (w *Watcher) noteError(err error) {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -173,4 +174,89 @@ func readIntFile(t *testing.T, path string) int {
 	}
 	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return n
+}
+
+// TestReconcileBacksOffWhileItFindsNothing: the reconcile interval doubles after each scan that found
+// nothing, up to reconcileStretch times the base, and is back at the base after a scan that finds what
+// inotify lost, and after an overflow. At a fixed interval the scan was a third of an idle dashboard's CPU.
+func TestReconcileBacksOffWhileItFindsNothing(t *testing.T) {
+	const base = 10 * time.Millisecond
+	root, runDir, sp := reportsRoot(t)
+	// Written before watching began: the first scan has nothing to report (it reports a file modified since).
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, hourAgo, hourAgo)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var lose atomicBool
+	armed, stop := make(chan time.Duration), make(chan struct{})
+	v := newView(t, Options{Paths: []string{root}, reconcile: base,
+		loseEvent: func(fsnotify.Event) bool { return lose.get() },
+		reconcileArmed: func(d time.Duration) {
+			select {
+			case armed <- d:
+			case <-stop:
+			}
+		}})
+	t.Cleanup(func() { close(stop) }) // before the watcher's Close, which waits for the loop
+	next := func() time.Duration {
+		t.Helper()
+		select {
+		case d := <-armed:
+			return d
+		case <-time.After(waitLimit):
+			t.Fatal("the reconcile scan was not armed again")
+			return 0
+		}
+	}
+	// The interval each scan is armed for, until it has reached its cap twice (cap ≥ base: the first arm).
+	backOff := func() {
+		t.Helper()
+		want, capped := base, 0
+		for capped < 2 {
+			d := next()
+			if d != want {
+				t.Fatalf("the reconcile scan was armed for %s, want %s (base %s, doubling to at most %d×)",
+					d, want, base, reconcileStretch)
+			}
+			if d == reconcileStretch*base {
+				capped++
+			}
+			want = min(2*d, reconcileStretch*base)
+		}
+	}
+	backOff()
+	// An event lost: the next scan finds the change, and the one after is armed for the base again.
+	lose.set(true)
+	replaceAtomically(t, sp, resumableState(runDir, "S2"))
+	deadline := time.Now().Add(waitLimit)
+	for d := next(); d != base; d = next() {
+		if d != reconcileStretch*base || time.Now().After(deadline) {
+			t.Fatalf("armed for %s, not %s, since the lost change", d, base)
+		}
+	}
+	lose.set(false)
+	v.until("the reconcile scan to find the replace", func() bool { r, _ := v.run(sp); return r.CurrentStage == "S2" })
+	// Nothing found since (the base arm above may have been the temporary file's scan: find the cap again).
+	for d := next(); d != reconcileStretch*base; d = next() {
+		if time.Now().After(deadline) {
+			t.Fatalf("armed for %s, never %s again", d, reconcileStretch*base)
+		}
+	}
+	// An overflow puts it back at the base at once, and it backs off again from there.
+	for sent := false; !sent; {
+		select {
+		case v.w.injected <- fsnotify.ErrEventOverflow:
+			sent = true
+		case d := <-armed: // the loop arms the next scan before it reads the overflow
+			if d != reconcileStretch*base {
+				t.Fatalf("armed for %s before the overflow, want %s", d, reconcileStretch*base)
+			}
+		}
+	}
+	backOff()
 }

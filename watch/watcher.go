@@ -123,6 +123,9 @@ const (
 	// reconcileShare: the reconcile scan waits at least this many times as long as it took, so it costs at
 	// most 0.1% of the time (inotify misses nothing but an overflow, which rescans at once).
 	reconcileShare = 1000
+	// reconcileStretch: the reconcile interval grows to at most this many times reconcileEvery while its
+	// scans find nothing (see reconcileSched).
+	reconcileStretch = 8
 	// livenessInterval: how soon a lock holder's death (or a lock ageing into stale) reaches the screen
 	// when no file changes to say so.
 	livenessInterval = 2 * time.Second
@@ -150,6 +153,7 @@ type Watcher struct {
 	tree    *tree
 	// walkTook is how long the walk that set up the watches took: the first reconcile scan is spaced by it.
 	walkTook time.Duration
+	rec      reconcileSched
 	runs     *tracker
 	logs     map[string]*logTail
 	snapshot []model.Run
