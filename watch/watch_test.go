@@ -686,3 +686,39 @@ TASK_NAME="iso26262-mining"
 		return order(r) == "ingest, extract, normalize, anchor, verify, publish, finalize"
 	})
 }
+
+// Under a run's artifacts/ only the folders the reader opens are watched (issue 35): its evidence can be
+// thousands of folders. A checkpoint written, or a ledger in a commits/ made later, is still seen, and a
+// folder of runs that is itself named artifacts is watched whole.
+func TestOnlyTheArtifactFoldersTheReaderOpensAreWatched(t *testing.T) {
+	t.Parallel()
+	root, runDir, sp := reportsRoot(t)
+	writeFile(t, filepath.Join(runDir, "artifacts", "m0", "deep", "verify.log"), "ok\n")
+	if err := os.MkdirAll(filepath.Join(runDir, "artifacts", "checkpoints"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(t.TempDir(), "artifacts")
+	other := makeResumableRun(t, filepath.Join(named, "second-20260216T000000Z"), "S2")
+	v := newView(t, Options{Paths: []string{root, named}})
+	// reports/, the run, its artifacts/ and checkpoints/; the folder named artifacts and the run in it.
+	if h := v.w.Health(); h.Watches != 6 {
+		t.Fatalf("%d watches, want 6: m0/ and m0/deep/ are not watched", h.Watches)
+	}
+	writeFile(t, filepath.Join(runDir, "artifacts", "checkpoints", "S1.done.json"),
+		`{"stage": "S1", "status": "done", "timestamp_utc": "2026-02-15T02:00:00Z"}`)
+	v.until("S1's checkpoint", func() bool {
+		r, ok := v.run(sp)
+		return ok && len(r.Stages) > 0 && r.Stages[0].Checkpoint != nil
+	})
+	writeFile(t, filepath.Join(runDir, "artifacts", "commits", "commit-ledger.json"),
+		`{"entries": [{"stage_checkpoint": "C01-S1", "commit_sha": "abc1234", "subject": "S1"}]}`)
+	v.until("the ledger in a new commits/", func() bool {
+		r, ok := v.run(sp)
+		return ok && r.Resumable != nil && len(r.Resumable.Ledger) == 1
+	})
+	replaceAtomically(t, other, resumableState(filepath.Dir(other), "S3"))
+	v.until("the run in the folder named artifacts at S3", func() bool {
+		r, ok := v.run(other)
+		return ok && r.CurrentStage == "S3"
+	})
+}

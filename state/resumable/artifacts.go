@@ -29,6 +29,26 @@ const (
 	maxDirEntries     = 5000
 )
 
+// The folders of artifacts/ that Load reads, besides the listing: checkpoints, the two commit ledgers and the
+// bootstrap summary. The rest of artifacts/ is evidence that only the listing (ResumableDetail.Artifacts)
+// names.
+const (
+	checkpointsFolder = "checkpoints"
+	commitsFolder     = "commits"
+	evidenceFolder    = "evidence"
+	bootstrapFolder   = "bootstrap"
+)
+
+// ReadsArtifactFolder reports whether Load reads anything in the folder name of a run's artifacts/ (other
+// than to list it): what a watcher must watch there to see every change that reading it again would show.
+func ReadsArtifactFolder(name string) bool {
+	switch name {
+	case checkpointsFolder, commitsFolder, evidenceFolder, bootstrapFolder:
+		return true
+	}
+	return false
+}
+
 // artifactRoot is ARTIFACT_ROOT re-rooted at this run folder when needed (see relocate), else the
 // run folder's artifacts/. A <name>.state.env in a shared reports folder has no artifacts/ of its own.
 func artifactRoot(rf runFiles, det *model.ResumableDetail) string {
@@ -55,12 +75,12 @@ func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail) (sta
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil
 	}
-	det.CheckpointDir = filepath.Join(root, "checkpoints")
+	det.CheckpointDir = filepath.Join(root, checkpointsFolder)
 	loadCheckpoints(run, det, det.CheckpointDir)
-	loadLedger(run, det, filepath.Join(root, "commits", "commit-ledger.json"))
-	loadStageLedger(run, det, filepath.Join(root, "evidence", "stage-commit-ledger.json"))
+	loadLedger(run, det, filepath.Join(root, commitsFolder, "commit-ledger.json"))
+	loadStageLedger(run, det, filepath.Join(root, evidenceFolder, "stage-commit-ledger.json"))
 	det.Artifacts = listArtifacts(root)
-	return loadStageSchema(run, filepath.Join(root, "bootstrap", "run-bootstrap-summary.json"))
+	return loadStageSchema(run, filepath.Join(root, bootstrapFolder, "run-bootstrap-summary.json"))
 }
 
 // stageSchemaRange is the bootstrap's "M0..M14".
