@@ -2,7 +2,11 @@
 
 package safefile
 
-import "golang.org/x/sys/unix"
+import (
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
 
 // pseudoFS names the kernel filesystems whose "regular files" are not bytes on a disk: reading one can wait
 // forever (/proc/kmsg answers poll, so Go parks the read in its netpoller even with O_NONBLOCK), consume
@@ -30,21 +34,34 @@ var pseudoFS = map[uint32]string{
 	unix.SOCKFS_MAGIC:        "sockfs",
 }
 
-// pseudoFSOf names the kernel filesystem path lies on, or "" for a filesystem that holds files (ext4, xfs,
-// tmpfs, overlay, nfs...). A path that cannot be statfs'd is left to the open to report.
-func pseudoFSOf(path string) string {
+// fsOfDev remembers each device's filesystem as a statfs or fstatfs last named it, so that the check before
+// an open costs a statfs once per filesystem, not once per file (status opens thousands). The check on the
+// descriptor after the open still asks the kernel every time: a device number freed by an unmount and
+// given to another filesystem can fool the first check, never the second.
+var fsOfDev sync.Map // uint64 → string
+
+// pseudoFSOf names the kernel filesystem path (on device dev) lies on, or "" for a filesystem that holds
+// files (ext4, xfs, tmpfs, overlay, nfs...). A path that cannot be statfs'd is left to the open to report.
+func pseudoFSOf(path string, dev uint64) string {
+	if kind, ok := fsOfDev.Load(dev); ok {
+		return kind.(string)
+	}
 	var st unix.Statfs_t
 	if unix.Statfs(path, &st) != nil {
 		return ""
 	}
-	return pseudoFS[uint32(st.Type)]
+	kind := pseudoFS[uint32(st.Type)]
+	fsOfDev.Store(dev, kind)
+	return kind
 }
 
 // pseudoFSOfFD is pseudoFSOf for an open descriptor: what was opened, whatever the path named by then.
-func pseudoFSOfFD(fd int) string {
+func pseudoFSOfFD(fd int, dev uint64) string {
 	var st unix.Statfs_t
 	if unix.Fstatfs(fd, &st) != nil {
 		return "an unknown filesystem (fstatfs failed)"
 	}
-	return pseudoFS[uint32(st.Type)]
+	kind := pseudoFS[uint32(st.Type)]
+	fsOfDev.Store(dev, kind)
+	return kind
 }

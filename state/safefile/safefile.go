@@ -5,9 +5,9 @@ package safefile
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -76,9 +76,25 @@ func (e *SizeError) Is(target error) bool { return target == ErrTooLarge }
 // parks a read in its netpoller (it does for any pollable file opened non-blocking): a read of a file on
 // disk returns. OS errors pass through unchanged (errors.Is(err, fs.ErrNotExist) works).
 func Open(path string) (*os.File, fs.FileInfo, error) {
-	fi, err := Stat(path)
+	fd, fi, err := openChecked(path)
 	if err != nil {
 		return nil, fi, err
+	}
+	// F_SETFL to nothing clears O_NONBLOCK, the only status flag the open set: one fcntl where
+	// syscall.SetNonblock makes two, on every file status reads.
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
+		syscall.Close(fd)
+		return nil, fi, &fs.PathError{Op: "fcntl", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), fi, nil
+}
+
+// openChecked opens path non-blocking once Stat let it through, and checks the descriptor as Open says. The
+// FileInfo is the descriptor's own fstat: what was opened, and one stat fewer than asking the *os.File.
+func openChecked(path string) (int, fs.FileInfo, error) {
+	fi, err := Stat(path)
+	if err != nil {
+		return -1, fi, err
 	}
 	var fd int
 	for {
@@ -88,11 +104,11 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 		}
 	}
 	if err != nil {
-		return nil, fi, &fs.PathError{Op: "open", Path: path, Err: err}
+		return -1, fi, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	fail := func(err error) (*os.File, fs.FileInfo, error) {
+	fail := func(err error) (int, fs.FileInfo, error) {
 		syscall.Close(fd)
-		return nil, fi, err
+		return -1, fi, err
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
@@ -101,20 +117,10 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG {
 		return fail(&NotRegularError{Mode: modeOf(uint32(st.Mode))})
 	}
-	if kind := pseudoFSOfFD(fd); kind != "" {
+	if kind := pseudoFSOfFD(fd, uint64(st.Dev)); kind != "" {
 		return fail(&NotRegularError{Mode: fi.Mode(), FS: kind})
 	}
-	// F_SETFL to nothing clears O_NONBLOCK, the only status flag the open set: one fcntl where
-	// syscall.SetNonblock makes two, on every file status reads.
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
-		return fail(&fs.PathError{Op: "fcntl", Path: path, Err: err})
-	}
-	f := os.NewFile(uintptr(fd), path)
-	if fi, err = f.Stat(); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
+	return fd, infoOf(filepath.Base(path), &st), nil
 }
 
 // Stat is os.Stat that refuses what Open refuses (*NotRegularError), for a reader that looks before it
@@ -127,7 +133,7 @@ func Stat(path string) (fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return fi, &NotRegularError{Mode: fi.Mode()}
 	}
-	if kind := pseudoFSOf(path); kind != "" {
+	if kind := pseudoFSOf(path, devOf(fi)); kind != "" {
 		return fi, &NotRegularError{Mode: fi.Mode(), FS: kind}
 	}
 	return fi, nil
@@ -153,33 +159,38 @@ func modeOf(m uint32) fs.FileMode {
 }
 
 // Read reads a whole regular file of at most limit bytes. It never reads more than limit+1 bytes, whatever
-// size the file claims or grows to while being read (writers append).
+// size the file claims or grows to while being read (writers append). It reads the descriptor itself: an
+// *os.File would cost two fcntl and an fstat more per file, and status reads thousands.
 func Read(path string, limit int64) ([]byte, fs.FileInfo, error) {
-	f, fi, err := Open(path)
+	fd, fi, err := openChecked(path)
 	if err != nil {
 		return nil, fi, err
 	}
-	defer f.Close()
+	defer syscall.Close(fd)
 	if fi.Size() > limit {
 		return nil, fi, &SizeError{Size: fi.Size(), Limit: limit}
 	}
-	// Sized from the descriptor's own size, so a file that did not change is read in one call and its end
-	// seen in a second (io.ReadAll grows from 512 bytes: four or five reads for a manifest).
+	// Sized from the descriptor's own size plus one byte: a read that comes back short at that size has met
+	// the end (a regular file's read is short only there), so a file that did not change takes one read.
 	data := make([]byte, 0, fi.Size()+1)
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
 		}
-		n, err := f.Read(data[len(data):min(int64(cap(data)), limit+1)])
+		want := min(int64(cap(data)), limit+1) - int64(len(data))
+		n, err := syscall.Read(fd, data[len(data):int64(len(data))+want])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fi, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
 		data = data[:len(data)+n]
 		if int64(len(data)) > limit {
 			return nil, fi, &SizeError{Size: int64(len(data)), Limit: limit}
 		}
-		if err == io.EOF {
+		if n == 0 || (int64(n) < want && int64(len(data)) >= fi.Size()) {
 			return data, fi, nil
-		}
-		if err != nil {
-			return nil, fi, err
 		}
 	}
 }

@@ -147,3 +147,41 @@ func TestOpenReturnsABlockingDescriptor(t *testing.T) {
 		t.Errorf("the descriptor's status flags are %#x: want read-only, blocking, not appending", flags)
 	}
 }
+
+// Read and Open describe the file from the descriptor's own fstat: what os.Stat says of the same unchanged
+// file, down to the inode a caller compares through Sys.
+func TestInfoIsTheDescriptorsStat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.log")
+	if err := os.WriteFile(path, []byte("[2026-12-07T18:00:00Z] stage_start M0\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 12, 7, 18, 0, 0, 123456789, time.UTC)
+	if err := os.Chtimes(path, when, when); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, readInfo, err := Read(path, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, openInfo, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for name, got := range map[string]fs.FileInfo{"Read": readInfo, "Open": openInfo} {
+		if got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() ||
+			!got.ModTime().Equal(want.ModTime()) || got.IsDir() {
+			t.Errorf("%s: %s %d %v %v, want %s %d %v %v", name, got.Name(), got.Size(), got.Mode(), got.ModTime(),
+				want.Name(), want.Size(), want.Mode(), want.ModTime())
+		}
+		gs, ok := got.Sys().(*syscall.Stat_t)
+		ws := want.Sys().(*syscall.Stat_t)
+		if !ok || gs.Ino != ws.Ino || gs.Dev != ws.Dev {
+			t.Errorf("%s: Sys() %v, want the file's own stat (inode %d)", name, got.Sys(), ws.Ino)
+		}
+	}
+}
