@@ -1,6 +1,10 @@
 package envfile
 
-import "runwatch/state/safefile"
+import (
+	"io/fs"
+
+	"runwatch/state/safefile"
+)
 
 // ErrTooLarge, SizeError and NotRegularError are safefile's, named here for the readers of env files.
 var ErrTooLarge = safefile.ErrTooLarge
@@ -20,9 +24,17 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 // ReadFile reads and parses an env file of at most MaxSize bytes. A read failure returns a nil File; a
 // parse failure returns the File with every good line and the first *ParseError.
 func ReadFile(path string) (*File, error) {
-	data, err := ReadRegular(path, MaxSize)
+	f, _, err := ReadFileInfo(path)
+	return f, err
+}
+
+// ReadFileInfo is ReadFile that also gives the file's FileInfo as read, so a caller wanting its time does
+// not stat it again (nil when the file could not be opened).
+func ReadFileInfo(path string) (*File, fs.FileInfo, error) {
+	data, fi, err := safefile.Read(path, MaxSize)
 	if err != nil {
-		return nil, err
+		return nil, fi, err
 	}
-	return Parse(data)
+	f, err := Parse(data)
+	return f, fi, err
 }

@@ -205,11 +205,11 @@ type envRead struct {
 // malformed lines still yields its good lines.
 func readEnv(run *model.Run, path string, codes envCodes, what string, missingSev model.Severity) envRead {
 	var out envRead
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+	f, fi, err := envfile.ReadFileInfo(path)
+	if fi != nil && fi.Mode().IsRegular() {
 		t := fi.ModTime()
 		out.mtime = &t
 	}
-	f, err := envfile.ReadFile(path)
 	out.file = f
 	if err == nil {
 		return out
