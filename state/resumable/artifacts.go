@@ -1,9 +1,11 @@
 package resumable
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"runwatch/model"
 	"runwatch/state/envfile"
@@ -50,37 +53,50 @@ func ReadsArtifactFolder(name string) bool {
 }
 
 // artifactRoot is ARTIFACT_ROOT re-rooted at this run folder when needed (see relocate), else the
-// run folder's artifacts/. A <name>.state.env in a shared reports folder has no artifacts/ of its own.
-func artifactRoot(rf runFiles, det *model.ResumableDetail) string {
+// run folder's artifacts/; isDir says it was already seen to be a folder. A <name>.state.env in a shared
+// reports folder has no artifacts/ of its own.
+func artifactRoot(rf runFiles, det *model.ResumableDetail) (root string, isDir bool) {
 	if v, _ := det.Value("ARTIFACT_ROOT"); strings.TrimSpace(v) != "" {
 		for _, c := range relocate(strings.TrimSpace(v), rf.dir, det) {
 			if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-				return c
+				return c, true
 			}
 		}
 	}
 	if rf.variant {
-		return ""
+		return "", false
 	}
-	return filepath.Join(rf.dir, "artifacts")
+	return filepath.Join(rf.dir, "artifacts"), false
 }
 
 // loadArtifacts reads checkpoints, both commit-ledger shapes and the bootstrap summary's stage_schema before
 // the stages are built: they are evidence of stage order and of which stages exist (docs/FORMATS.md C.1).
 func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail) (stageSchema []string) {
-	root := artifactRoot(rf, det)
+	root, isDir := artifactRoot(rf, det)
 	if root == "" {
 		return nil
 	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil
+	if !isDir {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			return nil
+		}
 	}
+	// The listing comes first: it has already read the folders the evidence lives in, so the checkpoints
+	// are not listed twice and a file it saw no sign of is not looked for (most runs have no ledger).
+	seen := listArtifacts(root)
+	det.Artifacts = seen.files
 	det.CheckpointDir = filepath.Join(root, checkpointsFolder)
-	loadCheckpoints(run, det, det.CheckpointDir)
-	loadLedger(run, det, filepath.Join(root, commitsFolder, "commit-ledger.json"))
-	loadStageLedger(run, det, filepath.Join(root, evidenceFolder, "stage-commit-ledger.json"))
-	det.Artifacts = listArtifacts(root)
-	return loadStageSchema(run, filepath.Join(root, bootstrapFolder, "run-bootstrap-summary.json"))
+	loadCheckpoints(run, det, det.CheckpointDir, seen)
+	if ledger := filepath.Join(root, commitsFolder, "commit-ledger.json"); !seen.absent(root, ledger) {
+		loadLedger(run, det, ledger)
+	}
+	if ledger := filepath.Join(root, evidenceFolder, "stage-commit-ledger.json"); !seen.absent(root, ledger) {
+		loadStageLedger(run, det, ledger)
+	}
+	if summary := filepath.Join(root, bootstrapFolder, "run-bootstrap-summary.json"); !seen.absent(root, summary) {
+		return loadStageSchema(run, summary)
+	}
+	return nil
 }
 
 // stageSchemaRange is the bootstrap's "M0..M14".
@@ -115,6 +131,12 @@ func loadStageSchema(run *model.Run, path string) []string {
 
 // jsonText reads a JSON scalar as text; other shapes give "".
 func jsonText(raw json.RawMessage) string {
+	// A string without escapes, in valid UTF-8, is its own bytes between the quotes (the document it came
+	// from was valid JSON): most fields of every checkpoint, without a reflective decode.
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 &&
+		utf8.Valid(raw) {
+		return string(raw[1 : n-1])
+	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -141,8 +163,11 @@ func readJSONObject(run *model.Run, path string, limit int64, v any) bool {
 	return true
 }
 
-func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string) {
-	names, _ := readDirNames(dir, maxDirEntries)
+func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, seen artifactListing) {
+	names, ok := seen.names(dir)
+	if !ok {
+		names, _ = readDirNames(dir, maxDirEntries)
+	}
 	for _, name := range names {
 		if !strings.HasSuffix(name, ".done.json") {
 			continue
@@ -266,29 +291,83 @@ func readDirNames(dir string, limit int) ([]string, bool) {
 
 // readDirEntries is readDirNames with each entry's type, which the directory listing itself carries (d_type):
 // a listing of thousands of artifacts then costs a few getdents calls instead of one lstat per file.
-func readDirEntries(dir string, limit int) ([]fs.DirEntry, bool) {
+// whole is false when the folder could not be listed to its end (or at all), so nothing is known absent.
+func readDirEntries(dir string, limit int) (entries []fs.DirEntry, more, whole bool) {
 	f, err := safefile.OpenDir(dir)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	defer f.Close()
-	entries, _ := f.ReadDir(limit + 1)
-	more := len(entries) > limit
+	entries, err = f.ReadDir(limit + 1)
+	whole = err == nil || err == io.EOF
+	more = len(entries) > limit
 	if more {
 		entries = entries[:limit]
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	return entries, more
+	return entries, more, whole
+}
+
+// artifactListing is what listArtifacts read: the files, and each folder's entries as listed.
+type artifactListing struct {
+	files []string
+	dirs  map[string]listedDir
+}
+
+type listedDir struct {
+	entries []fs.DirEntry // sorted by name
+	more    bool          // the folder held more than was listed
+}
+
+// names is dir's entry names as listed, sorted, if the listing read dir.
+func (l artifactListing) names(dir string) ([]string, bool) {
+	d, ok := l.dirs[dir]
+	if !ok {
+		return nil, false
+	}
+	names := make([]string, len(d.entries))
+	for i, e := range d.entries {
+		names[i] = e.Name()
+	}
+	return names, true
+}
+
+// absent reports whether the listing proves path (a file below root) does not exist: some folder on the way
+// down from root was listed whole and did not hold the next name. A folder not listed, or listed in part,
+// proves nothing, and a name seen as a symlink is followed by whoever looks for the file.
+func (l artifactListing) absent(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	dir := root
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		d, ok := l.dirs[dir]
+		if !ok || d.more {
+			return false
+		}
+		i, found := sort.Find(len(d.entries), func(i int) int { return strings.Compare(name, d.entries[i].Name()) })
+		if !found {
+			return true
+		}
+		if !d.entries[i].IsDir() {
+			return false
+		}
+		dir = filepath.Join(dir, name)
+	}
+	return false
 }
 
 // listArtifacts lists files under root (relative, slash-separated), breadth-bounded and depth-bounded, without
 // following symlinks. A listing that hit a bound ends with a line saying so.
-func listArtifacts(root string) []string {
+func listArtifacts(root string) artifactListing {
 	var out []string
+	dirs := map[string]listedDir{}
 	capped := false
 	var walk func(dir, rel string, depth int)
 	walk = func(dir, rel string, depth int) {
-		entries, more := readDirEntries(dir, maxDirEntries)
+		entries, more, whole := readDirEntries(dir, maxDirEntries)
+		dirs[dir] = listedDir{entries: entries, more: more || !whole}
 		capped = capped || more
 		for _, e := range entries {
 			if len(out) >= maxArtifacts {
@@ -315,5 +394,5 @@ func listArtifacts(root string) []string {
 	if capped {
 		out = append(out, fmt.Sprintf("… (listing stopped at %d files or %d levels)", maxArtifacts, maxArtifactDepth))
 	}
-	return out
+	return artifactListing{files: out, dirs: dirs}
 }
