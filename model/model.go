@@ -443,8 +443,8 @@ type ResumableDetail struct {
 	TaskName      string       `json:"task_name"`
 	ChecklistPath string       `json:"checklist_path"`
 	LockFile      string       `json:"lock_file"`
-	Keys          []KV         `json:"keys"`
-	ChecklistKeys []KV         `json:"checklist_keys"`
+	Keys          KVs          `json:"keys"`
+	ChecklistKeys KVs          `json:"checklist_keys"`
 	ResumeHint    string       `json:"resume_hint,omitempty"`
 	ResumeTarget  string       `json:"resume_target,omitempty"`
 	LastCompleted string       `json:"last_completed,omitempty"`
@@ -499,14 +499,7 @@ func (d *ResumableDetail) NextStage(key string) (next string, known bool) {
 }
 
 // Value returns a state.env key's value.
-func (d *ResumableDetail) Value(key string) (string, bool) {
-	for i := len(d.Keys) - 1; i >= 0; i-- {
-		if d.Keys[i].Key == key {
-			return d.Keys[i].Value, true
-		}
-	}
-	return "", false
-}
+func (d *ResumableDetail) Value(key string) (string, bool) { return d.Keys.Value(key) }
 
 // Checkpoint is artifacts/checkpoints/<stage>.done.json.
 type Checkpoint struct {

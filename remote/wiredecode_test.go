@@ -37,8 +37,8 @@ func wireLines(t testing.TB) [][]byte {
 	extra.Remote = &model.RemoteRef{Host: hostile, Root: "ssh://h/r", StaleSince: &now}
 	extra.AgentPane = &model.AgentPane{Host: "h", PID: 7, Session: hostile, PaneID: "%3"}
 	extra.ActiveAt, extra.UpdatedText = &now, "2026-12-01T08:59:00.000Z"
-	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, Keys: []model.KV{{Key: hostile, Value: hostile}},
-		ChecklistKeys: []model.KV{}, ResumeHint: hostile, Checkpoints: []model.Checkpoint{{File: hostile, Timestamp: &now}, {}},
+	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, Keys: model.PackKVs([]model.KV{{Key: hostile, Value: hostile}}),
+		ChecklistKeys: model.PackKVs([]model.KV{}), ResumeHint: hostile, Checkpoints: []model.Checkpoint{{File: hostile, Timestamp: &now}, {}},
 		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderUncertain: true, StageOrderEvidence: []string{hostile},
 		StageNext: map[string]string{"S1": hostile}, ReopensWithoutCheckpoint: true, LastError: hostile,
 		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Time: &now}}

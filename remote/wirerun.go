@@ -211,6 +211,16 @@ func (d *wireDec) kvs(out *[]model.KV) error {
 	})
 }
 
+// packedKVs is kvs for the keys a host's run keeps packed (model.KVs).
+func (d *wireDec) packedKVs(out *model.KVs) error {
+	var list []model.KV
+	if err := d.kvs(&list); err != nil {
+		return err
+	}
+	*out = model.PackKVs(list)
+	return nil
+}
+
 func (d *wireDec) resumable(r *model.ResumableDetail) error {
 	return d.object(func(key []byte) error {
 		switch string(key) {
@@ -223,9 +233,9 @@ func (d *wireDec) resumable(r *model.ResumableDetail) error {
 		case "lock_file":
 			return d.str(&r.LockFile)
 		case "keys":
-			return d.kvs(&r.Keys)
+			return d.packedKVs(&r.Keys)
 		case "checklist_keys":
-			return d.kvs(&r.ChecklistKeys)
+			return d.packedKVs(&r.ChecklistKeys)
 		case "resume_hint":
 			return d.str(&r.ResumeHint)
 		case "resume_target":

@@ -157,7 +157,7 @@ func TestRunJSONAsReflection(t *testing.T) {
 	extra.UpdatedAt = env.Now.Add(-time.Minute)
 	ts := env.Now.Add(-time.Hour)
 	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, ChecklistPath: hostile, LockFile: hostile,
-		Keys: []model.KV{{Key: hostile, Value: hostile}}, ChecklistKeys: []model.KV{}, ResumeHint: hostile, ResumeTarget: "S2",
+		Keys: model.PackKVs([]model.KV{{Key: hostile, Value: hostile}}), ChecklistKeys: model.PackKVs([]model.KV{}), ResumeHint: hostile, ResumeTarget: "S2",
 		LastCompleted: "S1", Checkpoints: []model.Checkpoint{{File: hostile, Stage: "S1", Timestamp: &ts}, {}},
 		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderSource: hostile, PlanPath: hostile, PlanNote: hostile,
 		StageOrderUncertain: true, StageOrderEvidence: []string{hostile}, StageNext: map[string]string{"S2": "S3", "S1": hostile},

@@ -84,7 +84,7 @@ func (p *Plan) resumableLockPath(run model.Run, state *envfile.File) (string, er
 		}
 	}
 	runDir := filepath.Dir(run.StatePath)
-	candidates := resumable.LockCandidates(run.StatePath, state.Entries())
+	candidates := resumable.LockCandidates(run.StatePath, model.PackKVs(state.Entries()))
 	for _, c := range candidates {
 		dir := filepath.Dir(c)
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {

@@ -100,7 +100,7 @@ func NewData(run model.Run, env model.Env) Data {
 	}
 	if r := run.Resumable; r != nil {
 		d.RunID, d.TaskName = r.RunID, r.TaskName
-		for _, kv := range r.Keys {
+		for _, kv := range r.Keys.All() {
 			d.Keys[kv.Key] = kv.Value
 		}
 		d.RepoRoot = d.Keys["REPO_ROOT"]

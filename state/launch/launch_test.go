@@ -352,7 +352,7 @@ func FuzzSplitWords(f *testing.F) {
 func TestHowToConfigureExamplesWork(t *testing.T) {
 	run := hostileRun(t)
 	run.Kind = model.KindResumable
-	run.Resumable = &model.ResumableDetail{Keys: []model.KV{{Key: "REPO_ROOT", Value: "/src/repo"}}}
+	run.Resumable = &model.ResumableDetail{Keys: model.PackKVs([]model.KV{{Key: "REPO_ROOT", Value: "/src/repo"}})}
 	argv, err := Render(`sh -c "cd \"\$1\" && exec opencode" sh {{.RepoRoot}}`, NewData(run, testEnv()))
 	if err != nil {
 		t.Fatal(err)

@@ -66,7 +66,8 @@ func Load(statePath string, env model.Env) model.Run {
 		Stages: []model.Stage{}, Flags: []model.Flag{}, Locks: []model.Lock{}, Problems: []model.Problem{},
 		Gates: []model.Gate{},
 	}
-	det := &model.ResumableDetail{Keys: []model.KV{}, ChecklistKeys: []model.KV{}, StageOrderSource: "natural"}
+	det := &model.ResumableDetail{Keys: model.PackKVs([]model.KV{}), ChecklistKeys: model.PackKVs([]model.KV{}),
+		StageOrderSource: "natural"}
 	run.Resumable = det
 	if strings.Contains(filepath.Base(rf.dir), ".reset-") || strings.Contains(rf.id, ".reset-") {
 		run.Archived = true
@@ -81,7 +82,7 @@ func Load(statePath string, env model.Env) model.Run {
 		mtimes = append(mtimes, *state.mtime)
 	}
 	if state.file != nil {
-		det.Keys = state.file.Entries()
+		det.Keys = model.PackKVs(state.file.Entries())
 	}
 	get := func(key string) string { v, _ := det.Value(key); return v }
 	det.RunID, det.TaskName = get("RUN_ID"), get("TASK_NAME")
@@ -117,7 +118,7 @@ func Load(statePath string, env model.Env) model.Run {
 		mtimes = append(mtimes, *checklist.mtime)
 	}
 	if checklist.file != nil {
-		det.ChecklistKeys = checklist.file.Entries()
+		det.ChecklistKeys = model.PackKVs(checklist.file.Entries())
 	}
 
 	in := stageInputs{stateLoaded: state.file != nil, stateMissing: state.missing, config: env.StageOrders}

@@ -122,8 +122,8 @@ func TestLoadIRMPausedBetweenStages(t *testing.T) {
 		d.LastCompleted != "S1" || d.StageOrderSource != "natural" || d.ChecklistPath != filepath.Join(dir, "checklist.state.env") {
 		t.Errorf("detail = %+v", d)
 	}
-	if v, _ := d.Value("BASE_PIN_SHA"); v != "b55960aaeb1c8a5ebfc4af26db682ed21c45187b" || len(d.Keys) != 22 || len(d.ChecklistKeys) != 5 {
-		t.Errorf("keys: BASE_PIN_SHA=%q, %d keys, %d checklist keys", v, len(d.Keys), len(d.ChecklistKeys))
+	if v, _ := d.Value("BASE_PIN_SHA"); v != "b55960aaeb1c8a5ebfc4af26db682ed21c45187b" || d.Keys.Len() != 22 || d.ChecklistKeys.Len() != 5 {
+		t.Errorf("keys: BASE_PIN_SHA=%q, %d keys, %d checklist keys", v, d.Keys.Len(), d.ChecklistKeys.Len())
 	}
 	if len(d.Checkpoints) != 1 || d.Checkpoints[0].Stage != "S1" || d.Checkpoints[0].Status != "complete" {
 		t.Errorf("checkpoints = %+v", d.Checkpoints)
@@ -440,11 +440,11 @@ func TestLockCandidates(t *testing.T) {
 		{[]model.KV{{Key: "LOCK_FILE", Value: "locks/r.lock"}}, []string{dir + "/locks/r.lock", dir + "/r.lock"}},
 	}
 	for _, tc := range tests {
-		if got := LockCandidates(state, tc.keys); !reflect.DeepEqual(got, tc.want) {
+		if got := LockCandidates(state, model.PackKVs(tc.keys)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("LockCandidates(%v) = %v, want %v", tc.keys, got, tc.want)
 		}
 	}
-	if got := LockCandidates("/r/fix.state.env", nil); !reflect.DeepEqual(got, []string{"/r/fix.state.lock", "/r/fix.lock"}) {
+	if got := LockCandidates("/r/fix.state.env", model.KVs{}); !reflect.DeepEqual(got, []string{"/r/fix.state.lock", "/r/fix.lock"}) {
 		t.Errorf("variant defaults = %v", got)
 	}
 }

@@ -24,7 +24,7 @@ const maxLockSize = 64 << 10
 // first whose folder exists. With LOCK_FILE unset they are the convention's defaults (run.lock, or
 // <name>.state.lock / <name>.lock beside a <name>.state.env). The paths come from file content, so a caller
 // that writes or removes must still confine them to where it may write.
-func LockCandidates(statePath string, keys []model.KV) []string {
+func LockCandidates(statePath string, keys model.KVs) []string {
 	rf := filesFor(statePath)
 	det := &model.ResumableDetail{Keys: keys}
 	lf, _ := det.Value("LOCK_FILE")

@@ -47,7 +47,7 @@ func planCandidates(dir, p string, det *model.ResumableDetail) []string {
 // candidate place that exists, only if it is a regular file (never a FIFO or device, through
 // safefile) of at most maxPlanSize bytes. A plan that is missing or cannot be read is no evidence: Note says
 // why, naming the path.
-func ReadPlan(statePath string, keys []model.KV) Plan {
+func ReadPlan(statePath string, keys model.KVs) Plan {
 	det := &model.ResumableDetail{Keys: keys}
 	raw, _ := det.Value("PLAN_PATH")
 	pl := Plan{Key: strings.TrimSpace(raw)}

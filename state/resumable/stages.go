@@ -71,9 +71,9 @@ type stageInputs struct {
 // them from evidence only (orderStages).
 func buildStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 	index := map[string]int{}
-	values := make(map[string]string, len(det.Keys))
+	values := make(map[string]string, det.Keys.Len())
 	named := map[string]string{} // upper id → flag stem as spelled, for S_<NAME>_DONE stages
-	for _, kv := range det.Keys {
+	for _, kv := range det.Keys.All() {
 		values[kv.Key] = kv.Value
 		id, isChecklist, isNamed, ok := stageOfFlag(kv.Key)
 		if !ok {
@@ -256,7 +256,7 @@ var naturalID = regexp.MustCompile(`^([A-Za-z]+)[0-9]+[A-Za-z]*$`)
 func orderSettledWithoutLog(runID string, det *model.ResumableDetail, in stageInputs) bool {
 	var ids []string
 	seen := map[string]bool{}
-	for _, kv := range det.Keys {
+	for _, kv := range det.Keys.All() {
 		if id, _, _, ok := stageOfFlag(kv.Key); ok && !seen[strings.ToUpper(id)] {
 			seen[strings.ToUpper(id)] = true
 			ids = append(ids, id)
@@ -551,12 +551,12 @@ func markCurrentStage(run *model.Run, cur string) {
 // prefixes up in a map instead of scanning every stage per item, because a hostile 1 MiB pair of files with
 // tens of thousands of stages and items would otherwise take minutes. Items of no known stage, and
 // bookkeeping keys, stay visible in ResumableDetail.ChecklistKeys only.
-func attachChecklist(run *model.Run, keys []model.KV, path string) {
+func attachChecklist(run *model.Run, keys model.KVs, path string) {
 	index := make(map[string]int, len(run.Stages))
 	for i, s := range run.Stages {
 		index[strings.ToUpper(s.Key)] = i
 	}
-	for _, kv := range keys {
+	for _, kv := range keys.All() {
 		i, ok := checklistStage(kv.Key, index)
 		if !ok {
 			continue
