@@ -657,13 +657,17 @@ func FactsOf(r *Run) TimeFacts {
 // Status, Attention, Timing, CurrentStage and each stage's Key and Timing.
 func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 	r := Run{ID: f.ID, Status: f.Status, Attention: f.Attention, CurrentStage: f.CurrentStage}
+	var timings []StageTiming
 	if len(f.Stages) > 0 {
 		r.Stages = make([]Stage, len(f.Stages))
+		// One array for the run's stages, not an object each: the watcher keeps every run's (issue 35).
+		timings = make([]StageTiming, len(f.Stages))
 	}
 	for i, s := range f.Stages {
 		own, mine := f.own(s.Key)
 		u, shared := h.usual(f.Task, s.Key, own, mine)
-		st := &StageTiming{Started: s.Started, Ended: s.Ended, Runs: u.Runs}
+		st := &timings[i]
+		*st = StageTiming{Started: s.Started, Ended: s.Ended, Runs: u.Runs}
 		switch {
 		case !u.Known():
 		case shared != nil:

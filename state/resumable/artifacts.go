@@ -168,6 +168,16 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, see
 	if !ok {
 		names, _ = readDirNames(dir, maxDirEntries)
 	}
+	// Made at its length (the stages point into it, so it is not copied shorter later).
+	n := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, ".done.json") {
+			n++
+		}
+	}
+	if n > 0 {
+		det.Checkpoints = make([]model.Checkpoint, 0, min(n, maxCheckpoints))
+	}
 	for _, name := range names {
 		if !strings.HasSuffix(name, ".done.json") {
 			continue

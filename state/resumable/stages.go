@@ -232,12 +232,13 @@ func spellStages(run *model.Run, det *model.ResumableDetail, in stageInputs, nam
 // when it completed, since state.env holds no times.
 func attachCheckpoints(run *model.Run, det *model.ResumableDetail) {
 	for i := range det.Checkpoints {
-		cp := det.Checkpoints[i]
+		// The stage points at the detail's own checkpoint, not a copy of it: neither changes once read.
+		cp := &det.Checkpoints[i]
 		st := findStage(run, cp.Stage)
 		if st == nil || st.Checkpoint != nil {
 			continue
 		}
-		st.Checkpoint = &cp
+		st.Checkpoint = cp
 		if st.Status == model.StageCompleted && cp.Timestamp != nil {
 			st.CompletedAt = cp.Timestamp
 		}
@@ -555,6 +556,22 @@ func attachChecklist(run *model.Run, keys model.KVs, path string) {
 	index := make(map[string]int, len(run.Stages))
 	for i, s := range run.Stages {
 		index[strings.ToUpper(s.Key)] = i
+	}
+	// The items of all stages in one array, each stage's at its exact length: the watcher keeps every run's,
+	// and a list grown by append per stage held spare room and an object each (issue 35).
+	count := make([]int, len(run.Stages))
+	total := 0
+	for _, kv := range keys.All() {
+		if i, ok := checklistStage(kv.Key, index); ok {
+			count[i]++
+			total++
+		}
+	}
+	items := make([]model.ChecklistItem, total)
+	for i := range run.Stages {
+		if count[i] > 0 {
+			run.Stages[i].Checklist, items = items[:0:count[i]], items[count[i]:]
+		}
 	}
 	for _, kv := range keys.All() {
 		i, ok := checklistStage(kv.Key, index)
