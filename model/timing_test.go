@@ -344,7 +344,7 @@ func TestHistoryStatsLookAtTheirTasksRunsOnly(t *testing.T) {
 }
 
 // A run's own stage is no measure of itself (issue 36): alone in its task's history its finished stages have
-// no usual; with others, its usual is theirs. The same whether the history observed or kept the runs (the
+// no usual (worked out without a cache for the task, issue 35); with others, its usual is theirs. The same whether the history observed or kept the runs (the
 // dashboard, status) and whatever the run's place among the samples; a remote run's stages were never
 // counted, so nothing of it is left out.
 func TestUsualLeavesTheRunItselfOut(t *testing.T) {
@@ -354,6 +354,9 @@ func TestUsualLeavesTheRunItselfOut(t *testing.T) {
 	JudgeTime(&alone, t0, LivenessRules{}, h)
 	if u := alone.Stages[0].Timing.Usual(); u.Known() {
 		t.Fatalf("a run alone in its task says S1 %q of its own 3m", u.String())
+	}
+	if len(h.stats) != 0 {
+		t.Fatalf("a run alone in its task made its task a cache of usual durations: %v", h.stats)
 	}
 	mins := []time.Duration{1, 2, 3, 4, 5, 6, 7}
 	for _, keep := range []bool{false, true} {
