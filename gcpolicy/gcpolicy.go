@@ -27,6 +27,11 @@ type Policy struct {
 	floor    int64
 	factor   float64
 	headroom int64
+	// growFactor, when set, replaces factor while the live heap grows by more than a tenth from one
+	// collection to the next: while runs arrive, each collection marks a heap the next one marks again, grown,
+	// so a heap allowed to double before it is marked again costs a third less marking over the load. Once
+	// the live heap holds still, the next collection sets the limit back to factor, and the RSS with it.
+	growFactor float64
 	// offOnceLimited turns GOGC off while the soft limit is below the heap GOGC 100 allows (twice what is
 	// live), where the limit paces the collector anyway, and back on below that. With GOGC on, the runtime
 	// also collects every two minutes whatever was allocated: marking the dashboard's 165 MB at 10,000 runs
@@ -38,7 +43,8 @@ type Policy struct {
 // Dashboard: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
 // for its RSS goal at 1,200 runs, where the default GC let the heap reach twice what is live; above it the
 // heap may grow by half of what is live.
-var Dashboard = Policy{floor: 56 << 20, factor: 1.5, offOnceLimited: true}
+// While runs arrive (a fleet's first snapshots, a local first read) it may grow by as much as is live.
+var Dashboard = Policy{floor: 56 << 20, factor: 1.5, growFactor: 2, offOnceLimited: true}
 
 // Status: status streams its document, and what it keeps of each run holds no pointer (status.statusRec, the
 // history's samples, discovery's seen sets); the rest of its live heap is caches of a bounded size. So a
@@ -78,8 +84,7 @@ func (p Policy) Apply(getenv func(string) string) (restore func()) {
 		}
 		old := debug.SetMemoryLimit(-1)
 		stop := &atomic.Bool{}
-		p.follow()
-		rearm(p, stop)
+		rearm(p, stop, p.follow(0))
 		undo = append(undo, func() {
 			stop.Store(true)
 			debug.SetMemoryLimit(old)
@@ -92,14 +97,25 @@ func (p Policy) Apply(getenv func(string) string) (restore func()) {
 	}
 }
 
-// follow sets the soft limit from the live heap of the last collection, and GOGC with it (offOnceLimited).
-func (p Policy) follow() {
+// follow sets the soft limit from the live heap of the last collection, and GOGC with it (offOnceLimited);
+// before is the live heap it followed the last time, and it returns the one it follows now.
+func (p Policy) follow(before uint64) uint64 {
 	live := liveHeap()
-	limit := p.limitFor(live)
+	limit := p.limitAfter(before, live)
 	if p.offOnceLimited {
 		debug.SetGCPercent(gcPercentFor(live, limit)) // first: a reader that sees the new limit sees it too
 	}
 	debug.SetMemoryLimit(limit)
+	return live
+}
+
+// limitAfter is the limit for a live heap of live bytes that was before at the collection before it: at
+// growFactor while it grows by more than a tenth (a load), else limitFor.
+func (p Policy) limitAfter(before, live uint64) int64 {
+	if p.growFactor > 0 && live > before+before/10 {
+		p.factor = p.growFactor
+	}
+	return p.limitFor(live)
 }
 
 // gcPercentFor is GOGC under a soft limit of limit with live bytes live: off (-1) where the limit is below
@@ -122,7 +138,7 @@ func (p Policy) limitFor(live uint64) int64 {
 // rearm runs follow once after the next collection and arms itself again: a cleanup on an object nothing
 // keeps runs after the collection that found it unreachable. An idle process allocates nothing, collects
 // only when the runtime forces it (every two minutes) and so wakes no more for this.
-func rearm(p Policy, stop *atomic.Bool) {
+func rearm(p Policy, stop *atomic.Bool, live uint64) {
 	// 32 bytes without pointers: not the tiny allocator's (under 16 bytes), whose blocks are shared with
 	// other objects and may never be freed.
 	sentinel := new([32]byte)
@@ -130,8 +146,7 @@ func rearm(p Policy, stop *atomic.Bool) {
 		if stop.Load() {
 			return
 		}
-		p.follow()
-		rearm(p, stop)
+		rearm(p, stop, p.follow(live))
 	}, stop)
 }
 

@@ -144,7 +144,8 @@ func TestDashboardTurnsGOGCOffOnlyWhereItsLimitPaces(t *testing.T) {
 			t.Errorf("%d MiB live: GOGC %d, want %d", c.live>>20, got, c.percent)
 		}
 	}
-	// Applied: with 64 MiB held, GOGC is off after a collection; undone, it is what it was.
+	// Applied: with 64 MiB held, GOGC is off after a collection that found the heap as it was (the one that
+	// found it grown sets twice it, GOGC 100's own pace); undone, it is what it was.
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	undo := Dashboard.Apply(noEnv)
@@ -152,9 +153,17 @@ func TestDashboardTurnsGOGCOffOnlyWhereItsLimitPaces(t *testing.T) {
 	for i := range held {
 		held[i] = make([]byte, 1<<20)
 	}
-	runtime.GC()
-	afterCleanups(t)
-	got := debug.SetGCPercent(-1)
+	// A few collections: under -race, or a loaded machine, one may still find the heap grown.
+	got := 0
+	for range 10 {
+		runtime.GC()
+		afterCleanups(t)
+		time.Sleep(20 * time.Millisecond)
+		if got = debug.SetGCPercent(-1); got == -1 {
+			break
+		}
+		debug.SetGCPercent(got)
+	}
 	runtime.KeepAlive(held)
 	undo()
 	if got != -1 {
@@ -171,5 +180,30 @@ func TestDashboardTurnsGOGCOffOnlyWhereItsLimitPaces(t *testing.T) {
 	undo()
 	if got != 100 {
 		t.Errorf("with GOGC=200 in the environment the policy set GOGC %d; it must leave it alone", got)
+	}
+}
+
+// While runs arrive the dashboard's live heap grows from one collection to the next, and its limit is twice
+// it, so a load marks the growing heap fewer times (docs/BENCHMARKS.md, "Fleet first frame"); once it holds
+// still, the limit is 1.5 times it again.
+func TestDashboardLimitDoublesOnlyWhileTheHeapGrows(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		before, live uint64
+		want         int64
+	}{
+		{0, 8 << 20, 56 << 20},           // the floor, however it grew
+		{40 << 20, 100 << 20, 200 << 20}, // a load
+		{100 << 20, 109 << 20, 163.5 * (1 << 20)},
+		{100 << 20, 100 << 20, 150 << 20}, // loaded: as before
+		{120 << 20, 100 << 20, 150 << 20},
+	} {
+		if got := Dashboard.limitAfter(c.before, c.live); got != c.want {
+			t.Errorf("live %d MiB after %d MiB: limit %.1f MiB, want %.1f MiB", c.live>>20, c.before>>20,
+				float64(got)/(1<<20), float64(c.want)/(1<<20))
+		}
+	}
+	if got := Events.limitAfter(10<<20, 100<<20); got != Events.limitFor(100<<20) {
+		t.Errorf("events follows its own factor while its heap grows: %d, want %d", got, Events.limitFor(100<<20))
 	}
 }
