@@ -130,8 +130,10 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	st := &eventStream{em: &eventWriter{out: stdout, known: map[string]model.Run{}}, target: newRunTarget(*runArg, *until),
-		hosts: newHostsSaid("events")}
+	// Only for the runwatch that asked over ssh, and so reads it (remote.CompactEnv).
+	compact := common.getenv(remote.StdinLinkEnv) == "1" && common.getenv(remote.CompactEnv) == "1"
+	st := &eventStream{em: &eventWriter{out: stdout, known: map[string]model.Run{}, compact: compact},
+		target: newRunTarget(*runArg, *until), hosts: newHostsSaid("events")}
 	if code, done := st.start(src, stderr); done {
 		return code
 	}
@@ -372,6 +374,8 @@ type eventWriter struct {
 	// batch holds an update's lines while it is written, so they go out in few writes (update).
 	batch    []byte
 	batching bool
+	// compact writes runs in model.Run.AppendWireJSON's form, for a runwatch that asked (remote.CompactEnv).
+	compact bool
 }
 
 // batchBytes is how much of an update's lines is held before it is written.
@@ -514,6 +518,9 @@ func (e *eventWriter) runEventLine(typ string, at time.Time, changed []string, r
 	b := make([]byte, 0, 8<<10)
 	b = append(b, `{"protocol":`...)
 	b = strconv.AppendInt(b, remote.ProtocolVersion, 10)
+	if e.compact {
+		b = append(b, `,"compact":true`...)
+	}
 	b = append(b, `,"type":"`...)
 	b = append(b, typ...) // one of ours: nothing to escape
 	b = append(b, `","at":"`...)
@@ -527,7 +534,12 @@ func (e *eventWriter) runEventLine(typ string, at time.Time, changed []string, r
 		b = append(append(b, `,"changed":`...), names...)
 	}
 	b = append(b, `,"run":`...)
-	b, err := r.AppendJSON(b)
+	var err error
+	if e.compact {
+		b, err = r.AppendWireJSON(b)
+	} else {
+		b, err = r.AppendJSON(b)
+	}
 	if err != nil {
 		return err
 	}

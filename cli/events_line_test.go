@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 
 	"runwatch/model"
+	"runwatch/remote"
 	"runwatch/sim"
 	"runwatch/state"
 	"runwatch/state/fixturetest"
@@ -50,5 +53,41 @@ func TestRunEventLineAsLine(t *testing.T) {
 	}
 	if len(runs) < 30 {
 		t.Fatalf("only %d runs read", len(runs))
+	}
+}
+
+// events writes its runs in the compact form (model.Run.AppendWireJSON, saying "compact":true) only to a
+// runwatch that is linked to it over ssh and asked for it (remote.CompactEnv); a person's events, and an
+// older dashboard's, get the full form.
+func TestEventsWritesTheCompactFormOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := sim.GenerateRuns(dir, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env  []string
+		want bool
+	}{{nil, false}, {[]string{remote.CompactEnv + "=1"}, true}} {
+		cmd, stdin, stdout := startLinkedEvents(t, c.env, nil, "--", dir)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var ev struct {
+				Type    string `json:"type"`
+				Compact bool   `json:"compact"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				t.Fatal(err)
+			}
+			if ev.Type == "run-added" {
+				if ev.Compact != c.want {
+					t.Errorf("with %q: a run-added line says compact %v, want %v", c.env, ev.Compact, c.want)
+				}
+				break
+			}
+		}
+		stdin.Close()
+		_ = cmd.Wait()
 	}
 }

@@ -17,15 +17,22 @@ import (
 // MarshalJSON writes the run as its json tags say, with updated_at as the file spells it (jsonTime), last,
 // where the reflection-built encoding put it.
 func (r Run) MarshalJSON() ([]byte, error) {
-	return r.appendJSON(make([]byte, 0, 8<<10))
+	return r.appendJSON(make([]byte, 0, 8<<10), false)
 }
 
 // AppendJSON appends the run's JSON (MarshalJSON's bytes) to b: for a writer that puts the run inside a
 // line of its own, which encoding/json would check and compact again after MarshalJSON (a tenth of a
 // host's CPU over the first 1,000 runs of `runwatch events`, issue 35).
-func (r *Run) AppendJSON(b []byte) ([]byte, error) { return r.appendJSON(b) }
+func (r *Run) AppendJSON(b []byte) ([]byte, error) { return r.appendJSON(b, false) }
 
-func (r *Run) appendJSON(b []byte) ([]byte, error) {
+// AppendWireJSON appends the run in the compact form a linked `runwatch events` writes for the runwatch that
+// asked for it (remote.CompactEnv): each stage leaves out an empty error and checklist, its timing leaves
+// out the start and end its started_at and completed_at already say (an empty checklist, not a missing one), and the four usual durations are one
+// array "usual" of [median, p90, low, high]. Stages were 46% of a host's bytes a run, their timing a third
+// of that (issue 35); the dashboard's decoder restores the run as AppendJSON's bytes give it.
+func (r *Run) AppendWireJSON(b []byte) ([]byte, error) { return r.appendJSON(b, true) }
+
+func (r *Run) appendJSON(b []byte, compact bool) ([]byte, error) {
 	var err error
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, r.ID)
@@ -54,7 +61,7 @@ func (r *Run) appendJSON(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = r.Stages[i].appendJSON(b); err != nil {
+			if b, err = r.Stages[i].appendJSON(b, compact); err != nil {
 				return nil, err
 			}
 		}
@@ -289,10 +296,10 @@ func appendJSONValue(b []byte, key string, v any) ([]byte, error) {
 // MarshalJSON writes the stage as its json tags say, with started_at and completed_at as the file spells
 // them (jsonTime), after the other fields, where the reflection-built encoding put them.
 func (s Stage) MarshalJSON() ([]byte, error) {
-	return s.appendJSON(make([]byte, 0, 512))
+	return s.appendJSON(make([]byte, 0, 512), false)
 }
 
-func (s *Stage) appendJSON(b []byte) ([]byte, error) {
+func (s *Stage) appendJSON(b []byte, compact bool) ([]byte, error) {
 	var err error
 	b = append(b, `{"key":`...)
 	b = appendJSONString(b, s.Key)
@@ -300,17 +307,15 @@ func (s *Stage) appendJSON(b []byte) ([]byte, error) {
 	b = appendJSONString(b, s.Name)
 	b = append(b, `,"status":`...)
 	b = appendJSONString(b, string(s.Status))
-	b = append(b, `,"error":`...)
-	b = appendJSONString(b, s.Error)
+	if !compact || s.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, s.Error)
+	}
 	b = appendJSONStringOmit(b, `,"skip_reason":`, s.SkipReason)
-	b = append(b, `,"checklist":`...)
-	b = appendJSONList(b, s.Checklist, func(b []byte, c ChecklistItem) []byte {
-		b = append(b, `{"key":`...)
-		b = appendJSONString(b, c.Key)
-		b = append(b, `,"done":`...)
-		b = strconv.AppendBool(b, c.Done)
-		return append(appendJSONStringOmit(b, `,"raw":`, c.Raw), '}')
-	})
+	if !compact || s.Checklist == nil || len(s.Checklist) > 0 {
+		b = append(b, `,"checklist":`...)
+		b = appendJSONList(b, s.Checklist, appendChecklistItem)
+	}
 	b = appendJSONStringOmit(b, `,"raw_status":`, s.RawStatus)
 	b = appendJSONStringOmit(b, `,"done_key":`, s.DoneKey)
 	b = appendJSONStringOmit(b, `,"checklist_done_key":`, s.ChecklistDoneKey)
@@ -340,7 +345,12 @@ func (s *Stage) appendJSON(b []byte) ([]byte, error) {
 	}
 	if t := s.Timing; !t.IsZero() {
 		b = append(b, `,"timing":`...)
-		if b, err = t.appendJSON(b); err != nil {
+		if compact {
+			b, err = t.appendWireJSON(b, s)
+		} else {
+			b, err = t.appendJSON(b)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -353,6 +363,71 @@ func (s *Stage) appendJSON(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '}'), nil
+}
+
+func appendChecklistItem(b []byte, c ChecklistItem) []byte {
+	b = append(b, `{"key":`...)
+	b = appendJSONString(b, c.Key)
+	b = append(b, `,"done":`...)
+	b = strconv.AppendBool(b, c.Done)
+	return append(appendJSONStringOmit(b, `,"raw":`, c.Raw), '}')
+}
+
+// appendWireJSON writes the timing of stage s in AppendWireJSON's form: its start and end left out where
+// they are the stage's started_at and completed_at (as JudgeTime makes them; null where the stage has one and
+// the timing none), the usual durations as one array when all four are known.
+func (t *StageTiming) appendWireJSON(b []byte, s *Stage) ([]byte, error) {
+	c := *t
+	var nulls []string
+	for _, f := range [...]struct {
+		key        string
+		mine       **time.Time
+		stageTimes *time.Time
+	}{{`"started":null`, &c.Started, s.StartedAt}, {`"ended":null`, &c.Ended, s.CompletedAt}} {
+		switch {
+		case sameTime(*f.mine, f.stageTimes):
+			*f.mine = nil
+		case *f.mine == nil:
+			nulls = append(nulls, f.key)
+		}
+	}
+	usual := [...]*int64{c.UsualMedianSeconds, c.UsualP90Seconds, c.UsualLowSeconds, c.UsualHighSeconds}
+	all := usual[0] != nil && usual[1] != nil && usual[2] != nil && usual[3] != nil
+	if all {
+		c.UsualMedianSeconds, c.UsualP90Seconds, c.UsualLowSeconds, c.UsualHighSeconds = nil, nil, nil, nil
+	}
+	start := len(b)
+	b, err := c.appendJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	b = b[:len(b)-1]
+	sep := func() {
+		if len(b) > start+1 {
+			b = append(b, ',')
+		}
+	}
+	for _, n := range nulls {
+		sep()
+		b = append(b, n...)
+	}
+	if all {
+		sep()
+		b = append(b, `"usual":[`...)
+		for i, v := range usual {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, *v, 10)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+// sameTime says whether a and b are both nil or the same instant.
+func sameTime(a, b *time.Time) bool {
+	return a == b || (a != nil && b != nil && a.Equal(*b))
 }
 
 // appendJSON writes the timing as its json tags say: every field left out when it holds nothing.

@@ -118,7 +118,7 @@ func TestArgvSendsOnlySafeWords(t *testing.T) {
 		t.Fatalf("decoded %q, %v; want %q", back, err, args)
 	}
 	stream := s.StreamCmd(context.Background(), Root{Host: "h"}, args...).Args
-	if l := stream[len(stream)-1]; l != "env "+StdinLinkEnv+"=1 "+line {
+	if l := stream[len(stream)-1]; l != "env "+StdinLinkEnv+"=1 "+CompactEnv+"=1 "+line {
 		t.Errorf("stream's remote line %q, want the same words after env", l)
 	}
 	for _, bad := range []string{"", "a", "YQ", "!!"} {

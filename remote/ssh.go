@@ -91,11 +91,11 @@ const ArgvCommand = "__argv"
 
 // RemoteLine is the one command line any login shell reads from us to run the remote runwatch with args:
 // the program (checked at config load to be SafeWord), ArgvCommand, and args encoded, all characters that
-// mean nothing to any shell. exitWithStdin adds StdinLinkEnv through env, a fixed word too.
+// mean nothing to any shell. exitWithStdin adds StdinLinkEnv and CompactEnv through env, fixed words too.
 func (s SSH) RemoteLine(exitWithStdin bool, args []string) string {
 	line := s.program() + " " + ArgvCommand + " " + EncodeArgv(args)
 	if exitWithStdin {
-		line = "env " + StdinLinkEnv + "=1 " + line
+		line = "env " + StdinLinkEnv + "=1 " + CompactEnv + "=1 " + line
 	}
 	return line
 }
@@ -192,6 +192,12 @@ func (s SSH) StreamCmd(ctx context.Context, r Root, args ...string) *exec.Cmd {
 // connection's, held open by the watcher here, so the remote process ends as soon as the connection or the
 // runwatch here does (a quiet root gives it nothing to write, so a closed stdout alone is found late).
 const StdinLinkEnv = "RUNWATCH_EXIT_WITH_STDIN"
+
+// CompactEnv, set to 1 beside StdinLinkEnv, asks a runwatch events for its runs in model.Run.AppendWireJSON's
+// form, each such line saying "compact":true before its run; this runwatch reads both forms. A runwatch too
+// old to know it ignores it and writes the full form, and a runwatch that follows events without it (an
+// older one) is written the full form: either side may be upgraded first.
+const CompactEnv = "RUNWATCH_COMPACT_WIRE"
 
 // A runwatch events so linked also writes a heartbeat line once its first runs are out and then every
 // HeartbeatEvery. A stream that has said one and then says nothing for LagAfter is taken as lagging: a host

@@ -25,6 +25,10 @@ func decodeWire(line []byte, ev *wireEvent, names *wireNames) error {
 		switch string(key) {
 		case "protocol":
 			return d.int(&ev.Protocol)
+		case "compact":
+			// Before the run, in the lines of a runwatch asked for them (CompactEnv): its run is in
+			// model.Run.AppendWireJSON's form.
+			return d.bool(&d.compact)
 		case "type":
 			return d.str(&ev.Type)
 		case "at":
@@ -71,6 +75,8 @@ type wireDec struct {
 	i     int
 	names *wireNames
 	times []time.Time // where time takes the next one from
+	// compact: the line said its run is in model.Run.AppendWireJSON's form.
+	compact bool
 }
 
 // wireNames holds the short strings a host's lines have said, so that each is made once however many runs

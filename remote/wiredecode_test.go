@@ -19,6 +19,21 @@ import (
 // wireLines are lines as `runwatch events` writes them (each run by model's writer) for generated runs, the
 // repository's test runs and runs holding every field, hostile strings and out-of-range values included.
 func wireLines(t testing.TB) [][]byte {
+	runs := wireRuns(t)
+	var lines [][]byte
+	for i := range runs {
+		b := fmt.Appendf(nil, `{"protocol":%d,"type":"run-added","at":"2026-12-01T09:00:00.5Z","run":`, ProtocolVersion)
+		b, err := runs[i].AppendJSON(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, append(b, "}\n"...))
+	}
+	return append(lines, otherWireLines(t)...)
+}
+
+// wireRuns are the runs of wireLines: generated, the repository's test runs, and runs holding every field.
+func wireRuns(t testing.TB) []model.Run {
 	dir := t.TempDir()
 	if _, err := sim.GenerateRuns(dir, 30); err != nil {
 		t.Fatal(err)
@@ -52,16 +67,14 @@ func wireLines(t testing.TB) [][]byte {
 	extra.Problems = []model.Problem{{Severity: model.SeverityError, Code: hostile, Message: hostile, Path: hostile}}
 	extra.Gates = []model.Gate{{Name: hostile, Status: hostile, Blocked: true, Detail: hostile}}
 	extra.Attention = model.Attention{NeedsYou: true, Rank: -3, Code: hostile, Reason: hostile, Action: model.Action(hostile), Command: hostile}
-	runs = append(runs, extra, model.Run{ID: hostile, Resumable: &model.ResumableDetail{}}, model.Run{})
+	return append(runs, extra, model.Run{ID: hostile, Resumable: &model.ResumableDetail{}}, model.Run{})
+}
+
+// otherWireLines are lines of every other type.
+func otherWireLines(t testing.TB) [][]byte {
+	hostile := "t \"q\" \\ <b>&</b> \n\x1b[31m \u009b \u202e \u2028 caf\u00e9 \xff \U0001F600"
+	now := time.Date(2026, 12, 1, 9, 0, 0, 120000000, time.FixedZone("", 5*3600+1800))
 	var lines [][]byte
-	for i := range runs {
-		b := fmt.Appendf(nil, `{"protocol":%d,"type":"run-added","at":"2026-12-01T09:00:00.5Z","run":`, ProtocolVersion)
-		b, err := runs[i].AppendJSON(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, append(b, "}\n"...))
-	}
 	for _, v := range []any{
 		map[string]any{"protocol": 1, "type": "run-removed", "at": now, "state_path": hostile, "id": hostile, "dir": hostile},
 		map[string]any{"protocol": 1, "type": "log-appended", "at": now, "path": hostile, "state_path": "/s", "truncated": true,
@@ -99,6 +112,57 @@ func TestWireDecodeAsUnmarshal(t *testing.T) {
 			t.Fatalf("line %d differs:\ngot  %+v\nwant %+v\n%s", i, got, want, line)
 		}
 	}
+}
+
+// A run in the compact form a dashboard asks its hosts for (CompactEnv) decodes to the run its full form
+// decodes to, and takes fewer bytes: a generated run's stages without the empty errors and checklists and
+// the times their timing repeated (issue 35: 8.3 KB a run on the wire).
+func TestCompactWireDecodesAsTheFullForm(t *testing.T) {
+	t.Parallel()
+	names := newWireNames()
+	full, compact := 0, 0
+	runs := wireRuns(t)
+	// Judged in time, as events' runs are: each stage's timing, with what the others say is usual.
+	h := model.NewHistory()
+	for i := range runs {
+		h.Observe(&runs[i])
+	}
+	for i := range runs[:len(runs)-3] { // not the hand-made ones
+		model.JudgeTime(&runs[i], time.Now(), model.LivenessRules{}, h)
+	}
+	for i, r := range runs {
+		var evs [2]wireEvent
+		for j, form := range []string{"", `,"compact":true`} {
+			b := fmt.Appendf(nil, `{"protocol":%d%s,"type":"run-added","at":"2026-12-01T09:00:00.5Z","run":`, ProtocolVersion, form)
+			var err error
+			if form == "" {
+				b, err = r.AppendJSON(b)
+			} else {
+				b, err = r.AppendWireJSON(b)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, "}\n"...)
+			if err := decodeWire(b, &evs[j], names); err != nil {
+				t.Fatalf("run %d: %v\n%s", i, err, b)
+			}
+			if r.Kind != "" && strings.HasPrefix(r.Dir, "/") && !strings.Contains(r.Dir, "testdata") {
+				if form == "" {
+					full += len(b)
+				} else {
+					compact += len(b)
+				}
+			}
+		}
+		if !reflect.DeepEqual(evs[1], evs[0]) {
+			t.Fatalf("run %d: compact form decodes to\n%+v\nwant\n%+v", i, evs[1].Run, evs[0].Run)
+		}
+	}
+	if full == 0 || float64(compact) > 0.9*float64(full) {
+		t.Errorf("the generated runs take %d bytes compact, %d full: want at most 90%%", compact, full)
+	}
+	t.Logf("generated runs: %d bytes compact, %d full", compact, full)
 }
 
 // What is not JSON, or not of the shape the writers write, is refused with where.

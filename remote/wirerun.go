@@ -128,7 +128,8 @@ func (d *wireDec) attention(a *model.Attention) error {
 }
 
 func (d *wireDec) stage(s *model.Stage) error {
-	return d.object(func(key []byte) error {
+	var said timingSaid
+	err := d.object(func(key []byte) error {
 		switch string(key) {
 		case "key":
 			return d.str(&s.Key)
@@ -141,6 +142,7 @@ func (d *wireDec) stage(s *model.Stage) error {
 		case "skip_reason":
 			return d.str(&s.SkipReason)
 		case "checklist":
+			said.checklist = true
 			return list(d, &s.Checklist, func(c *model.ChecklistItem) error {
 				return d.object(func(key []byte) error {
 					switch string(key) {
@@ -175,11 +177,27 @@ func (d *wireDec) stage(s *model.Stage) error {
 		case "output_files":
 			return d.raw(&s.OutputFiles)
 		case "timing":
-			return ptr(d, &s.Timing, d.stageTiming)
+			return ptr(d, &s.Timing, func(t *model.StageTiming) error { return d.stageTiming(t, &said) })
 		}
 		return d.skip()
 	})
+	if d.compact && !said.checklist {
+		s.Checklist = []model.ChecklistItem{} // model.Run.AppendWireJSON leaves out an empty one
+	}
+	if d.compact && s.Timing != nil {
+		// model.Run.AppendWireJSON left out what started_at and completed_at say.
+		if !said.started {
+			s.Timing.Started = s.StartedAt
+		}
+		if !said.ended {
+			s.Timing.Ended = s.CompletedAt
+		}
+	}
+	return err
 }
+
+// timingSaid is which of a stage's checklist and timing's times its line said, null included.
+type timingSaid struct{ checklist, started, ended bool }
 
 func (d *wireDec) checkpoint(c *model.Checkpoint) error {
 	return d.object(func(key []byte) error {
@@ -278,13 +296,29 @@ func (d *wireDec) int64p(p **int64) error {
 	return ptr(d, p, d.int64)
 }
 
-func (d *wireDec) stageTiming(t *model.StageTiming) error {
+func (d *wireDec) stageTiming(t *model.StageTiming, said *timingSaid) error {
 	return d.object(func(key []byte) error {
 		switch string(key) {
 		case "started":
+			said.started = true
 			return d.time(&t.Started)
 		case "ended":
+			said.ended = true
 			return d.time(&t.Ended)
+		case "usual":
+			if !d.compact {
+				return d.skip()
+			}
+			// AppendWireJSON's [median, p90, low, high].
+			usual := [...]**int64{&t.UsualMedianSeconds, &t.UsualP90Seconds, &t.UsualLowSeconds, &t.UsualHighSeconds}
+			i := 0
+			return d.array(func() error {
+				if i == len(usual) {
+					return d.errorf("more than %d usual durations", len(usual))
+				}
+				i++
+				return d.int64p(usual[i-1])
+			})
 		case "usual_median_seconds":
 			return d.int64p(&t.UsualMedianSeconds)
 		case "usual_p90_seconds":
