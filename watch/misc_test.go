@@ -1,9 +1,11 @@
 package watch
 
 import (
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"runwatch/model"
 )
@@ -77,5 +79,31 @@ func TestMergeBoundsEntriesForASlowReader(t *testing.T) {
 		a.Entries[len(a.Entries)-1].Offset != maxPendingEntries+9 {
 		t.Fatalf("kept %d entries from offset %d, skipped %d; want the newest %d and 10 skipped",
 			len(a.Entries), a.Entries[0].Offset, a.Skipped, maxPendingEntries)
+	}
+}
+
+// The names of the entries of run folders are one string for every run (issue 35); the folder of runs'
+// own entries, the run folders' names, are not shared.
+func TestTreeSharesTheNamesInRunFolders(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	a := makeResumableRun(t, filepath.Join(root, "a-20260215T014733Z"), "S1")
+	b := makeResumableRun(t, filepath.Join(root, "b-20260216T014733Z"), "S1")
+	tr := newTree(nil, true, false)
+	tr.add(root, 3, nil)
+	name := func(sp string) *byte {
+		t.Helper()
+		e := tr.dirs[filepath.Dir(sp)].entries
+		i, ok := e.find("state.env")
+		if !ok {
+			t.Fatalf("%s is not in its folder's snapshot", sp)
+		}
+		return unsafe.StringData(e[i].name)
+	}
+	if name(a) != name(b) {
+		t.Error("each run folder holds a copy of its own of the name state.env")
+	}
+	if tr.dirs[root].inRun {
+		t.Errorf("the folder of runs is taken for a run's: %d names shared", len(tr.names))
 	}
 }

@@ -68,6 +68,9 @@ type dirNode struct {
 	// polled: inotify could not or must not watch it, so the poll timer compares stats instead.
 	polled     bool
 	overBudget bool
+	// inRun: a run folder (it holds state.env) or a folder inside one, whose entries' names recur from run
+	// to run (names).
+	inRun bool
 }
 
 // dirEntries is a directory's snapshot sorted by name: a slice, not a map, because most watched folders
@@ -91,12 +94,40 @@ func (d dirEntries) get(name string) (fileStat, bool) {
 	return fileStat{}, false
 }
 
-func (d *dirEntries) set(name string, st fileStat) {
+// set records name's stat; a name new to the snapshot is kept as keep gives it.
+func (d *dirEntries) set(name string, st fileStat, keep func(string) string) {
 	if i, ok := d.find(name); ok {
 		(*d)[i].st = st
 	} else {
-		*d = slices.Insert(*d, i, dirEntry{name, st})
+		*d = slices.Insert(*d, i, dirEntry{keep(name), st})
 	}
+}
+
+// maxNames bounds the names a tree shares: a run folder's and its artifacts' are the writer's few dozen.
+const maxNames = 4096
+
+// names are the entry names a tree keeps once for every folder in a run that holds them (state.env,
+// run.log, checkpoints, M0.done.json, ...): at 10,000 runs a copy each was 110,000 strings (issue 35).
+type names map[string]string
+
+// keeper is how node's new entries keep their names: shared when node is in a run, else as given (a name
+// a listing gave is a string of its own).
+func (n names) keeper(node *dirNode) func(string) string {
+	if !node.inRun {
+		return func(name string) string { return name }
+	}
+	return n.of
+}
+
+func (n names) of(name string) string {
+	if s, ok := n[name]; ok {
+		return s
+	}
+	s := strings.Clone(name)
+	if len(n) < maxNames {
+		n[s] = s
+	}
+	return s
 }
 
 func (d *dirEntries) del(name string) {
@@ -133,6 +164,7 @@ type tree struct {
 	// ids are the identities of the watched directories, to watch a directory reached twice (a symlink)
 	// once. A set: its name is the one in dirs, and a name beside each id cost ~40 bytes a folder.
 	ids     map[fileID]struct{}
+	names   names
 	wanted  map[string]int // directories to watch as soon as they exist, with their budget
 	watches int
 	polled  int
@@ -147,7 +179,7 @@ type tree struct {
 func newTree(fsw *fsnotify.Watcher, forcePoll, costsDescriptors bool) *tree {
 	return &tree{
 		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().Add(-mtimeSlack).UnixNano(),
-		dirs: map[string]*dirNode{}, ids: map[fileID]struct{}{}, wanted: map[string]int{},
+		dirs: map[string]*dirNode{}, ids: map[fileID]struct{}{}, names: names{}, wanted: map[string]int{},
 		remoteSeen: map[string]int{}, fds: newFDBudget(costsDescriptors),
 	}
 }
@@ -213,7 +245,8 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 			// name only, so watching it twice would only confuse which run a change belongs to.
 			return
 		}
-		node = &dirNode{budget: budget, id: id}
+		parent := t.dirs[filepath.Dir(dir)]
+		node = &dirNode{budget: budget, id: id, inRun: parent != nil && parent.inRun}
 		// Watch before reading the directory: whatever is created after Add is evented, whatever before is
 		// in the listing below.
 		if !t.watchDir(dir, node) {
@@ -231,6 +264,8 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 	if fresh {
 		node.entries, node.listed = make(dirEntries, 0, len(entries)), true
 	}
+	node.inRun = node.inRun || slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == "state.env" })
+	keep := t.names.keeper(node)
 	var subdirs []string
 	for _, e := range entries {
 		name := e.Name()
@@ -243,7 +278,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 		}
 		if fresh {
 			if st, ok := entryStat(dir, e, node.polled); ok {
-				node.entries.set(name, st)
+				node.entries.set(name, st, keep)
 				if synth != nil {
 					*synth = append(*synth, change{path: filepath.Join(dir, name), op: fsnotify.Create})
 				}
@@ -404,7 +439,11 @@ func (t *tree) refresh(path string) (now fileStat, exists, wasDir bool) {
 		}
 	}
 	if ok {
-		parent.entries.set(name, now)
+		keep := t.names.keeper(parent)
+		if !parent.inRun {
+			keep = strings.Clone // name is cut from the event's path: kept alone, it would keep the path
+		}
+		parent.entries.set(name, now, keep)
 	}
 	return now, true, wasDir
 }
@@ -436,6 +475,7 @@ func (t *tree) scan(dir string, out *[]change) {
 		return
 	}
 	seen := make(map[string]bool, len(entries))
+	keep := t.names.keeper(node)
 	for _, e := range entries {
 		name := e.Name()
 		if scratchName(name) {
@@ -447,7 +487,7 @@ func (t *tree) scan(dir string, out *[]change) {
 		}
 		seen[name] = true
 		before, had := node.entries.get(name)
-		node.entries.set(name, now)
+		node.entries.set(name, now, keep)
 		path := filepath.Join(dir, name)
 		switch {
 		case had && before.baseline && before.dir == now.dir:
@@ -466,7 +506,7 @@ func (t *tree) scan(dir string, out *[]change) {
 			*out = append(*out, change{path: path, op: fsnotify.Remove | fsnotify.Create, wasDir: before.dir})
 			if before.dir {
 				t.remove(path)
-				node.entries.set(name, now)
+				node.entries.set(name, now, keep)
 			}
 			if now.dir {
 				t.addChild(path, out)
