@@ -55,3 +55,27 @@ func RunPointers(runs []Run) []*Run {
 	}
 	return out
 }
+
+// PackStrings is list as a list of its length whose strings are cut from one string: for a list a run keeps
+// for as long as it is shown (its artifacts' names), one object for the text instead of one a name, and no
+// spare room (issue 35). Nil and empty lists come back as they are.
+func PackStrings(list []string) []string {
+	if len(list) == 0 {
+		return list
+	}
+	n := 0
+	for _, s := range list {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range list {
+		b.WriteString(s)
+	}
+	all := b.String()
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i], all = all[:len(s)], all[len(s):]
+	}
+	return out
+}

@@ -58,3 +58,15 @@ func TestKVsShareTheirKeysSafely(t *testing.T) {
 		t.Errorf("lists mixed up: %v %v", c.List(), d.List())
 	}
 }
+
+func TestPackStringsKeepsTheList(t *testing.T) {
+	t.Parallel()
+	list := []string{"checkpoints/M0.done.json", "", "m0/summary.json"}
+	got := PackStrings(append(make([]string, 0, 8), list...))
+	if !reflect.DeepEqual(got, list) || cap(got) != len(list) {
+		t.Errorf("packed %q (cap %d), want %q at its length", got, cap(got), list)
+	}
+	if PackStrings(nil) != nil || PackStrings([]string{}) == nil {
+		t.Error("a nil or empty list changed kind")
+	}
+}

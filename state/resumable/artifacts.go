@@ -404,5 +404,5 @@ func listArtifacts(root string) artifactListing {
 	if capped {
 		out = append(out, fmt.Sprintf("… (listing stopped at %d files or %d levels)", maxArtifacts, maxArtifactDepth))
 	}
-	return artifactListing{files: out, dirs: dirs}
+	return artifactListing{files: model.PackStrings(out), dirs: dirs}
 }
