@@ -17,22 +17,60 @@ import (
 // MarshalJSON writes the run as its json tags say, with updated_at as the file spells it (jsonTime), last,
 // where the reflection-built encoding put it.
 func (r Run) MarshalJSON() ([]byte, error) {
-	return r.appendJSON(make([]byte, 0, 8<<10), false)
+	return r.appendJSON(make([]byte, 0, 8<<10), nil)
 }
 
 // AppendJSON appends the run's JSON (MarshalJSON's bytes) to b: for a writer that puts the run inside a
 // line of its own, which encoding/json would check and compact again after MarshalJSON (a tenth of a
 // host's CPU over the first 1,000 runs of `runwatch events`, issue 35).
-func (r *Run) AppendJSON(b []byte) ([]byte, error) { return r.appendJSON(b, false) }
+func (r *Run) AppendJSON(b []byte) ([]byte, error) { return r.appendJSON(b, nil) }
 
 // AppendWireJSON appends the run in the compact form a linked `runwatch events` writes for the runwatch that
 // asked for it (remote.CompactEnv): each stage leaves out an empty error and checklist, its timing leaves
-// out the start and end its started_at and completed_at already say (an empty checklist, not a missing one), and the four usual durations are one
-// array "usual" of [median, p90, low, high]. Stages were 46% of a host's bytes a run, their timing a third
-// of that (issue 35); the dashboard's decoder restores the run as AppendJSON's bytes give it.
-func (r *Run) AppendWireJSON(b []byte) ([]byte, error) { return r.appendJSON(b, true) }
+// out the start and end its started_at and completed_at already say (an empty checklist, not a missing one),
+// and the four usual durations are one array "usual" of [median, p90, low, high]; a stage's checkpoint that
+// is one of the resumable detail's is its index there ("checkpoint_of"); and a path in the run's folder is
+// written without it, under its key and "@" ("state_path@": "state.env"). Stages were 46% of a host's bytes
+// a run, their timing a third of that, the run's folder repeated 0.6 KB (issue 35); the dashboard's decoder
+// restores the run as AppendJSON's bytes give it.
+func (r *Run) AppendWireJSON(b []byte) ([]byte, error) {
+	w := &wireForm{dir: r.Dir + "/"}
+	if r.Resumable != nil {
+		w.checkpoints = r.Resumable.Checkpoints
+	}
+	return r.appendJSON(b, w)
+}
 
-func (r *Run) appendJSON(b []byte, compact bool) ([]byte, error) {
+// wireForm is what AppendWireJSON's writers need of the run; nil writes the full form.
+type wireForm struct {
+	dir         string // the run's folder and a slash
+	checkpoints []Checkpoint
+}
+
+// path writes "key":p, or "key@" and p without its folder when that is the run's.
+func (w *wireForm) path(b []byte, key, p string) []byte {
+	b = append(append(b, '"'), key...)
+	if w != nil && len(w.dir) > 1 && len(p) > len(w.dir) && p[:len(w.dir)] == w.dir {
+		return appendJSONString(append(b, `@":`...), p[len(w.dir):])
+	}
+	return appendJSONString(append(b, `":`...), p)
+}
+
+// checkpointOf is the index of c among the detail's checkpoints, -1 for none.
+func (w *wireForm) checkpointOf(c *Checkpoint) int {
+	if w == nil {
+		return -1
+	}
+	for i := range w.checkpoints {
+		if cp := &w.checkpoints[i]; cp == c || (cp.File == c.File && cp.Stage == c.Stage && cp.Status == c.Status &&
+			sameTime(cp.Timestamp, c.Timestamp)) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *Run) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 	var err error
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, r.ID)
@@ -61,17 +99,16 @@ func (r *Run) appendJSON(b []byte, compact bool) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = r.Stages[i].appendJSON(b, compact); err != nil {
+			if b, err = r.Stages[i].appendJSON(b, w); err != nil {
 				return nil, err
 			}
 		}
 		b = append(b, ']')
 	}
-	if b, err = r.appendJSONLists(b); err != nil {
+	if b, err = r.appendJSONLists(b, w); err != nil {
 		return nil, err
 	}
-	b = append(b, `,"state_path":`...)
-	b = appendJSONString(b, r.StatePath)
+	b = w.path(append(b, ','), "state_path", r.StatePath)
 	b = appendJSONStringOmit(b, `,"project_root":`, r.ProjectRoot)
 	if r.Archived {
 		b = append(b, `,"archived":true`...)
@@ -131,7 +168,7 @@ func (r *Run) appendJSON(b []byte, compact bool) ([]byte, error) {
 	}
 	if r.Resumable != nil {
 		b = append(b, `,"resumable":`...)
-		if b, err = r.Resumable.appendJSON(b); err != nil {
+		if b, err = r.Resumable.appendJSON(b, w); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +180,7 @@ func (r *Run) appendJSON(b []byte, compact bool) ([]byte, error) {
 }
 
 // appendJSONLists writes the run's flags, locks, problems and log, as its tags say.
-func (r *Run) appendJSONLists(b []byte) ([]byte, error) {
+func (r *Run) appendJSONLists(b []byte, w *wireForm) ([]byte, error) {
 	var err error
 	b = append(b, `,"flags":`...)
 	b = appendJSONList(b, r.Flags, func(b []byte, f Flag) []byte {
@@ -171,8 +208,7 @@ func (r *Run) appendJSONLists(b []byte) ([]byte, error) {
 	if l := r.Log; l == nil {
 		b = append(b, `,"log":null`...)
 	} else {
-		b = append(b, `,"log":{"path":`...)
-		b = appendJSONString(b, l.Path)
+		b = w.path(append(b, `,"log":{`...), "path", l.Path)
 		b = append(b, `,"size_bytes":`...)
 		b = strconv.AppendInt(b, l.SizeBytes, 10)
 		if len(l.Undone) > 0 {
@@ -184,7 +220,7 @@ func (r *Run) appendJSONLists(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-func (d *ResumableDetail) appendJSON(b []byte) ([]byte, error) {
+func (d *ResumableDetail) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 	var err error
 	kvs := func(b []byte, kv KV) []byte {
 		b = append(b, `{"key":`...)
@@ -196,10 +232,8 @@ func (d *ResumableDetail) appendJSON(b []byte) ([]byte, error) {
 	b = appendJSONString(b, d.RunID)
 	b = append(b, `,"task_name":`...)
 	b = appendJSONString(b, d.TaskName)
-	b = append(b, `,"checklist_path":`...)
-	b = appendJSONString(b, d.ChecklistPath)
-	b = append(b, `,"lock_file":`...)
-	b = appendJSONString(b, d.LockFile)
+	b = w.path(append(b, ','), "checklist_path", d.ChecklistPath)
+	b = w.path(append(b, ','), "lock_file", d.LockFile)
 	b = append(b, `,"keys":`...)
 	b = appendJSONList(b, d.Keys.List(), kvs)
 	b = append(b, `,"checklist_keys":`...)
@@ -213,7 +247,7 @@ func (d *ResumableDetail) appendJSON(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = d.Checkpoints[i].appendJSON(b); err != nil {
+			if b, err = d.Checkpoints[i].appendJSON(b, w); err != nil {
 				return nil, err
 			}
 		}
@@ -247,7 +281,9 @@ func (d *ResumableDetail) appendJSON(b []byte) ([]byte, error) {
 	if d.ReopensWithoutCheckpoint {
 		b = append(b, `,"reopens_without_checkpoint":true`...)
 	}
-	b = appendJSONStringOmit(b, `,"checkpoint_dir":`, d.CheckpointDir)
+	if d.CheckpointDir != "" {
+		b = w.path(append(b, ','), "checkpoint_dir", d.CheckpointDir)
+	}
 	b = appendJSONStringOmit(b, `,"last_error":`, d.LastError)
 	if d.Blocked != nil {
 		if b, err = appendJSONValue(b, `,"blocked":`, d.Blocked); err != nil {
@@ -257,9 +293,8 @@ func (d *ResumableDetail) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func (c *Checkpoint) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"file":`...)
-	b = appendJSONString(b, c.File)
+func (c *Checkpoint) appendJSON(b []byte, w *wireForm) ([]byte, error) {
+	b = w.path(append(b, '{'), "file", c.File)
 	b = append(b, `,"stage":`...)
 	b = appendJSONString(b, c.Stage)
 	b = append(b, `,"status":`...)
@@ -296,10 +331,11 @@ func appendJSONValue(b []byte, key string, v any) ([]byte, error) {
 // MarshalJSON writes the stage as its json tags say, with started_at and completed_at as the file spells
 // them (jsonTime), after the other fields, where the reflection-built encoding put them.
 func (s Stage) MarshalJSON() ([]byte, error) {
-	return s.appendJSON(make([]byte, 0, 512), false)
+	return s.appendJSON(make([]byte, 0, 512), nil)
 }
 
-func (s *Stage) appendJSON(b []byte, compact bool) ([]byte, error) {
+func (s *Stage) appendJSON(b []byte, w *wireForm) ([]byte, error) {
+	compact := w != nil
 	var err error
 	b = append(b, `{"key":`...)
 	b = appendJSONString(b, s.Key)
@@ -334,8 +370,9 @@ func (s *Stage) appendJSON(b []byte, compact bool) ([]byte, error) {
 		b = append(b, `,"order_unknown":true`...)
 	}
 	if c := s.Checkpoint; c != nil {
-		b = append(b, `,"checkpoint":`...)
-		if b, err = c.appendJSON(b); err != nil {
+		if i := w.checkpointOf(c); i >= 0 {
+			b = strconv.AppendInt(append(b, `,"checkpoint_of":`...), int64(i), 10)
+		} else if b, err = c.appendJSON(append(b, `,"checkpoint":`...), w); err != nil {
 			return nil, err
 		}
 	}

@@ -77,6 +77,11 @@ type wireDec struct {
 	times []time.Time // where time takes the next one from
 	// compact: the line said its run is in model.Run.AppendWireJSON's form.
 	compact bool
+	// dir is the run's folder, for its paths written without it; stages counts the run's stages read so far,
+	// checkpointOf holds each one's "checkpoint_of" said: [stage, index].
+	dir          string
+	stages       int
+	checkpointOf [][2]int
 }
 
 // wireNames holds the short strings a host's lines have said, so that each is made once however many runs

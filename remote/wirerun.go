@@ -28,14 +28,19 @@ func ptr[T any](d *wireDec, p **T, fill func(*T) error) error {
 }
 
 func (d *wireDec) run(r *model.Run) error {
-	return d.object(func(key []byte) error {
+	d.dir, d.checkpointOf = "", d.checkpointOf[:0]
+	err := d.object(func(key []byte) error {
 		switch string(key) {
 		case "id":
 			return d.str(&r.ID)
 		case "kind":
 			return strAs(d, &r.Kind)
 		case "dir":
-			return d.str(&r.Dir)
+			if err := d.str(&r.Dir); err != nil {
+				return err
+			}
+			d.dir = r.Dir
+			return nil
 		case "title":
 			return d.str(&r.Title)
 		case "status":
@@ -55,6 +60,7 @@ func (d *wireDec) run(r *model.Run) error {
 				return d.skip()
 			})
 		case "stages":
+			d.stages, d.checkpointOf = 0, d.checkpointOf[:0]
 			return list(d, &r.Stages, d.stage)
 		case "flags":
 			return list(d, &r.Flags, d.flag)
@@ -66,6 +72,8 @@ func (d *wireDec) run(r *model.Run) error {
 					switch string(key) {
 					case "path":
 						return d.str(&l.Path)
+					case "path@":
+						return d.inDir(&l.Path)
 					case "size_bytes":
 						return d.int64(&l.SizeBytes)
 					case "undone":
@@ -76,6 +84,8 @@ func (d *wireDec) run(r *model.Run) error {
 			})
 		case "state_path":
 			return d.str(&r.StatePath)
+		case "state_path@":
+			return d.inDir(&r.StatePath)
 		case "project_root":
 			return d.str(&r.ProjectRoot)
 		case "archived":
@@ -105,6 +115,39 @@ func (d *wireDec) run(r *model.Run) error {
 		}
 		return d.skip()
 	})
+	if err != nil {
+		return err
+	}
+	return d.stageCheckpoints(r)
+}
+
+// stageCheckpoints points each stage that said "checkpoint_of" (model.Run.AppendWireJSON) at that checkpoint
+// of the run's resumable detail.
+func (d *wireDec) stageCheckpoints(r *model.Run) error {
+	for _, c := range d.checkpointOf {
+		i, at := c[0], c[1]
+		if i >= len(r.Stages) || r.Resumable == nil || at < 0 || at >= len(r.Resumable.Checkpoints) {
+			return d.errorf("stage %d: checkpoint_of %d is not one of the run's checkpoints", i, at)
+		}
+		r.Stages[i].Checkpoint = &r.Resumable.Checkpoints[at]
+	}
+	return nil
+}
+
+// inDir reads a path that model.Run.AppendWireJSON wrote without the run's folder ("key@"): "dir" came first.
+func (d *wireDec) inDir(s *string) error {
+	if !d.compact {
+		return d.skip()
+	}
+	var rel string
+	if err := d.str(&rel); err != nil {
+		return err
+	}
+	if d.dir == "" {
+		return d.errorf("a path in the run's folder, before the folder")
+	}
+	*s = d.dir + "/" + rel
+	return nil
 }
 
 func (d *wireDec) attention(a *model.Attention) error {
@@ -129,6 +172,8 @@ func (d *wireDec) attention(a *model.Attention) error {
 
 func (d *wireDec) stage(s *model.Stage) error {
 	var said timingSaid
+	stage := d.stages
+	d.stages++
 	err := d.object(func(key []byte) error {
 		switch string(key) {
 		case "key":
@@ -168,6 +213,16 @@ func (d *wireDec) stage(s *model.Stage) error {
 			return d.bool(&s.OrderUnknown)
 		case "checkpoint":
 			return ptr(d, &s.Checkpoint, d.checkpoint)
+		case "checkpoint_of":
+			if !d.compact {
+				return d.skip()
+			}
+			at := -1
+			if err := d.int(&at); err != nil {
+				return err
+			}
+			d.checkpointOf = append(d.checkpointOf, [2]int{stage, at})
+			return nil
 		case "warnings":
 			return d.strs(&s.Warnings)
 		case "started_at":
@@ -204,6 +259,8 @@ func (d *wireDec) checkpoint(c *model.Checkpoint) error {
 		switch string(key) {
 		case "file":
 			return d.str(&c.File)
+		case "file@":
+			return d.inDir(&c.File)
 		case "stage":
 			return d.str(&c.Stage)
 		case "status":
@@ -248,8 +305,12 @@ func (d *wireDec) resumable(r *model.ResumableDetail) error {
 			return d.str(&r.TaskName)
 		case "checklist_path":
 			return d.str(&r.ChecklistPath)
+		case "checklist_path@":
+			return d.inDir(&r.ChecklistPath)
 		case "lock_file":
 			return d.str(&r.LockFile)
+		case "lock_file@":
+			return d.inDir(&r.LockFile)
 		case "keys":
 			return d.packedKVs(&r.Keys)
 		case "checklist_keys":
@@ -278,6 +339,8 @@ func (d *wireDec) resumable(r *model.ResumableDetail) error {
 			return d.bool(&r.ReopensWithoutCheckpoint)
 		case "checkpoint_dir":
 			return d.str(&r.CheckpointDir)
+		case "checkpoint_dir@":
+			return d.inDir(&r.CheckpointDir)
 		case "last_error":
 			return d.str(&r.LastError)
 		case "ledger":
