@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"sync/atomic"
+	"sync"
 )
 
 // Policy is how a long command tunes the collector. A fixed soft memory limit is tuned for one size of
@@ -32,19 +32,20 @@ type Policy struct {
 	// so a heap allowed to double before it is marked again costs a third less marking over the load. Once
 	// the live heap holds still, the next collection sets the limit back to factor, and the RSS with it.
 	growFactor float64
-	// offOnceLimited turns GOGC off while the soft limit is below the heap GOGC 100 allows (twice what is
-	// live), where the limit paces the collector anyway, and back on below that. With GOGC on, the runtime
-	// also collects every two minutes whatever was allocated: marking the dashboard's 165 MB at 10,000 runs
-	// cost 0.5 s of CPU each time, 0.4% of a core idle (docs/BENCHMARKS.md, "The collector's settings"). A
-	// small heap keeps GOGC, and its RSS, as it was.
-	offOnceLimited bool
+	// offAtGOGCPace turns GOGC off at every heap size. With GOGC on, the runtime also collects every two
+	// minutes whatever was allocated: marking the dashboard's 165 MB at 10,000 runs cost 0.5 s of CPU each
+	// time, 0.4% of a core idle, and at 6 runs that collection and its wake-ups were a sixth of an idle
+	// dashboard's CPU (docs/BENCHMARKS.md, "The collector's settings", "Session 10"). Where the soft limit is
+	// above GOGC 100's goal (twice what is live) it is lowered to that goal, so a small heap keeps the pace
+	// and the RSS it had under GOGC 100, without the timed collection.
+	offAtGOGCPace bool
 }
 
 // Dashboard: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
 // for its RSS goal at 1,200 runs, where the default GC let the heap reach twice what is live; above it the
 // heap may grow by half of what is live.
 // While runs arrive (a fleet's first snapshots, a local first read) it may grow by as much as is live.
-var Dashboard = Policy{floor: 56 << 20, factor: 1.5, growFactor: 2, offOnceLimited: true}
+var Dashboard = Policy{floor: 56 << 20, factor: 1.5, growFactor: 2, offAtGOGCPace: true}
 
 // Status: status streams its document, and what it keeps of each run holds no pointer (status.statusRec, the
 // history's samples, discovery's seen sets); the rest of its live heap is caches of a bounded size. So a
@@ -76,17 +77,19 @@ func (p Policy) Apply(getenv func(string) string) (restore func()) {
 		undo = append(undo, func() { debug.SetGCPercent(old) })
 	}
 	if limited {
-		if !p.offOnceLimited || getenv("GOGC") != "" {
-			p.offOnceLimited = false // the user's GOGC stays theirs
+		if !p.offAtGOGCPace || getenv("GOGC") != "" {
+			p.offAtGOGCPace = false // the user's GOGC stays theirs
 		} else {
 			old := debug.SetGCPercent(100)
 			undo = append(undo, func() { debug.SetGCPercent(old) })
 		}
 		old := debug.SetMemoryLimit(-1)
-		stop := &atomic.Bool{}
-		rearm(p, stop, p.follow(0))
+		st := &following{}
+		rearm(p, st, p.follow(0))
 		undo = append(undo, func() {
-			stop.Store(true)
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.stopped = true
 			debug.SetMemoryLimit(old)
 		})
 	}
@@ -97,13 +100,14 @@ func (p Policy) Apply(getenv func(string) string) (restore func()) {
 	}
 }
 
-// follow sets the soft limit from the live heap of the last collection, and GOGC with it (offOnceLimited);
+// follow sets the soft limit from the live heap of the last collection (and GOGC off, offAtGOGCPace);
 // before is the live heap it followed the last time, and it returns the one it follows now.
 func (p Policy) follow(before uint64) uint64 {
 	live := liveHeap()
 	limit := p.limitAfter(before, live)
-	if p.offOnceLimited {
-		debug.SetGCPercent(gcPercentFor(live, limit)) // first: a reader that sees the new limit sees it too
+	if p.offAtGOGCPace {
+		debug.SetGCPercent(-1) // first: a reader that sees the new limit sees it too
+		limit = min(limit, gogcPace(live, nonHeap()))
 	}
 	debug.SetMemoryLimit(limit)
 	return live
@@ -118,13 +122,33 @@ func (p Policy) limitAfter(before, live uint64) int64 {
 	return p.limitFor(live)
 }
 
-// gcPercentFor is GOGC under a soft limit of limit with live bytes live: off (-1) where the limit is below
-// GOGC 100's goal, twice what is live, and so paces the collector by itself; 100 otherwise.
-func gcPercentFor(live uint64, limit int64) int {
-	if float64(limit) < 2*float64(live) {
-		return -1
+// gogcMinHeap is the least heap goal of GOGC 100 (the runtime's heapMinimum).
+const gogcMinHeap = 4 << 20
+
+// gogcPace is the soft limit under which the runtime's heap goal, with GOGC off, is GOGC 100's: twice what
+// is live, at least gogcMinHeap. The runtime takes what it holds besides the heap (nonHeap) off the limit,
+// and 3% (at least 1 MiB) of what is left, before it sets the goal.
+func gogcPace(live, nonHeap uint64) int64 {
+	goal := max(2*live, gogcMinHeap)
+	return int64(nonHeap + goal + max(goal*3/100, 1<<20))
+}
+
+// nonHeap is what the runtime holds that is not heap memory in use or free for it (stacks, its own
+// structures, the unused part of heap spans): what it subtracts from the soft limit to set a heap goal.
+func nonHeap() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	var v [4]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
 	}
-	return 100
+	if held := v[1] + v[2] + v[3]; held < v[0] {
+		return v[0] - held
+	}
+	return 0
 }
 
 func (p Policy) limitFor(live uint64) int64 {
@@ -136,18 +160,27 @@ func (p Policy) limitFor(live uint64) int64 {
 }
 
 // rearm runs follow once after the next collection and arms itself again: a cleanup on an object nothing
-// keeps runs after the collection that found it unreachable. An idle process allocates nothing, collects
-// only when the runtime forces it (every two minutes) and so wakes no more for this.
-func rearm(p Policy, stop *atomic.Bool, live uint64) {
+// keeps runs after the collection that found it unreachable. An idle process allocates little and, with
+// GOGC off, is never collected on a timer, so this wakes nobody.
+func rearm(p Policy, st *following, live uint64) {
 	// 32 bytes without pointers: not the tiny allocator's (under 16 bytes), whose blocks are shared with
 	// other objects and may never be freed.
 	sentinel := new([32]byte)
-	runtime.AddCleanup(sentinel, func(stop *atomic.Bool) {
-		if stop.Load() {
+	runtime.AddCleanup(sentinel, func(st *following) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.stopped {
 			return
 		}
-		rearm(p, stop, p.follow(live))
-	}, stop)
+		rearm(p, st, p.follow(live))
+	}, st)
+}
+
+// following is an applied policy's state: once stopped (undone), no follow is under way or to come, so
+// what the undo restores stays.
+type following struct {
+	mu      sync.Mutex
+	stopped bool
 }
 
 // liveHeap is the heap the last collection found live (runtime/metrics: what GOGC's goal is computed from).

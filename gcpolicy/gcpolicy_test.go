@@ -1,6 +1,7 @@
 package gcpolicy
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -19,8 +20,7 @@ func TestDashboardSoftLimitIsNeverBelowTheLiveHeap(t *testing.T) {
 		for range 10 {
 			held = append(held, make([]byte, 1<<20))
 		}
-		runtime.GC()
-		live, limit := afterCleanups(t)
+		live, limit := collect(t)
 		if limit < int64(live) {
 			t.Fatalf("with %d MiB held: soft limit %d MiB is below the live heap of %d MiB", len(held), limit>>20, live>>20)
 		}
@@ -80,19 +80,25 @@ var sink []byte
 // the collector's settings they apply are the process's.
 func noEnv(string) string { return "" }
 
-// afterCleanups waits until the limit has been set again after the last collection (cleanups run on their
-// own goroutine, after the collection returns) and returns the live heap and the limit then.
-func afterCleanups(t *testing.T) (uint64, int64) {
+// collect runs a collection and waits until the policy has set the limit again after it (cleanups run on
+// their own goroutine, after the collection returns), and returns the live heap and the limit then.
+func collect(t *testing.T) (uint64, int64) {
 	t.Helper()
-	live := liveHeap()
-	for range 2000 {
-		limit := debug.SetMemoryLimit(-1)
-		if limit >= Dashboard.limitFor(live) {
-			return live, limit
+	const unset = math.MaxInt64 - 1 // no limit the policy sets
+	debug.SetMemoryLimit(unset)
+	// A policy's sentinel made while a collection was under way outlives it: then the next one frees it.
+	for range 10 {
+		runtime.GC()
+		live := liveHeap()
+		for range 200 {
+			if limit := debug.SetMemoryLimit(-1); limit != unset {
+				return live, limit
+			}
+			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(time.Millisecond)
 	}
-	return live, debug.SetMemoryLimit(-1)
+	t.Fatal("the policy did not set the limit again after a collection")
+	return 0, 0
 }
 
 func gcCycles() uint64 {
@@ -132,51 +138,59 @@ func TestEventsLimitFollowsTheLiveHeap(t *testing.T) {
 	}
 }
 
-// Once the dashboard's limit paces the collector (a live heap over 28 MiB, where 1.5 times it or the 56 MiB
-// floor is below twice it), GOGC is off: the runtime's collection every two minutes would mark the whole
-// heap for nothing. A small heap keeps GOGC 100 under the floor.
-func TestDashboardTurnsGOGCOffOnlyWhereItsLimitPaces(t *testing.T) {
-	for _, c := range []struct {
-		live    uint64
-		percent int
-	}{{0, 100}, {8 << 20, 100}, {28 << 20, 100}, {29 << 20, -1}, {165 << 20, -1}} {
-		if got := gcPercentFor(c.live, Dashboard.limitFor(c.live)); got != c.percent {
-			t.Errorf("%d MiB live: GOGC %d, want %d", c.live>>20, got, c.percent)
+// The dashboard turns GOGC off at every heap size: under GOGC the runtime collects every two minutes,
+// which marked 165 MB at 10,000 runs for nothing, and at 6 runs was a sixth of an idle dashboard's CPU. A
+// small heap's limit is GOGC 100's pace (twice what is live, beside what the runtime holds besides), not
+// the 56 MiB floor, so it collects and holds as it did under GOGC 100.
+func TestDashboardTurnsGOGCOffAtGOGCsPace(t *testing.T) {
+	for _, c := range []struct{ live, nonHeap, want uint64 }{
+		{0, 0, 4<<20 + 1<<20},                      // GOGC 100's least goal, and the runtime's 1 MiB of headroom
+		{8 << 20, 3 << 20, 3<<20 + 16<<20 + 1<<20}, // twice what is live
+		{100 << 20, 10 << 20, 10<<20 + 200<<20 + 6<<20},
+	} {
+		if got := gogcPace(c.live, c.nonHeap); got != int64(c.want) {
+			t.Errorf("%d MiB live, %d MiB besides: limit %d, want %d", c.live>>20, c.nonHeap>>20, got, c.want)
 		}
 	}
-	// Applied: with 64 MiB held, GOGC is off after a collection that found the heap as it was (the one that
-	// found it grown sets twice it, GOGC 100's own pace); undone, it is what it was.
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
-	undo := Dashboard.Apply(noEnv)
-	held := make([][]byte, 64)
-	for i := range held {
-		held[i] = make([]byte, 1<<20)
-	}
-	// A few collections: under -race, or a loaded machine, one may still find the heap grown.
-	got := 0
-	for range 10 {
-		runtime.GC()
-		afterCleanups(t)
-		time.Sleep(20 * time.Millisecond)
-		if got = debug.SetGCPercent(-1); got == -1 {
-			break
+	for _, mib := range []int{8, 64} {
+		undo := Dashboard.Apply(noEnv)
+		held := make([][]byte, mib)
+		for i := range held {
+			held[i] = make([]byte, 1<<20)
 		}
+		live, limit := collect(t)
+		got := debug.SetGCPercent(-1)
 		debug.SetGCPercent(got)
-	}
-	runtime.KeepAlive(held)
-	undo()
-	if got != -1 {
-		t.Errorf("the dashboard with 64 MiB live: GOGC %d, want off", got)
+		if got != -1 {
+			t.Errorf("the dashboard with %d MiB live: GOGC %d, want off", mib, got)
+		}
+		if mib == 8 {
+			if want := Dashboard.limitFor(live); limit >= want || limit < int64(2*live) {
+				t.Errorf("8 MiB held, %d MiB live: limit %d MiB, want twice the live heap and more, below the floor's %d MiB",
+					live>>20, limit>>20, want>>20)
+			}
+			// Garbage four times what is live takes about the collections GOGC 100 would (four), not one
+			// per allocation: a limit too tight for the runtime's own memory would spin the collector.
+			before := gcCycles()
+			for range 4 * mib << 10 {
+				sink = make([]byte, 1<<10)
+			}
+			if n := gcCycles() - before; n > 8 {
+				t.Errorf("%d MiB of garbage beside %d MiB live took %d collections, want at most 8", 4*mib, mib, n)
+			}
+		}
+		runtime.KeepAlive(held)
+		undo()
 	}
 	if now := debug.SetGCPercent(100); now != 100 {
 		t.Errorf("GOGC after the policy is undone: %d, want 100", now)
 	}
 	// The user's GOGC stays theirs.
-	undo = Dashboard.Apply(func(k string) string { return map[string]string{"GOGC": "200"}[k] })
-	runtime.GC()
-	afterCleanups(t)
-	got = debug.SetGCPercent(100)
+	undo := Dashboard.Apply(func(k string) string { return map[string]string{"GOGC": "200"}[k] })
+	collect(t)
+	got := debug.SetGCPercent(100)
 	undo()
 	if got != 100 {
 		t.Errorf("with GOGC=200 in the environment the policy set GOGC %d; it must leave it alone", got)
