@@ -27,13 +27,19 @@ import (
 // w×h, with the log opened.
 func indexedPane(t *testing.T, path string, w, h int) *Pane {
 	t.Helper()
+	return indexedPaneOf(t, path, w, h, func(ix *runlog.Index) app.LogSource { return ix })
+}
+
+// indexedPaneOf is indexedPane with the index seen through source.
+func indexedPaneOf(t *testing.T, path string, w, h int, source func(*runlog.Index) app.LogSource) *Pane {
+	t.Helper()
 	open := func(string) (app.LogSource, error) {
-		src, err := runlog.OpenIndex(path)
+		ix, err := runlog.OpenIndex(path)
 		if err != nil {
 			return nil, err
 		}
-		t.Cleanup(func() { src.Close() })
-		return src, nil
+		t.Cleanup(func() { ix.Close() })
+		return source(ix), nil
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	run := model.Run{ID: "irm-backfill-20261103T120000Z", Kind: model.KindResumable, Status: model.StatusRunning,

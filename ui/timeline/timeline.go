@@ -33,8 +33,10 @@ type timeline struct {
 	runPath string
 	path    string // the log file, or "" for a timeline built from the run
 	src     app.LogSource
-	err     string
-	opening bool
+	// numbered: src's line numbers were final (its count done) when the window was last read.
+	numbered bool
+	err      string
+	opening  bool
 
 	window []string
 	// windowEntries parses window line by line, done in reload (Update) so View only draws.
@@ -331,7 +333,7 @@ func (tl *timeline) opened(msg LogOpenedMsg, h int) {
 		tl.err = text.Sanitize(msg.err.Error())
 		return
 	}
-	tl.src = msg.src
+	tl.src, tl.numbered = msg.src, false
 	tl.follow = true
 	tl.reload(h)
 }
@@ -345,14 +347,22 @@ type exacter interface{ Exact() bool }
 // countingRedraw is how often the timeline redraws while its index still counts the log's lines.
 const countingRedraw = time.Second
 
-// poll runs on the clock tick: an index still counting fills in lines and may renumber them.
+// poll runs on the clock tick: an index still counting fills in lines and may renumber them. Once the count
+// is done and its numbers shown, a tick reads nothing: the ticks of an idle dashboard (an age turning a
+// minute) re-read and re-parsed the visible lines of the log each time, to show the same lines.
 func (tl *timeline) poll(h int) {
-	_, counting := tl.src.(exacter)
+	e, counting := tl.src.(exacter)
 	_, moving := tl.src.(renumberer)
-	if counting || moving {
-		// reload applies any renumbering and reads the h visible lines, which is all a tick costs.
-		tl.reload(h)
+	if !counting && !moving {
+		return
 	}
+	exact := counting && e.Exact() // before reload: a count done now is renumbered by it
+	if exact && tl.numbered {
+		return
+	}
+	// reload applies any renumbering and reads the h visible lines, which is all a tick costs.
+	tl.reload(h)
+	tl.numbered = exact
 }
 
 // Waiter is a LogSource that indexes appended bytes in the background (runlog.Index).
