@@ -73,6 +73,8 @@ const (
 	// maxLine bounds one JSON line: a run with thousands of stages is large (its state file is at most
 	// 1 MiB), an endless line is an attack. A longer line is read past, not kept, and fails the host.
 	maxLine = 16 << 20
+	// keepLineBuffer is the most room kept for the next line once one is read.
+	keepLineBuffer = 1 << 20
 	// maxHeld bounds what one host's runs may make us hold, summed over the lines of the runs it has now:
 	// every consumer keeps a copy of each, so this is what a host that sends run after run costs.
 	maxHeld = 64 << 20
@@ -444,7 +446,7 @@ func (l *lagWatch) stop() { l.timer.Stop() }
 
 // read takes the stream's lines until it ends, telling lag when it waits and what it heard.
 func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map[string]model.Run, firstContact bool, lag *lagWatch) (bool, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	lines := &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
 	names := newWireNames()
 	live := false
 	// After a reconnect the stream starts with run-added for every run the host has now; those not
@@ -474,7 +476,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 	heldTotal := 0
 	for {
 		lag.waiting()
-		line, err := readLine(br, maxLine)
+		line, err := lines.next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				flush()
@@ -556,7 +558,7 @@ func (w *Watcher) read(ctx context.Context, c connection, r io.Reader, known map
 			})
 		}
 		w.setHealth(c.label, func(hh *HostHealth) { hh.Runs = len(known) })
-		if br.Buffered() == 0 {
+		if lines.br.Buffered() == 0 {
 			if !flush() {
 				return live, ctx.Err()
 			}
@@ -592,10 +594,26 @@ func (e *lineTooLong) Error() string {
 	return fmt.Sprintf("line too long (%d bytes, limit %d)", e.n, e.limit)
 }
 
-// readLine reads one line of at most limit bytes. A longer one is read on without being kept, to say how
-// long it was, for up to 16 times the limit.
-func readLine(br *bufio.Reader, limit int) ([]byte, error) {
-	var buf []byte
+// lineReader reads a stream's lines into one buffer: the decoder copies what it keeps, and a new buffer a
+// line was a third of what a dashboard allocated while its hosts' first runs came in (issue 35).
+type lineReader struct {
+	br  *bufio.Reader
+	buf []byte
+}
+
+// next is the next line of at most maxLine bytes (readLine), valid until the next call.
+func (l *lineReader) next() ([]byte, error) {
+	line, err := readLine(l.br, maxLine, l.buf)
+	if l.buf = line; cap(l.buf) > keepLineBuffer {
+		l.buf = nil // a rare long line's room is not held for the stream's life
+	}
+	return line, err
+}
+
+// readLine reads one line of at most limit bytes into buf (from its start: the line read before it is
+// gone). A longer one is read on without being kept, to say how long it was, for up to 16 times the limit.
+func readLine(br *bufio.Reader, limit int, buf []byte) ([]byte, error) {
+	buf = buf[:0]
 	over := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
