@@ -63,13 +63,7 @@ type WalkCache struct {
 
 // DefaultWalkCacheDir is $XDG_CACHE_HOME/runwatch, else ~/.cache/runwatch (userdir.Cache), or "", in the
 // environment getenv reads.
-func DefaultWalkCacheDir(getenv func(string) string) string {
-	base, err := userdir.Cache(getenv)
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "runwatch")
-}
+func DefaultWalkCacheDir(getenv func(string) string) string { return userdir.RunwatchCache(getenv) }
 
 // DiscoverNamedCached is Discover for a caller that needs only the runs whose folder is named as named
 // accepts, such as completion of a typed prefix of a run id (a run's id is its folder's name), answered where

@@ -39,6 +39,17 @@ func Cache(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".cache"), nil
 }
 
+// RunwatchCache is runwatch's own folder in the user's cache folder, with sub joined under it, or "" when
+// the environment names no cache folder (a caller then keeps no cache). Every cache runwatch keeps lives
+// under it.
+func RunwatchCache(getenv func(string) string, sub ...string) string {
+	base, err := Cache(getenv)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(append([]string{base, "runwatch"}, sub...)...)
+}
+
 // Home is the user's home folder: $HOME (os.UserHomeDir on Unix).
 func Home(getenv func(string) string) (string, error) {
 	if h := getenv("HOME"); h != "" {

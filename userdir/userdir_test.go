@@ -2,6 +2,7 @@ package userdir
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 )
@@ -47,5 +48,18 @@ func TestFoldersAreTheStandardLibrarys(t *testing.T) {
 		if got != tc.want || (err == nil) != tc.ok {
 			t.Errorf("Cache(%v) = %q, %v", tc.env, got, err)
 		}
+	}
+}
+
+// runwatch's caches all live in one folder of the user's cache folder, and none without one.
+func TestRunwatchCache(t *testing.T) {
+	t.Parallel()
+	ann := env(map[string]string{"HOME": "/home/ann", "XDG_CACHE_HOME": "/var/cache/ann"})
+	want, _ := Cache(ann)
+	if got := RunwatchCache(ann, "artifact-index"); got != filepath.Join(want, "runwatch", "artifact-index") {
+		t.Errorf("RunwatchCache = %q, want under %q", got, want)
+	}
+	if got := RunwatchCache(func(string) string { return "" }); got != "" {
+		t.Errorf("with no HOME nor XDG_CACHE_HOME: %q, want no cache", got)
 	}
 }

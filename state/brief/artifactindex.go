@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -42,11 +41,7 @@ type IndexCache struct {
 // IndexDir is the index files' folder in the user's cache folder of the environment getenv reads
 // (userdir.Cache), or "" when it has none.
 func IndexDir(getenv func(string) string) string {
-	base, err := userdir.Cache(getenv)
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "runwatch", "artifact-index")
+	return userdir.RunwatchCache(getenv, "artifact-index")
 }
 
 const (
