@@ -2,6 +2,7 @@ package watch
 
 import (
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,5 +106,24 @@ func TestTreeSharesTheNamesInRunFolders(t *testing.T) {
 	}
 	if tr.dirs[root].inRun {
 		t.Errorf("the folder of runs is taken for a run's: %d names shared", len(tr.names))
+	}
+}
+
+// A snapshot's entry keeps its stat's kind in its size's sign (issue 35): 40 bytes, and every kind and stat
+// read back as it was set.
+func TestDirEntryKeepsEveryStat(t *testing.T) {
+	t.Parallel()
+	if n := unsafe.Sizeof(dirEntry{}); n != 40 {
+		t.Errorf("a snapshot's entry is %d bytes, want 40", n)
+	}
+	for _, st := range []fileStat{
+		{}, {size: 1 << 40, mtime: -5, ino: 7}, {mtime: 3, ino: 1<<64 - 1},
+		{dir: true, ino: 9}, {dir: true}, {baseline: true}, {dir: true, baseline: true},
+	} {
+		var d dirEntries
+		d.set("x", st, strings.Clone)
+		if got, _ := d.get("x"); got != st {
+			t.Errorf("set %+v, got %+v back", st, got)
+		}
 	}
 }
