@@ -127,3 +127,24 @@ func TestDirEntryKeepsEveryStat(t *testing.T) {
 		}
 	}
 }
+
+// A folder of runs keeps each watched folder's name as the tail of the path the folder is watched under,
+// not as a string of its own (issue 35).
+func TestTreeNamesWatchedFoldersByTheirPaths(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	a := makeResumableRun(t, filepath.Join(root, "a-20260215T014733Z"), "S1")
+	tr := newTree(nil, true, false)
+	tr.add(root, 3, nil)
+	run := filepath.Dir(a)
+	e := tr.dirs[root].entries
+	i, ok := e.find(filepath.Base(run))
+	if !ok {
+		t.Fatalf("%s is not in its folder's snapshot", run)
+	}
+	for p := range tr.dirs {
+		if p == run && unsafe.StringData(p[len(p)-len(e[i].name):]) != unsafe.StringData(e[i].name) {
+			t.Error("the run folder's name in its folder's snapshot is a string of its own")
+		}
+	}
+}

@@ -165,6 +165,13 @@ func (n names) of(name string) string {
 	return s
 }
 
+// reuse makes name's entry keep same, a string equal to name, instead of its own.
+func (d dirEntries) reuse(name, same string) {
+	if i, ok := d.find(name); ok && same == name {
+		d[i].name = same
+	}
+}
+
 func (d *dirEntries) del(name string) {
 	if i, ok := d.find(name); ok {
 		*d = slices.Delete(*d, i, i+1)
@@ -329,7 +336,14 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 	for _, name := range subdirs {
 		child := filepath.Join(dir, name)
 		if cb, ok := t.subBudget(dir, node.budget, name); ok {
+			_, had := t.dirs[child]
 			t.add(child, cb, synth)
+			if _, watched := t.dirs[child]; fresh && !had && watched && !node.inRun {
+				// The entry's name is the tail of the path the child is watched under, not a string of its own:
+				// the run folders' names and repos/'s folders', 16,000 strings at 10,000 runs (issue 35). A run's
+				// entries share theirs already (names).
+				node.entries.reuse(name, child[len(child)-len(name):])
+			}
 		}
 	}
 }
