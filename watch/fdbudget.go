@@ -19,6 +19,24 @@ type fdBudget struct {
 	soft  int // RLIMIT_NOFILE's soft limit when watching began, for the health line
 	used  int
 	over  int // folders polled because they did not fit
+	// held are the descriptors each folder's watch holds, kept here rather than in every dirNode: only
+	// kqueue's watches hold any (issue 35).
+	held map[*dirNode]int
+}
+
+// hold counts d more descriptors held by node's watch (d < 0: released); nothing when not budgeted.
+func (b *fdBudget) hold(node *dirNode, d int) {
+	if b.limit == 0 || d == 0 {
+		return
+	}
+	b.held[node] += d
+	b.used += d
+}
+
+// release forgets node's watch and the descriptors it held.
+func (b *fdBudget) release(node *dirNode) {
+	b.used -= b.held[node]
+	delete(b.held, node)
 }
 
 // maxBudget caps the budget when the limit is unlimited or huge: more watches than this cost kernel memory
@@ -33,10 +51,10 @@ func newFDBudget(costs bool) fdBudget {
 	}
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return fdBudget{limit: 128, soft: 256} // macOS's default soft limit, halved
+		return fdBudget{limit: 128, soft: 256, held: map[*dirNode]int{}} // macOS's default soft limit, halved
 	}
 	soft := int(min(lim.Cur, maxBudget*2))
-	return fdBudget{limit: soft / 2, soft: soft}
+	return fdBudget{limit: soft / 2, soft: soft, held: map[*dirNode]int{}}
 }
 
 // budgeted is whether the watches' descriptors are counted (kqueue): EMFILE is then the open-file limit.

@@ -148,3 +148,11 @@ func TestTreeNamesWatchedFoldersByTheirPaths(t *testing.T) {
 		}
 	}
 }
+
+// A watched folder is 48 bytes (issue 35): what only kqueue counts, its watch's descriptors, is not in it.
+func TestDirNodeIsSmall(t *testing.T) {
+	t.Parallel()
+	if n := unsafe.Sizeof(dirNode{}); n != 48 {
+		t.Errorf("a watched folder is %d bytes, want 48", n)
+	}
+}

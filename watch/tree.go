@@ -3,6 +3,7 @@ package watch
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,19 +54,19 @@ func statOf(fi fs.FileInfo) fileStat {
 
 type fileID struct{ dev, ino uint64 }
 
-// dirNode is one watched directory. Its fields are in an order that leaves no padding between them: 64
-// bytes, not 80, over some 45,000 folders at 10,000 runs (issue 35).
+// dirNode is one watched directory: 48 bytes, a size class below 64, over some 36,000 folders at 10,000
+// runs (issue 35). Its fields leave no padding between them; the descriptors a kqueue watch holds are the
+// fdBudget's, not a field every folder pays for on Linux.
 type dirNode struct {
-	// budget is how many levels below this directory are still watched (0: this one only).
-	budget int
-	// fds: the descriptors its watch holds on kqueue (fdbudget.go); overBudget: polled because they did
-	// not fit.
-	fds int
-	id  fileID
+	id fileID
 	// entries is the directory's snapshot; listed says it has been taken (an empty folder has none).
 	entries dirEntries
-	listed  bool
-	// polled: inotify could not or must not watch it, so the poll timer compares stats instead.
+	// budget is how many levels below this directory are still watched (0: this one only); at most
+	// maxBudgetDepth.
+	budget int32
+	listed bool
+	// polled: inotify could not or must not watch it, so the poll timer compares stats instead;
+	// overBudget: polled because its descriptors did not fit the fdBudget.
 	polled     bool
 	overBudget bool
 	// inRun: a run folder (it holds state.env) or a folder inside one, whose entries' names recur from run
@@ -180,6 +181,9 @@ func (d *dirEntries) del(name string) {
 
 // Budgets of the directories whose depth is fixed by the conventions rather than by the scan depth.
 const (
+	// maxBudgetDepth bounds a folder's budget, which a dirNode holds in 32 bits: no tree is that deep.
+	maxBudgetDepth = math.MaxInt32
+
 	// A resumable run folder: its files, lock/ and artifacts/ with the folders the reader opens under it
 	// (childBudget). The rest of artifacts/ is evidence, possibly huge, that no reader looks into.
 	runDirBudget = 2
@@ -271,8 +275,9 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 		budget = max(budget, b)
 		delete(t.wanted, dir)
 	}
+	budget = min(budget, maxBudgetDepth)
 	node, known := t.dirs[dir]
-	if known && node.budget >= budget {
+	if known && int(node.budget) >= budget {
 		return
 	}
 	st, err := os.Stat(dir)
@@ -288,7 +293,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 			return
 		}
 		parent := t.dirs[filepath.Dir(dir)]
-		node = &dirNode{budget: budget, id: id, inRun: parent != nil && parent.inRun}
+		node = &dirNode{budget: int32(budget), id: id, inRun: parent != nil && parent.inRun}
 		// Watch before reading the directory: whatever is created after Add is evented, whatever before is
 		// in the listing below.
 		if !t.watchDir(dir, node) {
@@ -297,7 +302,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 		t.dirs[dir] = node
 		t.ids[id] = struct{}{}
 	}
-	node.budget = budget
+	node.budget = int32(budget)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -335,7 +340,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 	}
 	for _, name := range subdirs {
 		child := filepath.Join(dir, name)
-		if cb, ok := t.subBudget(dir, node.budget, name); ok {
+		if cb, ok := t.subBudget(dir, int(node.budget), name); ok {
 			_, had := t.dirs[child]
 			t.add(child, cb, synth)
 			if _, watched := t.dirs[child]; fresh && !had && watched && !node.inRun {
@@ -416,8 +421,7 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 	switch {
 	case err == nil:
 		t.watches++
-		node.fds = cost
-		t.fds.used += cost
+		t.fds.hold(node, cost)
 		return true
 	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
 		return false
@@ -444,7 +448,7 @@ func (t *tree) remove(dir string) {
 		if node.overBudget {
 			t.fds.over--
 		}
-		t.fds.used -= node.fds
+		t.fds.release(node)
 		if node.polled {
 			t.polled--
 		} else if t.fsw != nil {
@@ -503,9 +507,7 @@ func (t *tree) fdsFollow(parent *dirNode, had, exists bool) {
 	if t.fds.limit == 0 || parent.polled || had == exists {
 		return
 	}
-	d := map[bool]int{true: 1, false: -1}[exists]
-	parent.fds += d
-	t.fds.used += d
+	t.fds.hold(parent, map[bool]int{true: 1, false: -1}[exists])
 }
 
 // scan compares one directory's entries with its snapshot and reports the differences as changes. New
@@ -611,7 +613,7 @@ func (t *tree) addChild(path string, synth *[]change) {
 	if !ok {
 		return
 	}
-	if cb, ok := t.subBudget(parentDir, parent.budget, filepath.Base(path)); ok {
+	if cb, ok := t.subBudget(parentDir, int(parent.budget), filepath.Base(path)); ok {
 		t.add(path, cb, synth)
 	}
 }
