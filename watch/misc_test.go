@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -154,5 +155,44 @@ func TestDirNodeIsSmall(t *testing.T) {
 	t.Parallel()
 	if n := unsafe.Sizeof(dirNode{}); n != 48 {
 		t.Errorf("a watched folder is %d bytes, want 48", n)
+	}
+}
+
+// A folder reached twice, through a link before or after its own name, is watched once: inotify reports
+// its events under one name only.
+func TestTreeWatchesALinkedFolderOnce(t *testing.T) {
+	t.Parallel()
+	for _, link := range []string{"a-link", "z-link"} {
+		root := t.TempDir()
+		makeResumableRun(t, filepath.Join(root, "m", "r-20260215T014733Z"), "S1")
+		if err := os.Symlink(filepath.Join(root, "m"), filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+		tr := newTree(nil, true, false)
+		tr.add(root, 3, nil)
+		_, viaName := tr.dirs[filepath.Join(root, "m")]
+		_, viaLink := tr.dirs[filepath.Join(root, link)]
+		if viaName == viaLink {
+			t.Errorf("%s: the folder is watched under its name %v, under the link %v; want one of them", link, viaName, viaLink)
+		}
+		tr.remove(root)
+		if len(tr.ids) != 0 {
+			t.Errorf("%s: every folder forgotten, %d devices' identities kept", link, len(tr.ids))
+		}
+	}
+}
+
+// The watched folders' identities are kept by device, then inode: the same inode on two devices is two.
+func TestIDSetTellsDevicesApart(t *testing.T) {
+	t.Parallel()
+	s := idSet{}
+	s.add(fileID{dev: 1, ino: 7})
+	s.add(fileID{dev: 2, ino: 7})
+	s.del(fileID{dev: 1, ino: 7})
+	if s.has(fileID{dev: 1, ino: 7}) || !s.has(fileID{dev: 2, ino: 7}) || s.has(fileID{dev: 2, ino: 8}) {
+		t.Errorf("after adding 7 on devices 1 and 2 and removing it from 1: %v", s)
+	}
+	if s.del(fileID{dev: 2, ino: 7}); len(s) != 0 {
+		t.Errorf("every identity removed, %d devices kept", len(s))
 	}
 }
