@@ -233,7 +233,7 @@ func TestBadInputManifest(t *testing.T) {
 		{"unknown-status", exitOK, want{model.CodeUnknownStatus, model.SeverityWarning, file, []string{`unknown run status "exploded"`}, true},
 			func(t *testing.T, r model.Run) {
 				expectProblem(t, r, want{model.CodeUnknownStatus, model.SeverityWarning, file, []string{`unknown phase status "weird"; shown as pending`}, true})
-				if r.Status != model.StatusUnknown || r.RawStatus != "exploded" || stageList(r) != "1=pending" || r.Stages[0].RawStatus != "weird" {
+				if r.Status != model.StatusUnknown || r.RawStatus != "exploded" || stageList(r) != "1=pending" || r.Stages[0].RawStatus() != "weird" {
 					t.Errorf("status %s raw %q stages %s", r.Status, r.RawStatus, stageList(r))
 				}
 			}},

@@ -185,13 +185,13 @@ func TestC1CheckpointsPerStage(t *testing.T) {
 	for _, s := range mining.Stages {
 		switch s.Key {
 		case "ingest", "extract", "normalize", "publish":
-			if s.Checkpoint == nil || s.Checkpoint.Timestamp == nil || s.CompletedAt == nil || len(s.Warnings) != 0 {
-				t.Errorf("%s: checkpoint %+v completed_at %v warnings %v", s.Key, s.Checkpoint, s.CompletedAt, s.Warnings)
+			if s.Checkpoint == nil || s.Checkpoint.Timestamp == nil || s.CompletedAt == nil || len(s.Warnings()) != 0 {
+				t.Errorf("%s: checkpoint %+v completed_at %v warnings %v", s.Key, s.Checkpoint, s.CompletedAt, s.Warnings())
 			}
 		case "anchor":
-			if s.Checkpoint != nil || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "reopen this stage on its next start") ||
-				!strings.Contains(s.Warnings[0], "anchor.done.json") {
-				t.Errorf("anchor: checkpoint %+v warnings %v", s.Checkpoint, s.Warnings)
+			if s.Checkpoint != nil || len(s.Warnings()) != 1 || !strings.Contains(s.Warnings()[0], "reopen this stage on its next start") ||
+				!strings.Contains(s.Warnings()[0], "anchor.done.json") {
+				t.Errorf("anchor: checkpoint %+v warnings %v", s.Checkpoint, s.Warnings())
 			}
 		}
 	}
@@ -250,7 +250,7 @@ func TestC1BlockedStageAndLedgers(t *testing.T) {
 	r := runs[c1Blocked]
 	eq1 := r.Stage("EQ1")
 	if r.Status != model.StatusBlocked || eq1.Status != model.StageFailed ||
-		!containsAll(eq1.Error, []string{"clause_recall, table_recall", "LAST_ERROR=metric gate failed"}) {
+		!containsAll(eq1.ErrorText(), []string{"clause_recall, table_recall", "LAST_ERROR=metric gate failed"}) {
 		t.Errorf("status %s EQ1 %+v", r.Status, eq1)
 	}
 	if r.Attention.Code != model.AttentionStageBlocked || !r.Attention.NeedsYou {

@@ -126,7 +126,7 @@ func Judge(r *Run) Attention {
 	case StatusFailed:
 		if s, ok := firstStage(r, StageFailed); ok {
 			reason := fmt.Sprintf("%s %s failed", r.Kind.StageWord(), stageLabel(s))
-			if e := strings.TrimSpace(s.Error); e != "" {
+			if e := strings.TrimSpace(s.ErrorText()); e != "" {
 				reason += ": " + firstLine(e)
 			}
 			a := ActionRetry
@@ -210,7 +210,7 @@ func lockWho(l Lock) string {
 
 func awaitingReason(r *Run) string {
 	for _, s := range r.Stages {
-		if s.Status == StageFailed && strings.HasPrefix(strings.TrimSpace(s.Error), AwaitingInputPrefix) {
+		if s.Status == StageFailed && strings.HasPrefix(strings.TrimSpace(s.ErrorText()), AwaitingInputPrefix) {
 			return fmt.Sprintf("waiting for your answer at %s %s", r.Kind.StageWord(), stageLabel(s))
 		}
 	}

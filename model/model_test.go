@@ -126,8 +126,8 @@ func TestDeriveStatusPrecedence(t *testing.T) {
 		{"errors block", Run{Kind: KindResumable, Stages: stages(StagePending), Problems: []Problem{{Severity: SeverityError}}}, StatusBlocked},
 		{"all locks stale", Run{Kind: KindResumable, Stages: stages(StagePending), Locks: []Lock{{Verdict: VerdictStale}}}, StatusStalled},
 		{"jonggrang running with crash sign", Run{Kind: KindJonggrang, RawStatus: "running", Stages: stages(StageRunning), CrashSigns: []string{"group pid dead"}}, StatusStalled},
-		{"awaiting input", Run{Kind: KindJonggrang, RawStatus: "failed", Stages: []Stage{{Key: "6", Status: StageFailed, Error: "Awaiting human input (brainstorming)"}}}, StatusAwaitingInput},
-		{"failed", Run{Kind: KindJonggrang, RawStatus: "failed", Stages: []Stage{{Key: "8", Status: StageFailed, Error: "boom"}}}, StatusFailed},
+		{"awaiting input", Run{Kind: KindJonggrang, RawStatus: "failed", Stages: []Stage{Stage{Key: "6", Status: StageFailed}.WithRare(StageRare{Error: "Awaiting human input (brainstorming)"})}}, StatusAwaitingInput},
+		{"failed", Run{Kind: KindJonggrang, RawStatus: "failed", Stages: []Stage{Stage{Key: "8", Status: StageFailed}.WithRare(StageRare{Error: "boom"})}}, StatusFailed},
 		{"jonggrang paused", Run{Kind: KindJonggrang, RawStatus: "paused", Stages: stages(StagePending)}, StatusPaused},
 		// in_progress is a reopened run waiting to be resumed (docs/FORMATS.md C.2), not a claim that anything runs.
 		{"jonggrang in_progress, nothing live", Run{Kind: KindJonggrang, RawStatus: "in_progress", Stages: stages(StageCompleted, StagePending)}, StatusPaused},
@@ -135,12 +135,12 @@ func TestDeriveStatusPrecedence(t *testing.T) {
 		{"jonggrang in_progress, live group", Run{Kind: KindJonggrang, ID: "f1", RawStatus: "in_progress", Stages: stages(StagePending),
 			Jonggrang: &JonggrangDetail{Groups: []Group{{FeatureID: "f1", Alive: true}}}}, StatusRunning},
 		{"jonggrang in_progress with a crash sign is not stalled", Run{Kind: KindJonggrang, RawStatus: "in_progress", Stages: stages(StagePending), CrashSigns: []string{"group interrupted"}}, StatusPaused},
-		{"jonggrang in_progress, retried phase failed again", Run{Kind: KindJonggrang, RawStatus: "in_progress", Stages: []Stage{{Key: "8", Status: StageFailed, Error: "boom"}}}, StatusFailed},
+		{"jonggrang in_progress, retried phase failed again", Run{Kind: KindJonggrang, RawStatus: "in_progress", Stages: []Stage{Stage{Key: "8", Status: StageFailed}.WithRare(StageRare{Error: "boom"})}}, StatusFailed},
 		{"resumable between invocations", Run{Kind: KindResumable, Stages: stages(StageCompleted, StagePending)}, StatusPaused},
 		{"nothing known", Run{Kind: KindJonggrang}, StatusUnknown},
 		// Another feature's abandoned lock is shown on this run but must not make it stalled or running.
 		{"shared stale lock does not stall", Run{Kind: KindJonggrang, RawStatus: "failed", Locks: []Lock{{Verdict: VerdictStale, Shared: true}},
-			Stages: []Stage{{Key: "6", Status: StageFailed, Error: "Awaiting human input (brainstorming)"}}}, StatusAwaitingInput},
+			Stages: []Stage{Stage{Key: "6", Status: StageFailed}.WithRare(StageRare{Error: "Awaiting human input (brainstorming)"})}}, StatusAwaitingInput},
 		{"shared live lock does not run", Run{Kind: KindJonggrang, RawStatus: "paused", Locks: []Lock{{Verdict: VerdictLive, Shared: true}},
 			Stages: stages(StagePending)}, StatusPaused},
 	}

@@ -337,30 +337,34 @@ func (s Stage) MarshalJSON() ([]byte, error) {
 func (s *Stage) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 	compact := w != nil
 	var err error
+	rare := &noRare
+	if s.rare != nil {
+		rare = s.rare
+	}
 	b = append(b, `{"key":`...)
 	b = appendJSONString(b, s.Key)
 	b = append(b, `,"name":`...)
 	b = appendJSONString(b, s.Name)
 	b = append(b, `,"status":`...)
 	b = appendJSONString(b, string(s.Status))
-	if !compact || s.Error != "" {
+	if !compact || rare.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendJSONString(b, s.Error)
+		b = appendJSONString(b, rare.Error)
 	}
-	b = appendJSONStringOmit(b, `,"skip_reason":`, s.SkipReason)
+	b = appendJSONStringOmit(b, `,"skip_reason":`, rare.SkipReason)
 	if !compact || s.Checklist == nil || len(s.Checklist) > 0 {
 		b = append(b, `,"checklist":`...)
 		b = appendJSONList(b, s.Checklist, appendChecklistItem)
 	}
-	b = appendJSONStringOmit(b, `,"raw_status":`, s.RawStatus)
+	b = appendJSONStringOmit(b, `,"raw_status":`, rare.RawStatus)
 	b = appendJSONStringOmit(b, `,"done_key":`, s.DoneKey)
 	b = appendJSONStringOmit(b, `,"checklist_done_key":`, s.ChecklistDoneKey)
 	if s.ChecklistDone != nil {
 		b = append(b, `,"checklist_done":`...)
 		b = strconv.AppendBool(b, *s.ChecklistDone)
 	}
-	if len(s.OutputFiles) > 0 {
-		out, err := json.Marshal(s.OutputFiles)
+	if len(rare.OutputFiles) > 0 {
+		out, err := json.Marshal(rare.OutputFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -376,9 +380,9 @@ func (s *Stage) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if len(s.Warnings) > 0 {
+	if len(rare.Warnings) > 0 {
 		b = append(b, `,"warnings":`...)
-		b = appendJSONList(b, s.Warnings, appendJSONString)
+		b = appendJSONList(b, rare.Warnings, appendJSONString)
 	}
 	if t := s.Timing; !t.IsZero() {
 		b = append(b, `,"timing":`...)
@@ -392,14 +396,33 @@ func (s *Stage) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 		}
 	}
 	b = append(b, `,"started_at":`...)
-	if b, err = appendJSONTime(b, s.StartedAt, s.StartedText); err != nil {
+	if b, err = appendJSONTime(b, s.StartedAt, rare.StartedText); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"completed_at":`...)
-	if b, err = appendJSONTime(b, s.CompletedAt, s.CompletedText); err != nil {
+	if b, err = appendJSONTime(b, s.CompletedAt, rare.CompletedText); err != nil {
 		return nil, err
 	}
 	return append(b, '}'), nil
+}
+
+// noRare is what a stage without rarely set fields reads as.
+var noRare StageRare
+
+// UnmarshalJSON reads what MarshalJSON writes (as encoding/json would read the stage's tags), its rarely set
+// fields into a StageRare only when one is set.
+func (s *Stage) UnmarshalJSON(b []byte) error {
+	type plain Stage // without this method
+	var in struct {
+		plain
+		StageRare
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*s = Stage(in.plain)
+	s.SetRare(in.StageRare)
+	return nil
 }
 
 func appendChecklistItem(b []byte, c ChecklistItem) []byte {

@@ -10,13 +10,30 @@ import (
 // TestStageJSONAsReflection: a stage written field by field is byte for byte what encoding/json made of it
 // by reflection (the encoding it replaced), for stages with every field empty, set, hostile or out of range.
 func TestStageJSONAsReflection(t *testing.T) {
+	// The stage as encoding/json wrote it, when its rarely set fields were in line: the order of the JSON.
 	reflected := func(s Stage) ([]byte, error) {
-		type plain Stage
+		r := s.Rare()
 		return json.Marshal(struct {
-			plain
-			StartedAt   any `json:"started_at"`
-			CompletedAt any `json:"completed_at"`
-		}{plain(s), jsonTime(s.StartedAt, s.StartedText), jsonTime(s.CompletedAt, s.CompletedText)})
+			Key              string          `json:"key"`
+			Name             string          `json:"name"`
+			Status           StageStatus     `json:"status"`
+			Error            string          `json:"error"`
+			SkipReason       string          `json:"skip_reason,omitempty"`
+			Checklist        []ChecklistItem `json:"checklist"`
+			RawStatus        string          `json:"raw_status,omitempty"`
+			DoneKey          string          `json:"done_key,omitempty"`
+			ChecklistDoneKey string          `json:"checklist_done_key,omitempty"`
+			ChecklistDone    *bool           `json:"checklist_done,omitempty"`
+			OutputFiles      []OutputFile    `json:"output_files,omitempty"`
+			OrderUnknown     bool            `json:"order_unknown,omitempty"`
+			Checkpoint       *Checkpoint     `json:"checkpoint,omitempty"`
+			Warnings         []string        `json:"warnings,omitempty"`
+			Timing           *StageTiming    `json:"timing,omitzero"`
+			StartedAt        any             `json:"started_at"`
+			CompletedAt      any             `json:"completed_at"`
+		}{s.Key, s.Name, s.Status, r.Error, r.SkipReason, s.Checklist, r.RawStatus, s.DoneKey, s.ChecklistDoneKey,
+			s.ChecklistDone, r.OutputFiles, s.OrderUnknown, s.Checkpoint, r.Warnings, s.Timing,
+			jsonTime(s.StartedAt, r.StartedText), jsonTime(s.CompletedAt, r.CompletedText)})
 	}
 	at := time.Date(2026, 12, 1, 9, 30, 0, 120000000, time.UTC)
 	east := time.Date(2026, 12, 1, 9, 30, 0, 5, time.FixedZone("", 5*3600+1800))
@@ -28,19 +45,19 @@ func TestStageJSONAsReflection(t *testing.T) {
 	stages := []Stage{
 		{},
 		{Key: "M0", Name: "M0", Status: StageCompleted, Checklist: []ChecklistItem{}},
-		{Key: "S1", Name: "Stage one", Status: StageRunning, StartedAt: &at, StartedText: "2026-12-01T09:30:00.120Z",
-			CompletedAt: &east, Error: "boom", SkipReason: "skipped", RawStatus: "weird",
+		Stage{Key: "S1", Name: "Stage one", Status: StageRunning, StartedAt: &at, CompletedAt: &east,
 			Checklist: []ChecklistItem{{Key: "CB_S1_A", Done: true}, {Key: "CB_S1_B", Raw: "yes"}},
 			DoneKey:   "S1_DONE", ChecklistDoneKey: "S1_CHECKLIST_DONE", ChecklistDone: &no, OrderUnknown: true,
-			OutputFiles: []OutputFile{{Path: "/o/a.json", Type: "json", Size: &size, CreatedAt: &at, CreatedText: "2026-12-01T09:30:00.120Z"}, {Path: "b"}},
-			Checkpoint:  &Checkpoint{File: "/r/artifacts/checkpoints/S1.done.json", Stage: "S1", Status: "complete", Timestamp: &at},
-			Warnings:    []string{"reopens", hostile},
+			Checkpoint: &Checkpoint{File: "/r/artifacts/checkpoints/S1.done.json", Stage: "S1", Status: "complete", Timestamp: &at},
 			Timing: &StageTiming{Started: &at, Ended: &east, UsualMedianSeconds: &n, UsualP90Seconds: &zero,
-				UsualLowSeconds: &neg, UsualHighSeconds: &n, Runs: 3, ElapsedSeconds: &n}},
-		{Key: hostile, Name: hostile, Status: StageStatus(hostile), Error: hostile, RawStatus: hostile,
-			Checklist: []ChecklistItem{{Key: hostile, Raw: hostile}}, ChecklistDone: &yes, StartedAt: &at, StartedText: hostile,
-			Checkpoint: &Checkpoint{File: hostile}, Timing: &StageTiming{Runs: -1}},
-		{Key: "T", Timing: &StageTiming{}, StartedAt: &east, CompletedAt: &at, CompletedText: "not a time"},
+				UsualLowSeconds: &neg, UsualHighSeconds: &n, Runs: 3, ElapsedSeconds: &n}}.WithRare(StageRare{
+			StartedText: "2026-12-01T09:30:00.120Z", Error: "boom", SkipReason: "skipped", RawStatus: "weird",
+			OutputFiles: []OutputFile{{Path: "/o/a.json", Type: "json", Size: &size, CreatedAt: &at, CreatedText: "2026-12-01T09:30:00.120Z"}, {Path: "b"}},
+			Warnings:    []string{"reopens", hostile}}),
+		Stage{Key: hostile, Name: hostile, Status: StageStatus(hostile),
+			Checklist: []ChecklistItem{{Key: hostile, Raw: hostile}}, ChecklistDone: &yes, StartedAt: &at,
+			Checkpoint: &Checkpoint{File: hostile}, Timing: &StageTiming{Runs: -1}}.WithRare(StageRare{Error: hostile, RawStatus: hostile, StartedText: hostile}),
+		Stage{Key: "T", Timing: &StageTiming{}, StartedAt: &east, CompletedAt: &at}.WithRare(StageRare{CompletedText: "not a time"}),
 		{Key: "F", StartedAt: &far},
 	}
 	for i, s := range stages {

@@ -86,7 +86,7 @@ func DeriveStatus(r *Run) RunStatus {
 		return StatusStalled
 	}
 	for _, s := range r.Stages {
-		if s.Status == StageFailed && strings.HasPrefix(strings.TrimSpace(s.Error), AwaitingInputPrefix) {
+		if s.Status == StageFailed && strings.HasPrefix(strings.TrimSpace(s.ErrorText()), AwaitingInputPrefix) {
 			return StatusAwaitingInput
 		}
 	}

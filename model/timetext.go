@@ -61,3 +61,15 @@ func (f OutputFile) MarshalJSON() ([]byte, error) {
 		CreatedAt any `json:"created_at"`
 	}{plain(f), jsonTime(f.CreatedAt, f.CreatedText)})
 }
+
+// unlessJSONSpells is text, or "" when appendJSONTime would write t as text without it.
+func unlessJSONSpells(t *time.Time, text string) string {
+	if t == nil || text == "" {
+		return text
+	}
+	var buf [48]byte
+	if b, err := appendJSONTime(buf[:0], t, ""); err == nil && len(b) == len(text)+2 && string(b[1:len(b)-1]) == text {
+		return ""
+	}
+	return text
+}

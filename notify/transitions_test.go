@@ -33,7 +33,7 @@ func stalled(id string, age int64) model.Run {
 
 func failed(id string) model.Run {
 	r := model.Run{ID: id, Kind: model.KindJonggrang, Dir: "/runs/" + id, StatePath: "/runs/" + id + "/MANIFEST.yaml",
-		RawStatus: "failed", Stages: []model.Stage{{Key: "8", Name: "implementation", Status: model.StageFailed, Error: "tests red"}}}
+		RawStatus: "failed", Stages: []model.Stage{model.Stage{Key: "8", Name: "implementation", Status: model.StageFailed}.WithRare(model.StageRare{Error: "tests red"})}}
 	model.FinalizeRun(&r)
 	return r
 }

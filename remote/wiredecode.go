@@ -82,6 +82,9 @@ type wireDec struct {
 	dir          string
 	stages       int
 	checkpointOf [][2]int
+	// rare is where a stage's rarely set fields are read before model.Stage.SetRare copies them: a
+	// variable of stage's own would escape with its closure, an allocation a stage.
+	rare model.StageRare
 }
 
 // wireNames holds the short strings a host's lines have said, so that each is made once however many runs

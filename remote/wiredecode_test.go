@@ -57,11 +57,11 @@ func wireRuns(t testing.TB) []model.Run {
 		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderUncertain: true, StageOrderEvidence: []string{hostile},
 		StageNext: map[string]string{"S1": hostile}, ReopensWithoutCheckpoint: true, LastError: hostile,
 		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Time: &now}}
-	extra.Stages = append(extra.Stages, model.Stage{Key: hostile, Name: hostile, Status: model.StageStatus(hostile), Error: hostile,
-		SkipReason: hostile, Checklist: []model.ChecklistItem{{Key: hostile, Done: true, Raw: hostile}}, ChecklistDone: &yes,
-		OrderUnknown: true, Checkpoint: &model.Checkpoint{File: hostile, Timestamp: &now}, Warnings: []string{hostile},
-		Timing: &model.StageTiming{Started: &now, UsualMedianSeconds: &n, Runs: 3}, StartedAt: &now, CompletedAt: &now, CompletedText: "2026-12-01T09:00:00.120+05:30",
-		OutputFiles: []model.OutputFile{{Path: hostile}}}, model.Stage{Checklist: []model.ChecklistItem{}})
+	extra.Stages = append(extra.Stages, model.Stage{Key: hostile, Name: hostile, Status: model.StageStatus(hostile),
+		Checklist: []model.ChecklistItem{{Key: hostile, Done: true, Raw: hostile}}, ChecklistDone: &yes,
+		OrderUnknown: true, Checkpoint: &model.Checkpoint{File: hostile, Timestamp: &now},
+		Timing: &model.StageTiming{Started: &now, UsualMedianSeconds: &n, Runs: 3}, StartedAt: &now, CompletedAt: &now,
+	}.WithRare(model.StageRare{Error: hostile, SkipReason: hostile, Warnings: []string{hostile}, CompletedText: "2026-12-01T09:00:00.120+05:30", OutputFiles: []model.OutputFile{{Path: hostile}}}), model.Stage{Checklist: []model.ChecklistItem{}})
 	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 1 << 40, Undone: []string{hostile}}
 	extra.Flags = []model.Flag{{Group: hostile, Name: hostile, Value: true, Raw: hostile}, {}}
 	extra.Problems = []model.Problem{{Severity: model.SeverityError, Code: hostile, Message: hostile, Path: hostile}}

@@ -172,6 +172,8 @@ func (d *wireDec) attention(a *model.Attention) error {
 
 func (d *wireDec) stage(s *model.Stage) error {
 	var said timingSaid
+	rare := &d.rare
+	*rare = model.StageRare{}
 	stage := d.stages
 	d.stages++
 	err := d.object(func(key []byte) error {
@@ -183,9 +185,9 @@ func (d *wireDec) stage(s *model.Stage) error {
 		case "status":
 			return strAs(d, &s.Status)
 		case "error":
-			return d.str(&s.Error)
+			return d.str(&rare.Error)
 		case "skip_reason":
-			return d.str(&s.SkipReason)
+			return d.str(&rare.SkipReason)
 		case "checklist":
 			said.checklist = true
 			return list(d, &s.Checklist, func(c *model.ChecklistItem) error {
@@ -202,7 +204,7 @@ func (d *wireDec) stage(s *model.Stage) error {
 				})
 			})
 		case "raw_status":
-			return d.str(&s.RawStatus)
+			return d.str(&rare.RawStatus)
 		case "done_key":
 			return d.str(&s.DoneKey)
 		case "checklist_done_key":
@@ -224,18 +226,19 @@ func (d *wireDec) stage(s *model.Stage) error {
 			d.checkpointOf = append(d.checkpointOf, [2]int{stage, at})
 			return nil
 		case "warnings":
-			return d.strs(&s.Warnings)
+			return d.strs(&rare.Warnings)
 		case "started_at":
 			return d.time(&s.StartedAt)
 		case "completed_at":
 			return d.time(&s.CompletedAt)
 		case "output_files":
-			return d.raw(&s.OutputFiles)
+			return d.raw(&rare.OutputFiles)
 		case "timing":
 			return ptr(d, &s.Timing, func(t *model.StageTiming) error { return d.stageTiming(t, &said) })
 		}
 		return d.skip()
 	})
+	s.SetRare(*rare)
 	if d.compact && !said.checklist {
 		s.Checklist = []model.ChecklistItem{} // model.Run.AppendWireJSON leaves out an empty one
 	}

@@ -83,7 +83,7 @@ func TestWorkspaceScenariosReadAsIntended(t *testing.T) {
 	}
 
 	awaiting := load(t, ws, ws.AwaitingInput)
-	if st := awaiting.Stage("6"); st == nil || st.Status != model.StageFailed || st.Error != sim.AwaitingInputReason || awaiting.RawStatus != "failed" {
+	if st := awaiting.Stage("6"); st == nil || st.Status != model.StageFailed || st.ErrorText() != sim.AwaitingInputReason || awaiting.RawStatus != "failed" {
 		t.Errorf("awaiting-input run: raw status %q, phase 6 %+v", awaiting.RawStatus, st)
 	}
 

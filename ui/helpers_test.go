@@ -33,7 +33,7 @@ func sampleRuns() []model.Run {
 		RawStatus: "running", CurrentStage: "10", UpdatedAt: *at(5 * time.Minute),
 		Stages: []model.Stage{
 			{Key: "1", Name: "setup", Status: model.StageCompleted, StartedAt: at(3 * time.Hour), CompletedAt: at(170 * time.Minute)},
-			{Key: "6", Name: "brainstorming", Status: model.StageSkipped, SkipReason: "pipeline_mode=fast"},
+			model.Stage{Key: "6", Name: "brainstorming", Status: model.StageSkipped}.WithRare(model.StageRare{SkipReason: "pipeline_mode=fast"}),
 			{Key: "10", Name: "implementation", Status: model.StageRunning, StartedAt: at(40 * time.Minute)},
 			{Key: "11", Name: "review", Status: model.StagePending},
 		},
@@ -70,7 +70,7 @@ func sampleRuns() []model.Run {
 		Stages: []model.Stage{{Key: "S1", Status: model.StageCompleted}, {Key: "S2", Status: model.StageCompleted}}}
 	failed := model.Run{ID: "pay-flow", Kind: model.KindJonggrang, StatePath: "/q/MANIFEST.yaml", Dir: "/q",
 		Status: model.StatusFailed, CurrentStage: "3", UpdatedAt: *at(time.Hour), Progress: model.Progress{Done: 2, Total: 5},
-		Stages: []model.Stage{{Key: "3", Name: "plan", Status: model.StageFailed, Error: "agent crashed: \x1b]52;c;ZXZpbA==\x07boom"}},
+		Stages: []model.Stage{model.Stage{Key: "3", Name: "plan", Status: model.StageFailed}.WithRare(model.StageRare{Error: "agent crashed: \x1b]52;c;ZXZpbA==\x07boom"})},
 		Locks:  []model.Lock{{Path: "/q/locks/a.lock", Holder: "lead", Host: "otherbox", Verdict: model.VerdictUnknown, Reasons: []string{"held on otherbox; liveness cannot be checked here"}}}}
 	return []model.Run{rs, done, jg, failed}
 }

@@ -36,9 +36,9 @@ func hostileRun(i int) model.Run {
 		ID: "run-" + h(0), Kind: model.KindJonggrang, Title: h(1), Dir: "/h/" + h(2), StatePath: fmt.Sprintf("/h/%d/MANIFEST.yaml", i),
 		Status: model.StatusStalled, RawStatus: h(3), CurrentStage: h(4), UpdatedAt: at,
 		Stages: []model.Stage{
-			{Key: h(4), Name: h(5), Status: model.StageFailed, Error: h(6), RawStatus: h(7), StartedAt: &at,
-				Checklist: []model.ChecklistItem{{Key: h(8), Raw: h(9)}}},
-			{Key: "2", Name: h(1), Status: model.StageSkipped, SkipReason: h(2)},
+			model.Stage{Key: h(4), Name: h(5), Status: model.StageFailed, StartedAt: &at,
+				Checklist: []model.ChecklistItem{{Key: h(8), Raw: h(9)}}}.WithRare(model.StageRare{Error: h(6), RawStatus: h(7)}),
+			model.Stage{Key: "2", Name: h(1), Status: model.StageSkipped}.WithRare(model.StageRare{SkipReason: h(2)}),
 		},
 		Flags:      []model.Flag{{Group: h(3), Name: h(4), Raw: h(5)}},
 		Locks:      []model.Lock{{Path: h(6), Holder: h(7), Host: h(8), PID: 7, Verdict: model.VerdictStale, Reasons: []string{h(9)}, AcquiredAt: &at}},

@@ -79,7 +79,7 @@ func TestFooterOffersOnlyKeysThatApply(t *testing.T) {
 	rs := model.Run{ID: "resumable-failed-20261201T000000Z", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
 			{Key: "M1", Status: model.StageCompleted, Checklist: []model.ChecklistItem{{Key: "CB_M1_DONE", Done: true}}},
-			{Key: "M2", Status: model.StageFailed, Error: "blocked"}}}
+			model.Stage{Key: "M2", Status: model.StageFailed}.WithRare(model.StageRare{Error: "blocked"})}}
 	jg := rs
 	jg.ID, jg.Kind, jg.StatePath = "jonggrang-failed-mx000000", model.KindJonggrang, "/j/MANIFEST.yaml"
 	for _, r := range []model.Run{rs, jg} {
@@ -129,7 +129,7 @@ func TestHelpMarksKeysNotHere(t *testing.T) {
 	rs := model.Run{ID: "resumable-failed-20261201T000000Z", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
 		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{
 			{Key: "M1", Status: model.StageCompleted},
-			{Key: "M2", Status: model.StageFailed, Error: "blocked"}}}
+			model.Stage{Key: "M2", Status: model.StageFailed}.WithRare(model.StageRare{Error: "blocked"})}}
 	m := newTestModel(t, 120, 40, []model.Run{rs}, app.Options{})
 	m = send(t, m, press("tab"))
 	if sel := m.detail.Selection(); sel.Kind != app.RowStage || sel.Stage != "M2" {

@@ -259,8 +259,7 @@ func TestEmptyColumnIsLeftOut(t *testing.T) {
 func TestWrappedStageErrorIsOneError(t *testing.T) {
 	t.Parallel()
 	r := model.Run{ID: "long-error-run", Kind: model.KindResumable, StatePath: "/e/state.env", Dir: "/e",
-		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{{Key: "M2", Status: model.StageFailed,
-			Error: "blocked: run.log 2026-12-01T10:58:13Z: stage_blocked, failed metrics CB_M2_NO_LEGACY_TOKENS and CB_M2_OTHER"}}}
+		Status: model.StatusBlocked, CurrentStage: "M2", Stages: []model.Stage{model.Stage{Key: "M2", Status: model.StageFailed}.WithRare(model.StageRare{Error: "blocked: run.log 2026-12-01T10:58:13Z: stage_blocked, failed metrics CB_M2_NO_LEGACY_TOKENS and CB_M2_OTHER"})}}
 	m := newTestModel(t, 70, 30, []model.Run{r}, app.Options{})
 	m = send(t, m, press("tab"))
 	d := text.Stripped(m.detail.View())

@@ -292,10 +292,10 @@ func planJonggrangRetry(p *Plan, run model.Run, phase string) error {
 	e.set(yamledit.Number(key), "current_phase")
 	e.set(yamledit.String("in_progress"), "status")
 	p.Summary = fmt.Sprintf("retry phase %s (%s): status pending, error cleared, current_phase %s, run in_progress", key, m.phaseStr(key, "name"), key)
-	if st := run.Stage(key); st != nil && strings.HasPrefix(strings.TrimSpace(st.Error), model.AwaitingInputPrefix) {
+	if st := run.Stage(key); st != nil && strings.HasPrefix(strings.TrimSpace(st.ErrorText()), model.AwaitingInputPrefix) {
 		// The brief's own warning for this phase, so the confirmation says what the brief would.
 		p.Warnings = append(p.Warnings, fmt.Sprintf("phase %s is waiting for a person's answer (%s). %s Answer the questions "+
-			"in the brief, then step past it (runwatch step), or resume in autonomous mode", key, termsafe.Plain(st.Error, 120), model.NoRetryAwaiting))
+			"in the brief, then step past it (runwatch step), or resume in autonomous mode", key, termsafe.Plain(st.ErrorText(), 120), model.NoRetryAwaiting))
 	}
 	return p.finishManifest(m, e)
 }

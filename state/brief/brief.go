@@ -251,11 +251,11 @@ func (b *Brief) fillEmptyLists() {
 func stageRef(run model.Run, s model.Stage) StageRef {
 	status := string(s.Status)
 	if status == "" {
-		status = s.RawStatus
+		status = s.RawStatus()
 	}
 	stopped, _ := run.StoppedAt(&s)
 	return StageRef{Key: s.Key, Name: s.Name, Status: status, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
-		Error: s.Error, SkipReason: s.SkipReason, startedText: s.StartedText, completedText: s.CompletedText, stopped: stopped}
+		Error: s.ErrorText(), SkipReason: s.SkipReason(), startedText: s.StartedText(), completedText: s.CompletedText(), stopped: stopped}
 }
 
 // label is "10 design-verification" for a phase and "S2" for a stage whose name is its key.

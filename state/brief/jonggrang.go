@@ -319,7 +319,7 @@ func samePhase(a, b string) bool {
 
 func partialOutputs(run model.Run, key string) []model.OutputFile {
 	if s := run.Stage(key); s != nil {
-		return s.OutputFiles
+		return s.OutputFiles()
 	}
 	return nil
 }

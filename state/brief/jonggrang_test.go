@@ -74,7 +74,7 @@ func TestJonggrangBriefs(t *testing.T) {
 		// an interrupted parallel worker whose worktree copy still exists.
 		"interrupted": func(t *testing.T) (model.Run, model.Env) {
 			run := jonggrangRun("add-login-form-mlop4860", "10", model.StageRunning)
-			run.Stages[10].OutputFiles = []model.OutputFile{{Path: "src/verify.md", Type: "output"}}
+			run.Stages[10].SetOutputFiles([]model.OutputFile{{Path: "src/verify.md", Type: "output"}})
 			run.Jonggrang.PhaseOutputs = outputs()[:2]
 			run.Jonggrang.Tasks = []model.Task{{ID: "task-001", Title: "Login form", Status: "completed"}}
 			run.Jonggrang.ProgressTail = []string{"- phase 8 done", "## Interrupted run (2026-02-16T05:10:00.000Z)", "context ran out"}
@@ -99,7 +99,7 @@ func TestJonggrangBriefs(t *testing.T) {
 		"failed": func(t *testing.T) (model.Run, model.Env) {
 			run := jonggrangRun("add-login-form-mlop4860", "8", model.StageFailed)
 			run.RawStatus = "failed"
-			run.Stages[8].Error = "tsc exited with code 2: src/auth.ts(14,3): error TS2322"
+			run.Stages[8].SetError("tsc exited with code 2: src/auth.ts(14,3): error TS2322")
 			run.Jonggrang.PhaseOutputs = outputs()[:1]
 			return run, testEnv()
 		},
@@ -108,7 +108,7 @@ func TestJonggrangBriefs(t *testing.T) {
 			run.RawStatus = "failed"
 			run.Title = "New billing"
 			run.Jonggrang.WorkType = "LARGE"
-			run.Stages[5].Error = "Awaiting human input (brainstorming)"
+			run.Stages[5].SetError("Awaiting human input (brainstorming)")
 			run.Jonggrang.PhaseOutputs = []model.PhaseOutput{{File: "06-lead-brainstorm.json", Phase: "6", Role: "lead",
 				Status: "awaiting-input", Summary: []string{"Which payment provider: Stripe or Adyen?", "Should invoices be monthly or per use?"}}}
 			return run, testEnv()
@@ -116,7 +116,7 @@ func TestJonggrangBriefs(t *testing.T) {
 		"awaiting-input-no-questions": func(t *testing.T) (model.Run, model.Env) {
 			run := jonggrangRun("new-billing-mlopa001", "6", model.StageFailed)
 			run.RawStatus = "failed"
-			run.Stages[5].Error = "Awaiting human input (brainstorming)"
+			run.Stages[5].SetError("Awaiting human input (brainstorming)")
 			return run, testEnv()
 		},
 		// Testing was interrupted with tests_passed false: the protocol re-runs the tester.
@@ -152,7 +152,8 @@ func TestJonggrangBriefs(t *testing.T) {
 			run.Jonggrang.PipelineMode = "compact"
 			for i := range run.Stages {
 				if model.NumericLess("8", run.Stages[i].Key) {
-					run.Stages[i].Status, run.Stages[i].SkipReason = model.StageSkipped, "compact pipeline"
+					run.Stages[i].Status = model.StageSkipped
+					run.Stages[i].SetSkipReason("compact pipeline")
 					run.Stages[i].StartedAt, run.Stages[i].CompletedAt = nil, nil
 				}
 			}

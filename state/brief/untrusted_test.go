@@ -14,7 +14,7 @@ func hostile(s string) model.Run {
 	run := jonggrangRun("feat-"+s, "8", model.StageFailed)
 	run.Title = s
 	run.RawStatus = "failed" + s
-	run.Stages[8].Error = s
+	run.Stages[8].SetError(s)
 	run.Stages[8].Name = s
 	run.Jonggrang.PhaseOutputs = []model.PhaseOutput{{File: s, Phase: "8", Role: s, Summary: []string{s}, RequiredFix: []string{s}}}
 	run.Jonggrang.Tasks = []model.Task{{ID: s, Title: s, Status: s}}

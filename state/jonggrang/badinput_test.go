@@ -96,8 +96,8 @@ func TestBadManifests(t *testing.T) {
 		{name: "deep nesting under output.error", content: "feature_id: f1\nstatus: failed\nphases:\n  '1':\n    status: failed\n    output:\n      error: " +
 			strings.Repeat("{a: ", 5000) + "x" + strings.Repeat("}", 5000) + "\n",
 			check: func(t *testing.T, r model.Run) {
-				if s := r.Stage("1"); s == nil || !strings.HasPrefix(s.Error, "{a: {a:") || len(s.Error) > 5<<10 {
-					t.Errorf("structured error = %.80q", r.Stage("1").Error)
+				if s := r.Stage("1"); s == nil || !strings.HasPrefix(s.ErrorText(), "{a: {a:") || len(s.ErrorText()) > 5<<10 {
+					t.Errorf("structured error = %.80q", r.Stage("1").ErrorText())
 				}
 			}},
 		{name: "alias bomb", content: aliasBomb(), code: model.CodeManifestInvalid, severity: model.SeverityWarning, check: func(t *testing.T, r model.Run) {
@@ -124,8 +124,8 @@ func TestBadManifests(t *testing.T) {
 		{name: "unknown status values", content: "feature_id: f1\nstatus: exploded\nphases:\n  '1': {name: setup, status: weird}\n" + whole,
 			code: model.CodeUnknownStatus, severity: model.SeverityWarning, inMsg: "exploded", check: func(t *testing.T, r model.Run) {
 				s := r.Stage("1")
-				if r.RawStatus != "exploded" || r.Status != model.StatusUnknown || s.RawStatus != "weird" || s.Status != model.StagePending {
-					t.Errorf("run %s/%s phase %s/%s", r.RawStatus, r.Status, s.RawStatus, s.Status)
+				if r.RawStatus != "exploded" || r.Status != model.StatusUnknown || s.RawStatus() != "weird" || s.Status != model.StagePending {
+					t.Errorf("run %s/%s phase %s/%s", r.RawStatus, r.Status, s.RawStatus(), s.Status)
 				}
 				n := 0
 				for _, p := range r.Problems {

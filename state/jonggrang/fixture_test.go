@@ -60,7 +60,7 @@ func TestAddLoginFormFixture(t *testing.T) {
 	if s := r.Stage("1"); s.StartedAt == nil || !s.StartedAt.Equal(time.Date(2026, 2, 16, 4, 53, 15, 123e6, time.UTC)) {
 		t.Errorf("1 started_at = %v, want 2026-02-16T04:53:15.123Z", s.StartedAt)
 	}
-	files := r.Stage("8").OutputFiles
+	files := r.Stage("8").OutputFiles()
 	if len(files) != 2 || files[0].Path != "src/auth.ts" || files[0].Type != "code" || files[0].Size == nil ||
 		*files[0].Size != 2311 || files[0].AgentID != "developer-auth-001" || files[0].TaskID != "task-001" ||
 		files[1].Size != nil || files[1].Type != "output" {
@@ -224,7 +224,7 @@ func TestNewBillingAwaitingInput(t *testing.T) {
 		t.Errorf("status %s raw %s current %q; problems:%s", r.Status, r.RawStatus, r.CurrentStage, problemList(r))
 	}
 	s := r.Stage("6")
-	if s.Status != model.StageFailed || s.Error != "Awaiting human input (brainstorming)" || s.CompletedAt == nil {
+	if s.Status != model.StageFailed || s.ErrorText() != "Awaiting human input (brainstorming)" || s.CompletedAt == nil {
 		t.Errorf("phase 6 = %+v", s)
 	}
 	if p := problem(t, r, model.CodeAwaitingInput); p.Severity != model.SeverityWarning || !strings.Contains(p.Message, "brainstorming") {
@@ -250,8 +250,8 @@ func TestCompactFixture(t *testing.T) {
 		switch {
 		case n <= 8 && s.Status != model.StageCompleted:
 			t.Errorf("phase %s = %s, want completed", s.Key, s.Status)
-		case n > 8 && (s.Status != model.StageSkipped || s.SkipReason != "compact-pipeline"):
-			t.Errorf("phase %s = %s (%q), want skipped with skip_reason", s.Key, s.Status, s.SkipReason)
+		case n > 8 && (s.Status != model.StageSkipped || s.SkipReason() != "compact-pipeline"):
+			t.Errorf("phase %s = %s (%q), want skipped with skip_reason", s.Key, s.Status, s.SkipReason())
 		}
 	}
 }

@@ -97,9 +97,9 @@ func (ld loader) load(featureDir string, env model.Env) model.Run {
 		noteInterruptedGroups(&run, groups, m, &probs)
 	}
 	for _, s := range run.Stages {
-		if s.Status == model.StageFailed && strings.HasPrefix(strings.TrimSpace(s.Error), model.AwaitingInputPrefix) {
+		if s.Status == model.StageFailed && strings.HasPrefix(strings.TrimSpace(s.ErrorText()), model.AwaitingInputPrefix) {
 			probs.add(model.SeverityWarning, model.CodeAwaitingInput, run.StatePath,
-				"phase %s (%s) is waiting for a person: %s", s.Key, s.Name, s.Error)
+				"phase %s (%s) is waiting for a person: %s", s.Key, s.Name, s.ErrorText())
 		}
 	}
 	run.Problems = append(run.Problems, probs...)

@@ -529,6 +529,7 @@ func (r *nodeReader) phase(key string, n *yaml.Node) model.Stage {
 		return st
 	}
 	statusSeen := false
+	var rare model.StageRare
 	for _, p := range r.pairs(n, where) {
 		field := where + "." + p.key
 		switch p.key {
@@ -537,7 +538,7 @@ func (r *nodeReader) phase(key string, n *yaml.Node) model.Stage {
 		case "status":
 			statusSeen = true
 			raw := r.str(p.val, field)
-			st.RawStatus = raw
+			rare.RawStatus = raw
 			if s, ok := knownPhaseStatus[strings.ToLower(strings.TrimSpace(raw))]; ok {
 				st.Status = s
 			} else if strings.EqualFold(strings.TrimSpace(raw), "in_progress") {
@@ -547,24 +548,25 @@ func (r *nodeReader) phase(key string, n *yaml.Node) model.Stage {
 					fmt.Sprintf("%s: line %d: unknown phase status %s; shown as pending", where, p.line, strconv.Quote(truncate(raw, 60)))})
 			}
 		case "started_at":
-			st.StartedAt, st.StartedText = r.timestampText(p.val, field)
+			st.StartedAt, rare.StartedText = r.timestampText(p.val, field)
 		case "completed_at":
-			st.CompletedAt, st.CompletedText = r.timestampText(p.val, field)
+			st.CompletedAt, rare.CompletedText = r.timestampText(p.val, field)
 		case "output":
-			st.Error = r.outputError(p.val, field)
+			rare.Error = r.outputError(p.val, field)
 		case "output_files":
-			st.OutputFiles = r.outputFiles(p.val, field)
+			rare.OutputFiles = r.outputFiles(p.val, field)
 		case "skip_reason":
-			st.SkipReason = r.str(p.val, field)
+			rare.SkipReason = r.str(p.val, field)
 		}
 	}
 	if !statusSeen {
 		r.warnf("%s has no status; shown as pending", where)
 	}
-	if st.RawStatus != "" && knownPhaseStatus[st.RawStatus] != "" {
+	if rare.RawStatus != "" && knownPhaseStatus[rare.RawStatus] != "" {
 		// The raw word only matters when it says something the model's status does not.
-		st.RawStatus = ""
+		rare.RawStatus = ""
 	}
+	st.SetRare(rare)
 	return st
 }
 

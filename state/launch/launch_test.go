@@ -83,7 +83,7 @@ func hostileRun(t *testing.T) model.Run {
 		ID: "add-login$(touch pwned);x", Kind: model.KindJonggrang, Title: "it's \"quoted\" `and` ; rm -rf ~",
 		Dir: filepath.Join(project, ".jonggrang", ".output", "features", "add-login"), ProjectRoot: project,
 		StatePath: filepath.Join(project, "MANIFEST.yaml"), Status: model.StatusPaused, CurrentStage: "6",
-		Stages: []model.Stage{{Key: "6", Name: "brainstorming", Status: model.StageFailed, Error: "Awaiting human input (brainstorming)"}},
+		Stages: []model.Stage{model.Stage{Key: "6", Name: "brainstorming", Status: model.StageFailed}.WithRare(model.StageRare{Error: "Awaiting human input (brainstorming)"})},
 	}
 }
 

@@ -710,7 +710,7 @@ func checkCheckpoints(run *model.Run, det *model.ResumableDetail) {
 			continue
 		}
 		w := ReopenWarning(*st, det)
-		st.Warnings = append(st.Warnings, w)
+		st.SetWarnings(append(st.Warnings(), w))
 		run.AddProblem(model.SeverityWarning, model.CodeCheckpointMissing, CheckpointPath(det, st.Key), w)
 	}
 }
@@ -773,7 +773,7 @@ func checkBlocked(run *model.Run, det *model.ResumableDetail, ev runlog.StageEvi
 	if st != nil {
 		where = "stage " + st.Key
 		st.Status = model.StageFailed
-		st.Error = "blocked: " + strings.Join(parts, "; ")
+		st.SetError("blocked: " + strings.Join(parts, "; "))
 	}
 	run.AddProblem(model.SeverityError, model.CodeStageBlocked, path,
 		fmt.Sprintf("%s is blocked at its gate (%s); the writer stopped and waits for a person", where, strings.Join(parts, "; ")))

@@ -104,7 +104,7 @@ func (a *App) NotHere(act string, sel RowID) string {
 			return fmt.Sprintf("step: %s is %s; nothing to step", id, run.Status)
 		}
 		if run.Kind == model.KindJonggrang {
-			if st := run.Stage(run.CurrentStage); st != nil && !model.JonggrangSteppable(run.RawStatus, string(st.Status), st.Error) {
+			if st := run.Stage(run.CurrentStage); st != nil && !model.JonggrangSteppable(run.RawStatus, string(st.Status), st.ErrorText()) {
 				return fmt.Sprintf("step: needs a paused run or a phase awaiting input; %s is %q and phase %s is %q",
 					id, text.Sanitize(run.RawStatus), text.Sanitize(st.Key), st.Status)
 			}

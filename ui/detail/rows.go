@@ -232,10 +232,10 @@ func (b *rowBuilder) stageLine(st model.Stage, keyW int) string {
 	if u := st.Timing.Usual(); u.Known() {
 		line += t.Dim.Render(" · " + u.String())
 	}
-	if st.Status != model.StagePending || st.RawStatus != "" || isStopped {
+	if st.Status != model.StagePending || st.RawStatus() != "" || isStopped {
 		status := word
-		if st.RawStatus != "" && st.RawStatus != string(st.Status) && !isStopped {
-			status += " (" + text.Sanitize(st.RawStatus) + ")"
+		if st.RawStatus() != "" && st.RawStatus() != string(st.Status) && !isStopped {
+			status += " (" + text.Sanitize(st.RawStatus()) + ")"
 		}
 		line += t.Dim.Render(" " + status)
 	}
@@ -268,18 +268,18 @@ func (b *rowBuilder) stageLine(st model.Stage, keyW int) string {
 // stageNotes are the lines under a stage that are always shown: its error, warnings and skip reason.
 func (b *rowBuilder) stageNotes(st model.Stage) {
 	t := b.t
-	if st.Error != "" {
-		for i, l := range text.WrapText(text.Sanitize(st.Error), b.w-6) {
+	if st.ErrorText() != "" {
+		for i, l := range text.WrapText(text.Sanitize(st.ErrorText()), b.w-6) {
 			b.add("    " + t.Bad.Render(text.MarkFirst(i, "✗ ")+l))
 		}
 	}
-	for _, warn := range st.Warnings {
+	for _, warn := range st.Warnings() {
 		for i, l := range text.WrapText(text.Sanitize(warn), b.w-6) {
 			b.add("    " + t.Warn.Render(text.MarkFirst(i, "⚠ ")+l))
 		}
 	}
-	if st.SkipReason != "" {
-		b.add("    " + t.Dim.Render("skipped: "+text.Sanitize(st.SkipReason)))
+	if st.SkipReason() != "" {
+		b.add("    " + t.Dim.Render("skipped: "+text.Sanitize(st.SkipReason())))
 	}
 }
 

@@ -79,11 +79,11 @@ func jonggrangTimeline(run model.Run) []string {
 			if at == nil {
 				at = st.StartedAt
 			}
-			addT(at, "phase_failed phase=%s error=%q", st.Key, st.Error)
+			addT(at, "phase_failed phase=%s error=%q", st.Key, st.ErrorText())
 		case model.StageCompleted:
 			addT(st.CompletedAt, "phase_complete phase=%s name=%s", st.Key, st.Name)
 		case model.StageSkipped:
-			addT(st.CompletedAt, "phase_skipped phase=%s reason=%q", st.Key, st.SkipReason)
+			addT(st.CompletedAt, "phase_skipped phase=%s reason=%q", st.Key, st.SkipReason())
 		}
 	}
 	if jd := run.Jonggrang; jd != nil {
