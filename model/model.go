@@ -586,7 +586,7 @@ type ResumableDetail struct {
 	StageOrderEvidence []string `json:"stage_order_evidence,omitempty"`
 	// StageNext maps a stage key to the stage known to come right after it ("" = known last). A stage not in
 	// the map has no known successor, so step refuses to guess one.
-	StageNext map[string]string `json:"stage_next,omitempty"`
+	StageNext StageLinks `json:"stage_next,omitzero"`
 	// ReopensWithoutCheckpoint: this run's writer (the mining tool) reopens, on its next start, every stage
 	// marked done whose checkpoint file is missing.
 	ReopensWithoutCheckpoint bool `json:"reopens_without_checkpoint,omitempty"`
@@ -612,7 +612,7 @@ func (d *ResumableDetail) NextStage(key string) (next string, known bool) {
 	if d == nil {
 		return "", false
 	}
-	for k, v := range d.StageNext {
+	for k, v := range d.StageNext.All() {
 		if equalFold(k, key) {
 			return v, true
 		}

@@ -273,10 +273,8 @@ func (d *ResumableDetail) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 		b = append(b, `,"stage_order_evidence":`...)
 		b = appendJSONList(b, d.StageOrderEvidence, appendJSONString)
 	}
-	if len(d.StageNext) > 0 {
-		if b, err = appendJSONValue(b, `,"stage_next":`, d.StageNext); err != nil {
-			return nil, err
-		}
+	if d.StageNext.packed != "" {
+		b = d.StageNext.appendJSON(append(b, `,"stage_next":`...))
 	}
 	if d.ReopensWithoutCheckpoint {
 		b = append(b, `,"reopens_without_checkpoint":true`...)

@@ -55,7 +55,7 @@ func wireRuns(t testing.TB) []model.Run {
 	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, Keys: model.PackKVs([]model.KV{{Key: hostile, Value: hostile}}),
 		ChecklistKeys: model.PackKVs([]model.KV{}), ResumeHint: hostile, Checkpoints: []model.Checkpoint{{File: hostile, Timestamp: &now}, {}},
 		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderUncertain: true, StageOrderEvidence: []string{hostile},
-		StageNext: map[string]string{"S1": hostile}, ReopensWithoutCheckpoint: true, LastError: hostile,
+		StageNext: model.PackStageLinks(map[string]string{"S1": hostile}), ReopensWithoutCheckpoint: true, LastError: hostile,
 		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Time: &now}}
 	extra.Stages = append(extra.Stages, model.Stage{Key: hostile, Name: hostile, Status: model.StageStatus(hostile),
 		Checklist: []model.ChecklistItem{{Key: hostile, Done: true, Raw: hostile}}, ChecklistDone: &yes,

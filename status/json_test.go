@@ -160,7 +160,7 @@ func TestRunJSONAsReflection(t *testing.T) {
 		Keys: model.PackKVs([]model.KV{{Key: hostile, Value: hostile}}), ChecklistKeys: model.PackKVs([]model.KV{}), ResumeHint: hostile, ResumeTarget: "S2",
 		LastCompleted: "S1", Checkpoints: []model.Checkpoint{{File: hostile, Stage: "S1", Timestamp: &ts}, {}},
 		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderSource: hostile, PlanPath: hostile, PlanNote: hostile,
-		StageOrderUncertain: true, StageOrderEvidence: []string{hostile}, StageNext: map[string]string{"S2": "S3", "S1": hostile},
+		StageOrderUncertain: true, StageOrderEvidence: []string{hostile}, StageNext: model.PackStageLinks(map[string]string{"S2": "S3", "S1": hostile}),
 		ReopensWithoutCheckpoint: true, CheckpointDir: hostile, LastError: hostile,
 		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Message: hostile, Time: &ts}}
 	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 7, Undone: []string{hostile}}

@@ -368,7 +368,7 @@ func applyOrder(run *model.Run, det *model.ResumableDetail, order model.StageOrd
 	if det.PlanNote != "" && order.Source != "plan" && !planNamed(order.Conflicts) {
 		det.StageOrderEvidence = append(det.StageOrderEvidence, det.PlanNote)
 	}
-	det.StageNext = order.Next
+	det.StageNext = model.PackStageLinks(order.Next)
 	if det.StageOrderUncertain {
 		det.StageOrderEvidence = append(det.StageOrderEvidence, "the place of "+strings.Join(order.Uncertain, ", ")+
 			" is not settled by the files")
