@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"runwatch/model"
 	"runwatch/state/procinfo"
@@ -138,6 +139,26 @@ func TestLoadIRMPausedBetweenStages(t *testing.T) {
 	fi, _ := os.Stat(filepath.Join(dir, "run.log"))
 	if r.Log == nil || r.Log.Path != filepath.Join(dir, "run.log") || r.Log.SizeBytes != fi.Size() {
 		t.Errorf("log = %+v, want size %d", r.Log, fi.Size())
+	}
+}
+
+// A run's checkpoints hold the folder's path once: CheckpointDir is where the first checkpoint's path
+// starts, not a copy beside it; their stage and status are the words every run shares (model.Intern).
+func TestLoadCheckpointsShareTheirFolderAndWords(t *testing.T) {
+	root := rt.Copy(t)
+	r := load(t, rt.Run(root, rt.IRM))
+	d := r.Resumable
+	if len(d.Checkpoints) == 0 {
+		t.Fatal("no checkpoint")
+	}
+	cp := d.Checkpoints[0]
+	if d.CheckpointDir == "" || !strings.HasPrefix(cp.File, d.CheckpointDir+string(filepath.Separator)) ||
+		unsafe.StringData(d.CheckpointDir) != unsafe.StringData(cp.File) {
+		t.Errorf("checkpoint_dir %q is a copy of its own, not where %q starts", d.CheckpointDir, cp.File)
+	}
+	if unsafe.StringData(cp.Stage) != unsafe.StringData(model.Intern(cp.Stage)) ||
+		unsafe.StringData(cp.Status) != unsafe.StringData(model.Intern(cp.Status)) {
+		t.Errorf("checkpoint stage %q and status %q are not the shared words", cp.Stage, cp.Status)
 	}
 }
 
