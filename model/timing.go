@@ -700,6 +700,7 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		}
 		r.Stages[i] = Stage{Key: s.Key, Timing: st}
 	}
+	keepTimings(r.Stages, timings)
 	cur := f.Current
 	if len(f.Stages) > 0 {
 		rt := &RunTiming{Task: f.Task}
@@ -774,6 +775,31 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 	at.Reason = at.age.was
 	r.Attention = at
 	return r
+}
+
+// keepTimings leaves out the stages' timings that hold nothing (no start, no end, no past run: a sixth of
+// the stages at 10,000 generated runs; the document leaves them out, and a run read from a host has none)
+// and, when it left some out, moves the others to an array at their number: the watcher keeps every run's
+// (issue 35).
+func keepTimings(stages []Stage, timings []StageTiming) {
+	kept := 0
+	for i := range stages {
+		if stages[i].Timing.IsZero() {
+			stages[i].Timing = nil
+		} else {
+			kept++
+		}
+	}
+	if kept == len(timings) || kept == 0 {
+		return
+	}
+	exact := make([]StageTiming, 0, kept)
+	for i := range stages {
+		if t := stages[i].Timing; t != nil {
+			exact = append(exact, *t)
+			stages[i].Timing = &exact[len(exact)-1]
+		}
+	}
 }
 
 // orphanable: a jonggrang run that says a phase runs, with no live lock of its own and no live worker.

@@ -492,3 +492,18 @@ func TestHistoryStatsFollowEachRun(t *testing.T) {
 		h.mu.Unlock()
 	}
 }
+
+// A stage with no start, no end and no past run has no timing (the document leaves an empty one out, and a
+// run read from a host has none), and the timings kept are the stages' own (issue 35).
+func TestJudgeTimeKeepsNoEmptyTiming(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	r := Run{ID: "r", Kind: KindResumable, Stages: []Stage{{Key: "S1", Status: StageCompleted, StartedAt: &at, CompletedAt: &at},
+		{Key: "S2", Status: StagePending}, {Key: "S3", Status: StagePending}}}
+	JudgeTime(&r, at.Add(time.Hour), LivenessRules{}, NewHistory())
+	if r.Stages[1].Timing != nil || r.Stages[2].Timing != nil {
+		t.Errorf("pending stages with nothing known hold timings %+v, %+v", r.Stages[1].Timing, r.Stages[2].Timing)
+	}
+	if s := r.Stages[0].Timing; s == nil || s.Started != &at || s.Ended != &at {
+		t.Errorf("S1's timing is %+v, want its start and end", s)
+	}
+}
