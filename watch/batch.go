@@ -661,20 +661,28 @@ func (w *Watcher) rejudge(now time.Time, u *Update) {
 	}
 	// Every run is looked at (a clock comparison each), so nextJudge is found again from all of them.
 	w.nextJudge = time.Time{}
+	// Each run is judged on one scratch copy (the screen holds the run itself), and a run of its own is made
+	// only for those that judge differently: after a first load all 10,000 are judged again and a sixth of
+	// them differ; a copy of each, of its stages and reflect.DeepEqual's visited pointers were 50 MB of
+	// garbage, a twentieth of what the load allocates (issue 35).
+	var scratch model.Run
+	var stages []model.Stage
 	for sp, tr := range w.runs.runs {
 		rc := tr.run.Attention.RecheckAt()
 		if !all && (rc.IsZero() || now.Before(rc)) {
 			w.noteJudge(tr.run)
 			continue
 		}
-		again := *tr.run
-		again.Stages = slices.Clone(tr.run.Stages)
-		model.JudgeTime(&again, now, w.runs.rules, w.runs.history)
-		w.noteJudge(&again)
-		if again.Status == tr.run.Status && again.Attention == tr.run.Attention && reflect.DeepEqual(again.Timing, tr.run.Timing) &&
-			reflect.DeepEqual(again.Stages, tr.run.Stages) {
+		scratch = *tr.run
+		stages = append(stages[:0], tr.run.Stages...)
+		scratch.Stages = stages
+		model.JudgeTime(&scratch, now, w.runs.rules, w.runs.history)
+		w.noteJudge(&scratch)
+		if judgedAlike(&scratch, tr.run) {
 			continue
 		}
+		again := scratch
+		again.Stages = slices.Clone(stages)
 		tr.run = &again
 		if _, pending := w.rereads[sp]; pending || w.unshown[sp] {
 			continue // held back (read mid-write, or not shown yet): its next read goes out instead
@@ -686,6 +694,48 @@ func (w *Watcher) rejudge(now time.Time, u *Update) {
 			u.Changed = append(u.Changed, &again)
 		}
 	}
+}
+
+// judgedAlike says whether a run judged again (a copy of b) came out as b did in what model.JudgeTime sets:
+// status, attention, the run's timing and each stage's, compared by value (reflect.DeepEqual allocated its
+// map of visited pointers, a few hundred bytes a run). TestJudgedAlikeKnowsEveryTimingField fails when a
+// timing gets a field it does not compare; should JudgeTime set more of a run, compare that here too.
+func judgedAlike(a, b *model.Run) bool {
+	if a.Status != b.Status || a.Attention != b.Attention || !sameRunTiming(a.Timing, b.Timing) || len(a.Stages) != len(b.Stages) {
+		return false
+	}
+	for i := range a.Stages {
+		if !sameStageTiming(a.Stages[i].Timing, b.Stages[i].Timing) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameRunTiming(a, b *model.RunTiming) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Task == b.Task && same(a.Started, b.Started) && same(a.RemainingSeconds, b.RemainingSeconds) && a.Runs == b.Runs &&
+		same(a.ElapsedSeconds, b.ElapsedSeconds) && same(a.ETASeconds, b.ETASeconds)
+}
+
+func sameStageTiming(a, b *model.StageTiming) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return same(a.Started, b.Started) && same(a.Ended, b.Ended) && same(a.UsualMedianSeconds, b.UsualMedianSeconds) &&
+		same(a.UsualP90Seconds, b.UsualP90Seconds) && same(a.UsualLowSeconds, b.UsualLowSeconds) &&
+		same(a.UsualHighSeconds, b.UsualHighSeconds) && a.Runs == b.Runs && same(a.ElapsedSeconds, b.ElapsedSeconds)
+}
+
+// same compares what two pointers point to; a time.Time by ==, its location by pointer: stricter than
+// DeepEqual, so a change is never missed, at worst a run goes out again.
+func same[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // noteJudge keeps nextJudge the earliest recheck time of the runs judged.

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -90,5 +91,53 @@ func TestLoadAllLeavesTheClockToItsCaller(t *testing.T) {
 	}
 	if timed == 0 {
 		t.Fatal("no run New read has its timing")
+	}
+}
+
+// TestJudgedAlikeKnowsEveryTimingField: rejudge keeps a run's old copy when judgedAlike says the new
+// judgement is the same, so a timing field it does not compare would hide a change from the screen. Each field
+// of RunTiming and StageTiming is set in turn on one side; every one must tell the runs apart.
+func TestJudgedAlikeKnowsEveryTimingField(t *testing.T) {
+	at := time.Unix(1700000000, 0)
+	differ := func(f reflect.Value) {
+		t.Helper()
+		switch p := f.Addr().Interface().(type) {
+		case *string:
+			*p = "x"
+		case *int:
+			*p = 1
+		case **time.Time:
+			*p = &at
+		case **int64:
+			one := int64(1)
+			*p = &one
+		default:
+			t.Fatalf("judgedAlike does not know how to compare a %s: teach it and this test", f.Type())
+		}
+	}
+	for i := range reflect.TypeFor[model.RunTiming]().NumField() {
+		a, b := model.Run{Timing: &model.RunTiming{}}, model.Run{Timing: &model.RunTiming{}}
+		differ(reflect.ValueOf(b.Timing).Elem().Field(i))
+		if judgedAlike(&a, &b) {
+			t.Errorf("RunTiming.%s differs, yet the runs judged alike", reflect.TypeFor[model.RunTiming]().Field(i).Name)
+		}
+	}
+	for i := range reflect.TypeFor[model.StageTiming]().NumField() {
+		a := model.Run{Stages: []model.Stage{{Key: "s", Timing: &model.StageTiming{}}}}
+		b := model.Run{Stages: []model.Stage{{Key: "s", Timing: &model.StageTiming{}}}}
+		differ(reflect.ValueOf(b.Stages[0].Timing).Elem().Field(i))
+		if judgedAlike(&a, &b) {
+			t.Errorf("StageTiming.%s differs, yet the runs judged alike", reflect.TypeFor[model.StageTiming]().Field(i).Name)
+		}
+	}
+	// Equal values behind different pointers, as a judgement made again gives them, are alike.
+	t1, t2 := at, at
+	a := model.Run{Timing: &model.RunTiming{Started: &t1}, Stages: []model.Stage{{Timing: &model.StageTiming{Started: &t1}}}}
+	b := model.Run{Timing: &model.RunTiming{Started: &t2}, Stages: []model.Stage{{Timing: &model.StageTiming{Started: &t2}}}}
+	if !judgedAlike(&a, &b) {
+		t.Error("the same timings behind other pointers judged apart")
+	}
+	if b.Status = model.StatusStalled; judgedAlike(&a, &b) {
+		t.Error("another status judged alike")
 	}
 }
