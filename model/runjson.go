@@ -408,18 +408,39 @@ func (s *Stage) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 var noRare StageRare
 
 // UnmarshalJSON reads what MarshalJSON writes (as encoding/json would read the stage's tags), its rarely set
-// fields into a StageRare only when one is set.
+// fields into a StageRare only when one is set, and its times with their texts (ParseJSONTime).
 func (s *Stage) UnmarshalJSON(b []byte) error {
 	type plain Stage // without this method
 	var in struct {
 		plain
 		StageRare
+		StartedAt   jsonTimeIn `json:"started_at"`
+		CompletedAt jsonTimeIn `json:"completed_at"`
 	}
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
 	*s = Stage(in.plain)
+	s.StartedAt, s.CompletedAt = in.StartedAt.t, in.CompletedAt.t
+	in.StageRare.StartedText, in.StageRare.CompletedText = in.StartedAt.text, in.CompletedAt.text
 	s.SetRare(in.StageRare)
+	return nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, updated_at with its text (ParseJSONTime).
+func (r *Run) UnmarshalJSON(b []byte) error {
+	type plain Run // without this method
+	var in struct {
+		*plain
+		UpdatedAt jsonTimeIn `json:"updated_at"`
+	}
+	in.plain = (*plain)(r)
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	if in.UpdatedAt.t != nil {
+		r.UpdatedAt, r.UpdatedText = *in.UpdatedAt.t, in.UpdatedAt.text
+	}
 	return nil
 }
 

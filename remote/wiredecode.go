@@ -32,7 +32,7 @@ func decodeWire(line []byte, ev *wireEvent, names *wireNames) error {
 		case "type":
 			return d.str(&ev.Type)
 		case "at":
-			return d.timeValue(&ev.At)
+			return d.timeValue(&ev.At, nil)
 		case "run":
 			if d.null() {
 				ev.Run = nil
@@ -392,8 +392,9 @@ func (d *wireDec) int(v *int) error {
 	return nil
 }
 
-// time reads a time as encoding/json does (time.Time's UnmarshalJSON); null is nil.
-func (d *wireDec) time(t **time.Time) error {
+// time reads a time as encoding/json does (time.Time's UnmarshalJSON); null is nil. text, when not nil, is
+// set to the time's text as model keeps it (model.ParseJSONTime): the file's spelling of a manifest's time.
+func (d *wireDec) time(t **time.Time, text *string) error {
 	if d.null() {
 		*t = nil
 		return nil
@@ -406,7 +407,7 @@ func (d *wireDec) time(t **time.Time) error {
 	}
 	d.times = d.times[:len(d.times)+1]
 	v := &d.times[len(d.times)-1]
-	if err := d.timeValue(v); err != nil {
+	if err := d.timeValue(v, text); err != nil {
 		return err
 	}
 	*t = v
@@ -415,8 +416,8 @@ func (d *wireDec) time(t **time.Time) error {
 
 const timesAtOnce = 32
 
-// timeValue reads a time into a time.Time field: null leaves it as it is.
-func (d *wireDec) timeValue(t *time.Time) error {
+// timeValue reads a time into a time.Time field, and its text as time does: null leaves them as they are.
+func (d *wireDec) timeValue(t *time.Time, text *string) error {
 	if d.null() {
 		return nil
 	}
@@ -424,8 +425,13 @@ func (d *wireDec) timeValue(t *time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := t.UnmarshalJSON(raw); err != nil {
+	v, s, err := model.ParseJSONTime(raw)
+	if err != nil {
 		return d.errorf("%v", err)
+	}
+	*t = v
+	if text != nil {
+		*text = s
 	}
 	return nil
 }

@@ -97,11 +97,11 @@ func (d *wireDec) run(r *model.Run) error {
 		case "attention":
 			return d.attention(&r.Attention)
 		case "active_at":
-			return d.time(&r.ActiveAt)
+			return d.time(&r.ActiveAt, nil)
 		case "resumable":
 			return ptr(d, &r.Resumable, d.resumable)
 		case "updated_at":
-			return d.timeValue(&r.UpdatedAt)
+			return d.timeValue(&r.UpdatedAt, &r.UpdatedText)
 		case "locks":
 			return list(d, &r.Locks, d.lock)
 		case "remote":
@@ -228,9 +228,9 @@ func (d *wireDec) stage(s *model.Stage) error {
 		case "warnings":
 			return d.strs(&rare.Warnings)
 		case "started_at":
-			return d.time(&s.StartedAt)
+			return d.time(&s.StartedAt, &rare.StartedText)
 		case "completed_at":
-			return d.time(&s.CompletedAt)
+			return d.time(&s.CompletedAt, &rare.CompletedText)
 		case "output_files":
 			return d.raw(&rare.OutputFiles)
 		case "timing":
@@ -269,7 +269,7 @@ func (d *wireDec) checkpoint(c *model.Checkpoint) error {
 		case "status":
 			return d.str(&c.Status)
 		case "timestamp":
-			return d.time(&c.Timestamp)
+			return d.time(&c.Timestamp, nil)
 		}
 		return d.skip()
 	})
@@ -367,10 +367,10 @@ func (d *wireDec) stageTiming(t *model.StageTiming, said *timingSaid) error {
 		switch string(key) {
 		case "started":
 			said.started = true
-			return d.time(&t.Started)
+			return d.time(&t.Started, nil)
 		case "ended":
 			said.ended = true
-			return d.time(&t.Ended)
+			return d.time(&t.Ended, nil)
 		case "usual":
 			if !d.compact {
 				return d.skip()
@@ -408,7 +408,7 @@ func (d *wireDec) runTiming(t *model.RunTiming) error {
 		case "task":
 			return d.str(&t.Task)
 		case "started":
-			return d.time(&t.Started)
+			return d.time(&t.Started, nil)
 		case "remaining_after_current_seconds":
 			return d.int64p(&t.RemainingSeconds)
 		case "runs":
@@ -440,7 +440,7 @@ func (d *wireDec) lock(l *model.Lock) error {
 		case "files":
 			return d.strs(&l.Files)
 		case "acquired_at":
-			return d.time(&l.AcquiredAt)
+			return d.time(&l.AcquiredAt, nil)
 		case "age_seconds":
 			return d.int64(&l.AgeSeconds)
 		case "verdict":
@@ -470,7 +470,7 @@ func (d *wireDec) jonggrang(j *model.JonggrangDetail) error {
 		case "has_ui":
 			return d.bool(&j.HasUI)
 		case "created_at":
-			return d.time(&j.CreatedAt)
+			return d.time(&j.CreatedAt, &j.CreatedText)
 		case "active_phases":
 			return d.strs(&j.ActivePhases)
 		case "agents":
@@ -510,9 +510,9 @@ func (d *wireDec) agent(a *model.Agent) error {
 		case "status":
 			return d.str(&a.Status)
 		case "started_at":
-			return d.time(&a.StartedAt)
+			return d.time(&a.StartedAt, &a.StartedText)
 		case "completed_at":
-			return d.time(&a.CompletedAt)
+			return d.time(&a.CompletedAt, &a.CompletedText)
 		case "locked_files":
 			return d.strs(&a.LockedFiles)
 		}
@@ -536,7 +536,7 @@ func (d *wireDec) phaseOutput(o *model.PhaseOutput) error {
 		case "status":
 			return d.str(&o.Status)
 		case "timestamp":
-			return d.time(&o.Timestamp)
+			return d.time(&o.Timestamp, nil)
 		case "summary":
 			return d.strs(&o.Summary)
 		case "error":
