@@ -131,9 +131,9 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 	defer signal.Stop(sigs)
 
 	// Only for the runwatch that asked over ssh, and so reads it (remote.CompactEnv).
-	compact := common.getenv(remote.StdinLinkEnv) == "1" && common.getenv(remote.CompactEnv) == "1"
+	compact := stdinLinked(common.getenv) && common.getenv(remote.CompactEnv) == "1"
 	st := &eventStream{em: &eventWriter{out: stdout, known: map[string]model.Run{}, compact: compact},
-		target: newRunTarget(*runArg, *until), hosts: newHostsSaid("events")}
+		target: newRunTarget(*runArg, *until), hosts: newHostsSaid("events"), beats: stdinLinked(common.getenv)}
 	if code, done := st.start(src, stderr); done {
 		return code
 	}
@@ -151,9 +151,6 @@ func runEvents(paths []string, common commonFlags, poll *time.Duration, until, r
 		t := time.NewTicker(remote.HeartbeatEvery)
 		defer t.Stop()
 		beat = t.C
-		if err := st.em.line(heartbeatEvent{Type: "heartbeat", At: time.Now().UTC()}); err != nil {
-			return st.em.failed(stderr, err)
-		}
 	}
 	var deadline <-chan time.Time
 	if *timeout > 0 {
@@ -222,6 +219,8 @@ type eventStream struct {
 	att    *attentionWriter
 	target *runTarget
 	hosts  *hostsSaid
+	// beats: a runwatch follows this one over ssh (remote.StdinLinkEnv) and is told it keeps up.
+	beats bool
 }
 
 // start writes the first snapshot and the watcher's health; done says the command ends there, with code.
@@ -254,6 +253,14 @@ func (st *eventStream) start(src *fleet.Watch, stderr io.Writer) (code int, done
 		}
 	}
 	st.att = newAttentionWriter(snap, now)
+	// The first heartbeat goes before the first watch-health line, with which the runwatch that follows
+	// takes this one as live: said after it, a runwatch stopped between the two was never judged lagging,
+	// as it had not said it beats (remote.LagAfter).
+	if st.beats {
+		if err := st.em.line(heartbeatEvent{Type: "heartbeat", At: now.UTC()}); err != nil {
+			return st.em.failed(stderr, err), true
+		}
+	}
 	if src.Local != nil {
 		if err := st.em.healthLine(src.Local.Health(), now); err != nil {
 			return st.em.failed(stderr, err), true
@@ -674,11 +681,14 @@ func jsonFields(r model.Run) (map[string]json.RawMessage, error) {
 	return m, json.Unmarshal(b, &m)
 }
 
+// stdinLinked says whether a runwatch follows this one over ssh, linked to its stdin (remote.StdinLinkEnv).
+func stdinLinked(getenv func(string) string) bool { return getenv(remote.StdinLinkEnv) == "1" }
+
 // stdinEnded is closed when stdin ends, for a runwatch events that another runwatch runs over ssh and
 // that must end with it (remote.StdinLinkEnv); nil otherwise, since a person's `events </dev/null` or
 // `ssh -n host runwatch events` must go on. getenv is the environment the command runs in.
 func stdinEnded(getenv func(string) string) <-chan struct{} {
-	if getenv(remote.StdinLinkEnv) != "1" {
+	if !stdinLinked(getenv) {
 		return nil
 	}
 	ended := make(chan struct{})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +183,35 @@ func startLinkedEvents(t *testing.T, env []string, stderr io.Writer, args ...str
 		t.Fatal(err)
 	}
 	return cmd, stdin, stdout
+}
+
+// events linked to a runwatch over ssh says its first heartbeat before its first watch-health line, with
+// which that runwatch takes it as live: said after it, a runwatch stopped between the two was never judged
+// lagging (remote.LagAfter), and remote's TestALaggingHostsRunsAreMarkedStale hung under load.
+func TestLinkedEventsBeatBeforeTheyAreLive(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	eventsRun(t, filepath.Join(root, "live-20260301T000000Z"), "S1")
+	cmd, stdin, stdout := startLinkedEvents(t, nil, nil, root)
+	defer func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var types []string
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		typ, _ := m["type"].(string)
+		types = append(types, typ)
+		if typ == "watch-health" {
+			break
+		}
+	}
+	if want := []string{"run-added", "heartbeat", "watch-health"}; !slices.Equal(types, want) {
+		t.Errorf("the first lines are %v, want %v", types, want)
+	}
 }
