@@ -852,10 +852,12 @@ func TimingAt(r *Run, now time.Time) {
 
 // ETA is how long the run usually has left at now: what its current stage usually takes beyond what it has
 // run, plus the usual length of the stages after it. ok is false when some stage left has no history, and
-// for a run that nothing is running (stalled, orphaned) or that is over: no time is being spent on it.
+// for a run that is not running (failed, blocked, paused, awaiting input, stalled, over): no time is being
+// spent on it, and "~11m left" under a failed run read as if it were on its way. The list, Detail, the
+// brief and the JSON all ask here.
 func (r *Run) ETA(now time.Time) (left time.Duration, ok bool) {
 	rt := r.Timing
-	if rt == nil || rt.RemainingSeconds == nil || r.Status == StatusStalled || r.Status == StatusCompleted || r.Archived {
+	if rt == nil || rt.RemainingSeconds == nil || r.Status != StatusRunning || r.Archived {
 		return 0, false
 	}
 	var cur *Stage

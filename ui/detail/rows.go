@@ -134,7 +134,7 @@ func (b *rowBuilder) head() {
 		head += t.Dim.Render(" (file says " + text.Sanitize(run.RawStatus) + ")")
 	}
 	b.add(head)
-	if left, ok := run.ETA(now); ok && run.Status != model.StatusCompleted && !run.Archived {
+	if left, ok := run.ETA(now); ok {
 		if sh := model.HumanDurationShrinks(left); sh > 0 {
 			b.p.app.ChangesWithin(now.Add(sh), model.HumanDurationUnit(left)-1)
 		}

@@ -118,7 +118,7 @@ func newRunCells(run *model.Run) *runCells {
 	if r.Attention.NeedsYou {
 		why := text.Sanitize(r.Attention.Reason)
 		set(colWhy, why, why)
-	} else if _, ok := r.ETA(r.UpdatedAt); ok && r.Status == model.StatusRunning {
+	} else if _, ok := r.ETA(r.UpdatedAt); ok {
 		c.eta, c.whyCalm = true, true
 	}
 	for id := range colCount {
