@@ -58,10 +58,11 @@ const (
 // TestDashboardLoadMakesLittleGarbage: the bytes a first load allocates a run, watcher and screen, kept or
 // not. What stays live after a load is scattered among the load's garbage, in spans the runtime never
 // compacts, and the room left inside them is RSS for as long as the runs are shown (issue 35; at 10,000
-// runs 30 MiB beside 107 live). Three quarters of it is reading the runs (state.Load); the
-// bound is a little above what a load makes now, so what a change adds a run around that is seen: the
-// re-judgement after a load copying every run again (docs/BENCHMARKS.md, "Session 11: the dashboard's first
-// load's garbage") fails it.
+// runs 30 MiB beside 107 live). Three quarters of it is reading the runs (state.Load). What a load makes
+// grows with the processors that read it (135.2 KiB a run at GOMAXPROCS 1 and 2, 136.6 at 4, 137.0 at 8,
+// 141.2 at 16), so it is measured at 2, whatever the machine, and bounded 5% above: a change that adds a
+// few KiB a run to every load fails it (docs/BENCHMARKS.md, "Session 11: the dashboard's first load's
+// garbage").
 func TestDashboardLoadMakesLittleGarbage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("watches 1,600 generated runs")
@@ -72,6 +73,7 @@ func TestDashboardLoadMakesLittleGarbage(t *testing.T) {
 	if _, err := sim.GenerateRuns(dir, n); err != nil {
 		t.Fatal(err)
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // not parallel: no other test runs meanwhile
 	_, allocated := dashboardLive(t, n, dir)
 	per := int64(allocated) / n
 	t.Logf("a first load allocates %d bytes a run (%d MiB over %d runs)", per, allocated>>20, n)
@@ -81,7 +83,7 @@ func TestDashboardLoadMakesLittleGarbage(t *testing.T) {
 }
 
 // What a first load may allocate a run (see TestDashboardLoadMakesLittleGarbage).
-const dashboardLoadBytesPerRun = 134 << 10 // docs/BENCHMARKS.md, "Session 11: the dashboard's first load's garbage"
+const dashboardLoadBytesPerRun = 142 << 10 // docs/BENCHMARKS.md, "Session 11: the dashboard's first load's garbage"
 
 // dashboardLive watches dir as the dashboard does and feeds its batches to the screen until it shows want
 // runs; it returns the live heap then, watcher and screen still held, and the bytes allocated from the
