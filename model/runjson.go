@@ -81,7 +81,7 @@ func (r *Run) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 	b = append(b, `,"title":`...)
 	b = appendJSONString(b, r.Title)
 	b = append(b, `,"status":`...)
-	b = appendJSONString(b, string(r.Status))
+	b = r.Status.AppendJSON(b)
 	b = append(b, `,"raw_status":`...)
 	b = appendJSONString(b, r.RawStatus)
 	b = append(b, `,"current_stage":`...)
@@ -139,17 +139,7 @@ func (r *Run) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 			return nil, err
 		}
 	}
-	a := &r.Attention
-	b = append(b, `,"attention":{"needs_you":`...)
-	b = strconv.AppendBool(b, a.NeedsYou)
-	b = append(b, `,"rank":`...)
-	b = strconv.AppendInt(b, int64(a.Rank), 10)
-	b = append(b, `,"code":`...)
-	b = appendJSONString(b, a.Code)
-	b = append(b, `,"reason":`...)
-	b = appendJSONString(b, a.Reason)
-	b = appendJSONStringOmit(b, `,"action":`, string(a.Action))
-	b = append(appendJSONStringOmit(b, `,"command":`, a.Command), '}')
+	b = r.Attention.AppendJSON(append(b, `,"attention":`...))
 	if r.ActiveAt != nil {
 		b = append(b, `,"active_at":`...)
 		if b, err = appendJSONTime(b, r.ActiveAt, ""); err != nil {
@@ -157,7 +147,7 @@ func (r *Run) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 		}
 	}
 	if !r.Timing.IsZero() {
-		if b, err = appendJSONValue(b, `,"timing":`, r.Timing); err != nil {
+		if b, err = r.Timing.AppendJSON(append(b, `,"timing":`...)); err != nil {
 			return nil, err
 		}
 	}
@@ -387,7 +377,7 @@ func (s *Stage) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 		if compact {
 			b, err = t.appendWireJSON(b, s)
 		} else {
-			b, err = t.appendJSON(b)
+			b, err = t.AppendJSON(b)
 		}
 		if err != nil {
 			return nil, err
@@ -476,7 +466,7 @@ func (t *StageTiming) appendWireJSON(b []byte, s *Stage) ([]byte, error) {
 		c.UsualMedianSeconds, c.UsualP90Seconds, c.UsualLowSeconds, c.UsualHighSeconds = nil, nil, nil, nil
 	}
 	start := len(b)
-	b, err := c.appendJSON(b)
+	b, err := c.AppendJSON(b)
 	if err != nil {
 		return nil, err
 	}
@@ -509,8 +499,52 @@ func sameTime(a, b *time.Time) bool {
 	return a == b || (a != nil && b != nil && a.Equal(*b))
 }
 
-// appendJSON writes the timing as its json tags say: every field left out when it holds nothing.
-func (t *StageTiming) appendJSON(b []byte) ([]byte, error) {
+// AppendJSON appends the status as a JSON string: the one encoding of it, which status also looks for
+// in a run's bytes to fill (status.Out).
+func (s RunStatus) AppendJSON(b []byte) []byte { return appendJSONString(b, string(s)) }
+
+// AppendJSON appends the attention as its json tags say: the one encoding of it, which status also
+// looks for in a run's bytes to fill (status.Out).
+func (a *Attention) AppendJSON(b []byte) []byte {
+	b = append(b, `{"needs_you":`...)
+	b = strconv.AppendBool(b, a.NeedsYou)
+	b = append(b, `,"rank":`...)
+	b = strconv.AppendInt(b, int64(a.Rank), 10)
+	b = append(b, `,"code":`...)
+	b = appendJSONString(b, a.Code)
+	b = append(b, `,"reason":`...)
+	b = appendJSONString(b, a.Reason)
+	b = appendJSONStringOmit(b, `,"action":`, string(a.Action))
+	return append(appendJSONStringOmit(b, `,"command":`, a.Command), '}')
+}
+
+// AppendJSON appends the run's timing as its json tags say: a field that holds nothing left out.
+func (t *RunTiming) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"task":`...)
+	b = appendJSONString(b, t.Task)
+	if t.Started != nil {
+		var err error
+		if b, err = appendJSONTime(append(b, `,"started":`...), t.Started, ""); err != nil {
+			return nil, err
+		}
+	}
+	if t.RemainingSeconds != nil {
+		b = strconv.AppendInt(append(b, `,"remaining_after_current_seconds":`...), *t.RemainingSeconds, 10)
+	}
+	if t.Runs != 0 {
+		b = strconv.AppendInt(append(b, `,"runs":`...), int64(t.Runs), 10)
+	}
+	if t.ElapsedSeconds != nil {
+		b = strconv.AppendInt(append(b, `,"elapsed_seconds":`...), *t.ElapsedSeconds, 10)
+	}
+	if t.ETASeconds != nil {
+		b = strconv.AppendInt(append(b, `,"eta_seconds":`...), *t.ETASeconds, 10)
+	}
+	return append(b, '}'), nil
+}
+
+// AppendJSON appends the stage's timing as its json tags say: every field left out when it holds nothing.
+func (t *StageTiming) AppendJSON(b []byte) ([]byte, error) {
 	start := len(b)
 	b = append(b, '{')
 	sep := func() {

@@ -163,6 +163,8 @@ func TestRunJSONAsReflection(t *testing.T) {
 		StageOrderUncertain: true, StageOrderEvidence: []string{hostile}, StageNext: model.PackStageLinks(map[string]string{"S2": "S3", "S1": hostile}),
 		ReopensWithoutCheckpoint: true, CheckpointDir: hostile, LastError: hostile,
 		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Message: hostile, Time: &ts}}
+	secs := int64(-7)
+	extra.Timing = &model.RunTiming{Task: hostile, Started: &ts, RemainingSeconds: &secs, Runs: 2, ElapsedSeconds: &secs, ETASeconds: &secs}
 	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 7, Undone: []string{hostile}}
 	extra.Flags = []model.Flag{{Group: hostile, Name: hostile, Value: true, Raw: hostile}, {}}
 	extra.Problems = []model.Problem{{Severity: model.SeverityError, Code: hostile, Message: hostile, Path: hostile}, {}}

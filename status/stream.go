@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -465,12 +464,10 @@ func newHoleMarks() holeMarks {
 	var n [8]byte
 	_, _ = rand.Read(n[:]) // crypto/rand.Read never fails (it panics on a broken system)
 	h := holeMarks{nonce: "\x00runwatch-hole-" + hex.EncodeToString(n[:])}
-	st, _ := json.Marshal(h.statusMark())
-	at, _ := json.Marshal(h.attentionMark())
-	tm, _ := json.Marshal(h.timingMark())
-	h.status = append([]byte(`"status":`), st...)
-	h.attention = append([]byte(`"attention":`), at...)
-	h.timing = append([]byte(`,"timing":`), tm...)
+	at := h.attentionMark()
+	h.status = h.statusMark().AppendJSON([]byte(`"status":`))
+	h.attention = at.AppendJSON([]byte(`"attention":`))
+	h.timing, _ = h.timingMark().AppendJSON([]byte(`,"timing":`)) // no time in it: it always encodes
 	return h
 }
 
@@ -487,8 +484,9 @@ func (o *Out) stageMark(i int) []byte {
 	o.marksMu.Lock()
 	defer o.marksMu.Unlock()
 	for len(o.stageMarks) <= i {
-		b, _ := json.Marshal(&model.StageTiming{Runs: -1 - len(o.stageMarks)}) // a plain struct: it always encodes
-		o.stageMarks = append(o.stageMarks, append([]byte(`,"timing":`), b...))
+		mark := &model.StageTiming{Runs: -1 - len(o.stageMarks)}
+		b, _ := mark.AppendJSON([]byte(`,"timing":`)) // no time in it: it always encodes
+		o.stageMarks = append(o.stageMarks, b)
 	}
 	return o.stageMarks[i]
 }
@@ -507,32 +505,43 @@ func (h holeMarks) cut(r *model.Run) {
 func (o *Out) fill(out, b []byte, j model.Run) ([]byte, error) {
 	h := o.holes
 	rest := b
-	put := func(mark []byte, key string, v any, omit bool) error {
+	// put replaces mark with what enc appends, or with nothing when omit: with the encoding the run's own
+	// bytes have (model's AppendJSON), so a mark is found exactly as it was written.
+	put := func(mark []byte, what string, enc func([]byte) ([]byte, error), omit bool) error {
 		i := bytes.Index(rest, mark)
 		if i < 0 {
-			return fmt.Errorf("status: %s of run %s not found in its encoding", strings.TrimLeft(key, `,"`), j.ID)
+			return fmt.Errorf("status: %s of run %s not found in its encoding", what, j.ID)
 		}
 		out = append(out, rest[:i]...)
 		rest = rest[i+len(mark):]
 		if omit {
 			return nil
 		}
-		vb, err := json.Marshal(v)
-		out = append(append(out, key...), vb...)
+		var err error
+		out, err = enc(out)
 		return err
 	}
-	if err := put(h.status, `"status":`, j.Status, false); err != nil {
+	if err := put(h.status, "status", func(b []byte) ([]byte, error) {
+		return j.Status.AppendJSON(append(b, `"status":`...)), nil
+	}, false); err != nil {
 		return nil, err
 	}
 	for i := range j.Stages {
-		if err := put(o.stageMark(i), `,"timing":`, j.Stages[i].Timing, j.Stages[i].Timing.IsZero()); err != nil {
+		t := j.Stages[i].Timing
+		if err := put(o.stageMark(i), "timing", func(b []byte) ([]byte, error) {
+			return t.AppendJSON(append(b, `,"timing":`...))
+		}, t.IsZero()); err != nil {
 			return nil, err
 		}
 	}
-	if err := put(h.attention, `"attention":`, j.Attention, false); err != nil {
+	if err := put(h.attention, "attention", func(b []byte) ([]byte, error) {
+		return j.Attention.AppendJSON(append(b, `"attention":`...)), nil
+	}, false); err != nil {
 		return nil, err
 	}
-	if err := put(h.timing, `,"timing":`, j.Timing, j.Timing.IsZero()); err != nil {
+	if err := put(h.timing, "timing", func(b []byte) ([]byte, error) {
+		return j.Timing.AppendJSON(append(b, `,"timing":`...))
+	}, j.Timing.IsZero()); err != nil {
 		return nil, err
 	}
 	return append(out, rest...), nil
