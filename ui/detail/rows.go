@@ -297,6 +297,7 @@ func (b *rowBuilder) stageContents(st model.Stage) {
 		}
 		b.addID(app.RowID{Kind: app.RowItem, Stage: st.Key, Key: it.Key}, txt)
 	}
+	b.outputFiles(st)
 	if run.Jonggrang == nil {
 		return
 	}
@@ -311,6 +312,28 @@ func (b *rowBuilder) stageContents(st model.Stage) {
 		if po.Error != "" {
 			b.add("      " + t.Bad.Render("✗ "+text.Sanitize(po.Error)))
 		}
+	}
+}
+
+// outputFiles are the files the manifest says a phase recorded (output_files): what a restart would
+// overwrite, which the brief points at. Shown, not focusable: the paths are the writer's, not ours to open.
+func (b *rowBuilder) outputFiles(st model.Stage) {
+	for _, f := range st.OutputFiles() {
+		var about []string
+		if f.Type != "" {
+			about = append(about, text.Sanitize(f.Type))
+		}
+		if f.Size != nil {
+			about = append(about, text.HumanBytes(*f.Size))
+		}
+		if f.CreatedAt != nil {
+			about = append(about, f.CreatedAt.UTC().Format("01-02 15:04"))
+		}
+		line := "    ↳ " + text.Sanitize(text.OrDash(f.Path))
+		if len(about) > 0 {
+			line += b.t.Dim.Render(" " + strings.Join(about, " · "))
+		}
+		b.add(line)
 	}
 }
 

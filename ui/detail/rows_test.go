@@ -97,6 +97,34 @@ func TestDetailShowsAgentsAndTasks(t *testing.T) {
 	}
 }
 
+// A phase's output_files are in Detail under the phase, as the brief's "listed below" promises and status
+// --json has them: what restarting the phase would overwrite. A hostile path is shown inert.
+func TestDetailListsAPhasesOutputFiles(t *testing.T) {
+	t.Parallel()
+	created := time.Date(2026, 11, 30, 11, 5, 0, 0, time.UTC)
+	size := int64(3 << 10)
+	stage := model.Stage{Key: "10", Name: "design-verification", Status: model.StageRunning}
+	stage.SetOutputFiles([]model.OutputFile{
+		{Path: "docs/design-review.md", Type: "markdown", Size: &size, CreatedAt: &created},
+		{Path: "evil\x1b]52;c;aGk=\x07\x1b[2J.md"},
+	})
+	run := model.Run{ID: "add-login-form-mlop4860", Kind: model.KindJonggrang, Dir: "/p/f", StatePath: "/p/f/MANIFEST.yaml",
+		Status: model.StatusRunning, CurrentStage: "10", Stages: []model.Stage{stage}, Jonggrang: &model.JonggrangDetail{}}
+	p := newTestPane(run, 140, 40)
+	all := rowsText(p, run, 80)
+	if want := "↳ docs/design-review.md markdown · 3 KiB · 11-30 11:05"; !strings.Contains(all, want) {
+		t.Errorf("detail lacks %q:\n%s", want, all)
+	}
+	for _, r := range p.Rows(run, 80) {
+		if strings.ContainsAny(r.text, "\x07") || strings.Contains(r.text, "\x1b]") || strings.Contains(r.text, "\x1b[2J") {
+			t.Errorf("a row carries the path's control sequence: %q", r.text)
+		}
+	}
+	if !strings.Contains(all, "↳ evil") {
+		t.Errorf("detail lacks the second output file:\n%s", all)
+	}
+}
+
 // Moving the cursor in Detail never changes which rows exist: nothing below it reflows.
 func TestDetailCursorDoesNotReflow(t *testing.T) {
 	t.Parallel()
