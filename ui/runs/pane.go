@@ -60,8 +60,10 @@ type Pane struct {
 	// needYou counts the runs (all, not only those listed) that need a person, for the header.
 	needYou int
 
-	// cells caches each run's table cells by Run.Key; gen counts changes to the order or to any run, so
-	// the column widths measured over all rows are measured again only then (or when the clock moves on).
+	// widths caches each run's cells' widths by Run.Key, cells the cells of the rows shown; gen counts
+	// changes to the order or to any run, so the column widths measured over all rows are measured again
+	// only then (or when the clock moves on).
+	widths   map[string]*rowWidths
 	cells    map[string]*runCells
 	gen      int
 	measured tableMeasure

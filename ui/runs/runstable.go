@@ -18,9 +18,10 @@ import (
 
 // The runs table. lipgloss/table is not used: its column sizing cannot do "the name takes the slack, every
 // other column is exactly its widest cell, columns go by priority as the width shrinks", which is what the
-// table is for. Each run's cells are built once per change of the run and kept (runsPane.cells), so a frame
-// measures the columns from cached widths and renders only the rows it shows: with 1,200 runs loading,
-// rebuilding every row's cells on every frame was most of the dashboard's CPU and garbage.
+// table is for. Each run's cells are built once per change of the run and their widths kept (Pane.widths), so
+// a frame measures the columns from cached widths and renders only the rows it shows: with 1,200 runs
+// loading, rebuilding every row's cells on every frame was most of the dashboard's CPU and garbage. The
+// cells themselves are kept only for the rows shown (Pane.cells).
 
 // colID is a column of the runs table after NAME, in the order they are drawn.
 type colID int
@@ -90,11 +91,18 @@ func cellWidth(s string) uint16 {
 func (c *runCells) widthOf(id colID, f int) int { return int(c.width[id][f]) }
 
 func newRunCells(run *model.Run) *runCells {
+	c := &runCells{}
+	c.fill(run)
+	return c
+}
+
+// fill builds the cells of run into c, which is empty.
+func (c *runCells) fill(run *model.Run) {
 	if run == nil {
 		run = &model.Run{} // not shown: a row of nothing, as a missing run's always was
 	}
 	r := *run
-	c := &runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt, run: run}
+	*c = runCells{name: text.Sanitize(r.ID), archived: r.Archived, status: r.Status, updated: r.UpdatedAt, run: run}
 	c.nameW = cellWidth(c.name)
 	set := func(id colID, long, short string) { c.text[id] = [2]string{long, short} }
 	if r.Archived {
@@ -127,7 +135,69 @@ func newRunCells(run *model.Run) *runCells {
 		}
 	}
 	c.reach(r)
-	return c
+}
+
+// rowWidths is what the columns' measure needs of one run: its cells' widths, not their texts. It is kept
+// for every run, 10,000 and more, and the cells only for the rows shown: 80 bytes a run, not 512 (issue 35).
+type rowWidths struct {
+	width      [colCount][2]uint16
+	stageReach [2]uint16
+	doneReach  uint16
+	nameW      uint16
+	archived   bool
+	eta        bool
+	agoSet     bool
+	whySet     bool
+	// The CHANGED and WHY widths hold from agoFrom until agoUntil and from whyFrom until whyUntil, in Unix
+	// nanoseconds (until 0: forever), as the cells' texts do (runCells).
+	agoFrom, agoUntil, whyFrom, whyUntil int64
+}
+
+// widths is what rowWidths keeps of c.
+func (c *runCells) widths() rowWidths {
+	return rowWidths{width: c.width, stageReach: c.stageReach, doneReach: c.doneReach, nameW: c.nameW,
+		archived: c.archived, eta: c.eta}
+}
+
+// widthOf is the width of column id's text in form f.
+func (w *rowWidths) widthOf(id colID, f int) int { return int(w.width[id][f]) }
+
+// held says whether a width worked out at from still holds at now (until 0: forever).
+func held(set bool, from, until, now int64) bool {
+	return set && now >= from && (until == 0 || now < until)
+}
+
+// unixUntil is until in Unix nanoseconds, 0 for the zero time (forever).
+func unixUntil(until time.Time) int64 {
+	if until.IsZero() {
+		return 0
+	}
+	return max(1, until.UnixNano())
+}
+
+// refreshAgo works out the CHANGED width again when the cell's text changes (runCells.refreshAgo).
+func (w *rowWidths) refreshAgo(now, updated time.Time) {
+	n := now.UnixNano()
+	if held(w.agoSet, w.agoFrom, w.agoUntil, n) {
+		return
+	}
+	a, until := agoCell(now, updated)
+	w.agoSet, w.agoFrom, w.agoUntil = true, n, unixUntil(until)
+	cw := cellWidth(a)
+	w.width[colChanged] = [2]uint16{cw, cw}
+}
+
+// refreshWhy works out the WHY widths again when the cell's text changes (runCells.refreshWhy).
+func (w *rowWidths) refreshWhy(now time.Time, run *model.Run) {
+	n := now.UnixNano()
+	if held(w.whySet, w.whyFrom, w.whyUntil, n) {
+		return
+	}
+	why, short, until, _, ok := whyCell(run, w.eta, now)
+	w.whySet, w.whyFrom, w.whyUntil = true, n, unixUntil(until)
+	if ok {
+		w.width[colWhy] = [2]uint16{cellWidth(why), cellWidth(short)}
+	}
 }
 
 // reach finds the widest STAGE and DONE cells the run may show as it goes on, every stage it has and its
@@ -151,18 +221,25 @@ func (c *runCells) refreshAgo(now time.Time) {
 		return
 	}
 	c.agoSet, c.agoFrom = true, now
-	switch {
-	case c.updated.IsZero():
-		c.agoUntil = time.Time{}
-	case c.updated.After(now):
-		c.agoUntil = c.updated // "now" until then
-	default:
-		c.agoUntil = now.Add(model.HumanAgeGrows(now.Sub(c.updated)))
-	}
-	a := ago(now, c.updated)
+	var a string
+	a, c.agoUntil = agoCell(now, c.updated)
 	c.text[colChanged] = [2]string{a, a}
 	w := cellWidth(a)
 	c.width[colChanged] = [2]uint16{w, w}
+}
+
+// agoCell is the CHANGED cell of a run updated then, as read at now, and until when it reads so (zero:
+// forever).
+func agoCell(now, updated time.Time) (string, time.Time) {
+	var until time.Time
+	switch {
+	case updated.IsZero():
+	case updated.After(now):
+		until = updated // "now" until then
+	default:
+		until = now.Add(model.HumanAgeGrows(now.Sub(updated)))
+	}
+	return ago(now, updated), until
 }
 
 // refreshWhy works out the WHY cell again when its text changes: a reason's age ("silent for 1h30m") and a
@@ -171,31 +248,43 @@ func (c *runCells) refreshWhy(now time.Time) {
 	if c.whySet && !now.Before(c.whyFrom) && (c.whyUntil.IsZero() || now.Before(c.whyUntil)) {
 		return
 	}
-	c.whySet, c.whyFrom, c.whyUntil = true, now, time.Time{}
-	why, short := "", ""
-	switch {
-	case c.run.Attention.NeedsYou:
-		why = text.Sanitize(c.run.Attention.ReasonAt(now))
-		short = why
-		if from := c.run.Attention.AgeFrom(); !from.IsZero() && !from.After(now) {
-			c.whyUntil = now.Add(model.HumanAgeGrows(now.Sub(from)))
-			c.whySlack = model.HumanDurationUnit(now.Sub(from)) - 1
-		}
-	case c.eta:
-		left, ok := c.run.ETA(now)
-		if !ok {
-			return
-		}
-		why, short = app.ETAText(left, c.run.Timing.Runs), "~"+model.HumanDuration(left)+" left"
-		if sh := model.HumanDurationShrinks(left); sh > 0 {
-			c.whyUntil = now.Add(sh)
-			c.whySlack = model.HumanDurationUnit(left) - 1
-		}
-	default:
+	why, short, until, slack, ok := whyCell(c.run, c.eta, now)
+	c.whySet, c.whyFrom, c.whyUntil = true, now, until
+	if !ok {
 		return
+	}
+	if !until.IsZero() {
+		c.whySlack = slack
 	}
 	c.text[colWhy] = [2]string{why, short}
 	c.width[colWhy] = [2]uint16{cellWidth(why), cellWidth(short)}
+}
+
+// whyCell is the WHY cell of run (eta: it has an ETA) in its long and short forms as read at now, until when
+// it reads so (zero: forever) and by how much a redraw may lag that; !ok: the cell stays as it is.
+func whyCell(run *model.Run, eta bool, now time.Time) (why, short string, until time.Time, slack time.Duration, ok bool) {
+	switch {
+	case run.Attention.NeedsYou:
+		why = text.Sanitize(run.Attention.ReasonAt(now))
+		short = why
+		if from := run.Attention.AgeFrom(); !from.IsZero() && !from.After(now) {
+			until = now.Add(model.HumanAgeGrows(now.Sub(from)))
+			slack = model.HumanDurationUnit(now.Sub(from)) - 1
+		}
+	case eta:
+		left, ok := run.ETA(now)
+		if !ok {
+			return "", "", time.Time{}, 0, false
+		}
+		why, short = app.ETAText(left, run.Timing.Runs), "~"+model.HumanDuration(left)+" left"
+		if sh := model.HumanDurationShrinks(left); sh > 0 {
+			until = now.Add(sh)
+			slack = model.HumanDurationUnit(left) - 1
+		}
+	default:
+		return "", "", time.Time{}, 0, false
+	}
+	return why, short, until, slack, true
 }
 
 func (c *runCells) style(t theme.Theme, id colID) lipgloss.Style {
@@ -226,17 +315,17 @@ func (c *runCells) style(t theme.Theme, id colID) lipgloss.Style {
 // ahead costs nothing worth a longer search.
 const agoWidthHorizon = 24 * time.Hour
 
-// widthChangesAt is when the CHANGED cell of c may change the column's width w: when it grows wider, or,
-// for a cell as wide as the column (wider than its header), when it changes width at all.
-func (c *runCells) widthChangesAt(now time.Time, w, header int) time.Time {
+// widthChangesAt is when the CHANGED cell of a run updated then may change the column's width w: when it
+// grows wider, or, for a cell as wide as the column (wider than its header), when it changes width at all.
+func (rw *rowWidths) widthChangesAt(now, updated time.Time, w, header int) time.Time {
 	switch {
-	case c.updated.IsZero():
+	case updated.IsZero():
 		return time.Time{}
-	case c.updated.After(now):
-		return c.updated
+	case updated.After(now):
+		return updated
 	}
-	d := now.Sub(c.updated)
-	if c.widthOf(colChanged, formLong) == w && w > header {
+	d := now.Sub(updated)
+	if rw.widthOf(colChanged, formLong) == w && w > header {
 		return now.Add(model.HumanWidthGrows(d, agoWidthHorizon))
 	}
 	if g, ok := model.HumanWidthExceeds(d, w, agoWidthHorizon); ok {
@@ -260,18 +349,41 @@ func (p *Pane) cellsOf(sp string, now time.Time) *runCells {
 	return c
 }
 
+// widthsOf is the cached widths of run sp (r), built from its cells on first use after it changed.
+func (p *Pane) widthsOf(sp string, r *model.Run, now time.Time) *rowWidths {
+	w, ok := p.widths[sp]
+	if !ok {
+		if p.widths == nil {
+			p.widths = map[string]*rowWidths{}
+		}
+		var c runCells
+		c.fill(r)
+		w = new(rowWidths)
+		*w = c.widths()
+		p.widths[sp] = w
+	}
+	w.refreshAgo(now, r.UpdatedAt)
+	w.refreshWhy(now, r)
+	return w
+}
+
+// maxCells bounds the rows whose cells are kept beyond those a frame shows: past it, a frame keeps only its
+// own.
+const maxCells = 256
+
 // forget drops the cached rows of runs that changed or went; the root calls it for every run it replaces
 // or removes.
 func (p *Pane) Forget(ks ...string) {
 	for _, k := range ks {
 		delete(p.cells, k)
+		delete(p.widths, k)
 	}
 	p.gen++
 }
 
 // forgetAll drops every cached row (a new snapshot).
 func (p *Pane) ForgetAll() {
-	p.cells = nil
+	p.cells, p.widths = nil, nil
 	p.gen++
 }
 
@@ -313,8 +425,8 @@ func (p *Pane) remeasure(now time.Time) {
 	}
 	// Every run, not only the listed ones: the columns and the pane's width stay put while the filter or
 	// hide-done changes what is listed.
-	for sp := range p.app.Runs {
-		c := p.cellsOf(sp, now)
+	for sp, r := range p.app.Runs {
+		c := p.widthsOf(sp, r, now)
 		for id := range colCount {
 			ms.width[id][formLong] = max(ms.width[id][formLong], c.widthOf(id, formLong))
 			ms.width[id][formShort] = max(ms.width[id][formShort], c.widthOf(id, formShort))
@@ -332,7 +444,7 @@ func (p *Pane) remeasure(now time.Time) {
 	// the other ages change their text, not the table.
 	w, header := ms.width[colChanged][formLong], text.VisibleWidth(colTitle[colChanged])
 	for _, sp := range p.order {
-		if u := p.cells[sp].widthChangesAt(now, w, header); !u.IsZero() && (ms.until.IsZero() || u.Before(ms.until)) {
+		if u := p.widths[sp].widthChangesAt(now, p.app.Runs[sp].UpdatedAt, w, header); !u.IsZero() && (ms.until.IsZero() || u.Before(ms.until)) {
 			ms.until = u
 		}
 	}
@@ -593,6 +705,9 @@ func (p *Pane) renderTable(w, h int) []string {
 		hdr += gap(lay.whyGap) + text.CutEnd(colTitle[colWhy], lay.whyW)
 	}
 	lines := []string{t.Dim.Render(text.Truncate(hdr, w))}
+	if len(p.cells) > maxCells {
+		p.cells = nil
+	}
 	for i := p.top; i < len(p.order) && len(lines) < h; i++ {
 		rc := p.cellsOf(p.order[i], now)
 		if !rc.updated.IsZero() && !rc.updated.After(now) {
