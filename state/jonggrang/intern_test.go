@@ -36,3 +36,29 @@ func TestFeaturesShareTheirPhaseWords(t *testing.T) {
 	shared("output role", ja.PhaseOutputs[0].Role, model.Intern(ja.PhaseOutputs[0].Role))
 	shared("output phase", ja.PhaseOutputs[0].Phase, model.Intern(ja.PhaseOutputs[0].Phase))
 }
+
+// A feature's lists are made as long as what they hold: grown by appending they held up to twice their
+// room for as long as the run is shown (issue 35).
+func TestFeatureListsHoldNoSpareRoom(t *testing.T) {
+	t.Parallel()
+	p := copyFixture(t)
+	r := Load(p.feature(fidLogin), realEnv())
+	j := r.Jonggrang
+	tight := func(what string, n, room int) {
+		if n == 0 {
+			t.Errorf("the login feature has no %s", what)
+		} else if room != n {
+			t.Errorf("%s: %d held in room for %d", what, n, room)
+		}
+	}
+	tight("active phases", len(j.ActivePhases), cap(j.ActivePhases))
+	tight("agents", len(j.Agents), cap(j.Agents))
+	tight("validation flags", len(r.Flags), cap(r.Flags))
+	tight("phase outputs", len(j.PhaseOutputs), cap(j.PhaseOutputs))
+	tight("progress lines", len(j.ProgressTail), cap(j.ProgressTail))
+	for i := range r.Stages {
+		if files := r.Stages[i].OutputFiles(); len(files) > 0 {
+			tight("output files of phase "+r.Stages[i].Key, len(files), cap(files))
+		}
+	}
+}

@@ -388,6 +388,15 @@ func (r *nodeReader) strings(n *yaml.Node, field string) []string {
 	return out
 }
 
+// orNil is s, or nil when it is empty: a list made with room for what a field holds, none of it usable,
+// reads as no list (null in JSON), as one appended to from nil did.
+func orNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
 // describe names a node for a message without copying much of an untrusted file into it.
 func describe(n *yaml.Node) string {
 	if n == nil {
@@ -446,13 +455,14 @@ func (r *nodeReader) activePhases(n *yaml.Node) []string {
 	if n = r.expect(n, yaml.SequenceNode, "active_phases", "a list of phase numbers"); n == nil {
 		return nil
 	}
-	var out []string
-	for _, it := range r.items(n) {
+	items := r.items(n)
+	out := make([]string, 0, len(items))
+	for _, it := range items {
 		if s, _, ok := r.number(it, "active_phases"); ok {
 			out = append(out, model.Intern(s))
 		}
 	}
-	return out
+	return orNil(out)
 }
 
 // phases reads the phases map ('<num>' → entry) and returns its stages in numeric order. js-yaml writes
@@ -604,8 +614,12 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 	if n = r.expect(n, yaml.SequenceNode, field, "a list"); n == nil {
 		return nil
 	}
-	var out []model.OutputFile
-	for _, it := range r.items(n) {
+	items := r.items(n)
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]model.OutputFile, 0, len(items))
+	for _, it := range items {
 		if it.Kind == yaml.ScalarNode && !isNull(it) {
 			// A bare path is a plausible hand-written shorthand.
 			out = append(out, model.OutputFile{Path: it.Value})
@@ -638,15 +652,16 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 		}
 		out = append(out, f)
 	}
-	return out
+	return orNil(out)
 }
 
 func (r *nodeReader) agents(n *yaml.Node) []model.Agent {
 	if n = r.expect(n, yaml.MappingNode, "agents", "a mapping of agent id to agent"); n == nil {
 		return nil
 	}
-	var out []model.Agent
-	for _, p := range r.pairs(n, "agents") {
+	pairs := r.pairs(n, "agents")
+	out := make([]model.Agent, 0, len(pairs))
+	for _, p := range pairs {
 		a := model.Agent{ID: p.key}
 		where := "agents." + truncate(p.key, 60)
 		for _, f := range r.pairs(r.resolve(p.val), where) {
@@ -666,15 +681,16 @@ func (r *nodeReader) agents(n *yaml.Node) []model.Agent {
 		}
 		out = append(out, a)
 	}
-	return out
+	return orNil(out)
 }
 
 func (r *nodeReader) validation(n *yaml.Node) []model.Flag {
 	if n = r.expect(n, yaml.MappingNode, "validation", "a mapping of flags"); n == nil {
 		return nil
 	}
-	var out []model.Flag
-	for _, p := range r.pairs(n, "validation") {
+	pairs := r.pairs(n, "validation")
+	out := make([]model.Flag, 0, len(pairs))
+	for _, p := range pairs {
 		v, ok := r.boolean(p.val, "validation."+p.key)
 		f := model.Flag{Group: model.FlagGroupValidation, Name: p.key, Value: v}
 		if !ok {
@@ -684,5 +700,5 @@ func (r *nodeReader) validation(n *yaml.Node) []model.Flag {
 		}
 		out = append(out, f)
 	}
-	return out
+	return orNil(out)
 }

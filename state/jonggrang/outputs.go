@@ -45,9 +45,11 @@ func readPhaseOutputs(dir string, probs *problemSink) []model.PhaseOutput {
 	}
 	var out []model.PhaseOutput
 	for _, e := range entries {
-		m := outputName.FindStringSubmatch(e.Name())
-		if m == nil || e.IsDir() {
+		if !outputName.MatchString(e.Name()) || e.IsDir() {
 			continue
+		}
+		if out == nil {
+			out = make([]model.PhaseOutput, 0, min(outputsIn(entries), maxOutputFiles))
 		}
 		if len(out) == maxOutputFiles {
 			probs.add(model.SeverityInfo, model.CodeFileUnparsable, dir, "%s: more than %d phase output files; the rest are not shown", dir, maxOutputFiles)
@@ -69,7 +71,18 @@ func readPhaseOutputs(dir string, probs *problemSink) []model.PhaseOutput {
 		}
 		return out[i].File < out[j].File
 	})
-	return out
+	return orNil(out)
+}
+
+// outputsIn counts the phase output files among entries, for a list of the size it will be.
+func outputsIn(entries []os.DirEntry) int {
+	n := 0
+	for _, e := range entries {
+		if outputName.MatchString(e.Name()) && !e.IsDir() {
+			n++
+		}
+	}
+	return n
 }
 
 // parseOutputFile reads one phase output file's bytes. name is the file name, which supplies the phase when
@@ -349,7 +362,9 @@ func readProgress(dir string, probs *problemSink) (tail []string, interruptions 
 	}
 	// The tail is cut from a copy of its own lines: cut from the window, each line kept all 64 KiB of it
 	// alive for as long as the run is shown (issue 35).
-	for _, l := range strings.Split(strings.Join(lines, "\n"), "\n") {
+	kept := strings.Split(strings.Join(lines, "\n"), "\n")
+	tail = make([]string, 0, len(kept))
+	for _, l := range kept {
 		tail = append(tail, truncate(l, maxProgressLine))
 	}
 	if len(tail) == 1 && tail[0] == "" {
