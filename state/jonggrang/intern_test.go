@@ -35,6 +35,25 @@ func TestFeaturesShareTheirPhaseWords(t *testing.T) {
 	shared("agent role", ja.Agents[0].Role, model.Intern(ja.Agents[0].Role))
 	shared("output role", ja.PhaseOutputs[0].Role, model.Intern(ja.PhaseOutputs[0].Role))
 	shared("output phase", ja.PhaseOutputs[0].Phase, model.Intern(ja.PhaseOutputs[0].Phase))
+	shared("status", a.RawStatus, model.Intern(a.RawStatus))
+	shared("work type", ja.WorkType, model.Intern(ja.WorkType))
+	shared("pipeline mode", ja.PipelineMode, model.Intern(ja.PipelineMode))
+	if len(a.Flags) == 0 || len(ja.Tasks) == 0 {
+		t.Fatal("the login feature has no validation flags or tasks")
+	}
+	shared("validation flag", a.Flags[0].Name, model.Intern(a.Flags[0].Name))
+	shared("task status", ja.Tasks[0].Status, model.Intern(ja.Tasks[0].Status))
+	files := 0
+	for i := range a.Stages {
+		for _, f := range a.Stages[i].OutputFiles() {
+			files++
+			shared("output file type", f.Type, model.Intern(f.Type))
+			shared("output file task", f.TaskID, model.Intern(f.TaskID))
+		}
+	}
+	if files == 0 {
+		t.Fatal("the login feature's phases list no output files")
+	}
 }
 
 // A feature's lists are made as long as what they hold: grown by appending they held up to twice their

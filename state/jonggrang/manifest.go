@@ -416,13 +416,13 @@ func (r *nodeReader) readTop(m *manifest, root *yaml.Node) {
 		case "description":
 			m.Description = r.str(p.val, p.key)
 		case "work_type":
-			m.WorkType = r.str(p.val, p.key)
+			m.WorkType = model.Intern(r.str(p.val, p.key))
 		case "pipeline_mode":
-			m.PipelineMode = r.str(p.val, p.key)
+			m.PipelineMode = model.Intern(r.str(p.val, p.key))
 		case "has_ui":
 			m.HasUI, _ = r.boolean(p.val, p.key)
 		case "status":
-			m.Status = r.str(p.val, p.key)
+			m.Status = model.Intern(r.str(p.val, p.key))
 		case "created_at":
 			m.CreatedAt, m.CreatedText = r.timestampText(p.val, p.key)
 		case "updated_at":
@@ -632,7 +632,7 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 			case "path":
 				f.Path = r.str(p.val, sub)
 			case "type":
-				f.Type = r.str(p.val, sub)
+				f.Type = model.Intern(r.str(p.val, sub))
 			case "size":
 				if _, v, ok := r.number(p.val, sub); ok && v >= 0 && v < 1<<62 {
 					size := int64(v)
@@ -643,7 +643,7 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 			case "agent_id":
 				f.AgentID = r.str(p.val, sub)
 			case "task_id":
-				f.TaskID = r.str(p.val, sub)
+				f.TaskID = model.Intern(r.str(p.val, sub))
 			}
 		}
 		if f.Path == "" {
@@ -692,7 +692,7 @@ func (r *nodeReader) validation(n *yaml.Node) []model.Flag {
 	out := make([]model.Flag, 0, len(pairs))
 	for _, p := range pairs {
 		v, ok := r.boolean(p.val, "validation."+p.key)
-		f := model.Flag{Group: model.FlagGroupValidation, Name: p.key, Value: v}
+		f := model.Flag{Group: model.FlagGroupValidation, Name: model.Intern(p.key), Value: v}
 		if !ok {
 			if s := r.resolve(p.val); s != nil && s.Kind == yaml.ScalarNode {
 				f.Raw = truncate(s.Value, 60)

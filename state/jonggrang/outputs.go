@@ -97,7 +97,7 @@ func parseOutputFile(name, path string, data []byte, probs *problemSink) (model.
 	if m := outputName.FindStringSubmatch(name); m != nil {
 		namePhase = m[1]
 	}
-	po := model.PhaseOutput{File: name, Role: model.Intern(h.Role), TaskID: h.TaskID, AgentID: h.AgentID, Status: model.Intern(h.Status)}
+	po := model.PhaseOutput{File: name, Role: model.Intern(h.Role), TaskID: model.Intern(h.TaskID), AgentID: h.AgentID, Status: model.Intern(h.Status)}
 	po.Phase = model.Intern(jsonNumberText(h.Phase))
 	if po.Phase == "" && namePhase != "" {
 		f, _ := strconv.ParseFloat(namePhase, 64)
@@ -323,7 +323,7 @@ func readTasks(dir string, probs *problemSink) []model.Task {
 	}
 	out := make([]model.Task, 0, len(list))
 	for _, t := range list {
-		out = append(out, model.Task{ID: jsonText(t["id"]), Title: jsonText(t["title"]), Status: jsonText(t["status"])})
+		out = append(out, model.Task{ID: jsonText(t["id"]), Title: jsonText(t["title"]), Status: model.Intern(jsonText(t["status"]))})
 	}
 	return out
 }
