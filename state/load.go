@@ -40,10 +40,12 @@ func Load(loc Location, env model.Env) (run model.Run) {
 	if loc.Archived && !run.Archived {
 		run.Archived = true
 	}
-	if run.StatePath == "" {
+	// The location's paths are kept by the watcher too: a run's own spelling of the same path is a second
+	// copy of it (issue 35).
+	if run.StatePath == "" || run.StatePath == loc.StatePath {
 		run.StatePath = loc.StatePath
 	}
-	if run.Dir == "" {
+	if run.Dir == "" || run.Dir == loc.Dir {
 		run.Dir = loc.Dir
 	}
 	return run

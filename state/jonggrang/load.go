@@ -252,7 +252,9 @@ func applyManifest(run *model.Run, m *manifest, mtime time.Time, probs *problemS
 			probs.add(model.SeverityInfo, model.CodeManifestInvalid, run.StatePath,
 				"%s: feature_id %q differs from its folder name %q", run.StatePath, truncate(m.FeatureID, 80), run.ID)
 		}
-		run.ID = m.FeatureID
+		if m.FeatureID != run.ID {
+			run.ID = m.FeatureID
+		} // else the folder's name, which its path holds already
 	}
 	run.Title = m.Description
 	if run.Title == "" {
