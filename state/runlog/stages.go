@@ -132,8 +132,9 @@ func (ev StageEvidence) clone() StageEvidence {
 }
 
 // ReadStageEvidence returns what the log says about stages. The first look at a log reads only its first and
-// last MiB; later looks at the same file read only what was appended since, so a watcher that re-reads a run
-// on every batch of a busy log pays for the new bytes, not for two windows each time. ok is false when the
+// last MiB; later looks at the same file (past StageTailWindow) read only what was appended since, so a
+// watcher that re-reads a run on every batch of a busy log pays for the new bytes, not for two windows each
+// time. ok is false when the
 // log is missing, unreadable or not a regular file: the log itself is reported by whoever reads it for
 // display.
 func ReadStageEvidence(path string) (StageEvidence, bool) {
@@ -165,6 +166,12 @@ func ReadStageEvidence(path string) (StageEvidence, bool) {
 			scanStages(f, 0, stageWindow, false, &cur.ev)
 			cur.scanned = scanStages(f, cur.size-stageWindow, cur.size, true, &cur.ev)
 		}
+	}
+	if cur.size <= StageTailWindow {
+		// A log within one tail window is scanned whole again when it grows, as cheaply as status scans a
+		// tail: its evidence is not worth keeping, and most logs are this short.
+		stageScans.forget(path)
+		return cur.ev, true
 	}
 	stageScans.put(path, cur)
 	return cur.ev.clone(), true
@@ -358,7 +365,8 @@ func identity(fi fs.FileInfo) fileIdentity {
 
 // stageScanCache is bounded: past maxStageScans logs it starts over, which costs one full look per log. A
 // log's evidence is ~3 KB; the cache saves rescanning the logs that grow, a handful to hundreds at a time,
-// while a dashboard over 10,000 runs kept 4,096 of them, 12.7 MB, 8% of its heap (issue 35).
+// while a dashboard over 10,000 runs kept 4,096 of them, 12.7 MB, 8% of its heap (issue 35). It holds
+// only logs past StageTailWindow: a shorter one costs less to scan again than to remember.
 type stageScanCache struct {
 	mu sync.Mutex
 	m  map[string]stageScan

@@ -139,3 +139,40 @@ func TestStageScanReadsEverySpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestStageScanRemembersOnlyLongLogs: the evidence of a log within the tail window is not kept (a watcher
+// over 10,000 short logs held 1,024 of them, ~3.4 MB), and reading it again after an append sees the append;
+// a longer log's evidence is kept, so its re-looks read only what was appended.
+func TestStageScanRemembersOnlyLongLogs(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.log")
+	if err := os.WriteFile(short, []byte("[2026-02-15T01:00:00Z] stage_start stage=S1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, "long.log")
+	body := "[2026-02-15T01:00:00Z] stage_start stage=L1\n" +
+		strings.Repeat("[2026-02-15T01:00:01Z] progress detail="+strings.Repeat("x", 60)+"\n", StageTailWindow/80+1)
+	if err := os.WriteFile(long, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{short, long} {
+		if _, ok := ReadStageEvidence(path); !ok {
+			t.Fatalf("%s not read", path)
+		}
+	}
+	if _, kept := stageScans.get(short); kept {
+		t.Error("the short log's evidence is kept")
+	}
+	if _, kept := stageScans.get(long); !kept {
+		t.Error("the long log's evidence is not kept")
+	}
+	f, err := os.OpenFile(short, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[2026-02-15T01:05:00Z] stage_complete stage=S1 next=S2\n")
+	f.Close()
+	if ev, _ := ReadStageEvidence(short); ev.Latest["S1"].Event != "stage_complete" || ev.Spans["S1"].End.IsZero() {
+		t.Errorf("after the append: latest %+v span %+v", ev.Latest["S1"], ev.Spans["S1"])
+	}
+}
