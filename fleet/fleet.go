@@ -190,6 +190,9 @@ func (r *Roots) Watch(progressive bool) (*Watch, error) {
 		lw, err := watch.New(watch.Options{
 			Paths: r.Local, MaxDepth: r.opts.MaxDepth, Poll: r.opts.Poll, StaleAfter: r.opts.StaleAfter,
 			Liveness: r.opts.Liveness, StageOrders: r.opts.StageOrders, Elsewhere: elsewhere, Progressive: progressive,
+			// The dashboard is the one progressive watch; its panes show no artifacts' listing, while events'
+			// lines and status carry it.
+			NoArtifactListing: progressive,
 		})
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,5 +96,51 @@ func TestUnreached(t *testing.T) {
 	}
 	if h, ok := Unreached([]model.HostHealth{lost, never}); !ok || h.Host != "a" {
 		t.Errorf("Unreached: %+v %v", h, ok)
+	}
+}
+
+// The dashboard's watch (the progressive one) reads resumable runs without their artifacts' listing, which
+// none of its panes shows; events' and notify's watch keeps it, as their lines carry it.
+func TestOnlyTheDashboardsWatchLeavesOutTheListing(t *testing.T) {
+	root := t.TempDir()
+	dir := resumabletest.MinimalRun(t, root, "irm-listed-20261201T080000Z")
+	if err := os.MkdirAll(filepath.Join(dir, "artifacts", "s1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "artifacts", "s1", "verify.log"), []byte("ok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(Options{Paths: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Watch(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := w.Snapshot()
+	w.Close()
+	if len(snap) != 1 || !slices.Equal(snap[0].Resumable.Artifacts, []string{"s1/verify.log"}) {
+		t.Fatalf("events' watch: %d runs, listing %v", len(snap), snap[0].Resumable.Artifacts)
+	}
+	w, err = r.Watch(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case u := <-w.Local.Updates():
+			if len(u.Changed) == 0 {
+				continue
+			}
+			if got := u.Changed[0].Resumable.Artifacts; got != nil {
+				t.Fatalf("the dashboard's watch holds the listing %v", got)
+			}
+			return
+		case <-deadline:
+			t.Fatal("the dashboard's watch read no run in 10 s")
+		}
 	}
 }

@@ -35,6 +35,9 @@ type Env struct {
 	Elsewhere Elsewhere
 	// Liveness are the thresholds of the judgements the clock decides (JudgeTime); readers do not use them.
 	Liveness LivenessRules
+	// NoArtifactListing leaves a resumable run's ResumableDetail.Artifacts nil: for a reader whose output
+	// never shows the listing (the dashboard), which would hold it for every run (issue 35).
+	NoArtifactListing bool
 }
 
 // ErrAsking is an Elsewhere's answer while the question is on its way to the machine: the lock is unknown

@@ -43,6 +43,9 @@ type Options struct {
 	// Liveness are the thresholds of the judgements the clock decides (orphaned, quiet): a timer set to the
 	// next moment one of them changes re-judges the runs it concerns, with no re-read.
 	Liveness model.LivenessRules
+	// NoArtifactListing reads resumable runs without their artifacts' listing (model.Env): for a watcher
+	// whose runs are only shown in panes, none of which shows it.
+	NoArtifactListing bool
 
 	// Test hooks: a watch cap that makes Add fail with ENOSPC, a filesystem-type probe, the interval for
 	// directories inotify cannot watch, a filter that loses events the way a queue overflow does, and the
@@ -280,6 +283,7 @@ func New(opts Options) (*Watcher, error) {
 	env := state.NewEnv(opts.StaleAfter)
 	env.StageOrders = opts.StageOrders
 	env.Elsewhere = opts.Elsewhere
+	env.NoArtifactListing = opts.NoArtifactListing
 	w.runs = newTracker(roots, opts.MaxDepth, env)
 	w.runs.rules = opts.Liveness
 	for _, r := range roots {

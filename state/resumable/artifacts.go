@@ -71,7 +71,7 @@ func artifactRoot(rf runFiles, det *model.ResumableDetail) (root string, isDir b
 
 // loadArtifacts reads checkpoints, both commit-ledger shapes and the bootstrap summary's stage_schema before
 // the stages are built: they are evidence of stage order and of which stages exist (docs/FORMATS.md C.1).
-func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail) (stageSchema []string) {
+func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail, keepListing bool) (stageSchema []string) {
 	root, isDir := artifactRoot(rf, det)
 	if root == "" {
 		return nil
@@ -83,7 +83,7 @@ func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail) (sta
 	}
 	// The listing comes first: it has already read the folders the evidence lives in, so the checkpoints
 	// are not listed twice and a file it saw no sign of is not looked for (most runs have no ledger).
-	seen := listArtifacts(root)
+	seen := listArtifacts(root, keepListing)
 	det.Artifacts = seen.files
 	det.CheckpointDir = filepath.Join(root, checkpointsFolder)
 	loadCheckpoints(run, det, det.CheckpointDir, seen)
@@ -375,8 +375,9 @@ func (l artifactListing) absent(root, path string) bool {
 }
 
 // listArtifacts lists files under root (relative, slash-separated), breadth-bounded and depth-bounded, without
-// following symlinks. A listing that hit a bound ends with a line saying so.
-func listArtifacts(root string) artifactListing {
+// following symlinks. A listing that hit a bound ends with a line saying so. Without keepFiles only the
+// folders' entries are kept.
+func listArtifacts(root string, keepFiles bool) artifactListing {
 	var out []string
 	dirs := map[string]listedDir{}
 	capped := false
@@ -407,6 +408,9 @@ func listArtifacts(root string) artifactListing {
 		}
 	}
 	walk(root, "", 1)
+	if !keepFiles {
+		return artifactListing{dirs: dirs}
+	}
 	if capped {
 		out = append(out, fmt.Sprintf("… (listing stopped at %d files or %d levels)", maxArtifacts, maxArtifactDepth))
 	}

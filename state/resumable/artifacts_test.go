@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	rt "runwatch/state/resumable/resumabletest"
 )
 
 // jsonText's shortcut for plain strings gives what decoding them gives, escapes and bad UTF-8 included.
@@ -40,7 +42,7 @@ func TestArtifactListingProvesAbsenceOnlyFromWholeFolders(t *testing.T) {
 	if err := os.Symlink("linked-target", filepath.Join(root, "evidence")); err != nil {
 		t.Fatal(err)
 	}
-	seen := listArtifacts(root)
+	seen := listArtifacts(root, true)
 	cases := map[string]bool{
 		"commits/commit-ledger.json":           false, // there
 		"commits/other.json":                   true,  // commits/ listed whole, no such name
@@ -61,5 +63,28 @@ func TestArtifactListingProvesAbsenceOnlyFromWholeFolders(t *testing.T) {
 	}
 	if unread := (artifactListing{dirs: map[string]listedDir{}}); unread.absent(root, filepath.Join(root, "commits", "x")) {
 		t.Error("a listing that read nothing proved a file absent")
+	}
+}
+
+// TestLoadWithoutListingChangesNothingElse: a reader that asks for no artifacts' listing (the dashboard)
+// holds none, and every other part of the run reads as with it.
+func TestLoadWithoutListingChangesNothingElse(t *testing.T) {
+	root := rt.Copy(t)
+	state := filepath.Join(rt.Run(root, rt.IRM), "state.env")
+	env := testEnv(t)
+	with := Load(state, env)
+	env.NoArtifactListing = true
+	without := Load(state, env)
+	if len(with.Resumable.Artifacts) == 0 {
+		t.Fatal("the run has no listing to leave out")
+	}
+	if without.Resumable.Artifacts != nil {
+		t.Errorf("artifacts listed: %v", without.Resumable.Artifacts)
+	}
+	without.Resumable.Artifacts = with.Resumable.Artifacts
+	a, _ := json.Marshal(with)
+	b, _ := json.Marshal(without)
+	if string(a) != string(b) {
+		t.Errorf("the run reads otherwise without its listing:\n%s\n%s", a, b)
 	}
 }

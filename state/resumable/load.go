@@ -122,7 +122,7 @@ func Load(statePath string, env model.Env) model.Run {
 	}
 
 	in := stageInputs{stateLoaded: state.file != nil, stateMissing: state.missing, config: env.StageOrders}
-	in.schema = loadArtifacts(&run, rf, det)
+	in.schema = loadArtifacts(&run, rf, det, !env.NoArtifactListing)
 	if readLogRef(&run, rf.log, &mtimes) {
 		// The log's two 1 MiB windows are read only where the order needs them; otherwise its tail says
 		// what the latest word on each stage is.
