@@ -3,6 +3,7 @@
 package model
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -623,12 +624,48 @@ func (d *ResumableDetail) NextStage(key string) (next string, known bool) {
 // Value returns a state.env key's value.
 func (d *ResumableDetail) Value(key string) (string, bool) { return d.Keys.Value(key) }
 
-// Checkpoint is artifacts/checkpoints/<stage>.done.json.
+// Checkpoint is artifacts/checkpoints/<stage>.done.json. Its JSON is {"file", "stage", "status",
+// "timestamp"} (MarshalJSON).
 type Checkpoint struct {
-	File      string     `json:"file"`
-	Stage     string     `json:"stage"`
-	Status    string     `json:"status"`
-	Timestamp *time.Time `json:"timestamp"`
+	// dir and name make the file's path (File): a run's checkpoints share their folder's string and the
+	// names are words runs repeat, where a path of its own was ~110 bytes a checkpoint (issue 35). A path
+	// set whole (SetFile) is dir, with no name.
+	dir, name string
+	Stage     string
+	Status    string
+	Timestamp *time.Time
+}
+
+// CheckpointIn is the checkpoint in folder dir named name: its file is filepath.Join(dir, name).
+func CheckpointIn(dir, name string) Checkpoint { return Checkpoint{dir: dir, name: name} }
+
+// NewCheckpoint is the checkpoint whose file is path, whole.
+func NewCheckpoint(path, stage, status string, at *time.Time) Checkpoint {
+	return Checkpoint{dir: path, Stage: stage, Status: status, Timestamp: at}
+}
+
+// SetFile sets the checkpoint's path whole (as a decoder reads it).
+func (c *Checkpoint) SetFile(path string) { c.dir, c.name = path, "" }
+
+// File is the checkpoint's path.
+func (c *Checkpoint) File() string {
+	if c.name == "" {
+		return c.dir
+	}
+	return filepath.Join(c.dir, c.name)
+}
+
+// Dir is the folder of a checkpoint made by CheckpointIn ("" for a path set whole).
+func (c *Checkpoint) Dir() string {
+	if c.name == "" {
+		return ""
+	}
+	return c.dir
+}
+
+// sameFile reports whether c and o name the same file.
+func (c *Checkpoint) sameFile(o *Checkpoint) bool {
+	return (c.dir == o.dir && c.name == o.name) || c.File() == o.File()
 }
 
 // LedgerRow is a recorded commit: an entry of artifacts/commits/commit-ledger.json, or one commit of a stage

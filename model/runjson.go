@@ -62,7 +62,7 @@ func (w *wireForm) checkpointOf(c *Checkpoint) int {
 		return -1
 	}
 	for i := range w.checkpoints {
-		if cp := &w.checkpoints[i]; cp == c || (cp.File == c.File && cp.Stage == c.Stage && cp.Status == c.Status &&
+		if cp := &w.checkpoints[i]; cp == c || (cp.sameFile(c) && cp.Stage == c.Stage && cp.Status == c.Status &&
 			sameTime(cp.Timestamp, c.Timestamp)) {
 			return i
 		}
@@ -281,8 +281,26 @@ func (d *ResumableDetail) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// MarshalJSON writes the checkpoint as the document does.
+func (c Checkpoint) MarshalJSON() ([]byte, error) { return c.appendJSON(nil, nil) }
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Checkpoint) UnmarshalJSON(b []byte) error {
+	var in struct {
+		File      string     `json:"file"`
+		Stage     string     `json:"stage"`
+		Status    string     `json:"status"`
+		Timestamp *time.Time `json:"timestamp"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*c = Checkpoint{dir: in.File, Stage: in.Stage, Status: in.Status, Timestamp: in.Timestamp}
+	return nil
+}
+
 func (c *Checkpoint) appendJSON(b []byte, w *wireForm) ([]byte, error) {
-	b = w.path(append(b, '{'), "file", c.File)
+	b = w.path(append(b, '{'), "file", c.File())
 	b = append(b, `,"stage":`...)
 	b = appendJSONString(b, c.Stage)
 	b = append(b, `,"status":`...)

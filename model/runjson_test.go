@@ -48,7 +48,7 @@ func TestStageJSONAsReflection(t *testing.T) {
 		Stage{Key: "S1", Name: "Stage one", Status: StageRunning, StartedAt: &at, CompletedAt: &east,
 			Checklist: []ChecklistItem{{Key: "CB_S1_A", Done: true}, {Key: "CB_S1_B", Raw: "yes"}},
 			DoneKey:   "S1_DONE", ChecklistDoneKey: "S1_CHECKLIST_DONE", ChecklistDone: &no, OrderUnknown: true,
-			Checkpoint: &Checkpoint{File: "/r/artifacts/checkpoints/S1.done.json", Stage: "S1", Status: "complete", Timestamp: &at},
+			Checkpoint: &Checkpoint{dir: "/r/artifacts/checkpoints", name: "S1.done.json", Stage: "S1", Status: "complete", Timestamp: &at},
 			Timing: &StageTiming{Started: &at, Ended: &east, UsualMedianSeconds: &n, UsualP90Seconds: &zero,
 				UsualLowSeconds: &neg, UsualHighSeconds: &n, Runs: 3, ElapsedSeconds: &n}}.WithRare(StageRare{
 			StartedText: "2026-12-01T09:30:00.120Z", Error: "boom", SkipReason: "skipped", RawStatus: "weird",
@@ -56,7 +56,7 @@ func TestStageJSONAsReflection(t *testing.T) {
 			Warnings:    []string{"reopens", hostile}}),
 		Stage{Key: hostile, Name: hostile, Status: StageStatus(hostile),
 			Checklist: []ChecklistItem{{Key: hostile, Raw: hostile}}, ChecklistDone: &yes, StartedAt: &at,
-			Checkpoint: &Checkpoint{File: hostile}, Timing: &StageTiming{Runs: -1}}.WithRare(StageRare{Error: hostile, RawStatus: hostile, StartedText: hostile}),
+			Checkpoint: &Checkpoint{dir: hostile}, Timing: &StageTiming{Runs: -1}}.WithRare(StageRare{Error: hostile, RawStatus: hostile, StartedText: hostile}),
 		Stage{Key: "T", Timing: &StageTiming{}, StartedAt: &east, CompletedAt: &at}.WithRare(StageRare{CompletedText: "not a time"}),
 		{Key: "F", StartedAt: &far},
 	}
@@ -74,5 +74,38 @@ func TestStageJSONAsReflection(t *testing.T) {
 		if _, err := json.Marshal(r); (err != nil) != (werr != nil) {
 			t.Fatalf("stage %d in a run: %v", i, err)
 		}
+	}
+}
+
+// TestCheckpointJSONAsReflection: a checkpoint holding its folder and name apart writes (and reads back) the
+// JSON encoding/json made of it when it held its path whole.
+func TestCheckpointJSONAsReflection(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 30, 0, 120000000, time.UTC)
+	hostile := "S1 \"quoted\" \\ <b>&amp;</b> \n\t\x00\x1b[31m \u009b \u202e \u2028 caf\u00e9 \xff\xfe"
+	in := CheckpointIn("/r/artifacts/checkpoints", "S1.done.json")
+	in.Stage, in.Status, in.Timestamp = "S1", "complete", &at
+	for i, c := range []Checkpoint{in, NewCheckpoint(hostile, hostile, hostile, nil), {}} {
+		want, _ := json.Marshal(struct {
+			File      string     `json:"file"`
+			Stage     string     `json:"stage"`
+			Status    string     `json:"status"`
+			Timestamp *time.Time `json:"timestamp"`
+		}{c.File(), c.Stage, c.Status, c.Timestamp})
+		got, err := json.Marshal(c)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("checkpoint %d: %s (%v)\nwant %s", i, got, err, want)
+		}
+		if c.Stage == hostile {
+			continue // not UTF-8: read back as U+FFFD
+		}
+		var back Checkpoint
+		err = json.Unmarshal(got, &back)
+		again, _ := json.Marshal(back)
+		if err != nil || !bytes.Equal(again, got) {
+			t.Fatalf("checkpoint %d read back as %s (%v)", i, again, err)
+		}
+	}
+	if got := in.File(); got != "/r/artifacts/checkpoints/S1.done.json" {
+		t.Errorf("path %q", got)
 	}
 }

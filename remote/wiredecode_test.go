@@ -54,13 +54,13 @@ func wireRuns(t testing.TB) []model.Run {
 	extra.AgentPane = &model.AgentPane{Host: "h", PID: 7, Session: hostile, PaneID: "%3"}
 	extra.ActiveAt, extra.UpdatedText = &now, "2026-12-01T08:59:00.000Z"
 	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, Keys: model.PackKVs([]model.KV{{Key: hostile, Value: hostile}}),
-		ChecklistKeys: model.PackKVs([]model.KV{}), ResumeHint: hostile, Checkpoints: []model.Checkpoint{{File: hostile, Timestamp: &now}, {}},
+		ChecklistKeys: model.PackKVs([]model.KV{}), ResumeHint: hostile, Checkpoints: []model.Checkpoint{model.NewCheckpoint(hostile, "", "", &now), {}},
 		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderUncertain: true, StageOrderEvidence: []string{hostile},
 		StageNext: model.PackStageLinks(map[string]string{"S1": hostile}), ReopensWithoutCheckpoint: true, LastError: hostile,
 		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Time: &now}}
 	extra.Stages = append(extra.Stages, model.Stage{Key: hostile, Name: hostile, Status: model.StageStatus(hostile),
 		Checklist: []model.ChecklistItem{{Key: hostile, Done: true, Raw: hostile}}, ChecklistDone: &yes,
-		OrderUnknown: true, Checkpoint: &model.Checkpoint{File: hostile, Timestamp: &now},
+		OrderUnknown: true, Checkpoint: new(model.NewCheckpoint(hostile, "", "", &now)),
 		Timing: &model.StageTiming{Started: &now, UsualMedianSeconds: &n, Runs: 3}, StartedAt: &now, CompletedAt: &now,
 	}.WithRare(model.StageRare{Error: hostile, SkipReason: hostile, Warnings: []string{hostile}, CompletedText: "2026-12-01T09:00:00.120+05:30", OutputFiles: []model.OutputFile{{Path: hostile}}}), model.Stage{Checklist: []model.ChecklistItem{}})
 	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 1 << 40, Undone: []string{hostile}}

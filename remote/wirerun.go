@@ -261,9 +261,15 @@ func (d *wireDec) checkpoint(c *model.Checkpoint) error {
 	return d.object(func(key []byte) error {
 		switch string(key) {
 		case "file":
-			return d.str(&c.File)
+			var p string
+			err := d.str(&p)
+			c.SetFile(p)
+			return err
 		case "file@":
-			return d.inDir(&c.File)
+			var p string
+			err := d.inDir(&p)
+			c.SetFile(p)
+			return err
 		case "stage":
 			return d.str(&c.Stage)
 		case "status":

@@ -158,7 +158,7 @@ func TestRunJSONAsReflection(t *testing.T) {
 	ts := env.Now.Add(-time.Hour)
 	extra.Resumable = &model.ResumableDetail{RunID: hostile, TaskName: hostile, ChecklistPath: hostile, LockFile: hostile,
 		Keys: model.PackKVs([]model.KV{{Key: hostile, Value: hostile}}), ChecklistKeys: model.PackKVs([]model.KV{}), ResumeHint: hostile, ResumeTarget: "S2",
-		LastCompleted: "S1", Checkpoints: []model.Checkpoint{{File: hostile, Stage: "S1", Timestamp: &ts}, {}},
+		LastCompleted: "S1", Checkpoints: []model.Checkpoint{model.NewCheckpoint(hostile, "S1", "", &ts), {}},
 		Ledger: []model.LedgerRow{{}}, Artifacts: []string{hostile}, StageOrderSource: hostile, PlanPath: hostile, PlanNote: hostile,
 		StageOrderUncertain: true, StageOrderEvidence: []string{hostile}, StageNext: model.PackStageLinks(map[string]string{"S2": "S3", "S1": hostile}),
 		ReopensWithoutCheckpoint: true, CheckpointDir: hostile, LastError: hostile,

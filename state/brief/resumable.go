@@ -309,7 +309,7 @@ func mutationEvidence(s model.Stage, d *model.ResumableDetail, rb *ResumableBrie
 	}
 	for _, c := range d.Checkpoints {
 		if namesStage(c.Stage, s.Key) {
-			ev = append(ev, "checkpoint file "+c.File+" exists for it")
+			ev = append(ev, "checkpoint file "+c.File()+" exists for it")
 		}
 	}
 	for _, row := range d.Ledger {

@@ -186,12 +186,13 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, see
 			break
 		}
 		var doc map[string]json.RawMessage
-		path := filepath.Join(dir, name)
-		if !readJSONObject(run, path, maxCheckpointSize, &doc) {
+		if !readJSONObject(run, filepath.Join(dir, name), maxCheckpointSize, &doc) {
 			continue
 		}
-		// A stage's key and a status recur across runs (model.Intern); the path does not.
-		cp := model.Checkpoint{File: path, Stage: model.Intern(jsonText(doc["stage"])), Status: model.Intern(jsonText(doc["status"]))}
+		// Its folder is the run's one string, and its name, a stage's key and a status recur across runs
+		// (model.Intern).
+		cp := model.CheckpointIn(dir, model.Intern(name))
+		cp.Stage, cp.Status = model.Intern(jsonText(doc["stage"])), model.Intern(jsonText(doc["status"]))
 		if cp.Stage == "" {
 			cp.Stage = model.Intern(strings.TrimSuffix(name, ".done.json"))
 		}
@@ -199,10 +200,6 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, see
 			cp.Timestamp = &t
 		}
 		det.Checkpoints = append(det.Checkpoints, cp)
-	}
-	// The folder is where every checkpoint's path starts: held once, not beside them (~100 bytes a run).
-	if len(det.Checkpoints) > 0 && det.CheckpointDir == dir && strings.HasPrefix(det.Checkpoints[0].File, dir) {
-		det.CheckpointDir = det.Checkpoints[0].File[:len(dir)]
 	}
 }
 

@@ -142,8 +142,8 @@ func TestLoadIRMPausedBetweenStages(t *testing.T) {
 	}
 }
 
-// A run's checkpoints hold the folder's path once: CheckpointDir is where the first checkpoint's path
-// starts, not a copy beside it; their stage and status are the words every run shares (model.Intern).
+// A run's checkpoints hold the folder's path once: each checkpoint's folder is CheckpointDir's string, not
+// a path of its own; their stage and status are the words every run shares (model.Intern).
 func TestLoadCheckpointsShareTheirFolderAndWords(t *testing.T) {
 	root := rt.Copy(t)
 	r := load(t, rt.Run(root, rt.IRM))
@@ -152,9 +152,9 @@ func TestLoadCheckpointsShareTheirFolderAndWords(t *testing.T) {
 		t.Fatal("no checkpoint")
 	}
 	cp := d.Checkpoints[0]
-	if d.CheckpointDir == "" || !strings.HasPrefix(cp.File, d.CheckpointDir+string(filepath.Separator)) ||
-		unsafe.StringData(d.CheckpointDir) != unsafe.StringData(cp.File) {
-		t.Errorf("checkpoint_dir %q is a copy of its own, not where %q starts", d.CheckpointDir, cp.File)
+	if d.CheckpointDir == "" || cp.File() != filepath.Join(d.CheckpointDir, "S1.done.json") ||
+		unsafe.StringData(d.CheckpointDir) != unsafe.StringData(cp.Dir()) {
+		t.Errorf("checkpoint %q holds a folder of its own, not checkpoint_dir %q", cp.File(), d.CheckpointDir)
 	}
 	if unsafe.StringData(cp.Stage) != unsafe.StringData(model.Intern(cp.Stage)) ||
 		unsafe.StringData(cp.Status) != unsafe.StringData(model.Intern(cp.Status)) {
