@@ -567,7 +567,11 @@ func attachChecklist(run *model.Run, keys model.KVs, path string) {
 			total++
 		}
 	}
+	if total == 0 {
+		return
+	}
 	items := make([]model.ChecklistItem, total)
+	all := items
 	for i := range run.Stages {
 		if count[i] > 0 {
 			run.Stages[i].Checklist, items = items[:0:count[i]], items[count[i]:]
@@ -587,6 +591,14 @@ func attachChecklist(run *model.Run, keys model.KVs, path string) {
 				fmt.Sprintf("%s: checklist item %s has value %q; only 0 and 1 are meaningful, so it counts as not done", filepath.Base(path), kv.Key, kv.Value))
 		}
 		run.Stages[i].Checklist = append(run.Stages[i].Checklist, item)
+	}
+	// The stages' lists, back to back, are the array; another run's equal array serves at the same places.
+	if shared := sharedChecklists.share(all); &shared[0] != &all[0] {
+		for i, at := range run.Stages {
+			if n := len(at.Checklist); n > 0 {
+				run.Stages[i].Checklist, shared = shared[:n:n], shared[n:]
+			}
+		}
 	}
 }
 
@@ -673,6 +685,7 @@ func addFlags(run *model.Run, det *model.ResumableDetail) {
 	}
 	add(model.FlagGroupFinalization, model.FinalizationFlags)
 	add(model.FlagGroupPush, pushFlags)
+	run.Flags = sharedFlags.share(run.Flags)
 }
 
 // currentFromLog names the current stage of a run whose state.env is missing: the stage the log last started
