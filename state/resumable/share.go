@@ -9,7 +9,7 @@ import (
 )
 
 // sharedLists keeps one copy of each list of a kind that runs repeat: runs of one task at one point hold the
-// same checklist items and the same flags, and a watcher keeps every run's (bench/idle's 10,000 runs hold 23
+// same checklist items, flags and checklist gate, and a watcher keeps every run's (bench/idle's 10,000 runs hold 23
 // different checklists; issue 35). A list handed to share is never written to again, by the reader or by
 // anyone it hands the run to (watch.Update's rule), so runs may hold the same array.
 type sharedLists[T comparable] struct {
@@ -58,4 +58,5 @@ func (s *sharedLists[T]) share(list []T) []T {
 var (
 	sharedChecklists = newSharedLists[model.ChecklistItem]()
 	sharedFlags      = newSharedLists[model.Flag]()
+	sharedGates      = newSharedLists[model.Gate]()
 )

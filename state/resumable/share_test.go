@@ -10,8 +10,8 @@ import (
 	rt "runwatch/state/resumable/resumabletest"
 )
 
-// TestRunsShareEqualChecklistsAndFlags: two runs whose checklist items and flags are equal hold one array
-// of each (a watcher holds every run's), and read as they did; a run whose items differ holds its own.
+// TestRunsShareEqualChecklistsAndFlags: two runs whose checklist items, flags and gates are equal hold one
+// array of each (a watcher holds every run's), and read as they did; a run whose items differ holds its own.
 func TestRunsShareEqualChecklistsAndFlags(t *testing.T) {
 	root := rt.Copy(t)
 	state := filepath.Join(rt.Run(root, rt.IRM), "state.env")
@@ -28,8 +28,12 @@ func TestRunsShareEqualChecklistsAndFlags(t *testing.T) {
 	if len(a.Flags) == 0 {
 		t.Fatal("no flags")
 	}
-	if firstItems(a) != firstItems(b) || unsafe.SliceData(a.Flags) != unsafe.SliceData(b.Flags) {
-		t.Error("equal runs hold checklists or flags of their own")
+	if len(a.Gates) == 0 {
+		t.Fatal("no gate")
+	}
+	if firstItems(a) != firstItems(b) || unsafe.SliceData(a.Flags) != unsafe.SliceData(b.Flags) ||
+		unsafe.SliceData(a.Gates) != unsafe.SliceData(b.Gates) {
+		t.Error("equal runs hold checklists, flags or gates of their own")
 	}
 	for i := range a.Stages {
 		if len(a.Stages[i].Checklist) != cap(a.Stages[i].Checklist) {

@@ -659,7 +659,7 @@ func addCurrentGate(run *model.Run) {
 		g.Detail = fmt.Sprintf("%s: %d of %d checklist items are 1; open: %s", st.Key,
 			len(st.Checklist)-len(open), len(st.Checklist), strings.Join(open, ", "))
 	}
-	run.Gates = append(run.Gates, g)
+	run.Gates = sharedGates.share(append(run.Gates, g))
 }
 
 // pushFlags are the push-state flags of the fls variant.
