@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // KVs is a state file's keys and their values in file order, packed: a watcher keeps those of every run it
@@ -36,7 +37,7 @@ func PackKVs(list []KV) KVs {
 		b.WriteString(kv.Value)
 		ends[i] = uint32(b.Len())
 	}
-	return KVs{keys: keyList(list), values: b.String(), ends: ends}
+	return KVs{keys: keyList(list), values: b.String(), ends: endList(ends)}
 }
 
 // Len is the number of pairs.
@@ -105,6 +106,32 @@ var keyLists = struct {
 	sync.Mutex
 	m map[string][]string
 }{m: map[string][]string{}}
+
+// endLists are the ends of values shared by every file whose values have the same lengths in the same order:
+// a writer's files differ mostly in text of the same length (times, ids, SHAs, 0s and 1s), so the runs of
+// one task hold a few shapes (bench/idle's 8,334 state files, 9). Bounded as keyLists is; never written once
+// packed, like the keys.
+var endLists = struct {
+	sync.Mutex
+	m map[string][]uint32 // by the ends' bytes
+}{m: map[string][]uint32{}}
+
+// endList is ends, or an equal list another file's values already hold.
+func endList(ends []uint32) []uint32 {
+	if len(ends) == 0 {
+		return ends
+	}
+	id := unsafe.String((*byte)(unsafe.Pointer(&ends[0])), 4*len(ends))
+	endLists.Lock()
+	defer endLists.Unlock()
+	if shared, ok := endLists.m[id]; ok {
+		return shared
+	}
+	if len(endLists.m) < maxKeyLists {
+		endLists.m[strings.Clone(id)] = ends
+	}
+	return ends
+}
 
 // keyList is list's keys, shared with every list that has the same keys in the same order.
 func keyList(list []KV) []string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 func TestKVsKeepThePairsInOrder(t *testing.T) {
@@ -68,5 +69,31 @@ func TestPackStringsKeepsTheList(t *testing.T) {
 	}
 	if PackStrings(nil) != nil || PackStrings([]string{}) == nil {
 		t.Error("a nil or empty list changed kind")
+	}
+}
+
+// TestPackKVsSharesTheEndsOfValuesOfEqualLengths: two files whose values differ but have the same lengths in
+// the same order hold one list of where each value ends, and each reads its own values; other lengths
+// hold their own.
+func TestPackKVsSharesTheEndsOfValuesOfEqualLengths(t *testing.T) {
+	a := PackKVs([]KV{{"RUN_ID", "20261108T205700Z"}, {"M0_DONE", "1"}, {"TASK_NAME", "ends-shared-a"}})
+	b := PackKVs([]KV{{"RUN_ID", "20261109T010203Z"}, {"M0_DONE", "0"}, {"TASK_NAME", "ends-shared-b"}})
+	c := PackKVs([]KV{{"RUN_ID", "20261109T010203Z"}, {"M0_DONE", "0"}, {"TASK_NAME", "ends-shared-longer"}})
+	if unsafe.SliceData(a.ends) != unsafe.SliceData(b.ends) {
+		t.Error("values of equal lengths hold ends of their own")
+	}
+	if unsafe.SliceData(a.ends) == unsafe.SliceData(c.ends) {
+		t.Error("values of other lengths share ends")
+	}
+	for _, tc := range []struct {
+		k    KVs
+		want string
+	}{{a, "ends-shared-a"}, {b, "ends-shared-b"}, {c, "ends-shared-longer"}} {
+		if v, _ := tc.k.Value("TASK_NAME"); v != tc.want {
+			t.Errorf("TASK_NAME = %q, want %q", v, tc.want)
+		}
+	}
+	if v, _ := b.Value("M0_DONE"); v != "0" {
+		t.Errorf("M0_DONE = %q", v)
 	}
 }
