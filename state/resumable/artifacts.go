@@ -175,8 +175,11 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, see
 			n++
 		}
 	}
+	// Their times too, one array, not an object each (issue 35; the stages' CompletedAt point into it).
+	var stamps []time.Time
 	if n > 0 {
 		det.Checkpoints = make([]model.Checkpoint, 0, min(n, maxCheckpoints))
+		stamps = make([]time.Time, 0, min(n, maxCheckpoints))
 	}
 	for _, name := range names {
 		if !strings.HasSuffix(name, ".done.json") {
@@ -197,7 +200,8 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, see
 			cp.Stage = model.Intern(strings.TrimSuffix(name, ".done.json"))
 		}
 		if t, ok := parseTime(jsonText(doc["timestamp_utc"])); ok {
-			cp.Timestamp = &t
+			stamps = append(stamps, t) // within its capacity: one a checkpoint at most
+			cp.Timestamp = &stamps[len(stamps)-1]
 		}
 		det.Checkpoints = append(det.Checkpoints, cp)
 	}

@@ -260,27 +260,60 @@ func readLogRef(run *model.Run, path string, mtimes *[]time.Time) bool {
 // began when the stage before it ended, as the writers move straight on; an unfinished one has a start only
 // when the log says so (a paused run's next stage has not begun).
 func stageTimes(run *model.Run, ev runlog.StageEvidence) {
-	var prevEnd *time.Time
+	// Worked out first and made after, so that the times the log gives are one array of the run's, not an
+	// object each (issue 35).
+	type given struct {
+		start, end             time.Time
+		newStart, newEnd, drop bool
+	}
+	gv := make([]given, len(run.Stages))
+	var prevEnd time.Time
+	hasPrev, made := false, 0
 	for i := range run.Stages {
-		st := &run.Stages[i]
+		st, g := &run.Stages[i], &gv[i]
 		sp := ev.Spans[strings.ToUpper(st.Key)]
-		if st.StartedAt == nil && !sp.Start.IsZero() {
-			t := sp.Start
-			st.StartedAt = &t
+		hasStart, hasEnd := st.StartedAt != nil, st.CompletedAt != nil
+		if hasStart {
+			g.start = *st.StartedAt
 		}
-		if st.Status.Done() && st.CompletedAt == nil && !sp.End.IsZero() {
-			t := sp.End
-			st.CompletedAt = &t
+		if hasEnd {
+			g.end = *st.CompletedAt
 		}
-		if st.StartedAt == nil && prevEnd != nil && st.Status.Done() {
-			t := *prevEnd
-			st.StartedAt = &t
+		if !hasStart && !sp.Start.IsZero() {
+			g.start, hasStart, g.newStart = sp.Start, true, true
 		}
-		if st.StartedAt != nil && st.CompletedAt != nil && st.CompletedAt.Before(*st.StartedAt) {
-			st.StartedAt = nil // the files disagree: no duration rather than a wrong one
+		if st.Status.Done() && !hasEnd && !sp.End.IsZero() {
+			g.end, hasEnd, g.newEnd = sp.End, true, true
 		}
-		if st.CompletedAt != nil {
-			prevEnd = st.CompletedAt
+		if !hasStart && hasPrev && st.Status.Done() {
+			g.start, hasStart, g.newStart = prevEnd, true, true
+		}
+		if hasStart && hasEnd && g.end.Before(g.start) {
+			g.drop, g.newStart = true, false // the files disagree: no duration rather than a wrong one
+		}
+		if hasEnd {
+			prevEnd, hasPrev = g.end, true
+		}
+		if g.newStart {
+			made++
+		}
+		if g.newEnd {
+			made++
+		}
+	}
+	times := make([]time.Time, 0, made)
+	for i, g := range gv {
+		st := &run.Stages[i]
+		if g.drop {
+			st.StartedAt = nil
+		}
+		if g.newStart {
+			times = append(times, g.start)
+			st.StartedAt = &times[len(times)-1]
+		}
+		if g.newEnd {
+			times = append(times, g.end)
+			st.CompletedAt = &times[len(times)-1]
 		}
 	}
 }

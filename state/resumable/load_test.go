@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"runwatch/model"
 	"runwatch/state/procinfo"
 	rt "runwatch/state/resumable/resumabletest"
+	"runwatch/state/runlog"
 )
 
 func testEnv(t testing.TB) model.Env {
@@ -467,5 +469,58 @@ func TestLockCandidates(t *testing.T) {
 	}
 	if got := LockCandidates("/r/fix.state.env", model.KVs{}); !reflect.DeepEqual(got, []string{"/r/fix.state.lock", "/r/fix.lock"}) {
 		t.Errorf("variant defaults = %v", got)
+	}
+}
+
+// TestStageTimesAreOneArray: the times the log gives a run's stages are made in one array, not an object
+// each (a watcher keeps every run's; issue 35), and they are the log's: each stage's start and end, a stage
+// the log never says started beginning when the one before ended.
+func TestStageTimesAreOneArray(t *testing.T) {
+	base := time.Date(2026, 11, 8, 21, 0, 0, 0, time.UTC)
+	var stages []model.Stage
+	ev := runlog.StageEvidence{Spans: map[string]model.StageSpan{}}
+	for i := range 10 {
+		key := fmt.Sprintf("M%d", i)
+		stages = append(stages, model.Stage{Key: key, Status: model.StageCompleted})
+		if i != 4 {
+			ev.Spans[key] = model.StageSpan{Start: base.Add(time.Duration(2*i) * time.Minute),
+				End: base.Add(time.Duration(2*i+1) * time.Minute)}
+		}
+	}
+	var run model.Run
+	allocs := testing.AllocsPerRun(10, func() {
+		run = model.Run{Stages: slices.Clone(stages)}
+		stageTimes(&run, ev)
+	})
+	if allocs > 3 {
+		t.Errorf("%v allocations for 20 times; want the stages, the times and one scratch list", allocs)
+	}
+	m4 := run.Stages[4]
+	if m4.StartedAt == nil || !m4.StartedAt.Equal(base.Add(7*time.Minute)) || m4.CompletedAt != nil {
+		t.Errorf("M4 (no log span) = %v–%v, want the start at M3's end and no end", m4.StartedAt, m4.CompletedAt)
+	}
+	if s := run.Stages[9]; !s.StartedAt.Equal(base.Add(18*time.Minute)) || !s.CompletedAt.Equal(base.Add(19*time.Minute)) {
+		t.Errorf("M9 = %v–%v", s.StartedAt, s.CompletedAt)
+	}
+}
+
+// TestCheckpointTimesAreOneArray: a run's checkpoints' times are one array, not an object each.
+func TestCheckpointTimesAreOneArray(t *testing.T) {
+	dir := rt.MinimalRun(t, t.TempDir(), "irm-stamps-20261201T080000Z")
+	for i, stage := range []string{"S1", "S2", "S3"} {
+		writeFile(t, filepath.Join(dir, "artifacts", "checkpoints", stage+".done.json"),
+			fmt.Sprintf(`{"stage": %q, "status": "complete", "timestamp_utc": "2026-12-01T08:0%d:00Z"}`, stage, i+1))
+	}
+	cps := load(t, dir).Resumable.Checkpoints
+	if len(cps) != 3 {
+		t.Fatalf("checkpoints %+v", cps)
+	}
+	for i := range cps {
+		if cps[i].Timestamp == nil || cps[i].Timestamp.Minute() != i+1 {
+			t.Fatalf("checkpoint %d's time %v", i, cps[i].Timestamp)
+		}
+		if i > 0 && uintptr(unsafe.Pointer(cps[i].Timestamp))-uintptr(unsafe.Pointer(cps[i-1].Timestamp)) != unsafe.Sizeof(time.Time{}) {
+			t.Errorf("checkpoint %d's time is not next to the one before", i)
+		}
 	}
 }
