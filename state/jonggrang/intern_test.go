@@ -81,3 +81,37 @@ func TestFeatureListsHoldNoSpareRoom(t *testing.T) {
 		}
 	}
 }
+
+// An id a manifest spells several times (an agent's, in the files it wrote and in its phase outputs) is held
+// once by the run (issue 35).
+func TestAFeatureHoldsEachAgentIDOnce(t *testing.T) {
+	t.Parallel()
+	p := copyFixture(t)
+	r := Load(p.feature(fidLogin), realEnv())
+	ids := map[string]*byte{}
+	for _, a := range r.Jonggrang.Agents {
+		ids[a.ID] = unsafe.StringData(a.ID)
+	}
+	files, outputs := 0, 0
+	for i := range r.Stages {
+		for _, f := range r.Stages[i].OutputFiles() {
+			if at, ok := ids[f.AgentID]; ok {
+				files++
+				if unsafe.StringData(f.AgentID) != at {
+					t.Errorf("output file %s: its agent %q is a copy of the agent's id", f.Path, f.AgentID)
+				}
+			}
+		}
+	}
+	for _, o := range r.Jonggrang.PhaseOutputs {
+		if at, ok := ids[o.AgentID]; ok {
+			outputs++
+			if unsafe.StringData(o.AgentID) != at {
+				t.Errorf("phase output %s: its agent %q is a copy of the agent's id", o.File, o.AgentID)
+			}
+		}
+	}
+	if files == 0 || outputs == 0 {
+		t.Fatalf("the login feature's agents wrote %d output files and %d phase outputs: the test needs both", files, outputs)
+	}
+}

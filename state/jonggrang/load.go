@@ -74,6 +74,7 @@ func (ld loader) load(featureDir string, env model.Env) model.Run {
 
 	d := run.Jonggrang
 	d.PhaseOutputs = readPhaseOutputs(dataDir, &probs)
+	shareAgentIDs(d.PhaseOutputs, d.Agents)
 	d.Tasks = readTasks(dataDir, &probs)
 	d.ProgressTail, d.Interruptions = readProgress(dataDir, &probs)
 
@@ -106,6 +107,19 @@ func (ld loader) load(featureDir string, env model.Env) model.Run {
 	run.ActiveAt = lastWrite(&run, m, mtime)
 	model.FinalizeRun(&run)
 	return run
+}
+
+// shareAgentIDs points the phase outputs' agent ids at the manifest's spelling of the same ids, which the run
+// keeps anyway (issue 35).
+func shareAgentIDs(outputs []model.PhaseOutput, agents []model.Agent) {
+	for i := range outputs {
+		for _, a := range agents {
+			if outputs[i].AgentID == a.ID {
+				outputs[i].AgentID = a.ID
+				break
+			}
+		}
+	}
 }
 
 // lastWrite is the latest of the manifest's mtime and updated_at, its phases' and agents' times and the

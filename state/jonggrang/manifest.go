@@ -126,6 +126,25 @@ type nodeReader struct {
 	// said holds the notes already made: an alias repeats the node it points at, and with it every mistake
 	// in that node, which is one mistake to report.
 	said map[note]bool
+	// texts holds the ids, paths and times' texts read so far: a manifest spells an agent's id, a file's
+	// path or a time several times (the agent, the files it wrote, the locks it holds), and the run keeps one
+	// copy of each (issue 35).
+	texts map[string]string
+}
+
+// once is s, spelled as the manifest spelled it first.
+func (r *nodeReader) once(s string) string {
+	if s == "" {
+		return ""
+	}
+	if t, ok := r.texts[s]; ok {
+		return t
+	}
+	if r.texts == nil {
+		r.texts = map[string]string{}
+	}
+	r.texts[s] = s
+	return s
 }
 
 // maxNotes bounds the problems one manifest can raise: a hostile file repeating one mistake (or aliasing
@@ -358,7 +377,7 @@ func (r *nodeReader) timestampText(n *yaml.Node, field string) (*time.Time, stri
 	if n = r.resolve(n); n == nil {
 		return t, ""
 	}
-	return t, model.TimeText(*t, strings.TrimSpace(n.Value))
+	return t, r.once(model.TimeText(*t, strings.TrimSpace(n.Value)))
 }
 
 // expect resolves n and returns it when it is of the wanted kind. Null gives nil quietly (the writers use
@@ -381,7 +400,7 @@ func (r *nodeReader) strings(n *yaml.Node, field string) []string {
 	}
 	var out []string
 	for _, it := range r.items(n) {
-		if s := r.str(it, field); s != "" {
+		if s := r.once(r.str(it, field)); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -622,7 +641,7 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 	for _, it := range items {
 		if it.Kind == yaml.ScalarNode && !isNull(it) {
 			// A bare path is a plausible hand-written shorthand.
-			out = append(out, model.OutputFile{Path: it.Value})
+			out = append(out, model.OutputFile{Path: r.once(it.Value)})
 			continue
 		}
 		var f model.OutputFile
@@ -630,7 +649,7 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 			sub := field + "." + p.key
 			switch p.key {
 			case "path":
-				f.Path = r.str(p.val, sub)
+				f.Path = r.once(r.str(p.val, sub))
 			case "type":
 				f.Type = model.Intern(r.str(p.val, sub))
 			case "size":
@@ -641,7 +660,7 @@ func (r *nodeReader) outputFiles(n *yaml.Node, field string) []model.OutputFile 
 			case "created_at":
 				f.CreatedAt, f.CreatedText = r.timestampText(p.val, sub)
 			case "agent_id":
-				f.AgentID = r.str(p.val, sub)
+				f.AgentID = r.once(r.str(p.val, sub))
 			case "task_id":
 				f.TaskID = model.Intern(r.str(p.val, sub))
 			}
@@ -662,7 +681,7 @@ func (r *nodeReader) agents(n *yaml.Node) []model.Agent {
 	pairs := r.pairs(n, "agents")
 	out := make([]model.Agent, 0, len(pairs))
 	for _, p := range pairs {
-		a := model.Agent{ID: p.key}
+		a := model.Agent{ID: r.once(p.key)}
 		where := "agents." + truncate(p.key, 60)
 		for _, f := range r.pairs(r.resolve(p.val), where) {
 			field := where + "." + f.key
