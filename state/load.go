@@ -30,7 +30,7 @@ func Load(loc Location, env model.Env) (run model.Run) {
 	}()
 	switch loc.Kind {
 	case model.KindJonggrang:
-		run = jonggrang.Load(loc.Dir, env)
+		run = jonggrang.LoadFound(loc.Dir, loc.StatePath, env)
 		if run.ProjectRoot == "" {
 			run.ProjectRoot = loc.ProjectRoot
 		}

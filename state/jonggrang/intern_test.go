@@ -1,7 +1,9 @@
 package jonggrang
 
 import (
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -113,5 +115,33 @@ func TestAFeatureHoldsEachAgentIDOnce(t *testing.T) {
 	}
 	if files == 0 || outputs == 0 {
 		t.Fatalf("the login feature's agents wrote %d output files and %d phase outputs: the test needs both", files, outputs)
+	}
+}
+
+// A feature read by the path it was found at keeps that string, in its run, its problems and the agents'
+// cache, whichever read parsed its manifest first (its own, or a sibling's for the locks): the finder keeps
+// the path too (issue 35).
+func TestAFeatureKeepsThePathItWasFoundAt(t *testing.T) {
+	p, _ := liveLoginProject(t)
+	env := realEnv()
+	_ = Load(p.feature(fidLogin), env) // parses its siblings' manifests for their agents
+	for _, fid := range []string{fidBilling, fidLogin} {
+		found := strings.Clone(filepath.Join(p.feature(fid), ManifestName))
+		r := LoadFound(p.feature(fid), found, env)
+		if unsafe.StringData(r.StatePath) != unsafe.StringData(found) {
+			t.Errorf("%s: the run's state path is a copy of the path it was found at", fid)
+		}
+		for _, pr := range r.Problems {
+			if pr.Path == found && unsafe.StringData(pr.Path) != unsafe.StringData(found) {
+				t.Errorf("%s: problem %s names a copy of the path it was found at", fid, pr.Code)
+			}
+		}
+		agentCache.Lock()
+		for k := range agentCache.m {
+			if k == found && unsafe.StringData(k) != unsafe.StringData(found) {
+				t.Errorf("%s: the agents' cache keeps a copy of the path it was found at", fid)
+			}
+		}
+		agentCache.Unlock()
 	}
 }

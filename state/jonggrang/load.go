@@ -39,19 +39,36 @@ func ProjectRootOf(featureDir string) string {
 // runs it, the worktree's live copy), phase output files, tasks and progress, plus the project's locks that
 // belong to it and, for an incomplete run, the ephemeral gates. It never fails: everything it cannot read or
 // understand is a problem on the run.
-func Load(featureDir string, env model.Env) model.Run { return defaultLoader.load(featureDir, env) }
+func Load(featureDir string, env model.Env) model.Run {
+	return defaultLoader.loadAt(featureDir, "", env)
+}
+
+// LoadFound is Load of a feature found by its manifest's path, statePath: the run, its problems and the
+// agents' cache keep that string, which the finder keeps too, not a copy of it (issue 35).
+func LoadFound(featureDir, statePath string, env model.Env) model.Run {
+	return defaultLoader.loadAt(featureDir, statePath, env)
+}
 
 func (ld loader) load(featureDir string, env model.Env) model.Run {
+	return ld.loadAt(featureDir, "", env)
+}
+
+// loadAt is load; found is the manifest's path as its finder spells it, if known.
+func (ld loader) loadAt(featureDir, found string, env model.Env) model.Run {
 	dir := filepath.Clean(featureDir)
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
 	root := ProjectRootOf(dir)
+	statePath := filepath.Join(dir, ManifestName)
+	if found == statePath {
+		statePath = found
+	}
 	run := model.Run{
 		ID:          filepath.Base(dir),
 		Kind:        model.KindJonggrang,
 		Dir:         dir,
-		StatePath:   filepath.Join(dir, ManifestName),
+		StatePath:   statePath,
 		ProjectRoot: root,
 		Jonggrang:   &model.JonggrangDetail{},
 	}
@@ -495,6 +512,7 @@ func parsedOnce(path string, data []byte, st os.FileInfo) (*manifest, error) {
 	delete(siblingParses.m, path)
 	siblingParses.Unlock()
 	if ok && bytes.Equal(p.data, data) {
+		rekeyAgents(path)
 		return p.m, nil
 	}
 	m, err := parseManifest(data)
@@ -502,6 +520,17 @@ func parsedOnce(path string, data []byte, st os.FileInfo) (*manifest, error) {
 		rememberAgents(path, st, m)
 	}
 	return m, err
+}
+
+// rekeyAgents keys the cached agents of path by this spelling of it, the feature's own read's, which its run
+// keeps: a sibling's read that cached them spelled the path again.
+func rekeyAgents(path string) {
+	agentCache.Lock()
+	defer agentCache.Unlock()
+	if c, ok := agentCache.m[path]; ok {
+		delete(agentCache.m, path)
+		agentCache.m[path] = c
+	}
 }
 
 func rememberAgents(path string, st os.FileInfo, m *manifest) []string {
