@@ -261,6 +261,7 @@ func (d *discoverer) skipsRunFolder(dir, name string) bool {
 func (d *discoverer) refuses(dir string) bool { return d.named != nil && !d.named(filepath.Base(dir)) }
 
 func (d *discoverer) add(loc Location) {
+	shareHead(&loc)
 	k := locKey{maphash.String(d.locSeed[0], loc.StatePath), maphash.String(d.locSeed[1], loc.StatePath)}
 	if _, seen := d.seenLocs[k]; seen {
 		return
@@ -421,6 +422,19 @@ func isFeatureDir(dir string) bool {
 	output := filepath.Dir(features)
 	return filepath.Base(features) == "features" && filepath.Base(output) == ".output" &&
 		filepath.Base(filepath.Dir(output)) == ".jonggrang"
+}
+
+// shareHead makes a location's folder (and project) the head of its state path rather than strings of their
+// own: the watcher keeps every run's location for as long as it runs (issue 35).
+func shareHead(loc *Location) {
+	sp, dir := loc.StatePath, loc.Dir
+	if len(sp) <= len(dir) || sp[:len(dir)] != dir || !os.IsPathSeparator(sp[len(dir)]) {
+		return
+	}
+	loc.Dir = sp[:len(dir)]
+	if root := loc.ProjectRoot; root != "" && strings.HasPrefix(loc.Dir, root) {
+		loc.ProjectRoot = loc.Dir[:len(root)]
+	}
 }
 
 func projectOfFeature(featureDir string) string {

@@ -49,3 +49,28 @@ func TestLoadKeepsTheLocationsPaths(t *testing.T) {
 		t.Fatalf("runs read by kind: %v, %d named as their folder: the fixtures do not cover both", kinds, named)
 	}
 }
+
+// A location's folder (and a feature's project) is the head of its state path, not a string of its own:
+// the watcher keeps every run's location (issue 35).
+func TestLocationsFolderIsTheHeadOfItsStatePath(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs, err := Discover([]string{filepath.Join(root, "jonggrang"), filepath.Join(root, "resumable-c1")}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) == 0 {
+		t.Fatal("no runs found in the fixtures")
+	}
+	for _, loc := range locs {
+		if unsafe.StringData(loc.Dir) != unsafe.StringData(loc.StatePath) {
+			t.Errorf("%s: its folder %s is a string of its own", loc.StatePath, loc.Dir)
+		}
+		if loc.ProjectRoot != "" && unsafe.StringData(loc.ProjectRoot) != unsafe.StringData(loc.StatePath) {
+			t.Errorf("%s: its project %s is a string of its own", loc.StatePath, loc.ProjectRoot)
+		}
+	}
+}
