@@ -508,11 +508,12 @@ func (f *flushing) readLogs() {
 		if !ok {
 			continue
 		}
-		entries, truncated, rotated, err := lt.f.Poll()
+		fl := lt.follower()
+		entries, truncated, rotated, err := fl.Poll()
 		if err != nil {
 			w.noteErr(err.Error())
 		}
-		if lt.f.More() {
+		if fl.More() {
 			// A big append is handed over in pieces; the next batch reads on.
 			f.synth = append(f.synth, change{path: p, op: fsnotify.Write})
 		}

@@ -722,3 +722,28 @@ func TestOnlyTheArtifactFoldersTheReaderOpensAreWatched(t *testing.T) {
 		return ok && r.CurrentStage == "S3"
 	})
 }
+
+// An idle run's log holds no follower: it is made when the log first changes (issue 35).
+func TestALogIsFollowedOnlyOnceItChanges(t *testing.T) {
+	root, runDir, _ := reportsRoot(t)
+	v := newView(t, Options{Paths: []string{root}})
+	logPath := filepath.Join(runDir, "run.log")
+	followed := func() bool {
+		resume := make(chan struct{}) // the loop must not touch its logs while they are looked at
+		v.w.pause <- resume
+		defer close(resume)
+		lt, ok := v.w.logs[logPath]
+		if !ok {
+			t.Fatalf("%s is not followed", logPath)
+		}
+		return lt.f != nil
+	}
+	if followed() {
+		t.Fatal("a log no change has touched has a follower")
+	}
+	appendLine(t, logPath, "[2026-02-15T02:00:00Z] first\n")
+	v.until("the append", func() bool { return len(v.logs[logPath]) == 1 })
+	if !followed() {
+		t.Fatal("a log read has no follower")
+	}
+}

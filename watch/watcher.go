@@ -201,9 +201,28 @@ type Watcher struct {
 	pause         chan chan struct{} // test hook: the loop stops reading until the channel sent is closed
 }
 
+// logTail is a followed run.log. Its Follower is made when the log first changes: an idle dashboard's logs
+// never do, and a follower each was 96 bytes a run of 10,000 (issue 35); until then from is where it starts.
 type logTail struct {
 	f      *runlog.Follower
+	path   string
+	from   int64
 	owners []string
+}
+
+// follower is lt's Follower, made at its first use.
+func (lt *logTail) follower() *runlog.Follower {
+	if lt.f == nil {
+		lt.f = runlog.NewFollower(lt.path, lt.from)
+	}
+	return lt.f
+}
+
+// close closes lt's Follower, if it has one.
+func (lt *logTail) close() {
+	if lt.f != nil {
+		_ = lt.f.Close() // read-only file: nothing to lose on close
+	}
 }
 
 // CheckPoll refuses a polling interval below MinPoll (0 means inotify) or a negative one, with a message
@@ -569,7 +588,7 @@ func (w *Watcher) Close() error {
 		w.wg.Wait()
 		close(w.updates)
 		for _, lt := range w.logs {
-			_ = lt.f.Close() // read-only files: nothing to lose
+			lt.close()
 		}
 	})
 	return err
@@ -625,7 +644,7 @@ func (w *Watcher) attachLog(tr *trackedRun, initial bool) {
 	if !initial && from <= newLogFromStart {
 		from = 0
 	}
-	w.logs[tr.logPath] = &logTail{f: runlog.NewFollower(tr.logPath, from), owners: []string{sp}}
+	w.logs[tr.logPath] = &logTail{path: tr.logPath, from: from, owners: []string{sp}}
 }
 
 func (w *Watcher) detachLog(path, sp string) {
@@ -640,7 +659,7 @@ func (w *Watcher) detachLog(path, sp string) {
 		}
 	}
 	if len(lt.owners) == 0 {
-		_ = lt.f.Close() // read-only file: nothing to lose on close
+		lt.close()
 		delete(w.logs, path)
 	}
 }
