@@ -23,7 +23,7 @@ func (w *Watcher) loop() {
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if w.fsw != nil {
-		events, errs = w.fsw.Events, w.fsw.Errors
+		events, errs = w.fsw.events(), w.fsw.errors()
 	}
 	// The poll and liveness timers run only while there is something for them to do (a polled folder, a
 	// verdict that time can change): a quiet tree under inotify wakes nobody but the reconcile scan.

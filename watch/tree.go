@@ -88,18 +88,26 @@ type dirNode struct {
 	id fileID
 	// entries is the directory's snapshot; listed says it has been taken (an empty folder has none).
 	entries dirEntries
+	// wd is its watch's descriptor (notifier.add), or wdPolled or wdOverBudget when it has none.
+	wd int32
 	// budget is how many levels below this directory are still watched (0: this one only); at most
 	// maxBudgetDepth.
-	budget int32
+	budget int16
 	listed bool
-	// polled: inotify could not or must not watch it, so the poll timer compares stats instead;
-	// overBudget: polled because its descriptors did not fit the fdBudget.
-	polled     bool
-	overBudget bool
 	// inRun: a run folder (it holds state.env) or a folder inside one, whose entries' names recur from run
 	// to run (names).
 	inRun bool
 }
+
+// A dirNode's wd when it has no watch: polled, inotify could not or must not watch it, so the poll timer
+// compares stats instead; over budget, polled because its descriptors did not fit the fdBudget.
+const (
+	wdPolled     = -1
+	wdOverBudget = -2
+)
+
+func (n *dirNode) polled() bool     { return n.wd < 0 }
+func (n *dirNode) overBudget() bool { return n.wd == wdOverBudget }
 
 // dirEntries is a directory's snapshot sorted by name: a slice, not a map, because most watched folders
 // hold a handful of entries and a Go map costs some 400 bytes before its first. At 2,000 runs the maps were
@@ -208,8 +216,8 @@ func (d *dirEntries) del(name string) {
 
 // Budgets of the directories whose depth is fixed by the conventions rather than by the scan depth.
 const (
-	// maxBudgetDepth bounds a folder's budget, which a dirNode holds in 32 bits: no tree is that deep.
-	maxBudgetDepth = math.MaxInt32
+	// maxBudgetDepth bounds a folder's budget, which a dirNode holds in 16 bits: no tree is that deep.
+	maxBudgetDepth = math.MaxInt16
 
 	// A resumable run folder: its files, lock/ and artifacts/ with the folders the reader opens under it
 	// (childBudget). The rest of artifacts/ is evidence, possibly huge, that no reader looks into.
@@ -228,7 +236,7 @@ var errWatchLimit = syscall.ENOSPC
 
 // tree is the set of watched directories. Recursion is ours: inotify watches one directory at a time.
 type tree struct {
-	fsw        *fsnotify.Watcher // nil when inotify is unavailable: everything is polled
+	fsw        notifier // nil when inotify is unavailable: everything is polled
 	forcePoll  bool
 	watchLimit int // test hook: Add fails with ENOSPC once this many watches exist (0: no cap)
 	remote     func(string) (string, bool)
@@ -249,7 +257,7 @@ type tree struct {
 	fds        fdBudget
 }
 
-func newTree(fsw *fsnotify.Watcher, forcePoll, costsDescriptors bool) *tree {
+func newTree(fsw notifier, forcePoll, costsDescriptors bool) *tree {
 	return &tree{
 		fsw: fsw, forcePoll: forcePoll, remote: remoteFS, since: time.Now().Add(-mtimeSlack).UnixNano(),
 		dirs: map[string]*dirNode{}, ids: idSet{}, names: names{}, wanted: map[string]int{},
@@ -320,7 +328,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 			return
 		}
 		parent := t.dirs[filepath.Dir(dir)]
-		node = &dirNode{budget: int32(budget), id: id, inRun: parent != nil && parent.inRun}
+		node = &dirNode{budget: int16(budget), id: id, inRun: parent != nil && parent.inRun}
 		// Watch before reading the directory: whatever is created after Add is evented, whatever before is
 		// in the listing below.
 		if !t.watchDir(dir, node) {
@@ -329,7 +337,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 		t.dirs[dir] = node
 		t.ids.add(id)
 	}
-	node.budget = int32(budget)
+	node.budget = int16(budget)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -351,7 +359,7 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 			node.budget = runDirBudget
 		}
 		if fresh {
-			if st, ok := entryStat(dir, e, node.polled); ok {
+			if st, ok := entryStat(dir, e, node.polled()); ok {
 				node.entries.set(name, st, keep)
 				if synth != nil {
 					*synth = append(*synth, change{path: filepath.Join(dir, name), op: fsnotify.Create})
@@ -420,13 +428,13 @@ func (t *tree) runArtifacts(dir string) bool {
 // It returns false when the directory cannot be watched at all (it vanished).
 func (t *tree) watchDir(dir string, node *dirNode) bool {
 	if t.forcePoll || t.fsw == nil {
-		node.polled = true
+		node.wd = wdPolled
 		t.polled++
 		return true
 	}
 	if name, ok := t.remote(dir); ok {
 		t.remoteSeen[name]++
-		node.polled = true
+		node.wd = wdPolled
 		t.polled++
 		return true
 	}
@@ -434,7 +442,7 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 	if t.fds.limit > 0 {
 		if cost = t.fds.cost(dir); t.fds.used+cost > t.fds.limit {
 			t.fds.over++
-			node.overBudget, node.polled = true, true
+			node.wd = wdOverBudget
 			t.polled++
 			return true
 		}
@@ -443,7 +451,7 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 	if t.watchLimit > 0 && t.watches >= t.watchLimit {
 		err = errWatchLimit
 	} else {
-		err = t.fsw.Add(dir)
+		node.wd, err = t.fsw.add(dir)
 	}
 	switch {
 	case err == nil:
@@ -459,7 +467,7 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 	default:
 		t.otherErr = &fs.PathError{Op: "watch", Path: dir, Err: err}
 	}
-	node.polled = true
+	node.wd = wdPolled
 	t.polled++
 	return true
 }
@@ -472,14 +480,14 @@ func (t *tree) remove(dir string) {
 		if p != dir && !strings.HasPrefix(p, prefix) {
 			continue
 		}
-		if node.overBudget {
+		if node.overBudget() {
 			t.fds.over--
 		}
 		t.fds.release(node)
-		if node.polled {
+		if node.polled() {
 			t.polled--
 		} else if t.fsw != nil {
-			_ = t.fsw.Remove(p) // already gone when the directory was deleted
+			_ = t.fsw.remove(p, node.wd) // already gone when the directory was deleted
 			t.watches--
 		}
 		t.ids.del(node.id)
@@ -531,7 +539,7 @@ func (t *tree) refresh(path string) (now fileStat, exists, wasDir bool) {
 // fdsFollow keeps the descriptor count of a kqueue-watched folder as fsnotify does: an entry that appears
 // gets a watch, one that goes releases it.
 func (t *tree) fdsFollow(parent *dirNode, had, exists bool) {
-	if t.fds.limit == 0 || parent.polled || had == exists {
+	if t.fds.limit == 0 || parent.polled() || had == exists {
 		return
 	}
 	t.fds.hold(parent, map[bool]int{true: 1, false: -1}[exists])
@@ -649,7 +657,7 @@ func (t *tree) addChild(path string, synth *[]change) {
 func (t *tree) polledDirs() []string {
 	var out []string
 	for p, n := range t.dirs {
-		if n.polled {
+		if n.polled() {
 			out = append(out, p)
 		}
 	}

@@ -58,7 +58,7 @@ func (u *unseenChanges) subtreeSince(dir string, after int64) bool {
 	// Not watched: a folder that did not exist when the walk passed (it is wanted, and its creation is
 	// evented from its parent) or one inotify refused. Polled: perhaps a network filesystem, whose clock is
 	// not this one. Either way no stat here can stand for it.
-	if !ok || node.polled {
+	if !ok || node.polled() {
 		return true
 	}
 	d := u.list(dir)

@@ -1,6 +1,7 @@
-// Package watch turns changes on disk into batches of re-read runs and new log entries. One fsnotify
-// watcher per process watches directories (never single files: an atomic replace ends a file watch
-// silently); recursion, batching, recovery from lost events and polling where inotify cannot help are ours.
+// Package watch turns changes on disk into batches of re-read runs and new log entries. One inotify
+// instance per process (read by our own reader on Linux, fsnotify's kqueue elsewhere) watches directories
+// (never single files: an atomic replace ends a file watch silently); recursion, batching, recovery from
+// lost events and polling where inotify cannot help are ours.
 package watch
 
 import (
@@ -152,7 +153,7 @@ type Watcher struct {
 	opts    Options
 	pollIvl time.Duration
 	grace   time.Duration
-	fsw     *fsnotify.Watcher
+	fsw     notifier
 	tree    *tree
 	// walkTook is how long the walk that set up the watches took: the first reconcile scan is spaced by it.
 	walkTook time.Duration
@@ -277,7 +278,7 @@ func New(opts Options) (*Watcher, error) {
 	}
 
 	if opts.Poll <= 0 {
-		fsw, err := fsnotify.NewWatcher()
+		fsw, err := newNotifier()
 		if opts.inotifyErr != nil {
 			if fsw != nil {
 				_ = fsw.Close()
