@@ -39,17 +39,66 @@ type tracker struct {
 
 	runs map[string]*trackedRun // by StatePath, the run identity everywhere
 	// Reverse indexes from a path to the StatePaths of the runs it belongs to.
-	byDir     map[string][]string // run folder (several <name>.state.env runs can share one)
-	byLock    map[string][]string // lock file path
-	byPlan    map[string][]string // plan file path (several runs can share one)
+	byDir     pathIndex           // run folder (several <name>.state.env runs can share one)
+	byLock    pathIndex           // lock file path
+	byPlan    pathIndex           // plan file path (several runs can share one)
 	byProject map[string][]string // <project>/.jonggrang/locks and .ephemeral: shared by every feature run
+}
+
+// pathIndex is a path → StatePaths index whose paths mostly belong to one run each: that run is a string,
+// not a list of one (a slot of 32 bytes, not one of 40 and a list of 16, over 10,000 runs' folders, locks
+// and plans; issue 35). A path of several runs has its list in more, and none in one.
+type pathIndex struct {
+	one  map[string]string
+	more map[string][]string
+}
+
+func newPathIndex() pathIndex {
+	return pathIndex{one: map[string]string{}, more: map[string][]string{}}
+}
+
+// add files sp under key.
+func (x pathIndex) add(key, sp string) {
+	if first, ok := x.one[key]; ok {
+		delete(x.one, key)
+		x.more[key] = []string{first, sp}
+	} else if list, ok := x.more[key]; ok {
+		x.more[key] = append(list, sp)
+	} else {
+		x.one[key] = sp
+	}
+}
+
+// del takes sp from under key.
+func (x pathIndex) del(key, sp string) {
+	if first, ok := x.one[key]; ok {
+		if first == sp {
+			delete(x.one, key)
+		}
+		return
+	}
+	without(x.more, key, sp)
+	if list := x.more[key]; len(list) == 1 {
+		delete(x.more, key)
+		x.one[key] = list[0]
+	}
+}
+
+// mark sets into[sp] for every sp under key.
+func (x pathIndex) mark(key string, into map[string]bool) {
+	if sp, ok := x.one[key]; ok {
+		into[sp] = true
+	}
+	for _, sp := range x.more[key] {
+		into[sp] = true
+	}
 }
 
 func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
 	return &tracker{
 		roots: roots, fileRoots: map[string]bool{}, maxDepth: maxDepth, env: env, history: model.NewHistory(),
-		runs: map[string]*trackedRun{}, byDir: map[string][]string{}, byLock: map[string][]string{},
-		byPlan: map[string][]string{}, byProject: map[string][]string{},
+		runs: map[string]*trackedRun{}, byDir: newPathIndex(), byLock: newPathIndex(), byPlan: newPathIndex(),
+		byProject: map[string][]string{},
 	}
 }
 
@@ -130,35 +179,35 @@ func (tk *tracker) drop(statePath string) *trackedRun {
 
 func (tk *tracker) index(tr *trackedRun) {
 	sp := tr.loc.StatePath
-	tk.byDir[tr.loc.Dir] = append(tk.byDir[tr.loc.Dir], sp)
+	tk.byDir.add(tr.loc.Dir, sp)
 	if tr.lockPath != "" {
-		tk.byLock[tr.lockPath] = append(tk.byLock[tr.lockPath], sp)
+		tk.byLock.add(tr.lockPath, sp)
 	}
 	if tr.planPath != "" {
-		tk.byPlan[tr.planPath] = append(tk.byPlan[tr.planPath], sp)
+		tk.byPlan.add(tr.planPath, sp)
 	}
 	for _, d := range tr.projectDirs() {
 		tk.byProject[d] = append(tk.byProject[d], sp)
 	}
 	if tr.worktreeDir != "" {
-		tk.byDir[tr.worktreeDir] = append(tk.byDir[tr.worktreeDir], sp)
+		tk.byDir.add(tr.worktreeDir, sp)
 	}
 }
 
 func (tk *tracker) unindex(tr *trackedRun) {
 	sp := tr.loc.StatePath
-	without(tk.byDir, tr.loc.Dir, sp)
+	tk.byDir.del(tr.loc.Dir, sp)
 	if tr.lockPath != "" {
-		without(tk.byLock, tr.lockPath, sp)
+		tk.byLock.del(tr.lockPath, sp)
 	}
 	if tr.planPath != "" {
-		without(tk.byPlan, tr.planPath, sp)
+		tk.byPlan.del(tr.planPath, sp)
 	}
 	for _, d := range tr.projectDirs() {
 		without(tk.byProject, d, sp)
 	}
 	if tr.worktreeDir != "" {
-		without(tk.byDir, tr.worktreeDir, sp)
+		tk.byDir.del(tr.worktreeDir, sp)
 	}
 }
 
@@ -201,16 +250,10 @@ func jonggrangShared(projectRoot string) []string {
 // the folder holding it, whose removal takes the lock along), the plan its stage order came from, and a
 // project's shared folders.
 func (tk *tracker) affected(path string, isDir bool, into map[string]bool) {
-	for _, sp := range tk.byLock[path] {
-		into[sp] = true
-	}
-	for _, sp := range tk.byPlan[path] {
-		into[sp] = true
-	}
+	tk.byLock.mark(path, into)
+	tk.byPlan.mark(path, into)
 	for p := path; ; {
-		for _, sp := range tk.byDir[p] {
-			into[sp] = true
-		}
+		tk.byDir.mark(p, into)
 		for _, sp := range tk.byProject[p] {
 			into[sp] = true
 		}
@@ -224,27 +267,25 @@ func (tk *tracker) affected(path string, isDir bool, into map[string]bool) {
 		return
 	}
 	// The lock folder itself appearing or vanishing (lock/ created by the writer, or removed with the lock).
-	for _, sps := range tk.lockDirsUnder(path) {
-		for _, sp := range sps {
+	tk.locksUnder(path, into)
+}
+
+// locksUnder marks the runs of the lock files below a changed directory path. Lock folders are few, so a
+// scan is cheaper than another index.
+func (tk *tracker) locksUnder(dir string, into map[string]bool) {
+	prefix := dir + string(filepath.Separator)
+	for lock, sp := range tk.byLock.one {
+		if strings.HasPrefix(lock, prefix) {
 			into[sp] = true
 		}
 	}
-}
-
-// lockDirsUnder finds lock files at or below a changed directory path. Lock folders are few, so a scan is
-// cheaper than another index.
-func (tk *tracker) lockDirsUnder(dir string) map[string][]string {
-	var out map[string][]string
-	prefix := dir + string(filepath.Separator)
-	for lock, sps := range tk.byLock {
+	for lock, sps := range tk.byLock.more {
 		if strings.HasPrefix(lock, prefix) {
-			if out == nil {
-				out = map[string][]string{}
+			for _, sp := range sps {
+				into[sp] = true
 			}
-			out[lock] = sps
 		}
 	}
-	return out
 }
 
 // rootOf finds the scan root holding path and path's depth below it.
