@@ -88,6 +88,14 @@ func (in *inotify) remove(dir string, wd int32) error {
 	return err
 }
 
+func (in *inotify) rekey(wd int32, same string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if p, ok := in.paths[wd]; ok && p == same {
+		in.paths[wd] = same
+	}
+}
+
 // Close stops reading; the channels are closed once the reader has returned.
 func (in *inotify) Close() error {
 	var err error

@@ -196,3 +196,30 @@ func TestIDSetTellsDevicesApart(t *testing.T) {
 		t.Errorf("every identity removed, %d devices kept", len(s))
 	}
 }
+
+// A run folder, its artifacts/ and artifacts/checkpoints/ are known by one path string between them, each
+// the start of the next (issue 35).
+func TestTreeSharesAPathDownItsFolders(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	run := filepath.Dir(makeResumableRun(t, filepath.Join(root, "a-20260215T014733Z"), "S1"))
+	checkpoints := filepath.Join(run, "artifacts", "checkpoints")
+	if err := os.MkdirAll(checkpoints, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr := newTree(nil, true, false)
+	tr.add(root, 3, nil)
+	keys := map[string]string{}
+	for p := range tr.dirs {
+		keys[p] = p
+	}
+	for _, p := range []string{run, filepath.Dir(checkpoints)} {
+		k, ok := keys[p]
+		if !ok {
+			t.Fatalf("%s is not watched", p)
+		}
+		if unsafe.StringData(k) != unsafe.StringData(keys[checkpoints]) {
+			t.Errorf("%s is a path of its own, not the start of %s", p, checkpoints)
+		}
+	}
+}

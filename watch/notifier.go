@@ -8,6 +8,8 @@ type notifier interface {
 	// add watches dir; the descriptor it returns is what remove takes back.
 	add(dir string) (wd int32, err error)
 	remove(dir string, wd int32) error
+	// rekey makes the watch of descriptor wd report its events under same, a string equal to its path.
+	rekey(wd int32, same string)
 	events() <-chan fsnotify.Event
 	errors() <-chan error
 	Close() error

@@ -17,6 +17,7 @@ func newNotifier() (notifier, error) {
 
 func (n fsNotifier) add(dir string) (int32, error)    { return 0, n.w.Add(dir) }
 func (n fsNotifier) remove(dir string, _ int32) error { return n.w.Remove(dir) }
+func (n fsNotifier) rekey(int32, string)              {} // fsnotify keeps its own copy of the path
 func (n fsNotifier) events() <-chan fsnotify.Event    { return n.w.Events }
 func (n fsNotifier) errors() <-chan error             { return n.w.Errors }
 func (n fsNotifier) Close() error                     { return n.w.Close() }

@@ -304,8 +304,9 @@ func (t *tree) ensure(dir string, budget int, synth *[]change) {
 }
 
 // add watches dir and its eligible subdirectories. An already watched directory is re-walked only when the
-// new budget reaches deeper.
-func (t *tree) add(dir string, budget int, synth *[]change) {
+// new budget reaches deeper. It returns the string a directory it began to watch is known by (see rekey),
+// "" when it watched no new one.
+func (t *tree) add(dir string, budget int, synth *[]change) string {
 	if b, ok := t.wanted[dir]; ok {
 		budget = max(budget, b)
 		delete(t.wanted, dir)
@@ -313,11 +314,11 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 	budget = min(budget, maxBudgetDepth)
 	node, known := t.dirs[dir]
 	if known && int(node.budget) >= budget {
-		return
+		return ""
 	}
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
-		return
+		return ""
 	}
 	if !known {
 		id := idOf(st)
@@ -325,22 +326,26 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 		if t.ids.has(id) && id.ino != 0 {
 			// The same directory reached through a symlink: inotify would report its events under the first
 			// name only, so watching it twice would only confuse which run a change belongs to.
-			return
+			return ""
 		}
 		parent := t.dirs[filepath.Dir(dir)]
 		node = &dirNode{budget: int16(budget), id: id, inRun: parent != nil && parent.inRun}
 		// Watch before reading the directory: whatever is created after Add is evented, whatever before is
 		// in the listing below.
 		if !t.watchDir(dir, node) {
-			return
+			return ""
 		}
 		t.dirs[dir] = node
 		t.ids.add(id)
 	}
 	node.budget = int16(budget)
+	key := ""
+	if !known {
+		key = dir
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return key
 	}
 	fresh := !node.listed
 	if fresh {
@@ -373,19 +378,38 @@ func (t *tree) add(dir string, budget int, synth *[]change) {
 	if state.IsArchivedName(filepath.Base(dir)) {
 		node.budget = 0
 	}
+	share := ""
 	for _, name := range subdirs {
 		child := filepath.Join(dir, name)
 		if cb, ok := t.subBudget(dir, int(node.budget), name); ok {
-			_, had := t.dirs[child]
-			t.add(child, cb, synth)
-			if _, watched := t.dirs[child]; fresh && !had && watched && !node.inRun {
+			ck := t.add(child, cb, synth)
+			if ck != "" && fresh && !node.inRun {
 				// The entry's name is the tail of the path the child is watched under, not a string of its own:
 				// the run folders' names and repos/'s folders', 16,000 strings at 10,000 runs (issue 35). A run's
 				// entries share theirs already (names).
-				node.entries.reuse(name, child[len(child)-len(name):])
+				node.entries.reuse(name, ck[len(ck)-len(name):])
+			}
+			if share == "" {
+				share = ck
 			}
 		}
 	}
+	if key != "" && strings.HasPrefix(share, key) {
+		key = t.rekey(key, node, share[:len(key)])
+	}
+	return key
+}
+
+// rekey makes the watched directory dir known by same, a string equal to dir: the start of a subdirectory's
+// path, so that a run folder, its artifacts/ and artifacts/checkpoints/ hold one path between them, not three
+// (issue 35).
+func (t *tree) rekey(dir string, node *dirNode, same string) string {
+	delete(t.dirs, dir)
+	t.dirs[same] = node
+	if t.fsw != nil && !node.polled() {
+		t.fsw.rekey(node.wd, same)
+	}
+	return same
 }
 
 // subBudget is childBudget plus directories someone asked for (a lock file's folder, a missing root).
