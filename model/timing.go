@@ -143,6 +143,9 @@ type History struct {
 	// task a run, judging each run as it was read looked at all of them each time: 8% of a host's events
 	// over 1,000 runs, issue 35). looked counts the runs statsOf looked at, for a test.
 	runsOf map[string][]string
+	// runOf: a task of one run (a task is often named for its run) has its key here alone, not a list of one
+	// in runsOf: a map slot of 32 bytes, not one of 40 and a list of 16, a run (issue 35).
+	runOf  map[string]string
 	looked int
 	// kept is what Keep was given: a sample a stage that counts, sorted by task, stage and duration once
 	// Usual needs it (keptSorted); names numbers the tasks and stage keys it names, nameOf is the reverse.
@@ -221,7 +224,7 @@ type keptSample struct {
 
 // NewHistory returns an empty history.
 func NewHistory() *History {
-	return &History{byRun: map[string]contribution{}, runsOf: map[string][]string{}, names: map[string]uint32{},
+	return &History{byRun: map[string]contribution{}, runsOf: map[string][]string{}, runOf: map[string]string{}, names: map[string]uint32{},
 		stats: map[string]map[string]*usualOf{}}
 }
 
@@ -297,7 +300,7 @@ func (h *History) Observe(r *Run) bool {
 		delete(h.byRun, key)
 	} else {
 		h.byRun[key] = c
-		h.runsOf[c.task] = append(h.runsOf[c.task], key)
+		h.list(c.task, key)
 	}
 	h.version++
 	return true
@@ -336,18 +339,45 @@ func (h *History) restat(c contribution, sign int) {
 	}
 }
 
-// unlist drops key from the runs of task in runsOf.
+// list adds key to the runs of task.
+func (h *History) list(task, key string) {
+	if first, ok := h.runOf[task]; ok {
+		delete(h.runOf, task)
+		h.runsOf[task] = []string{first, key}
+	} else if keys, ok := h.runsOf[task]; ok {
+		h.runsOf[task] = append(keys, key)
+	} else {
+		h.runOf[task] = key
+	}
+}
+
+// runsOfTask are the keys of task's runs: one alone, or several.
+func (h *History) runsOfTask(task string) (one string, several []string) {
+	return h.runOf[task], h.runsOf[task]
+}
+
+// unlist drops key from the runs of task.
 func (h *History) unlist(task, key string) {
+	if first, ok := h.runOf[task]; ok {
+		if first == key {
+			delete(h.runOf, task)
+		}
+		return
+	}
 	keys := h.runsOf[task]
 	if i := slices.Index(keys, key); i >= 0 {
 		keys[i] = keys[len(keys)-1]
 		keys = keys[:len(keys)-1]
 	}
-	if len(keys) == 0 {
+	switch len(keys) {
+	case 0:
 		delete(h.runsOf, task)
-		return
+	case 1:
+		delete(h.runsOf, task)
+		h.runOf[task] = keys[0]
+	default:
+		h.runsOf[task] = keys
 	}
-	h.runsOf[task] = keys
 }
 
 // Keep records what run r says about its stages for good: it cannot be replaced nor forgotten, and what
@@ -494,14 +524,14 @@ func (h *History) usual(task, stage string, own time.Duration, mine bool) (Usual
 // usual is then unknown, and no cache is made for the task: with a task a run, the caches cost some 600
 // bytes a run at 10,000 runs (issue 35).
 func (h *History) alone(task, stage string, mine bool) bool {
-	runs := h.runsOf[task]
-	if len(runs) != 1 || len(h.kept) > 0 {
+	one, _ := h.runsOfTask(task)
+	if one == "" || len(h.kept) > 0 {
 		return false
 	}
 	if mine {
 		return true
 	}
-	_, found := slices.BinarySearchFunc(h.byRun[runs[0]].stages, stage, func(s stageTook, key string) int {
+	_, found := slices.BinarySearchFunc(h.byRun[one].stages, stage, func(s stageTook, key string) int {
 		return strings.Compare(s.key, key)
 	})
 	return !found
@@ -535,12 +565,18 @@ func (h *History) statsOf(task string) map[string]*usualOf {
 	for _, k := range h.keptOf(task, nil) {
 		samples[h.nameOf[k.stage]] = append(samples[h.nameOf[k.stage]], k.d)
 	}
-	for _, k := range h.runsOf[task] {
-		c := h.byRun[k]
+	look := func(k string) {
 		h.looked++
-		for _, st := range c.stages {
+		for _, st := range h.byRun[k].stages {
 			samples[st.key] = append(samples[st.key], st.d)
 		}
+	}
+	one, several := h.runsOfTask(task)
+	if one != "" {
+		look(one)
+	}
+	for _, k := range several {
+		look(k)
 	}
 	per := make(map[string]*usualOf, len(samples))
 	for k, ds := range samples {

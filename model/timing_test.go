@@ -204,6 +204,31 @@ func TestHistoryReplacesAndForgets(t *testing.T) {
 	}
 }
 
+// A task of one run holds its key alone, no list of one (issue 35); a task of two a list, back to one key
+// when one of them goes.
+func TestHistoryTaskOfOneRunHoldsNoList(t *testing.T) {
+	h := NewHistory()
+	a, b := pastRun("a", time.Minute, time.Minute), pastRun("b", 2*time.Minute, time.Minute)
+	b.Resumable = &ResumableDetail{TaskName: "other"}
+	h.Observe(&a)
+	h.Observe(&b)
+	if len(h.runsOf) != 0 || len(h.runOf) != 2 {
+		t.Fatalf("two tasks of one run each: runOf %v runsOf %v", h.runOf, h.runsOf)
+	}
+	c := pastRun("c", 3*time.Minute, time.Minute)
+	h.Observe(&c)
+	if u := h.usualOf(TaskOf(&a), "S1"); u.Runs != 2 || len(h.runsOf[TaskOf(&a)]) != 2 {
+		t.Fatalf("a task of two runs: %+v, runsOf %v", u, h.runsOf)
+	}
+	h.Forget(a.Key())
+	if len(h.runsOf) != 0 || h.runOf[TaskOf(&c)] != c.Key() {
+		t.Fatalf("one of two gone: runOf %v runsOf %v", h.runOf, h.runsOf)
+	}
+	if u := h.usualOf(TaskOf(&c), "S1"); u.Runs != 1 || u.Median != 3*time.Minute {
+		t.Fatalf("the task's run left: %+v", u)
+	}
+}
+
 // TestStaleLockReasonAgesAtFrameTime: the dead pid's lock age in the reason is counted at render time.
 func TestStaleLockReasonAgesAtFrameTime(t *testing.T) {
 	r := Run{ID: "x", Kind: KindResumable, StatePath: "/r/x/state.env", Stages: []Stage{{Key: "S1"}}, CurrentStage: "S1",
