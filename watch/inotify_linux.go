@@ -71,11 +71,16 @@ func (in *inotify) add(dir string) (int32, error) {
 	if wd == -1 {
 		return 0, err
 	}
-	if _, ok := in.paths[int32(wd)]; !ok {
-		in.paths[int32(wd)] = dir
+	if p, ok := in.paths[int32(wd)]; ok && p != dir {
+		// The kernel knows the folder by its inode: another path of it has this watch already.
+		return 0, errSameFolder
 	}
+	in.paths[int32(wd)] = dir
 	return int32(wd), nil
 }
+
+// identifies: the kernel gives a folder one watch however it is reached.
+func (in *inotify) identifies() bool { return true }
 
 func (in *inotify) remove(dir string, wd int32) error {
 	in.mu.Lock()

@@ -20,4 +20,5 @@ func (n fsNotifier) remove(dir string, _ int32) error { return n.w.Remove(dir) }
 func (n fsNotifier) rekey(int32, string)              {} // fsnotify keeps its own copy of the path
 func (n fsNotifier) events() <-chan fsnotify.Event    { return n.w.Events }
 func (n fsNotifier) errors() <-chan error             { return n.w.Errors }
+func (n fsNotifier) identifies() bool                 { return false }
 func (n fsNotifier) Close() error                     { return n.w.Close() }

@@ -243,7 +243,8 @@ type tree struct {
 
 	dirs map[string]*dirNode
 	// ids are the identities of the watched directories, to watch a directory reached twice (a symlink)
-	// once. A set: its name is the one in dirs, and a name beside each id cost ~40 bytes a folder.
+	// once. A set: its name is the one in dirs, and a name beside each id cost ~40 bytes a folder. Only
+	// those the notifier does not identify itself (keepsID).
 	ids     idSet
 	names   names
 	wanted  map[string]int // directories to watch as soon as they exist, with their budget
@@ -336,7 +337,9 @@ func (t *tree) add(dir string, budget int, synth *[]change) string {
 			return ""
 		}
 		t.dirs[dir] = node
-		t.ids.add(id)
+		if t.keepsID(node) {
+			t.ids.add(id)
+		}
 	}
 	node.budget = int16(budget)
 	key := ""
@@ -482,7 +485,7 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 		t.watches++
 		t.fds.hold(node, cost)
 		return true
-	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
+	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR), errors.Is(err, errSameFolder):
 		return false
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EMFILE):
 		if t.limitErr == nil {
@@ -494,6 +497,13 @@ func (t *tree) watchDir(dir string, node *dirNode) bool {
 	node.wd = wdPolled
 	t.polled++
 	return true
+}
+
+// keepsID says whether node's identity goes into ids: not when its watch is the notifier's and the notifier
+// tells a folder reached twice (at 10,000 runs the set was a megabyte, issue 35). Where descriptors are
+// budgeted or watches capped, a folder can be polled beside its watched twin without add being asked.
+func (t *tree) keepsID(node *dirNode) bool {
+	return node.polled() || t.fsw == nil || !t.fsw.identifies() || t.fds.limit > 0 || t.watchLimit > 0
 }
 
 // remove forgets dir and everything below it. inotify drops watches of deleted directories itself; for a
