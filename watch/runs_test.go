@@ -4,6 +4,9 @@ import (
 	"maps"
 	"slices"
 	"testing"
+
+	"runwatch/model"
+	"runwatch/state"
 )
 
 // A path of one run holds it as a string, a path of several as their list; the list goes back to a string
@@ -36,5 +39,36 @@ func TestPathIndexKeepsOneRunWithoutAList(t *testing.T) {
 	x.del("/r/b", "/r/b/state.env")
 	if len(x.one)+len(x.more) != 0 || len(marked("/r/a")) != 0 {
 		t.Fatalf("one %v more %v after every run went", x.one, x.more)
+	}
+}
+
+// A run whose state file is its folder's state.env or MANIFEST.yaml is found by that path, not through
+// byDir (issue 35); a change in its folder still reaches it, and none once it is dropped.
+func TestRunInItsOwnFolderIsFoundWithoutByDir(t *testing.T) {
+	t.Parallel()
+	tk := newTracker(nil, 4, model.Env{})
+	own := state.Location{Kind: model.KindResumable, Dir: "/r/a", StatePath: "/r/a/state.env"}
+	feature := state.Location{Kind: model.KindJonggrang, Dir: "/p/f", StatePath: "/p/f/MANIFEST.yaml"}
+	named := state.Location{Kind: model.KindResumable, Dir: "/r", StatePath: "/r/x.state.env"}
+	for _, loc := range []state.Location{own, feature, named} {
+		tk.set(loc, &model.Run{Kind: loc.Kind, StatePath: loc.StatePath})
+	}
+	if len(tk.byDir.one)+len(tk.byDir.more) != 1 || tk.byDir.one["/r"] != named.StatePath {
+		t.Fatalf("byDir one %v more %v, want only the named state file's run", tk.byDir.one, tk.byDir.more)
+	}
+	affected := func(path string) []string {
+		into := map[string]bool{}
+		tk.affected(path, false, into)
+		return slices.Sorted(maps.Keys(into))
+	}
+	if got := affected("/r/a/run.log"); !slices.Equal(got, []string{own.StatePath, named.StatePath}) {
+		t.Errorf("a change in /r/a affects %v", got)
+	}
+	if got := affected("/p/f/MANIFEST.yaml"); !slices.Equal(got, []string{feature.StatePath}) {
+		t.Errorf("a change of the manifest affects %v", got)
+	}
+	tk.drop(own.StatePath)
+	if got := affected("/r/a/run.log"); !slices.Equal(got, []string{named.StatePath}) {
+		t.Errorf("with its run dropped, a change in /r/a affects %v", got)
 	}
 }
