@@ -369,7 +369,7 @@ func (w *Watcher) flush() {
 		// the folder is still a run.
 		if tr, ok := w.runs.runs[sp]; ok {
 			if _, err := os.Stat(sp); errors.Is(err, os.ErrNotExist) {
-				f.rediscover[tr.loc.Dir] = true
+				f.rediscover[tr.location().Dir] = true
 			}
 		}
 	}
@@ -537,16 +537,16 @@ func (f *flushing) reload() {
 		if !ok {
 			continue
 		}
-		if _, err := os.Stat(tr.loc.Dir); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(tr.location().Dir); errors.Is(err, os.ErrNotExist) {
 			w.removeRun(sp, &f.u)
 			continue
 		}
 		if f.vanished[sp] {
 			continue // shown as it was until the grace period ends
 		}
-		run := w.runs.load(tr.loc)
+		run := w.runs.load(tr.location())
 		old := tr.run
-		w.trackRun(tr.loc, run, false, &f.synth)
+		w.trackRun(tr.location(), run, false, &f.synth)
 		if w.unshown[sp] && manifestNotYet(run) && !f.followUps[sp] {
 			continue // still within the grace of a brand-new feature folder
 		}

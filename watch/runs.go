@@ -14,10 +14,12 @@ import (
 
 // trackedRun is a run as last read, with the paths that tie file changes back to it.
 type trackedRun struct {
-	loc state.Location
 	// run is the run as last read and judged, the very value the reader holds too (Update.Changed): never
 	// changed in place, a change is a new value (issue 35).
-	run      *model.Run
+	run *model.Run
+	// loc is where the run was found when the run's own fields say otherwise (location); nil, and no copy of
+	// them, nearly always: 72 bytes a run (issue 35).
+	loc      *state.Location
 	lockPath string // resumable LOCK_FILE, which may sit in a subfolder or outside the run folder
 	logPath  string
 	// planPath is the plan (PLAN_PATH) the stage order was read from; it sits in the repository, outside
@@ -26,6 +28,19 @@ type trackedRun struct {
 	// worktreeDir is the live copy's feature folder while a parallel jonggrang group runs in a git worktree
 	// (the reader shows that copy, and that worktree's locks and gates).
 	worktreeDir string
+}
+
+// location is where the run was found.
+func (tr *trackedRun) location() state.Location {
+	if tr.loc != nil {
+		return *tr.loc
+	}
+	return locationOf(tr.run)
+}
+
+// locationOf is the location a run's own fields name.
+func locationOf(r *model.Run) state.Location {
+	return state.Location{Kind: r.Kind, Dir: r.Dir, StatePath: r.StatePath, ProjectRoot: r.ProjectRoot, Archived: r.Archived}
 }
 
 // tracker knows the runs and which files belong to which run.
@@ -56,7 +71,7 @@ var ownStateNames = [...]string{"state.env", "MANIFEST.yaml"}
 
 // inOwnDir says whether tr's StatePath is its folder's state.env or MANIFEST.yaml.
 func (tr *trackedRun) inOwnDir() bool {
-	sp, dir := tr.loc.StatePath, tr.loc.Dir
+	sp, dir := tr.location().StatePath, tr.location().Dir
 	if len(sp) <= len(dir)+1 || sp[:len(dir)] != dir || sp[len(dir)] != filepath.Separator {
 		return false
 	}
@@ -67,8 +82,8 @@ func (tr *trackedRun) inOwnDir() bool {
 func (tk *tracker) markOwnDir(dir string, into map[string]bool) {
 	for _, name := range ownStateNames {
 		tk.key = append(append(append(tk.key[:0], dir...), filepath.Separator), name...)
-		if tr, ok := tk.runs[string(tk.key)]; ok && tr.loc.Dir == dir {
-			into[tr.loc.StatePath] = true
+		if tr, ok := tk.runs[string(tk.key)]; ok && tr.location().Dir == dir {
+			into[tr.location().StatePath] = true
 		}
 	}
 }
@@ -172,7 +187,10 @@ func (tk *tracker) set(loc state.Location, run *model.Run) *trackedRun {
 	if old, ok := tk.runs[loc.StatePath]; ok {
 		tk.unindex(old)
 	}
-	tr := &trackedRun{loc: loc, run: run}
+	tr := &trackedRun{run: run}
+	if loc != locationOf(run) {
+		tr.loc = &loc
+	}
 	if run.Resumable != nil && run.Resumable.LockFile != "" {
 		tr.lockPath = run.Resumable.LockFile
 		if !filepath.IsAbs(tr.lockPath) {
@@ -206,9 +224,9 @@ func (tk *tracker) drop(statePath string) *trackedRun {
 }
 
 func (tk *tracker) index(tr *trackedRun) {
-	sp := tr.loc.StatePath
+	sp := tr.location().StatePath
 	if !tr.inOwnDir() {
-		tk.byDir.add(tr.loc.Dir, sp)
+		tk.byDir.add(tr.location().Dir, sp)
 	}
 	if tr.lockPath != "" {
 		tk.byLock.add(tr.lockPath, sp)
@@ -225,9 +243,9 @@ func (tk *tracker) index(tr *trackedRun) {
 }
 
 func (tk *tracker) unindex(tr *trackedRun) {
-	sp := tr.loc.StatePath
+	sp := tr.location().StatePath
 	if !tr.inOwnDir() {
-		tk.byDir.del(tr.loc.Dir, sp)
+		tk.byDir.del(tr.location().Dir, sp)
 	}
 	if tr.lockPath != "" {
 		tk.byLock.del(tr.lockPath, sp)
@@ -261,10 +279,10 @@ func without(m map[string][]string, key, sp string) {
 // projectDirs are the project-level folders whose files change every feature run of a jonggrang project:
 // agent locks and the ephemeral gates; while a worktree copy is shown, that worktree's ones too.
 func (tr *trackedRun) projectDirs() []string {
-	if tr.loc.Kind != model.KindJonggrang || tr.loc.ProjectRoot == "" {
+	if tr.location().Kind != model.KindJonggrang || tr.location().ProjectRoot == "" {
 		return nil
 	}
-	dirs := jonggrangShared(tr.loc.ProjectRoot)
+	dirs := jonggrangShared(tr.location().ProjectRoot)
 	if tr.worktreeDir != "" {
 		// <worktree>/.jonggrang/.output/features/<fid>
 		wroot := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(tr.worktreeDir))))
@@ -374,7 +392,7 @@ func (tk *tracker) rediscover(dir string) (added []state.Location, removed []str
 	}
 	prefix := dir + string(filepath.Separator)
 	for sp, tr := range tk.runs {
-		under := tr.loc.Dir == dir || strings.HasPrefix(tr.loc.Dir, prefix) || tr.loc.ProjectRoot == dir
+		under := tr.location().Dir == dir || strings.HasPrefix(tr.location().Dir, prefix) || tr.location().ProjectRoot == dir
 		if under && !found[sp] {
 			removed = append(removed, sp)
 		}

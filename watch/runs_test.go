@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"runwatch/model"
 	"runwatch/state"
@@ -70,5 +71,24 @@ func TestRunInItsOwnFolderIsFoundWithoutByDir(t *testing.T) {
 	tk.drop(own.StatePath)
 	if got := affected("/r/a/run.log"); !slices.Equal(got, []string{named.StatePath}) {
 		t.Errorf("with its run dropped, a change in /r/a affects %v", got)
+	}
+}
+
+// A tracked run keeps no copy of where it was found when the run's own fields say it: 80 bytes, not 144
+// (issue 35); where they differ, the location is kept and told.
+func TestTrackedRunKeepsItsLocationOnlyWhenTheRunDiffers(t *testing.T) {
+	t.Parallel()
+	if n := unsafe.Sizeof(trackedRun{}); n != 80 {
+		t.Errorf("a tracked run is %d bytes, want 80", n)
+	}
+	tk := newTracker(nil, 4, model.Env{})
+	loc := state.Location{Kind: model.KindJonggrang, Dir: "/p/.jonggrang/.output/features/f", StatePath: "/p/.jonggrang/.output/features/f/MANIFEST.yaml", ProjectRoot: "/p"}
+	same := tk.set(loc, &model.Run{Kind: loc.Kind, Dir: loc.Dir, StatePath: loc.StatePath, ProjectRoot: loc.ProjectRoot})
+	if same.loc != nil || same.location() != loc {
+		t.Errorf("a run that says where it was found: loc %v, location %+v", same.loc, same.location())
+	}
+	other := tk.set(loc, &model.Run{Kind: loc.Kind, Dir: "/elsewhere", StatePath: loc.StatePath})
+	if other.loc == nil || other.location() != loc {
+		t.Errorf("a run that says otherwise: location %+v, want %+v", other.location(), loc)
 	}
 }

@@ -37,7 +37,7 @@ func newUnseenChanges(t *tree, slack time.Duration) *unseenChanges {
 // readAt less the slack, or a folder cannot be judged by stat.
 func (u *unseenChanges) since(tr *trackedRun, readAt time.Time) bool {
 	after := readAt.Add(-u.slack).UnixNano()
-	roots := []string{tr.loc.Dir}
+	roots := []string{tr.location().Dir}
 	if tr.lockPath != "" {
 		roots = append(roots, filepath.Dir(tr.lockPath))
 	}

@@ -631,7 +631,7 @@ func (w *Watcher) trackRun(loc state.Location, run *model.Run, initial bool, syn
 }
 
 func (w *Watcher) attachLog(tr *trackedRun, initial bool) {
-	sp := tr.loc.StatePath
+	sp := tr.location().StatePath
 	if lt, ok := w.logs[tr.logPath]; ok {
 		for _, o := range lt.owners {
 			if o == sp {
