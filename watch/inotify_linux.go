@@ -4,10 +4,12 @@ package watch
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -30,7 +32,7 @@ type inotify struct {
 	// closed: Close has closed fd.
 	closed bool
 	// paths: descriptor → the folder's path, as first added.
-	paths    map[int32]string
+	paths    wdPaths
 	evs      chan fsnotify.Event
 	errs     chan error
 	done     chan struct{}
@@ -52,7 +54,7 @@ func newNotifier() (notifier, error) {
 	if fd == -1 {
 		return nil, fmt.Errorf("couldn't initialize inotify: %w", err)
 	}
-	in := &inotify{fd: fd, file: os.NewFile(uintptr(fd), ""), paths: map[int32]string{},
+	in := &inotify{fd: fd, file: os.NewFile(uintptr(fd), ""),
 		evs: make(chan fsnotify.Event), errs: make(chan error), done: make(chan struct{}), finished: make(chan struct{})}
 	go in.read()
 	return in, nil
@@ -71,11 +73,11 @@ func (in *inotify) add(dir string) (int32, error) {
 	if wd == -1 {
 		return 0, err
 	}
-	if p, ok := in.paths[int32(wd)]; ok && p != dir {
+	if p, ok := in.paths.get(int32(wd)); ok && p != dir {
 		// The kernel knows the folder by its inode: another path of it has this watch already.
 		return 0, errSameFolder
 	}
-	in.paths[int32(wd)] = dir
+	in.paths.set(int32(wd), dir)
 	return int32(wd), nil
 }
 
@@ -85,10 +87,10 @@ func (in *inotify) identifies() bool { return true }
 func (in *inotify) remove(dir string, wd int32) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if p, ok := in.paths[wd]; in.closed || !ok || p != dir {
+	if p, ok := in.paths.get(wd); in.closed || !ok || p != dir {
 		return errNotWatched
 	}
-	delete(in.paths, wd)
+	in.paths.del(wd)
 	_, err := unix.InotifyRmWatch(in.fd, uint32(wd))
 	return err
 }
@@ -96,8 +98,8 @@ func (in *inotify) remove(dir string, wd int32) error {
 func (in *inotify) rekey(wd int32, same string) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if p, ok := in.paths[wd]; ok && p == same {
-		in.paths[wd] = same
+	if p, ok := in.paths.get(wd); ok && p == same {
+		in.paths.set(wd, same)
 	}
 }
 
@@ -157,12 +159,12 @@ func (in *inotify) read() {
 func (in *inotify) event(wd int32, mask uint32, name string) (fsnotify.Event, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	dir, ok := in.paths[wd]
+	dir, ok := in.paths.get(wd)
 	if !ok {
 		return fsnotify.Event{}, nil
 	}
 	if mask&(unix.IN_IGNORED|unix.IN_UNMOUNT) != 0 {
-		delete(in.paths, wd)
+		in.paths.del(wd)
 		return fsnotify.Event{}, nil
 	}
 	var err error
@@ -170,9 +172,9 @@ func (in *inotify) event(wd int32, mask uint32, name string) (fsnotify.Event, er
 	case mask&unix.IN_DELETE_SELF != 0:
 		// Reported also when the parent is watched and its IN_DELETE says the same (fsnotify skips this one,
 		// looking the parent up by its path, a map we do not keep): the batch merges the two.
-		delete(in.paths, wd)
+		in.paths.del(wd)
 	case mask&unix.IN_MOVE_SELF != 0:
-		delete(in.paths, wd)
+		in.paths.del(wd)
 		if _, err = unix.InotifyRmWatch(in.fd, uint32(wd)); errors.Is(err, unix.EINVAL) {
 			err = nil // the kernel dropped it already
 		}
@@ -222,3 +224,54 @@ func (in *inotify) send(ev fsnotify.Event, err error) bool {
 	}
 	return true
 }
+
+// wdPaths are the watches' descriptors and paths, sorted by descriptor: 24 bytes a watch, where a map's
+// slots at their load took 44 (issue 35). The kernel hands descriptors out in increasing order, so a new
+// one goes at the end; one removed leaves its path empty until half of them are.
+type wdPaths struct {
+	w    []wdPath
+	gone int
+}
+
+type wdPath struct {
+	wd   int32
+	path string
+}
+
+func (x *wdPaths) find(wd int32) (int, bool) {
+	return slices.BinarySearchFunc(x.w, wd, func(e wdPath, wd int32) int { return cmp.Compare(e.wd, wd) })
+}
+
+func (x *wdPaths) get(wd int32) (string, bool) {
+	if i, ok := x.find(wd); ok && x.w[i].path != "" {
+		return x.w[i].path, true
+	}
+	return "", false
+}
+
+func (x *wdPaths) set(wd int32, path string) {
+	i, ok := x.find(wd)
+	switch {
+	case !ok:
+		x.w = slices.Insert(x.w, i, wdPath{wd, path})
+	case x.w[i].path == "":
+		x.gone--
+		fallthrough
+	default:
+		x.w[i].path = path
+	}
+}
+
+func (x *wdPaths) del(wd int32) {
+	i, ok := x.find(wd)
+	if !ok || x.w[i].path == "" {
+		return
+	}
+	x.w[i].path = ""
+	if x.gone++; x.gone > len(x.w)/2 {
+		x.w = slices.DeleteFunc(x.w, func(e wdPath) bool { return e.path == "" })
+		x.gone = 0
+	}
+}
+
+func (x *wdPaths) len() int { return len(x.w) - x.gone }

@@ -3,8 +3,11 @@
 package watch
 
 import (
+	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -31,7 +34,7 @@ func TestInotifyReportsAsFsnotifyDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := in.paths[wd]; unsafe.StringData(p) != unsafe.StringData(dir) {
+	if p, _ := in.paths.get(wd); unsafe.StringData(p) != unsafe.StringData(dir) {
 		t.Fatal("the path is kept as a copy, not as the string the tree holds")
 	}
 	next := func(want fsnotify.Event) {
@@ -92,7 +95,7 @@ func TestInotifyReportsAsFsnotifyDoes(t *testing.T) {
 	deadline := time.Now().Add(waitLimit)
 	for {
 		in.mu.Lock()
-		left := len(in.paths)
+		left := in.paths.len()
 		in.mu.Unlock()
 		if left == 0 {
 			break
@@ -120,12 +123,45 @@ func TestWatcherKeepsOnePathAWatchedFolder(t *testing.T) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if len(in.paths) != len(v.w.tree.dirs) || len(in.paths) < 2 {
-		t.Fatalf("%d descriptors for %d folders", len(in.paths), len(v.w.tree.dirs))
+	if in.paths.len() != len(v.w.tree.dirs) || in.paths.len() < 2 {
+		t.Fatalf("%d descriptors for %d folders", in.paths.len(), len(v.w.tree.dirs))
 	}
 	for p, node := range v.w.tree.dirs {
-		if got := in.paths[node.wd]; unsafe.StringData(got) != unsafe.StringData(p) {
+		if got, _ := in.paths.get(node.wd); unsafe.StringData(got) != unsafe.StringData(p) {
 			t.Fatalf("%s: descriptor %d names %q, not the tree's string", p, node.wd, got)
 		}
+	}
+}
+
+// The watches' paths are a list sorted by descriptor, 24 bytes a watch (issue 35), whatever order the
+// descriptors come and go in; the removed are dropped once they are half.
+func TestWdPathsKeepEveryWatchInOrder(t *testing.T) {
+	t.Parallel()
+	if n := unsafe.Sizeof(wdPath{}); n != 24 {
+		t.Errorf("a watch's path is %d bytes, want 24", n)
+	}
+	var x wdPaths
+	want := map[int32]string{}
+	for _, wd := range []int32{3, 1, 2, 7, 5, 4, 6, 8} {
+		x.set(wd, fmt.Sprint("/d", wd))
+		want[wd] = fmt.Sprint("/d", wd)
+	}
+	for _, wd := range []int32{2, 7, 9, 2, 5, 1, 3} {
+		x.del(wd)
+		delete(want, wd)
+	}
+	x.set(5, "/again")
+	want[5] = "/again"
+	for wd := range int32(10) {
+		got, ok := x.get(wd)
+		if w, had := want[wd]; got != w || ok != had {
+			t.Errorf("descriptor %d: %q %v, want %q %v", wd, got, ok, w, had)
+		}
+	}
+	if x.len() != len(want) || len(x.w) >= 8 {
+		t.Errorf("%d watches in a list of %d, want %d, the removed dropped", x.len(), len(x.w), len(want))
+	}
+	if !slices.IsSortedFunc(x.w, func(a, b wdPath) int { return cmp.Compare(a.wd, b.wd) }) {
+		t.Errorf("not sorted: %v", x.w)
 	}
 }
