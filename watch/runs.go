@@ -78,6 +78,14 @@ func (tr *trackedRun) inOwnDir() bool {
 	return slices.Contains(ownStateNames[:], sp[len(dir)+1:])
 }
 
+// lockOutside says whether tr has a lock file outside its folder. One inside needs no byLock: a change to it,
+// or to a folder holding it, is below the run's folder, which byDir or markOwnDir find (8,000 entries fewer
+// at 10,000 runs, issue 35).
+func (tr *trackedRun) lockOutside() bool {
+	dir := tr.location().Dir
+	return tr.lockPath != "" && !(len(tr.lockPath) > len(dir)+1 && tr.lockPath[:len(dir)] == dir && tr.lockPath[len(dir)] == filepath.Separator)
+}
+
 // markOwnDir marks the runs whose folder is dir and whose state file one of ownStateNames.
 func (tk *tracker) markOwnDir(dir string, into map[string]bool) {
 	for _, name := range ownStateNames {
@@ -228,7 +236,7 @@ func (tk *tracker) index(tr *trackedRun) {
 	if !tr.inOwnDir() {
 		tk.byDir.add(tr.location().Dir, sp)
 	}
-	if tr.lockPath != "" {
+	if tr.lockOutside() {
 		tk.byLock.add(tr.lockPath, sp)
 	}
 	if tr.planPath != "" {
@@ -247,7 +255,7 @@ func (tk *tracker) unindex(tr *trackedRun) {
 	if !tr.inOwnDir() {
 		tk.byDir.del(tr.location().Dir, sp)
 	}
-	if tr.lockPath != "" {
+	if tr.lockOutside() {
 		tk.byLock.del(tr.lockPath, sp)
 	}
 	if tr.planPath != "" {
@@ -321,20 +329,13 @@ func (tk *tracker) affected(path string, isDir bool, into map[string]bool) {
 	tk.locksUnder(path, into)
 }
 
-// locksUnder marks the runs of the lock files below a changed directory path. Lock folders are few, so a
-// scan is cheaper than another index.
+// locksUnder marks the runs whose lock file is below a changed directory path. A scan of the runs, as
+// byLock holds only the locks outside their runs' folders (lockOutside).
 func (tk *tracker) locksUnder(dir string, into map[string]bool) {
 	prefix := dir + string(filepath.Separator)
-	for lock, sp := range tk.byLock.one {
-		if strings.HasPrefix(lock, prefix) {
+	for sp, tr := range tk.runs {
+		if strings.HasPrefix(tr.lockPath, prefix) {
 			into[sp] = true
-		}
-	}
-	for lock, sps := range tk.byLock.more {
-		if strings.HasPrefix(lock, prefix) {
-			for _, sp := range sps {
-				into[sp] = true
-			}
 		}
 	}
 }

@@ -92,3 +92,38 @@ func TestTrackedRunKeepsItsLocationOnlyWhenTheRunDiffers(t *testing.T) {
 		t.Errorf("a run that says otherwise: location %+v, want %+v", other.location(), loc)
 	}
 }
+
+// A lock file inside its run's folder is not in byLock (issue 35): a change to it, or to a folder holding
+// it, still reaches its run, as one to a lock outside does.
+func TestLockInsideItsRunsFolderIsFoundWithoutByLock(t *testing.T) {
+	t.Parallel()
+	tk := newTracker(nil, 4, model.Env{})
+	inside := state.Location{Kind: model.KindResumable, Dir: "/r/a", StatePath: "/r/a/state.env"}
+	outside := state.Location{Kind: model.KindResumable, Dir: "/r/b", StatePath: "/r/b/state.env"}
+	for loc, lock := range map[state.Location]string{inside: "/r/a/lock/LOCK", outside: "/locks/b.lock"} {
+		tk.set(loc, &model.Run{Kind: loc.Kind, Dir: loc.Dir, StatePath: loc.StatePath, Resumable: &model.ResumableDetail{LockFile: lock}})
+	}
+	if len(tk.byLock.one)+len(tk.byLock.more) != 1 || tk.byLock.one["/locks/b.lock"] != outside.StatePath {
+		t.Fatalf("byLock one %v more %v, want only the lock outside its run's folder", tk.byLock.one, tk.byLock.more)
+	}
+	affected := func(path string, isDir bool) []string {
+		into := map[string]bool{}
+		tk.affected(path, isDir, into)
+		return slices.Sorted(maps.Keys(into))
+	}
+	for _, c := range []struct {
+		path  string
+		isDir bool
+		want  []string
+	}{
+		{"/r/a/lock/LOCK", false, []string{inside.StatePath}},
+		{"/r/a/lock", true, []string{inside.StatePath}},
+		{"/r", true, []string{inside.StatePath}},
+		{"/locks/b.lock", false, []string{outside.StatePath}},
+		{"/locks", true, []string{outside.StatePath}},
+	} {
+		if got := affected(c.path, c.isDir); !slices.Equal(got, c.want) {
+			t.Errorf("a change of %s affects %v, want %v", c.path, got, c.want)
+		}
+	}
+}
