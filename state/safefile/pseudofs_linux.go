@@ -3,7 +3,7 @@
 package safefile
 
 import (
-	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,20 +38,54 @@ var pseudoFS = map[uint32]string{
 // an open costs a statfs once per filesystem, not once per file (status opens thousands). The check on the
 // descriptor after the open still asks the kernel every time: a device number freed by an unmount and
 // given to another filesystem can fool the first check, never the second.
-var fsOfDev sync.Map // uint64 → string
+//
+// A map swapped whole, not a sync.Map: a sync.Map's key is an interface, and a device number in one is an
+// allocation on every look-up. Each descriptor's check learns its device again; the map changes only when
+// that tells it something new.
+var fsOfDev atomic.Pointer[map[uint64]string]
+
+func knownFS(dev uint64) (string, bool) {
+	if m := fsOfDev.Load(); m != nil {
+		kind, ok := (*m)[dev]
+		return kind, ok
+	}
+	return "", false
+}
+
+func learnFS(dev uint64, kind string) {
+	for {
+		old := fsOfDev.Load()
+		if old != nil {
+			if k, ok := (*old)[dev]; ok && k == kind {
+				return
+			}
+		}
+		m := map[uint64]string{dev: kind}
+		if old != nil {
+			for d, k := range *old {
+				if d != dev {
+					m[d] = k
+				}
+			}
+		}
+		if fsOfDev.CompareAndSwap(old, &m) {
+			return
+		}
+	}
+}
 
 // pseudoFSOf names the kernel filesystem path (on device dev) lies on, or "" for a filesystem that holds
 // files (ext4, xfs, tmpfs, overlay, nfs...). A path that cannot be statfs'd is left to the open to report.
 func pseudoFSOf(path string, dev uint64) string {
-	if kind, ok := fsOfDev.Load(dev); ok {
-		return kind.(string)
+	if kind, ok := knownFS(dev); ok {
+		return kind
 	}
 	var st unix.Statfs_t
 	if unix.Statfs(path, &st) != nil {
 		return ""
 	}
 	kind := pseudoFS[uint32(st.Type)]
-	fsOfDev.Store(dev, kind)
+	learnFS(dev, kind)
 	return kind
 }
 
@@ -62,6 +96,6 @@ func pseudoFSOfFD(fd int, dev uint64) string {
 		return "an unknown filesystem (fstatfs failed)"
 	}
 	kind := pseudoFS[uint32(st.Type)]
-	fsOfDev.Store(dev, kind)
+	learnFS(dev, kind)
 	return kind
 }

@@ -92,23 +92,28 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 // openChecked opens path non-blocking once Stat let it through, and checks the descriptor as Open says. The
 // FileInfo is the descriptor's own fstat: what was opened, and one stat fewer than asking the *os.File.
 func openChecked(path string) (int, fs.FileInfo, error) {
-	fi, err := Stat(path)
-	if err != nil {
-		return -1, fi, err
+	var pre syscall.Stat_t
+	if err := statChecked(path, &pre); err != nil {
+		if errors.As(err, new(*NotRegularError)) {
+			return -1, infoOf(filepath.Base(path), &pre), err
+		}
+		return -1, nil, err
 	}
 	var fd int
+	var err error
 	for {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
 		if err != syscall.EINTR {
 			break
 		}
 	}
+	// A refusal from here on carries what the look before saw, as it always has.
 	if err != nil {
-		return -1, fi, &fs.PathError{Op: "open", Path: path, Err: err}
+		return -1, infoOf(filepath.Base(path), &pre), &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	fail := func(err error) (int, fs.FileInfo, error) {
 		syscall.Close(fd)
-		return -1, fi, err
+		return -1, infoOf(filepath.Base(path), &pre), err
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
@@ -118,7 +123,7 @@ func openChecked(path string) (int, fs.FileInfo, error) {
 		return fail(&NotRegularError{Mode: modeOf(uint32(st.Mode))})
 	}
 	if kind := pseudoFSOfFD(fd, uint64(st.Dev)); kind != "" {
-		return fail(&NotRegularError{Mode: fi.Mode(), FS: kind})
+		return fail(&NotRegularError{Mode: fileMode(&pre), FS: kind})
 	}
 	return fd, infoOf(filepath.Base(path), &st), nil
 }
@@ -126,17 +131,34 @@ func openChecked(path string) (int, fs.FileInfo, error) {
 // Stat is os.Stat that refuses what Open refuses (*NotRegularError), for a reader that looks before it
 // reads, or reads later: a log whose size is taken now and whose lines are read when shown.
 func Stat(path string) (fs.FileInfo, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
+	var st syscall.Stat_t
+	err := statChecked(path, &st)
+	if err != nil && !errors.As(err, new(*NotRegularError)) {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return fi, &NotRegularError{Mode: fi.Mode()}
+	return infoOf(filepath.Base(path), &st), err
+}
+
+// statChecked is Stat into the caller's Stat_t: the check before every open, which then makes no FileInfo
+// (os.Stat allocates one a file) unless it refuses the file. Errors are os.Stat's.
+func statChecked(path string, st *syscall.Stat_t) error {
+	for {
+		err := syscall.Stat(path, st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+		break
 	}
-	if kind := pseudoFSOf(path, devOf(fi)); kind != "" {
-		return fi, &NotRegularError{Mode: fi.Mode(), FS: kind}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return &NotRegularError{Mode: fileMode(st)}
 	}
-	return fi, nil
+	if kind := pseudoFSOf(path, uint64(st.Dev)); kind != "" {
+		return &NotRegularError{Mode: fileMode(st), FS: kind}
+	}
+	return nil
 }
 
 // modeOf turns a raw st_mode's type bits into the fs.FileMode that Describe names.

@@ -20,8 +20,11 @@ func (s *statInfo) ModTime() time.Time { return modTime(&s.st) }
 func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return &s.st }
 
-func (s *statInfo) Mode() fs.FileMode {
-	m := uint32(s.st.Mode)
+func (s *statInfo) Mode() fs.FileMode { return fileMode(&s.st) }
+
+// fileMode is the fs.FileMode of a raw stat, as os.Stat makes it.
+func fileMode(st *syscall.Stat_t) fs.FileMode {
+	m := uint32(st.Mode)
 	mode := fs.FileMode(m & 0o777)
 	if m&syscall.S_IFMT != syscall.S_IFREG {
 		mode |= modeOf(m)
@@ -36,12 +39,4 @@ func (s *statInfo) Mode() fs.FileMode {
 		mode |= fs.ModeSticky
 	}
 	return mode
-}
-
-// devOf is the device a FileInfo from os.Stat lies on, or 0 when the platform gives none.
-func devOf(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev)
-	}
-	return 0
 }
