@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -292,37 +291,25 @@ func loadStageLedger(run *model.Run, det *model.ResumableDetail, path string) {
 
 // readDirNames returns at most limit names of dir, sorted, and whether the directory held more.
 func readDirNames(dir string, limit int) ([]string, bool) {
-	f, err := safefile.OpenDir(dir)
-	if err != nil {
-		return nil, false
+	entries, more, _ := readDirEntries(dir, limit)
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
 	}
-	defer f.Close()
-	names, _ := f.Readdirnames(limit + 1)
-	more := len(names) > limit
-	if more {
-		names = names[:limit]
-	}
-	sort.Strings(names)
 	return names, more
 }
 
 // readDirEntries is readDirNames with each entry's type, which the directory listing itself carries (d_type):
 // a listing of thousands of artifacts then costs a few getdents calls instead of one lstat per file.
 // whole is false when the folder could not be listed to its end (or at all), so nothing is known absent.
-func readDirEntries(dir string, limit int) (entries []fs.DirEntry, more, whole bool) {
-	f, err := safefile.OpenDir(dir)
-	if err != nil {
-		return nil, false, false
-	}
-	defer f.Close()
-	entries, err = f.ReadDir(limit + 1)
-	whole = err == nil || err == io.EOF
+func readDirEntries(dir string, limit int) (entries []safefile.DirEntry, more, whole bool) {
+	entries, err := safefile.ReadDir(dir, limit+1)
 	more = len(entries) > limit
 	if more {
 		entries = entries[:limit]
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	return entries, more, whole
+	safefile.SortByName(entries)
+	return entries, more, err == nil
 }
 
 // artifactListing is what listArtifacts read: the files, and each folder's entries as listed.
@@ -332,8 +319,8 @@ type artifactListing struct {
 }
 
 type listedDir struct {
-	entries []fs.DirEntry // sorted by name
-	more    bool          // the folder held more than was listed
+	entries []safefile.DirEntry // sorted by name
+	more    bool                // the folder held more than was listed
 }
 
 // names is dir's entry names as listed, sorted, if the listing read dir.
@@ -344,7 +331,7 @@ func (l artifactListing) names(dir string) ([]string, bool) {
 	}
 	names := make([]string, len(d.entries))
 	for i, e := range d.entries {
-		names[i] = e.Name()
+		names[i] = e.Name
 	}
 	return names, true
 }
@@ -363,7 +350,7 @@ func (l artifactListing) absent(root, path string) bool {
 		if !ok || d.more {
 			return false
 		}
-		i, found := sort.Find(len(d.entries), func(i int) int { return strings.Compare(name, d.entries[i].Name()) })
+		i, found := sort.Find(len(d.entries), func(i int) int { return strings.Compare(name, d.entries[i].Name) })
 		if !found {
 			return true
 		}
@@ -392,7 +379,7 @@ func listArtifacts(root string, keepFiles bool) artifactListing {
 				capped = true
 				return
 			}
-			name := e.Name()
+			name := e.Name
 			r := name
 			if rel != "" {
 				r = rel + "/" + name

@@ -223,14 +223,22 @@ func Read(path string, limit int64) ([]byte, fs.FileInfo, error) {
 // listing of agent-written folders must stop at a bound. O_DIRECTORY also refuses anything else before it
 // is opened, so a FIFO in a directory's place cannot block the open.
 func OpenDir(path string) (*os.File, error) {
+	fd, err := openDirFD(path)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+func openDirFD(path string) (int, error) {
 	for {
 		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
-		return os.NewFile(uintptr(fd), path), nil
+		return fd, nil
 	}
 }
