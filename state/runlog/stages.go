@@ -2,8 +2,8 @@ package runlog
 
 import (
 	"bytes"
+	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -138,7 +138,7 @@ func (ev StageEvidence) clone() StageEvidence {
 // log is missing, unreadable or not a regular file: the log itself is reported by whoever reads it for
 // display.
 func ReadStageEvidence(path string) (StageEvidence, bool) {
-	f, fi, err := openRegular(path)
+	f, fi, err := openRegularAt(path)
 	if err != nil {
 		stageScans.forget(path)
 		return StageEvidence{}, false
@@ -180,7 +180,7 @@ func ReadStageEvidence(path string) (StageEvidence, bool) {
 // scanStages adds the stage entries of the whole lines in [lo, hi) to ev and returns the offset just after
 // the last whole line, where the next scan must begin. A partial last line is left for the next scan, when
 // its newline has arrived.
-func scanStages(f *os.File, lo, hi int64, cutStart bool, ev *StageEvidence) int64 {
+func scanStages(f io.ReaderAt, lo, hi int64, cutStart bool, ev *StageEvidence) int64 {
 	var buf []byte
 	if hi-lo <= StageTailWindow {
 		// status reads one tail a run: the buffer is taken again, not allocated each time (what is kept of
@@ -518,7 +518,7 @@ const StageTailWindow = 64 << 10
 // ReadStageTail is ReadStageEvidence over the last StageTailWindow bytes only, for a run whose stage order
 // the files settle without the log: only the latest word on each stage is wanted then.
 func ReadStageTail(path string) (StageEvidence, bool) {
-	f, fi, err := openRegular(path)
+	f, fi, err := openRegularAt(path)
 	if err != nil {
 		return StageEvidence{}, false
 	}

@@ -2,6 +2,7 @@ package safefile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -201,4 +202,35 @@ func TestReadAllocatesOnlyItsResult(t *testing.T) {
 	if n := testing.AllocsPerRun(50, func() { _, _, _ = Read(path, 100) }); n > 4 {
 		t.Errorf("Read allocates %.0f times a file, want at most 4", n)
 	}
+}
+
+// ReadOnly reads as (*os.File).ReadAt reads, and refuses what Open refuses.
+func TestReadOnlyReadsAsOSFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.log")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, fi, err := OpenReadOnly(path)
+	if err != nil || fi.Size() != 10 {
+		t.Fatalf("OpenReadOnly: %v, %v", fi, err)
+	}
+	defer r.Close()
+	buf := make([]byte, 4)
+	if n, err := r.ReadAt(buf, 3); n != 4 || err != nil || string(buf) != "3456" {
+		t.Errorf("ReadAt(4 at 3) = %d %q %v", n, buf[:n], err)
+	}
+	if n, err := r.ReadAt(buf, 8); n != 2 || err != io.EOF || string(buf[:n]) != "89" {
+		t.Errorf("ReadAt(4 at 8) = %d %q %v, want 2 \"89\" EOF", n, buf[:n], err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done(t, func() {
+		var nr *NotRegularError
+		if _, _, err := OpenReadOnly(fifo); !errors.As(err, &nr) {
+			t.Errorf("a FIFO was opened: %v", err)
+		}
+	})
 }
