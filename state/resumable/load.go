@@ -96,6 +96,9 @@ func Load(statePath string, env model.Env) model.Run {
 
 	checklistPath := rf.checklists[0]
 	for _, p := range rf.checklists {
+		if len(rf.checklists) == 1 {
+			break // the one candidate is read whether it is there or not: no look first
+		}
 		if _, err := os.Lstat(p); err == nil {
 			checklistPath = p
 			break
