@@ -71,10 +71,10 @@ type stageInputs struct {
 // them from evidence only (orderStages).
 func buildStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 	index := map[string]int{}
-	values := make(map[string]string, det.Keys.Len())
 	named := map[string]string{} // upper id → flag stem as spelled, for S_<NAME>_DONE stages
+	// Each stage's <STAGE>_DONE value, beside the stages: what a map of every key to its value was kept for.
+	doneValues := make([]string, len(run.Stages))
 	for _, kv := range det.Keys.All() {
-		values[kv.Key] = kv.Value
 		id, isChecklist, isNamed, ok := stageOfFlag(kv.Key)
 		if !ok {
 			continue
@@ -85,6 +85,7 @@ func buildStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 			index[strings.ToUpper(id)] = i
 			run.Stages = append(run.Stages, model.Stage{Key: id, Name: id, Status: model.StagePending,
 				Checklist: []model.ChecklistItem{}})
+			doneValues = append(doneValues, "")
 		}
 		if isNamed {
 			stem, _ := cutSuffixFold(kv.Key, "_DONE")
@@ -101,14 +102,14 @@ func buildStages(run *model.Run, det *model.ResumableDetail, in stageInputs) {
 			st.ChecklistDoneKey = kv.Key
 			st.ChecklistDone = &set
 		} else {
-			st.DoneKey = kv.Key
+			st.DoneKey, doneValues[i] = kv.Key, kv.Value
 		}
 	}
 	for i := range run.Stages {
 		st := &run.Stages[i]
 		done := false
 		if st.DoneKey != "" {
-			done, _ = flagValue(values[st.DoneKey])
+			done, _ = flagValue(doneValues[i])
 		} else if st.ChecklistDone != nil {
 			// Some plans keep only <STAGE>_CHECKLIST_DONE (docs/FORMATS.md B.8, run discovery).
 			done = *st.ChecklistDone
