@@ -64,9 +64,9 @@ const (
 type line struct {
 	text   string // the line without its ending; for unedited lines exactly the bytes read
 	ending string // "\n", "\r\n", "\r" or "" (last line without a newline)
-	kind   lineKind
 	key    string
 	value  string // unescaped
+	kind   lineKind
 	export bool
 	style  quoteStyle
 	// valStart..valEnd is the value token inside text, quotes included, so an edit can replace just it.
@@ -84,15 +84,22 @@ type File struct {
 // every line (the good ones usable through Get/Entries). Input larger than MaxSize is refused with a
 // *SizeError and an empty File.
 func Parse(data []byte) (*File, error) {
-	f := &File{}
 	if len(data) > MaxSize {
-		return f, &SizeError{Size: int64(len(data)), Limit: MaxSize}
+		return &File{}, &SizeError{Size: int64(len(data)), Limit: MaxSize}
 	}
-	if bytes.HasPrefix(data, utf8BOM) {
+	return parse(string(data)) // a copy: the File must not alias the caller's buffer
+}
+
+// parse is Parse of text the File may keep.
+func parse(s string) (*File, error) {
+	f := &File{}
+	if len(s) > MaxSize {
+		return f, &SizeError{Size: int64(len(s)), Limit: MaxSize}
+	}
+	if strings.HasPrefix(s, "\uFEFF") {
 		f.bom = true
-		data = data[len(utf8BOM):]
+		s = s[len(utf8BOM):]
 	}
-	s := string(data) // a copy: the File must not alias the caller's buffer
 	f.lines = make([]line, 0, strings.Count(s, "\n")+1)
 	for n := 1; len(s) > 0; n++ {
 		text, ending, rest := cutLine(s)

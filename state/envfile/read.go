@@ -2,6 +2,7 @@ package envfile
 
 import (
 	"io/fs"
+	"unsafe"
 
 	"runwatch/state/safefile"
 )
@@ -35,6 +36,8 @@ func ReadFileInfo(path string) (*File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, fi, err
 	}
-	f, err := Parse(data)
+	// The bytes were read for this File alone and nothing writes them again: they are its text, not copied
+	// once more as Parse copies a caller's.
+	f, err := parse(unsafe.String(unsafe.SliceData(data), len(data)))
 	return f, fi, err
 }
