@@ -162,6 +162,106 @@ func readJSONObject(run *model.Run, path string, limit int64, v any) bool {
 	return true
 }
 
+// readJSONFields is readJSONObject into a map of raw values, of which it keeps only the values of keys (nil
+// for a key the object lacks). A checkpoint is a flat object whose few fields are read: its keys are
+// matched as they are spelled, with no map and no reflection, and only a document that is not an object
+// or spells a key with an escape goes to encoding/json, which then says what is wrong with it, as before.
+func readJSONFields(run *model.Run, path string, limit int64, keys []string, vals []json.RawMessage) bool {
+	data, err := envfile.ReadRegular(path, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err == nil && pickFields(data, keys, vals) {
+		return true
+	}
+	var doc map[string]json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(data, &doc)
+	}
+	if err != nil {
+		run.AddProblem(model.SeverityWarning, model.CodeFileUnparsable, path, fmt.Sprintf("%s: %v", path, err))
+		return false
+	}
+	for i, k := range keys {
+		vals[i] = doc[k]
+	}
+	return true
+}
+
+// pickFields sets vals[i] to the raw value of keys[i] in data, valid JSON whose top level is an object, as
+// json.Unmarshal into a map[string]json.RawMessage gives it (the last of a key written twice). It reports
+// false, having set nothing it need keep, for invalid JSON, another top level, or a key with an escape.
+func pickFields(data []byte, keys []string, vals []json.RawMessage) bool {
+	clear(vals)
+	if !json.Valid(data) {
+		return false
+	}
+	i := skipJSONSpace(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return false
+	}
+	for i = skipJSONSpace(data, i+1); i < len(data) && data[i] != '}'; {
+		end := jsonValueEnd(data, i) // the key: valid JSON puts a string here
+		key := data[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false
+		}
+		i = skipJSONSpace(data, skipJSONSpace(data, end)+1) // past the colon
+		end = jsonValueEnd(data, i)
+		for k, want := range keys {
+			if string(key) == want {
+				vals[k] = data[i:end]
+			}
+		}
+		if i = skipJSONSpace(data, end); i < len(data) && data[i] == ',' {
+			i = skipJSONSpace(data, i+1)
+		}
+	}
+	return true
+}
+
+func skipJSONSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonValueEnd is the end of the value of valid JSON that starts at data[i].
+func jsonValueEnd(data []byte, i int) int {
+	depth := 0
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return i // a literal's end at its object's close
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// checkpointKeys are the fields of a checkpoint that Load reads.
+var checkpointKeys = []string{"stage", "status", "timestamp_utc"}
+
 func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, seen artifactListing) {
 	names, ok := seen.names(dir)
 	if !ok {
@@ -187,18 +287,18 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, see
 		if len(det.Checkpoints) == maxCheckpoints {
 			break
 		}
-		var doc map[string]json.RawMessage
-		if !readJSONObject(run, filepath.Join(dir, name), maxCheckpointSize, &doc) {
+		var doc [3]json.RawMessage // checkpointKeys
+		if !readJSONFields(run, filepath.Join(dir, name), maxCheckpointSize, checkpointKeys, doc[:]) {
 			continue
 		}
 		// Its folder is the run's one string, and its name, a stage's key and a status recur across runs
 		// (model.Intern).
 		cp := model.CheckpointIn(dir, model.Intern(name))
-		cp.Stage, cp.Status = model.Intern(jsonText(doc["stage"])), model.Intern(jsonText(doc["status"]))
+		cp.Stage, cp.Status = model.Intern(jsonText(doc[0])), model.Intern(jsonText(doc[1]))
 		if cp.Stage == "" {
 			cp.Stage = model.Intern(strings.TrimSuffix(name, ".done.json"))
 		}
-		if t, ok := parseTime(jsonText(doc["timestamp_utc"])); ok {
+		if t, ok := parseTime(jsonText(doc[2])); ok {
 			stamps = append(stamps, t) // within its capacity: one a checkpoint at most
 			cp.Timestamp = &stamps[len(stamps)-1]
 		}
