@@ -652,7 +652,20 @@ func (c *Checkpoint) File() string {
 	if c.name == "" {
 		return c.dir
 	}
-	return filepath.Join(c.dir, c.name)
+	return ChildPath(c.dir, c.name)
+}
+
+// ChildPath is filepath.Join(dir, name) for a clean dir (as filepath.Clean leaves it) and one name in it (no
+// separator, not "." or ".."), without Join's Clean: a status makes one for every entry of every folder it
+// walks and every file of every run.
+func ChildPath(dir, name string) string {
+	switch {
+	case dir == "" || dir == ".":
+		return name
+	case strings.HasSuffix(dir, string(filepath.Separator)):
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // Dir is the folder of a checkpoint made by CheckpointIn ("" for a path set whole).

@@ -142,7 +142,7 @@ type osFS struct{}
 func (osFS) statDir(dir string) (fs.FileInfo, error)   { return os.Stat(dir) }
 func (osFS) readDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
 func (osFS) holdsStateEnv(dir, name string) bool {
-	st, err := os.Lstat(childPath(childPath(dir, name), "state.env"))
+	st, err := os.Lstat(model.ChildPath(model.ChildPath(dir, name), "state.env"))
 	return err == nil && !st.IsDir()
 }
 
@@ -337,19 +337,10 @@ func (d *discoverer) walk(dir string, depth int) {
 		}
 		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
 			if !d.skipsRunFolder(dir, name) {
-				d.walk(childPath(dir, name), depth+1)
+				d.walk(model.ChildPath(dir, name), depth+1)
 			}
 		}
 	}
-}
-
-// childPath is filepath.Join(dir, name) for a clean dir and a name it lists, without Join's Clean: a walk
-// makes one for every entry of every folder of runs.
-func childPath(dir, name string) string {
-	if strings.HasSuffix(dir, string(filepath.Separator)) {
-		return dir + name
-	}
-	return dir + string(filepath.Separator) + name
 }
 
 // jonggrangProject lists the feature folders of a project that are runs (IsFeatureRun): a folder whose

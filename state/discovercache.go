@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"runwatch/model"
 	"runwatch/state/cachedir"
 	"runwatch/userdir"
 )
@@ -307,7 +308,7 @@ func (w *cachedWalk) holdsStateEnv(parentDir, name string) bool {
 			return true
 		}
 	}
-	dir := childPath(parentDir, name)
+	dir := model.ChildPath(parentDir, name)
 	if rec := w.old[dir]; rec != nil {
 		// A folder listed before, perhaps as a run of a name asked for then: its listing, if it holds, says.
 		// The file already holds what it says, so learning it again is no reason to write the file.

@@ -65,7 +65,7 @@ func artifactRoot(rf runFiles, det *model.ResumableDetail) (root string, isDir b
 	if rf.variant {
 		return "", false
 	}
-	return filepath.Join(rf.dir, "artifacts"), false
+	return model.ChildPath(rf.dir, "artifacts"), false
 }
 
 // loadArtifacts reads checkpoints, both commit-ledger shapes and the bootstrap summary's stage_schema before
@@ -84,15 +84,15 @@ func loadArtifacts(run *model.Run, rf runFiles, det *model.ResumableDetail, keep
 	// are not listed twice and a file it saw no sign of is not looked for (most runs have no ledger).
 	seen := listArtifacts(root, keepListing)
 	det.Artifacts = seen.files
-	det.CheckpointDir = filepath.Join(root, checkpointsFolder)
+	det.CheckpointDir = model.ChildPath(root, checkpointsFolder)
 	loadCheckpoints(run, det, det.CheckpointDir, seen)
-	if ledger := filepath.Join(root, commitsFolder, "commit-ledger.json"); !seen.absent(root, ledger) {
+	if ledger := model.ChildPath(model.ChildPath(root, commitsFolder), "commit-ledger.json"); !seen.absent(root, ledger) {
 		loadLedger(run, det, ledger)
 	}
-	if ledger := filepath.Join(root, evidenceFolder, "stage-commit-ledger.json"); !seen.absent(root, ledger) {
+	if ledger := model.ChildPath(model.ChildPath(root, evidenceFolder), "stage-commit-ledger.json"); !seen.absent(root, ledger) {
 		loadStageLedger(run, det, ledger)
 	}
-	if summary := filepath.Join(root, bootstrapFolder, "run-bootstrap-summary.json"); !seen.absent(root, summary) {
+	if summary := model.ChildPath(model.ChildPath(root, bootstrapFolder), "run-bootstrap-summary.json"); !seen.absent(root, summary) {
 		return loadStageSchema(run, summary)
 	}
 	return nil
@@ -288,7 +288,7 @@ func loadCheckpoints(run *model.Run, det *model.ResumableDetail, dir string, see
 			break
 		}
 		var doc [3]json.RawMessage // checkpointKeys
-		if !readJSONFields(run, filepath.Join(dir, name), maxCheckpointSize, checkpointKeys, doc[:]) {
+		if !readJSONFields(run, model.ChildPath(dir, name), maxCheckpointSize, checkpointKeys, doc[:]) {
 			continue
 		}
 		// Its folder is the run's one string, and its name, a stage's key and a status recur across runs
@@ -486,7 +486,7 @@ func listArtifacts(root string, keepFiles bool) artifactListing {
 			}
 			if e.IsDir() {
 				if depth < maxArtifactDepth {
-					walk(filepath.Join(dir, name), r, depth+1)
+					walk(model.ChildPath(dir, name), r, depth+1)
 				} else {
 					capped = true
 				}

@@ -41,19 +41,19 @@ func filesFor(statePath string) runFiles {
 		return runFiles{
 			id: name, dir: dir, state: statePath, variant: true,
 			checklists: []string{
-				filepath.Join(dir, name+".checklist.state.env"),
-				filepath.Join(dir, name+"-checklist.state.env"),
-				filepath.Join(dir, "checklist.state.env"),
+				model.ChildPath(dir, name+".checklist.state.env"),
+				model.ChildPath(dir, name+"-checklist.state.env"),
+				model.ChildPath(dir, "checklist.state.env"),
 			},
-			log:          filepath.Join(dir, name+".log"),
-			defaultLocks: []string{filepath.Join(dir, name+".state.lock"), filepath.Join(dir, name+".lock")},
+			log:          model.ChildPath(dir, name+".log"),
+			defaultLocks: []string{model.ChildPath(dir, name+".state.lock"), model.ChildPath(dir, name+".lock")},
 		}
 	}
 	return runFiles{
 		id: filepath.Base(dir), dir: dir, state: statePath,
-		checklists:   []string{filepath.Join(dir, "checklist.state.env")},
-		log:          filepath.Join(dir, "run.log"),
-		defaultLocks: []string{filepath.Join(dir, "run.lock")},
+		checklists:   []string{model.ChildPath(dir, "checklist.state.env")},
+		log:          model.ChildPath(dir, "run.log"),
+		defaultLocks: []string{model.ChildPath(dir, "run.lock")},
 	}
 }
 
