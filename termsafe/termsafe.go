@@ -14,6 +14,7 @@
 package termsafe
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode"
@@ -172,14 +173,7 @@ func Plain(s string, maxRunes int) string {
 // leaves raw: DEL, C1 controls, bidi controls and the other format characters. Every JSON parser reads the
 // same strings back; a person who pipes --json straight to a terminal sees \u escapes instead of effects.
 func JSON(b []byte) []byte {
-	plain := true
-	for _, c := range b {
-		if c >= 0x7f {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if belowDEL(b) {
 		return b
 	}
 	out := make([]byte, 0, len(b)+16)
@@ -191,6 +185,24 @@ func JSON(b []byte) []byte {
 		out = utf8.AppendRune(out, r)
 	}
 	return out
+}
+
+// belowDEL reports whether every byte of b is below 0x7f, eight at a time: status --json asks it of every
+// run's document. A word has a byte at or above 0x7f exactly when adding one to each byte, or the byte
+// itself, sets a top bit: a carry between bytes starts only at 0xff, which has its own.
+func belowDEL(b []byte) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	for ; len(b) >= 8; b = b[8:] {
+		if w := binary.LittleEndian.Uint64(b); ((w+ones)|w)&tops != 0 {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteEscaped writes r to b, or when r is hidden its escape as text a reader can see: \xNN for C0 and

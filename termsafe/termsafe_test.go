@@ -194,3 +194,30 @@ func TestJSONEscapesOnlyHidden(t *testing.T) {
 		t.Errorf("JSON(%q) = %s, want %s", in, got, want)
 	}
 }
+
+// belowDEL checks eight bytes at a time; it must say what a byte-by-byte look says, wherever in a word the
+// first byte at or above DEL falls, whatever is around it.
+func TestBelowDELIsByteByByte(t *testing.T) {
+	for n := 0; n <= 24; n++ {
+		for at := -1; at < n; at++ {
+			for _, hi := range []byte{0x7e, 0x7f, 0x80, 0xc3, 0xfe, 0xff} {
+				for _, fill := range []byte{0x00, 0x20, 0x7e} {
+					b := make([]byte, n)
+					for i := range b {
+						b[i] = fill
+					}
+					if at >= 0 {
+						b[at] = hi
+					}
+					want := true
+					for _, c := range b {
+						want = want && c < 0x7f
+					}
+					if got := belowDEL(b); got != want {
+						t.Fatalf("belowDEL(%x) = %v, want %v", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
