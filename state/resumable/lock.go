@@ -25,8 +25,11 @@ const maxLockSize = 64 << 10
 // <name>.state.lock / <name>.lock beside a <name>.state.env). The paths come from file content, so a caller
 // that writes or removes must still confine them to where it may write.
 func LockCandidates(statePath string, keys model.KVs) []string {
-	rf := filesFor(statePath)
-	det := &model.ResumableDetail{Keys: keys}
+	return lockCandidates(filesFor(statePath), &model.ResumableDetail{Keys: keys})
+}
+
+// lockCandidates is LockCandidates for a run whose files and state Load has already made.
+func lockCandidates(rf runFiles, det *model.ResumableDetail) []string {
 	lf, _ := det.Value("LOCK_FILE")
 	if strings.TrimSpace(lf) == "" {
 		return append([]string(nil), rf.defaultLocks...)
@@ -84,7 +87,7 @@ func relocate(p, dir string, det *model.ResumableDetail) []string {
 func loadLock(run *model.Run, rf runFiles, env model.Env) {
 	det := run.Resumable
 	path := ""
-	for _, c := range LockCandidates(rf.state, det.Keys) {
+	for _, c := range lockCandidates(rf, det) {
 		if _, err := os.Lstat(c); err == nil {
 			path = c
 			break
