@@ -14,7 +14,7 @@ import (
 // workspace and turns into a spinning collector on a bigger one: once the live heap passes it, every
 // allocation starts a collection, forever (docs/BENCHMARKS.md, "The collector's settings"). So the limit
 // here follows the live heap: after every collection it is set again to
-// max(floor, factor × live) (plus the runtime's own memory, besides), never below what is live. Below floor/factor of live heap this is the fixed
+// max(floor, factor × live, live + headroom) (plus the runtime's own memory, besides), never below what is live. Below floor/factor of live heap this is the fixed
 // limit it replaces; above, the heap may grow by factor-1 of what is live before the next collection, as
 // GOGC would allow.
 type Policy struct {
@@ -28,8 +28,8 @@ type Policy struct {
 	floor    int64
 	factor   float64
 	headroom int64
-	// besides puts what the runtime holds besides the heap (nonHeap) on top of factor's limit, so factor
-	// paces the heap alone, as GOGC does. At 10,000 runs that is a third of what is live, most of it room
+	// besides puts what the runtime holds besides the heap (nonHeap) on top of factor's and headroom's
+	// limit, so they pace the heap alone, as GOGC does. At 10,000 runs that is a third of what is live, most of it room
 	// inside spans: counted inside a limit of 1.5 × live it left the heap a few MiB to grow, and a first
 	// read ran the collector back to back, 114 times, for a quarter of its CPU. How fast a load may grow the
 	// heap is also how sparse it leaves what stays live, and so the RSS after it: the room inside spans was
@@ -49,10 +49,14 @@ type Policy struct {
 
 // Dashboard: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
 // for its RSS goal at 1,200 runs, where the default GC let the heap reach twice what is live; above it the
-// heap may grow by a quarter of what is live, beside the runtime's own memory. Once runs stop arriving (a
-// first read, a fleet's first snapshots) and allocation is quiet for two seconds, what the load left free
-// goes back to the system (settleLater).
-var Dashboard = Policy{floor: 56 << 20, factor: 1.25, besides: true, offAtGOGCPace: true, settleAfter: 2 * time.Second}
+// heap may grow by an eighth of what is live, at least 12 MiB, beside the runtime's own memory. How far the
+// heap may grow at the end of a load is how much of its last garbage is left as room inside the spans what
+// stays live sits in, for as long as the runs are shown: at 10,000 runs (78 MiB live) a quarter of live
+// left 28-33 MiB of room, 12 MiB left 23-24, for a tenth more collections over the load; the 12 MiB keeps
+// the load's early collections, of a small heap, as few as a quarter did (docs/BENCHMARKS.md, "Session 12:
+// the collector's pace"). Once runs stop arriving (a first read, a fleet's first snapshots) and allocation
+// is quiet for two seconds, what the load left free goes back to the system (settleLater).
+var Dashboard = Policy{floor: 56 << 20, factor: 1.125, headroom: 12 << 20, besides: true, offAtGOGCPace: true, settleAfter: 2 * time.Second}
 
 // Status: status streams its document, and what it keeps of each run holds no pointer (status.statusRec, the
 // history's samples, discovery's seen sets); the rest of its live heap is caches of a bounded size. So a

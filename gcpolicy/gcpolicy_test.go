@@ -116,16 +116,11 @@ func gcCycles() uint64 {
 }
 
 // status's limit follows the live heap by a fixed headroom: never below what is live, never twice it (which
-// is what GOGC 100 allows), and the dashboard's policy is as it was.
+// is what GOGC 100 allows).
 func TestStatusSoftLimitIsTheLiveHeapAndAFixedHeadroom(t *testing.T) {
 	for _, live := range []uint64{0, 8 << 20, 64 << 20, 1 << 30} {
 		if got, want := Status.limitFor(live, 10<<20), int64(live)+26<<20; got != want {
 			t.Errorf("status, %d MiB live: limit %d MiB, want %d MiB", live>>20, got>>20, want>>20)
-		}
-	}
-	for live, want := range map[uint64]int64{0: 56 << 20, 32 << 20: 56 << 20, 64 << 20: 80<<20 + 10<<20} {
-		if got := Dashboard.limitFor(live, 10<<20); got != want {
-			t.Errorf("dashboard, %d MiB live: limit %d MiB, want %d MiB", live>>20, got>>20, want>>20)
 		}
 	}
 }
@@ -230,13 +225,20 @@ func TestLoadingIsGrowthOrAllocationBetweenCloseCollections(t *testing.T) {
 	}
 }
 
-// The runtime's own memory (most of it room inside spans) is on top of the dashboard's limit, not inside
-// it: counted inside, a load of 10,000 runs left the heap a few MiB to grow and collected 114 times.
-func TestDashboardLimitLeavesTheHeapItsQuarterBesidesTheRuntimes(t *testing.T) {
+// The dashboard's heap may grow by an eighth of what is live, at least 12 MiB, and the runtime's own memory
+// (most of it room inside spans) is on top of that, not inside it: counted inside, a load of 10,000 runs
+// left the heap a few MiB to grow and collected 114 times.
+func TestDashboardHeapGrowsAnEighthOfLiveAtLeast12MiB(t *testing.T) {
 	t.Parallel()
-	const live, besides = 120 << 20, 45 << 20
-	if got, want := Dashboard.limitFor(live, besides), int64(besides+live*5/4); got != want {
-		t.Errorf("limit %d MiB for %d MiB live beside %d MiB, want %d MiB", got>>20, live>>20, besides>>20, want>>20)
+	for _, c := range []struct{ live, besides, want int64 }{
+		{120 << 20, 45 << 20, 45<<20 + 120<<20*9/8},    // an eighth of a big heap
+		{60 << 20, 45 << 20, 45<<20 + 60<<20 + 12<<20}, // at least 12 MiB
+		{32 << 20, 10 << 20, 56 << 20},                 // the floor
+		{0, 10 << 20, 56 << 20},
+	} {
+		if got := Dashboard.limitFor(uint64(c.live), uint64(c.besides)); got != c.want {
+			t.Errorf("limit %d MiB for %d MiB live beside %d MiB, want %d MiB", got>>20, c.live>>20, c.besides>>20, c.want>>20)
+		}
 	}
 }
 
