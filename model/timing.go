@@ -141,11 +141,9 @@ type History struct {
 	byRun map[string]contribution
 	// runsOf is the keys in byRun by task: a task's stats look at its own runs, not at every run (with a
 	// task a run, judging each run as it was read looked at all of them each time: 8% of a host's events
-	// over 1,000 runs, issue 35). looked counts the runs statsOf looked at, for a test.
-	runsOf map[string][]string
-	// runOf: a task of one run (a task is often named for its run) has its key here alone, not a list of one
-	// in runsOf: a map slot of 32 bytes, not one of 40 and a list of 16, a run (issue 35).
-	runOf  map[string]string
+	// over 1,000 runs, issue 35). A task is often named for its run, so most hold one. looked counts the
+	// runs statsOf looked at, for a test.
+	runsOf KeyIndex
 	looked int
 	// kept is what Keep was given: a sample a stage that counts, sorted by task, stage and duration once
 	// Usual needs it (keptSorted); names numbers the tasks and stage keys it names, nameOf is the reverse.
@@ -224,7 +222,7 @@ type keptSample struct {
 
 // NewHistory returns an empty history.
 func NewHistory() *History {
-	return &History{byRun: map[string]contribution{}, runsOf: map[string][]string{}, runOf: map[string]string{}, names: map[string]uint32{},
+	return &History{byRun: map[string]contribution{}, runsOf: NewKeyIndex(), names: map[string]uint32{},
 		stats: map[string]map[string]*usualOf{}}
 }
 
@@ -293,14 +291,14 @@ func (h *History) Observe(r *Run) bool {
 	key := r.Key()
 	if had {
 		h.restat(old, -1)
-		h.unlist(old.task, key)
+		h.runsOf.Del(old.task, key)
 	}
 	h.restat(c, 1)
 	if len(c.stages) == 0 {
 		delete(h.byRun, key)
 	} else {
 		h.byRun[key] = c
-		h.list(c.task, key)
+		h.runsOf.Add(c.task, key)
 	}
 	h.version++
 	return true
@@ -336,47 +334,6 @@ func (h *History) restat(c contribution, sign int) {
 			continue
 		}
 		per[st.key] = newUsualOf(ds)
-	}
-}
-
-// list adds key to the runs of task.
-func (h *History) list(task, key string) {
-	if first, ok := h.runOf[task]; ok {
-		delete(h.runOf, task)
-		h.runsOf[task] = []string{first, key}
-	} else if keys, ok := h.runsOf[task]; ok {
-		h.runsOf[task] = append(keys, key)
-	} else {
-		h.runOf[task] = key
-	}
-}
-
-// runsOfTask are the keys of task's runs: one alone, or several.
-func (h *History) runsOfTask(task string) (one string, several []string) {
-	return h.runOf[task], h.runsOf[task]
-}
-
-// unlist drops key from the runs of task.
-func (h *History) unlist(task, key string) {
-	if first, ok := h.runOf[task]; ok {
-		if first == key {
-			delete(h.runOf, task)
-		}
-		return
-	}
-	keys := h.runsOf[task]
-	if i := slices.Index(keys, key); i >= 0 {
-		keys[i] = keys[len(keys)-1]
-		keys = keys[:len(keys)-1]
-	}
-	switch len(keys) {
-	case 0:
-		delete(h.runsOf, task)
-	case 1:
-		delete(h.runsOf, task)
-		h.runOf[task] = keys[0]
-	default:
-		h.runsOf[task] = keys
 	}
 }
 
@@ -463,7 +420,7 @@ func (h *History) Forget(key string) {
 	if old, ok := h.byRun[key]; ok {
 		delete(h.byRun, key)
 		delete(h.stats, old.task)
-		h.unlist(old.task, key)
+		h.runsOf.Del(old.task, key)
 		h.version++
 	}
 }
@@ -524,7 +481,7 @@ func (h *History) usual(task, stage string, own time.Duration, mine bool) (Usual
 // usual is then unknown, and no cache is made for the task: with a task a run, the caches cost some 600
 // bytes a run at 10,000 runs (issue 35).
 func (h *History) alone(task, stage string, mine bool) bool {
-	one, _ := h.runsOfTask(task)
+	one, _ := h.runsOf.Of(task)
 	if one == "" || len(h.kept) > 0 {
 		return false
 	}
@@ -571,7 +528,7 @@ func (h *History) statsOf(task string) map[string]*usualOf {
 			samples[st.key] = append(samples[st.key], st.d)
 		}
 	}
-	one, several := h.runsOfTask(task)
+	one, several := h.runsOf.Of(task)
 	if one != "" {
 		look(one)
 	}

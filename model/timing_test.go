@@ -212,17 +212,20 @@ func TestHistoryTaskOfOneRunHoldsNoList(t *testing.T) {
 	b.Resumable = &ResumableDetail{TaskName: "other"}
 	h.Observe(&a)
 	h.Observe(&b)
-	if len(h.runsOf) != 0 || len(h.runOf) != 2 {
-		t.Fatalf("two tasks of one run each: runOf %v runsOf %v", h.runOf, h.runsOf)
+	if len(h.runsOf.more) != 0 || len(h.runsOf.one) != 2 {
+		t.Fatalf("two tasks of one run each: %v", h.runsOf)
 	}
 	c := pastRun("c", 3*time.Minute, time.Minute)
 	h.Observe(&c)
-	if u := h.usualOf(TaskOf(&a), "S1"); u.Runs != 2 || len(h.runsOf[TaskOf(&a)]) != 2 {
-		t.Fatalf("a task of two runs: %+v, runsOf %v", u, h.runsOf)
+	if _, several := h.runsOf.Of(TaskOf(&a)); len(several) != 2 {
+		t.Fatalf("a task of two runs: %v", h.runsOf)
+	}
+	if u := h.usualOf(TaskOf(&a), "S1"); u.Runs != 2 {
+		t.Fatalf("a task of two runs: %+v", u)
 	}
 	h.Forget(a.Key())
-	if len(h.runsOf) != 0 || h.runOf[TaskOf(&c)] != c.Key() {
-		t.Fatalf("one of two gone: runOf %v runsOf %v", h.runOf, h.runsOf)
+	if one, several := h.runsOf.Of(TaskOf(&c)); one != c.Key() || several != nil {
+		t.Fatalf("one of two gone: %v", h.runsOf)
 	}
 	if u := h.usualOf(TaskOf(&c), "S1"); u.Runs != 1 || u.Median != 3*time.Minute {
 		t.Fatalf("the task's run left: %+v", u)

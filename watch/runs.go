@@ -57,9 +57,9 @@ type tracker struct {
 	// Reverse indexes from a path to the StatePaths of the runs it belongs to.
 	// byDir: run folder (several <name>.state.env runs can share one), but for a run whose state file is
 	// its folder's state.env or MANIFEST.yaml, found in runs by that path instead (byOwnDir).
-	byDir     pathIndex
-	byLock    pathIndex           // lock file path
-	byPlan    pathIndex           // plan file path (several runs can share one)
+	byDir     model.KeyIndex
+	byLock    model.KeyIndex      // lock file path
+	byPlan    model.KeyIndex      // plan file path (several runs can share one)
 	byProject map[string][]string // <project>/.jonggrang/locks and .ephemeral: shared by every feature run
 	// key is affected's scratch for the paths it looks up in runs.
 	key []byte
@@ -96,51 +96,13 @@ func (tk *tracker) markOwnDir(dir string, into map[string]bool) {
 	}
 }
 
-// pathIndex is a path → StatePaths index whose paths mostly belong to one run each: that run is a string,
-// not a list of one (a slot of 32 bytes, not one of 40 and a list of 16, over 10,000 runs' folders, locks
-// and plans; issue 35). A path of several runs has its list in more, and none in one.
-type pathIndex struct {
-	one  map[string]string
-	more map[string][]string
-}
-
-func newPathIndex() pathIndex {
-	return pathIndex{one: map[string]string{}, more: map[string][]string{}}
-}
-
-// add files sp under key.
-func (x pathIndex) add(key, sp string) {
-	if first, ok := x.one[key]; ok {
-		delete(x.one, key)
-		x.more[key] = []string{first, sp}
-	} else if list, ok := x.more[key]; ok {
-		x.more[key] = append(list, sp)
-	} else {
-		x.one[key] = sp
+// markUnder sets into[sp] for every run sp filed under key.
+func markUnder(x model.KeyIndex, key string, into map[string]bool) {
+	one, several := x.Of(key)
+	if one != "" {
+		into[one] = true
 	}
-}
-
-// del takes sp from under key.
-func (x pathIndex) del(key, sp string) {
-	if first, ok := x.one[key]; ok {
-		if first == sp {
-			delete(x.one, key)
-		}
-		return
-	}
-	without(x.more, key, sp)
-	if list := x.more[key]; len(list) == 1 {
-		delete(x.more, key)
-		x.one[key] = list[0]
-	}
-}
-
-// mark sets into[sp] for every sp under key.
-func (x pathIndex) mark(key string, into map[string]bool) {
-	if sp, ok := x.one[key]; ok {
-		into[sp] = true
-	}
-	for _, sp := range x.more[key] {
+	for _, sp := range several {
 		into[sp] = true
 	}
 }
@@ -148,7 +110,7 @@ func (x pathIndex) mark(key string, into map[string]bool) {
 func newTracker(roots []string, maxDepth int, env model.Env) *tracker {
 	return &tracker{
 		roots: roots, fileRoots: map[string]bool{}, maxDepth: maxDepth, env: env, history: model.NewHistory(),
-		runs: map[string]*trackedRun{}, byDir: newPathIndex(), byLock: newPathIndex(), byPlan: newPathIndex(),
+		runs: map[string]*trackedRun{}, byDir: model.NewKeyIndex(), byLock: model.NewKeyIndex(), byPlan: model.NewKeyIndex(),
 		byProject: map[string][]string{},
 	}
 }
@@ -234,38 +196,38 @@ func (tk *tracker) drop(statePath string) *trackedRun {
 func (tk *tracker) index(tr *trackedRun) {
 	sp := tr.location().StatePath
 	if !tr.inOwnDir() {
-		tk.byDir.add(tr.location().Dir, sp)
+		tk.byDir.Add(tr.location().Dir, sp)
 	}
 	if tr.lockOutside() {
-		tk.byLock.add(tr.lockPath, sp)
+		tk.byLock.Add(tr.lockPath, sp)
 	}
 	if tr.planPath != "" {
-		tk.byPlan.add(tr.planPath, sp)
+		tk.byPlan.Add(tr.planPath, sp)
 	}
 	for _, d := range tr.projectDirs() {
 		tk.byProject[d] = append(tk.byProject[d], sp)
 	}
 	if tr.worktreeDir != "" {
-		tk.byDir.add(tr.worktreeDir, sp)
+		tk.byDir.Add(tr.worktreeDir, sp)
 	}
 }
 
 func (tk *tracker) unindex(tr *trackedRun) {
 	sp := tr.location().StatePath
 	if !tr.inOwnDir() {
-		tk.byDir.del(tr.location().Dir, sp)
+		tk.byDir.Del(tr.location().Dir, sp)
 	}
 	if tr.lockOutside() {
-		tk.byLock.del(tr.lockPath, sp)
+		tk.byLock.Del(tr.lockPath, sp)
 	}
 	if tr.planPath != "" {
-		tk.byPlan.del(tr.planPath, sp)
+		tk.byPlan.Del(tr.planPath, sp)
 	}
 	for _, d := range tr.projectDirs() {
 		without(tk.byProject, d, sp)
 	}
 	if tr.worktreeDir != "" {
-		tk.byDir.del(tr.worktreeDir, sp)
+		tk.byDir.Del(tr.worktreeDir, sp)
 	}
 }
 
@@ -308,10 +270,10 @@ func jonggrangShared(projectRoot string) []string {
 // the folder holding it, whose removal takes the lock along), the plan its stage order came from, and a
 // project's shared folders.
 func (tk *tracker) affected(path string, isDir bool, into map[string]bool) {
-	tk.byLock.mark(path, into)
-	tk.byPlan.mark(path, into)
+	markUnder(tk.byLock, path, into)
+	markUnder(tk.byPlan, path, into)
 	for p := path; ; {
-		tk.byDir.mark(p, into)
+		markUnder(tk.byDir, p, into)
 		tk.markOwnDir(p, into)
 		for _, sp := range tk.byProject[p] {
 			into[sp] = true

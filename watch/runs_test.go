@@ -10,39 +10,6 @@ import (
 	"runwatch/state"
 )
 
-// A path of one run holds it as a string, a path of several as their list; the list goes back to a string
-// when one run is left (issue 35).
-func TestPathIndexKeepsOneRunWithoutAList(t *testing.T) {
-	t.Parallel()
-	x := newPathIndex()
-	marked := func(key string) []string {
-		into := map[string]bool{}
-		x.mark(key, into)
-		return slices.Sorted(maps.Keys(into))
-	}
-	x.add("/r/a", "/r/a/state.env")
-	x.add("/r/b", "/r/b/state.env")
-	if len(x.more) != 0 || len(x.one) != 2 {
-		t.Fatalf("one %v more %v: a path of one run has a list", x.one, x.more)
-	}
-	x.add("/r/a", "/r/a/x.state.env")
-	x.add("/r/a", "/r/a/y.state.env")
-	if got := marked("/r/a"); !slices.Equal(got, []string{"/r/a/state.env", "/r/a/x.state.env", "/r/a/y.state.env"}) {
-		t.Fatalf("marked %v", got)
-	}
-	x.del("/r/a", "/r/a/state.env")
-	x.del("/r/a", "/r/a/y.state.env")
-	if len(x.more) != 0 || x.one["/r/a"] != "/r/a/x.state.env" {
-		t.Fatalf("one %v more %v after two of three went", x.one, x.more)
-	}
-	x.del("/r/a", "/r/a/state.env") // not there: nothing changes
-	x.del("/r/a", "/r/a/x.state.env")
-	x.del("/r/b", "/r/b/state.env")
-	if len(x.one)+len(x.more) != 0 || len(marked("/r/a")) != 0 {
-		t.Fatalf("one %v more %v after every run went", x.one, x.more)
-	}
-}
-
 // A run whose state file is its folder's state.env or MANIFEST.yaml is found by that path, not through
 // byDir (issue 35); a change in its folder still reaches it, and none once it is dropped.
 func TestRunInItsOwnFolderIsFoundWithoutByDir(t *testing.T) {
@@ -54,8 +21,8 @@ func TestRunInItsOwnFolderIsFoundWithoutByDir(t *testing.T) {
 	for _, loc := range []state.Location{own, feature, named} {
 		tk.set(loc, &model.Run{Kind: loc.Kind, StatePath: loc.StatePath})
 	}
-	if len(tk.byDir.one)+len(tk.byDir.more) != 1 || tk.byDir.one["/r"] != named.StatePath {
-		t.Fatalf("byDir one %v more %v, want only the named state file's run", tk.byDir.one, tk.byDir.more)
+	if one, _ := tk.byDir.Of("/r"); tk.byDir.Len() != 1 || one != named.StatePath {
+		t.Fatalf("byDir %v, want only the named state file's run", tk.byDir)
 	}
 	affected := func(path string) []string {
 		into := map[string]bool{}
@@ -103,8 +70,8 @@ func TestLockInsideItsRunsFolderIsFoundWithoutByLock(t *testing.T) {
 	for loc, lock := range map[state.Location]string{inside: "/r/a/lock/LOCK", outside: "/locks/b.lock"} {
 		tk.set(loc, &model.Run{Kind: loc.Kind, Dir: loc.Dir, StatePath: loc.StatePath, Resumable: &model.ResumableDetail{LockFile: lock}})
 	}
-	if len(tk.byLock.one)+len(tk.byLock.more) != 1 || tk.byLock.one["/locks/b.lock"] != outside.StatePath {
-		t.Fatalf("byLock one %v more %v, want only the lock outside its run's folder", tk.byLock.one, tk.byLock.more)
+	if one, _ := tk.byLock.Of("/locks/b.lock"); tk.byLock.Len() != 1 || one != outside.StatePath {
+		t.Fatalf("byLock %v, want only the lock outside its run's folder", tk.byLock)
 	}
 	affected := func(path string, isDir bool) []string {
 		into := map[string]bool{}
