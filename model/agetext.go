@@ -13,7 +13,9 @@ import (
 // the structs holding one stay comparable.
 type ageText struct {
 	head, tail string
-	from       time.Time
+	// from, the instant the age counts from, is an instant's fields in line, so ahead fits beside them.
+	fromSec  int64
+	fromNsec int32
 	// ahead: the age is the time left until from (a timestamp in the future), which shrinks.
 	ahead bool
 	// was is the text as rendered when it was judged: how it is found inside longer texts built from it.
@@ -26,18 +28,55 @@ type ageText struct {
 
 // newAgeText builds the text for the instant now.
 func newAgeText(head string, from time.Time, tail string, ahead bool, now time.Time) ageText {
-	a := ageText{head: head, tail: tail, from: from, ahead: ahead}
+	a := ageText{head: head, tail: tail, ahead: ahead}
+	a.setFrom(from)
 	a.was = a.render(now, HumanDuration)
 	return a
 }
 
-func (a ageText) set() bool { return !a.from.IsZero() }
+func (a ageText) set() bool { return a.fromSec != 0 || a.fromNsec != 0 }
+
+func (a *ageText) setFrom(t time.Time) {
+	i := instantOf(t)
+	a.fromSec, a.fromNsec = i.sec, i.nsec
+}
+
+// from is the instant the age counts from.
+func (a ageText) from() time.Time { return instant{a.fromSec, a.fromNsec}.time() }
 
 // newAgeTextPast is newAgeText for an age said because it passed least.
 func newAgeTextPast(head string, from time.Time, tail string, least time.Duration, now time.Time) ageText {
-	a := ageText{head: head, tail: tail, from: from, least: least}
+	a := ageText{head: head, tail: tail, least: least}
+	a.setFrom(from)
 	a.was = a.render(now, HumanDuration)
 	return a
+}
+
+// instant is a time as its seconds since year 1 and its nanoseconds, smaller than a time.Time: an ageText
+// holds its ahead beside them, and a run (its Attention), a lock and a problem fit a smaller size class
+// (issue 35). The zero instant is the zero time. A time's location and monotonic reading are not kept:
+// only the instant is read.
+type instant struct {
+	sec  int64
+	nsec int32
+}
+
+// unixOfYear1 is the Unix seconds of the zero time.
+var unixOfYear1 = time.Time{}.Unix()
+
+func instantOf(t time.Time) instant {
+	if t.IsZero() {
+		return instant{}
+	}
+	return instant{sec: t.Unix() - unixOfYear1, nsec: int32(t.Nanosecond())}
+}
+
+// time is the instant as a time (UTC); the zero instant is the zero time.
+func (i instant) time() time.Time {
+	if i == (instant{}) {
+		return time.Time{}
+	}
+	return time.Unix(i.sec+unixOfYear1, int64(i.nsec)).UTC()
 }
 
 // exactly words a threshold without rounding it: 90 s is "90s", where HumanDuration reads "1m".
@@ -58,7 +97,7 @@ func (a ageText) at(now time.Time) string {
 
 // render words the age with how; the text as judged (was, what status prints) keeps its seconds.
 func (a ageText) render(now time.Time, how func(time.Duration) string) string {
-	d := now.Sub(a.from)
+	d := now.Sub(a.from())
 	if a.ahead {
 		d = -d
 	}
@@ -121,7 +160,7 @@ func (g Gate) DetailAt(now time.Time) string {
 }
 
 // AgeFrom is the instant the gate detail's age counts from (zero: it holds none).
-func (g Gate) AgeFrom() time.Time { return g.age.from }
+func (g Gate) AgeFrom() time.Time { return g.age.from() }
 
 // SetDetailAged sets the gate's detail to head + the age of from (as of now) + tail, rendered again at any
 // instant by DetailAt.

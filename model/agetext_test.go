@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // A lock's reasons, the attention and problems that quote them, and a gate's "… ago" hold ages: rendered at
@@ -134,5 +135,31 @@ func TestLockJudgementThatTimeAloneChanges(t *testing.T) {
 	}
 	if !JudgementOutdated(ahead, after(5*time.Minute+time.Second)) {
 		t.Error("acquired_at has come, yet not judged outdated")
+	}
+}
+
+// An aged text keeps its instant in 16 bytes, not a time.Time and a bool in 32: a run (its Attention holds
+// one), a lock and a problem each fit a smaller size class, and the dashboard holds 10,000 runs (issue 35).
+func TestAgedTextsKeepTheirInstantSmall(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		size, max uintptr
+	}{
+		{"ageText", unsafe.Sizeof(ageText{}), 72},
+		{"Run", unsafe.Sizeof(Run{}), 576},
+		{"Lock", unsafe.Sizeof(Lock{}), 320},
+		{"Problem", unsafe.Sizeof(Problem{}), 144},
+	} {
+		if c.size > c.max {
+			t.Errorf("%s is %d bytes, want at most %d", c.name, c.size, c.max)
+		}
+	}
+	from := time.Date(2026, 11, 30, 11, 48, 0, 500, time.FixedZone("x", 3600))
+	a := newAgeText("age ", from, " is old", false, from.Add(12*time.Minute))
+	if !a.set() || !a.from().Equal(from) || a.was != "age 12m is old" {
+		t.Errorf("aged text from %v: set %v, from %v, was %q", from, a.set(), a.from(), a.was)
+	}
+	if (ageText{was: "x"}).set() || !(ageText{}).from().IsZero() || !instantOf(time.Time{}).time().IsZero() {
+		t.Error("a text with no instant reads as holding one")
 	}
 }

@@ -63,7 +63,7 @@ type Attention struct {
 	// of frozen at read time. recheck is when the clock alone changes the judgement (JudgeTime). Plain
 	// values, so an Attention stays comparable.
 	age     ageText
-	recheck time.Time
+	recheck instant
 }
 
 // Judge returns the run's attention. It reads only the run (status, locks, problems, stages), so it is

@@ -301,8 +301,8 @@ func JudgementNeedsPolling(r *Run, env Env) bool {
 func JudgementComesAt(r *Run) time.Time {
 	at := compactionTurnsStaleAt(r)
 	for i := range r.Locks {
-		if a := r.Locks[i].age; a.ahead && (at.IsZero() || a.from.Before(at)) {
-			at = a.from
+		if a := r.Locks[i].age; a.ahead && (at.IsZero() || a.from().Before(at)) {
+			at = a.from()
 		}
 	}
 	return at

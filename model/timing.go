@@ -727,7 +727,7 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		}
 		r.Timing = rt
 	}
-	r.Attention.recheck = time.Time{}
+	r.Attention.recheck = instant{}
 	if f.Watch == "" || f.ActiveAt == nil {
 		return r
 	}
@@ -735,7 +735,7 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 	if f.Watch == watchOrphan {
 		after := rules.orphanAfter()
 		if silent < after {
-			r.Attention.recheck = f.ActiveAt.Add(after)
+			r.Attention.recheck = instantOf(f.ActiveAt.Add(after))
 			return r
 		}
 		r.Status = StatusStalled
@@ -759,7 +759,7 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		}
 	}
 	if silent < after {
-		r.Attention.recheck = f.ActiveAt.Add(after)
+		r.Attention.recheck = instantOf(f.ActiveAt.Add(after))
 		return r
 	}
 	at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellword.Quote(f.ID),
@@ -881,7 +881,7 @@ func (a Attention) ReasonAt(now time.Time) string {
 }
 
 // AgeFrom is the instant the reason's age counts from (zero: the reason holds none).
-func (a Attention) AgeFrom() time.Time { return a.age.from }
+func (a Attention) AgeFrom() time.Time { return a.age.from() }
 
 // RecheckAt is when the passage of time alone changes the judgement (zero: it does not).
-func (a Attention) RecheckAt() time.Time { return a.recheck }
+func (a Attention) RecheckAt() time.Time { return a.recheck.time() }
