@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unique"
 )
 
 // ageText is a text that holds one age ("age 24m is within 30m", "acquired_at is 3m in the future", "12m
@@ -50,6 +51,26 @@ func newAgeTextPast(head string, from time.Time, tail string, least time.Duratio
 	a.setFrom(from)
 	a.was = a.render(now, HumanDuration)
 	return a
+}
+
+// aged is an aged text held by a handle, where the text in line made every run's Attention longer though
+// few runs' reasons hold an age: the dashboard holds 10,000 runs (issue 35). Equal texts share one handle,
+// so an Attention holding one compares as it did with the text in line.
+type aged struct{ h unique.Handle[ageText] }
+
+func agedOf(a ageText) aged {
+	if a == (ageText{}) {
+		return aged{}
+	}
+	return aged{unique.Make(a)}
+}
+
+// get is the text (the zero text when none is held).
+func (a aged) get() ageText {
+	if a == (aged{}) {
+		return ageText{}
+	}
+	return a.h.Value()
 }
 
 // instant is a time as its seconds since year 1 and its nanoseconds, smaller than a time.Time: an ageText
@@ -211,9 +232,9 @@ func ageProblems(r *Run) {
 // lockAged lets an attention reason that quotes a lock's reasons render the lock's age at any instant.
 func lockAged(at Attention, l Lock) Attention {
 	if a, ok := deadPIDAge(l); ok && a.set() && at.Reason == a.was {
-		at.age = a
+		at.age = agedOf(a)
 	} else if a, ok := l.age.within(at.Reason); ok {
-		at.age = a
+		at.age = agedOf(a)
 	}
 	return at
 }

@@ -138,15 +138,18 @@ func TestLockJudgementThatTimeAloneChanges(t *testing.T) {
 	}
 }
 
-// An aged text keeps its instant in 16 bytes, not a time.Time and a bool in 32: a run (its Attention holds
-// one), a lock and a problem each fit a smaller size class, and the dashboard holds 10,000 runs (issue 35).
+// An aged text keeps its instant in 16 bytes, not a time.Time and a bool in 32, and a run's Attention holds
+// one by a handle: a run, a lock and a problem each fit a smaller size class, and the dashboard holds 10,000
+// runs (issue 35). Two attentions judged apart with the same aged reason still compare equal (the watcher
+// tells a changed judgement so).
 func TestAgedTextsKeepTheirInstantSmall(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		size, max uintptr
 	}{
 		{"ageText", unsafe.Sizeof(ageText{}), 72},
-		{"Run", unsafe.Sizeof(Run{}), 576},
+		{"Run", unsafe.Sizeof(Run{}), 512},
+		{"Attention", unsafe.Sizeof(Attention{}), 104},
 		{"Lock", unsafe.Sizeof(Lock{}), 320},
 		{"Problem", unsafe.Sizeof(Problem{}), 144},
 	} {
@@ -158,6 +161,20 @@ func TestAgedTextsKeepTheirInstantSmall(t *testing.T) {
 	a := newAgeText("age ", from, " is old", false, from.Add(12*time.Minute))
 	if !a.set() || !a.from().Equal(from) || a.was != "age 12m is old" {
 		t.Errorf("aged text from %v: set %v, from %v, was %q", from, a.set(), a.from(), a.was)
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	env := Env{Now: now, Host: "box", StaleAfter: 30 * time.Minute}
+	judged := func() Run {
+		acq := now.Add(-45 * time.Minute)
+		l := Lock{Path: "/p/b.lock", Holder: "lead", Kind: KindJonggrang, AcquiredAt: &acq}
+		JudgeLock(&l, env)
+		r := Run{Kind: KindJonggrang, RawStatus: "paused", Locks: []Lock{l}}
+		FinalizeRun(&r)
+		return r
+	}
+	one, two := judged(), judged()
+	if !one.Attention.AgeFrom().Equal(now.Add(-45*time.Minute)) || one.Attention != two.Attention {
+		t.Errorf("attentions judged apart: %+v, %+v (age from %v)", one.Attention, two.Attention, one.Attention.AgeFrom())
 	}
 	if (ageText{was: "x"}).set() || !(ageText{}).from().IsZero() || !instantOf(time.Time{}).time().IsZero() {
 		t.Error("a text with no instant reads as holding one")

@@ -62,7 +62,7 @@ type Attention struct {
 	// A reason that holds an age keeps it apart (age), so it is rendered at frame time (ReasonAt) instead
 	// of frozen at read time. recheck is when the clock alone changes the judgement (JudgeTime). Plain
 	// values, so an Attention stays comparable.
-	age     ageText
+	age     aged
 	recheck instant
 }
 

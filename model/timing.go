@@ -740,9 +740,9 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		}
 		r.Status = StatusStalled
 		at := Attention{NeedsYou: true, Rank: 0, Code: AttentionOrphaned, Action: ActionResume, Command: "runwatch brief " + shellword.Quote(f.ID),
-			age: newAgeTextPast(f.Label+" is marked running but nothing has run it for ", *f.ActiveAt,
-				"; the orchestrator is gone (no live agent lock, no live worker): resume it", after, now)}
-		at.Reason = at.age.was
+			age: agedOf(newAgeTextPast(f.Label+" is marked running but nothing has run it for ", *f.ActiveAt,
+				"; the orchestrator is gone (no live agent lock, no live worker): resume it", after, now))}
+		at.Reason = at.age.get().was
 		r.Attention = at
 		return r
 	}
@@ -763,9 +763,9 @@ func (f TimeFacts) Judge(now time.Time, rules LivenessRules, h *History) Run {
 		return r
 	}
 	at := Attention{NeedsYou: true, Rank: 1, Code: AttentionQuiet, Action: ActionBrief, Command: "runwatch brief " + shellword.Quote(f.ID),
-		age: newAgeTextPast(f.Who+" is alive but "+f.Label+" has been silent for ", *f.ActiveAt,
-			"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", after, now)}
-	at.Reason = at.age.was
+		age: agedOf(newAgeTextPast(f.Who+" is alive but "+f.Label+" has been silent for ", *f.ActiveAt,
+			"; "+usual+": look at the agent, and if it hangs stop it and resume from the brief", after, now))}
+	at.Reason = at.age.get().was
 	r.Attention = at
 	return r
 }
@@ -874,14 +874,15 @@ func (r *Run) ETA(now time.Time) (left time.Duration, ok bool) {
 // ReasonAt is the reason with its age as of now: the dashboard renders it per frame, so "for 8m" keeps
 // counting. A reason without an age (or read back from JSON) is Reason itself.
 func (a Attention) ReasonAt(now time.Time) string {
-	if !a.age.set() {
+	age := a.age.get()
+	if !age.set() {
 		return a.Reason
 	}
-	return a.age.at(now)
+	return age.at(now)
 }
 
 // AgeFrom is the instant the reason's age counts from (zero: the reason holds none).
-func (a Attention) AgeFrom() time.Time { return a.age.from() }
+func (a Attention) AgeFrom() time.Time { return a.age.get().from() }
 
 // RecheckAt is when the passage of time alone changes the judgement (zero: it does not).
 func (a Attention) RecheckAt() time.Time { return a.recheck.time() }
