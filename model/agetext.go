@@ -164,12 +164,27 @@ func (l Lock) ReasonsAt(now time.Time) []string {
 	return out
 }
 
-// MessageAt is the problem's message with the age it quotes (a lock's, a gate's) as of now.
-func (p Problem) MessageAt(now time.Time) string {
-	if !p.age.set() {
+// MessageAt is the message of the run's problem p with the age it quotes (a lock's reason, a gate's detail)
+// as of now. The age is found in the run's locks and gates when asked, not kept in each problem: the
+// dashboard holds every run's problems, and renders those of the one run it details (issue 35).
+func (r *Run) MessageAt(p Problem, now time.Time) string {
+	var age ageText
+	for _, l := range r.Locks {
+		if l.Path == p.Path {
+			if a, ok := l.age.within(p.Message); ok {
+				age = a
+			}
+		}
+	}
+	for _, g := range r.Gates {
+		if a, ok := g.age.within(p.Message); ok {
+			age = a
+		}
+	}
+	if !age.set() {
 		return p.Message
 	}
-	return p.age.at(now)
+	return age.at(now)
 }
 
 // DetailAt is the gate's detail with its age as of now ("measured 12m ago").
@@ -206,27 +221,6 @@ func (r *Run) CrashSignsAt(now time.Time) []string {
 		}
 	}
 	return out
-}
-
-// ageProblems lets the problems that quote an aged text of the run (a lock's reason, a gate's detail) render
-// their age at any instant.
-func ageProblems(r *Run) {
-	for i := range r.Problems {
-		p := &r.Problems[i]
-		p.age = ageText{}
-		for _, l := range r.Locks {
-			if l.Path == p.Path {
-				if a, ok := l.age.within(p.Message); ok {
-					p.age = a
-				}
-			}
-		}
-		for _, g := range r.Gates {
-			if a, ok := g.age.within(p.Message); ok {
-				p.age = a
-			}
-		}
-	}
 }
 
 // lockAged lets an attention reason that quotes a lock's reasons render the lock's age at any instant.

@@ -58,7 +58,7 @@ func TestAgesInReasonsRenderAtTheInstantAsked(t *testing.T) {
 	if got := r.Attention.ReasonAt(later); !strings.Contains(got, "age 55m exceeds 30m") {
 		t.Errorf("attention 10m later: %q", got)
 	}
-	if got := r.Problems[0].MessageAt(later); got != "lock /p/b.lock is stale: age 55m exceeds 30m" {
+	if got := r.MessageAt(r.Problems[0], later); got != "lock /p/b.lock is stale: age 55m exceeds 30m" {
 		t.Errorf("problem 10m later: %q", got)
 	}
 
@@ -84,7 +84,7 @@ func TestAgesInReasonsRenderAtTheInstantAsked(t *testing.T) {
 	if got := rg.Gates[0].DetailAt(later); !strings.Contains(got, "; 22m ago,") {
 		t.Errorf("gate 10m later: %q", got)
 	}
-	if got := rg.Problems[0].MessageAt(later); !strings.Contains(got, "not blocking: last measured ok, context 40%; 22m ago,") {
+	if got := rg.MessageAt(rg.Problems[0], later); !strings.Contains(got, "not blocking: last measured ok, context 40%; 22m ago,") {
 		t.Errorf("gate's problem 10m later: %q", got)
 	}
 }
@@ -151,7 +151,7 @@ func TestAgedTextsKeepTheirInstantSmall(t *testing.T) {
 		{"Run", unsafe.Sizeof(Run{}), 512},
 		{"Attention", unsafe.Sizeof(Attention{}), 104},
 		{"Lock", unsafe.Sizeof(Lock{}), 320},
-		{"Problem", unsafe.Sizeof(Problem{}), 144},
+		{"Problem", unsafe.Sizeof(Problem{}), 64},
 	} {
 		if c.size > c.max {
 			t.Errorf("%s is %d bytes, want at most %d", c.name, c.size, c.max)

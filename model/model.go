@@ -390,8 +390,6 @@ type Problem struct {
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
 	Path     string   `json:"path,omitempty"`
-	// age: the message quotes a lock's or a gate's aged text, rendered again at any instant by MessageAt.
-	age ageText
 }
 
 // Gate is an ephemeral jonggrang gate (feedback loop, compaction) or a resumable gate.

@@ -26,7 +26,6 @@ func FinalizeRun(r *Run) {
 	}
 	r.Status = DeriveStatus(r)
 	r.Attention = Judge(r)
-	ageProblems(r)
 }
 
 // DeriveStatus applies the documented rules, first match wins:

@@ -486,7 +486,7 @@ func (b *rowBuilder) problems() {
 		default:
 			g = t.Info.Render("ℹ info")
 		}
-		for i, l := range text.WrapText(text.Sanitize(p.MessageAt(b.now)), max(8, b.w-2)) {
+		for i, l := range text.WrapText(text.Sanitize(b.run.MessageAt(p, b.now)), max(8, b.w-2)) {
 			if i == 0 {
 				b.add(g + " " + t.Dim.Render(text.Sanitize(p.Code)))
 			}
