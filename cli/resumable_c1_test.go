@@ -70,7 +70,7 @@ func stageKeysOf(r model.Run) string {
 	var keys []string
 	for _, s := range r.Stages {
 		k := s.Key
-		if s.OrderUnknown {
+		if s.OrderUnknown() {
 			k += "?"
 		}
 		keys = append(keys, k)

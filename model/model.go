@@ -167,9 +167,6 @@ type Stage struct {
 	// ChecklistDone is the value of <STAGE>_CHECKLIST_DONE when that key exists.
 	ChecklistDone *bool `json:"checklist_done,omitempty"`
 
-	// Resumable: OrderUnknown marks a stage whose place in the order nothing on disk (or in the config)
-	// settles; it is shown where a tie-break put it, and no write depends on that place.
-	OrderUnknown bool `json:"order_unknown,omitempty"`
 	// Checkpoint is artifacts/checkpoints/<stage>.done.json when it exists.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	// Timing is the stage's start and end with what past runs of the task say about it (JudgeTime).
@@ -191,6 +188,10 @@ type StageRare struct {
 	RawStatus string `json:"raw_status,omitempty"`
 	// Jonggrang: files recorded in phases[n].output_files.
 	OutputFiles []OutputFile `json:"output_files,omitempty"`
+	// Resumable: OrderUnknown marks a stage whose place in the order nothing on disk (or in the config)
+	// settles; it is shown where a tie-break put it, and no write depends on that place. Rare: in the
+	// stage, its word of padding put arrays of 5 and 13 stages a size class higher (issue 35).
+	OrderUnknown bool `json:"order_unknown,omitempty"`
 	// Warnings are facts about this stage a person must know before acting on it (e.g. the writer will
 	// reopen it because its checkpoint is missing).
 	Warnings []string `json:"warnings,omitempty"`
@@ -201,7 +202,7 @@ type StageRare struct {
 }
 
 func (r *StageRare) isZero() bool {
-	return r.Error == "" && r.SkipReason == "" && r.RawStatus == "" && len(r.OutputFiles) == 0 &&
+	return r.Error == "" && r.SkipReason == "" && r.RawStatus == "" && len(r.OutputFiles) == 0 && !r.OrderUnknown &&
 		len(r.Warnings) == 0 && r.StartedText == "" && r.CompletedText == ""
 }
 
@@ -311,6 +312,16 @@ func (s *Stage) SetOutputFiles(files []OutputFile) {
 
 // SetWarnings sets the stage's warnings.
 func (s *Stage) SetWarnings(w []string) { s.edit(func(r *StageRare) { r.Warnings = w }) }
+
+// OrderUnknown reports whether nothing settles the stage's place in the order (StageRare.OrderUnknown).
+func (s *Stage) OrderUnknown() bool { return s.rare != nil && s.rare.OrderUnknown }
+
+// SetOrderUnknown marks whether nothing settles the stage's place in the order.
+func (s *Stage) SetOrderUnknown(unknown bool) {
+	if unknown != s.OrderUnknown() {
+		s.edit(func(r *StageRare) { r.OrderUnknown = unknown })
+	}
+}
 
 // Duration is the time a stage took (or has taken so far, given now); zero when unknown.
 func (s Stage) Duration(now time.Time) time.Duration {

@@ -376,7 +376,7 @@ func (s *Stage) appendJSON(b []byte, w *wireForm) ([]byte, error) {
 		}
 		b = append(append(b, `,"output_files":`...), out...)
 	}
-	if s.OrderUnknown {
+	if rare.OrderUnknown {
 		b = append(b, `,"order_unknown":true`...)
 	}
 	if c := s.Checkpoint; c != nil {

@@ -32,7 +32,7 @@ func TestStageJSONAsReflection(t *testing.T) {
 			StartedAt        any             `json:"started_at"`
 			CompletedAt      any             `json:"completed_at"`
 		}{s.Key, s.Name, s.Status, r.Error, r.SkipReason, s.Checklist, r.RawStatus, s.DoneKey, s.ChecklistDoneKey,
-			s.ChecklistDone, r.OutputFiles, s.OrderUnknown, s.Checkpoint, r.Warnings, s.Timing,
+			s.ChecklistDone, r.OutputFiles, r.OrderUnknown, s.Checkpoint, r.Warnings, s.Timing,
 			jsonTime(s.StartedAt, r.StartedText), jsonTime(s.CompletedAt, r.CompletedText)})
 	}
 	at := time.Date(2026, 12, 1, 9, 30, 0, 120000000, time.UTC)
@@ -47,11 +47,11 @@ func TestStageJSONAsReflection(t *testing.T) {
 		{Key: "M0", Name: "M0", Status: StageCompleted, Checklist: []ChecklistItem{}},
 		Stage{Key: "S1", Name: "Stage one", Status: StageRunning, StartedAt: &at, CompletedAt: &east,
 			Checklist: []ChecklistItem{{Key: "CB_S1_A", Done: true}, {Key: "CB_S1_B", Raw: "yes"}},
-			DoneKey:   "S1_DONE", ChecklistDoneKey: "S1_CHECKLIST_DONE", ChecklistDone: &no, OrderUnknown: true,
+			DoneKey:   "S1_DONE", ChecklistDoneKey: "S1_CHECKLIST_DONE", ChecklistDone: &no,
 			Checkpoint: &Checkpoint{dir: "/r/artifacts/checkpoints", name: "S1.done.json", Stage: "S1", Status: "complete", Timestamp: &at},
 			Timing: &StageTiming{Started: &at, Ended: &east, UsualMedianSeconds: &n, UsualP90Seconds: &zero,
 				UsualLowSeconds: &neg, UsualHighSeconds: &n, Runs: 3, ElapsedSeconds: &n}}.WithRare(StageRare{
-			StartedText: "2026-12-01T09:30:00.120Z", Error: "boom", SkipReason: "skipped", RawStatus: "weird",
+			StartedText: "2026-12-01T09:30:00.120Z", OrderUnknown: true, Error: "boom", SkipReason: "skipped", RawStatus: "weird",
 			OutputFiles: []OutputFile{{Path: "/o/a.json", Type: "json", Size: &size, CreatedAt: &at, CreatedText: "2026-12-01T09:30:00.120Z"}, {Path: "b"}},
 			Warnings:    []string{"reopens", hostile}}),
 		Stage{Key: hostile, Name: hostile, Status: StageStatus(hostile),

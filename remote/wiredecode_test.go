@@ -60,9 +60,9 @@ func wireRuns(t testing.TB) []model.Run {
 		Blocked: &model.StageBlocked{Stage: "S2", FailedMetrics: []string{hostile}, Time: &now}}
 	extra.Stages = append(extra.Stages, model.Stage{Key: hostile, Name: hostile, Status: model.StageStatus(hostile),
 		Checklist: []model.ChecklistItem{{Key: hostile, Done: true, Raw: hostile}}, ChecklistDone: &yes,
-		OrderUnknown: true, Checkpoint: new(model.NewCheckpoint(hostile, "", "", &now)),
-		Timing: &model.StageTiming{Started: &now, UsualMedianSeconds: &n, Runs: 3}, StartedAt: &now, CompletedAt: &now,
-	}.WithRare(model.StageRare{Error: hostile, SkipReason: hostile, Warnings: []string{hostile}, CompletedText: "2026-12-01T09:00:00.120+05:30", OutputFiles: []model.OutputFile{{Path: hostile}}}), model.Stage{Checklist: []model.ChecklistItem{}})
+		Checkpoint: new(model.NewCheckpoint(hostile, "", "", &now)),
+		Timing:     &model.StageTiming{Started: &now, UsualMedianSeconds: &n, Runs: 3}, StartedAt: &now, CompletedAt: &now,
+	}.WithRare(model.StageRare{OrderUnknown: true, Error: hostile, SkipReason: hostile, Warnings: []string{hostile}, CompletedText: "2026-12-01T09:00:00.120+05:30", OutputFiles: []model.OutputFile{{Path: hostile}}}), model.Stage{Checklist: []model.ChecklistItem{}})
 	extra.Log = &model.LogRef{Path: hostile, SizeBytes: 1 << 40, Undone: []string{hostile}}
 	extra.Flags = []model.Flag{{Group: hostile, Name: hostile, Value: true, Raw: hostile}, {}}
 	extra.Problems = []model.Problem{{Severity: model.SeverityError, Code: hostile, Message: hostile, Path: hostile}}

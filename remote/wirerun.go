@@ -212,7 +212,7 @@ func (d *wireDec) stage(s *model.Stage) error {
 		case "checklist_done":
 			return ptr(d, &s.ChecklistDone, d.bool)
 		case "order_unknown":
-			return d.bool(&s.OrderUnknown)
+			return d.bool(&rare.OrderUnknown)
 		case "checkpoint":
 			return ptr(d, &s.Checkpoint, d.checkpoint)
 		case "checkpoint_of":

@@ -139,7 +139,7 @@ func TestLoadNamedStagesWithLogFifoAreUnordered(t *testing.T) {
 	r := load(t, dir)
 	// Nothing orders named stages a and b: they are shown done-first and marked, never silently sorted.
 	if r.Resumable.StageOrderSource != "none" || strings.Join(stageKeys(r), ",") != "a,b" ||
-		r.Stages[0].OrderUnknown || !r.Stages[1].OrderUnknown || !r.Resumable.StageOrderUncertain {
+		r.Stages[0].OrderUnknown() || !r.Stages[1].OrderUnknown() || !r.Resumable.StageOrderUncertain {
 		t.Errorf("source %q stages %+v", r.Resumable.StageOrderSource, r.Stages)
 	}
 }

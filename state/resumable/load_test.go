@@ -218,7 +218,7 @@ func TestLoadMiningNamedStagesInLogOrderWithDeadPidLock(t *testing.T) {
 	if next, known := r.Resumable.NextStage("verify"); known {
 		t.Errorf("next after verify = %q, but nothing on disk says so", next)
 	}
-	if !r.Stage("finalize").OrderUnknown || r.Stage("verify").OrderUnknown || r.Stage("ingest").OrderUnknown {
+	if !r.Stage("finalize").OrderUnknown() || r.Stage("verify").OrderUnknown() || r.Stage("ingest").OrderUnknown() {
 		t.Errorf("order marks: %+v", r.Stages)
 	}
 	if r.Status != model.StatusStalled || r.Progress != (model.Progress{Done: 5, Total: 7}) {

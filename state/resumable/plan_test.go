@@ -37,7 +37,7 @@ func orderOf(r model.Run) string {
 	var keys []string
 	for _, s := range r.Stages {
 		k := s.Key
-		if s.OrderUnknown {
+		if s.OrderUnknown() {
 			k += "?"
 		}
 		keys = append(keys, k)

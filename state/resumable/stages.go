@@ -361,7 +361,7 @@ func applyOrder(run *model.Run, det *model.ResumableDetail, order model.StageOrd
 		uncertain[strings.ToUpper(k)] = true
 	}
 	for i := range run.Stages {
-		run.Stages[i].OrderUnknown = uncertain[strings.ToUpper(run.Stages[i].Key)]
+		run.Stages[i].SetOrderUnknown(uncertain[strings.ToUpper(run.Stages[i].Key)])
 	}
 	det.StageOrderSource = order.Source
 	det.StageOrderUncertain = len(order.Uncertain) > 0
@@ -801,7 +801,7 @@ func checkOrder(run *model.Run, det *model.ResumableDetail) {
 	}
 	var unknown []string
 	for _, s := range run.Stages {
-		if s.OrderUnknown {
+		if s.OrderUnknown() {
 			unknown = append(unknown, s.Key)
 		}
 	}

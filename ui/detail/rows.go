@@ -255,7 +255,7 @@ func (b *rowBuilder) stageLine(st model.Stage, keyW int) string {
 		}
 		line += t.Dim.Render(cp)
 	}
-	if st.OrderUnknown {
+	if st.OrderUnknown() {
 		// Not "?": that is a run awaiting input.
 		line += t.Warn.Render(" ↕ place unknown")
 	}
