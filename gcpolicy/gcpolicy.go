@@ -49,14 +49,13 @@ type Policy struct {
 
 // Dashboard: the dashboard holds every run for as long as it runs. The 56 MiB floor is issue 16's tuning
 // for its RSS goal at 1,200 runs, where the default GC let the heap reach twice what is live; above it the
-// heap may grow by an eighth of what is live, at least 12 MiB, beside the runtime's own memory. How far the
-// heap may grow at the end of a load is how much of its last garbage is left as room inside the spans what
-// stays live sits in, for as long as the runs are shown: at 10,000 runs (78 MiB live) a quarter of live
-// left 28-33 MiB of room, 12 MiB left 23-24, for a tenth more collections over the load; the 12 MiB keeps
-// the load's early collections, of a small heap, as few as a quarter did (docs/BENCHMARKS.md, "Session 12:
-// the collector's pace"). Once runs stop arriving (a first read, a fleet's first snapshots) and allocation
-// is quiet for two seconds, what the load left free goes back to the system (settleLater).
-var Dashboard = Policy{floor: 56 << 20, factor: 1.125, headroom: 12 << 20, besides: true, offAtGOGCPace: true, settleAfter: 2 * time.Second}
+// heap may grow by an eighth of what is live, at least 10 MiB, beside the runtime's own memory. How far the
+// heap may grow at the end of a load is how much of its last garbage stays behind as room inside the spans
+// of the runs it read last, in RSS for as long as the runs are shown; the 10 MiB keeps a load's early
+// collections, of a small heap, as few as a quarter of live did (docs/BENCHMARKS.md, "Session 12: the
+// collector's pace"). Once runs stop arriving (a first read, a fleet's first snapshots) and allocation is
+// quiet for two seconds, what the load left free goes back to the system (settleLater).
+var Dashboard = Policy{floor: 56 << 20, factor: 1.125, headroom: 10 << 20, besides: true, offAtGOGCPace: true, settleAfter: 2 * time.Second}
 
 // Status: status streams its document, and what it keeps of each run holds no pointer (status.statusRec, the
 // history's samples, discovery's seen sets); the rest of its live heap is caches of a bounded size. So a
