@@ -51,8 +51,8 @@ func TestDashboardHoldsFewBytesPerRun(t *testing.T) {
 
 // What the dashboard may hold a run (see TestDashboardHoldsFewBytesPerRun).
 const (
-	dashboardBytesPerRun = 13<<10 + 768 // docs/BENCHMARKS.md, "Session 11: dashboard memory"
-	dashboardScanPerRun  = 9<<10 + 768
+	dashboardBytesPerRun = 10 << 10 // docs/BENCHMARKS.md, "Session 12: the dashboard's bytes a run"
+	dashboardScanPerRun  = 7<<10 + 256
 )
 
 // TestDashboardLoadMakesLittleGarbage: the bytes a first load allocates a run, watcher and screen, kept or
@@ -83,7 +83,7 @@ func TestDashboardLoadMakesLittleGarbage(t *testing.T) {
 }
 
 // What a first load may allocate a run (see TestDashboardLoadMakesLittleGarbage).
-const dashboardLoadBytesPerRun = 142 << 10 // docs/BENCHMARKS.md, "Session 11: the dashboard's first load's garbage"
+const dashboardLoadBytesPerRun = 132 << 10 // docs/BENCHMARKS.md, "Session 12: the dashboard's bytes a run"
 
 // dashboardLive watches dir as the dashboard does and feeds its batches to the screen until it shows want
 // runs; it returns the live heap then, watcher and screen still held, and the bytes allocated from the
