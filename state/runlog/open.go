@@ -14,9 +14,8 @@ import (
 // reading an endless device (safefile.Open).
 func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, fi, err := safefile.Open(path)
-	var nr *safefile.NotRegularError
-	if errors.As(err, &nr) {
-		return nil, nil, fmt.Errorf("%s: %w; refusing to read it as a log", path, err)
+	if err := asLogRefusal(path, err); err != nil {
+		return nil, nil, err
 	}
 	return f, fi, err
 }
@@ -24,11 +23,20 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 // openRegularAt is openRegular for a reader that only reads by offset (safefile.ReadOnly).
 func openRegularAt(path string) (*safefile.ReadOnly, fs.FileInfo, error) {
 	f, fi, err := safefile.OpenReadOnly(path)
-	var nr *safefile.NotRegularError
-	if errors.As(err, &nr) {
-		return nil, nil, fmt.Errorf("%s: %w; refusing to read it as a log", path, err)
+	if err := asLogRefusal(path, err); err != nil {
+		return nil, nil, err
 	}
 	return f, fi, err
+}
+
+// asLogRefusal is what a log reader says of a path safefile refused to open as a regular file, nil for
+// any other outcome.
+func asLogRefusal(path string, err error) error {
+	var nr *safefile.NotRegularError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%s: %w; refusing to read it as a log", path, err)
+	}
+	return nil
 }
 
 // readFull reads len(buf) bytes at off, or fewer at end of file.
