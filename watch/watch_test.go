@@ -269,6 +269,13 @@ func TestRunFolderRenamedAway(t *testing.T) {
 		r, ok := v.run(newSP)
 		return !live && ok && r.Archived
 	})
+	// The folder is watched in its new place: the kernel keeps a moved folder's watch until it says the
+	// folder moved, so the watch under the new path must not be taken for the old one's.
+	replaceAtomically(t, newSP, resumableState(archived, "S3"))
+	v.until("a change in the renamed folder", func() bool {
+		r, _ := v.run(newSP)
+		return r.CurrentStage == "S3"
+	})
 }
 
 func TestNewRunRootUnderWatchedPath(t *testing.T) {
