@@ -13,14 +13,7 @@ import (
 // feature_id is its folder's name keeps that name from its path.
 func TestLoadKeepsTheLocationsPaths(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs(filepath.Join("..", "testdata"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	locs, err := Discover([]string{filepath.Join(root, "jonggrang"), filepath.Join(root, "resumable-c1")}, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	locs := fixtureLocations(t)
 	same := func(a, b string) bool {
 		return a == b && unsafe.StringData(a) == unsafe.StringData(b)
 	}
@@ -54,14 +47,7 @@ func TestLoadKeepsTheLocationsPaths(t *testing.T) {
 // the watcher keeps every run's location (issue 35).
 func TestLocationsFolderIsTheHeadOfItsStatePath(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs(filepath.Join("..", "testdata"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	locs, err := Discover([]string{filepath.Join(root, "jonggrang"), filepath.Join(root, "resumable-c1")}, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	locs := fixtureLocations(t)
 	if len(locs) == 0 {
 		t.Fatal("no runs found in the fixtures")
 	}
@@ -73,4 +59,18 @@ func TestLocationsFolderIsTheHeadOfItsStatePath(t *testing.T) {
 			t.Errorf("%s: its project %s is a string of its own", loc.StatePath, loc.ProjectRoot)
 		}
 	}
+}
+
+// fixtureLocations are the runs of the jonggrang and resumable-c1 fixtures, found by their absolute paths.
+func fixtureLocations(t *testing.T) []Location {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs, err := Discover([]string{filepath.Join(root, "jonggrang"), filepath.Join(root, "resumable-c1")}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return locs
 }

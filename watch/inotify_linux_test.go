@@ -165,3 +165,23 @@ func TestWdPathsKeepEveryWatchInOrder(t *testing.T) {
 		t.Errorf("not sorted: %v", x.w)
 	}
 }
+
+// Under inotify a folder reached twice is watched once with no identity kept: the kernel knows it by its
+// inode (issue 35).
+func TestInotifyTreeWatchesALinkedFolderOnceWithoutIdentities(t *testing.T) {
+	t.Parallel()
+	for _, link := range []string{"a-link", "z-link"} {
+		n, err := newNotifier()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer n.Close()
+		tr, _ := watchLinkedFolder(t, link, n)
+		if len(tr.ids) != 0 {
+			t.Errorf("%s: %d devices' identities kept for folders inotify identifies", link, len(tr.ids))
+		}
+		if tr.watches != len(tr.dirs) {
+			t.Errorf("%s: %d watches counted for %d folders", link, tr.watches, len(tr.dirs))
+		}
+	}
+}

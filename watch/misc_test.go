@@ -163,18 +163,7 @@ func TestDirNodeIsSmall(t *testing.T) {
 func TestTreeWatchesALinkedFolderOnce(t *testing.T) {
 	t.Parallel()
 	for _, link := range []string{"a-link", "z-link"} {
-		root := t.TempDir()
-		makeResumableRun(t, filepath.Join(root, "m", "r-20260215T014733Z"), "S1")
-		if err := os.Symlink(filepath.Join(root, "m"), filepath.Join(root, link)); err != nil {
-			t.Fatal(err)
-		}
-		tr := newTree(nil, true, false)
-		tr.add(root, 3, nil)
-		_, viaName := tr.dirs[filepath.Join(root, "m")]
-		_, viaLink := tr.dirs[filepath.Join(root, link)]
-		if viaName == viaLink {
-			t.Errorf("%s: the folder is watched under its name %v, under the link %v; want one of them", link, viaName, viaLink)
-		}
+		tr, root := watchLinkedFolder(t, link, nil)
 		tr.remove(root)
 		if len(tr.ids) != 0 {
 			t.Errorf("%s: every folder forgotten, %d devices' identities kept", link, len(tr.ids))
@@ -224,36 +213,21 @@ func TestTreeSharesAPathDownItsFolders(t *testing.T) {
 	}
 }
 
-// Under inotify a folder reached twice is watched once with no identity kept: the kernel knows it by its
-// inode (issue 35).
-func TestInotifyTreeWatchesALinkedFolderOnceWithoutIdentities(t *testing.T) {
-	t.Parallel()
-	for _, link := range []string{"a-link", "z-link"} {
-		root := t.TempDir()
-		makeResumableRun(t, filepath.Join(root, "m", "r-20260215T014733Z"), "S1")
-		if err := os.Symlink(filepath.Join(root, "m"), filepath.Join(root, link)); err != nil {
-			t.Fatal(err)
-		}
-		n, err := newNotifier()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer n.Close()
-		if !n.identifies() {
-			t.Skip("this notifier does not identify folders")
-		}
-		tr := newTree(n, false, false)
-		tr.add(root, 3, nil)
-		_, viaName := tr.dirs[filepath.Join(root, "m")]
-		_, viaLink := tr.dirs[filepath.Join(root, link)]
-		if viaName == viaLink {
-			t.Errorf("%s: the folder is watched under its name %v, under the link %v; want one of them", link, viaName, viaLink)
-		}
-		if len(tr.ids) != 0 {
-			t.Errorf("%s: %d devices' identities kept for folders inotify identifies", link, len(tr.ids))
-		}
-		if tr.watches != len(tr.dirs) {
-			t.Errorf("%s: %d watches counted for %d folders", link, tr.watches, len(tr.dirs))
-		}
+// watchLinkedFolder watches a root that holds a run folder's parent m and a link named link to it, polled
+// (n nil) or through n, and fails unless m is watched under exactly one of its two paths.
+func watchLinkedFolder(t *testing.T, link string, n notifier) (*tree, string) {
+	t.Helper()
+	root := t.TempDir()
+	makeResumableRun(t, filepath.Join(root, "m", "r-20260215T014733Z"), "S1")
+	if err := os.Symlink(filepath.Join(root, "m"), filepath.Join(root, link)); err != nil {
+		t.Fatal(err)
 	}
+	tr := newTree(n, n == nil, false)
+	tr.add(root, 3, nil)
+	_, viaName := tr.dirs[filepath.Join(root, "m")]
+	_, viaLink := tr.dirs[filepath.Join(root, link)]
+	if viaName == viaLink {
+		t.Errorf("%s: the folder is watched under its name %v, under the link %v; want one of them", link, viaName, viaLink)
+	}
+	return tr, root
 }
